@@ -1,0 +1,5 @@
+"""`python -m teamdeck` runs the same entry point as the `teamdeck` console script."""
+
+from teamdeck.cli.main import main
+
+raise SystemExit(main())

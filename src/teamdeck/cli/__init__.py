@@ -1,0 +1,1 @@
+"""The headless command line: argument parsing → protocol / view → text or --json."""

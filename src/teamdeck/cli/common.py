@@ -1,0 +1,49 @@
+"""What every command shares: common options, the workspace, and how results print.
+
+A command module exposes ``register(subparsers, common)``; each of its parsers sets
+``handler=function``. A handler takes ``(args, ws)`` and returns an :class:`Output`:
+``data`` is printed as JSON with ``--json``, ``text`` otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass, field
+from typing import Any
+
+from teamdeck.store.workspace import Workspace, resolve_root
+
+
+@dataclass
+class Output:
+    """A command's result: ``data`` for --json, ``text`` for people, and the exit code."""
+
+    data: Any
+    text: str = ""
+    exit_code: int = 0
+    warnings: list[str] = field(default_factory=list)
+
+
+def common_options() -> argparse.ArgumentParser:
+    """Options accepted before or after the command name (defaults suppressed so the
+    value given at either place wins)."""
+    parent = argparse.ArgumentParser(add_help=False)
+    parent.add_argument("--workspace", "-w", metavar="DIR", default=argparse.SUPPRESS,
+                        help="the workspace directory (default: $TEAMDECK_WORKSPACE, else the current directory)")
+    parent.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print machine-readable JSON")
+    parent.add_argument("--read-only", action="store_true", default=argparse.SUPPRESS, help="refuse every write")
+    parent.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks of internal errors")
+    return parent
+
+
+def workspace_from(args: argparse.Namespace) -> Workspace:
+    """The :class:`Workspace` the options name, with read-only mode applied."""
+    from teamdeck.store.settings import load_settings
+
+    root = resolve_root(getattr(args, "workspace", None))
+    settings = load_settings(root)
+    if getattr(args, "read_only", False):
+        return Workspace(root, read_only=True, read_only_reason="--read-only")
+    if settings.readOnly:
+        return Workspace(root, read_only=True, read_only_reason="readOnly in .teamdeck.yaml")
+    return Workspace(root)

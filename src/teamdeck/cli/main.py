@@ -1,0 +1,74 @@
+"""``teamdeck``: parse the command line, run the command, print, exit.
+
+Errors a person can act on (:class:`~teamdeck.errors.TeamdeckError`) print as one line
+on stderr with a non-zero exit; any other exception is reported as an internal error
+in one line too, with the traceback only under ``--debug``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import logging
+import sys
+import traceback
+from collections.abc import Sequence
+
+from teamdeck import __version__
+from teamdeck.cli.common import Output, common_options, workspace_from
+from teamdeck.errors import TeamdeckError
+
+COMMAND_MODULES = (
+    "teamdeck.cli.tasks",
+)
+"""Modules whose ``register(subparsers, common)`` adds commands, in help order."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full ``teamdeck`` parser."""
+    common = common_options()
+    parser = argparse.ArgumentParser(
+        prog="teamdeck",
+        description="A terminal supervisor for teams of AI agents that coordinate through files.",
+        parents=[common],
+    )
+    parser.add_argument("--version", action="version", version=f"teamdeck {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(subparsers, common)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; returns the process exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler = getattr(args, "handler", None)
+    if handler is None:
+        parser.print_help()
+        return 2
+    debug = getattr(args, "debug", False)
+    logging.basicConfig(level=logging.DEBUG if debug else logging.WARNING, format="teamdeck: %(message)s")
+    try:
+        ws = workspace_from(args)
+        output: Output = handler(args, ws)
+    except TeamdeckError as err:
+        if getattr(args, "json", False):
+            print(json.dumps({"ok": False, "error": str(err), "kind": type(err).__name__}))
+        print(f"teamdeck: {err}", file=sys.stderr)
+        return err.exit_code
+    except KeyboardInterrupt:
+        return 130
+    except Exception as err:  # noqa: BLE001 - the one place that turns surprises into one line
+        if debug:
+            traceback.print_exc()
+        print(f"teamdeck: internal error: {type(err).__name__}: {err} (run with --debug for a traceback)", file=sys.stderr)
+        return 70
+    for warning in output.warnings:
+        print(f"teamdeck: warning: {warning}", file=sys.stderr)
+    if getattr(args, "json", False):
+        print(json.dumps(output.data, ensure_ascii=False, indent=2))
+    elif output.text:
+        print(output.text)
+    return output.exit_code

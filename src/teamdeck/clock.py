@@ -1,0 +1,33 @@
+"""The one source of "now" so tests and snapshots can inject a fixed clock."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+Clock = Callable[[], datetime]
+
+
+def utc_now() -> datetime:
+    """The current time, timezone-aware, in UTC."""
+    return datetime.now(UTC)
+
+
+def iso(moment: datetime) -> str:
+    """ISO-8601 UTC with milliseconds and ``Z``, the form Claude Code writes."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+def parse_iso(text: str) -> datetime:
+    """Parse an ISO-8601 timestamp (``Z`` or offset); naive values are taken as UTC.
+
+    Raises:
+        ValueError: the text is not an ISO-8601 timestamp.
+    """
+    moment = datetime.fromisoformat(text.replace("Z", "+00:00") if text.endswith("Z") else text)
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def fixed_clock(moment: datetime) -> Clock:
+    """A clock that always answers ``moment`` (tests, snapshots)."""
+    return lambda: moment

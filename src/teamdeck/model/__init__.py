@@ -1,0 +1,1 @@
+"""Pydantic models of every on-disk format. No I/O, no Textual."""

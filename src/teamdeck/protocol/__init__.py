@@ -1,0 +1,1 @@
+"""The rules of the seeds as plain functions over store and model."""

@@ -1,0 +1,218 @@
+"""Reading task.yaml and changing it safely: the one read-modify-write path for tasks.
+
+:func:`transact` is how every front changes a task. Under the task's lock it re-reads
+task.yaml, applies events a crashed writer left unapplied (F12), lets the caller decide
+which events to add, appends them durably (fsync) *before* replacing task.yaml (R11),
+and guards the replace with a compare-and-swap against writers that ignore the lock (C6).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from teamdeck.errors import Conflict, InvalidFile, NotFound, Refused
+from teamdeck.model.event import Event
+from teamdeck.model.task import Task
+from teamdeck.protocol.replay import apply_event, replay
+from teamdeck.store.atomic import atomic_replace, remove_stale_temps
+from teamdeck.store.jsonl import append_record, read_records
+from teamdeck.store.loaders import dump_yaml, parse_yaml, read_capped
+from teamdeck.store.locks import locked
+from teamdeck.store.workspace import Workspace
+
+log = logging.getLogger(__name__)
+
+Decide = Callable[[Task], list[Event]]
+"""Given the current task, the events to add (empty: nothing to do). May raise Refused."""
+
+_CAS_ATTEMPTS = 3
+
+
+@dataclass(frozen=True)
+class TaskChange:
+    """What :func:`transact` did: the task after the change and the events it added."""
+
+    task: Task
+    events: list[Event]
+
+
+def validation_message(err: ValidationError, limit: int = 3) -> str:
+    """Pydantic errors as ``gates[0].id: must be a string, got integer 10 (+2 more)``."""
+    parts = []
+    for problem in err.errors()[:limit]:
+        where = _json_path(problem["loc"])
+        text = problem["msg"]
+        if problem["type"] in ("string_type", "int_type", "list_type", "dict_type", "bool_type"):
+            expected = problem["type"].split("_")[0]
+            expected = {"str": "a string", "string": "a string", "int": "an integer", "list": "a list", "dict": "a mapping", "bool": "true or false"}.get(expected, expected)
+            got = problem.get("input")
+            text = f"must be {expected}, got {type(got).__name__} {got!r}"[:120]
+        parts.append(f"{where}: {text}" if where else text)
+    more = len(err.errors()) - limit
+    return "; ".join(parts) + (f" (+{more} more)" if more > 0 else "")
+
+
+def _json_path(location: tuple[Any, ...]) -> str:
+    text = ""
+    for part in location:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def parse_task_dict(data: bytes, path: Path) -> dict[str, Any]:
+    """task.yaml bytes as a dict (unknown fields and key order kept), checked to be a task.
+
+    Raises:
+        InvalidFile: unparseable YAML or a shape that is not a task.
+    """
+    raw = parse_yaml(data, path)
+    if not isinstance(raw, dict):
+        raise InvalidFile(path, "", f"expected a mapping at the top, got {type(raw).__name__}")
+    try:
+        Task.model_validate(raw)
+    except ValidationError as err:
+        raise InvalidFile(path, "", validation_message(err)) from None
+    return raw
+
+
+def read_events(ws: Workspace, task_id: str) -> list[Event]:
+    """Every valid event of the task, in file order, each id once (bad lines skipped)."""
+    records, _problems = read_records(ws.events_file(task_id))
+    events = []
+    for record in records:
+        try:
+            events.append(Event.model_validate(record))
+        except ValidationError:
+            continue
+    return events
+
+
+def _pending(events: list[Event], task: dict[str, Any] | None) -> list[Event]:
+    """The events task.yaml has not applied yet."""
+    if task is None:
+        return events
+    last = task.get("lastEventId")
+    if last is None:
+        updated = str(task.get("updatedAt", ""))
+        return [event for event in events if event.ts > updated]
+    for index in range(len(events) - 1, -1, -1):
+        if events[index].id == last:
+            return events[index + 1 :]
+    return []
+
+
+def load_task(ws: Workspace, task_id: str) -> Task:
+    """task.yaml with any unapplied events folded in (read-only: nothing is written).
+
+    Raises:
+        NotFound: no such task.
+        InvalidFile: task.yaml or the folded result is not a valid task.
+    """
+    loaded = _load_raw(ws, task_id)
+    if loaded.task is None:
+        raise NotFound(f"No task '{task_id}' in {ws.root} (looked for {ws.rel(ws.task_file(task_id))})")
+    return _validated(ws, task_id, loaded.task)
+
+
+@dataclass(frozen=True)
+class _Loaded:
+    task: dict[str, Any] | None
+    """The task as parsed (unknown fields and key order kept), pending events applied."""
+    data: bytes | None
+    """task.yaml's bytes as read (None: no file)."""
+    reconciled: bool
+    """Whether events task.yaml had not applied yet were folded in."""
+
+
+def _load_raw(ws: Workspace, task_id: str) -> _Loaded:
+    path = ws.task_file(task_id)
+    try:
+        data: bytes | None = read_capped(path)
+    except FileNotFoundError:
+        data = None
+    raw: dict[str, Any] | None = None
+    if data is not None:
+        raw = parse_task_dict(data, ws.rel(path))
+    events = read_events(ws, task_id) if ws.events_file(task_id).exists() else []
+    pending = _pending(events, raw)
+    if raw is None:
+        starts = [index for index, event in enumerate(pending) if event.type == "task.created"]
+        if not starts:
+            return _Loaded(None, None, False)
+        pending = pending[starts[-1] :]
+    return _Loaded(replay(pending, raw), data, bool(pending))
+
+
+def _validated(ws: Workspace, task_id: str, task: dict[str, Any]) -> Task:
+    try:
+        return Task.model_validate(task)
+    except ValidationError as err:
+        raise InvalidFile(ws.rel(ws.task_file(task_id)), "", validation_message(err)) from None
+
+
+def dump_task(task: Task | dict[str, Any]) -> bytes:
+    """task.yaml bytes: block YAML, keys in model order, unknown fields kept."""
+    data = task.model_dump(mode="json") if isinstance(task, Task) else task
+    return dump_yaml(data)
+
+
+def transact(ws: Workspace, task_id: str, decide: Decide, *, action: str, create: bool = False) -> TaskChange:
+    """Change a task through events, atomically and durably.
+
+    Args:
+        ws: the workspace.
+        task_id: the task (must exist unless ``create``).
+        decide: returns the events to append given the current task; may raise.
+        action: what is being done, for messages ("approve gate g1").
+        create: the task must not exist yet; ``decide`` receives ``None``.
+
+    Returns:
+        The task after the change and the events appended (none: nothing changed,
+        and nothing was written).
+
+    Raises:
+        ReadOnly, NotFound, Refused, Conflict, Busy, InvalidFile, WriteFailed.
+    """
+    ws.require_writable(action)
+    path = ws.task_file(task_id)
+    if create:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    elif not path.parent.is_dir():
+        raise NotFound(f"Could not {action}: no task '{task_id}' in {ws.root}")
+    with locked(path, what=str(ws.rel(path))):
+        for stale in remove_stale_temps(path.parent, path.name):
+            log.warning("removed a stale temp file left by a crashed writer: %s", ws.rel(stale))
+        loaded = _load_raw(ws, task_id)
+        if create and loaded.task is not None:
+            raise Refused(f"Could not {action}: task '{task_id}' already exists ({ws.rel(path)})")
+        if not create and loaded.task is None:
+            raise NotFound(f"Could not {action}: no task '{task_id}' in {ws.root}")
+        current = _validated(ws, task_id, loaded.task) if loaded.task is not None else None
+        events = decide(current)  # type: ignore[arg-type]
+        if not events and not loaded.reconciled:
+            return TaskChange(current, [])  # type: ignore[arg-type]
+        for event in events:
+            append_record(ws.events_file(task_id), event.model_dump(mode="json"))
+        for _attempt in range(_CAS_ATTEMPTS):
+            after = replay(events, loaded.task)
+            new_task = _validated(ws, task_id, after)  # type: ignore[arg-type]
+            if _unchanged_on_disk(path, loaded.data):
+                atomic_replace(path, dump_task(after), crash_prefix="task")  # type: ignore[arg-type]
+                return TaskChange(new_task, events)
+            loaded = _load_raw(ws, task_id)
+            events = []  # ours are in the log now: reconciling the fresh file applied them
+        raise Conflict(f"Could not {action}: task.yaml changed on disk while applying; the event is recorded and will be applied on the next command. Please retry.")
+
+
+def _unchanged_on_disk(path: Path, data: bytes | None) -> bool:
+    """Compare-and-swap guard: task.yaml still holds the bytes we read (C6)."""
+    try:
+        return path.read_bytes() == data
+    except FileNotFoundError:
+        return data is None

@@ -1,0 +1,1 @@
+"""The only code that touches the disk: safe paths, atomic writes, locks, logs, parsing."""

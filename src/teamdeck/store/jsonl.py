@@ -1,0 +1,226 @@
+"""Append-only JSON Lines logs: one ``os.write`` per record (R3), tolerant readers (R6).
+
+Writers build the whole line in memory and hand it to the kernel in one ``write`` on an
+``O_APPEND`` descriptor, so concurrent writers never interleave (C4). A short write is
+rolled back by truncating to the size before it (F6). Readers parse only up to the last
+newline (F3), keep ``(inode, offset)`` and start again when the file is replaced or
+shrinks (F14), and count each record id once (C9).
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from teamdeck.errors import InvalidFile, WriteFailed
+from teamdeck.store import fs as fs_seam
+from teamdeck.store.loaders import dumps_json
+
+MAX_RECORD_BYTES = 64 * 1024
+
+
+def encode_record(record: dict[str, Any], path: Path) -> bytes:
+    """One record as one newline-terminated UTF-8 line.
+
+    Raises:
+        WriteFailed: the record is larger than :data:`MAX_RECORD_BYTES` or holds NaN.
+    """
+    try:
+        line = (dumps_json(record) + "\n").encode("utf-8", "surrogateescape")
+    except (ValueError, TypeError) as err:
+        raise WriteFailed(f"could not append to {path.name}: {err}; nothing was written") from None
+    if len(line) > MAX_RECORD_BYTES:
+        raise WriteFailed(f"could not append to {path.name}: record is {len(line):,} bytes, limit {MAX_RECORD_BYTES:,}; nothing was written")
+    return line
+
+
+def append_line(path: Path, line: bytes, *, durable: bool = True) -> None:
+    """Append one complete line with a single ``write`` (and fsync when ``durable``).
+
+    Raises:
+        WriteFailed: the disk refused (ENOSPC, EIO...) or wrote only part of the line,
+            in which case the partial bytes are truncated away; the message says so.
+    """
+    fs = fs_seam.current()
+    try:
+        fd = fs.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    except OSError as err:
+        raise WriteFailed(f"could not append to {path.name}: {err.strerror}; nothing was written") from err
+    try:
+        before = os.fstat(fd).st_size
+        try:
+            written = fs.write(fd, line)
+        except OSError as err:
+            raise WriteFailed(f"{err.strerror or err} writing {path.name}; nothing was written") from err
+        if written != len(line):
+            os.ftruncate(fd, before)
+            raise WriteFailed(f"short write to {path.name} ({written} of {len(line)} bytes); the partial line was removed, nothing was written")
+        if durable:
+            try:
+                fs.fsync(fd)
+            except OSError as err:
+                raise WriteFailed(f"{err.strerror or err} making {path.name} durable; the record may not survive a crash") from err
+    finally:
+        fs.close(fd)
+
+
+def append_record(path: Path, record: dict[str, Any], *, durable: bool = True) -> None:
+    """Encode ``record`` and append it as one line (see :func:`append_line`)."""
+    append_line(path, encode_record(record, path), durable=durable)
+
+
+def decode_line(raw: bytes, path: Path, line_no: int) -> dict[str, Any]:
+    """Decode one log line into a dict.
+
+    Raises:
+        InvalidFile: not a JSON object (naming the line).
+    """
+    try:
+        value = json.loads(raw.decode("utf-8", "replace"))
+    except (ValueError, RecursionError) as err:
+        raise InvalidFile(path, f"line {line_no}", f"not a JSON record ({err})") from None
+    if not isinstance(value, dict):
+        raise InvalidFile(path, f"line {line_no}", f"expected a JSON object, got {type(value).__name__}")
+    return value
+
+
+@dataclass
+class Tail:
+    """Incremental reader of one JSONL file (R6).
+
+    Call :meth:`read_new` whenever the file may have changed; it returns only the
+    complete records added since the last call. ``reset`` is True on the call after the
+    file was replaced or truncated, when everything is read again (callers drop what
+    they held; ids already seen are still skipped).
+    """
+
+    path: Path
+    offset: int = 0
+    inode: int | None = None
+    line_no: int = 0
+    pending: bytes = b""
+    seen: set[str] = field(default_factory=set)
+    reset: bool = False
+    problems: list[InvalidFile] = field(default_factory=list)
+
+    def read_new(self) -> list[dict[str, Any]]:
+        """The complete, new, not-yet-seen records; bad lines go to :attr:`problems`."""
+        self.reset = False
+        try:
+            fd = os.open(self.path, os.O_RDONLY)
+        except FileNotFoundError:
+            return []
+        try:
+            info = os.fstat(fd)
+            if self.inode is not None and (info.st_ino != self.inode or info.st_size < self.offset):
+                self.offset, self.line_no, self.pending, self.reset = 0, 0, b"", True
+            self.inode = info.st_ino
+            if info.st_size == self.offset:
+                return []
+            chunk = os.pread(fd, info.st_size - self.offset, self.offset)
+        finally:
+            os.close(fd)
+        self.offset += len(chunk)
+        data = self.pending + chunk
+        end = data.rfind(b"\n")
+        if end < 0:
+            self.pending = data
+            return []
+        self.pending = data[end + 1 :]
+        records = []
+        for raw in data[: end + 1].splitlines():
+            self.line_no += 1
+            if not raw.strip():
+                continue
+            try:
+                record = decode_line(raw, self.path, self.line_no)
+            except InvalidFile as problem:
+                self.problems.append(problem)
+                continue
+            record_id = record.get("id")
+            if isinstance(record_id, str):
+                if record_id in self.seen:
+                    continue
+                self.seen.add(record_id)
+            records.append(record)
+        return records
+
+
+def read_records(path: Path) -> tuple[list[dict[str, Any]], list[InvalidFile]]:
+    """Every complete record of ``path`` once (deduplicated by id), and the bad lines."""
+    tail = Tail(path)
+    records = tail.read_new()
+    return records, tail.problems
+
+
+def iter_complete_lines(data: bytes) -> Iterator[bytes]:
+    """The newline-terminated lines of ``data``; a torn last line is left out (F2, F3)."""
+    end = data.rfind(b"\n")
+    if end >= 0:
+        yield from data[: end + 1].splitlines()
+
+
+def repair_torn_tail(path: Path, stamp: str) -> str | None:
+    """Move an incomplete last record aside and truncate to the last newline (F2).
+
+    Call only under the writer lock. The torn bytes are copied to
+    ``<name>.broken-<stamp>`` first; if that copy fails the file is left untouched (F16).
+
+    Returns:
+        A banner for the person, or None when the file ends cleanly.
+
+    Raises:
+        WriteFailed: the copy could not be written; nothing was truncated.
+    """
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        return None
+    if size == 0:
+        return None
+    with open(path, "rb") as handle:
+        handle.seek(max(0, size - 1))
+        if handle.read(1) == b"\n":
+            return None
+        keep = _last_newline_end(handle, size)
+        handle.seek(keep)
+        torn = handle.read()
+    broken = path.with_name(f"{path.name}.broken-{stamp}")
+    fs = fs_seam.current()
+    try:
+        fd = fs.open(broken, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        try:
+            if fs.write(fd, torn) != len(torn):
+                raise OSError(errno.EIO, "short write")
+            fs.fsync(fd)
+        finally:
+            fs.close(fd)
+    except OSError as err:
+        raise WriteFailed(f"{path.name}: could not save the incomplete last record ({err.strerror or err}); the file was left untouched") from err
+    fd = fs.open(path, os.O_WRONLY)
+    try:
+        fs.ftruncate(fd, keep)
+        fs.fsync(fd)
+    finally:
+        fs.close(fd)
+    return f"{path.name}: incomplete last record ({len(torn):,} bytes) moved to {broken.name}; all complete records kept"
+
+
+def _last_newline_end(handle: Any, size: int) -> int:
+    """The offset just after the last newline of an open file (0 if none)."""
+    block = 64 * 1024
+    position = size
+    while position > 0:
+        start = max(0, position - block)
+        handle.seek(start)
+        data = handle.read(position - start)
+        index = data.rfind(b"\n")
+        if index >= 0:
+            return start + index + 1
+        position = start
+    return 0

@@ -1,0 +1,179 @@
+"""Defensive parsing of YAML and JSON (R7): every failure is one :class:`InvalidFile`.
+
+- A size cap before parsing (B3).
+- YAML with libyaml's C loader, refusing anchors/aliases (B2), explicit tags (B1) and
+  duplicate keys (B5); YAML 1.1's implicit booleans and octals are left to the models,
+  which refuse a number where a string belongs (B4).
+- JSON refusing NaN/Infinity (B7) and duplicate keys (B5); deep nesting (B6) and huge
+  integers (B8) become errors, not tracebacks; a UTF-8 BOM is accepted (B10).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from teamdeck.errors import InvalidFile
+
+MAX_FILE_BYTES = 1024 * 1024
+MAX_DEPTH = 100
+
+_CLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_CDumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+_STANDARD_TAGS = {
+    "tag:yaml.org,2002:str", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float",
+    "tag:yaml.org,2002:bool", "tag:yaml.org,2002:null", "tag:yaml.org,2002:map",
+    "tag:yaml.org,2002:seq", "tag:yaml.org,2002:timestamp",
+}
+
+
+def human_size(size: int) -> str:
+    """``3.2 MiB`` / ``812 bytes``."""
+    if size < 1024:
+        return f"{size:,} bytes"
+    if size < 1024 * 1024:
+        return f"{size / 1024:.1f} KiB"
+    return f"{size / (1024 * 1024):.1f} MiB"
+
+
+def check_size(path: Path, size: int, limit: int = MAX_FILE_BYTES) -> None:
+    """Refuse a file bigger than ``limit`` before reading it (B3)."""
+    if size > limit:
+        raise InvalidFile(path, "", f"file is {human_size(size)}; limit is {human_size(limit)}")
+
+
+def read_capped(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
+    """Read a whole file, refusing it unread when it is bigger than ``limit``.
+
+    Raises:
+        FileNotFoundError: the file does not exist (callers decide whether that is empty).
+        InvalidFile: too big, or unreadable (permissions, a directory...).
+    """
+    try:
+        with open(path, "rb") as handle:
+            check_size(path, os.fstat(handle.fileno()).st_size, limit)
+            return handle.read(limit + 1)
+    except FileNotFoundError:
+        raise
+    except OSError as err:
+        raise InvalidFile(path, "", f"cannot read: {err.strerror or err}") from err
+
+
+class _StrictLoader(_CLoader):  # type: ignore[misc, valid-type]
+    """The C safe loader, with duplicate mapping keys refused."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: dict[Any, Any] = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if key in seen:
+                raise InvalidFile("", f"line {key_node.start_mark.line + 1}", f"duplicate key '{key}'")
+            seen[key] = True
+        return super().construct_mapping(node, deep=deep)
+
+
+_StrictLoader.add_constructor("tag:yaml.org,2002:map", _StrictLoader.construct_yaml_map)
+
+
+def _scan_yaml_events(text: str, path: Path) -> None:
+    """Refuse anchors, aliases, non-standard tags and deep nesting before anything is built.
+
+    The event stream is flat, so this walk is safe on any input; libyaml's composer is
+    recursive C code that crashes the process on 100,000-deep nesting (B6).
+    """
+    depth = 0
+    for event in yaml.parse(text, Loader=_CLoader):
+        line = f"line {event.start_mark.line + 1}"
+        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise InvalidFile(path, line, "nesting too deep")
+        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            depth -= 1
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+            raise InvalidFile(path, line, "uses YAML anchors/aliases, which this tool does not accept")
+        tag = getattr(event, "tag", None)
+        if tag and tag not in _STANDARD_TAGS and tag != "!":
+            shown = tag.replace("tag:yaml.org,2002:", "!!")
+            raise InvalidFile(path, line, f"tag {shown.split(':')[0]} is not allowed")
+
+
+def parse_yaml(data: bytes, path: Path) -> Any:
+    """Parse YAML bytes safely.
+
+    Raises:
+        InvalidFile: too big, not UTF-8, a YAML error, an anchor/alias/tag or a duplicate key.
+    """
+    check_size(path, len(data))
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise InvalidFile(path, f"byte {err.start}", "not valid UTF-8") from None
+    try:
+        _scan_yaml_events(text, path)
+        return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a safe C loader subclass
+    except InvalidFile as err:
+        raise InvalidFile(path, err.where, err.why) from None
+    except yaml.MarkedYAMLError as err:
+        mark = err.problem_mark or err.context_mark
+        where = f"line {mark.line + 1}" if mark else ""
+        raise InvalidFile(path, where, f"invalid YAML: {err.problem or err.context}") from None
+    except (yaml.YAMLError, RecursionError, ValueError) as err:
+        raise InvalidFile(path, "", _reason(err, "invalid YAML")) from None
+
+
+def dump_yaml(data: Any) -> bytes:
+    """Serialise to block-style YAML; strings that YAML would misread (``"012"``, ``"no"``) are quoted."""
+    return yaml.dump(data, Dumper=_CDumper, sort_keys=False, allow_unicode=True, default_flow_style=False, width=100).encode()
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"non-finite number {name}")
+
+
+def _refuse_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise ValueError(f"duplicate key '{key}'")
+        result[key] = value
+    return result
+
+
+def _reason(err: BaseException, default: str) -> str:
+    if isinstance(err, RecursionError):
+        return "nesting too deep"
+    text = str(err)
+    if "Exceeds the limit" in text and "integer" in text:
+        return "number too large (more than 4300 digits)"
+    return text or default
+
+
+def parse_json(data: bytes, path: Path, *, limit: int = MAX_FILE_BYTES) -> Any:
+    """Parse JSON bytes safely (BOM accepted; NaN, duplicates, deep nesting refused).
+
+    Raises:
+        InvalidFile: too big, not UTF-8, invalid JSON, NaN/Infinity, duplicate key,
+            nesting deeper than :data:`MAX_DEPTH`, or an integer too long to convert.
+    """
+    check_size(path, len(data), limit)
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise InvalidFile(path, f"byte {err.start}", "not valid UTF-8") from None
+    try:
+        return json.loads(text, parse_constant=_refuse_constant, object_pairs_hook=_refuse_duplicates)
+    except json.JSONDecodeError as err:
+        raise InvalidFile(path, f"line {err.lineno} column {err.colno}", f"invalid JSON: {err.msg}") from None
+    except (ValueError, RecursionError) as err:
+        raise InvalidFile(path, "", _reason(err, "invalid JSON")) from None
+
+
+def dumps_json(data: Any, *, indent: int | None = None) -> str:
+    """Serialise JSON the way we always write it: UTF-8 text, no NaN."""
+    separators = None if indent else (",", ":")
+    return json.dumps(data, ensure_ascii=False, allow_nan=False, indent=indent, separators=separators)

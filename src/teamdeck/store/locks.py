@@ -1,0 +1,66 @@
+"""Locks for read-modify-write (R2): flock on a separate ``<file>.lock``.
+
+``flock`` (through the filelock package) and not ``lockf``: a ``lockf`` lock vanishes
+when its holder closes *any* descriptor of the file (C12). The holder writes its pid,
+host and start time into the lock file so a waiter that times out can name it (F11).
+A holder killed with SIGKILL releases the lock with its process (F10).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from filelock import FileLock, Timeout
+
+from teamdeck.errors import Busy
+
+LOCK_TIMEOUT_S = 5.0
+
+
+def lock_path_for(path: Path) -> Path:
+    """The lock file that guards ``path``."""
+    return path.with_name(path.name + ".lock")
+
+
+def _record_holder(fd: int) -> None:
+    record = f"{os.getpid()} {socket.gethostname()} {time.time():.3f}\n".encode()
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, record, 0)
+
+
+def describe_holder(lock_file: Path) -> str:
+    """``"pid 4242 on host build-3 for 12 s"`` from a lock file, or ``"another process"``."""
+    try:
+        pid, host, since = lock_file.read_text().split()
+        return f"pid {pid} on host {host} for {time.time() - float(since):.0f} s"
+    except (OSError, ValueError):
+        return "another process"
+
+
+@contextmanager
+def locked(path: Path, *, timeout: float = LOCK_TIMEOUT_S, what: str | None = None) -> Iterator[None]:
+    """Hold the exclusive lock guarding ``path`` for the duration of the block.
+
+    Args:
+        path: the file being read-modified-written (its directory must exist).
+        timeout: seconds to wait before giving up.
+        what: how to name the file in the message (defaults to its name).
+
+    Raises:
+        Busy: another live process held the lock for longer than ``timeout``.
+    """
+    lock_file = lock_path_for(path)
+    lock = FileLock(lock_file, timeout=timeout, on_acquired=_record_holder)
+    try:
+        lock.acquire()
+    except Timeout:
+        raise Busy(f"{what or path.name} is busy: locked by {describe_holder(lock_file)}. Try again.") from None
+    try:
+        yield
+    finally:
+        lock.release()

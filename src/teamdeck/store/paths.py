@@ -1,0 +1,71 @@
+"""Ids that become path parts, and paths that must stay inside the workspace (R10).
+
+Every id read from data or typed by a person passes an allow-list before it is joined
+into a path, and the joined path is resolved and checked to be inside the workspace,
+so ``../../etc``, absolute paths, NUL bytes, bidi tricks and symlinks out are refused
+(S8, S9).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from teamdeck.errors import InvalidFile, TeamdeckError
+
+ID_RE = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
+"""Our own ids: tasks, gates, agents (workers), teams."""
+
+MEMBER_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+"""Claude Code member names, which may carry capitals; still a single safe path part."""
+
+ID_RULE = "use a-z, 0-9, '.', '_', '-' (max 64, starting with a letter or digit)"
+
+
+class InvalidId(TeamdeckError):
+    """An id that cannot be used as a path part."""
+
+
+def shown(value: str) -> str:
+    """An id as it may be printed: controls and non-ASCII escaped, long ones cut."""
+    text = value.encode("unicode_escape").decode("ascii")
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def check_id(value: object, kind: str = "id", *, pattern: re.Pattern[str] = ID_RE) -> str:
+    """Return ``value`` if it is a safe id, else raise.
+
+    Args:
+        value: the candidate (anything: it may come from a file).
+        kind: how to name it in the message ("worker id", "task id"...).
+        pattern: the allow-list (:data:`ID_RE` or :data:`MEMBER_RE`).
+
+    Raises:
+        InvalidId: "invalid worker id '../../etc': use a-z, 0-9, '.', '_', '-' (max 64)".
+    """
+    if not isinstance(value, str) or not pattern.fullmatch(value):
+        text = value if isinstance(value, str) else repr(value)
+        rule = ID_RULE if pattern is ID_RE else ID_RULE.replace("a-z", "A-Z, a-z")
+        raise InvalidId(f"invalid {kind} '{shown(text)}': {rule}")
+    return value
+
+
+def check_member(value: object, kind: str = "member name") -> str:
+    """:func:`check_id` with the Claude Code member-name allow-list."""
+    return check_id(value, kind, pattern=MEMBER_RE)
+
+
+def inside(root: Path, path: Path) -> Path:
+    """``path`` if, with every symlink resolved, it is inside ``root`` (S9).
+
+    Raises:
+        InvalidFile: it resolves outside the workspace.
+    """
+    resolved = path.resolve()
+    if not resolved.is_relative_to(root):
+        try:
+            shown_path = path.relative_to(root)
+        except ValueError:
+            shown_path = path
+        raise InvalidFile(shown_path, "", "resolves outside the workspace; ignored")
+    return path

@@ -1,0 +1,129 @@
+"""The workspace: a directory, the places of every file in it, and its settings.
+
+All paths are built here from checked ids, so no other module joins path strings.
+See docs/protocol.md for the layout this mirrors.
+"""
+
+from __future__ import annotations
+
+import getpass
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from teamdeck.clock import Clock, utc_now
+from teamdeck.errors import ReadOnly
+from teamdeck.store.paths import check_id, check_member, inside
+
+SETTINGS_FILE = ".teamdeck.yaml"
+ENV_WORKSPACE = "TEAMDECK_WORKSPACE"
+
+
+def default_actor() -> str:
+    """The person at the keyboard, as events record them: ``human:<login>``."""
+    try:
+        return f"human:{getpass.getuser()}"
+    except (KeyError, OSError):
+        return "human"
+
+
+@dataclass(frozen=True)
+class Workspace:
+    """A workspace root plus what every operation needs: a clock, an actor, write mode.
+
+    Attributes:
+        root: the resolved workspace directory.
+        clock: the source of "now" (fixed in tests and snapshots).
+        actor: who acts through this front (events' ``actor``).
+        read_only: every write is refused when true (``--read-only`` or the setting).
+        read_only_reason: what turned writes off, for the message.
+    """
+
+    root: Path
+    clock: Clock = utc_now
+    actor: str = field(default_factory=default_actor)
+    read_only: bool = False
+    read_only_reason: str = ""
+
+    @classmethod
+    def at(cls, root: Path | str, **options: object) -> Workspace:
+        """A workspace rooted at ``root`` (resolved), with optional settings."""
+        return cls(Path(root).expanduser().resolve(), **options)  # type: ignore[arg-type]
+
+    def require_writable(self, action: str) -> None:
+        """Refuse ``action`` when writes are off.
+
+        Raises:
+            ReadOnly: naming what turned writes off.
+        """
+        if self.read_only:
+            why = self.read_only_reason or "read-only mode"
+            raise ReadOnly(f"Could not {action}: workspace is read-only ({why}); nothing was written.")
+
+    def rel(self, path: Path) -> Path:
+        """``path`` relative to the root, for messages (absolute if outside)."""
+        try:
+            return path.relative_to(self.root)
+        except ValueError:
+            return path
+
+    # --- teamdeck tasks -------------------------------------------------------
+    @property
+    def tasks_dir(self) -> Path:
+        return self.root / "tasks"
+
+    def task_dir(self, task_id: str) -> Path:
+        return self.tasks_dir / check_id(task_id, "task id")
+
+    def task_file(self, task_id: str) -> Path:
+        return self.task_dir(task_id) / "task.yaml"
+
+    def events_file(self, task_id: str) -> Path:
+        return self.task_dir(task_id) / "events.jsonl"
+
+    def agents_dir(self, task_id: str) -> Path:
+        return self.task_dir(task_id) / "agents"
+
+    def final_output(self, task_id: str, agent_id: str) -> Path:
+        """``agents/<agent>/artifacts/final.json``, refused if it resolves outside (S8, S9)."""
+        path = self.agents_dir(task_id) / check_id(agent_id, "worker id") / "artifacts" / "final.json"
+        return inside(self.root, path)
+
+    def shared_dir(self, task_id: str) -> Path:
+        return self.task_dir(task_id) / "shared"
+
+    def reports_dir(self, task_id: str) -> Path:
+        return self.shared_dir(task_id) / "reports"
+
+    def human_notes(self, task_id: str) -> Path:
+        return self.shared_dir(task_id) / "human-notes.md"
+
+    # --- Claude Code teams ----------------------------------------------------
+    @property
+    def teams_dir(self) -> Path:
+        return self.root / "teams"
+
+    def team_dir(self, team: str) -> Path:
+        return self.teams_dir / check_id(team, "team name")
+
+    def team_config(self, team: str) -> Path:
+        return self.team_dir(team) / "config.json"
+
+    def inboxes_dir(self, team: str) -> Path:
+        return self.team_dir(team) / "inboxes"
+
+    def inbox(self, team: str, member: str) -> Path:
+        return self.inboxes_dir(team) / f"{check_member(member)}.json"
+
+    def messages_log(self, team: str) -> Path:
+        """teamdeck's append-only log of every message it sent in ``team``."""
+        return self.team_dir(team) / "messages.jsonl"
+
+    def claude_tasks_dir(self, team: str) -> Path:
+        """``tasks/<team>/``: a Claude Code task list (numbered JSON files)."""
+        return self.tasks_dir / check_id(team, "team name")
+
+
+def resolve_root(given: str | None) -> Path:
+    """The workspace directory: ``--workspace``, else ``$TEAMDECK_WORKSPACE``, else the cwd."""
+    return Path(given or os.environ.get(ENV_WORKSPACE) or os.getcwd()).expanduser().resolve()
