@@ -50,6 +50,11 @@ class Gate(OurModel):
     note: str | None = None
 
 
+WorkerRole = Literal["coordinator", "implementor", "verifier"]
+"""Seed 002's roles: the coordinator plans and delegates, implementors do the work,
+verifiers check it."""
+
+
 class Worker(OurModel):
     """An agent working on the task (its outputs live under ``agents/<id>/``)."""
 
@@ -57,6 +62,32 @@ class Worker(OurModel):
     member: str | None = None
     role: str | None = None
     assignedAt: Timestamp | None = None
+    assignedBy: str | None = Field(default=None, description="who delegated the task (notified when the worker reports)")
+
+
+class CommandCheck(OurModel):
+    """The command the ``command`` guardian runs (no shell: ``run`` is split like a shell would)."""
+
+    run: list[str] | str
+    cwd: str = Field(default=".", description="directory to run in; relative paths start at the workspace root")
+    timeoutS: float = Field(default=300.0, gt=0)
+
+
+class GuardianConfig(OurModel):
+    """How ``teamdeck verify`` checks this task when no guardian is named."""
+
+    code: str = Field(default="schema", description="the guardian to run")
+    timeoutS: float = Field(default=120.0, gt=0, description="a guardian running longer is stopped and the verdict is FAIL")
+    command: CommandCheck | None = None
+
+
+class TaskSpec(OurModel):
+    """A coordinator plan's ``@@@task`` block sections (seed 002)."""
+
+    objective: str = ""
+    scope: str = ""
+    definitionOfDone: str = ""
+    verification: str = ""
 
 
 class Task(OurModel):
@@ -73,6 +104,12 @@ class Task(OurModel):
     creator: str | None = None
     workers: list[Worker] = Field(default_factory=list)
     lastEventId: str | None = None
+    stateSince: Timestamp | None = Field(default=None, description="when the task entered its current state")
+    guardian: GuardianConfig | None = None
+    plan: Id | None = Field(default=None, description="the coordinator plan this task belongs to")
+    wave: int | None = Field(default=None, ge=1, description="the plan wave: 1 + the deepest dependency's wave")
+    dependsOn: list[Id] = Field(default_factory=list, description="tasks that must be done before this one starts")
+    spec: TaskSpec | None = None
 
     def gate(self, gate_id: str) -> Gate | None:
         """The gate with ``gate_id``, if any."""

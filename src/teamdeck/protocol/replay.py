@@ -10,59 +10,90 @@ never depends on which other modules happen to be imported.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
 from teamdeck.model.event import Event
 
 Reducer = Callable[[dict[str, Any], Event], bool]
-"""Changes the task dict in place for an event; returns whether anything changed."""
-
-_REDUCERS: dict[str, Reducer] = {}
+"""Changes the document dict in place for an event; returns whether anything changed."""
 
 
-def reducer(event_type: str) -> Callable[[Reducer], Reducer]:
-    """Register the function that applies ``event_type`` to a task dict."""
+@dataclass(frozen=True)
+class Ledger:
+    """One kind of event-sourced document (a task, a plan): how its events fold into it.
 
-    def register(function: Reducer) -> Reducer:
-        _REDUCERS[event_type] = function
-        return function
+    Attributes:
+        name: the document kind; its creation event is ``<name>.created`` and carries
+            the initial document in ``payload[<name>]``.
+        lists: list-of-mapping fields that reducers may change in place (copied first,
+            so :meth:`apply` never modifies its input).
+        reducers: event type → reducer (register with :meth:`reducer`).
+    """
 
-    return register
+    name: str
+    lists: tuple[str, ...] = ()
+    reducers: dict[str, Reducer] = field(default_factory=dict)
+
+    @property
+    def created(self) -> str:
+        """The event type that creates a document of this kind."""
+        return f"{self.name}.created"
+
+    def reducer(self, event_type: str) -> Callable[[Reducer], Reducer]:
+        """Register the function that applies ``event_type`` to a document dict."""
+
+        def register(function: Reducer) -> Reducer:
+            self.reducers[event_type] = function
+            return function
+
+        return register
+
+    def apply(self, doc: dict[str, Any] | None, event: Event) -> dict[str, Any]:
+        """The document after ``event`` (a new dict; the input is not modified).
+
+        Event types without a reducer (``join.completed``, messages...) leave the
+        document as it is except for ``lastEventId``. A change bumps ``revision`` and
+        ``updatedAt``.
+        """
+        if event.type == self.created:
+            result = dict(event.payload[self.name])
+            result.update(createdAt=event.ts, updatedAt=event.ts, revision=1, lastEventId=event.id)
+            return result
+        if doc is None:
+            raise ValueError(f"event {event.id} ({event.type}) before {self.created}")
+        result = dict(doc)
+        for name in self.lists:
+            result[name] = [dict(item) for item in doc.get(name, [])]
+        function = self.reducers.get(event.type)
+        if function is not None and function(result, event):
+            result["revision"] = int(result.get("revision", 0)) + 1
+            result["updatedAt"] = event.ts
+        result["lastEventId"] = event.id
+        return result
+
+    def replay(self, events: Iterable[Event], doc: dict[str, Any] | None = None) -> dict[str, Any] | None:
+        """Fold ``events`` into ``doc`` (from nothing when ``doc`` is None)."""
+        for event in events:
+            doc = self.apply(doc, event)
+        return doc
+
+
+TASKS = Ledger("task", lists=("gates", "workers"))
+"""Tasks: task.yaml is the fold of events.jsonl."""
+
+reducer = TASKS.reducer
+"""Register a task reducer (``@reducer("gate.blocked")``)."""
 
 
 def apply_event(task: dict[str, Any] | None, event: Event) -> dict[str, Any]:
-    """The task after ``event`` (a new dict; the input is not modified).
-
-    Event types without a reducer (``join.completed``, messages...) leave the task as
-    it is except for ``lastEventId``. A change bumps ``revision`` and ``updatedAt``.
-    """
-    if event.type == "task.created":
-        result = dict(event.payload["task"])
-        result.update(createdAt=event.ts, updatedAt=event.ts, revision=1, lastEventId=event.id)
-        return result
-    if task is None:
-        raise ValueError(f"event {event.id} ({event.type}) before task.created")
-    result = _copy(task)
-    function = _REDUCERS.get(event.type)
-    if function is not None and function(result, event):
-        result["revision"] = int(result.get("revision", 0)) + 1
-        result["updatedAt"] = event.ts
-    result["lastEventId"] = event.id
-    return result
+    """The task after ``event`` (see :meth:`Ledger.apply`)."""
+    return TASKS.apply(task, event)
 
 
 def replay(events: Iterable[Event], task: dict[str, Any] | None = None) -> dict[str, Any] | None:
     """Fold ``events`` into ``task`` (from nothing when ``task`` is None)."""
-    for event in events:
-        task = apply_event(task, event)
-    return task
-
-
-def _copy(task: dict[str, Any]) -> dict[str, Any]:
-    result = dict(task)
-    result["gates"] = [dict(gate) for gate in task.get("gates", [])]
-    result["workers"] = [dict(worker) for worker in task.get("workers", [])]
-    return result
+    return TASKS.replay(events, task)
 
 
 def _gate(task: dict[str, Any], gate_id: str) -> dict[str, Any] | None:
@@ -72,6 +103,7 @@ def _gate(task: dict[str, Any], gate_id: str) -> dict[str, Any] | None:
 @reducer("task.state_changed")
 def _state_changed(task: dict[str, Any], event: Event) -> bool:
     task["state"] = event.payload["to"]
+    task["stateSince"] = event.ts
     return True
 
 
@@ -87,6 +119,8 @@ def _gate_blocked(task: dict[str, Any], event: Event) -> bool:
         "questions": list(payload.get("questions", [])),
         "instructionsRef": payload.get("instructionsRef", "./shared/human-notes.md"),
     }
+    if "outputDigest" in payload:  # which final.json raised it: a join opens a new gate only when it changes
+        fields["outputDigest"] = payload["outputDigest"]
     gate = _gate(task, payload["gateId"])
     if gate is None:
         task["gates"].append({**fields, "createdAt": event.ts})

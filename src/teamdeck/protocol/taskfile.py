@@ -4,6 +4,10 @@
 task.yaml, applies events a crashed writer left unapplied (F12), lets the caller decide
 which events to add, appends them durably (fsync) *before* replacing task.yaml (R11),
 and guards the replace with a compare-and-swap against writers that ignore the lock (C6).
+
+The same machinery keeps every event-sourced document: a :class:`DocumentKind` names
+the document's model, its file, its log and its :class:`~teamdeck.protocol.replay.Ledger`
+(tasks are :data:`TASK`; coordinator plans are another kind, see protocol/plans/).
 """
 
 from __future__ import annotations
@@ -14,12 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from teamdeck.errors import Conflict, InvalidFile, NotFound, Refused
 from teamdeck.model.event import Event
 from teamdeck.model.task import Task
-from teamdeck.protocol.replay import apply_event, replay
+from teamdeck.protocol.replay import TASKS, Ledger
 from teamdeck.store.atomic import atomic_replace, remove_stale_temps
 from teamdeck.store.jsonl import append_record, read_records
 from teamdeck.store.loaders import dump_yaml, parse_yaml, read_capped
@@ -28,8 +32,34 @@ from teamdeck.store.workspace import Workspace
 
 log = logging.getLogger(__name__)
 
-Decide = Callable[[Task], list[Event]]
-"""Given the current task, the events to add (empty: nothing to do). May raise Refused."""
+Decide = Callable[[Any], list[Event]]
+"""Given the current task (or document), the events to add (empty: nothing to do). May raise Refused."""
+
+
+@dataclass(frozen=True)
+class DocumentKind:
+    """A kind of document kept as a YAML file folded from a JSONL event log.
+
+    Attributes:
+        ledger: its creation event and reducers.
+        model: the pydantic model of the file.
+        file: the document's path for an id.
+        log: its events.jsonl for an id.
+    """
+
+    ledger: Ledger
+    model: type[BaseModel]
+    file: Callable[[Workspace, str], Path]
+    log: Callable[[Workspace, str], Path]
+
+    @property
+    def noun(self) -> str:
+        """How messages name it ("task", "plan")."""
+        return self.ledger.name
+
+
+TASK = DocumentKind(TASKS, Task, Workspace.task_file, Workspace.events_file)
+"""Tasks: ``tasks/<id>/task.yaml`` and ``tasks/<id>/events.jsonl``."""
 
 _CAS_ATTEMPTS = 3
 
@@ -65,8 +95,9 @@ def _json_path(location: tuple[Any, ...]) -> str:
     return text
 
 
-def parse_task_dict(data: bytes, path: Path) -> dict[str, Any]:
-    """task.yaml bytes as a dict (unknown fields and key order kept), checked to be a task.
+def parse_task_dict(data: bytes, path: Path, kind: DocumentKind = TASK) -> dict[str, Any]:
+    """task.yaml bytes as a dict (unknown fields and key order kept), checked to be a task
+    (or a document of ``kind``).
 
     Raises:
         InvalidFile: unparseable YAML or a shape that is not a task.
@@ -75,15 +106,15 @@ def parse_task_dict(data: bytes, path: Path) -> dict[str, Any]:
     if not isinstance(raw, dict):
         raise InvalidFile(path, "", f"expected a mapping at the top, got {type(raw).__name__}")
     try:
-        Task.model_validate(raw)
+        kind.model.model_validate(raw)
     except ValidationError as err:
         raise InvalidFile(path, "", validation_message(err)) from None
     return raw
 
 
-def read_events(ws: Workspace, task_id: str) -> list[Event]:
-    """Every valid event of the task, in file order, each id once (bad lines skipped)."""
-    records, _problems = read_records(ws.events_file(task_id))
+def read_events(ws: Workspace, task_id: str, kind: DocumentKind = TASK) -> list[Event]:
+    """Every valid event of the task (or document), in file order, each id once (bad lines skipped)."""
+    records, _problems = read_records(kind.log(ws, task_id))
     events = []
     for record in records:
         try:
@@ -114,10 +145,20 @@ def load_task(ws: Workspace, task_id: str) -> Task:
         NotFound: no such task.
         InvalidFile: task.yaml or the folded result is not a valid task.
     """
-    loaded = _load_raw(ws, task_id)
+    return load_document(ws, task_id, TASK)  # type: ignore[return-value]
+
+
+def load_document(ws: Workspace, doc_id: str, kind: DocumentKind) -> BaseModel:
+    """A document of ``kind`` with any unapplied events folded in (nothing is written).
+
+    Raises:
+        NotFound: no such document.
+        InvalidFile: its file or the folded result is not valid.
+    """
+    loaded = _load_raw(ws, doc_id, kind)
     if loaded.task is None:
-        raise NotFound(f"No task '{task_id}' in {ws.root} (looked for {ws.rel(ws.task_file(task_id))})")
-    return _validated(ws, task_id, loaded.task)
+        raise NotFound(f"No {kind.noun} '{doc_id}' in {ws.root} (looked for {ws.rel(kind.file(ws, doc_id))})")
+    return _validated(ws, doc_id, loaded.task, kind)
 
 
 @dataclass(frozen=True)
@@ -130,40 +171,41 @@ class _Loaded:
     """Whether events task.yaml had not applied yet were folded in."""
 
 
-def _load_raw(ws: Workspace, task_id: str) -> _Loaded:
-    path = ws.task_file(task_id)
+def _load_raw(ws: Workspace, task_id: str, kind: DocumentKind) -> _Loaded:
+    path = kind.file(ws, task_id)
     try:
         data: bytes | None = read_capped(path)
     except FileNotFoundError:
         data = None
     raw: dict[str, Any] | None = None
     if data is not None:
-        raw = parse_task_dict(data, ws.rel(path))
-    events = read_events(ws, task_id) if ws.events_file(task_id).exists() else []
+        raw = parse_task_dict(data, ws.rel(path), kind)
+    events = read_events(ws, task_id, kind) if kind.log(ws, task_id).exists() else []
     pending = _pending(events, raw)
     if raw is None:
-        starts = [index for index, event in enumerate(pending) if event.type == "task.created"]
+        starts = [index for index, event in enumerate(pending) if event.type == kind.ledger.created]
         if not starts:
             return _Loaded(None, None, False)
         pending = pending[starts[-1] :]
-    return _Loaded(replay(pending, raw), data, bool(pending))
+    return _Loaded(kind.ledger.replay(pending, raw), data, bool(pending))
 
 
-def _validated(ws: Workspace, task_id: str, task: dict[str, Any]) -> Task:
+def _validated(ws: Workspace, task_id: str, task: dict[str, Any], kind: DocumentKind = TASK) -> Any:
     try:
-        return Task.model_validate(task)
+        return kind.model.model_validate(task)
     except ValidationError as err:
-        raise InvalidFile(ws.rel(ws.task_file(task_id)), "", validation_message(err)) from None
+        raise InvalidFile(ws.rel(kind.file(ws, task_id)), "", validation_message(err)) from None
 
 
-def dump_task(task: Task | dict[str, Any]) -> bytes:
+def dump_task(task: BaseModel | dict[str, Any]) -> bytes:
     """task.yaml bytes: block YAML, keys in model order, unknown fields kept."""
-    data = task.model_dump(mode="json") if isinstance(task, Task) else task
+    data = task.model_dump(mode="json") if isinstance(task, BaseModel) else task
     return dump_yaml(data)
 
 
-def transact(ws: Workspace, task_id: str, decide: Decide, *, action: str, create: bool = False) -> TaskChange:
-    """Change a task through events, atomically and durably.
+def transact(ws: Workspace, task_id: str, decide: Decide, *, action: str, create: bool = False,
+             kind: DocumentKind = TASK) -> TaskChange:
+    """Change a task (or another document kind) through events, atomically and durably.
 
     Args:
         ws: the workspace.
@@ -171,6 +213,7 @@ def transact(ws: Workspace, task_id: str, decide: Decide, *, action: str, create
         decide: returns the events to append given the current task; may raise.
         action: what is being done, for messages ("approve gate g1").
         create: the task must not exist yet; ``decide`` receives ``None``.
+        kind: the document kind (default: tasks).
 
     Returns:
         The task after the change and the events appended (none: nothing changed,
@@ -180,34 +223,34 @@ def transact(ws: Workspace, task_id: str, decide: Decide, *, action: str, create
         ReadOnly, NotFound, Refused, Conflict, Busy, InvalidFile, WriteFailed.
     """
     ws.require_writable(action)
-    path = ws.task_file(task_id)
+    path = kind.file(ws, task_id)
     if create:
         path.parent.mkdir(parents=True, exist_ok=True)
     elif not path.parent.is_dir():
-        raise NotFound(f"Could not {action}: no task '{task_id}' in {ws.root}")
+        raise NotFound(f"Could not {action}: no {kind.noun} '{task_id}' in {ws.root}")
     with locked(path, what=str(ws.rel(path))):
         for stale in remove_stale_temps(path.parent, path.name):
             log.warning("removed a stale temp file left by a crashed writer: %s", ws.rel(stale))
-        loaded = _load_raw(ws, task_id)
+        loaded = _load_raw(ws, task_id, kind)
         if create and loaded.task is not None:
-            raise Refused(f"Could not {action}: task '{task_id}' already exists ({ws.rel(path)})")
+            raise Refused(f"Could not {action}: {kind.noun} '{task_id}' already exists ({ws.rel(path)})")
         if not create and loaded.task is None:
-            raise NotFound(f"Could not {action}: no task '{task_id}' in {ws.root}")
-        current = _validated(ws, task_id, loaded.task) if loaded.task is not None else None
+            raise NotFound(f"Could not {action}: no {kind.noun} '{task_id}' in {ws.root}")
+        current = _validated(ws, task_id, loaded.task, kind) if loaded.task is not None else None
         events = decide(current)  # type: ignore[arg-type]
         if not events and not loaded.reconciled:
             return TaskChange(current, [])  # type: ignore[arg-type]
         for event in events:
-            append_record(ws.events_file(task_id), event.model_dump(mode="json"))
+            append_record(kind.log(ws, task_id), event.model_dump(mode="json"))
         for _attempt in range(_CAS_ATTEMPTS):
-            after = replay(events, loaded.task)
-            new_task = _validated(ws, task_id, after)  # type: ignore[arg-type]
+            after = kind.ledger.replay(events, loaded.task)
+            new_task = _validated(ws, task_id, after, kind)  # type: ignore[arg-type]
             if _unchanged_on_disk(path, loaded.data):
-                atomic_replace(path, dump_task(after), crash_prefix="task")  # type: ignore[arg-type]
+                atomic_replace(path, dump_task(after), crash_prefix=kind.noun)  # type: ignore[arg-type]
                 return TaskChange(new_task, events)
-            loaded = _load_raw(ws, task_id)
+            loaded = _load_raw(ws, task_id, kind)
             events = []  # ours are in the log now: reconciling the fresh file applied them
-        raise Conflict(f"Could not {action}: task.yaml changed on disk while applying; the event is recorded and will be applied on the next command. Please retry.")
+        raise Conflict(f"Could not {action}: {path.name} changed on disk while applying; the event is recorded and will be applied on the next command. Please retry.")
 
 
 def _unchanged_on_disk(path: Path, data: bytes | None) -> bool:
