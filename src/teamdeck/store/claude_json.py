@@ -1,0 +1,81 @@
+"""Reading and writing Claude Code's JSON files (inboxes, config.json, task files).
+
+Claude Code rewrites an inbox in place, so a reader can catch it half-written (empty
+or truncated): :func:`read_json_retrying` tries a few times with a short backoff before
+it reports the file. :func:`encode_pretty` writes JSON the way Claude Code does
+(``JSON.stringify(value, null, 2)``: two-space indent, non-ASCII kept, no final newline).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from teamdeck.errors import InvalidFile
+from teamdeck.store.loaders import parse_json, read_capped
+
+CLAUDE_MAX_BYTES = 32 * 1024 * 1024
+"""Cap on one Claude Code JSON file: busy inboxes reach megabytes (B15)."""
+
+RETRY_DELAYS_S = (0.005, 0.02, 0.05)
+"""Pauses between attempts at a file that may be mid-write (then it is reported)."""
+
+_JSON_NAMES = {dict: "object", list: "array", str: "string", bool: "boolean", int: "number", float: "number", type(None): "null"}
+
+
+def json_type_name(value: Any) -> str:
+    """The JSON name of a parsed value's type (``object``, ``array``...)."""
+    return _JSON_NAMES.get(type(value), type(value).__name__)
+
+
+def read_json_retrying(path: Path, expect: type, *, shown: Path | str | None = None,
+                       delays: tuple[float, ...] = RETRY_DELAYS_S) -> Any:
+    """Parse ``path`` as JSON of type ``expect`` (``list`` or ``dict``), retrying while
+    it may be mid-write.
+
+    Args:
+        path: the file.
+        expect: the top-level type it must have.
+        shown: how to name the file in errors (defaults to ``path``).
+        delays: the pauses between attempts (one more attempt than pauses).
+
+    Returns:
+        The parsed value.
+
+    Raises:
+        FileNotFoundError: the file does not exist (callers decide what that means).
+        InvalidFile: still empty, invalid or of the wrong type after every attempt.
+    """
+    name = shown or path
+    problem: InvalidFile | None = None
+    for attempt in range(len(delays) + 1):
+        if attempt:
+            time.sleep(delays[attempt - 1])
+        try:
+            data = read_capped(path, CLAUDE_MAX_BYTES)
+            if not data.strip():
+                raise InvalidFile(name, "", "empty file")
+            value = parse_json(data, Path(name), limit=CLAUDE_MAX_BYTES)
+        except InvalidFile as err:
+            problem = err
+            continue
+        if isinstance(value, expect):
+            return value
+        problem = InvalidFile(name, "", f"expected a JSON {json_type_name(expect())} (got {json_type_name(value)})")
+    assert problem is not None
+    raise problem
+
+
+def encode_pretty(value: Any) -> bytes:
+    """``value`` as Claude Code writes its files: 2-space indent, UTF-8, no final newline.
+
+    Text holding a lone surrogate (legal in JSON as ``\\ud800``) is written with ASCII
+    escapes instead, so its meaning survives.
+    """
+    text = json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False)
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(value, indent=2, ensure_ascii=True, allow_nan=False).encode("ascii")

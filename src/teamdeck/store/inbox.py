@@ -1,0 +1,291 @@
+"""Claude Code inboxes: ``teams/<team>/inboxes/<name>.json``, one JSON array per recipient.
+
+Reading tolerates a file caught mid-write (Claude Code rewrites in place): it is
+retried, then reported for that file alone as :class:`UnreadableInbox` (B14). Entries
+that are not messages are kept and reported, never dropped.
+
+Writing follows Claude Code's own writer so both exclude each other (R4): create the
+file as ``[]`` if missing (exclusive create), take the ``<name>.json.lock`` directory
+lock, re-read the array under it, change it, write a temp file and ``os.replace`` it
+(2-space indent, as Claude Code writes), release, and - for an append - re-read to
+confirm the message landed, appending again if another writer lost it (C10). Only the
+entries we mean to change are touched; every other entry, and every field we do not
+know, is written back as it was read (B13).
+"""
+
+from __future__ import annotations
+
+import copy
+import errno
+import os
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import ValidationError
+
+from teamdeck.errors import InvalidFile, WriteFailed
+from teamdeck.model.claude import InboxMessage, Kind, decode
+from teamdeck.store import fs as fs_seam
+from teamdeck.store.atomic import atomic_replace, tmp_prefix
+from teamdeck.store.claude_json import RETRY_DELAYS_S, encode_pretty, read_json_retrying
+from teamdeck.store.dirlock import LOCK_STALE_S, dir_locked
+
+T = TypeVar("T")
+
+_UMASK = os.umask(0o022)
+os.umask(_UMASK)  # read once at import, as store/atomic.py does
+
+CONFIRM_ATTEMPTS = 3
+"""Appends tried before a message that keeps vanishing is reported unconfirmed."""
+
+
+class UnreadableInbox(InvalidFile):
+    """An inbox that is not a JSON array after retries:
+    ``inbox team-lead.json unreadable: expected a JSON array (got object)``."""
+
+    def __init__(self, path: Path, why: str) -> None:
+        super().__init__(path, "", why)
+        self.args = (f"inbox {path.name} unreadable: {why}",)
+
+
+@dataclass
+class InboxEntry:
+    """One element of an inbox array, valid or not.
+
+    Attributes:
+        index: its position in the array.
+        raw: the element exactly as read.
+        message: the element as a message, or None when it is not one.
+        problem: why it is not a message (``"entry 3: text: Field required"``).
+    """
+
+    index: int
+    raw: Any
+    message: InboxMessage | None
+    problem: str | None = None
+
+    @cached_property
+    def kind(self) -> Kind | None:
+        """The decoded protocol kind (computed on first use; None for a bad entry)."""
+        return decode(self.message) if self.message is not None else None
+
+
+@dataclass
+class Inbox:
+    """An inbox as read: its recipient (the file name) and its entries in file order."""
+
+    path: Path
+    recipient: str
+    entries: list[InboxEntry] = field(default_factory=list)
+
+    @property
+    def messages(self) -> list[InboxEntry]:
+        """The entries that are messages."""
+        return [entry for entry in self.entries if entry.message is not None]
+
+    @property
+    def unread(self) -> list[InboxEntry]:
+        """The messages not yet marked read."""
+        return [entry for entry in self.entries if entry.message is not None and not entry.message.read]
+
+    @property
+    def problems(self) -> list[str]:
+        """One line per entry that is not a message."""
+        return [entry.problem for entry in self.entries if entry.problem]
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """What an append did.
+
+    Attributes:
+        path: the inbox written.
+        confirmed: the message was seen in the file after the write.
+        attempts: how many appends it took (more than 1: another writer lost ours).
+    """
+
+    path: Path
+    confirmed: bool
+    attempts: int
+
+
+def recipient_of(path: Path) -> str:
+    """The recipient an inbox file belongs to: its name without ``.json``."""
+    return path.name[: -len(".json")] if path.name.endswith(".json") else path.name
+
+
+def load_inbox_array(path: Path, *, delays: tuple[float, ...] = RETRY_DELAYS_S) -> list[Any]:
+    """The raw array of an inbox; a missing file is an empty inbox.
+
+    Raises:
+        UnreadableInbox: not a JSON array after every retry.
+    """
+    try:
+        return read_json_retrying(path, list, shown=path.name, delays=delays)
+    except FileNotFoundError:
+        return []
+    except InvalidFile as err:
+        raise UnreadableInbox(path, f"{err.where + ': ' if err.where else ''}{err.why}") from None
+
+
+def parse_entries(array: list[Any]) -> list[InboxEntry]:
+    """Each element of an inbox array as an :class:`InboxEntry`."""
+    entries = []
+    for index, raw in enumerate(array):
+        try:
+            entries.append(InboxEntry(index, raw, InboxMessage.model_validate(raw)))
+        except ValidationError as err:
+            first = err.errors()[0]
+            where = ".".join(str(part) for part in first["loc"])
+            why = "not a JSON object" if not isinstance(raw, dict) else f"{where}: {first['msg']}"
+            entries.append(InboxEntry(index, raw, None, f"{entry_name(index)}: {why}"))
+    return entries
+
+
+def entry_name(index: int) -> str:
+    """How an entry is named in messages (``entry 3``, counting from 1)."""
+    return f"entry {index + 1}"
+
+
+def read_inbox(path: Path) -> Inbox:
+    """Read and parse one inbox (retrying a half-written file).
+
+    Raises:
+        UnreadableInbox: the file is not a JSON array after retries (only this inbox).
+    """
+    return Inbox(path, recipient_of(path), parse_entries(load_inbox_array(path)))
+
+
+def ensure_inbox(path: Path) -> None:
+    """Create ``path`` as ``[]`` if it does not exist, atomically and exclusively.
+
+    The content is written to a temp file first and linked into place (``link`` fails
+    if the name exists), so no reader ever sees an empty file and no existing inbox is
+    ever replaced.
+
+    Raises:
+        WriteFailed: the disk refused.
+    """
+    if path.exists():
+        return
+    fs = fs_seam.current()
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=tmp_prefix(path), suffix=".tmp")
+    except OSError as err:
+        raise WriteFailed(f"could not create {path.name}: {err.strerror or err}; nothing was written") from err
+    try:
+        try:
+            os.fchmod(fd, 0o644 & ~_UMASK)
+            if fs.write(fd, b"[]") != 2:
+                raise OSError(errno.EIO, "short write")
+            fs.fsync(fd)
+        finally:
+            os.close(fd)
+        os.link(tmp, path)
+    except FileExistsError:
+        pass  # another writer created it first: theirs stands
+    except OSError as err:
+        raise WriteFailed(f"could not create {path.name}: {err.strerror or err}; nothing was written") from err
+    finally:
+        os.unlink(tmp)
+
+
+def transact_inbox(path: Path, change: Callable[[list[Any]], tuple[T, bool]], *,
+                   stale_after: float = LOCK_STALE_S, create: bool = True) -> T:
+    """Read-modify-write an inbox under Claude Code's lock.
+
+    Args:
+        path: the inbox file (its directory must exist).
+        change: given the array as read under the lock (to mutate in place), returns
+            ``(result, changed)``; the file is rewritten only when ``changed``.
+        stale_after: the lock's stale time (see :func:`dir_locked`).
+        create: create the file as ``[]`` first if it is missing.
+
+    Returns:
+        ``change``'s result.
+
+    Raises:
+        UnreadableInbox: the file is not a JSON array (it is not rewritten).
+        Busy: the lock stayed held by a live writer.
+        WriteFailed: the disk refused; the inbox is unchanged.
+    """
+    if create:
+        ensure_inbox(path)
+    with dir_locked(path, stale_after=stale_after, what=f"inbox {path.name}"):
+        array = load_inbox_array(path)
+        result, changed = change(array)
+        if changed:
+            atomic_replace(path, encode_pretty(array), crash_prefix="inbox")
+    return result
+
+
+def same_message(a: Any, b: Any) -> bool:
+    """Whether two entries are the same message: every field equal except ``read``
+    (the recipient may have marked it read since)."""
+    if not isinstance(a, dict) or not isinstance(b, dict):
+        return False
+    return {k: v for k, v in a.items() if k != "read"} == {k: v for k, v in b.items() if k != "read"}
+
+
+def append_message(path: Path, message: dict[str, Any], *, stale_after: float = LOCK_STALE_S,
+                   attempts: int = CONFIRM_ATTEMPTS) -> Delivery:
+    """Append one message the way Claude Code does, then confirm it by re-reading.
+
+    Args:
+        path: the recipient's inbox.
+        message: the entry (``from``, ``text``, ``summary``?, ``timestamp``, ``color``?,
+            ``read``); written as given.
+        stale_after: the lock's stale time.
+        attempts: appends to try while the message keeps going missing afterwards.
+
+    Returns:
+        The :class:`Delivery`; ``confirmed`` is False when the message was still not in
+        the file after ``attempts`` appends (a writer that ignores the lock lost it).
+
+    Raises:
+        UnreadableInbox, Busy, WriteFailed: see :func:`transact_inbox`; nothing was
+            appended.
+    """
+    for attempt in range(1, attempts + 1):
+        transact_inbox(path, lambda array: (array.append(copy.deepcopy(message)), True), stale_after=stale_after)
+        if any(same_message(entry, message) for entry in load_inbox_array(path)):
+            return Delivery(path, True, attempt)
+    return Delivery(path, False, attempts)
+
+
+def mark_read(path: Path, wanted: Callable[[dict[str, Any]], bool], *,
+              stale_after: float = LOCK_STALE_S) -> list[dict[str, Any]]:
+    """Mark the unread messages that ``wanted`` selects as read, under the lock.
+
+    Args:
+        path: the inbox.
+        wanted: a predicate over a raw entry (only unread object entries are offered).
+        stale_after: the lock's stale time.
+
+    Returns:
+        Copies of the entries marked, as they were before (``read: false``), in file order.
+        An inbox that does not exist is left alone (nothing to mark).
+    """
+    if not path.exists():
+        return []
+
+    def change(array: list[Any]) -> tuple[list[dict[str, Any]], bool]:
+        taken = []
+        for entry in array:
+            if isinstance(entry, dict) and entry.get("read") is not True and wanted(entry):
+                taken.append(copy.deepcopy(entry))
+                entry["read"] = True
+        return taken, bool(taken)
+
+    return transact_inbox(path, change, stale_after=stale_after, create=False)
+
+
+def take_unread(path: Path, *, stale_after: float = LOCK_STALE_S) -> list[dict[str, Any]]:
+    """Every unread message of an inbox, marked read in the same locked write
+    (what delivering them to the recipient does)."""
+    return mark_read(path, lambda _entry: True, stale_after=stale_after)
+

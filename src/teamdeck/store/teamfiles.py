@@ -1,0 +1,292 @@
+"""Claude Code team files on disk: listing teams, ``config.json``, task lists, removal.
+
+``config.json`` is read with the same retries as an inbox (a writer may be mid-way)
+and changed only under the same mkdir lock Claude Code uses for its inboxes
+(``config.json.lock``), re-read under the lock, validated, and replaced atomically; the
+raw JSON is edited, so fields we do not know survive (B13).
+
+``tasks/`` holds both kinds of task directory: a teamdeck task (``task.yaml``,
+``events.jsonl``) and a Claude Code task list (numbered JSON files and a ``.lock``).
+:func:`task_dir_kind` tells them apart for every module that lists ``tasks/``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from teamdeck.errors import InvalidFile, NotFound, Refused, WriteFailed
+from teamdeck.model.claude import ClaudeTask, TeamConfig
+from teamdeck.store.atomic import atomic_replace, is_temp_name
+from teamdeck.store.claude_json import encode_pretty, read_json_retrying
+from teamdeck.store.dirlock import LOCK_STALE_S, dir_locked
+from teamdeck.store.paths import InvalidId, check_id, check_member, shown
+from teamdeck.store.workspace import Workspace
+
+T = TypeVar("T")
+
+TaskDirKind = Literal["teamdeck", "claude", "empty", "other"]
+
+TASK_FILE_RE = re.compile(r"^(0|[1-9][0-9]{0,8})\.json$")
+"""A Claude Code task file name: the task id (a decimal number) plus ``.json``."""
+
+
+def model_problem(err: ValidationError) -> str:
+    """The first pydantic error as ``members.1.name: Field required`` (+N more)."""
+    first = err.errors()[0]
+    where = ".".join(str(part) for part in first["loc"])
+    more = len(err.errors()) - 1
+    return (f"{where}: {first['msg']}" if where else first["msg"]) + (f" (+{more} more)" if more else "")
+
+
+def validate_raw(model: type[BaseModel], raw: Any, shown_path: Path | str) -> Any:
+    """``raw`` validated as ``model``.
+
+    Raises:
+        InvalidFile: naming the first problem.
+    """
+    try:
+        return model.model_validate(raw)
+    except ValidationError as err:
+        raise InvalidFile(shown_path, "", model_problem(err)) from None
+
+
+# --- teams ----------------------------------------------------------------------
+
+
+def list_team_names(ws: Workspace) -> tuple[list[str], list[str]]:
+    """The teams of the workspace: directories under ``teams/`` holding ``config.json``.
+
+    Returns:
+        ``(names, ignored)``: valid team names sorted, and one line per directory whose
+        name fails the allow-list (B17), with the name escaped.
+    """
+    try:
+        children = sorted(os.listdir(ws.teams_dir))
+    except (FileNotFoundError, NotADirectoryError):
+        return [], []
+    names, ignored = [], []
+    for child in children:
+        if child.startswith("."):
+            continue
+        path = ws.teams_dir / child
+        if not path.is_dir() or not (path / "config.json").is_file():
+            continue
+        try:
+            names.append(check_id(child, "team name"))
+        except InvalidId as err:
+            ignored.append(f"teams/{shown(child)}: ignored: {err}")
+    return names, ignored
+
+
+def config_shown(ws: Workspace, team: str) -> Path:
+    """``teams/<team>/config.json`` as messages name it."""
+    return ws.rel(ws.team_config(team))
+
+
+def load_config_raw(ws: Workspace, team: str) -> dict[str, Any]:
+    """``config.json`` as a raw dict, validated as a :class:`TeamConfig`.
+
+    Raises:
+        NotFound: the team has no config.json.
+        InvalidFile: not a JSON object after retries, or not a team config.
+    """
+    path = ws.team_config(team)
+    try:
+        raw = read_json_retrying(path, dict, shown=config_shown(ws, team))
+    except FileNotFoundError:
+        raise NotFound(f"team '{team}' not found: no {config_shown(ws, team)}") from None
+    validate_raw(TeamConfig, raw, config_shown(ws, team))
+    return raw
+
+
+def read_team_config(ws: Workspace, team: str) -> TeamConfig:
+    """The team's ``config.json`` as a :class:`TeamConfig` (see :func:`load_config_raw`)."""
+    return TeamConfig.model_validate(load_config_raw(ws, team))
+
+
+def transact_config(ws: Workspace, team: str, change: Callable[[dict[str, Any]], tuple[T, bool]], *,
+                    stale_after: float = LOCK_STALE_S) -> T:
+    """Read-modify-write ``config.json`` under its mkdir lock.
+
+    Args:
+        ws: the workspace.
+        team: the team.
+        change: given the raw config read under the lock (mutate it in place), returns
+            ``(result, changed)``; the file is rewritten only when ``changed``, and only
+            if the result is still a valid team config.
+        stale_after: the lock's stale time.
+
+    Raises:
+        NotFound, InvalidFile: see :func:`load_config_raw`.
+        Busy, WriteFailed: the lock or the disk refused; config.json is unchanged.
+    """
+    path = ws.team_config(team)
+    if not path.is_file():
+        raise NotFound(f"team '{team}' not found: no {config_shown(ws, team)}")
+    with dir_locked(path, stale_after=stale_after, what=str(config_shown(ws, team))):
+        raw = load_config_raw(ws, team)
+        result, changed = change(raw)
+        if changed:
+            validate_raw(TeamConfig, raw, config_shown(ws, team))
+            atomic_replace(path, encode_pretty(raw), crash_prefix="config")
+    return result
+
+
+def create_team_files(ws: Workspace, team: str, config: dict[str, Any]) -> None:
+    """Create ``teams/<team>/`` (config.json, inboxes/) and the task list ``tasks/<team>/``
+    (with Claude Code's empty ``.lock``), as TeamCreate does.
+
+    The team directory is created with an exclusive mkdir, so two creators cannot both
+    succeed.
+
+    Raises:
+        Refused: the team exists, or ``tasks/<team>/`` is already something else.
+        WriteFailed: the disk refused; what was created is removed again.
+    """
+    team_dir = ws.team_dir(team)
+    tasks_dir = ws.claude_tasks_dir(team)
+    if task_dir_kind(tasks_dir) not in ("claude", "empty", "missing"):
+        raise Refused(f"Could not create team '{team}': {ws.rel(tasks_dir)} is already a teamdeck task "
+                      "or another directory; choose another team name")
+    try:
+        ws.teams_dir.mkdir(parents=True, exist_ok=True)
+        team_dir.mkdir()
+    except FileExistsError:
+        raise Refused(f"Could not create team '{team}': it already exists ({ws.rel(team_dir)})") from None
+    except OSError as err:
+        raise WriteFailed(f"could not create {ws.rel(team_dir)}: {err.strerror or err}; nothing was written") from err
+    try:
+        ws.inboxes_dir(team).mkdir()
+        atomic_replace(ws.team_config(team), encode_pretty(config), crash_prefix="config")
+        tasks_dir.mkdir(parents=True, exist_ok=True)
+        (tasks_dir / ".lock").touch()
+    except (OSError, WriteFailed) as err:
+        shutil.rmtree(team_dir, ignore_errors=True)
+        why = err.strerror if isinstance(err, OSError) else str(err)
+        raise WriteFailed(f"could not create team '{team}': {why}; nothing was kept") from err
+
+
+def remove_team_files(ws: Workspace, team: str, *, tombstone: str) -> list[str]:
+    """Remove ``teams/<team>/`` and, if it is a Claude Code task list, ``tasks/<team>/``.
+
+    The team directory is first renamed to ``teams/.<team>.deleted-<tombstone>`` so it
+    disappears for readers in one step, then removed.
+
+    Returns:
+        The workspace-relative directories removed.
+
+    Raises:
+        NotFound: the team does not exist.
+        WriteFailed: the rename was refused; nothing was removed.
+    """
+    team_dir = ws.team_dir(team)
+    grave = ws.teams_dir / f".{team}.deleted-{tombstone}"
+    try:
+        os.rename(team_dir, grave)
+    except FileNotFoundError:
+        raise NotFound(f"team '{team}' not found: no {ws.rel(team_dir)}") from None
+    except OSError as err:
+        raise WriteFailed(f"could not delete team '{team}': {err.strerror or err}; nothing was removed") from err
+    shutil.rmtree(grave, ignore_errors=True)
+    removed = [str(ws.rel(team_dir))]
+    tasks_dir = ws.claude_tasks_dir(team)
+    if task_dir_kind(tasks_dir) in ("claude", "empty"):
+        shutil.rmtree(tasks_dir, ignore_errors=True)
+        removed.append(str(ws.rel(tasks_dir)))
+    return removed
+
+
+# --- inboxes --------------------------------------------------------------------
+
+
+def list_inbox_paths(ws: Workspace, team: str) -> tuple[list[Path], list[str]]:
+    """The inbox files of a team (``inboxes/*.json``, our temp files and locks skipped).
+
+    Returns:
+        ``(paths, ignored)``: inboxes whose names are usable member names, sorted, and
+        one line per file whose name fails the member allow-list (B17).
+    """
+    directory = ws.inboxes_dir(team)
+    try:
+        names = sorted(os.listdir(directory))
+    except (FileNotFoundError, NotADirectoryError):
+        return [], []
+    paths, ignored = [], []
+    for name in names:
+        if not name.endswith(".json") or is_temp_name(name) or name.startswith("."):
+            continue
+        try:
+            paths.append(ws.inbox(team, check_member(name[: -len(".json")])))
+        except InvalidId as err:
+            ignored.append(f"{ws.rel(directory)}/{shown(name)}: ignored: {err}")
+    return paths, ignored
+
+
+# --- tasks/<team>/ : Claude Code task lists ---------------------------------------
+
+
+def task_dir_kind(path: Path) -> TaskDirKind | Literal["missing"]:
+    """What a directory under ``tasks/`` is.
+
+    Returns:
+        ``"teamdeck"`` (it holds task.yaml or events.jsonl), ``"claude"`` (numbered JSON
+        task files or Claude Code's ``.lock``), ``"empty"``, ``"other"``, or
+        ``"missing"`` when there is no such directory.
+    """
+    try:
+        names = os.listdir(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return "missing"
+    if "task.yaml" in names or "events.jsonl" in names:
+        return "teamdeck"
+    if ".lock" in names or any(TASK_FILE_RE.match(name) for name in names):
+        return "claude"
+    return "empty" if not names else "other"
+
+
+@dataclass
+class ClaudeTaskList:
+    """A Claude Code task list as read.
+
+    Attributes:
+        team: the list's directory name (the team).
+        tasks: every task file that parsed, sorted by numeric id (internal ones too).
+        problems: one line per task file that did not.
+    """
+
+    team: str
+    tasks: list[ClaudeTask] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def visible(self) -> list[ClaudeTask]:
+        """The tasks a task list shows: ``metadata._internal`` ones hidden."""
+        return [task for task in self.tasks if not task.internal]
+
+
+def read_claude_tasks(ws: Workspace, team: str) -> ClaudeTaskList:
+    """Read ``tasks/<team>/<n>.json``; a bad file is reported, the others still read."""
+    directory = ws.claude_tasks_dir(team)
+    result = ClaudeTaskList(team)
+    try:
+        names = os.listdir(directory)
+    except (FileNotFoundError, NotADirectoryError):
+        return result
+    for name in sorted((name for name in names if TASK_FILE_RE.match(name)), key=lambda n: int(n[:-5])):
+        shown_path = ws.rel(directory / name)
+        try:
+            raw = read_json_retrying(directory / name, dict, shown=shown_path)
+            result.tasks.append(validate_raw(ClaudeTask, raw, shown_path))
+        except FileNotFoundError:
+            continue
+        except InvalidFile as err:
+            result.problems.append(str(err))
+    return result
