@@ -4,8 +4,11 @@
 - YAML with libyaml's C loader, refusing anchors/aliases (B2), explicit tags (B1) and
   duplicate keys (B5); YAML 1.1's implicit booleans and octals are left to the models,
   which refuse a number where a string belongs (B4).
-- JSON refusing NaN/Infinity (B7) and duplicate keys (B5); deep nesting (B6) and huge
-  integers (B8) become errors, not tracebacks; a UTF-8 BOM is accepted (B10).
+- YAML mapping keys must be strings: an unquoted ``on:`` or ``12:`` is refused with its
+  line instead of becoming a boolean or integer key (B4).
+- JSON refusing NaN/Infinity (naming where, B7) and duplicate keys (naming the line, B5);
+  nesting deeper than :data:`MAX_DEPTH` (B6) and huge integers (B8) become errors, not
+  tracebacks; a UTF-8 BOM is accepted (B10).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from teamdeck.errors import InvalidFile
 
 MAX_FILE_BYTES = 1024 * 1024
 MAX_DEPTH = 100
+TOO_DEEP = f"nesting too deep (more than {MAX_DEPTH} levels)"
 
 _CLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _CDumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
@@ -35,9 +39,8 @@ def human_size(size: int) -> str:
     """``3.2 MiB`` / ``812 bytes``."""
     if size < 1024:
         return f"{size:,} bytes"
-    if size < 1024 * 1024:
-        return f"{size / 1024:.1f} KiB"
-    return f"{size / (1024 * 1024):.1f} MiB"
+    value, unit = (size / 1024, "KiB") if size < 1024 * 1024 else (size / (1024 * 1024), "MiB")
+    return f"{value:.1f}".removesuffix(".0") + f" {unit}"
 
 
 def check_size(path: Path, size: int, limit: int = MAX_FILE_BYTES) -> None:
@@ -64,12 +67,15 @@ def read_capped(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
 
 
 class _StrictLoader(_CLoader):  # type: ignore[misc, valid-type]
-    """The C safe loader, with duplicate mapping keys refused."""
+    """The C safe loader, with duplicate and non-string mapping keys refused."""
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: dict[Any, Any] = {}
         for key_node, _ in node.value:
             key = self.construct_object(key_node, deep=deep)
+            if not isinstance(key, str):
+                raise InvalidFile("", f"line {key_node.start_mark.line + 1}",
+                                  f"key {key_node.value!r} is read as {type(key).__name__} {key!r}; quote it")
             if key in seen:
                 raise InvalidFile("", f"line {key_node.start_mark.line + 1}", f"duplicate key '{key}'")
             seen[key] = True
@@ -91,7 +97,7 @@ def _scan_yaml_events(text: str, path: Path) -> None:
         if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
             depth += 1
             if depth > MAX_DEPTH:
-                raise InvalidFile(path, line, "nesting too deep")
+                raise InvalidFile(path, line, TOO_DEEP)
         elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
             depth -= 1
         if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
@@ -131,46 +137,128 @@ def dump_yaml(data: Any) -> bytes:
     return yaml.dump(data, Dumper=_CDumper, sort_keys=False, allow_unicode=True, default_flow_style=False, width=100).encode()
 
 
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"non-finite number {name}")
+class _NonFinite:
+    """Stands in for NaN/Infinity while parsing, so the check after it can say where."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+class _DuplicateKey(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(f"duplicate key '{key}'")
+        self.key = key
 
 
 def _refuse_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     result: dict[str, Any] = {}
     for key, value in pairs:
         if key in result:
-            raise ValueError(f"duplicate key '{key}'")
+            raise _DuplicateKey(key)
         result[key] = value
     return result
 
 
 def _reason(err: BaseException, default: str) -> str:
     if isinstance(err, RecursionError):
-        return "nesting too deep"
+        return TOO_DEEP
     text = str(err)
     if "Exceeds the limit" in text and "integer" in text:
         return "number too large (more than 4300 digits)"
     return text or default
 
 
+def _duplicate_key_line(text: str) -> str:
+    """``line N`` of the first repeated key in one JSON object ("" if it cannot be told).
+
+    Only called once a duplicate is known to exist: the stdlib parser gives no
+    positions, but libyaml's flat event stream over JSON text (flow YAML) carries marks.
+    """
+    keys: list[set[str] | None] = []  # per open container: the keys seen (None: a list)
+    expecting_key: list[bool] = []
+    try:
+        for event in yaml.parse(text, Loader=_CLoader):
+            if isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                keys.pop()
+                expecting_key.pop()
+                continue
+            current = keys[-1] if keys else None
+            if current is not None:
+                is_key, expecting_key[-1] = expecting_key[-1], not expecting_key[-1]
+                if is_key and isinstance(event, yaml.ScalarEvent):
+                    if event.value in current:
+                        return f"line {event.start_mark.line + 1}"
+                    current.add(event.value)
+            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                keys.append(set() if isinstance(event, yaml.MappingStartEvent) else None)
+                expecting_key.append(True)
+    except yaml.YAMLError:
+        pass
+    return ""
+
+
+def _nesting_depth(value: Any, limit: int) -> int:
+    """How deeply lists and objects nest in ``value``, counted up to ``limit + 1``.
+
+    Level by level, so no depth the parser accepted can overflow the stack here. The
+    cap matters downstream: pydantic, jsonschema and copies recurse over the value.
+    """
+    level = [value] if isinstance(value, (dict, list)) else []
+    depth = 0
+    while level and depth <= limit:
+        depth += 1
+        level = [child for node in level for child in (node.values() if isinstance(node, dict) else node)
+                 if isinstance(child, (dict, list))]
+    return depth
+
+
+def _non_finite_path(value: Any) -> tuple[str, str] | None:
+    """``("$.score", "NaN")`` for the first NaN/Infinity placeholder in ``value``, if any."""
+    stack: list[tuple[Any, str]] = [(value, "$")]
+    while stack:
+        node, where = stack.pop()
+        if isinstance(node, _NonFinite):
+            return where, node.name
+        if isinstance(node, dict):
+            stack.extend((child, f"{where}.{key}") for key, child in reversed(node.items()))
+        elif isinstance(node, list):
+            stack.extend((child, f"{where}[{index}]") for index, child in reversed(list(enumerate(node))))
+    return None
+
+
 def parse_json(data: bytes, path: Path, *, limit: int = MAX_FILE_BYTES) -> Any:
     """Parse JSON bytes safely (BOM accepted; NaN, duplicates, deep nesting refused).
 
     Raises:
-        InvalidFile: too big, not UTF-8, invalid JSON, NaN/Infinity, duplicate key,
-            nesting deeper than :data:`MAX_DEPTH`, or an integer too long to convert.
+        InvalidFile: too big, not UTF-8, invalid JSON, NaN/Infinity (with its JSON
+            path), a duplicate key (with its line), nesting deeper than
+            :data:`MAX_DEPTH`, or an integer too long to convert.
     """
     check_size(path, len(data), limit)
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
         raise InvalidFile(path, f"byte {err.start}", "not valid UTF-8") from None
+    non_finite: list[_NonFinite] = []
+
+    def placeholder(name: str) -> _NonFinite:
+        non_finite.append(_NonFinite(name))
+        return non_finite[-1]
+
     try:
-        return json.loads(text, parse_constant=_refuse_constant, object_pairs_hook=_refuse_duplicates)
+        value = json.loads(text, parse_constant=placeholder, object_pairs_hook=_refuse_duplicates)
     except json.JSONDecodeError as err:
         raise InvalidFile(path, f"line {err.lineno} column {err.colno}", f"invalid JSON: {err.msg}") from None
+    except _DuplicateKey as err:
+        raise InvalidFile(path, _duplicate_key_line(text), str(err)) from None
     except (ValueError, RecursionError) as err:
         raise InvalidFile(path, "", _reason(err, "invalid JSON")) from None
+    if non_finite:
+        where, name = _non_finite_path(value) or ("", non_finite[0].name)
+        raise InvalidFile(path, where, f"non-finite number {name}")
+    if _nesting_depth(value, MAX_DEPTH) > MAX_DEPTH:
+        raise InvalidFile(path, "", TOO_DEEP)
+    return value
 
 
 def dumps_json(data: Any, *, indent: int | None = None) -> str:
