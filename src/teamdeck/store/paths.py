@@ -55,17 +55,40 @@ def check_member(value: object, kind: str = "member name") -> str:
     return check_id(value, kind, pattern=MEMBER_RE)
 
 
-def inside(root: Path, path: Path) -> Path:
+def inside(root: Path, path: Path, *, within: Path | None = None) -> Path:
     """``path`` if, with every symlink resolved, it is inside ``root`` (S9).
 
+    Args:
+        root: the resolved workspace root.
+        path: the path to check, built from checked ids under ``root``.
+        within: a narrower directory (under ``root``, not resolved) the path must stay
+            in, so a symlink pointing elsewhere inside the workspace is refused too.
+
     Raises:
-        InvalidFile: it resolves outside the workspace.
+        InvalidFile: it resolves outside the workspace (or outside ``within``).
     """
     resolved = path.resolve()
-    if not resolved.is_relative_to(root):
-        try:
-            shown_path = path.relative_to(root)
-        except ValueError:
-            shown_path = path
-        raise InvalidFile(shown_path, "", "resolves outside the workspace; ignored")
+    for boundary in (root, within):
+        if boundary is not None and not resolved.is_relative_to(boundary):
+            place = "the workspace" if boundary == root else _relative(root, boundary)
+            raise InvalidFile(_relative(root, _first_link(root, path)), "", f"resolves outside {place}; ignored")
+    return path
+
+
+def _relative(root: Path, path: Path) -> Path:
+    try:
+        return path.relative_to(root)
+    except ValueError:
+        return path
+
+
+def _first_link(root: Path, path: Path) -> Path:
+    """The first symlink on the way from ``root`` to ``path`` (the one to blame), else ``path``."""
+    if not path.is_relative_to(root):
+        return path
+    current = root
+    for part in path.relative_to(root).parts:
+        current = current / part
+        if current.is_symlink():
+            return current
     return path

@@ -85,9 +85,10 @@ class Workspace:
         return self.task_dir(task_id) / "agents"
 
     def final_output(self, task_id: str, agent_id: str) -> Path:
-        """``agents/<agent>/artifacts/final.json``, refused if it resolves outside (S8, S9)."""
-        path = self.agents_dir(task_id) / check_id(agent_id, "worker id") / "artifacts" / "final.json"
-        return inside(self.root, path)
+        """``agents/<agent>/artifacts/final.json``, refused if it resolves outside the
+        agent's own directory, e.g. through a symlink (S8, S9)."""
+        agent_dir = self.agents_dir(task_id) / check_id(agent_id, "worker id")
+        return inside(self.root, agent_dir / "artifacts" / "final.json", within=agent_dir)
 
     def shared_dir(self, task_id: str) -> Path:
         return self.task_dir(task_id) / "shared"
@@ -97,6 +98,37 @@ class Workspace:
 
     def human_notes(self, task_id: str) -> Path:
         return self.shared_dir(task_id) / "human-notes.md"
+
+    # --- guardian records (seed 003) -------------------------------------------
+    def assignments_dir(self, task_id: str) -> Path:
+        return self.task_dir(task_id) / "guardian" / "assignments"
+
+    def assignment_file(self, task_id: str, assignment_id: str) -> Path:
+        """``guardian/assignments/<id>.json``: one write-once GuardianAssignment."""
+        return self.assignments_dir(task_id) / f"{check_id(assignment_id, 'assignment id')}.json"
+
+    def verdicts_dir(self, task_id: str) -> Path:
+        return self.task_dir(task_id) / "guardian" / "verdicts"
+
+    def verdict_file(self, task_id: str, verdict_id: str) -> Path:
+        """``guardian/verdicts/<id>.json``: one write-once GuardianVerdictSnapshot."""
+        return self.verdicts_dir(task_id) / f"{check_id(verdict_id, 'verdict id')}.json"
+
+    # --- coordinator plans (seed 002) ------------------------------------------
+    @property
+    def plans_dir(self) -> Path:
+        return self.root / "plans"
+
+    def plan_dir(self, plan_id: str) -> Path:
+        return self.plans_dir / check_id(plan_id, "plan id")
+
+    def plan_file(self, plan_id: str) -> Path:
+        """``plans/<plan-id>/plan.yaml``: the plan's folded state."""
+        return self.plan_dir(plan_id) / "plan.yaml"
+
+    def plan_events_file(self, plan_id: str) -> Path:
+        """``plans/<plan-id>/events.jsonl``: the plan's event log."""
+        return self.plan_dir(plan_id) / "events.jsonl"
 
     # --- Claude Code teams ----------------------------------------------------
     @property
