@@ -43,19 +43,20 @@ def describe_holder(lock_file: Path) -> str:
 
 
 @contextmanager
-def locked(path: Path, *, timeout: float = LOCK_TIMEOUT_S, what: str | None = None) -> Iterator[None]:
+def locked(path: Path, *, timeout: float | None = None, what: str | None = None) -> Iterator[None]:
     """Hold the exclusive lock guarding ``path`` for the duration of the block.
 
     Args:
         path: the file being read-modified-written (its directory must exist).
-        timeout: seconds to wait before giving up.
+        timeout: seconds to wait before giving up (default :data:`LOCK_TIMEOUT_S`,
+            read at call time so tests can shorten it).
         what: how to name the file in the message (defaults to its name).
 
     Raises:
         Busy: another live process held the lock for longer than ``timeout``.
     """
     lock_file = lock_path_for(path)
-    lock = FileLock(lock_file, timeout=timeout, on_acquired=_record_holder)
+    lock = FileLock(lock_file, timeout=LOCK_TIMEOUT_S if timeout is None else timeout, on_acquired=_record_holder)
     try:
         lock.acquire()
     except Timeout:
