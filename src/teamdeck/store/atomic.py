@@ -5,7 +5,7 @@ from __future__ import annotations
 import errno
 import logging
 import os
-import tempfile
+import secrets
 from pathlib import Path
 
 from teamdeck.errors import WriteFailed
@@ -40,17 +40,12 @@ def atomic_replace(path: Path, data: bytes, *, crash_prefix: str = "file") -> No
     """
     fs = fs_seam.current()
     try:
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=tmp_prefix(path), suffix=".tmp")
+        fd, tmp = _create_temp(path)
     except OSError as err:
         raise WriteFailed(f"could not write {path.name}: {err.strerror} creating a temp file in {path.parent}; nothing was changed") from err
     try:
         os.fchmod(fd, _mode_for(path))
-        view = memoryview(data)
-        while view:
-            written = fs.write(fd, view)
-            if written <= 0:
-                raise OSError(errno.EIO, "write returned no progress")
-            view = view[written:]
+        fs.write_all(fd, data)
         fs.crash_point(f"{crash_prefix}.after_tmp_write")
         fs.fsync(fd)
         fs.crash_point(f"{crash_prefix}.after_tmp_fsync")
@@ -66,6 +61,21 @@ def atomic_replace(path: Path, data: bytes, *, crash_prefix: str = "file") -> No
         raise WriteFailed(f"could not replace {path.name}: {err.strerror or err}; it was not changed") from err
     fs.crash_point(f"{crash_prefix}.after_replace")
     fsync_dir(path.parent)
+
+
+def _create_temp(path: Path) -> tuple[int, Path]:
+    """A new, uniquely named temp file beside ``path``, created through the fs seam.
+
+    Raises:
+        OSError: it could not be created (ENOSPC, EROFS, EACCES...).
+    """
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | os.O_NOFOLLOW
+    while True:
+        tmp = path.with_name(f"{tmp_prefix(path)}{secrets.token_hex(6)}.tmp")
+        try:
+            return fs_seam.current().open(tmp, flags, 0o600), tmp
+        except FileExistsError:
+            continue
 
 
 def _mode_for(path: Path) -> int:

@@ -11,6 +11,7 @@ SIGKILL there, so crash tests can run a writer in a subprocess and inspect what 
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
 from contextlib import contextmanager
@@ -28,6 +29,20 @@ class OsFs:
     def write(self, fd: int, data: bytes | memoryview) -> int:
         return os.write(fd, data)
 
+    def write_all(self, fd: int, data: bytes | memoryview) -> None:
+        """Write all of ``data``, looping over partial writes (not for log appends:
+        those must be one ``write``, see store/jsonl.py).
+
+        Raises:
+            OSError: a write failed or made no progress (EIO).
+        """
+        view = memoryview(data)
+        while view:
+            written = self.write(fd, view)
+            if written <= 0:
+                raise OSError(errno.EIO, "write returned no progress")
+            view = view[written:]
+
     def fsync(self, fd: int) -> None:
         os.fsync(fd)
 
@@ -42,6 +57,9 @@ class OsFs:
 
     def unlink(self, path: str | os.PathLike[str]) -> None:
         os.unlink(path)
+
+    def link(self, src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
+        os.link(src, dst)
 
     def ftruncate(self, fd: int, length: int) -> None:
         os.ftruncate(fd, length)
