@@ -1,7 +1,8 @@
 """Reading task.yaml and changing it safely: the one read-modify-write path for tasks.
 
-:func:`transact` is how every front changes a task. Under the task's lock it re-reads
-task.yaml, applies events a crashed writer left unapplied (F12), lets the caller decide
+:func:`transact` is how every front changes a task. Under the task's lock it cleans up
+after a crashed writer (stale temp files, F1; a torn last line of events.jsonl, F2),
+re-reads task.yaml, applies events a crashed writer left unapplied (F12), lets the caller decide
 which events to add, appends them durably (fsync) *before* replacing task.yaml (R11),
 and guards the replace with a compare-and-swap against writers that ignore the lock (C6).
 
@@ -25,7 +26,7 @@ from teamdeck.model.event import Event
 from teamdeck.model.task import Task
 from teamdeck.protocol.replay import TASKS, Ledger
 from teamdeck.store.atomic import atomic_replace, remove_stale_temps
-from teamdeck.store.jsonl import append_record, read_records
+from teamdeck.store.jsonl import append_record, read_records, repair_torn_tail
 from teamdeck.store.loaders import dump_yaml, parse_yaml, read_capped
 from teamdeck.store.locks import locked
 from teamdeck.store.workspace import Workspace
@@ -66,10 +67,12 @@ _CAS_ATTEMPTS = 3
 
 @dataclass(frozen=True)
 class TaskChange:
-    """What :func:`transact` did: the task after the change and the events it added."""
+    """What :func:`transact` did: the task after the change, the events it added, and
+    notices for the person about crash debris it cleaned up first (also logged)."""
 
     task: Task
     events: list[Event]
+    notices: tuple[str, ...] = ()
 
 
 def validation_message(err: ValidationError, limit: int = 3) -> str:
@@ -157,6 +160,8 @@ def load_document(ws: Workspace, doc_id: str, kind: DocumentKind) -> BaseModel:
     """
     loaded = _load_raw(ws, doc_id, kind)
     if loaded.task is None:
+        if loaded.data is not None:
+            raise InvalidFile(ws.rel(kind.file(ws, doc_id)), "", f"empty, and its log has no {kind.ledger.created} to rebuild it from")
         raise NotFound(f"No {kind.noun} '{doc_id}' in {ws.root} (looked for {ws.rel(kind.file(ws, doc_id))})")
     return _validated(ws, doc_id, loaded.task, kind)
 
@@ -178,14 +183,14 @@ def _load_raw(ws: Workspace, task_id: str, kind: DocumentKind) -> _Loaded:
     except FileNotFoundError:
         data = None
     raw: dict[str, Any] | None = None
-    if data is not None:
+    if data is not None and data.strip():  # an empty file is rebuilt from the log (B16)
         raw = parse_task_dict(data, ws.rel(path), kind)
     events = read_events(ws, task_id, kind) if kind.log(ws, task_id).exists() else []
     pending = _pending(events, raw)
     if raw is None:
         starts = [index for index, event in enumerate(pending) if event.type == kind.ledger.created]
         if not starts:
-            return _Loaded(None, None, False)
+            return _Loaded(None, data, False)
         pending = pending[starts[-1] :]
     return _Loaded(kind.ledger.replay(pending, raw), data, bool(pending))
 
@@ -229,8 +234,7 @@ def transact(ws: Workspace, task_id: str, decide: Decide, *, action: str, create
     elif not path.parent.is_dir():
         raise NotFound(f"Could not {action}: no {kind.noun} '{task_id}' in {ws.root}")
     with locked(path, what=str(ws.rel(path))):
-        for stale in remove_stale_temps(path.parent, path.name):
-            log.warning("removed a stale temp file left by a crashed writer: %s", ws.rel(stale))
+        notices = _clean_up_after_crash(ws, path, kind.log(ws, task_id))
         loaded = _load_raw(ws, task_id, kind)
         if create and loaded.task is not None:
             raise Refused(f"Could not {action}: {kind.noun} '{task_id}' already exists ({ws.rel(path)})")
@@ -239,7 +243,7 @@ def transact(ws: Workspace, task_id: str, decide: Decide, *, action: str, create
         current = _validated(ws, task_id, loaded.task, kind) if loaded.task is not None else None
         events = decide(current)  # type: ignore[arg-type]
         if not events and not loaded.reconciled:
-            return TaskChange(current, [])  # type: ignore[arg-type]
+            return TaskChange(current, [], notices)  # type: ignore[arg-type]
         for event in events:
             append_record(kind.log(ws, task_id), event.model_dump(mode="json"))
         for _attempt in range(_CAS_ATTEMPTS):
@@ -247,10 +251,31 @@ def transact(ws: Workspace, task_id: str, decide: Decide, *, action: str, create
             new_task = _validated(ws, task_id, after, kind)  # type: ignore[arg-type]
             if _unchanged_on_disk(path, loaded.data):
                 atomic_replace(path, dump_task(after), crash_prefix=kind.noun)  # type: ignore[arg-type]
-                return TaskChange(new_task, events)
+                return TaskChange(new_task, events, notices)
             loaded = _load_raw(ws, task_id, kind)
             events = []  # ours are in the log now: reconciling the fresh file applied them
         raise Conflict(f"Could not {action}: {path.name} changed on disk while applying; the event is recorded and will be applied on the next command. Please retry.")
+
+
+def _clean_up_after_crash(ws: Workspace, path: Path, log_path: Path) -> tuple[str, ...]:
+    """Remove a killed writer's temp files of ``path`` (F1) and move a torn last line of
+    ``log_path`` aside (F2) before anything is appended after it. Call under the
+    document's lock: it is the writer lock of both files.
+
+    Returns:
+        One notice per thing cleaned up (each also logged as a warning).
+
+    Raises:
+        WriteFailed: the torn line could not be saved; the log was left untouched (F16).
+    """
+    notices = [f"removed a temp file left by a crashed writer: {ws.rel(stale)}"
+               for stale in remove_stale_temps(path.parent, path.name)]
+    banner = repair_torn_tail(log_path, ws.clock().strftime("%Y%m%dT%H%M%SZ"))
+    if banner:
+        notices.append(f"{ws.rel(log_path.parent)}/{banner}")
+    for notice in notices:
+        log.warning("%s", notice)
+    return tuple(notices)
 
 
 def _unchanged_on_disk(path: Path, data: bytes | None) -> bool:

@@ -9,7 +9,6 @@ shrinks (F14), and count each record id once (C9).
 
 from __future__ import annotations
 
-import errno
 import json
 import os
 from collections.abc import Iterator
@@ -19,6 +18,7 @@ from typing import Any
 
 from teamdeck.errors import InvalidFile, WriteFailed
 from teamdeck.store import fs as fs_seam
+from teamdeck.store.atomic import fsync_dir
 from teamdeck.store.loaders import dumps_json
 
 MAX_RECORD_BYTES = 64 * 1024
@@ -42,6 +42,11 @@ def encode_record(record: dict[str, Any], path: Path) -> bytes:
 def append_line(path: Path, line: bytes, *, durable: bool = True) -> None:
     """Append one complete line with a single ``write`` (and fsync when ``durable``).
 
+    Call under the file's writer lock: a short write is undone by truncating to the
+    size before it, which is only safe when no one else appended meanwhile. If the file
+    ends in a torn record (a writer was killed, F2), the line starts with a newline so
+    our record stays whole and the fragment becomes a line of its own.
+
     Raises:
         WriteFailed: the disk refused (ENOSPC, EIO...) or wrote only part of the line,
             in which case the partial bytes are truncated away; the message says so.
@@ -53,12 +58,17 @@ def append_line(path: Path, line: bytes, *, durable: bool = True) -> None:
         raise WriteFailed(f"could not append to {path.name}: {err.strerror}; nothing was written") from err
     try:
         before = os.fstat(fd).st_size
+        if before and _last_byte(path, before) != b"\n":
+            line = b"\n" + line
         try:
             written = fs.write(fd, line)
         except OSError as err:
             raise WriteFailed(f"{err.strerror or err} writing {path.name}; nothing was written") from err
         if written != len(line):
-            os.ftruncate(fd, before)
+            try:
+                fs.ftruncate(fd, before)
+            except OSError as err:
+                raise WriteFailed(f"short write to {path.name} ({written} of {len(line)} bytes) and the partial line could not be removed ({err.strerror or err}); readers skip it") from err
             raise WriteFailed(f"short write to {path.name} ({written} of {len(line)} bytes); the partial line was removed, nothing was written")
         if durable:
             try:
@@ -67,6 +77,13 @@ def append_line(path: Path, line: bytes, *, durable: bool = True) -> None:
                 raise WriteFailed(f"{err.strerror or err} making {path.name} durable; the record may not survive a crash") from err
     finally:
         fs.close(fd)
+
+
+def _last_byte(path: Path, size: int) -> bytes:
+    """The byte at ``size - 1`` (read through a separate descriptor: ours is write-only)."""
+    with open(path, "rb") as handle:
+        handle.seek(size - 1)
+        return handle.read(1)
 
 
 def append_record(path: Path, record: dict[str, Any], *, durable: bool = True) -> None:
@@ -95,8 +112,9 @@ class Tail:
 
     Call :meth:`read_new` whenever the file may have changed; it returns only the
     complete records added since the last call. ``reset`` is True on the call after the
-    file was replaced or truncated, when everything is read again (callers drop what
-    they held; ids already seen are still skipped).
+    file was replaced or truncated (F14): the file is read again from the start, and
+    records whose ids were already returned are skipped, so callers keep what they hold
+    and append what comes back, never showing a record twice.
     """
 
     path: Path
@@ -169,46 +187,74 @@ def repair_torn_tail(path: Path, stamp: str) -> str | None:
     """Move an incomplete last record aside and truncate to the last newline (F2).
 
     Call only under the writer lock. The torn bytes are copied to
-    ``<name>.broken-<stamp>`` first; if that copy fails the file is left untouched (F16).
+    ``<name>.broken-<stamp>`` (made unique with ``-2``, ``-3``... if taken) and made
+    durable first; if that copy fails the file is left untouched (F16).
 
     Returns:
         A banner for the person, or None when the file ends cleanly.
 
     Raises:
-        WriteFailed: the copy could not be written; nothing was truncated.
+        WriteFailed: the copy or the truncation failed; the message says what was kept.
     """
     try:
         size = path.stat().st_size
     except FileNotFoundError:
         return None
-    if size == 0:
+    if size == 0 or _last_byte(path, size) == b"\n":
         return None
-    with open(path, "rb") as handle:
-        handle.seek(max(0, size - 1))
-        if handle.read(1) == b"\n":
-            return None
-        keep = _last_newline_end(handle, size)
-        handle.seek(keep)
-        torn = handle.read()
-    broken = path.with_name(f"{path.name}.broken-{stamp}")
     fs = fs_seam.current()
-    try:
-        fd = fs.open(broken, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    with open(path, "rb") as source:
+        keep = _last_newline_end(source, size)
+        broken, fd = _create_unique(path, stamp)
         try:
-            if fs.write(fd, torn) != len(torn):
-                raise OSError(errno.EIO, "short write")
+            try:
+                source.seek(keep)
+                while block := source.read(1024 * 1024):
+                    fs.write_all(fd, block)
+                fs.fsync(fd)
+            finally:
+                fs.close(fd)
+            fsync_dir(path.parent)
+        except (OSError, WriteFailed) as err:
+            _remove_quietly(broken)
+            why = err.strerror if isinstance(err, OSError) else str(err)
+            raise WriteFailed(f"{path.name}: could not save the incomplete last record to {broken.name} ({why}); the file was left untouched") from err
+    try:
+        fd = fs.open(path, os.O_WRONLY)
+        try:
+            fs.ftruncate(fd, keep)
             fs.fsync(fd)
         finally:
             fs.close(fd)
     except OSError as err:
-        raise WriteFailed(f"{path.name}: could not save the incomplete last record ({err.strerror or err}); the file was left untouched") from err
-    fd = fs.open(path, os.O_WRONLY)
+        raise WriteFailed(f"{path.name}: could not cut the incomplete last record ({err.strerror or err}); it is saved in {broken.name} and readers skip it") from err
+    return f"{path.name}: incomplete last record ({size - keep:,} bytes) moved to {broken.name}; all complete records kept"
+
+
+def _create_unique(path: Path, stamp: str) -> tuple[Path, int]:
+    """Create ``<name>.broken-<stamp>[-N]`` exclusively; returns it and its descriptor.
+
+    Raises:
+        WriteFailed: the file could not be created (nothing was changed).
+    """
+    fs = fs_seam.current()
+    for attempt in range(1, 1000):
+        suffix = "" if attempt == 1 else f"-{attempt}"
+        broken = path.with_name(f"{path.name}.broken-{stamp}{suffix}")
+        try:
+            return broken, fs.open(broken, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        except FileExistsError:
+            continue
+        except OSError as err:
+            raise WriteFailed(f"{path.name}: could not save the incomplete last record to {broken.name} ({err.strerror or err}); the file was left untouched") from err
+    raise WriteFailed(f"{path.name}: too many {path.name}.broken-{stamp}* files; the file was left untouched")
+
+
+def _remove_quietly(path: Path) -> None:
     try:
-        fs.ftruncate(fd, keep)
-        fs.fsync(fd)
-    finally:
-        fs.close(fd)
-    return f"{path.name}: incomplete last record ({len(torn):,} bytes) moved to {broken.name}; all complete records kept"
+        os.unlink(path)
+    except OSError:
+        pass
 
 
 def _last_newline_end(handle: Any, size: int) -> int:

@@ -1,0 +1,300 @@
+"""Faults (RELIABILITY.md 3.1): crashes, torn and partial log lines, failing disks.
+
+Crashes are real: the writer runs in a subprocess and kills itself with SIGKILL at a
+named crash point (``TEAMDECK_CRASH_AT``). Disk failures go through the fs seam
+(:mod:`faults`). A torn tail is the bytes a writer killed inside a big ``write``
+leaves: a record prefix with no newline.
+"""
+
+from __future__ import annotations
+
+import errno
+import logging
+import os
+import signal
+import subprocess
+import sys
+
+import pytest
+
+from teamdeck.errors import WriteFailed
+from teamdeck.protocol.events import new_event
+from teamdeck.protocol.lifecycle import transition_event
+from teamdeck.protocol.taskfile import load_task, parse_task_dict, read_events, transact
+from teamdeck.protocol.tasks import create_task
+from teamdeck.store import fs
+from teamdeck.store.fs import CRASH_ENV
+from teamdeck.store.jsonl import Tail, append_line, append_record, encode_record, read_records, repair_torn_tail
+from teamdeck.store.workspace import Workspace
+
+from .faults import Fault, FaultyFs
+from .procs import expect_line, spawn
+
+CRASH_POINTS = ["task.after_tmp_write", "task.after_tmp_fsync", "task.after_replace"]
+
+
+def _temps(ws: Workspace, task_id: str) -> list[str]:
+    return sorted(name for name in os.listdir(ws.task_dir(task_id)) if name.startswith(".task.yaml.") and name.endswith(".tmp"))
+
+
+def _run_transition(ws: Workspace, target: str, crash_at: str | None = None) -> subprocess.Popen[str]:
+    proc = spawn("transition", ws.root, "t1", target, env={CRASH_ENV: crash_at} if crash_at else None)
+    proc.communicate(timeout=30)
+    return proc
+
+
+def _noop(_task):  # type: ignore[no-untyped-def]
+    return []
+
+
+# --- F1 -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("crash_at", CRASH_POINTS)
+def test_f1_kill_9_writer_of_task_yaml_leaves_old_or_new(ws, crash_at, caplog):
+    """F1: SIGKILL at each crash point; task.yaml is whole (old or new), the stray temp
+    file is removed and logged by the next transaction, and what was reported done stays."""
+    create_task(ws, "t1", "Crash me")
+    done = spawn("transition", ws.root, "t1", "input-required")
+    assert expect_line(done, "done") == "done"  # reported done by a process that then exits
+    assert done.wait(timeout=30) == 0
+    old = ws.task_file("t1").read_bytes()
+
+    crashed = _run_transition(ws, "working", crash_at)
+    assert crashed.returncode == -signal.SIGKILL
+
+    after = ws.task_file("t1").read_bytes()
+    parse_task_dict(after, ws.task_file("t1"))  # parses: never half a file
+    on_disk_state = load_task(Workspace.at(ws.root), "t1").state
+    if crash_at == "task.after_replace":
+        assert after != old and b"state: working" in after
+        assert _temps(ws, "t1") == []
+    else:
+        assert after == old  # the old version, byte for byte
+        assert len(_temps(ws, "t1")) == 1  # the killed writer's temp file
+    # The event was appended (fsync) before the crash, so the change is not lost:
+    assert on_disk_state == "working"
+    assert [event.type for event in read_events(ws, "t1")] == ["task.created", "task.state_changed", "task.state_changed"]
+
+    caplog.set_level(logging.WARNING)
+    change = transact(ws, "t1", _noop, action="open the task")
+    assert _temps(ws, "t1") == []
+    if crash_at != "task.after_replace":
+        assert any("removed a temp file left by a crashed writer: tasks/t1/.task.yaml." in notice for notice in change.notices)
+        assert "removed a temp file left by a crashed writer" in caplog.text
+    # The action reported done (-> input-required) is on disk, followed by the crashed one.
+    states = [event.payload["to"] for event in read_events(ws, "t1") if event.type == "task.state_changed"]
+    assert states == ["input-required", "working"]
+    assert b"state: working" in ws.task_file("t1").read_bytes()
+
+
+def test_f1_kill_9_during_cli_task_create_rebuilds_from_the_log(ws, run_cli):
+    """F1 through the real CLI: killed after the temp write of a brand-new task.yaml."""
+    result = run_cli(ws.root, "task", "create", "t2", "--title", "Born in a crash", env={CRASH_ENV: "task.after_tmp_write"})
+    assert result.code == -signal.SIGKILL
+    assert not ws.task_file("t2").exists()
+    assert len(_temps(ws, "t2")) == 1
+    assert load_task(ws, "t2").title == "Born in a crash"  # task.created was appended first
+    change = transact(ws, "t2", _noop, action="open the task")
+    assert _temps(ws, "t2") == []
+    assert change.task.title == "Born in a crash"
+    assert parse_task_dict(ws.task_file("t2").read_bytes(), ws.task_file("t2"))["title"] == "Born in a crash"
+
+
+# --- F2, F16 --------------------------------------------------------------------
+
+
+def _torn_log(ws: Workspace) -> tuple[bytes, bytes]:
+    """A task whose events.jsonl ends in a torn record; returns (complete part, torn part)."""
+    create_task(ws, "t1", "Torn")
+    transact(ws, "t1", lambda task: [transition_event(ws, task, "input-required")], action="block")
+    log = ws.events_file("t1")
+    complete = log.read_bytes()
+    big = encode_record(new_event(ws, "gate.blocked", {"gateId": "g1", "reason": "x" * 60_000}).model_dump(mode="json"), log)
+    torn = big[: len(big) * 2 // 3]  # what a writer killed inside its one big write leaves
+    with open(log, "ab") as handle:
+        handle.write(torn)
+    return complete, torn
+
+
+def test_f2_readers_ignore_bytes_after_the_last_newline(ws):
+    complete, torn = _torn_log(ws)
+    records, problems = read_records(ws.events_file("t1"))
+    assert [record["type"] for record in records] == ["task.created", "task.state_changed"]
+    assert problems == []
+    assert load_task(ws, "t1").state == "input-required"
+    assert ws.events_file("t1").read_bytes() == complete + torn  # reading changed nothing
+
+
+def test_f2_next_transaction_moves_the_torn_tail_aside_under_the_lock(ws, caplog):
+    complete, torn = _torn_log(ws)
+    caplog.set_level(logging.WARNING)
+    change = transact(ws, "t1", lambda task: [transition_event(ws, task, "working")], action="unblock")
+    broken = [name for name in os.listdir(ws.task_dir("t1")) if name.startswith("events.jsonl.broken-")]
+    assert broken == ["events.jsonl.broken-20260301T120000Z"]
+    assert (ws.task_dir("t1") / broken[0]).read_bytes() == torn
+    banner = f"tasks/t1/events.jsonl: incomplete last record ({len(torn):,} bytes) moved to {broken[0]}; all complete records kept"
+    assert change.notices == (banner,)
+    assert banner in caplog.text
+    data = ws.events_file("t1").read_bytes()
+    assert data.startswith(complete) and data.endswith(b"\n")  # complete records intact, new one after
+    records, problems = read_records(ws.events_file("t1"))
+    assert problems == []
+    assert [record["type"] for record in records] == ["task.created", "task.state_changed", "task.state_changed"]
+    assert load_task(ws, "t1").state == "working"
+
+
+def test_f2_repair_names_are_unique_and_a_clean_file_is_left_alone(ws):
+    _complete, torn = _torn_log(ws)
+    log = ws.events_file("t1")
+    assert repair_torn_tail(log, "same") is not None
+    assert repair_torn_tail(log, "same") is None  # ends cleanly now: nothing to do
+    with open(log, "ab") as handle:
+        handle.write(b'{"id":"half')
+    assert "moved to events.jsonl.broken-same-2" in repair_torn_tail(log, "same")
+    assert (log.parent / "events.jsonl.broken-same").read_bytes() == torn
+
+
+def test_f2_an_append_after_a_torn_tail_keeps_its_own_record_whole(ws):
+    """Defence in depth for writers that append without the repair step."""
+    complete, torn = _torn_log(ws)
+    append_record(ws.events_file("t1"), {"id": "01JZZZZZZZZZZZZZZZZZZZZZZZ", "type": "x.y"})
+    records, problems = read_records(ws.events_file("t1"))
+    assert records[-1] == {"id": "01JZZZZZZZZZZZZZZZZZZZZZZZ", "type": "x.y"}
+    assert len(problems) == 1 and "line 3" in str(problems[0])  # the fragment is a bad line, reported
+
+
+@pytest.mark.parametrize("op", ["write", "fsync", "open"])
+def test_f16_enospc_during_the_tail_repair_leaves_the_file_untouched(ws, op):
+    complete, torn = _torn_log(ws)
+    task_before = ws.task_file("t1").read_bytes()
+    faulty = FaultyFs(Fault(op, errno.ENOSPC, name="events.jsonl.broken-*"))
+    with fs.installed(faulty), pytest.raises(WriteFailed) as failure:
+        transact(ws, "t1", lambda task: [transition_event(ws, task, "working")], action="unblock")
+    assert faulty.fired
+    assert str(failure.value).startswith("events.jsonl: could not save the incomplete last record to events.jsonl.broken-")
+    assert "No space left on device" in str(failure.value)
+    assert str(failure.value).endswith("the file was left untouched")
+    assert ws.events_file("t1").read_bytes() == complete + torn
+    assert ws.task_file("t1").read_bytes() == task_before
+    assert not [name for name in os.listdir(ws.task_dir("t1")) if ".broken-" in name]
+    assert load_task(ws, "t1").state == "input-required"  # readers still skip the torn tail
+    change = transact(ws, "t1", lambda task: [transition_event(ws, task, "working")], action="unblock")
+    assert change.task.state == "working" and len(change.notices) == 1  # retry works once space is back
+
+
+# --- F3 -------------------------------------------------------------------------
+
+
+def test_f3_partial_last_line_is_not_parsed_until_its_newline_arrives(ws):
+    log = ws.root / "events.jsonl"
+    first = encode_record({"id": "a", "n": 1}, log)
+    second = encode_record({"id": "b", "n": 2, "text": "x" * 5000}, log)
+    log.write_bytes(first + second[:10])
+    tail = Tail(log)
+    assert tail.read_new() == [{"id": "a", "n": 1}]
+    with open(log, "ab") as handle:
+        handle.write(second[10:-1])  # grows, still no newline
+    assert tail.read_new() == []
+    assert tail.problems == []  # not an error
+    with open(log, "ab") as handle:
+        handle.write(b"\n")
+    assert tail.read_new() == [{"id": "b", "n": 2, "text": "x" * 5000}]
+    assert tail.read_new() == []
+
+
+# --- F6 -------------------------------------------------------------------------
+
+
+def test_f6_short_write_on_append_is_truncated_back_and_reported(ws):
+    create_task(ws, "t1", "Short")
+    log_before = ws.events_file("t1").read_bytes()
+    task_before = ws.task_file("t1").read_bytes()
+    faulty = FaultyFs(Fault("write", short=True, name="events.jsonl"))
+    with fs.installed(faulty), pytest.raises(WriteFailed, match=r"short write to events.jsonl \(\d+ of \d+ bytes\); the partial line was removed, nothing was written"):
+        transact(ws, "t1", lambda task: [transition_event(ws, task, "input-required")], action="block")
+    assert faulty.fired == 1
+    assert ws.events_file("t1").read_bytes() == log_before  # no half line left
+    assert ws.task_file("t1").read_bytes() == task_before
+    assert transact(ws, "t1", lambda task: [transition_event(ws, task, "input-required")], action="block").task.state == "input-required"
+
+
+def test_f6_enospc_on_append_changes_nothing(ws):
+    create_task(ws, "t1", "Full disk")
+    log_before = ws.events_file("t1").read_bytes()
+    task_before = ws.task_file("t1").read_bytes()
+    with fs.installed(FaultyFs(Fault("write", errno.ENOSPC, name="events.jsonl"))), \
+            pytest.raises(WriteFailed, match="No space left on device writing events.jsonl; nothing was written"):
+        transact(ws, "t1", lambda task: [transition_event(ws, task, "input-required")], action="block")
+    assert ws.events_file("t1").read_bytes() == log_before
+    assert ws.task_file("t1").read_bytes() == task_before
+
+
+def test_f6_short_write_through_append_line_directly(tmp_path):
+    log = tmp_path / "log.jsonl"
+    log.write_bytes(b'{"id":"a"}\n')
+    with fs.installed(FaultyFs(Fault("write", short=True))), pytest.raises(WriteFailed, match="partial line was removed"):
+        append_line(log, b'{"id":"b","pad":"' + b"x" * 1000 + b'"}\n')
+    assert log.read_bytes() == b'{"id":"a"}\n'
+
+
+# --- F14 ------------------------------------------------------------------------
+
+
+def _lines(*ids: str) -> bytes:
+    return b"".join(f'{{"id":"{record_id}"}}\n'.encode() for record_id in ids)
+
+
+def test_f14_replaced_file_is_reread_without_duplicates(tmp_path):
+    log = tmp_path / "events.jsonl"
+    log.write_bytes(_lines("a", "b"))
+    tail = Tail(log)
+    assert [record["id"] for record in tail.read_new()] == ["a", "b"]
+    replacement = tmp_path / "new.jsonl"
+    replacement.write_bytes(_lines("a", "b", "c"))
+    os.replace(replacement, log)  # new inode, larger than before
+    assert [record["id"] for record in tail.read_new()] == ["c"]
+    assert tail.reset is True
+    assert tail.read_new() == [] and tail.reset is False
+
+
+def test_f14_truncated_file_is_reread_from_the_start(tmp_path):
+    log = tmp_path / "events.jsonl"
+    log.write_bytes(_lines("a", "b", "c"))
+    tail = Tail(log)
+    assert len(tail.read_new()) == 3
+    with open(log, "r+b") as handle:
+        handle.truncate(0)
+    assert tail.read_new() == [] and tail.reset is True
+    log.write_bytes(_lines("b", "d"))
+    assert [record["id"] for record in tail.read_new()] == ["d"]
+
+
+def test_f14_rotated_file_is_followed_by_name(tmp_path):
+    log = tmp_path / "events.jsonl"
+    log.write_bytes(_lines("a"))
+    tail = Tail(log)
+    assert len(tail.read_new()) == 1
+    os.rename(log, tmp_path / "events.jsonl.1")
+    log.write_bytes(_lines("a", "e"))
+    assert [record["id"] for record in tail.read_new()] == ["e"]
+    assert tail.reset is True
+
+
+# --- C9 -------------------------------------------------------------------------
+
+
+def test_c9_the_same_event_line_appended_twice_counts_once(ws):
+    create_task(ws, "t1", "Retry")
+    event = new_event(ws, "gate.blocked", {"gateId": "g1", "reason": "retry after a timeout"})
+    record = event.model_dump(mode="json")
+    append_record(ws.events_file("t1"), record)
+    append_record(ws.events_file("t1"), record)  # the retry
+    raw_lines = ws.events_file("t1").read_bytes().count(b"\n")
+    assert raw_lines == 3
+    assert [e.id for e in read_events(ws, "t1")].count(event.id) == 1
+    tail = Tail(ws.events_file("t1"))
+    assert [r["id"] for r in tail.read_new()].count(event.id) == 1
+    task = load_task(ws, "t1")
+    assert [gate.id for gate in task.gates] == ["g1"]
+    assert task.revision == 2  # applied once

@@ -1,0 +1,108 @@
+"""Writer processes for the crash and concurrency tests: ``python worker.py ROLE ARGS``.
+
+Each role is a few lines over the real store/protocol code. A role that must start
+together with others prints ``ready`` and waits for one line on stdin before it works,
+so the test can release every process at once; a role that holds something prints
+``held`` and waits for stdin to close (or to be killed).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+from teamdeck.protocol.events import new_event
+from teamdeck.protocol.lifecycle import transition_event
+from teamdeck.protocol.taskfile import load_task, transact
+from teamdeck.store.jsonl import MAX_RECORD_BYTES, append_record, encode_record
+from teamdeck.store.locks import lock_path_for, locked
+from teamdeck.store.workspace import Workspace
+
+
+def _say(word: str) -> None:
+    print(word, flush=True)
+
+
+def _start_together() -> None:
+    _say("ready")
+    sys.stdin.readline()
+
+
+def transition(root: str, task_id: str, target: str) -> None:
+    """Move the task to ``target``; prints ``done`` once transact returned."""
+    ws = Workspace.at(root, actor="agent:crash")
+    transact(ws, task_id, lambda task: [transition_event(ws, task, target)], action=f"move to {target}")
+    _say("done")
+
+
+def add_gates(root: str, task_id: str, prefix: str, count: str) -> None:
+    """Add ``count`` gates ``<prefix>0..`` one transaction each (read-modify-write races)."""
+    ws = Workspace.at(root, actor=f"agent:{prefix}")
+    _start_together()
+    for number in range(int(count)):
+        gate = f"{prefix}{number}"
+        payload = {"gateId": gate, "reason": "race", "agentInstance": prefix, "questions": []}
+        transact(ws, task_id, lambda _task, p=payload: [new_event(ws, "gate.blocked", p)], action=f"block {gate}")
+    _say("done")
+
+
+def flip_states(root: str, task_id: str, stop_file: str) -> None:
+    """Toggle the task between working and input-required until ``stop_file`` exists."""
+    ws = Workspace.at(root, actor="agent:flipper")
+    _start_together()
+    flips = 0
+    while not os.path.exists(stop_file):
+        def decide(task):  # type: ignore[no-untyped-def]
+            return [transition_event(ws, task, "input-required" if task.state == "working" else "working")]
+
+        transact(ws, task_id, decide, action="flip")
+        flips += 1
+    _say(f"flips {flips}")
+
+
+def append_events(path: str, writer: str, count: str, seed: str) -> None:
+    """Append ``count`` records of sizes 100 B .. the record cap with one write each."""
+    import random
+
+    rng = random.Random(int(seed))
+    target = Path(path)
+    base = len(encode_record({"id": f"{writer}-{0:05d}", "writer": writer, "n": 0, "pad": ""}, target))
+    _start_together()
+    for number in range(int(count)):
+        size = MAX_RECORD_BYTES if number == 0 else rng.randint(100, MAX_RECORD_BYTES)
+        record = {"id": f"{writer}-{number:05d}", "writer": writer, "n": number, "pad": "x" * max(0, size - base)}
+        append_record(target, record, durable=False)
+    _say("done")
+
+
+def hold_lock(path: str, second_fd: str) -> None:
+    """Hold the lock on ``path``; with ``second_fd=1`` also open and close another
+    descriptor of the lock file (the lockf pitfall, C12). Waits for stdin to close."""
+    with locked(Path(path), timeout=5):
+        if second_fd == "1":
+            os.close(os.open(lock_path_for(Path(path)), os.O_RDWR))
+        _say("held")
+        sys.stdin.read()
+
+
+def hold_lockf(path: str) -> None:
+    """The pitfall itself: an fcntl.lockf lock, then open and close a second descriptor."""
+    import fcntl
+
+    fd = os.open(lock_path_for(Path(path)), os.O_RDWR | os.O_CREAT, 0o644)
+    fcntl.lockf(fd, fcntl.LOCK_EX)
+    os.close(os.open(lock_path_for(Path(path)), os.O_RDWR))
+    _say("held")
+    sys.stdin.read()
+
+
+def state(root: str, task_id: str) -> None:
+    """Print the task's state as JSON (a fresh process reading what is on disk)."""
+    task = load_task(Workspace.at(root), task_id)
+    _say(json.dumps({"state": task.state, "revision": task.revision}))
+
+
+if __name__ == "__main__":
+    globals()[sys.argv[1].replace("-", "_")](*sys.argv[2:])
