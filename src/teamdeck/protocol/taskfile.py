@@ -182,6 +182,8 @@ def _load_raw(ws: Workspace, task_id: str, kind: DocumentKind) -> _Loaded:
         data: bytes | None = read_capped(path)
     except FileNotFoundError:
         data = None
+    except InvalidFile as err:  # too big or unreadable: name it as every message does
+        raise InvalidFile(ws.rel(path), err.where, err.why) from None
     raw: dict[str, Any] | None = None
     if data is not None and data.strip():  # an empty file is rebuilt from the log (B16)
         raw = parse_task_dict(data, ws.rel(path), kind)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -132,9 +133,23 @@ def parse_yaml(data: bytes, path: Path) -> Any:
         raise InvalidFile(path, "", _reason(err, "invalid YAML")) from None
 
 
+class _QuotingDumper(_CDumper):  # type: ignore[misc, valid-type]
+    """The C safe dumper, also quoting strings a YAML 1.2 reader takes for numbers.
+
+    PyYAML already quotes what YAML 1.1 would misread (``'012'``, ``'no'``); agents
+    reading task.yaml with a YAML 1.2 library (js-yaml, ruamel) would still read a bare
+    ``1e3`` as a float, so plain scalars matching 1.2's float form are quoted as well.
+    """
+
+
+_QuotingDumper.add_implicit_resolver(
+    "tag:yaml.org,2002:float", re.compile(r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$"), list("-+.0123456789"))
+
+
 def dump_yaml(data: Any) -> bytes:
-    """Serialise to block-style YAML; strings that YAML would misread (``"012"``, ``"no"``) are quoted."""
-    return yaml.dump(data, Dumper=_CDumper, sort_keys=False, allow_unicode=True, default_flow_style=False, width=100).encode()
+    """Serialise to block-style YAML; strings that YAML would misread (``"012"``, ``"no"``,
+    ``"1e3"``) are quoted."""
+    return yaml.dump(data, Dumper=_QuotingDumper, sort_keys=False, allow_unicode=True, default_flow_style=False, width=100).encode()
 
 
 class _NonFinite:
