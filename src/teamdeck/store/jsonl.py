@@ -43,9 +43,11 @@ def append_line(path: Path, line: bytes, *, durable: bool = True) -> None:
     """Append one complete line with a single ``write`` (and fsync when ``durable``).
 
     Call under the file's writer lock: a short write is undone by truncating to the
-    size before it, which is only safe when no one else appended meanwhile. If the file
-    ends in a torn record (a writer was killed, F2), the line starts with a newline so
-    our record stays whole and the fragment becomes a line of its own.
+    size before it, which is only safe when no one else appended meanwhile. A file that
+    ends in a torn record (a writer was killed, F2) must first be repaired with
+    :func:`repair_torn_tail` under that lock, or the new record joins the fragment;
+    protocol.taskfile.transact does so. (Prefixing a newline here instead would leave
+    blank lines whenever a concurrent append is seen half-way, C4.)
 
     Raises:
         WriteFailed: the disk refused (ENOSPC, EIO...) or wrote only part of the line,
@@ -58,8 +60,6 @@ def append_line(path: Path, line: bytes, *, durable: bool = True) -> None:
         raise WriteFailed(f"could not append to {path.name}: {err.strerror}; nothing was written") from err
     try:
         before = os.fstat(fd).st_size
-        if before and _last_byte(path, before) != b"\n":
-            line = b"\n" + line
         try:
             written = fs.write(fd, line)
         except OSError as err:
@@ -77,13 +77,6 @@ def append_line(path: Path, line: bytes, *, durable: bool = True) -> None:
                 raise WriteFailed(f"{err.strerror or err} making {path.name} durable; the record may not survive a crash") from err
     finally:
         fs.close(fd)
-
-
-def _last_byte(path: Path, size: int) -> bytes:
-    """The byte at ``size - 1`` (read through a separate descriptor: ours is write-only)."""
-    with open(path, "rb") as handle:
-        handle.seek(size - 1)
-        return handle.read(1)
 
 
 def append_record(path: Path, record: dict[str, Any], *, durable: bool = True) -> None:
@@ -200,10 +193,13 @@ def repair_torn_tail(path: Path, stamp: str) -> str | None:
         size = path.stat().st_size
     except FileNotFoundError:
         return None
-    if size == 0 or _last_byte(path, size) == b"\n":
+    if size == 0:
         return None
     fs = fs_seam.current()
     with open(path, "rb") as source:
+        source.seek(size - 1)
+        if source.read(1) == b"\n":
+            return None
         keep = _last_newline_end(source, size)
         broken, fd = _create_unique(path, stamp)
         try:

@@ -155,15 +155,6 @@ def test_f2_repair_names_are_unique_and_a_clean_file_is_left_alone(ws):
     assert (log.parent / "events.jsonl.broken-same").read_bytes() == torn
 
 
-def test_f2_an_append_after_a_torn_tail_keeps_its_own_record_whole(ws):
-    """Defence in depth for writers that append without the repair step."""
-    complete, torn = _torn_log(ws)
-    append_record(ws.events_file("t1"), {"id": "01JZZZZZZZZZZZZZZZZZZZZZZZ", "type": "x.y"})
-    records, problems = read_records(ws.events_file("t1"))
-    assert records[-1] == {"id": "01JZZZZZZZZZZZZZZZZZZZZZZZ", "type": "x.y"}
-    assert len(problems) == 1 and "line 3" in str(problems[0])  # the fragment is a bad line, reported
-
-
 @pytest.mark.parametrize("op", ["write", "fsync", "open"])
 def test_f16_enospc_during_the_tail_repair_leaves_the_file_untouched(ws, op):
     complete, torn = _torn_log(ws)
