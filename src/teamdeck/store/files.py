@@ -1,0 +1,116 @@
+"""Reading and listing that never blocks or follows a trap, and writing only on change.
+
+- :func:`list_entries` lists a directory without following symlinks, so callers can
+  report a symlinked agent directory instead of walking into it (S9, R10).
+- :func:`read_optional` reads a regular file with a size cap; a FIFO, device or
+  directory in the place of a file is an :class:`InvalidFile`, never a hang.
+- :func:`replace_if_changed` rewrites a file atomically only when its bytes differ, so
+  regenerating the same report twice leaves the file (and its mtime) alone (F13).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from teamdeck.errors import InvalidFile
+from teamdeck.store.atomic import atomic_replace
+from teamdeck.store.loaders import MAX_FILE_BYTES, check_size
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One directory entry, described without following symlinks.
+
+    Attributes:
+        name: the name as on disk (undecodable bytes kept as surrogate escapes).
+        path: the entry's full path.
+        is_dir: a real directory (a symlink to one is not).
+        is_symlink: a symbolic link, wherever it points.
+    """
+
+    name: str
+    path: Path
+    is_dir: bool
+    is_symlink: bool
+
+
+def list_entries(directory: Path) -> list[Entry]:
+    """The entries of ``directory`` sorted by name; a missing directory has none (B16).
+
+    Raises:
+        InvalidFile: ``directory`` exists but cannot be listed (not a directory, EACCES).
+    """
+    try:
+        with os.scandir(directory) as scan:
+            entries = [Entry(item.name, Path(item.path), item.is_dir(follow_symlinks=False), item.is_symlink()) for item in scan]
+    except FileNotFoundError:
+        return []
+    except OSError as err:
+        raise InvalidFile(directory, "", f"cannot list: {err.strerror or err}") from err
+    return sorted(entries, key=lambda entry: entry.name)
+
+
+def read_optional(path: Path, limit: int | None = MAX_FILE_BYTES, *, shown: Path | str | None = None) -> bytes | None:
+    """The bytes of the regular file ``path``, or None when it does not exist.
+
+    Args:
+        path: the file.
+        limit: refuse files bigger than this many bytes unread (None: no cap).
+        shown: how to name the file in messages (default: ``path``).
+
+    Raises:
+        InvalidFile: not a regular file, too big, or unreadable.
+    """
+    name = shown if shown is not None else path
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return None
+    except OSError as err:
+        raise InvalidFile(name, "", f"cannot read: {err.strerror or err}") from err
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise InvalidFile(name, "", "is not a regular file")
+        if limit is not None:
+            check_size(Path(name), info.st_size, limit)
+        chunks = []
+        while chunk := os.read(fd, 1024 * 1024):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    except OSError as err:
+        raise InvalidFile(name, "", f"cannot read: {err.strerror or err}") from err
+    finally:
+        os.close(fd)
+
+
+def replace_if_changed(path: Path, data: bytes, *, crash_prefix: str = "file") -> bool:
+    """Atomically replace ``path`` with ``data`` unless it already holds exactly that.
+
+    Creates the parent directory if needed. Call under the lock that guards ``path``
+    when more than one writer may produce it.
+
+    Returns:
+        Whether the file was written.
+
+    Raises:
+        WriteFailed: the disk refused; the old file is intact.
+        InvalidFile: something that is not a regular file is in the way.
+    """
+    try:
+        current = read_optional(path, limit=None)
+    except InvalidFile:
+        current = None  # unreadable or odd: replacing it is the repair
+    if current == data:
+        return False
+    ensure_dir(path.parent)
+    atomic_replace(path, data, crash_prefix=crash_prefix)
+    return True
+
+
+def ensure_dir(directory: Path) -> None:
+    """Create ``directory`` and its parents if missing."""
+    directory.mkdir(parents=True, exist_ok=True)
