@@ -47,3 +47,18 @@ def workspace_from(args: argparse.Namespace) -> Workspace:
     if settings.readOnly:
         return Workspace(root, read_only=True, read_only_reason="readOnly in .teamdeck.yaml")
     return Workspace(root)
+
+
+def command_group(subparsers: argparse._SubParsersAction, name: str, common: argparse.ArgumentParser, *,
+                  help: str) -> argparse._SubParsersAction:
+    """The actions of command ``name`` (``teamdeck plan ACTION``), made on first use.
+
+    Several modules may add actions to one command (``plan approve`` sends a Claude Code
+    plan answer, ``plan import`` imports a coordinator plan): each calls this and adds
+    its own actions, so none needs to know the others.
+    """
+    parser = subparsers.choices.get(name)
+    if parser is None:
+        parser = subparsers.add_parser(name, help=help, parents=[common])
+        parser.set_defaults(_actions=parser.add_subparsers(dest=f"{name}_command", metavar="ACTION", required=True))
+    return parser.get_default("_actions")

@@ -21,6 +21,8 @@ from teamdeck.errors import TeamdeckError
 
 COMMAND_MODULES = (
     "teamdeck.cli.tasks",
+    "teamdeck.cli.verification",
+    "teamdeck.cli.coordination",
 )
 """Modules whose ``register(subparsers, common)`` adds commands, in help order."""
 

@@ -12,6 +12,7 @@ from typing import Literal
 from pydantic import Field
 
 from teamdeck.model.base import Id, OurModel, Timestamp
+from teamdeck.model.guardian import VerdictStatus
 
 TaskState = Literal[
     "planned",
@@ -81,6 +82,22 @@ class GuardianConfig(OurModel):
     command: CommandCheck | None = None
 
 
+class Verification(OurModel):
+    """The task's current (or last) guardian assignment and how far it got (seed 003).
+
+    ``step``: ``assigned`` (task verifying), ``started`` (guard-review, the guardian
+    runs), ``recorded`` (its verdict is on disk), ``applied`` (the task moved on).
+    ``teamdeck verify`` resumes an assignment that is not applied instead of making a
+    new one, so running it again is safe.
+    """
+
+    assignment: Id
+    guardian: str
+    step: Literal["assigned", "started", "recorded", "applied"]
+    verdict: Id | None = None
+    status: VerdictStatus | None = None
+
+
 class TaskSpec(OurModel):
     """A coordinator plan's ``@@@task`` block sections (seed 002)."""
 
@@ -106,6 +123,7 @@ class Task(OurModel):
     lastEventId: str | None = None
     stateSince: Timestamp | None = Field(default=None, description="when the task entered its current state")
     guardian: GuardianConfig | None = None
+    verification: Verification | None = None
     plan: Id | None = Field(default=None, description="the coordinator plan this task belongs to")
     wave: int | None = Field(default=None, ge=1, description="the plan wave: 1 + the deepest dependency's wave")
     dependsOn: list[Id] = Field(default_factory=list, description="tasks that must be done before this one starts")

@@ -142,3 +142,51 @@ def _decide(state: str) -> Reducer:
 
 reducer("gate.approved")(_decide("approved"))
 reducer("gate.rejected")(_decide("rejected"))
+
+
+# --- seed 003: the guardian loop (protocol/verification.py) --------------------------
+_VERIFICATION_STEPS = {
+    "guardian.verification_started": "started",
+    "guardian.verdict_recorded": "recorded",
+    "guardian.verdict_applied": "applied",
+}
+
+
+@reducer("guardian.assigned")
+def _guardian_assigned(task: dict[str, Any], event: Event) -> bool:
+    assignment = event.payload["assignment"]
+    task["verification"] = {"assignment": assignment["id"], "guardian": assignment["guardian"], "step": "assigned"}
+    return True
+
+
+def _verification_step(task: dict[str, Any], event: Event) -> bool:
+    current = task.get("verification")
+    if not isinstance(current, dict) or current.get("assignment") != event.payload.get("assignmentId"):
+        return False
+    updated = {**current, "step": _VERIFICATION_STEPS[event.type]}
+    if event.type == "guardian.verdict_recorded":
+        updated.update(verdict=event.payload["verdict"]["id"], status=event.payload["verdict"]["status"])
+    task["verification"] = updated
+    return True
+
+
+for _type in _VERIFICATION_STEPS:
+    reducer(_type)(_verification_step)
+
+
+@reducer("guardian.configured")
+def _guardian_configured(task: dict[str, Any], event: Event) -> bool:
+    task["guardian"] = dict(event.payload["guardian"])
+    return True
+
+
+# --- seed 002: delegation (protocol/delegation.py) ----------------------------------
+@reducer("task.delegated")
+def _delegated(task: dict[str, Any], event: Event) -> bool:
+    worker = dict(event.payload["worker"])
+    for index, existing in enumerate(task["workers"]):
+        if existing.get("id") == worker["id"]:
+            task["workers"][index] = {**existing, **worker}
+            return True
+    task["workers"].append(worker)
+    return True

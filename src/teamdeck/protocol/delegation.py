@@ -1,0 +1,245 @@
+"""Delegation and report_to_parent (seed 002): handing a task to a team member, and a
+worker reporting back.
+
+- :func:`delegate` records the worker in task.yaml (``task.delegated``; a task that is
+  ``approved`` starts, if its dependencies are done) and then writes a
+  ``task_assignment`` message into the member's Claude Code inbox, as Claude Code does.
+  Recording first means a failed delivery can simply be delegated again.
+- :func:`report` is report_to_parent for agents: it writes a valid
+  ``agents/<agent>/artifacts/final.json`` atomically, records ``worker.reported``,
+  joins the task (a ``blocked`` report opens a gate) and tells whoever delegated the
+  task, with a plain message.
+- :func:`notify_workers` sends one plain message to every worker of a task (the
+  guardian's NEEDS_CHANGES recommendations use it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from teamdeck.clock import iso
+from teamdeck.errors import Refused, TeamdeckError
+from teamdeck.model.claude import TaskAssignment
+from teamdeck.model.event import Event
+from teamdeck.model.task import Task, Worker, WorkerRole
+from teamdeck.model.worker_output import WorkerOutput
+from teamdeck.protocol.events import new_event
+from teamdeck.protocol.lifecycle import START, check_can_start, refusal, transition_event
+from teamdeck.protocol.messaging import resolve_member, send_message, send_structured
+from teamdeck.protocol.taskfile import load_task, transact
+from teamdeck.protocol.teams import read_team
+from teamdeck.protocol.worker_outputs import check_output
+from teamdeck.store.atomic import atomic_replace
+from teamdeck.store.files import ensure_dir
+from teamdeck.store.loaders import dumps_json
+from teamdeck.store.paths import check_id
+from teamdeck.store.workspace import Workspace
+
+ROLES: tuple[WorkerRole, ...] = ("coordinator", "implementor", "verifier")
+DELEGATABLE = ("approved", "working", "input-required")
+"""States a task can be delegated in (an approved task starts)."""
+
+
+def worker_id_for(member: str) -> str:
+    """The worker (agent directory) id of a member: its name in lower case.
+
+    Raises:
+        InvalidId: the name does not make a valid id.
+    """
+    return check_id(member.lower(), "worker id")
+
+
+@dataclass(frozen=True)
+class Delegation:
+    """What :func:`delegate` did: the task afterwards, the worker, the message sent."""
+
+    task: Task
+    worker: Worker
+    events: list[Event]
+    message_id: str
+    confirmed: bool
+    warnings: list[str] = field(default_factory=list)
+
+
+def delegate(ws: Workspace, task_id: str, member: str, *, role: WorkerRole = "implementor",
+             sender: str | None = None, note: str = "") -> Delegation:
+    """Assign a task to a member of the task's team.
+
+    Args:
+        ws: the workspace.
+        task_id: the task (it needs a team; it must be approved, working or input-required).
+        member: the member's name in the team.
+        role: implementor (default), verifier or coordinator.
+        sender: who delegates (default: the team lead); told when the worker reports.
+        note: extra instructions appended to the message.
+
+    Returns:
+        What was recorded and sent.
+
+    Raises:
+        Refused: the task has no team, is in a state that cannot be delegated, or
+            cannot start (a dependency not done); nothing was written.
+        NotFound: no such task, team or member; nothing was written.
+        WriteFailed, Busy: the worker is recorded but the message could not be
+            delivered (delegate again to resend).
+    """
+    if role not in ROLES:
+        raise Refused(f"Unknown role '{role}'; roles are: {', '.join(ROLES)}")
+    task = load_task(ws, task_id)
+    if task.team is None:
+        raise Refused(f"Could not delegate task {task_id}: it has no team (create it with --team, or import the plan with --team)")
+    config = read_team(ws, task.team)
+    name = resolve_member(config, task.team, member)
+    source = resolve_member(config, task.team, sender or config.lead_name, role="sender")
+    worker = Worker(id=worker_id_for(name), member=name, role=role, assignedAt=iso(ws.clock()), assignedBy=source)
+
+    def decide(current: Task) -> list[Event]:
+        if current.state not in DELEGATABLE:
+            raise refusal(current, "working") if current.state != "planned" else Refused(
+                f"Could not delegate task {current.id}: it is planned, not approved yet (its plan waits for approval)")
+        events = [new_event(ws, "task.delegated", {"worker": worker.model_dump(mode="json", exclude_none=True)})]
+        if current.state == START[0]:
+            check_can_start(ws, current, START[1])
+            events.append(transition_event(ws, current, START[1], reason=f"delegated to {name}"))
+        return events
+
+    change = transact(ws, task_id, decide, action=f"delegate task {task_id} to {name}")
+    assignment = TaskAssignment(taskId=task_id, subject=change.task.title, description=_instructions(ws, change.task, worker, note),
+                                assignedBy=source, timestamp=iso(ws.clock()))
+    sent = send_structured(ws, task.team, name, assignment, sender=source)
+    return Delegation(change.task, worker, change.events, sent.id, sent.confirmed, list(sent.warnings))
+
+
+def _instructions(ws: Workspace, task: Task, worker: Worker, note: str) -> str:
+    """The assignment's description: the task's spec and how to report back."""
+    parts = []
+    if task.spec is not None:
+        for title, text in (("Objective", task.spec.objective), ("Scope", task.spec.scope),
+                            ("Definition of Done", task.spec.definitionOfDone), ("Verification", task.spec.verification)):
+            if text.strip():
+                parts.append(f"## {title}\n{text.strip()}")
+    if note.strip():
+        parts.append(note.strip())
+    final = ws.rel(ws.agents_dir(task.id) / worker.id / "artifacts" / "final.json")
+    parts.append(f"When you finish or are blocked, report with `teamdeck report {task.id} {worker.id} --status completed|blocked|failed "
+                 f"--summary ...` (or write {final} yourself: status, summary, questions, nextActions, changedFiles).")
+    return "\n\n".join(parts)
+
+
+@dataclass(frozen=True)
+class Report:
+    """What :func:`report` did."""
+
+    task: Task
+    output: WorkerOutput
+    path: str
+    events: list[Event]
+    notified: list[str] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+
+
+def report(ws: Workspace, task_id: str, agent_id: str, *, status: str, summary: str, questions: list[str] | None = None,
+           next_actions: list[str] | None = None, changed_files: list[str] | None = None) -> Report:
+    """report_to_parent: write the worker's final.json, join the task, tell the delegator.
+
+    Args:
+        ws: the workspace (``ws.actor`` is recorded; agents pass their own).
+        task_id: the task.
+        agent_id: the worker's id (its directory under ``agents/``).
+        status: completed, blocked or failed.
+        summary: what was done or why it stopped.
+        questions: what a person must answer (blocked).
+        next_actions: what should happen next.
+        changed_files: files the worker changed (the diff guardian compares them).
+
+    Returns:
+        What was written and who was told.
+
+    Raises:
+        Refused: the output would not be valid (nothing written), or the task is final.
+        NotFound: no such task.
+        WriteFailed, Busy: the output could not be written.
+    """
+    from teamdeck.protocol.join import join_task
+
+    check_id(agent_id, "worker id")
+    task = load_task(ws, task_id)
+    if task.state in ("done", "failed", "canceled"):
+        raise Refused(f"Could not report on task {task_id}: it is {task.state}; nothing was written")
+    raw = {"status": status, "summary": summary, "questions": list(questions or []), "nextActions": list(next_actions or []),
+           "changedFiles": list(changed_files or []), "finishedAt": iso(ws.clock())}
+    data = (dumps_json(raw, indent=2) + "\n").encode()
+    path = ws.final_output(task_id, agent_id)
+    checked = check_output(agent_id, str(ws.rel(path)), data)
+    if checked.output is None:
+        raise Refused(f"Could not report: {checked.headline()}; nothing was written")
+    ws.require_writable(f"report on task {task_id}")
+    ensure_dir(path.parent)
+    atomic_replace(path, data, crash_prefix="final")
+    change = transact(ws, task_id, lambda _task: [new_event(ws, "worker.reported", {
+        "agentId": agent_id, "status": status, "summary": summary[:500], "questions": len(raw["questions"]),
+    }, actor=f"agent:{agent_id}")], action=f"record the report of {agent_id} on task {task_id}")
+    joined = join_task(ws, task_id)
+    after = load_task(ws, task_id)
+    notified, notices = _tell_delegator(ws, after, agent_id, checked.output)
+    return Report(after, checked.output, str(ws.rel(path)), [*change.events, *joined.events], notified, [*joined.notices, *notices])
+
+
+def _tell_delegator(ws: Workspace, task: Task, agent_id: str, output: WorkerOutput) -> tuple[list[str], list[str]]:
+    worker = next((worker for worker in task.workers if worker.id == agent_id), None)
+    if worker is None or not worker.assignedBy or not task.team:
+        return [], []
+    lines = [f"Task {task.id} ({task.title}): {output.status}. {output.summary}"]
+    lines += [f"Question: {question}" for question in output.questions]
+    lines += [f"Next: {action}" for action in output.nextActions]
+    try:
+        send_message(ws, task.team, worker.assignedBy, "\n".join(lines), summary=f"{task.id}: {output.status}",
+                     sender=worker.member or None)
+    except TeamdeckError as err:
+        return [], [f"the report is written, but {worker.assignedBy} was not told: {err}"]
+    return [worker.assignedBy], []
+
+
+def notify_workers(ws: Workspace, task: Task, text: str, *, summary: str) -> tuple[list[str], list[str]]:
+    """Send ``text`` to every worker of ``task`` that is a member of its team.
+
+    Returns:
+        The members told, and notices for those who could not be (never raises for a
+        delivery: the caller's change is already on disk).
+    """
+    if not task.team:
+        return [], [f"task {task.id} has no team: its workers were not sent the message"]
+    told, notices = [], []
+    for worker in task.workers:
+        if not worker.member:
+            continue
+        try:
+            send_message(ws, task.team, worker.member, text, summary=summary)
+            told.append(worker.member)
+        except TeamdeckError as err:
+            notices.append(f"{worker.member} was not sent the message: {err}")
+    if not told and not notices:
+        notices.append(f"task {task.id} has no delegated workers: nobody was sent the message")
+    return told, notices
+
+
+def member_roles(ws: Workspace, team: str) -> dict[str, list[str]]:
+    """Each member of ``team`` → the roles they hold on its tasks (for the roster).
+
+    Reads every teamdeck task of the team; unreadable tasks are skipped.
+    """
+    from teamdeck.protocol.gates import task_ids
+
+    roles: dict[str, set[str]] = {}
+    for task_id in task_ids(ws):
+        try:
+            task = load_task(ws, task_id)
+        except TeamdeckError:
+            continue
+        if task.team != team:
+            continue
+        for worker in task.workers:
+            if worker.member and worker.role:
+                roles.setdefault(worker.member, set()).add(worker.role)
+    order = {role: index for index, role in enumerate(ROLES)}
+    return {member: sorted(found, key=lambda role: (order.get(role, len(ROLES)), role)) for member, found in sorted(roles.items())}
