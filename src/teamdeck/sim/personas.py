@@ -1,0 +1,80 @@
+"""How each simulated teammate behaves, and the words it uses.
+
+Every teammate is cooperative unless the table below says otherwise: it answers a
+shutdown request by approving it and going offline. The demo's cast deliberately
+includes the cases a supervisor must make visible (seed 004 §8): a member that reads a
+shutdown request and never answers it ("not consumed"), one that refuses, and one that
+crashed and does nothing at all while Claude Code still counts it active.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+ShutdownAnswer = Literal["approve", "reject", "ignore"]
+
+
+@dataclass(frozen=True)
+class Persona:
+    """One teammate's behaviour.
+
+    Attributes:
+        shutdown: how it answers a shutdown request.
+        reject_reason: its reason when it refuses.
+        crashed: it never reads its inbox or writes anything (but stays "active").
+        plan: a plan it submits for approval when the simulation starts (plan mode).
+    """
+
+    shutdown: ShutdownAnswer = "approve"
+    reject_reason: str = "Still in the middle of my task; ask me again when it is done."
+    crashed: bool = False
+    plan: str | None = None
+
+
+DEFAULT = Persona()
+
+DEMO_CAST: dict[str, Persona] = {
+    "api-dev": Persona(shutdown="ignore"),
+    "ui-dev": Persona(shutdown="reject",
+                      reject_reason="Cart summary is half-wired to the new API; shutting down now would leave main broken."),
+    "log-miner": Persona(crashed=True),
+    "bench-runner": Persona(plan=(
+        "# Plan: benchmark the new search index\n"
+        "1. Snapshot the current index and its p50/p99 query latency\n"
+        "2. Build the new index on a copy (no writes to production)\n"
+        "3. Replay yesterday's 10,000 queries against both\n"
+        "4. Report latency and recall side by side; no switch-over without approval\n")),
+}
+"""The demo workspace's teammates that do not simply cooperate (docs/parts/demo.md)."""
+
+
+def persona_for(name: str) -> Persona:
+    """The behaviour of teammate ``name`` (cooperative unless it is in the demo's cast)."""
+    return DEMO_CAST.get(name, DEFAULT)
+
+
+PROGRESS = (
+    "Pushed the next slice; tests green locally.",
+    "Halfway through; no surprises so far.",
+    "Found an edge case with empty carts; covering it with a test.",
+    "Refactored the handler so the retry path is testable.",
+    "Benchmarked the change: no regression on the hot path.",
+    "Waiting on CI for the last commit.",
+)
+"""What a teammate says when it reports progress at the end of a turn."""
+
+QUESTIONS = (
+    "Which environment should this run against first: staging or a local replica?",
+    "Is it acceptable to change the public response shape, or must v1 stay byte-identical?",
+    "Who signs off on the rollout: the team lead or the service owner?",
+    "Can I drop the legacy fallback, or do some clients still depend on it?",
+)
+"""What a simulated worker asks when it blocks."""
+
+RESULTS = (
+    "Done: the change is in, with tests and a short note in the README.",
+    "Done: numbers collected and summarised in the report.",
+    "Done: cleaned up the old code path and updated the callers.",
+)
+"""What a simulated worker reports when it completes."""
