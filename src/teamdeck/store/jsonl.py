@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +23,8 @@ from teamdeck.store.atomic import fsync_dir
 from teamdeck.store.loaders import dumps_json
 
 MAX_RECORD_BYTES = 64 * 1024
+PARTIAL_WARN_S = 5.0
+"""A partial last line standing still longer than this is reported (F3)."""
 
 
 def encode_record(record: dict[str, Any], path: Path) -> bytes:
@@ -118,6 +121,8 @@ class Tail:
     seen: set[str] = field(default_factory=set)
     reset: bool = False
     problems: list[InvalidFile] = field(default_factory=list)
+    grown_at: float | None = None
+    """``time.monotonic()`` when new bytes last arrived (for :meth:`stalled_partial`)."""
 
     def read_new(self) -> list[dict[str, Any]]:
         """The complete, new, not-yet-seen records; bad lines go to :attr:`problems`."""
@@ -137,6 +142,7 @@ class Tail:
         finally:
             os.close(fd)
         self.offset += len(chunk)
+        self.grown_at = time.monotonic()
         data = self.pending + chunk
         end = data.rfind(b"\n")
         if end < 0:
@@ -160,6 +166,23 @@ class Tail:
                 self.seen.add(record_id)
             records.append(record)
         return records
+
+
+    def stalled_partial(self, *, now: float | None = None, after: float = PARTIAL_WARN_S) -> str | None:
+        """A warning when the file ends in a partial line that has not grown for more
+        than ``after`` seconds (F3): its writer probably died mid-record. A partial line
+        that is still growing is normal and not reported.
+
+        Args:
+            now: the current ``time.monotonic()`` (tests pass one).
+            after: how long a partial line may stand still.
+        """
+        if not self.pending or self.grown_at is None:
+            return None
+        idle = (time.monotonic() if now is None else now) - self.grown_at
+        if idle <= after:
+            return None
+        return f"{self.path.name}: incomplete last line at byte {self.offset - len(self.pending):,} has not grown for {idle:.0f} s"
 
 
 def read_records(path: Path) -> tuple[list[dict[str, Any]], list[InvalidFile]]:

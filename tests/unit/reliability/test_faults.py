@@ -194,6 +194,20 @@ def test_f3_partial_last_line_is_not_parsed_until_its_newline_arrives(ws):
     assert tail.read_new() == []
 
 
+def test_f3_a_partial_line_that_stops_growing_is_reported_after_5_s(tmp_path):
+    log = tmp_path / "events.jsonl"
+    log.write_bytes(b'{"id":"a"}\n{"id":"b","te')
+    tail = Tail(log)
+    assert len(tail.read_new()) == 1
+    assert tail.grown_at is not None
+    assert tail.stalled_partial(now=tail.grown_at + 4.9) is None  # still young: normal
+    assert tail.stalled_partial(now=tail.grown_at + 6) == "events.jsonl: incomplete last line at byte 11 has not grown for 6 s"
+    with open(log, "ab") as handle:
+        handle.write(b'xt":1}\n')
+    assert tail.read_new() == [{"id": "b", "text": 1}]
+    assert tail.stalled_partial(now=tail.grown_at + 60) is None  # completed: nothing to report
+
+
 # --- F6 -------------------------------------------------------------------------
 
 
