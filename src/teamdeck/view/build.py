@@ -1,0 +1,428 @@
+"""Making a :class:`WorkspaceSnapshot` from disk, and the next one from a batch of
+changed paths (ARCHITECTURE.md, "Data flow").
+
+:func:`build_snapshot` reads everything once (event logs tail-first). :func:`refresh`
+maps each changed path to what it belongs to - one task, one team's config or inbox,
+an event log, the settings - re-reads only that, and derives the rest (gate queue,
+member statuses, problems) in memory. Refreshing with paths that did not change gives
+an equal snapshot: our own writes come back through the watcher harmlessly.
+
+The snapshot carries the refresher's private state (what was read, and the event log
+readers, which advance); always refresh the newest snapshot. One thread at a time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from pathlib import Path
+
+from teamdeck.clock import parse_iso
+from teamdeck.errors import TeamdeckError
+from teamdeck.store.files import list_entries
+from teamdeck.store.paths import InvalidId, check_id
+from teamdeck.store.settings import load_settings
+from teamdeck.store.teamfiles import list_team_names, task_dir_kind
+from teamdeck.store.workspace import SETTINGS_FILE, Workspace
+from teamdeck.view.eventlog import EventRow, LogSource, event_row, message_row
+from teamdeck.view.snapshot import GateView, Problem, TaskView, TeamView, WorkspaceSnapshot
+from teamdeck.view.tasks import read_task
+from teamdeck.view.teams import (
+    TeamFiles,
+    pending_plan_gates,
+    read_team_files,
+    reread_config,
+    reread_inbox,
+    team_view,
+    with_ledger,
+)
+
+TAIL_BUDGET = 2000
+"""Log lines read at start over all logs together (each log gets its share)."""
+MIN_TAIL = 20
+"""Lines read at start from each log, however many logs there are."""
+MAX_EVENTS = 10_000
+"""The most rows the merged events tail keeps (the newest)."""
+
+
+@dataclass
+class _State:
+    """What the refresher read, kept between refreshes (private to this module)."""
+
+    ws: Workspace
+    tasks: dict[str, TaskView] = field(default_factory=dict)
+    teams: dict[str, TeamFiles] = field(default_factory=dict)
+    team_views: dict[str, TeamView] = field(default_factory=dict)
+    waiting: dict[str, frozenset[str]] = field(default_factory=dict)
+    logs: dict[str, LogSource] = field(default_factory=dict)
+    listing_problems: tuple[Problem, ...] = ()
+    settings_problem: Problem | None = None
+    read_only: bool = False
+    read_only_reason: str = ""
+    auto_join: bool = True
+
+    def copy(self) -> _State:
+        """A copy whose dicts can change without touching the snapshot this came from
+        (the log readers are shared: they only move forward)."""
+        return replace(self, tasks=dict(self.tasks), teams=dict(self.teams), team_views=dict(self.team_views),
+                       waiting=dict(self.waiting), logs=dict(self.logs))
+
+
+def build_snapshot(ws: Workspace, *, tail_budget: int = TAIL_BUDGET) -> WorkspaceSnapshot:
+    """Read the whole workspace into a snapshot.
+
+    Args:
+        ws: the workspace (its clock stamps the snapshot; its read-only flag shows).
+        tail_budget: log lines to read at start over all logs (see :data:`TAIL_BUDGET`).
+
+    Returns:
+        The snapshot; files that could not be read are in its ``problems``.
+    """
+    state = _State(ws)
+    _load_settings(state)
+    task_ids, team_names = _list(state)
+    sources = len(task_ids) + len(team_names)
+    per_log = max(MIN_TAIL, tail_budget // max(1, sources))
+    for task_id in task_ids:
+        _open_log(state, ws.events_file(task_id), f"task {task_id}", per_log, event=True)
+        _read_task(state, task_id)
+    for team in team_names:
+        _open_log(state, ws.messages_log(team), f"team {team}", per_log, event=False)
+        files = read_team_files(ws, team)
+        if files is not None:
+            state.teams[team] = files
+    _derive_teams(state, set(state.teams))
+    rows = _merge_all(state)
+    return _snapshot(state, rows, ())
+
+
+def refresh(snapshot: WorkspaceSnapshot, changed: Iterable[Path]) -> WorkspaceSnapshot:
+    """The snapshot after the files at ``changed`` changed (were added, modified or
+    removed).
+
+    Args:
+        snapshot: the newest snapshot (made by :func:`build_snapshot` or this).
+        changed: absolute paths; anything outside the workspace is ignored.
+
+    Returns:
+        A new snapshot (equal to ``snapshot`` when nothing it shows changed).
+    """
+    state: _State = snapshot.state.copy()
+    ws = state.ws
+    work = _classify(ws.root, changed)
+    if work.settings:
+        _load_settings(state)
+    if work.relist:
+        _relist(state)
+    new_rows: list[EventRow] = []
+    rebuild = False
+    for task_id in sorted(work.tasks):
+        if task_id not in state.tasks and not _is_task(ws, task_id):
+            continue
+        log = _open_log(state, ws.events_file(task_id), f"task {task_id}", MIN_TAIL, event=True)
+        rebuild |= _advance(log, new_rows)
+        _read_task(state, task_id)
+    teams_changed = set()
+    for team, parts in sorted(work.teams.items()):
+        if _refresh_team(state, team, parts):
+            teams_changed.add(team)
+        if team in state.teams:
+            log = _open_log(state, ws.messages_log(team), f"team {team}", MIN_TAIL, event=False)
+            rebuild |= _advance(log, new_rows)
+    _derive_teams(state, teams_changed)
+    notices = tuple(notice for log in state.logs.values() if (notice := _take_notice(log)))
+    if rebuild:
+        rows = _merge_all(state)
+    elif new_rows:
+        rows = _merge(snapshot.events, new_rows)
+    else:
+        rows = snapshot.events
+    return _snapshot(state, rows, notices)
+
+
+def load_older(snapshot: WorkspaceSnapshot, count: int = 1000) -> WorkspaceSnapshot:
+    """The snapshot with up to ``count`` more older lines loaded from each log that is
+    not loaded completely (the events view asks when scrolled to its top)."""
+    state: _State = snapshot.state.copy()
+    for log in state.logs.values():
+        log.load_older(count)
+    return _snapshot(state, _merge_all(state, limit=len(snapshot.events) + count), ())
+
+
+# --- what a path belongs to -----------------------------------------------------------
+
+
+@dataclass
+class _Work:
+    settings: bool = False
+    relist: bool = False
+    tasks: set[str] = field(default_factory=set)
+    teams: dict[str, set[str]] = field(default_factory=dict)
+    """team -> the parts to re-read: ``config``, ``messages`` or ``inbox:<file name>``."""
+
+
+def _classify(root: Path, changed: Iterable[Path]) -> _Work:
+    work = _Work()
+    for path in changed:
+        try:
+            parts = Path(path).relative_to(root).parts
+        except ValueError:
+            continue
+        if not parts:
+            work.relist = True
+        elif parts == (SETTINGS_FILE,):
+            work.settings = True
+        elif parts[0] == "tasks":
+            if len(parts) == 1:
+                work.relist = True
+            else:
+                work.tasks.add(parts[1])
+        elif parts[0] == "teams":
+            if len(parts) == 1:
+                work.relist = True
+                continue
+            team = work.teams.setdefault(parts[1], set())
+            if len(parts) == 2:
+                team.add("all")
+            elif parts[2] == "config.json":
+                team.add("config")
+            elif parts[2] == "messages.jsonl":
+                team.add("messages")
+            elif parts[2] == "inboxes":
+                team.add(f"inbox:{parts[3]}" if len(parts) == 4 else "all")
+    return work
+
+
+# --- reading ---------------------------------------------------------------------------
+
+
+def _load_settings(state: _State) -> None:
+    ws = state.ws
+    try:
+        settings = load_settings(ws.root)
+        state.settings_problem = None
+    except TeamdeckError as err:
+        state.settings_problem = Problem.of(err, SETTINGS_FILE)
+        return
+    state.auto_join = settings.autoJoin
+    if ws.read_only:
+        state.read_only, state.read_only_reason = True, ws.read_only_reason or "read-only mode"
+    elif settings.readOnly:
+        state.read_only, state.read_only_reason = True, f"readOnly in {SETTINGS_FILE}"
+    else:
+        state.read_only, state.read_only_reason = False, ""
+
+
+def _list(state: _State) -> tuple[list[str], list[str]]:
+    """The task ids and team names in the workspace; bad names become problems."""
+    ws = state.ws
+    problems = []
+    task_ids = []
+    try:
+        entries = list_entries(ws.tasks_dir)
+    except TeamdeckError as err:
+        entries, problems = [], [Problem.of(err, "tasks")]
+    for entry in entries:
+        if not entry.is_dir or entry.name.startswith("."):
+            continue
+        if task_dir_kind(entry.path) != "teamdeck":
+            continue
+        try:
+            task_ids.append(check_id(entry.name, "task id"))
+        except InvalidId as err:
+            problems.append(Problem(f"tasks/{entry.name!r}", "", f"ignored: {err}"))
+    team_names, ignored = list_team_names(ws)
+    problems += [Problem("teams", "", line) for line in ignored]
+    state.listing_problems = tuple(problems)
+    return task_ids, team_names
+
+
+def _is_task(ws: Workspace, name: str) -> bool:
+    try:
+        check_id(name, "task id")
+    except InvalidId:
+        return False
+    return task_dir_kind(ws.tasks_dir / name) == "teamdeck"
+
+
+def _relist(state: _State) -> None:
+    """Pick up tasks and teams that appeared or disappeared."""
+    task_ids, team_names = _list(state)
+    for task_id in set(task_ids) - set(state.tasks):
+        _open_log(state, state.ws.events_file(task_id), f"task {task_id}", MIN_TAIL, event=True)
+        _read_task(state, task_id)
+    for task_id in set(state.tasks) - set(task_ids):
+        _drop_task(state, task_id)
+    for team in set(team_names) - set(state.teams):
+        _refresh_team(state, team, {"all"})
+    for team in set(state.teams) - set(team_names):
+        _refresh_team(state, team, {"all"})
+
+
+def _read_task(state: _State, task_id: str) -> None:
+    ws = state.ws
+    log = state.logs.get(str(ws.rel(ws.events_file(task_id))))
+    last_id = log.rows[-1].id if log is not None and log.rows else None
+    view = read_task(ws, task_id, last_event_id=last_id or None, previous=state.tasks.get(task_id))
+    if view is None:
+        _drop_task(state, task_id)
+    else:
+        state.tasks[task_id] = view
+
+
+def _drop_task(state: _State, task_id: str) -> None:
+    state.tasks.pop(task_id, None)
+    state.logs.pop(str(state.ws.rel(state.ws.events_file(task_id))), None)
+
+
+def _refresh_team(state: _State, team: str, parts: set[str]) -> bool:
+    """Re-read the parts of a team that changed; returns whether its files changed."""
+    ws = state.ws
+    try:
+        check_id(team, "team name")
+    except InvalidId:
+        return False
+    files = state.teams.get(team)
+    if files is None or "all" in parts:
+        files = read_team_files(ws, team, files)
+    else:
+        if "config" in parts:
+            files = reread_config(ws, files)
+        for part in parts:
+            if files is not None and part.startswith("inbox:") and part.endswith(".json"):
+                name = part[len("inbox:"):]
+                try:
+                    path = ws.inbox(team, name[: -len(".json")])
+                except InvalidId:
+                    continue
+                files = reread_inbox(ws, files, path)
+        if files is not None:
+            files = with_ledger(ws, files)
+    if files is None:
+        state.teams.pop(team, None)
+        state.team_views.pop(team, None)
+        state.logs.pop(str(ws.rel(ws.messages_log(team))), None)
+        return True
+    changed = state.teams.get(team) is not files
+    state.teams[team] = files
+    return changed
+
+
+def _derive_teams(state: _State, changed: set[str]) -> None:
+    """Recompute the views of teams whose files, or whose members' gates, changed."""
+    waiting = _waiting_members(state)
+    for team, files in state.teams.items():
+        members = waiting.get(team, frozenset())
+        if team in changed or team not in state.team_views or state.waiting.get(team) != members:
+            state.team_views[team] = team_view(files, members)
+    state.waiting = waiting
+
+
+def _waiting_members(state: _State) -> dict[str, frozenset[str]]:
+    """Per team, the members (lower-cased) whose worker waits on an open task gate."""
+    waiting: dict[str, set[str]] = {}
+    for task in state.tasks.values():
+        if task.team is None:
+            continue
+        members = {worker.id: worker.member for worker in task.workers}
+        for gate in task.open_gates:
+            member = members.get(gate.agent or "")
+            if member:
+                waiting.setdefault(task.team, set()).add(member.lower())
+    return {team: frozenset(names) for team, names in waiting.items()}
+
+
+# --- event logs --------------------------------------------------------------------------
+
+
+def _open_log(state: _State, path: Path, source: str, tail_lines: int, *, event: bool) -> LogSource:
+    rel = str(state.ws.rel(path))
+    log = state.logs.get(rel)
+    if log is None:
+        log = LogSource(path, rel, source, event_row if event else message_row, tail_lines)
+        state.logs[rel] = log
+    return log
+
+
+def _advance(log: LogSource, new_rows: list[EventRow]) -> bool:
+    """Read what was appended to ``log`` into ``new_rows``; True when the log was
+    replaced and the merged tail must be rebuilt."""
+    generation = log.generation
+    rows = log.read_new()
+    if log.generation != generation:
+        return True
+    new_rows.extend(rows)
+    return False
+
+
+def _take_notice(log: LogSource) -> str | None:
+    notice, log.notice = log.notice, None
+    return notice
+
+
+def _merge_all(state: _State, limit: int = MAX_EVENTS) -> tuple[EventRow, ...]:
+    rows = sorted((row for log in state.logs.values() for row in log.rows), key=_order)
+    return tuple(rows[-max(limit, MAX_EVENTS):])
+
+
+def _merge(current: tuple[EventRow, ...], new: list[EventRow]) -> tuple[EventRow, ...]:
+    new.sort(key=_order)
+    if not current or _order(new[0]) >= _order(current[-1]):
+        rows = current + tuple(new)
+    else:
+        rows = tuple(sorted((*current, *new), key=_order))
+    return rows[-MAX_EVENTS:] if len(rows) > MAX_EVENTS else rows
+
+
+def _order(row: EventRow) -> tuple[datetime, str]:
+    return (_moment(row.ts), row.id)
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def _moment(text: str) -> datetime:
+    try:
+        return parse_iso(text)
+    except (ValueError, TypeError):
+        return _EPOCH
+
+
+# --- the snapshot -----------------------------------------------------------------------
+
+
+def _snapshot(state: _State, rows: tuple[EventRow, ...], notices: tuple[str, ...]) -> WorkspaceSnapshot:
+    tasks = tuple(state.tasks[task_id] for task_id in sorted(state.tasks))
+    teams = tuple(state.team_views[name] for name in sorted(state.team_views))
+    gates: list[GateView] = [gate for task in tasks for gate in task.open_gates]
+    for name in sorted(state.teams):
+        if name in state.team_views:
+            gates += pending_plan_gates(state.teams[name], state.team_views[name])
+    gates.sort(key=lambda gate: (_moment(gate.created_at), gate.key))
+    return WorkspaceSnapshot(
+        root=str(state.ws.root), taken_at=state.ws.clock(), teams=teams, tasks=tasks, gates=tuple(gates),
+        events=rows, events_complete=all(log.complete for log in state.logs.values()) and len(rows) < MAX_EVENTS,
+        problems=_problems(state, tasks, teams), notices=notices, read_only=state.read_only,
+        read_only_reason=state.read_only_reason, auto_join=state.auto_join, state=state,
+    )
+
+
+def _problems(state: _State, tasks: tuple[TaskView, ...], teams: tuple[TeamView, ...]) -> tuple[Problem, ...]:
+    problems = list(state.listing_problems)
+    if state.settings_problem is not None:
+        problems.append(state.settings_problem)
+    for task in tasks:
+        if task.problem is not None:
+            problems.append(task.problem)
+        for worker in task.workers:
+            problems += [Problem(f"tasks/{task.id}", "", line) for line in worker.problems]
+    for team in teams:
+        if team.problem is not None:
+            problems.append(team.problem)
+    for files in state.teams.values():
+        problems += [Problem(f"teams/{files.name}", "", line) for line in files.ignored]
+        problems += [inbox for inbox in files.inboxes.values() if isinstance(inbox, Problem)]
+    for log in state.logs.values():
+        problems += [Problem.of(problem) for problem in log.problems]
+    return tuple(problems)

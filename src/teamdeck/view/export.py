@@ -1,0 +1,83 @@
+"""A snapshot as plain JSON data (``teamdeck status --json``; scripts and agents).
+
+Text stays as the files have it: JSON output is not a terminal, and a program reading
+it needs the real values.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from teamdeck.clock import iso
+from teamdeck.view.overview import overview
+from teamdeck.view.snapshot import GateView, MemberView, Problem, TaskView, TeamView, WorkspaceSnapshot
+
+
+def snapshot_json(snapshot: WorkspaceSnapshot) -> dict[str, Any]:
+    """Tasks, teams, the gate queue, problems and the overview counts.
+
+    The inboxes and events are left out (``teamdeck inbox`` and the logs have them).
+    """
+    counts = overview(snapshot)
+    return {
+        "ok": True,
+        "workspace": snapshot.root,
+        "takenAt": iso(snapshot.taken_at),
+        "readOnly": snapshot.read_only,
+        "overview": {
+            "teams": counts.teams, "tasks": counts.tasks, "members": counts.members, "active": counts.active,
+            "idle": counts.idle, "offline": counts.offline, "gatesWaiting": counts.gates,
+            "oldestGateAge": counts.oldest_gate_age or None, "unread": counts.unread, "problems": counts.problems,
+        },
+        "tasks": [_task(task) for task in snapshot.tasks],
+        "gates": [_gate(gate) for gate in snapshot.gates],
+        "teams": [_team(team) for team in snapshot.teams],
+        "problems": [_problem(problem) for problem in snapshot.problems],
+    }
+
+
+def _problem(problem: Problem) -> dict[str, str]:
+    return {"file": problem.path, "where": problem.where, "problem": problem.why}
+
+
+def _task(task: TaskView) -> dict[str, Any]:
+    return {
+        "id": task.id, "title": task.title, "state": task.state, "team": task.team, "updatedAt": task.updated_at,
+        "revision": task.revision, "workersByStatus": task.workers_by_status(),
+        "workers": [{"id": worker.id, "status": worker.status, "member": worker.member, "summary": worker.summary,
+                     "questions": list(worker.questions), "problems": list(worker.problems)} for worker in task.workers],
+        "gates": [_gate(gate) for gate in task.gates],
+        "joinedSummary": task.summary_path,
+        "problem": _problem(task.problem) if task.problem else None,
+    }
+
+
+def _gate(gate: GateView) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "key": gate.key, "kind": gate.kind, "state": gate.state, "createdAt": gate.created_at, "source": gate.source,
+        "title": gate.title, "reason": gate.reason, "agent": gate.agent, "questions": list(gate.questions),
+    }
+    if gate.kind == "task-gate":
+        data.update(task=gate.task_id, gate=gate.gate_id, gateKind=gate.subkind, humanNotes=gate.notes_path,
+                    decidedBy=gate.decided_by, decidedAt=gate.decided_at, note=gate.note)
+    else:
+        data.update(team=gate.team, member=gate.member, requestId=gate.request_id)
+    return data
+
+
+def _team(team: TeamView) -> dict[str, Any]:
+    return {
+        "name": team.name, "description": team.description, "lead": team.lead, "unread": team.unread,
+        "members": [_member(member) for member in team.members],
+        "problem": _problem(team.problem) if team.problem else None, "markers": list(team.markers),
+    }
+
+
+def _member(member: MemberView) -> dict[str, Any]:
+    return {
+        "name": member.name, "agentType": member.agent_type, "model": member.model, "color": member.color,
+        "lead": member.lead, "active": member.active, "status": member.status, "since": member.since or None,
+        "detail": member.detail, "unread": member.unread, "lastActivity": member.last_activity or None,
+        "markers": list(member.markers), "pendingShutdown": member.pending_shutdown, "pendingPlan": member.pending_plan,
+        "inboxProblem": _problem(member.inbox_problem) if member.inbox_problem else None,
+    }

@@ -1,0 +1,313 @@
+"""The read model: one immutable picture of a workspace (ARCHITECTURE.md, "view/").
+
+Every front draws from a :class:`WorkspaceSnapshot`: the CLI's ``status`` and the TUI's
+panels. It is made of frozen dataclasses and tuples, so a worker thread can build the
+next one while the UI thread draws the current one, and a widget can tell what changed
+by comparing objects. Text in it is as the files have it (raw, not sanitised): every
+front sanitises at the edge, where it knows whether the output is a terminal or JSON.
+
+A file that cannot be read does not stop the picture: its row carries a
+:class:`Problem` and the snapshot lists it in :attr:`WorkspaceSnapshot.problems`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+from teamdeck.errors import InvalidFile
+from teamdeck.view.eventlog import EventRow
+
+MemberStatus = Literal["working", "idle", "awaiting", "shutdown-requested", "shutdown-approved", "offline"]
+"""Derived from the roster and the messages (see view/teams.py):
+
+- ``offline``: ``isActive`` is false.
+- ``shutdown-approved``: the member approved a shutdown request but is still active
+  (a known Claude Code failure: the ledger flags it, deactivate is offered).
+- ``shutdown-requested``: a shutdown request to the member has no reply yet.
+- ``awaiting``: the member waits for a human: an unanswered plan approval request, or
+  a blocked gate of a task its worker belongs to.
+- ``idle``: its last word was an idle notification (``since`` says when).
+- ``working``: anything else.
+"""
+
+GateKind = Literal["task-gate", "plan-approval"]
+"""What kind of decision waits: a blocked gate in a task.yaml, or a plan approval
+request in a team lead's inbox. Later issues add more."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A file that could not be read (or a part of it), in one line.
+
+    Attributes:
+        path: the file, relative to the workspace.
+        where: the place in it (``line 7``, ``$.gates[0].id``) or ``""``.
+        why: what is wrong.
+    """
+
+    path: str
+    where: str
+    why: str
+
+    @classmethod
+    def of(cls, err: InvalidFile | Exception, path: str = "") -> Problem:
+        """The problem an error describes (``path`` is used when the error has none)."""
+        if isinstance(err, InvalidFile):
+            return cls(str(err.path) or path, err.where, err.why)
+        return cls(path, "", str(err))
+
+    @property
+    def text(self) -> str:
+        place = f" {self.where}" if self.where else ""
+        return f"{self.path}{place}: {self.why}"
+
+
+@dataclass(frozen=True)
+class WorkerView:
+    """A worker of a task, as its final.json says (or ``pending`` / ``invalid``).
+
+    Attributes:
+        id: the agent directory name.
+        status: completed / blocked / failed / invalid / pending.
+        summary: the worker's summary (``""`` when invalid or pending).
+        questions: what a blocked worker asks.
+        problems: why the output is invalid, one line each.
+        member: the team member this worker is (task.yaml ``workers[].member``).
+    """
+
+    id: str
+    status: str
+    summary: str = ""
+    questions: tuple[str, ...] = ()
+    problems: tuple[str, ...] = ()
+    member: str | None = None
+
+
+@dataclass(frozen=True)
+class GateView:
+    """One decision a person is asked to make (open), or made (decided).
+
+    Attributes:
+        key: unique across the workspace: ``task:<task>:<gate>`` or
+            ``plan:<team>:<member>:<requestId>``.
+        kind: see :data:`GateKind`.
+        subkind: a task gate's own kind (``worker-blocked``, ``verification-failed``,
+            ``plan-approval``; model/task.py).
+        state: ``blocked`` (waiting) or the decision (``approved`` / ``rejected``).
+        created_at: when it started waiting (ISO-8601).
+        source: where it comes from, for people: ``task t1`` / ``team alpha``.
+        title: one line saying what is asked.
+        reason: why it waits (a worker's reason; a plan's file).
+        agent: the worker or member that waits.
+        questions: what is asked (a blocked worker's questions).
+        body: longer text to read before deciding (a plan's content).
+        notes_path: the human-notes.md to read and write (task gates).
+        task_id, gate_id: for task gates.
+        team, member, request_id: for plan approvals.
+        decided_by, decided_at, note: the decision, once made.
+    """
+
+    key: str
+    kind: GateKind
+    state: str
+    created_at: str
+    source: str
+    title: str
+    subkind: str = ""
+    reason: str = ""
+    agent: str | None = None
+    questions: tuple[str, ...] = ()
+    body: str = ""
+    notes_path: str | None = None
+    task_id: str | None = None
+    gate_id: str | None = None
+    team: str | None = None
+    member: str | None = None
+    request_id: str | None = None
+    decided_by: str | None = None
+    decided_at: str | None = None
+    note: str | None = None
+
+    @property
+    def open(self) -> bool:
+        return self.state == "blocked"
+
+
+@dataclass(frozen=True)
+class TaskView:
+    """A teamdeck task (``tasks/<id>/task.yaml``) with its workers and gates.
+
+    A task whose task.yaml cannot be read still has a row: ``problem`` says why and the
+    other fields are empty.
+    """
+
+    id: str
+    title: str = ""
+    state: str = "?"
+    team: str | None = None
+    updated_at: str = ""
+    revision: int = 0
+    gates: tuple[GateView, ...] = ()
+    workers: tuple[WorkerView, ...] = ()
+    summary_path: str | None = None
+    problem: Problem | None = None
+
+    @property
+    def open_gates(self) -> tuple[GateView, ...]:
+        return tuple(gate for gate in self.gates if gate.open)
+
+    def workers_by_status(self) -> dict[str, int]:
+        """How many workers are in each status (only statuses that occur)."""
+        counts: dict[str, int] = {}
+        for worker in self.workers:
+            counts[worker.status] = counts.get(worker.status, 0) + 1
+        return counts
+
+
+@dataclass(frozen=True)
+class MessageView:
+    """One entry of an inbox, decoded, or a fold of consecutive idle notifications.
+
+    Attributes:
+        index: position in the inbox array (the first of a fold).
+        kind: a message kind (``plain``, ``shutdown_request``...; model/claude.py) or
+            ``idle`` for a fold.
+        sender: ``from``.
+        timestamp: when (the last one, for a fold).
+        summary: the message summary (or a kind-specific one-liner).
+        text: the full body to show (a plain message's text, a plan's content...).
+        read: whether the recipient consumed it (a fold: all of them).
+        request_id: the handshake id, for requests and replies.
+        count: how many idle notifications a fold stands for (1 otherwise).
+        raw: the entry's ``text`` exactly as written (a fold: the last one's), for
+            "view raw".
+    """
+
+    index: int
+    kind: str
+    sender: str
+    timestamp: str
+    summary: str = ""
+    text: str = ""
+    read: bool = True
+    request_id: str | None = None
+    count: int = 1
+    raw: str = ""
+
+
+@dataclass(frozen=True)
+class MemberView:
+    """A member of a team with its derived status.
+
+    Attributes:
+        team, name: who.
+        agent_type, model, color: from config.json.
+        lead: whether this is the team lead.
+        active: ``isActive`` (true when absent).
+        status: see :data:`MemberStatus`.
+        since: when the status started (idle since; shutdown requested at...).
+        detail: one line more about the status (idle reason, rejection reason...).
+        unread: unread messages in its inbox.
+        last_activity: the newest thing it said or was sent (ISO-8601) or ``""``.
+        markers: ledger problems on this member (not injected, not consumed,
+            approved-but-still-active...), one short line each.
+        inbox: its messages oldest first, idle notifications folded.
+        inbox_problem: its inbox could not be read.
+        pending_shutdown: the open shutdown request id, if any.
+        pending_plan: the open plan approval request id, if any.
+    """
+
+    team: str
+    name: str
+    agent_type: str | None = None
+    model: str | None = None
+    color: str | None = None
+    lead: bool = False
+    active: bool = True
+    status: MemberStatus = "working"
+    since: str = ""
+    detail: str = ""
+    unread: int = 0
+    last_activity: str = ""
+    markers: tuple[str, ...] = ()
+    inbox: tuple[MessageView, ...] = ()
+    inbox_problem: Problem | None = None
+    pending_shutdown: str | None = None
+    pending_plan: str | None = None
+
+    @property
+    def key(self) -> str:
+        return f"{self.team}/{self.name}"
+
+
+@dataclass(frozen=True)
+class TeamView:
+    """A Claude Code team (``teams/<name>/``): roster, derived statuses, problems."""
+
+    name: str
+    description: str = ""
+    lead: str = "team-lead"
+    members: tuple[MemberView, ...] = ()
+    problem: Problem | None = None
+    markers: tuple[str, ...] = ()
+
+    @property
+    def unread(self) -> int:
+        return sum(member.unread for member in self.members)
+
+
+@dataclass(frozen=True)
+class WorkspaceSnapshot:
+    """Everything the fronts show, as of :attr:`taken_at`.
+
+    Attributes:
+        root: the workspace directory.
+        taken_at: the workspace clock when this snapshot was made.
+        teams: teams by name order.
+        tasks: teamdeck tasks by id order.
+        gates: the open decisions, oldest first (all kinds).
+        events: the loaded tail of every log, oldest first (see view/eventlog.py).
+        events_complete: every line of every log is loaded.
+        problems: every file that could not be read, by path.
+        notices: one-line messages worth showing once (a log was replaced...).
+        read_only: writes are off (and why, in ``read_only_reason``).
+        auto_join: the workspace setting autoJoin.
+    """
+
+    root: str
+    taken_at: datetime
+    teams: tuple[TeamView, ...] = ()
+    tasks: tuple[TaskView, ...] = ()
+    gates: tuple[GateView, ...] = ()
+    events: tuple[EventRow, ...] = ()
+    events_complete: bool = True
+    problems: tuple[Problem, ...] = ()
+    notices: tuple[str, ...] = ()
+    read_only: bool = False
+    read_only_reason: str = ""
+    auto_join: bool = True
+    state: Any = field(default=None, compare=False, repr=False)
+    """The refresher's private state (parsed files, log readers); not for fronts."""
+
+    @property
+    def members(self) -> tuple[MemberView, ...]:
+        return tuple(member for team in self.teams for member in team.members)
+
+    def team(self, name: str) -> TeamView | None:
+        return next((team for team in self.teams if team.name == name), None)
+
+    def task(self, task_id: str) -> TaskView | None:
+        return next((task for task in self.tasks if task.id == task_id), None)
+
+    def member(self, key: str) -> MemberView | None:
+        """The member ``<team>/<name>``."""
+        return next((member for member in self.members if member.key == key), None)
+
+    def gate(self, key: str) -> GateView | None:
+        return next((gate for gate in self.gates if gate.key == key), None)
+
+    @property
+    def unread(self) -> int:
+        return sum(team.unread for team in self.teams)

@@ -1,0 +1,350 @@
+"""Reading a Claude Code team into a :class:`TeamView`: roster, inboxes folded, and
+each member's derived status (snapshot.py, :data:`MemberStatus`).
+
+What was read is kept as a :class:`TeamFiles` between refreshes, so a change to one
+inbox re-reads that inbox alone for the inbox view. Handshakes (shutdown, plan
+approval), idle folds and delivery failures come from the team's ledger
+(protocol/ledger.py), rebuilt whenever any file of the team changed: a member's status
+depends on what it sent to others as much as on what it received.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from pathlib import Path
+
+from teamdeck.clock import iso, parse_iso
+from teamdeck.errors import InvalidFile, NotFound, TeamdeckError
+from teamdeck.model.claude import (
+    IdleNotification,
+    Kind,
+    PermissionRequest,
+    PermissionResponse,
+    Plain,
+    PlanApprovalRequest,
+    PlanApprovalResponse,
+    ShutdownApproved,
+    ShutdownRejected,
+    ShutdownRequest,
+    TaskAssignment,
+    TeamConfig,
+    Unknown,
+)
+from teamdeck.protocol.ledger import FAILURE_CLASSES, Handshake, Ledger, build_ledger
+from teamdeck.store.inbox import Inbox, read_inbox, recipient_of
+from teamdeck.store.loaders import dumps_json
+from teamdeck.store.teamfiles import list_inbox_paths, read_team_config
+from teamdeck.store.workspace import Workspace
+from teamdeck.view.snapshot import GateView, MemberStatus, MemberView, MessageView, Problem, TeamView
+
+
+@dataclass(frozen=True)
+class TeamFiles:
+    """What was read of one team.
+
+    Attributes:
+        name: the team (its directory name).
+        config: config.json, or None when it could not be read (``problem`` says why).
+        inboxes: each inbox by recipient (file name without ``.json``): the parsed
+            inbox, or the problem that kept it from being read.
+        ignored: inbox files whose names are not usable member names (B17).
+        ledger: the team's handshake ledger (protocol/ledger.py), or None when
+            config.json cannot be read.
+    """
+
+    name: str
+    config: TeamConfig | None
+    problem: Problem | None = None
+    inboxes: dict[str, Inbox | Problem] = field(default_factory=dict)
+    ignored: tuple[str, ...] = ()
+    ledger: Ledger | None = None
+
+
+def read_team_files(ws: Workspace, team: str, previous: TeamFiles | None = None) -> TeamFiles | None:
+    """Read a team's config.json and every inbox.
+
+    Args:
+        ws: the workspace.
+        team: a valid team name.
+        previous: what was read before; a config.json that is now unreadable keeps the
+            previous roster (and carries the problem).
+
+    Returns:
+        The files, or None when the team is gone.
+    """
+    config, problem = _read_config(ws, team, previous)
+    if config is None and problem is None:
+        return None
+    try:
+        paths, ignored = list_inbox_paths(ws, team)
+    except TeamdeckError as err:
+        paths, ignored = [], [str(err)]
+    inboxes = {recipient_of(path): _read_inbox(ws, path) for path in paths}
+    return with_ledger(ws, TeamFiles(team, config, problem, inboxes, tuple(ignored)))
+
+
+def reread_config(ws: Workspace, files: TeamFiles) -> TeamFiles | None:
+    """``files`` with config.json read again (None when the team is gone); call
+    :func:`with_ledger` once every changed part is read."""
+    config, problem = _read_config(ws, files.name, files)
+    if config is None and problem is None:
+        return None
+    return replace(files, config=config, problem=problem)
+
+
+def reread_inbox(ws: Workspace, files: TeamFiles, path: Path) -> TeamFiles:
+    """``files`` with the inbox at ``path`` read again (dropped when it is gone); call
+    :func:`with_ledger` once every changed part is read."""
+    inboxes = dict(files.inboxes)
+    recipient = recipient_of(path)
+    if path.exists():
+        inboxes[recipient] = _read_inbox(ws, path)
+    else:
+        inboxes.pop(recipient, None)
+    return replace(files, inboxes=dict(sorted(inboxes.items())))
+
+
+def with_ledger(ws: Workspace, files: TeamFiles) -> TeamFiles:
+    """``files`` with the team's ledger built again (None when config.json is unreadable)."""
+    try:
+        ledger = build_ledger(ws, files.name)
+    except TeamdeckError:
+        return replace(files, ledger=None)
+    # The ledger read config.json last: its roster is the freshest.
+    return replace(files, ledger=ledger, config=ledger.config, problem=None)
+
+
+def _read_config(ws: Workspace, team: str, previous: TeamFiles | None) -> tuple[TeamConfig | None, Problem | None]:
+    try:
+        return read_team_config(ws, team), None
+    except NotFound:
+        return None, None
+    except TeamdeckError as err:
+        kept = previous.config if previous is not None else None
+        return kept, Problem.of(err, str(ws.rel(ws.team_config(team))))
+
+
+def _read_inbox(ws: Workspace, path: Path) -> Inbox | Problem:
+    try:
+        return read_inbox(path)
+    except InvalidFile as err:
+        return Problem(str(ws.rel(path)), err.where, err.why)
+
+
+# --- deriving what the roster shows -------------------------------------------------
+
+
+def _moment(text: str | None) -> datetime | None:
+    if not text:
+        return None
+    try:
+        return parse_iso(text)
+    except (ValueError, TypeError):
+        return None
+
+
+def _last_activity(files: TeamFiles) -> dict[str, datetime]:
+    """Per member (lower-cased), the newest message it sent or received."""
+    newest: dict[str, datetime] = {}
+
+    def seen(name: str, when: datetime | None) -> None:
+        key = name.lower()
+        if when is not None and (key not in newest or when > newest[key]):
+            newest[key] = when
+
+    for recipient, inbox in files.inboxes.items():
+        if isinstance(inbox, Problem):
+            continue
+        for entry in inbox.messages:
+            assert entry.message is not None
+            when = _moment(entry.message.timestamp)
+            seen(recipient, when)
+            seen(entry.message.from_, when)
+    return newest
+
+
+def team_view(files: TeamFiles, waiting_on_gates: frozenset[str] = frozenset()) -> TeamView:
+    """The team as the roster shows it.
+
+    Args:
+        files: what was read (with the team's ledger).
+        waiting_on_gates: lower-cased names of members whose worker waits on an open
+            task gate (they are ``awaiting``).
+    """
+    config = files.config
+    activity = _last_activity(files)
+    members = []
+    for member in config.members if config is not None else []:
+        inbox = _inbox_of(files, member.name)
+        view = MemberView(
+            team=files.name, name=member.name, agent_type=member.agentType, model=member.model,
+            color=member.color, lead=config is not None and config.is_lead(member.name), active=member.isActive,
+            inbox_problem=inbox if isinstance(inbox, Problem) else None,
+            inbox=fold_inbox(inbox) if isinstance(inbox, Inbox) else (),
+            unread=len(inbox.unread) if isinstance(inbox, Inbox) else 0,
+            last_activity=iso(activity[member.name.lower()]) if member.name.lower() in activity else "",
+        )
+        members.append(_with_status(view, files.ledger, member.name.lower() in waiting_on_gates))
+    markers = tuple(f"{FAILURE_CLASSES[finding.code]}: {finding.detail}" for finding in files.ledger.failures
+                    if finding.member is None) if files.ledger else ()
+    return TeamView(name=files.name, description=(config.description or "") if config else "",
+                    lead=config.lead_name if config is not None else "team-lead",
+                    members=tuple(members), problem=files.problem, markers=markers)
+
+
+def _inbox_of(files: TeamFiles, name: str) -> Inbox | Problem | None:
+    found = files.inboxes.get(name)
+    if found is None:
+        found = next((value for recipient, value in files.inboxes.items() if recipient.lower() == name.lower()), None)
+    return found
+
+
+def _handshakes(ledger: Ledger | None, kind: str, member: str) -> list[Handshake]:
+    if ledger is None:
+        return []
+    return [handshake for handshake in ledger.handshakes if handshake.kind == kind and handshake.member.lower() == member]
+
+
+def _with_status(view: MemberView, ledger: Ledger | None, on_gate: bool) -> MemberView:
+    """``view`` with its status, since, detail and markers from the team's ledger."""
+    key = view.name.lower()
+    shutdowns = _handshakes(ledger, "shutdown", key)
+    shutdown = shutdowns[-1] if shutdowns else None
+    plans = [handshake for handshake in _handshakes(ledger, "plan", key) if handshake.state == "awaiting_decision"]
+    idle = next((fold for name, fold in ledger.idles.items() if name.lower() == key), None) if ledger else None
+
+    status: MemberStatus = "working"
+    since, detail = "", ""
+    if not view.active:
+        status = "offline"
+        if shutdown is not None and shutdown.replied_at:
+            since = shutdown.replied_at
+    elif shutdown is not None and shutdown.state == "approved":
+        status, since, detail = "shutdown-approved", shutdown.replied_at or "", shutdown.detail
+    elif shutdown is not None and shutdown.state == "awaiting_response":
+        status, since, detail = "shutdown-requested", shutdown.requested_at, shutdown.detail
+    elif plans or on_gate:
+        status = "awaiting"
+        since = plans[-1].requested_at if plans else ""
+        detail = "plan approval requested" if plans else "a task gate waits for a decision"
+    elif idle is not None and idle.idle_since:
+        status, since = "idle", idle.idle_since
+        detail = f"{idle.last_reason or 'available'} ({idle.count} idle notification{'s' if idle.count != 1 else ''})"
+    if shutdown is not None and shutdown.state == "rejected" and not detail:
+        detail = shutdown.detail
+    failures = [finding for finding in ledger.failures if (finding.member or "").lower() == key] if ledger else []
+    return replace(
+        view, status=status, since=since, detail=detail,
+        markers=tuple(f"{FAILURE_CLASSES[finding.code]}: {finding.detail}" for finding in failures),
+        pending_shutdown=shutdown.request_id if status == "shutdown-requested" and shutdown else None,
+        pending_plan=plans[-1].request_id if plans else None,
+    )
+
+
+def pending_plan_gates(files: TeamFiles, team: TeamView) -> list[GateView]:
+    """The team's unanswered plan approval requests as gates, one per request."""
+    if files.ledger is None:
+        return []
+    gates = []
+    for handshake in files.ledger.handshakes:
+        if handshake.kind != "plan" or handshake.state != "awaiting_decision":
+            continue
+        request = _find_plan_request(files, handshake)
+        gates.append(GateView(
+            key=f"plan:{files.name}:{handshake.member}:{handshake.request_id}", kind="plan-approval", state="blocked",
+            created_at=handshake.requested_at, source=f"team {files.name}",
+            title=f"plan approval requested by {handshake.member}",
+            reason=(request.planFilePath or "") if request else "", agent=handshake.member,
+            body=(request.planContent or "") if request else "", team=files.name, member=handshake.member,
+            request_id=handshake.request_id,
+        ))
+    return gates
+
+
+def _find_plan_request(files: TeamFiles, handshake: Handshake) -> PlanApprovalRequest | None:
+    inbox = _inbox_of(files, handshake.answerer)
+    if not isinstance(inbox, Inbox):
+        return None
+    for entry in inbox.messages:
+        if isinstance(entry.kind, PlanApprovalRequest) and entry.kind.requestId == handshake.request_id:
+            return entry.kind
+    return None
+
+
+# --- the inbox as a list ------------------------------------------------------------
+
+
+def fold_inbox(inbox: Inbox) -> tuple[MessageView, ...]:
+    """An inbox oldest first, each entry decoded; consecutive idle notifications from
+    the same sender become one row that counts them (FORMAT.md: a view must fold them)."""
+    rows: list[MessageView] = []
+    for entry in inbox.entries:
+        message, kind = entry.message, entry.kind
+        if message is None or kind is None:
+            rows.append(MessageView(index=entry.index, kind="invalid", sender="", timestamp="",
+                                    summary=entry.problem or "not a message", raw=_raw(entry.raw)))
+            continue
+        if isinstance(kind, IdleNotification):
+            last = rows[-1] if rows else None
+            if last is not None and last.kind == "idle" and last.sender == message.from_:
+                rows[-1] = replace(last, count=last.count + 1, timestamp=message.timestamp,
+                                   read=last.read and message.read, summary=_idle_detail(kind), raw=message.text)
+                continue
+            rows.append(MessageView(index=entry.index, kind="idle", sender=message.from_, timestamp=message.timestamp,
+                                    summary=_idle_detail(kind), read=message.read, raw=message.text))
+            continue
+        summary, text = describe(kind, message.summary)
+        rows.append(MessageView(
+            index=entry.index, kind=kind.KIND, sender=message.from_, timestamp=message.timestamp,
+            summary=summary, text=text, read=message.read, request_id=kind.correlation_id, raw=message.text,
+        ))
+    return tuple(rows)
+
+
+def _idle_detail(kind: IdleNotification) -> str:
+    """An idle notification in one line: reason, then what it finished or why it failed."""
+    parts = [part for part in (kind.failureReason, kind.summary) if part]
+    if kind.completedTaskId:
+        parts.insert(0, f"task #{kind.completedTaskId} {kind.completedStatus or 'completed'}")
+    reason = kind.idleReason or "available"
+    return f"idle ({reason})" + (": " + "; ".join(parts) if parts else "")
+
+
+def describe(kind: Kind, summary: str | None = None) -> tuple[str, str]:
+    """A one-line summary and the full body of a decoded message, by kind."""
+    if isinstance(kind, Plain):
+        first = kind.text.strip().splitlines()[0] if kind.text.strip() else ""
+        return summary or first, kind.text
+    if isinstance(kind, TaskAssignment):
+        return f"task #{kind.taskId}: {kind.subject or ''}".strip(), kind.description or ""
+    if isinstance(kind, ShutdownRequest):
+        return "shutdown requested" + (f": {kind.reason}" if kind.reason else ""), kind.reason or ""
+    if isinstance(kind, ShutdownApproved):
+        return "shutdown approved", ""
+    if isinstance(kind, ShutdownRejected):
+        return f"shutdown rejected: {kind.reason or 'no reason given'}", kind.reason or ""
+    if isinstance(kind, PlanApprovalRequest):
+        where = f" ({kind.planFilePath})" if kind.planFilePath else ""
+        return f"plan approval requested{where}", kind.planContent or ""
+    if isinstance(kind, PlanApprovalResponse):
+        verdict = "plan approved" if kind.approved else "plan rejected"
+        return verdict + (f": {kind.feedback}" if kind.feedback else ""), kind.feedback or ""
+    if isinstance(kind, PermissionRequest):
+        what = f"{kind.tool_name or 'a tool'}" + (f": {kind.description}" if kind.description else "")
+        return f"permission requested: {what}", _raw(kind.input)
+    if isinstance(kind, PermissionResponse):
+        return f"permission response: {kind.subtype or '?'}", _raw(kind.response if kind.response is not None else kind.error)
+    if isinstance(kind, Unknown):
+        why = f" ({kind.problem})" if kind.problem else ""
+        return f"{kind.type} message{why}", _raw(kind.raw)
+    return kind.KIND, _raw(kind.to_payload())
+
+
+def _raw(value: object) -> str:
+    if isinstance(value, str):
+        return value
+    try:
+        return dumps_json(value, indent=2)
+    except (TypeError, ValueError):
+        return repr(value)
