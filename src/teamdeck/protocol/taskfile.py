@@ -21,7 +21,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from teamdeck.errors import Conflict, InvalidFile, NotFound, Refused
+from teamdeck.errors import Conflict, InvalidFile, NotFound, Refused, WriteFailed
 from teamdeck.model.event import Event
 from teamdeck.model.task import Task
 from teamdeck.protocol.replay import TASKS, Ledger
@@ -252,7 +252,10 @@ def transact(ws: Workspace, task_id: str, decide: Decide, *, action: str, create
             after = kind.ledger.replay(events, loaded.task)
             new_task = _validated(ws, task_id, after, kind)  # type: ignore[arg-type]
             if _unchanged_on_disk(path, loaded.data):
-                atomic_replace(path, dump_task(after), crash_prefix=kind.noun)  # type: ignore[arg-type]
+                try:
+                    atomic_replace(path, dump_task(after), crash_prefix=kind.noun)  # type: ignore[arg-type]
+                except WriteFailed as err:  # the events are in the log: say so (R11, F5)
+                    raise WriteFailed(f"Could not {action}: {err}; the change is recorded in {kind.log(ws, task_id).name} and will be applied on the next command") from err
                 return TaskChange(new_task, events, notices)
             loaded = _load_raw(ws, task_id, kind)
             events = []  # ours are in the log now: reconciling the fresh file applied them

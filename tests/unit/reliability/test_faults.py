@@ -303,3 +303,51 @@ def test_c9_the_same_event_line_appended_twice_counts_once(ws):
     task = load_task(ws, "t1")
     assert [gate.id for gate in task.gates] == ["g1"]
     assert task.revision == 2  # applied once
+
+
+# --- F5, F8, F9 -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("op", "code"), [("write", errno.ENOSPC), ("fsync", errno.EIO), ("open", errno.ENOSPC)])
+def test_f5_failure_writing_the_temp_file_leaves_task_yaml_and_no_temp(ws, op, code):
+    create_task(ws, "t1", "Temp trouble")
+    task_before = ws.task_file("t1").read_bytes()
+    faulty = FaultyFs(Fault(op, code, name=".task.yaml.*.tmp"))
+    with fs.installed(faulty), pytest.raises(WriteFailed) as failure:
+        transact(ws, "t1", lambda task: [transition_event(ws, task, "input-required")], action="block the task")
+    assert faulty.fired == 1
+    message = str(failure.value)
+    assert message.startswith("Could not block the task: could not write task.yaml: ")
+    assert os.strerror(code) in message
+    assert message.endswith("the change is recorded in events.jsonl and will be applied on the next command")
+    assert ws.task_file("t1").read_bytes() == task_before
+    assert _temps(ws, "t1") == []
+    assert load_task(ws, "t1").state == "input-required"  # the appended event is reconciled (F12)
+    transact(ws, "t1", _noop, action="open the task")
+    assert b"state: input-required" in ws.task_file("t1").read_bytes()
+
+
+def test_f8_fsync_eio_on_the_event_append_fails_the_action_as_not_durable(ws):
+    create_task(ws, "t1", "Fsyncgate")
+    task_before = ws.task_file("t1").read_bytes()
+    faulty = FaultyFs(Fault("fsync", errno.EIO, name="events.jsonl"))
+    with fs.installed(faulty), pytest.raises(WriteFailed, match="Input/output error making events.jsonl durable; the record may not survive a crash"):
+        transact(ws, "t1", lambda task: [transition_event(ws, task, "input-required")], action="block the task")
+    assert faulty.fired == 1  # no retry that could turn into a false success
+    assert ws.task_file("t1").read_bytes() == task_before  # task.yaml not replaced after a failed fsync
+
+
+def test_f9_directory_fsync_einval_warns_once_per_mount_and_continues(ws, monkeypatch, caplog):
+    from teamdeck.store import atomic
+
+    monkeypatch.setattr(atomic, "_warned_mounts", set())
+    create_task(ws, "t1", "FUSE")
+    caplog.set_level(logging.WARNING)
+    faulty = FaultyFs(Fault("fsync_dir", errno.EINVAL))
+    with fs.installed(faulty):
+        transact(ws, "t1", lambda task: [transition_event(ws, task, "input-required")], action="block")
+        transact(ws, "t1", lambda task: [transition_event(ws, task, "working")], action="unblock")
+    assert faulty.fired == 2
+    warnings = [record.getMessage() for record in caplog.records if "directory fsync unsupported" in record.getMessage()]
+    assert warnings == [f"directory fsync unsupported on {ws.task_dir('t1')}; renames may not survive power loss"]
+    assert load_task(ws, "t1").state == "working"
