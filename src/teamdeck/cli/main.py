@@ -20,6 +20,7 @@ from teamdeck.cli.common import Output, common_options, workspace_from
 from teamdeck.errors import TeamdeckError
 
 COMMAND_MODULES = (
+    "teamdeck.cli.status",
     "teamdeck.cli.tasks",
     "teamdeck.cli.verification",
     "teamdeck.cli.coordination",
