@@ -48,6 +48,12 @@ def read_json_retrying(path: Path, expect: type, *, shown: Path | str | None = N
         FileNotFoundError: the file does not exist (callers decide what that means).
         InvalidFile: still empty, invalid or of the wrong type after every attempt.
     """
+    return read_json_with_bytes(path, expect, shown=shown, delays=delays)[1]
+
+
+def read_json_with_bytes(path: Path, expect: type, *, shown: Path | str | None = None,
+                         delays: tuple[float, ...] = RETRY_DELAYS_S) -> tuple[bytes, Any]:
+    """:func:`read_json_retrying`, also returning the bytes that were parsed."""
     name = shown or path
     problem: InvalidFile | None = None
     for attempt in range(len(delays) + 1):
@@ -62,7 +68,7 @@ def read_json_retrying(path: Path, expect: type, *, shown: Path | str | None = N
             problem = err
             continue
         if isinstance(value, expect):
-            return value
+            return data, value
         problem = InvalidFile(name, "", f"expected a JSON {json_type_name(expect())} (got {json_type_name(value)})")
     assert problem is not None
     raise problem
@@ -79,3 +85,18 @@ def encode_pretty(value: Any) -> bytes:
         return text.encode("utf-8")
     except UnicodeEncodeError:
         return json.dumps(value, indent=2, ensure_ascii=True, allow_nan=False).encode("ascii")
+
+
+def append_pretty(data: bytes, array: list[Any], element: Any) -> bytes:
+    """The bytes of ``data`` (which parsed as the non-empty or empty ``array``) with
+    ``element`` appended, leaving every existing byte as it was.
+
+    For a file Claude Code wrote this equals ``encode_pretty(array + [element])``, at a
+    fraction of the cost of re-encoding the whole array (the pretty encoder is pure
+    Python); a file formatted otherwise keeps its own formatting, plus our element.
+    """
+    body = data.rstrip()
+    if not array or not body.endswith(b"]"):
+        return encode_pretty([*array, element])
+    indented = b"\n".join(b"  " + line for line in encode_pretty(element).split(b"\n"))
+    return body[:-1].rstrip() + b",\n" + indented + b"\n]"

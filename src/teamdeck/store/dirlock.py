@@ -37,7 +37,7 @@ LOCK_GRACE_S = 2.0
 """How long past the stale time a waiter keeps trying before it reports Busy."""
 
 _FIRST_DELAY_S = 0.001
-_MAX_DELAY_S = 0.05
+_MAX_DELAY_S = 0.02
 
 
 def lock_dir_for(path: Path) -> Path:

@@ -31,7 +31,7 @@ from teamdeck.errors import InvalidFile, WriteFailed
 from teamdeck.model.claude import InboxMessage, Kind, decode
 from teamdeck.store import fs as fs_seam
 from teamdeck.store.atomic import atomic_replace, tmp_prefix
-from teamdeck.store.claude_json import RETRY_DELAYS_S, encode_pretty, read_json_retrying
+from teamdeck.store.claude_json import RETRY_DELAYS_S, append_pretty, encode_pretty, read_json_with_bytes
 from teamdeck.store.dirlock import LOCK_STALE_S, dir_locked
 
 T = TypeVar("T")
@@ -124,10 +124,15 @@ def load_inbox_array(path: Path, *, delays: tuple[float, ...] = RETRY_DELAYS_S) 
     Raises:
         UnreadableInbox: not a JSON array after every retry.
     """
+    return _load_with_bytes(path, delays)[1]
+
+
+def _load_with_bytes(path: Path, delays: tuple[float, ...] = RETRY_DELAYS_S) -> tuple[bytes, list[Any]]:
+    """The inbox's bytes and array (retrying); a missing file is ``[]``."""
     try:
-        return read_json_retrying(path, list, shown=path.name, delays=delays)
+        return read_json_with_bytes(path, list, shown=path.name, delays=delays)
     except FileNotFoundError:
-        return []
+        return b"[]", []
     except InvalidFile as err:
         raise UnreadableInbox(path, f"{err.where + ': ' if err.where else ''}{err.why}") from None
 
@@ -161,7 +166,8 @@ def read_inbox(path: Path) -> Inbox:
 
 
 def ensure_inbox(path: Path) -> None:
-    """Create ``path`` as ``[]`` if it does not exist, atomically and exclusively.
+    """Create ``path`` as ``[]`` if it does not exist, atomically and exclusively
+    (and its ``inboxes/`` directory if needed).
 
     The content is written to a temp file first and linked into place (``link`` fails
     if the name exists), so no reader ever sees an empty file and no existing inbox is
@@ -174,6 +180,7 @@ def ensure_inbox(path: Path) -> None:
         return
     fs = fs_seam.current()
     try:
+        path.parent.mkdir(exist_ok=True)  # inboxes/ of a team that never had a message
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=tmp_prefix(path), suffix=".tmp")
     except OSError as err:
         raise WriteFailed(f"could not create {path.name}: {err.strerror or err}; nothing was written") from err
@@ -235,6 +242,9 @@ def append_message(path: Path, message: dict[str, Any], *, stale_after: float = 
                    attempts: int = CONFIRM_ATTEMPTS) -> Delivery:
     """Append one message the way Claude Code does, then confirm it by re-reading.
 
+    Under the lock the existing bytes are kept as they are and the new element is
+    spliced in before the closing ``]`` (see :func:`append_pretty`).
+
     Args:
         path: the recipient's inbox.
         message: the entry (``from``, ``text``, ``summary``?, ``timestamp``, ``color``?,
@@ -247,11 +257,13 @@ def append_message(path: Path, message: dict[str, Any], *, stale_after: float = 
         the file after ``attempts`` appends (a writer that ignores the lock lost it).
 
     Raises:
-        UnreadableInbox, Busy, WriteFailed: see :func:`transact_inbox`; nothing was
-            appended.
+        UnreadableInbox, Busy, WriteFailed: nothing was appended.
     """
     for attempt in range(1, attempts + 1):
-        transact_inbox(path, lambda array: (array.append(copy.deepcopy(message)), True), stale_after=stale_after)
+        ensure_inbox(path)
+        with dir_locked(path, stale_after=stale_after, what=f"inbox {path.name}"):
+            data, array = _load_with_bytes(path)
+            atomic_replace(path, append_pretty(data, array, message), crash_prefix="inbox")
         if any(same_message(entry, message) for entry in load_inbox_array(path)):
             return Delivery(path, True, attempt)
     return Delivery(path, False, attempts)

@@ -1,0 +1,253 @@
+"""Claude Code inboxes: tolerant reading (B14, B15), the mkdir-locked writer (R4, B13, C10)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from teamdeck.errors import Busy, InvalidFile
+from teamdeck.store import claude_json
+from teamdeck.store import inbox as inbox_store
+from teamdeck.store.claude_json import encode_pretty
+from teamdeck.store.dirlock import dir_locked, lock_dir_for
+from teamdeck.store.inbox import (
+    UnreadableInbox,
+    append_message,
+    mark_read,
+    read_inbox,
+    take_unread,
+)
+
+from conftest import FIXTURES
+
+LEAD_INBOX = FIXTURES / "synthesized" / "teams" / "fixture-team" / "inboxes" / "team-lead.json"
+NO_RETRY: tuple[float, ...] = ()
+
+
+def _message(n: int, **extra) -> dict:
+    return {"from": "worker-a", "text": f"message {n}", "summary": f"m{n}",
+            "timestamp": f"2026-03-01T10:00:{n % 60:02d}.000Z", "read": False, **extra}
+
+
+@pytest.fixture
+def lead_inbox(tmp_path: Path) -> Path:
+    """A private copy of the synthesized lead inbox (five kinds of message)."""
+    target = tmp_path / "inboxes" / "team-lead.json"
+    target.parent.mkdir()
+    shutil.copy(LEAD_INBOX, target)
+    return target
+
+
+# --- reading ------------------------------------------------------------------------
+
+
+def test_a_missing_inbox_is_empty(tmp_path: Path) -> None:
+    inbox = read_inbox(tmp_path / "nobody.json")
+    assert inbox.recipient == "nobody" and inbox.entries == []
+
+
+@pytest.mark.parametrize("content, why", [
+    (b'{"from": "a"}', "expected a JSON array (got object)"),
+    (b"", "empty file"),
+    (b'[{"from": "a", "text": "x"', "invalid JSON"),
+    (b'"just a string"', "expected a JSON array (got string)"),
+])
+def test_b14_unreadable_inbox_names_the_file_and_the_problem(tmp_path: Path, content: bytes, why: str) -> None:
+    path = tmp_path / "team-lead.json"
+    path.write_bytes(content)
+    with pytest.raises(UnreadableInbox) as caught:
+        read_inbox(path)
+    assert str(caught.value).startswith(f"inbox team-lead.json unreadable: {why}") or \
+        (why == "invalid JSON" and "invalid JSON" in str(caught.value))
+    assert isinstance(caught.value, InvalidFile)
+    assert path.read_bytes() == content  # never rewritten
+
+
+def test_b14_exact_message_for_an_object(tmp_path: Path) -> None:
+    path = tmp_path / "team-lead.json"
+    path.write_text('{"messages": []}')
+    with pytest.raises(UnreadableInbox, match=r"^inbox team-lead.json unreadable: expected a JSON array \(got object\)$"):
+        read_inbox(path)
+
+
+def test_a_half_written_inbox_is_retried_until_it_is_whole(tmp_path: Path, monkeypatch) -> None:
+    path = tmp_path / "w.json"
+    whole = encode_pretty([_message(1)])
+    path.write_bytes(whole[: len(whole) // 2])
+    reads = []
+    real = claude_json.read_capped
+
+    def read_capped(target, limit):
+        reads.append(target)
+        if len(reads) == 2:  # the writer finishes between our first and second attempt
+            path.write_bytes(whole)
+        return real(target, limit)
+
+    monkeypatch.setattr(claude_json, "read_capped", read_capped)
+    inbox = read_inbox(path)
+    assert [entry.message.text for entry in inbox.messages] == ["message 1"]
+    assert len(reads) == 2
+
+
+def test_entries_that_are_not_messages_are_reported_and_kept(tmp_path: Path) -> None:
+    path = tmp_path / "w.json"
+    path.write_text(json.dumps([_message(1), "stray", {"from": "x", "timestamp": "t"}, _message(2)]))
+    inbox = read_inbox(path)
+    assert [entry.index for entry in inbox.messages] == [0, 3]
+    assert inbox.problems == ["entry 2: not a JSON object", "entry 3: text: Field required"]
+    append_message(path, _message(3))
+    after = json.loads(path.read_text())
+    assert after[1] == "stray" and after[2] == {"from": "x", "timestamp": "t"} and len(after) == 5
+
+
+def test_b15_an_inbox_of_1_8_mb_and_thousands_of_messages_loads(tmp_path: Path) -> None:
+    path = tmp_path / "team-lead.json"
+    body = "x" * 1500
+    messages = [_message(n, text=f"{n} {body}") for n in range(1200)]
+    path.write_bytes(encode_pretty(messages))
+    assert path.stat().st_size > 1_800_000
+    inbox = read_inbox(path)
+    assert len(inbox.messages) == 1200 and len(inbox.unread) == 1200
+    assert inbox.messages[-1].message.text.startswith("1199 ")
+
+
+# --- writing ------------------------------------------------------------------------
+
+
+def test_append_creates_the_inbox_and_writes_like_claude_code(tmp_path: Path) -> None:
+    path = tmp_path / "inboxes" / "worker-a.json"
+    delivery = append_message(path, _message(1))
+    assert delivery.confirmed and delivery.attempts == 1
+    data = path.read_bytes()
+    assert data == json.dumps([_message(1)], indent=2, ensure_ascii=False).encode()
+    assert not data.endswith(b"\n")
+    assert sorted(os.listdir(path.parent)) == ["worker-a.json"]  # no lock dir, no temp file left
+
+
+def test_b13_rewriting_keeps_every_field_of_every_other_message(lead_inbox: Path) -> None:
+    before = json.loads(lead_inbox.read_text())
+    before[0]["futureField"] = {"nested": [1, 2, {"deep": None}]}
+    before[2]["messageId"] = "m-77"
+    lead_inbox.write_text(json.dumps(before))
+    append_message(lead_inbox, _message(9, color="green"))
+    after = json.loads(lead_inbox.read_text())
+    assert after[:-1] == before
+    assert after[-1] == _message(9, color="green")
+
+
+def test_mark_read_touches_only_the_selected_messages(lead_inbox: Path) -> None:
+    before = json.loads(lead_inbox.read_text())
+    taken = mark_read(lead_inbox, lambda raw: "plan_approval_request" in raw["text"])
+    assert len(taken) == 1 and taken[0]["read"] is False
+    after = json.loads(lead_inbox.read_text())
+    assert after[2]["read"] is True
+    assert [entry for i, entry in enumerate(after) if i != 2] == [entry for i, entry in enumerate(before) if i != 2]
+
+
+def test_take_unread_marks_everything_read_once(lead_inbox: Path) -> None:
+    first = take_unread(lead_inbox)
+    assert [json.loads(raw["text"])["type"] for raw in first] == ["plan_approval_request", "permission_request"]
+    assert take_unread(lead_inbox) == []
+    assert read_inbox(lead_inbox).unread == []
+
+
+def test_nothing_is_written_when_nothing_changes(lead_inbox: Path) -> None:
+    take_unread(lead_inbox)
+    stamp = lead_inbox.stat().st_mtime_ns, lead_inbox.stat().st_ino
+    assert mark_read(lead_inbox, lambda raw: True) == []
+    assert (lead_inbox.stat().st_mtime_ns, lead_inbox.stat().st_ino) == stamp
+
+
+def test_an_unreadable_inbox_is_not_rewritten(tmp_path: Path) -> None:
+    path = tmp_path / "w.json"
+    path.write_text('{"oops": true}')
+    with pytest.raises(UnreadableInbox):
+        append_message(path, _message(1))
+    assert path.read_text() == '{"oops": true}'
+    assert not lock_dir_for(path).exists()
+
+
+def test_c10_a_message_another_writer_lost_is_appended_again(tmp_path: Path, monkeypatch) -> None:
+    path = tmp_path / "w.json"
+    real = inbox_store.load_inbox_array
+    calls = {"n": 0}
+
+    def losing_reader(target, **options):
+        array = real(target, **options)
+        calls["n"] += 1
+        if calls["n"] == 1:  # the confirming re-read after the first append: another writer clobbered it
+            path.write_text("[]")
+            return []
+        return array
+
+    monkeypatch.setattr(inbox_store, "load_inbox_array", losing_reader)
+    delivery = append_message(path, _message(1))
+    assert delivery.confirmed and delivery.attempts == 2
+    assert json.loads(path.read_text()) == [_message(1)]
+
+
+def test_c10_a_message_that_keeps_vanishing_is_flagged_unconfirmed(tmp_path: Path, monkeypatch) -> None:
+    path = tmp_path / "w.json"
+    real = inbox_store.load_inbox_array
+    monkeypatch.setattr(inbox_store, "load_inbox_array",
+                        lambda target, **options: [m for m in real(target, **options) if m != _message(1)])
+    delivery = append_message(path, _message(1), attempts=3)
+    assert not delivery.confirmed and delivery.attempts == 3
+
+
+def test_the_recipient_marking_our_message_read_still_confirms_it(tmp_path: Path, monkeypatch) -> None:
+    path = tmp_path / "w.json"
+    real = inbox_store.load_inbox_array
+
+    def reader_after_recipient(target, **options):
+        return [dict(m, read=True) for m in real(target, **options)]
+
+    monkeypatch.setattr(inbox_store, "load_inbox_array", reader_after_recipient)
+    assert append_message(path, _message(1)).attempts == 1
+
+
+# --- the mkdir lock -----------------------------------------------------------------
+
+
+def test_a_held_fresh_lock_makes_writers_wait_then_report_busy(lead_inbox: Path) -> None:
+    before = lead_inbox.read_bytes()
+    lock_dir_for(lead_inbox).mkdir()
+    with pytest.raises(Busy, match=r"inbox team-lead.json is busy: lock team-lead.json.lock held by another writer"):
+        with dir_locked(lead_inbox, timeout=0.2, what="inbox team-lead.json"):
+            pass
+    assert lead_inbox.read_bytes() == before
+    assert lock_dir_for(lead_inbox).is_dir()  # a fresh lock is not broken
+
+
+def test_a_stale_lock_is_broken(lead_inbox: Path) -> None:
+    lock = lock_dir_for(lead_inbox)
+    lock.mkdir()
+    old = time.time() - 11
+    os.utime(lock, (old, old))  # Claude Code's rule: older than 10 s is stale
+    append_message(lead_inbox, _message(1))
+    assert json.loads(lead_inbox.read_text())[-1] == _message(1)
+    assert not lock.exists()
+
+
+def test_a_lock_left_by_a_killed_writer_is_broken_after_the_stale_time(lead_inbox: Path) -> None:
+    holder = subprocess.run(
+        [sys.executable, "-c",
+         "import os, signal, sys; from pathlib import Path; from teamdeck.store.dirlock import dir_locked\n"
+         "with dir_locked(Path(sys.argv[1])):\n    os.kill(os.getpid(), signal.SIGKILL)", str(lead_inbox)],
+        capture_output=True, timeout=30)
+    assert holder.returncode == -signal.SIGKILL
+    lock = lock_dir_for(lead_inbox)
+    assert lock.is_dir()  # the dead writer's lock is left behind
+    taken_at = lock.stat().st_mtime
+    delivery = append_message(lead_inbox, _message(1), stale_after=0.3)
+    assert delivery.confirmed
+    assert 0.3 <= time.time() - taken_at < 5  # it waited for the lock to go stale, then broke it
+    assert not lock_dir_for(lead_inbox).exists()
