@@ -1,0 +1,190 @@
+"""Gate decisions: ``teamdeck gate list | approve | reject`` (spec 000).
+
+A gate is a point where a person must decide (task.yaml ``gates[]``). Deciding one
+appends ``gate.approved`` / ``gate.rejected`` (payload ``gateId``, ``agentInstance``,
+``by``, ``note``) before task.yaml is replaced (R11), then writes the decision under
+the gate's section of ``shared/human-notes.md``.
+
+What a decision does beyond recording itself depends on the gate's kind: each kind has
+an effect in :data:`GATE_EFFECTS` that returns the extra events. ``worker-blocked``
+returns the task to ``working`` once no gate waits any more; other modules register
+their kinds with :func:`gate_effect` (a kind without an entry behaves like
+``worker-blocked``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+from teamdeck.errors import Conflict, NotFound, Refused, TeamdeckError, WriteFailed
+from teamdeck.model.event import Event
+from teamdeck.model.task import Gate, GateState, Task
+from teamdeck.protocol.events import new_event
+from teamdeck.protocol.human_notes import sync_human_notes, when
+from teamdeck.protocol.lifecycle import can_transition, transition_event
+from teamdeck.protocol.replay import apply_event
+from teamdeck.protocol.taskfile import TaskChange, load_task, transact
+from teamdeck.store.files import list_entries
+from teamdeck.store.paths import ID_RE, shown
+from teamdeck.store.teamfiles import task_dir_kind
+from teamdeck.store.workspace import Workspace
+
+log = logging.getLogger(__name__)
+
+Decision = Literal["approve", "reject"]
+DECIDED: dict[str, GateState] = {"approve": "approved", "reject": "rejected"}
+
+GateEffect = Callable[[Workspace, Task, Gate, Decision], list[Event]]
+"""``effect(ws, task, gate, decision) -> extra events``: ``task`` and ``gate`` are as
+they are *after* the decision event; the events are appended right after it, in the
+same transaction (build them with :func:`new_event` / :func:`transition_event`)."""
+
+GATE_EFFECTS: dict[str, GateEffect] = {}
+"""Gate kind → what deciding such a gate does besides recording the decision."""
+
+EFFECT_MODULES = ("teamdeck.protocol.lifecycle_gates",)
+"""Modules that register effects here; :func:`decide_gate` imports them first, so what a
+decision does never depends on which other modules happen to be imported."""
+
+
+def gate_effect(kind: str) -> Callable[[GateEffect], GateEffect]:
+    """Register the effect of deciding gates of ``kind`` (one per kind)."""
+
+    def register(function: GateEffect) -> GateEffect:
+        GATE_EFFECTS[kind] = function
+        return function
+
+    return register
+
+
+@gate_effect("worker-blocked")
+def resume_when_nothing_waits(ws: Workspace, task: Task, gate: Gate, decision: Decision) -> list[Event]:
+    """Back to ``working`` once no gate of the task is still blocked (approve or reject:
+    either way the worker has its answer in human-notes.md)."""
+    if task.open_gates or task.state != "input-required" or not can_transition(task.state, "working"):
+        return []
+    return [transition_event(ws, task, "working", reason=f"gate {gate.id} {gate.state}; no gate is waiting")]
+
+
+def decide_gate(ws: Workspace, task_id: str, gate_id: str, decision: Decision, note: str | None = None) -> TaskChange:
+    """Approve or reject a blocked gate.
+
+    Args:
+        ws: the workspace (``ws.actor`` is recorded as ``decidedBy``).
+        task_id: the task.
+        gate_id: the gate.
+        decision: ``"approve"`` or ``"reject"``.
+        note: why (required to reject); recorded in the gate, the event and human-notes.md.
+
+    Returns:
+        The task after the decision and the events appended; ``notices`` (each also
+        logged as a warning) says if human-notes.md could not be updated (the decision
+        itself is recorded).
+
+    Raises:
+        Refused: unknown decision, or a reject without a note (nothing written).
+        NotFound: no such task or gate (nothing written).
+        Conflict: the gate was already decided; the message names who and when.
+        ReadOnly, Busy, InvalidFile, WriteFailed: nothing written, or (WriteFailed
+            after the event append) recorded and applied by the next command.
+    """
+    for module in EFFECT_MODULES:
+        importlib.import_module(module)
+    if decision not in DECIDED:
+        raise Refused(f"Unknown decision '{shown(str(decision))}': use approve or reject")
+    action = f"{decision} gate {shown(gate_id)}"
+    note = note.strip() if note and note.strip() else None
+    if decision == "reject" and note is None:
+        raise Refused(f"Could not {action}: a note is required to reject (say why, for the worker); nothing was changed")
+
+    def decide(task: Task) -> list[Event]:
+        gate = task.gate(gate_id)
+        if gate is None:
+            known = ", ".join(gate.id for gate in task.gates) or "none"
+            raise NotFound(f"Could not {action}: task {task.id} has no gate '{shown(gate_id)}' (its gates: {known}); nothing was changed")
+        if gate.state != "blocked":
+            raise Conflict(f"Could not {action}: {already_decided(ws, gate)}; nothing was changed")
+        event = new_event(ws, f"gate.{DECIDED[decision]}",
+                          {"gateId": gate.id, "agentInstance": gate.agentInstance, "by": ws.actor, "note": note})
+        after = Task.model_validate(apply_event(task.model_dump(mode="json"), event))
+        decided = after.gate(gate.id)
+        assert decided is not None
+        effect = GATE_EFFECTS.get(gate.kind, resume_when_nothing_waits)
+        return [event, *effect(ws, after, decided, decision)]
+
+    try:
+        change = transact(ws, task_id, decide, action=action)
+    except WriteFailed as err:
+        raise WriteFailed(f"Could not {action}: {err}") from err
+    try:
+        sync_human_notes(ws, change.task, record=frozenset({gate_id}))
+    except TeamdeckError as err:
+        notice = f"the decision is recorded, but human-notes.md was not updated ({err}); the next join adds it"
+        log.warning("%s", notice)
+        return replace(change, notices=(*change.notices, notice))
+    return change
+
+
+def already_decided(ws: Workspace, gate: Gate) -> str:
+    """``gate g1 already approved by human:x at 2026-03-01 10:42:03 UTC`` ("by you" for us)."""
+    who = gate.decidedBy or "someone"
+    if who == ws.actor:
+        who = f"you ({who})"
+    moment = when(gate.decidedAt) if gate.decidedAt else "an unknown time"
+    return f"gate {gate.id} already {gate.state} by {who} at {moment}"
+
+
+@dataclass(frozen=True)
+class GateEntry:
+    """A gate together with the task it belongs to."""
+
+    task_id: str
+    task_title: str
+    task_state: str
+    gate: Gate
+
+
+@dataclass(frozen=True)
+class GateListing:
+    """Gates found, and the tasks that could not be read (one line each)."""
+
+    gates: list[GateEntry] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+def list_gates(ws: Workspace, task_id: str | None = None) -> GateListing:
+    """Every gate of one task, or of every task in the workspace (task id order, then
+    gate order within a task).
+
+    Raises:
+        NotFound, InvalidFile: only when ``task_id`` is given and cannot be read; when
+            listing every task, unreadable ones are listed in ``problems`` instead.
+    """
+    if task_id is not None:
+        task = load_task(ws, task_id)
+        return GateListing([GateEntry(task.id, task.title, task.state, gate) for gate in task.gates])
+    listing = GateListing()
+    for each in task_ids(ws):
+        try:
+            task = load_task(ws, each)
+        except TeamdeckError as err:
+            listing.problems.append(str(err))
+            continue
+        listing.gates.extend(GateEntry(task.id, task.title, task.state, gate) for gate in task.gates)
+    return listing
+
+
+def task_ids(ws: Workspace) -> list[str]:
+    """The ids of the teamdeck tasks under ``tasks/`` (directories with task.yaml or
+    events.jsonl; Claude Code task lists and invalid names are left out)."""
+    return [entry.name for entry in list_entries(ws.tasks_dir)
+            if entry.is_dir and ID_RE.fullmatch(entry.name) and task_dir_kind(entry.path) == "teamdeck"]
+
+
+# The lifecycle's gate kinds (verification-failed, plan-approval) register their effects
+# on import; importing them here means no front can decide such a gate without them.
+from teamdeck.protocol import lifecycle_gates as _lifecycle_gates  # noqa: E402,F401
