@@ -1,0 +1,199 @@
+"""``teamdeck validate``: every file of a workspace checked against its model or schema.
+
+The check is a list of per-area checkers (:data:`CHECKERS`); each takes the workspace
+and yields :class:`Problem` s. To check another area, write one function and add it
+to the tuple. A checker never stops at the first bad file, and a checker that cannot
+run at all (an unlistable directory) becomes one problem instead of a crash.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from teamdeck.errors import InvalidFile, TeamdeckError
+from teamdeck.model.event import Event
+from teamdeck.model.report import JoinedSummary
+from teamdeck.model.settings import Settings
+from teamdeck.model.task import Task
+from teamdeck.protocol.join import REPORT_JSON
+from teamdeck.protocol.problems import clean_message, pydantic_problems
+from teamdeck.protocol.worker_outputs import read_worker_outputs
+from teamdeck.store.files import list_entries, read_optional
+from teamdeck.store.jsonl import decode_line
+from teamdeck.store.loaders import parse_json, parse_yaml
+from teamdeck.store.paths import ID_RE, shown
+from teamdeck.store.teamfiles import task_dir_kind
+from teamdeck.store.workspace import SETTINGS_FILE, Workspace
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong in the workspace.
+
+    Attributes:
+        path: the file, relative to the workspace (``tasks/t1/task.yaml``).
+        where: the place in it (``line 7``, ``$.gates[0].id``) or ``""``.
+        message: what is wrong, one sanitised line.
+    """
+
+    path: str
+    where: str
+    message: str
+
+    def __str__(self) -> str:
+        place = f" {self.where}" if self.where else ""
+        return f"{self.path}{place}: {self.message}"
+
+    def as_dict(self) -> dict[str, str]:
+        """The problem as JSON (``--json``)."""
+        return asdict(self)
+
+    @classmethod
+    def of(cls, err: TeamdeckError, path: str) -> Problem:
+        """An error as a problem of ``path`` (an :class:`InvalidFile` keeps its place)."""
+        if isinstance(err, InvalidFile):
+            return cls(path, err.where, clean_message(err.why))
+        return cls(path, "", clean_message(str(err)))
+
+
+Checker = Callable[[Workspace], Iterable[Problem]]
+"""Checks one area of the workspace."""
+
+
+def validate_workspace(ws: Workspace) -> list[Problem]:
+    """Every problem :data:`CHECKERS` find, in checker order (file order within one).
+
+    Args:
+        ws: the workspace (only read).
+
+    Returns:
+        The problems; empty when the workspace is valid.
+    """
+    problems: list[Problem] = []
+    for checker in CHECKERS:
+        try:
+            problems.extend(checker(ws))
+        except TeamdeckError as err:
+            problems.append(Problem.of(err, str(getattr(err, "path", "") or ".")))
+    return problems
+
+
+def check_settings(ws: Workspace) -> Iterator[Problem]:
+    """``.teamdeck.yaml`` against the settings model (absent is fine)."""
+    yield from _check_model_file(ws.root / SETTINGS_FILE, SETTINGS_FILE, Settings, parse_yaml)
+
+
+def check_tasks(ws: Workspace) -> Iterator[Problem]:
+    """Every teamdeck task under ``tasks/``: task.yaml, events.jsonl, each worker's
+    final.json and joined-summary.json. Claude Code task lists are left to their own checker."""
+    for entry in list_entries(ws.tasks_dir):
+        if not entry.is_dir or task_dir_kind(entry.path) != "teamdeck":
+            continue
+        rel = f"tasks/{shown(entry.name)}"
+        if not ID_RE.fullmatch(entry.name):
+            yield Problem(rel, "", f"'{shown(entry.name)}' is not a valid task id; its files were not read")
+            continue
+        yield from check_task(ws, entry.name)
+
+
+def check_task(ws: Workspace, task_id: str) -> Iterator[Problem]:
+    """The files of one task (see :func:`check_tasks`)."""
+    base = f"tasks/{task_id}"
+    yield from _check_model_file(ws.task_file(task_id), f"{base}/task.yaml", Task, parse_yaml, check=_task_consistency(task_id),
+                                 missing="missing; the next command rebuilds it from events.jsonl")
+    yield from _check_events(ws, task_id, f"{base}/events.jsonl")
+    for result in read_worker_outputs(ws, task_id):
+        for problem in result.problems:
+            yield Problem(f"{base}/{problem.file}", problem.path, problem.message)
+        hidden = result.problem_count - len(result.problems)
+        if hidden > 0:
+            yield Problem(f"{base}/{result.file}", "", f"and {hidden} more problems")
+    report = ws.reports_dir(task_id) / REPORT_JSON
+    yield from _check_model_file(report, f"{base}/shared/reports/{REPORT_JSON}", JoinedSummary, parse_json)
+
+
+def _task_consistency(task_id: str) -> Callable[[Task], Iterator[tuple[str, str]]]:
+    def check(task: Task) -> Iterator[tuple[str, str]]:
+        if task.id != task_id:
+            yield "$.id", f"'{shown(task.id)}' does not match the directory name '{task_id}'"
+        seen: set[str] = set()
+        for index, gate in enumerate(task.gates):
+            if gate.id in seen:
+                yield f"$.gates[{index}].id", f"gate id '{gate.id}' is used twice"
+            seen.add(gate.id)
+
+    return check
+
+
+def _check_model_file(path: Path, rel: str, model: type[BaseModel], parse: Callable[[bytes, Any], Any], *,
+                      check: Callable[[Any], Iterable[tuple[str, str]]] | None = None, missing: str = "") -> Iterator[Problem]:
+    """Parse ``path`` and validate it against ``model``.
+
+    Args:
+        path: the file.
+        rel: its name in problems.
+        model: the model it must fit.
+        parse: ``parse_yaml`` or ``parse_json``.
+        check: rules the model cannot express: yields ``(where, message)``.
+        missing: the problem when the file is absent ("": absent is fine).
+    """
+    try:
+        data = read_optional(path, shown=rel)
+        if data is None:
+            if missing:
+                yield Problem(rel, "", missing)
+            return
+        raw = parse(data, rel)
+    except InvalidFile as err:
+        yield Problem.of(err, rel)
+        return
+    if not isinstance(raw, dict):
+        yield Problem(rel, "", f"expected a mapping at the top, got {type(raw).__name__}")
+        return
+    try:
+        value = model.model_validate(raw)
+    except ValidationError as err:
+        yield from (Problem(rel, where, message) for where, message in pydantic_problems(err))
+        return
+    if check is not None:
+        yield from (Problem(rel, where, clean_message(message)) for where, message in check(value))
+
+
+def _check_events(ws: Workspace, task_id: str, rel: str) -> Iterator[Problem]:
+    """Each line of events.jsonl is an event; a last line without its newline is torn."""
+    try:
+        data = read_optional(ws.events_file(task_id), None, shown=rel)
+    except InvalidFile as err:
+        yield Problem.of(err, rel)
+        return
+    if not data:
+        return
+    lines = data.split(b"\n")
+    torn = lines.pop()  # b"" when the file ends with a newline
+    for number, raw in enumerate(lines, 1):
+        if not raw.strip():
+            continue
+        try:
+            record = decode_line(raw, rel, number)  # type: ignore[arg-type]
+            Event.model_validate(record)
+        except InvalidFile as err:
+            yield Problem(rel, f"line {number}", clean_message(err.why))
+        except ValidationError as err:
+            for where, message in pydantic_problems(err):
+                yield Problem(rel, f"line {number} {where}", message)
+    if torn.strip():
+        yield Problem(rel, f"line {len(lines) + 1}",
+                      f"incomplete last record ({len(torn):,} bytes): a writer crashed or is still writing; "
+                      "the next command moves it aside")
+
+
+CHECKERS: tuple[Checker, ...] = (
+    check_settings,
+    check_tasks,
+)
+"""Every area ``teamdeck validate`` checks, in order; add a checker here."""
