@@ -1,0 +1,106 @@
+"""``teamdeck join``, ``teamdeck gate list|approve|reject`` and ``teamdeck validate``.
+
+Text output never carries raw agent text: reasons and names are sanitised to one line
+(problem messages already are); ``--json`` carries the data as written.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from teamdeck.cli.common import Output
+from teamdeck.protocol.gates import GateEntry, decide_gate, list_gates
+from teamdeck.protocol.join import join_task
+from teamdeck.protocol.validate import validate_workspace
+from teamdeck.store.workspace import Workspace
+from teamdeck.text import one_line
+
+
+def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    join = subparsers.add_parser("join", parents=[common], help="join a task's worker outputs into reports and open gates for blocked workers")
+    join.add_argument("task_id", metavar="TASK")
+    join.set_defaults(handler=_join)
+
+    gate = subparsers.add_parser("gate", parents=[common], help="list and decide gates (points where a person must decide)")
+    actions = gate.add_subparsers(dest="gate_command", metavar="ACTION", required=True)
+    listing = actions.add_parser("list", parents=[common], help="list the gates of one task or of every task")
+    listing.add_argument("task_id", metavar="TASK", nargs="?")
+    listing.set_defaults(handler=_list)
+    approve = actions.add_parser("approve", parents=[common], help="approve a blocked gate")
+    approve.add_argument("task_id", metavar="TASK")
+    approve.add_argument("gate_id", metavar="GATE")
+    approve.add_argument("--note", help="a note for the worker (recorded in human-notes.md)")
+    approve.set_defaults(handler=_decide, decision="approve")
+    reject = actions.add_parser("reject", parents=[common], help="reject a blocked gate (a note is required)")
+    reject.add_argument("task_id", metavar="TASK")
+    reject.add_argument("gate_id", metavar="GATE")
+    reject.add_argument("--note", required=True, help="why, for the worker (recorded in human-notes.md)")
+    reject.set_defaults(handler=_decide, decision="reject")
+
+    validate = subparsers.add_parser("validate", parents=[common], help="check every file of the workspace; exit 1 if any problem")
+    validate.set_defaults(handler=_validate)
+
+
+def _join(args: argparse.Namespace, ws: Workspace) -> Output:
+    result = join_task(ws, args.task_id)
+    totals = result.summary.totals
+    counts = ", ".join(f"{getattr(totals, status)} {status}" for status in ("completed", "blocked", "failed", "invalid", "pending"))
+    lines = [f"joined task {result.task_id}: {counts} ({totals.total} workers)"]
+    lines += [f"  opened gate {gate_id}" for gate_id in result.gates_opened]
+    lines += [f"  updated gate {gate_id}" for gate_id in result.gates_updated]
+    state_changes = [event.payload.get("to") for event in result.events if event.type == "task.state_changed"]
+    if state_changes:
+        lines.append(f"  task {result.task_id} is now {state_changes[-1]}")
+    lines += [f"  invalid: {worker.headline()}" for worker in result.results if not worker.valid]
+    lines += [f"  wrote {path}" for path in result.written] or ["  nothing changed"]
+    data = {
+        "ok": True,
+        "task": result.task_id,
+        "changed": result.changed,
+        "totals": totals.model_dump(),
+        "workers": [worker.model_dump(mode="json") for worker in result.summary.workers],
+        "gatesOpened": result.gates_opened,
+        "gatesUpdated": result.gates_updated,
+        "events": [event.id for event in result.events],
+        "written": result.written,
+        "notices": result.notices,
+    }
+    return Output(data=data, text="\n".join(lines))  # notices were logged as warnings
+
+
+def _gate_row(entry: GateEntry) -> dict[str, object]:
+    return {"task": entry.task_id, "taskState": entry.task_state, **entry.gate.model_dump(mode="json")}
+
+
+def _list(args: argparse.Namespace, ws: Workspace) -> Output:
+    listing = list_gates(ws, args.task_id)
+    lines = []
+    for entry in listing.gates:
+        gate = entry.gate
+        worker = one_line(gate.agentInstance or "-", 40)
+        decided = f" by {one_line(gate.decidedBy or '?', 40)}" if gate.state != "blocked" else ""
+        lines.append(f"{entry.task_id}  {gate.id}  {gate.state}{decided}  worker {worker}  "
+                     f"{len(gate.questions)} question(s)  {one_line(gate.reason, 100)}")
+    if not lines:
+        lines = ["no gates" + (f" in task {args.task_id}" if args.task_id else "")]
+    data = {"ok": True, "gates": [_gate_row(entry) for entry in listing.gates], "problems": listing.problems}
+    return Output(data=data, text="\n".join(lines), warnings=listing.problems)
+
+
+def _decide(args: argparse.Namespace, ws: Workspace) -> Output:
+    change = decide_gate(ws, args.task_id, args.gate_id, args.decision, note=args.note)
+    gate = change.task.gate(args.gate_id)
+    assert gate is not None
+    text = f"{gate.state} gate {gate.id} of task {change.task.id}; the task is {change.task.state}"
+    data = {"ok": True, "task": change.task.id, "taskState": change.task.state, "gate": gate.model_dump(mode="json"),
+            "events": [event.id for event in change.events], "notices": list(change.notices)}
+    return Output(data=data, text=text)  # notices were logged as warnings
+
+
+def _validate(args: argparse.Namespace, ws: Workspace) -> Output:
+    problems = validate_workspace(ws)
+    data = {"ok": not problems, "problems": [problem.as_dict() for problem in problems]}
+    if not problems:
+        return Output(data=data, text=f"{ws.root}: no problems found")
+    text = "\n".join(str(problem) for problem in problems) + f"\n{len(problems)} problem(s) found"
+    return Output(data=data, text=text, exit_code=1)
