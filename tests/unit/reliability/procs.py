@@ -6,7 +6,6 @@ import os
 import select
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 WORKER = Path(__file__).with_name("worker.py")
@@ -53,11 +52,3 @@ def finish(proc: subprocess.Popen[str], timeout: float = DEADLINE_S) -> str:
     assert proc.returncode == 0, f"{proc.args[2:]} exited {proc.returncode}:\n{err}"
     return out
 
-
-def wait_until(condition, timeout: float = DEADLINE_S, what: str = "condition") -> None:  # type: ignore[no-untyped-def]
-    """Poll ``condition()`` until true or the deadline passes."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.005)

@@ -13,7 +13,6 @@ import logging
 import os
 import signal
 import subprocess
-import sys
 
 import pytest
 
