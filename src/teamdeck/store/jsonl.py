@@ -71,7 +71,7 @@ def append_line(path: Path, line: bytes, *, durable: bool = True) -> None:
             try:
                 fs.ftruncate(fd, before)
             except OSError as err:
-                raise WriteFailed(f"short write to {path.name} ({written} of {len(line)} bytes) and the partial line could not be removed ({err.strerror or err}); readers skip it") from err
+                raise WriteFailed(f"short write to {path.name} ({written} of {len(line)} bytes) and the partial line could not be removed ({err.strerror or err}); it stays at the end of the file until the next repair") from err
             raise WriteFailed(f"short write to {path.name} ({written} of {len(line)} bytes); the partial line was removed, nothing was written")
         if durable:
             try:
