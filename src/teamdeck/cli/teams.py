@@ -1,0 +1,332 @@
+"""Claude Code team commands: ``team``, ``send``, ``broadcast``, ``shutdown``, ``plan``,
+``inbox``, ``member`` and ``doctor`` (seed 004).
+
+Everything a team member wrote (names, summaries, message bodies, reasons) reaches
+the terminal only through :func:`teamdeck.text.sanitize` / :func:`one_line` (S1).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any
+
+from teamdeck.cli.common import Output
+from teamdeck.model.claude import COLORS
+from teamdeck.protocol import messaging, teams
+from teamdeck.protocol.ledger import FAILURE_CLASSES, NOTICES, Ledger, build_ledger
+from teamdeck.store.inbox import InboxEntry
+from teamdeck.store.teamfiles import list_team_names
+from teamdeck.store.workspace import Workspace
+from teamdeck.text import one_line, sanitize
+
+
+class _IntermixedParser(argparse.ArgumentParser):
+    """A parser that lets options sit between positionals even when the last one is
+    optional (``send TEAM TO --summary S TEXT``): plain argparse would give the
+    optional TEXT an empty match before ``--summary`` and then reject the real TEXT."""
+
+    _inside = False
+
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+        if self._inside:  # parse_known_intermixed_args calls back into this method
+            return super().parse_known_args(args, namespace)
+        self._inside = True
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._inside = False
+
+
+def _add_intermixed(subparsers: argparse._SubParsersAction, name: str, **options: Any) -> argparse.ArgumentParser:
+    """``subparsers.add_parser`` building an :class:`_IntermixedParser`."""
+    default_class = subparsers._parser_class
+    subparsers._parser_class = _IntermixedParser
+    try:
+        return subparsers.add_parser(name, **options)
+    finally:
+        subparsers._parser_class = default_class
+
+
+def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    team = subparsers.add_parser("team", help="create, grow, list and delete Claude Code teams", parents=[common])
+    actions = team.add_subparsers(dest="team_command", metavar="ACTION", required=True)
+    create = actions.add_parser("create", help="create a team with its lead (TeamCreate)", parents=[common])
+    create.add_argument("team", metavar="TEAM")
+    create.add_argument("--description", default="")
+    create.add_argument("--model", help="the lead's model, if any")
+    create.set_defaults(handler=_team_create)
+    add = actions.add_parser("add", help="add a teammate (or bring back an inactive one)", parents=[common])
+    add.add_argument("team", metavar="TEAM")
+    add.add_argument("name", metavar="NAME")
+    add.add_argument("--type", dest="agent_type", default=teams.DEFAULT_AGENT_TYPE, help="agentType (default: %(default)s)")
+    add.add_argument("--model")
+    add.add_argument("--color", choices=COLORS)
+    add.add_argument("--plan-mode", action="store_true", help="the teammate must have its plan approved first")
+    add.add_argument("--prompt", default="", help="the teammate's instructions")
+    add.set_defaults(handler=_team_add)
+    delete = actions.add_parser("delete", help="delete a team (TeamDelete); refused while teammates are active", parents=[common])
+    delete.add_argument("team", metavar="TEAM")
+    delete.set_defaults(handler=_team_delete)
+    listing = actions.add_parser("list", help="the teams of the workspace", parents=[common])
+    listing.set_defaults(handler=_team_list)
+
+    send = _add_intermixed(subparsers, "send", help="send a message to one member (SendMessage)", parents=[common])
+    send.add_argument("team", metavar="TEAM")
+    send.add_argument("to", metavar="TO", help="name, NAME, name@team or team-lead")
+    send.add_argument("text", metavar="TEXT", nargs="?", default="", help="the message ('-': read stdin)")
+    send.add_argument("--summary", default="", help="a short summary (required for messages)")
+    send.add_argument("--from", dest="sender", metavar="NAME", help="the sender (default: the team lead)")
+    send.add_argument("--type", dest="send_type", choices=("message", "shutdown_response"), default="message")
+    send.add_argument("--request-id", metavar="ID", help="shutdown_response: the request answered")
+    verdict = send.add_mutually_exclusive_group()
+    verdict.add_argument("--approve", action="store_true", help="shutdown_response: shut down")
+    verdict.add_argument("--reject", action="store_true", help="shutdown_response: keep working (needs --reason)")
+    send.add_argument("--reason", help="shutdown_response: why")
+    send.set_defaults(handler=_send)
+
+    cast = subparsers.add_parser("broadcast", help="send a message to every member but the sender", parents=[common])
+    cast.add_argument("team", metavar="TEAM")
+    cast.add_argument("text", metavar="TEXT", help="the message ('-': read stdin)")
+    cast.add_argument("--summary", default="", help="a short summary (required)")
+    cast.add_argument("--from", dest="sender", metavar="NAME", help="the sender (default: the team lead)")
+    cast.set_defaults(handler=_broadcast)
+
+    shutdown = subparsers.add_parser("shutdown", help="ask a teammate to shut down; prints the request id", parents=[common])
+    shutdown.add_argument("team", metavar="TEAM")
+    shutdown.add_argument("member", metavar="MEMBER")
+    shutdown.add_argument("--reason")
+    shutdown.set_defaults(handler=_shutdown)
+
+    plan = subparsers.add_parser("plan", help="approve or reject a teammate's plan", parents=[common])
+    plan_actions = plan.add_subparsers(dest="plan_command", metavar="ACTION", required=True)
+    for action in ("approve", "reject"):
+        answer = plan_actions.add_parser(action, help=f"{action} the member's plan (default: its latest unanswered request)", parents=[common])
+        answer.add_argument("team", metavar="TEAM")
+        answer.add_argument("member", metavar="MEMBER")
+        answer.add_argument("--request-id", metavar="ID")
+        answer.add_argument("--feedback", help="required to reject")
+        answer.set_defaults(handler=_plan, approve=action == "approve")
+
+    inbox = subparsers.add_parser("inbox", help="a member's messages (--inject: deliver unread ones, marking them read)", parents=[common])
+    inbox.add_argument("team", metavar="TEAM")
+    inbox.add_argument("member", metavar="MEMBER")
+    inbox.add_argument("--unread", action="store_true", help="only unread messages")
+    inbox.add_argument("--inject", action="store_true", help="print unread messages as <teammate-message> blocks and mark them read")
+    inbox.set_defaults(handler=_inbox)
+
+    member = subparsers.add_parser("member", help="roster repairs", parents=[common])
+    member_actions = member.add_subparsers(dest="member_command", metavar="ACTION", required=True)
+    deactivate = member_actions.add_parser("deactivate", help="mark a member that approved shutdown but stays active as inactive", parents=[common])
+    deactivate.add_argument("team", metavar="TEAM")
+    deactivate.add_argument("member", metavar="MEMBER")
+    deactivate.add_argument("--force", action="store_true", help="even without an approved shutdown (the agent is gone)")
+    deactivate.add_argument("--reason")
+    deactivate.set_defaults(handler=_deactivate)
+
+    doctor = subparsers.add_parser("doctor", help="teams: roster, handshakes, folded idles and delivery problems", parents=[common])
+    doctor.add_argument("team", metavar="TEAM", nargs="?", help="one team (default: all)")
+    doctor.set_defaults(handler=_doctor)
+
+
+def _text(value: str) -> str:
+    """A TEXT argument; ``-`` reads it from stdin."""
+    return sys.stdin.read() if value == "-" else value
+
+
+def _sent(sent: messaging.Sent, what: str) -> Output:
+    state = "delivered" if sent.confirmed else "NOT YET DELIVERED (logged; retry or check `teamdeck doctor`)"
+    text = f"{what} {sent.id} to {', '.join(one_line(name) for name in sent.recipients)}: {state}"
+    return Output({"ok": True, "sent": sent.to_json()}, text, exit_code=0 if sent.confirmed else 3,
+                  warnings=[one_line(warning) for warning in sent.warnings])
+
+
+# --- team ---------------------------------------------------------------------------
+
+
+def _team_create(args: argparse.Namespace, ws: Workspace) -> Output:
+    config = teams.create_team(ws, args.team, description=args.description, cwd=os.getcwd(), lead_model=args.model)
+    return Output({"ok": True, "team": config.to_json()},
+                  f"created team {config.name} (lead: {config.lead_name}) in {ws.rel(ws.team_dir(config.name))}")
+
+
+def _team_add(args: argparse.Namespace, ws: Workspace) -> Output:
+    member = teams.add_member(ws, args.team, args.name, agent_type=args.agent_type, model=args.model, color=args.color,
+                              plan_mode=args.plan_mode, prompt=args.prompt, cwd=os.getcwd())
+    return Output({"ok": True, "member": member.to_json()},
+                  f"{member.name} is a member of {args.team} ({member.agentType}, {member.color})")
+
+
+def _team_delete(args: argparse.Namespace, ws: Workspace) -> Output:
+    removed = teams.delete_team(ws, args.team)
+    return Output({"ok": True, "removed": removed}, f"deleted team {args.team}: removed {', '.join(removed)}")
+
+
+def _team_list(_args: argparse.Namespace, ws: Workspace) -> Output:
+    names, ignored = list_team_names(ws)
+    rows = []
+    for name in names:
+        try:
+            config = teams.read_team(ws, name)
+        except Exception as err:  # noqa: BLE001 - a broken team is listed with its problem, others still shown
+            rows.append({"team": name, "problem": str(err)})
+            continue
+        rows.append({"team": name, "description": config.description, "members": len(config.members),
+                     "active": len(config.active_teammates())})
+    lines = [f"{row['team']}: {row['problem']}" if "problem" in row else
+             f"{row['team']}  {row['members']} members, {row['active']} active teammates  {one_line(row['description'] or '', 80)}"
+             for row in rows] or [f"no teams in {ws.root / 'teams'}"]
+    return Output({"ok": True, "teams": rows, "ignored": ignored}, "\n".join(lines), warnings=ignored)
+
+
+# --- messages -----------------------------------------------------------------------
+
+
+def _send(args: argparse.Namespace, ws: Workspace) -> Output:
+    if args.send_type == "shutdown_response":
+        if not args.request_id or not (args.approve or args.reject):
+            raise_usage("send --type shutdown_response needs --request-id ID and --approve or --reject")
+        sent = messaging.respond_shutdown(ws, args.team, args.request_id, approve=args.approve,
+                                          sender=args.sender or "", reason=args.reason, to=args.to)
+        return _sent(sent, "shutdown approved:" if args.approve else "shutdown rejected:")
+    sent = messaging.send_message(ws, args.team, args.to, _text(args.text), summary=args.summary, sender=args.sender)
+    return _sent(sent, "sent message")
+
+
+def raise_usage(message: str) -> None:
+    """Refuse a command line that lacks what an option needs (exit 2, like argparse)."""
+    from teamdeck.errors import Refused
+
+    error = Refused(message)
+    error.exit_code = 2
+    raise error
+
+
+def _broadcast(args: argparse.Namespace, ws: Workspace) -> Output:
+    sent = messaging.broadcast(ws, args.team, _text(args.text), summary=args.summary, sender=args.sender)
+    return _sent(sent, "broadcast")
+
+
+def _shutdown(args: argparse.Namespace, ws: Workspace) -> Output:
+    sent = messaging.request_shutdown(ws, args.team, args.member, reason=args.reason)
+    output = _sent(sent, "shutdown_request")
+    output.text = f"{sent.request_id}\n{output.text}; awaiting shutdown_response"
+    output.data["requestId"] = sent.request_id
+    return output
+
+
+def _plan(args: argparse.Namespace, ws: Workspace) -> Output:
+    sent = messaging.answer_plan(ws, args.team, args.member, approve=args.approve, feedback=args.feedback,
+                                 request_id=args.request_id)
+    return _sent(sent, f"plan {'approved' if args.approve else 'rejected'} ({sent.request_id}):")
+
+
+def _entry_json(entry: InboxEntry, recipient: str) -> dict[str, Any]:
+    message, kind = entry.message, entry.kind
+    assert message is not None and kind is not None
+    return {"index": entry.index, "to": recipient, "type": kind.KIND, "requestId": kind.correlation_id,
+            "decoded": kind.to_payload() if kind.KIND != "plain" else None, "message": message.to_json()}
+
+
+def _entry_lines(entry: InboxEntry, recipient: str) -> list[str]:
+    message, kind = entry.message, entry.kind
+    assert message is not None and kind is not None
+    flag = "read  " if message.read else "UNREAD"
+    head = f"{flag} {one_line(message.timestamp, 40)}  {one_line(message.from_, 64)} -> {one_line(recipient, 64)}  {kind.KIND}"
+    if kind.correlation_id:
+        head += f"  {one_line(kind.correlation_id, 100)}"
+    if message.summary:
+        head += f"  \"{one_line(message.summary, 120)}\""
+    body = message.text if kind.KIND == "plain" else kind.to_text()
+    return [head, *(f"    {line}" for line in sanitize(body, 2000).splitlines())]
+
+
+def _inbox(args: argparse.Namespace, ws: Workspace) -> Output:
+    if args.inject:
+        injected = messaging.inject(ws, args.team, args.member)
+        text = "\n".join(sanitize(item.block, 0) for item in injected)
+        return Output({"ok": True, "messages": [item.to_json() for item in injected]}, text)
+    config = teams.read_team(ws, args.team)
+    recipient = messaging.resolve_member(config, args.team, args.member, role="member")
+    entries = messaging.list_inbox(ws, args.team, recipient, unread_only=args.unread)
+    lines = [line for entry in entries for line in _entry_lines(entry, recipient)]
+    return Output({"ok": True, "team": args.team, "member": recipient, "messages": [_entry_json(e, recipient) for e in entries]},
+                  "\n".join(lines) or f"no {'unread ' if args.unread else ''}messages for {recipient}")
+
+
+def _deactivate(args: argparse.Namespace, ws: Workspace) -> Output:
+    name = messaging.deactivate_member(ws, args.team, args.member, force=args.force, reason=args.reason)
+    return Output({"ok": True, "team": args.team, "member": name, "isActive": False},
+                  f"{name} is now inactive in {args.team} (logged in {ws.rel(ws.messages_log(args.team))})")
+
+
+# --- doctor -------------------------------------------------------------------------
+
+
+def _doctor(args: argparse.Namespace, ws: Workspace) -> Output:
+    names, ignored = ([args.team], []) if args.team else list_team_names(ws)
+    reports, lines = [], []
+    for name in names:
+        try:
+            ledger = build_ledger(ws, name)
+        except Exception as err:  # noqa: BLE001 - one broken team must not hide the others
+            if args.team:
+                raise
+            reports.append({"team": name, "problem": str(err)})
+            lines.append(f"team {name}: {one_line(str(err), 300)}")
+            continue
+        tasks = teams.read_task_list(ws, name)
+        report = ledger.to_json()
+        report["tasks"] = {"visible": [task.to_json() for task in tasks.visible],
+                           "hidden": len(tasks.tasks) - len(tasks.visible), "problems": tasks.problems}
+        reports.append(report)
+        lines += _doctor_lines(ledger, tasks)
+    if not names:
+        lines.append(f"no teams in {ws.root / 'teams'}")
+    healthy = all(report.get("healthy") for report in reports)
+    return Output({"ok": True, "healthy": healthy, "teams": reports, "ignored": ignored}, "\n".join(lines),
+                  warnings=ignored)
+
+
+def _doctor_lines(ledger: Ledger, tasks: teams.ClaudeTaskList) -> list[str]:
+    config = ledger.config
+    lines = [f"team {one_line(ledger.team)}  (lead: {one_line(config.lead_name)})  {one_line(config.description or '', 100)}"]
+    lines.append("  members:")
+    for member in ledger.members:
+        state = "lead" if member.lead else ("active" if member.active else "inactive")
+        line = (f"    {one_line(member.name, 32):<20} {one_line(member.agent_type or '-', 24):<16} {state:<9}"
+                f" {member.unread} unread / {member.messages}")
+        fold = ledger.idles.get(member.name)
+        if fold is not None:
+            since = f"idle since {fold.idle_since}" if fold.idle_since else f"last idle {fold.last_at}"
+            line += f"  {since} ({one_line(fold.last_reason or '?', 20)}; {fold.count} idle notification{'s' if fold.count != 1 else ''})"
+        lines.append(line)
+    if ledger.handshakes:
+        lines.append("  handshakes:")
+        for handshake in ledger.handshakes:
+            flag = f"  [{FAILURE_CLASSES[handshake.failure]}]" if handshake.failure else ""
+            lines.append(f"    {handshake.kind:<8} {one_line(handshake.request_id, 80)}  {handshake.state}{flag}: "
+                         f"{one_line(handshake.detail, 200)}")
+    if tasks.tasks or tasks.problems:
+        counts: dict[str, int] = {}
+        for task in tasks.visible:
+            counts[task.status] = counts.get(task.status, 0) + 1
+        summary = ", ".join(f"{count} {one_line(status, 30)}" for status, count in counts.items()) or "none"
+        hidden = len(tasks.tasks) - len(tasks.visible)
+        lines.append(f"  tasks: {summary}" + (f" (+{hidden} internal hidden)" if hidden else ""))
+        lines += [f"    ! {one_line(problem, 300)}" for problem in tasks.problems]
+    failures = ledger.failures
+    notices = [finding for finding in ledger.findings if not finding.is_failure]
+    if failures:
+        lines.append("  failures:")
+        lines += [f"    {FAILURE_CLASSES[f.code]}: {one_line(f.detail, 300)}" for f in failures]
+    if notices:
+        lines.append("  notices:")
+        lines += [f"    {NOTICES.get(f.code, f.code)}: {one_line(f.detail, 300)}" for f in notices]
+    if ledger.delete_blockers:
+        lines.append(f"  team delete would be refused: {len(ledger.delete_blockers)} active member(s): "
+                     f"{', '.join(one_line(name, 64) for name in ledger.delete_blockers)}")
+    if not failures:
+        lines.append("  no delivery or handshake failures")
+    return lines

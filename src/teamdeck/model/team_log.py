@@ -1,0 +1,91 @@
+"""One line of ``teams/<team>/messages.jsonl``: teamdeck's own log of what it did in a
+Claude Code team.
+
+Every message teamdeck sends is logged here *before* it is delivered to an inbox (R4),
+so a send that failed half-way is still on record (the ledger's "not enqueued"), and
+the inbox entry can be matched to its record by ``from`` + ``timestamp`` + ``text``
+(Claude Code's entries carry no id). Team and roster changes made through teamdeck
+are logged here too. Claude Code itself never reads this file.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from teamdeck.model.base import ClosedModel, Timestamp
+
+SEND_TYPES = (
+    "message",
+    "broadcast",
+    "shutdown_request",
+    "shutdown_approved",
+    "shutdown_rejected",
+    "plan_approval_response",
+    "structured",
+)
+"""Records of a message delivered to inboxes (``to``); ``structured`` is any other
+protocol kind sent through :func:`teamdeck.protocol.messaging.send_structured`."""
+
+NOTE_TYPES = (
+    "delivery_failed",
+    "delivery_unconfirmed",
+    "team_created",
+    "member_added",
+    "member_reactivated",
+    "member_deactivated",
+    "team_delete_refused",
+)
+"""Records about a send (``ref`` names it) or about the team itself."""
+
+LogType = Literal[
+    "message", "broadcast", "shutdown_request", "shutdown_approved", "shutdown_rejected",
+    "plan_approval_response", "structured",
+    "delivery_failed", "delivery_unconfirmed", "team_created", "member_added",
+    "member_reactivated", "member_deactivated", "team_delete_refused",
+]
+
+
+class TeamLogRecord(ClosedModel):
+    """A record of ``messages.jsonl``. Only the fields a type needs are written.
+
+    Attributes:
+        id: ULID, unique; readers count each id once.
+        ts: when teamdeck wrote the record.
+        type: see :data:`SEND_TYPES` and :data:`NOTE_TYPES`.
+        actor: who acted (``human:<login>``, or an agent's id).
+        from_: the sender (member name), for sends.
+        to: the recipients (canonical member names), for sends and delivery notes.
+        summary: the message summary (plain messages and broadcasts).
+        requestId: the handshake id (shutdown and plan messages).
+        kind: the protocol ``type`` of a ``structured`` send.
+        timestamp: the inbox entry's ``timestamp`` (with ``from`` and ``text``, its identity).
+        text: the inbox entry's ``text``, exactly as delivered.
+        ref: the id of the send a delivery note is about.
+        member: the member a roster change is about.
+        reason: a reason given (deactivation, rejection...).
+        error: why a delivery failed.
+        blockers: the active members that blocked a team delete.
+    """
+
+    id: str = Field(pattern=r"^[0-9A-HJKMNP-TV-Z]{26}$")
+    ts: Timestamp
+    type: LogType
+    actor: str
+    from_: str | None = Field(default=None, alias="from")
+    to: list[str] | None = None
+    summary: str | None = None
+    requestId: str | None = None
+    kind: str | None = None
+    timestamp: str | None = None
+    text: str | None = None
+    ref: str | None = None
+    member: str | None = None
+    reason: str | None = None
+    error: str | None = None
+    blockers: list[str] | None = None
+
+    def to_json(self) -> dict[str, object]:
+        """The record as written (``from`` spelled as on disk, unset fields left out)."""
+        return self.model_dump(mode="json", by_alias=True, exclude_none=True)
