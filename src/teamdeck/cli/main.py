@@ -23,6 +23,7 @@ COMMAND_MODULES = (
     "teamdeck.cli.status",
     "teamdeck.cli.tasks",
     "teamdeck.cli.join",
+    "teamdeck.cli.teams",
     "teamdeck.cli.verification",
     "teamdeck.cli.coordination",
 )
