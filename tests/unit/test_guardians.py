@@ -186,7 +186,7 @@ def test_process_runner_runs_a_builtin_in_a_child(ws):
 
 
 def test_unknown_guardian_names_the_known_ones():
-    with pytest.raises(NotFound, match="No guardian 'nope'; guardians are: schema, command, diff"):
+    with pytest.raises(NotFound, match="No guardian 'nope'; guardians are: schema, command, diff, plan"):
         check_code("nope")
 
 
@@ -236,7 +236,7 @@ def plugin_path(tmp_path: Path) -> Path:
 def test_entry_point_plugins_are_found_run_and_contained(ws, plugin_path, monkeypatch):
     monkeypatch.syspath_prepend(str(plugin_path))
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(plugin_path), os.environ.get("PYTHONPATH", "")]))
-    assert guardian_codes() == ["schema", "command", "diff", "crash", "hang", "lint"]  # a plug-in cannot replace schema
+    assert guardian_codes() == ["schema", "command", "diff", "plan", "crash", "hang", "lint"]  # a plug-in cannot replace schema
     create_task(ws, "t1", "T")
     lint = run_guardian("lint", _context(ws), timeout_s=30).result
     assert lint.verdict_status() == "NEEDS_CHANGES" and lint.evidence == {"task": "t1"}

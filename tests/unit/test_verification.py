@@ -52,7 +52,7 @@ def test_pass_moves_the_task_to_verified_with_the_seed_events_in_order(ws, scrip
     moves = [(e.payload["from"], e.payload["to"]) for e in run.events if e.type == "task.state_changed"]
     assert moves == [("working", "verifying"), ("verifying", "guard-review"), ("guard-review", "verified")]
     assert run.task.verification.model_dump() == {"assignment": run.assignment.id, "guardian": "scripted", "step": "applied",
-                                                  "verdict": run.verdict.id, "status": "PASS"}
+                                                  "verdict": run.verdict.id, "status": "PASS", "appliedAt": run.events[-1].ts}
     assert run.assignment.reason == {"why": "ready", "state": "working"}
 
 

@@ -41,7 +41,13 @@ def workspace_from(args: argparse.Namespace) -> Workspace:
     from teamdeck.store.settings import load_settings
 
     root = resolve_root(getattr(args, "workspace", None))
-    settings = load_settings(root)
+    try:
+        settings = load_settings(root)
+    except InvalidFile:
+        if not getattr(args, "settings_may_be_broken", False):
+            raise
+        # a read-only command that reports the broken file itself (``teamdeck validate``)
+        return Workspace(root, read_only=True, read_only_reason=f"{SETTINGS_FILE} is invalid")
     if getattr(args, "read_only", False):
         return Workspace(root, read_only=True, read_only_reason="--read-only")
     if settings.readOnly:
@@ -55,10 +61,10 @@ def command_group(subparsers: argparse._SubParsersAction, name: str, common: arg
 
     Several modules may add actions to one command (``plan approve`` sends a Claude Code
     plan answer, ``plan import`` imports a coordinator plan): each calls this and adds
-    its own actions, so none needs to know the others.
+    its own actions, so none needs to know the others or the order they register in.
     """
     parser = subparsers.choices.get(name)
     if parser is None:
         parser = subparsers.add_parser(name, help=help, parents=[common])
-        parser.set_defaults(_actions=parser.add_subparsers(dest=f"{name}_command", metavar="ACTION", required=True))
-    return parser.get_default("_actions")
+        return parser.add_subparsers(dest=f"{name}_command", metavar="ACTION", required=True)
+    return next(action for action in parser._actions if isinstance(action, argparse._SubParsersAction))

@@ -26,6 +26,7 @@ COMMAND_MODULES = (
     "teamdeck.cli.teams",
     "teamdeck.cli.verification",
     "teamdeck.cli.coordination",
+    "teamdeck.cli.plans",
 )
 """Modules whose ``register(subparsers, common)`` adds commands, in help order."""
 

@@ -13,6 +13,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from teamdeck.model.event import Event
+from teamdeck.model.guardian import GuardianAssignment, GuardianVerdictSnapshot
+from teamdeck.model.plan import Plan
 from teamdeck.model.report import JoinedSummary
 from teamdeck.model.settings import Settings
 from teamdeck.model.task import Task
@@ -29,6 +31,9 @@ SCHEMA_MODELS: dict[str, type[BaseModel]] = {
     "worker-output.schema.json": WorkerOutput,
     "joined-summary.schema.json": JoinedSummary,
     "settings.schema.json": Settings,
+    "guardian-assignment.schema.json": GuardianAssignment,
+    "guardian-verdict.schema.json": GuardianVerdictSnapshot,
+    "plan.schema.json": Plan,
 }
 """File name under schemas/ → the model it describes."""
 

@@ -96,6 +96,7 @@ class Verification(OurModel):
     step: Literal["assigned", "started", "recorded", "applied"]
     verdict: Id | None = None
     status: VerdictStatus | None = None
+    appliedAt: Timestamp | None = Field(default=None, description="when the verdict was applied (work reported later is new)")
 
 
 class TaskSpec(OurModel):

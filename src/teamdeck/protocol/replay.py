@@ -166,6 +166,8 @@ def _verification_step(task: dict[str, Any], event: Event) -> bool:
     updated = {**current, "step": _VERIFICATION_STEPS[event.type]}
     if event.type == "guardian.verdict_recorded":
         updated.update(verdict=event.payload["verdict"]["id"], status=event.payload["verdict"]["status"])
+    if event.type == "guardian.verdict_applied":
+        updated["appliedAt"] = event.ts
     task["verification"] = updated
     return True
 

@@ -1,0 +1,10 @@
+"""Coordinator plans (seed 002): ``@@@task`` blocks → tasks in dependency waves, a plan
+state machine driven through approval, execution and verification of each wave.
+
+- :mod:`.parser`: the ``@@@task`` block format, every problem with its line.
+- :mod:`.waves`: the dependency graph: waves, and cycles named.
+- :mod:`.store`: plan.yaml + events.jsonl, kept by the same transaction machinery as tasks.
+- :mod:`.importer`: ``teamdeck plan import``.
+- :mod:`.machine`: the plan's state table and :func:`~.machine.advance` (``teamdeck plan run``).
+- :mod:`.view`: read functions for fronts (state, waves, what blocks what).
+"""
