@@ -11,7 +11,8 @@ import argparse
 from dataclasses import dataclass, field
 from typing import Any
 
-from teamdeck.store.workspace import Workspace, resolve_root
+from teamdeck.errors import InvalidFile
+from teamdeck.store.workspace import SETTINGS_FILE, Workspace, resolve_root
 
 
 @dataclass
