@@ -12,12 +12,14 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from teamdeck.model.claude import ClaudeTask, InboxMessage, TeamConfig
 from teamdeck.model.event import Event
 from teamdeck.model.guardian import GuardianAssignment, GuardianVerdictSnapshot
 from teamdeck.model.plan import Plan
 from teamdeck.model.report import JoinedSummary
 from teamdeck.model.settings import Settings
 from teamdeck.model.task import Task
+from teamdeck.model.team_log import TeamLogRecord
 from teamdeck.model.worker_output import WorkerOutput
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
@@ -34,6 +36,10 @@ SCHEMA_MODELS: dict[str, type[BaseModel]] = {
     "guardian-assignment.schema.json": GuardianAssignment,
     "guardian-verdict.schema.json": GuardianVerdictSnapshot,
     "plan.schema.json": Plan,
+    "claude-team-config.schema.json": TeamConfig,
+    "claude-inbox-message.schema.json": InboxMessage,
+    "claude-task.schema.json": ClaudeTask,
+    "team-log-record.schema.json": TeamLogRecord,
 }
 """File name under schemas/ → the model it describes."""
 

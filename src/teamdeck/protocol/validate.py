@@ -16,18 +16,22 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from teamdeck.errors import InvalidFile, TeamdeckError
+from teamdeck.model.claude import ClaudeTask, InboxMessage, TeamConfig, Unknown
 from teamdeck.model.event import Event
 from teamdeck.model.report import JoinedSummary
 from teamdeck.model.settings import Settings
 from teamdeck.model.task import Task
 from teamdeck.protocol.join import REPORT_JSON
 from teamdeck.protocol.problems import clean_message, pydantic_problems
+from teamdeck.protocol.teamlog import read_log
 from teamdeck.protocol.worker_outputs import read_worker_outputs
+from teamdeck.store.claude_json import read_json_retrying
 from teamdeck.store.files import list_entries, read_optional
+from teamdeck.store.inbox import read_inbox
 from teamdeck.store.jsonl import decode_line
 from teamdeck.store.loaders import parse_json, parse_yaml
-from teamdeck.store.paths import ID_RE, shown
-from teamdeck.store.teamfiles import task_dir_kind
+from teamdeck.store.paths import ID_RE, MEMBER_RE, shown
+from teamdeck.store.teamfiles import TASK_FILE_RE, list_inbox_paths, list_team_names, task_dir_kind
 from teamdeck.store.workspace import SETTINGS_FILE, Workspace
 
 
@@ -192,8 +196,97 @@ def _check_events(ws: Workspace, task_id: str, rel: str) -> Iterator[Problem]:
                       "the next command moves it aside")
 
 
+def check_teams(ws: Workspace) -> Iterator[Problem]:
+    """Every Claude Code team under ``teams/``: config.json, each inbox, messages.jsonl."""
+    names, ignored = list_team_names(ws)
+    yield from (Problem("teams", "", clean_message(line)) for line in ignored)
+    for team in names:
+        yield from check_team(ws, team)
+
+
+def check_team(ws: Workspace, team: str) -> Iterator[Problem]:
+    """One team's files (see :func:`check_teams`). Unknown fields and unknown message
+    types are fine (B13); a known message type whose fields do not fit is a problem."""
+    rel = f"teams/{team}/config.json"
+    try:
+        raw = read_json_retrying(ws.team_config(team), dict, shown=rel)
+        config = TeamConfig.model_validate(raw)
+    except InvalidFile as err:
+        yield Problem.of(err, rel)
+    except ValidationError as err:
+        yield from (Problem(rel, where, message) for where, message in pydantic_problems(err))
+    else:
+        seen: set[str] = set()
+        for index, member in enumerate(config.members):
+            if not MEMBER_RE.fullmatch(member.name):
+                yield Problem(rel, f"$.members[{index}].name", f"'{shown(member.name)}' cannot be an inbox file name")
+            if member.name.lower() in seen:
+                yield Problem(rel, f"$.members[{index}].name", f"member '{shown(member.name)}' is listed twice")
+            seen.add(member.name.lower())
+    paths, ignored = list_inbox_paths(ws, team)
+    yield from (Problem(f"teams/{team}/inboxes", "", clean_message(line)) for line in ignored)
+    for path in paths:
+        yield from _check_inbox(path, f"teams/{team}/inboxes/{path.name}")
+    _records, bad = read_log(ws, team)
+    yield from (Problem(f"teams/{team}/messages.jsonl", "", clean_message(line)) for line in bad)
+
+
+def _check_inbox(path: Path, rel: str) -> Iterator[Problem]:
+    try:
+        inbox = read_inbox(path)
+    except InvalidFile as err:
+        yield Problem(rel, "", clean_message(err.why))
+        return
+    for entry in inbox.entries:
+        if entry.message is None:
+            try:
+                InboxMessage.model_validate(entry.raw)
+            except ValidationError as err:
+                for where, message in pydantic_problems(err):
+                    yield Problem(rel, f"$[{entry.index}]{where[1:]}", message)
+        elif isinstance(entry.kind, Unknown) and entry.kind.problem:
+            yield Problem(rel, f"$[{entry.index}].text", clean_message(f"{entry.kind.type} message: {entry.kind.problem}"))
+
+
+def check_claude_task_lists(ws: Workspace) -> Iterator[Problem]:
+    """Every Claude Code task list ``tasks/<team>/<n>.json``: each file a task whose id
+    is its file name, with ``blocks``/``blockedBy`` kept in both directions."""
+    for entry in list_entries(ws.tasks_dir):
+        if entry.is_dir and task_dir_kind(entry.path) == "claude" and ID_RE.fullmatch(entry.name):
+            yield from check_claude_task_list(ws, entry.name)
+
+
+def check_claude_task_list(ws: Workspace, team: str) -> Iterator[Problem]:
+    """One Claude Code task list (see :func:`check_claude_task_lists`)."""
+    tasks: dict[str, tuple[str, ClaudeTask]] = {}
+    for entry in list_entries(ws.claude_tasks_dir(team)):
+        if not TASK_FILE_RE.match(entry.name):
+            continue
+        rel = f"tasks/{team}/{entry.name}"
+        try:
+            task = ClaudeTask.model_validate(read_json_retrying(entry.path, dict, shown=rel))
+        except InvalidFile as err:
+            yield Problem.of(err, rel)
+            continue
+        except ValidationError as err:
+            yield from (Problem(rel, where, message) for where, message in pydantic_problems(err))
+            continue
+        if task.id != entry.name[: -len(".json")]:
+            yield Problem(rel, "$.id", f"'{shown(task.id)}' does not match the file name")
+        tasks[task.id] = (rel, task)
+    for rel, task in tasks.values():
+        for field_name, other_field in (("blocks", "blockedBy"), ("blockedBy", "blocks")):
+            for other_id in getattr(task, field_name):
+                other = tasks.get(other_id)
+                if other is not None and task.id not in getattr(other[1], other_field):
+                    yield Problem(rel, f"$.{field_name}", f"lists task {shown(other_id)}, whose {other_field} "
+                                  f"does not list {shown(task.id)}")
+
+
 CHECKERS: tuple[Checker, ...] = (
     check_settings,
     check_tasks,
+    check_teams,
+    check_claude_task_lists,
 )
 """Every area ``teamdeck validate`` checks, in order; add a checker here."""
