@@ -128,3 +128,12 @@ def test_jsonschema_is_not_imported_by_the_cli_until_needed():
             "print('jsonschema' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+def test_jsonschema_is_imported_without_rfc3987_syntax_but_with_date_time():
+    code = ("import sys; from teamdeck.protocol.worker_outputs import check_output; "
+            "r = check_output('w1', 'f', b'{\"status\": \"completed\", \"summary\": \"x\", \"finishedAt\": \"soon\"}'); "
+            "from jsonschema import Draft202012Validator as V; "
+            "print(r.status, 'date-time' in V.FORMAT_CHECKER.checkers, 'rfc3987_syntax' in sys.modules, 'iri' in V.FORMAT_CHECKER.checkers)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["invalid", "True", "False", "False"]
