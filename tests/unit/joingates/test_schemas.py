@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 from jsonschema import Draft202012Validator
@@ -41,3 +43,26 @@ def test_worker_output_schema_requires_only_status_and_summary():
     assert {"completed", "blocked", "failed"} <= set(schema["properties"]["status"]["enum"])
     validator = Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
     assert not list(validator.iter_errors({"status": "completed", "summary": "done", "anythingElse": [1]}))
+
+
+def _formats(node):
+    if isinstance(node, dict):
+        if isinstance(node.get("format"), str):
+            yield node["format"]
+        for value in node.values():
+            yield from _formats(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _formats(value)
+
+
+def test_every_format_our_schemas_use_has_a_checker():
+    """A format without a checker passes silently (B12). Checked in a fresh process,
+    where jsonschema is imported the way teamdeck imports it (without iri checkers)."""
+    used = {fmt for schema in SCHEMAS.values() for fmt in _formats(schema)}
+    assert "date-time" in used
+    code = ("from teamdeck.protocol.worker_outputs import import_jsonschema; import_jsonschema(); "
+            "from jsonschema import Draft202012Validator as V; print(' '.join(sorted(V.FORMAT_CHECKER.checkers)))")
+    registered = set(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split())
+    assert "date-time" in registered and "iri" not in registered
+    assert used <= registered, f"formats without a checker: {sorted(used - registered)}"
