@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from teamdeck.cli.common import Output
+from teamdeck.cli.common import Output, command_group
 from teamdeck.protocol.gates import GateEntry, decide_gate, list_gates
 from teamdeck.protocol.join import join_task
 from teamdeck.protocol.validate import validate_workspace
@@ -21,8 +21,7 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     join.add_argument("task_id", metavar="TASK")
     join.set_defaults(handler=_join)
 
-    gate = subparsers.add_parser("gate", parents=[common], help="list and decide gates (points where a person must decide)")
-    actions = gate.add_subparsers(dest="gate_command", metavar="ACTION", required=True)
+    actions = command_group(subparsers, "gate", common, help="list and decide gates (points where a person must decide)")
     listing = actions.add_parser("list", parents=[common], help="list the gates of one task or of every task")
     listing.add_argument("task_id", metavar="TASK", nargs="?")
     listing.set_defaults(handler=_list)
@@ -38,7 +37,7 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     reject.set_defaults(handler=_decide, decision="reject")
 
     validate = subparsers.add_parser("validate", parents=[common], help="check every file of the workspace; exit 1 if any problem")
-    validate.set_defaults(handler=_validate)
+    validate.set_defaults(handler=_validate, settings_may_be_broken=True)
 
 
 def _join(args: argparse.Namespace, ws: Workspace) -> Output:
