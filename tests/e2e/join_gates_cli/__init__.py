@@ -1,0 +1,1 @@
+"""End-to-end tests of join, gates and validate: the real CLI as a subprocess."""
