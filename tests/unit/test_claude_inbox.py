@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import shutil
@@ -13,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from teamdeck.errors import Busy, InvalidFile
+from teamdeck.errors import Busy, InvalidFile, WriteFailed
+from teamdeck.store import fs as fs_seam
 from teamdeck.store import claude_json
 from teamdeck.store import inbox as inbox_store
 from teamdeck.store.claude_json import encode_pretty
@@ -251,3 +253,27 @@ def test_a_lock_left_by_a_killed_writer_is_broken_after_the_stale_time(lead_inbo
     assert delivery.confirmed
     assert 0.3 <= time.time() - taken_at < 5  # it waited for the lock to go stale, then broke it
     assert not lock_dir_for(lead_inbox).exists()
+
+
+def test_inbox_is_created_where_hard_links_are_not_supported(tmp_path: Path, monkeypatch) -> None:
+    def no_links(src, dst):
+        raise OSError(errno.EPERM, "Operation not permitted")
+
+    monkeypatch.setattr(os, "link", no_links)
+    path = tmp_path / "w.json"
+    assert append_message(path, _message(1)).confirmed
+    assert json.loads(path.read_text()) == [_message(1)]
+    assert sorted(os.listdir(tmp_path)) == ["w.json"]
+
+
+def test_f7_a_read_only_filesystem_fails_the_append_cleanly(lead_inbox: Path) -> None:
+    class ReadOnlyFs(fs_seam.OsFs):
+        def mkdir(self, path, mode=0o755):
+            raise OSError(errno.EROFS, "Read-only file system")
+
+    before = lead_inbox.read_bytes()
+    with fs_seam.installed(ReadOnlyFs()):
+        with pytest.raises(WriteFailed, match=r"^could not lock inbox team-lead.json: Read-only file system creating "
+                                              r"team-lead.json.lock; nothing was written$"):
+            append_message(lead_inbox, _message(1))
+    assert lead_inbox.read_bytes() == before

@@ -13,6 +13,7 @@ import sys
 from typing import Any
 
 from teamdeck.cli.common import Output
+from teamdeck.errors import Refused
 from teamdeck.model.claude import COLORS
 from teamdeck.protocol import messaging, teams
 from teamdeck.protocol.ledger import FAILURE_CLASSES, NOTICES, Ledger, build_ledger
@@ -130,6 +131,13 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     doctor.set_defaults(handler=_doctor)
 
 
+def _usage(message: str) -> Refused:
+    """A refusal of a command line that lacks what an option needs (exit 2, like argparse)."""
+    error = Refused(message)
+    error.exit_code = 2
+    return error
+
+
 def _text(value: str) -> str:
     """A TEXT argument; ``-`` reads it from stdin."""
     return sys.stdin.read() if value == "-" else value
@@ -186,21 +194,12 @@ def _team_list(_args: argparse.Namespace, ws: Workspace) -> Output:
 def _send(args: argparse.Namespace, ws: Workspace) -> Output:
     if args.send_type == "shutdown_response":
         if not args.request_id or not (args.approve or args.reject):
-            raise_usage("send --type shutdown_response needs --request-id ID and --approve or --reject")
+            raise _usage("send --type shutdown_response needs --request-id ID and --approve or --reject")
         sent = messaging.respond_shutdown(ws, args.team, args.request_id, approve=args.approve,
                                           sender=args.sender or "", reason=args.reason, to=args.to)
         return _sent(sent, "shutdown approved:" if args.approve else "shutdown rejected:")
     sent = messaging.send_message(ws, args.team, args.to, _text(args.text), summary=args.summary, sender=args.sender)
     return _sent(sent, "sent message")
-
-
-def raise_usage(message: str) -> None:
-    """Refuse a command line that lacks what an option needs (exit 2, like argparse)."""
-    from teamdeck.errors import Refused
-
-    error = Refused(message)
-    error.exit_code = 2
-    raise error
 
 
 def _broadcast(args: argparse.Namespace, ws: Workspace) -> Output:

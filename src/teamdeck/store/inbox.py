@@ -192,13 +192,39 @@ def ensure_inbox(path: Path) -> None:
             fs.fsync(fd)
         finally:
             os.close(fd)
-        os.link(tmp, path)
+        _link_or_create(tmp, path)
     except FileExistsError:
         pass  # another writer created it first: theirs stands
     except OSError as err:
         raise WriteFailed(f"could not create {path.name}: {err.strerror or err}; nothing was written") from err
     finally:
         os.unlink(tmp)
+
+
+def _link_or_create(tmp: str, path: Path) -> None:
+    """Put the complete temp file ``tmp`` at ``path`` only if nothing is there.
+
+    ``link`` is atomic and exclusive; where a filesystem has no hard links, fall back
+    to an exclusive create and write (a reader may then briefly see an empty file,
+    which it retries).
+
+    Raises:
+        FileExistsError: ``path`` exists.
+    """
+    try:
+        os.link(tmp, path)
+        return
+    except FileExistsError:
+        raise
+    except OSError as err:
+        if err.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK):
+            raise
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    try:
+        os.write(fd, b"[]")
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def transact_inbox(path: Path, change: Callable[[list[Any]], tuple[T, bool]], *,
