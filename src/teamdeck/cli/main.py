@@ -27,6 +27,7 @@ COMMAND_MODULES = (
     "teamdeck.cli.verification",
     "teamdeck.cli.coordination",
     "teamdeck.cli.plans",
+    "teamdeck.cli.demo",
 )
 """Modules whose ``register(subparsers, common)`` adds commands, in help order."""
 
