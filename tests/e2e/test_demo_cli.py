@@ -49,3 +49,10 @@ def test_demo_refuses_bad_options_in_one_line_and_copies_nothing(tmp_path: Path,
     afile.write_text("x")
     result = run_cli(afile, "demo", "--no-tui", "--duration", "0")
     assert result.code == 1 and "not a directory" in result.err.lower() and "Traceback" not in result.err
+
+
+def test_validate_on_the_demo_reports_only_the_deliberately_invalid_output(demo: Path, run_cli):
+    result = run_cli(demo, "validate", "--json")
+    assert result.code == 1, result.err
+    assert {problem["path"] for problem in result.json["problems"]} == {
+        "tasks/payment-retry/agents/schema-check/artifacts/final.json"}
