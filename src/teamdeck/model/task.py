@@ -49,6 +49,8 @@ class Gate(OurModel):
     decidedBy: str | None = None
     decidedAt: Timestamp | None = None
     note: str | None = None
+    outputDigest: str | None = Field(default=None, description="sha256 of the final.json that raised a worker-blocked gate: "
+                                     "a join opens a new gate for the worker only when it changes")
 
 
 WorkerRole = Literal["coordinator", "implementor", "verifier"]

@@ -194,7 +194,7 @@ def _plan_gates(ws: Workspace, task: Task, results: list[WorkerResult]) -> _Plan
             if _differs(latest, payload):
                 plan.events.append(new_event(ws, "gate.blocked", {"gateId": latest.id, **payload}))
                 plan.updated.append(latest.id)
-        elif latest is not None and getattr(latest, "outputDigest", None) == result.digest:
+        elif latest is not None and latest.outputDigest == result.digest:
             plan.gate_ids[agent] = latest.id  # this very output was already decided on
         else:
             gate_id = _new_gate_id(agent, len(mine) + 1, taken)
@@ -233,7 +233,7 @@ def _gate_payload(result: WorkerResult) -> dict[str, object]:
 
 def _differs(gate: Gate, payload: dict[str, object]) -> bool:
     """Whether an open gate must be updated to match the worker's current output."""
-    return (gate.reason, gate.questions, getattr(gate, "outputDigest", None)) != (
+    return (gate.reason, gate.questions, gate.outputDigest) != (
         payload["reason"], payload["questions"], payload["outputDigest"])
 
 
