@@ -124,7 +124,7 @@ def test_b15_an_inbox_of_1_8_mb_and_thousands_of_messages_loads(tmp_path: Path) 
 # --- writing ------------------------------------------------------------------------
 
 
-def test_append_creates_the_inbox_and_writes_like_claude_code(tmp_path: Path) -> None:
+def test_r4_append_creates_the_inbox_and_writes_like_claude_code(tmp_path: Path) -> None:
     path = tmp_path / "inboxes" / "worker-a.json"
     delivery = append_message(path, _message(1))
     assert delivery.confirmed and delivery.attempts == 1
@@ -229,7 +229,7 @@ def test_a_held_fresh_lock_makes_writers_wait_then_report_busy(lead_inbox: Path)
     assert lock_dir_for(lead_inbox).is_dir()  # a fresh lock is not broken
 
 
-def test_a_stale_lock_is_broken(lead_inbox: Path) -> None:
+def test_r4_a_stale_lock_is_broken(lead_inbox: Path) -> None:
     lock = lock_dir_for(lead_inbox)
     lock.mkdir()
     old = time.time() - 11
@@ -239,7 +239,7 @@ def test_a_stale_lock_is_broken(lead_inbox: Path) -> None:
     assert not lock.exists()
 
 
-def test_a_lock_left_by_a_killed_writer_is_broken_after_the_stale_time(lead_inbox: Path) -> None:
+def test_r4_a_lock_left_by_a_killed_writer_is_broken_after_the_stale_time(lead_inbox: Path) -> None:
     holder = subprocess.run(
         [sys.executable, "-c",
          "import os, signal, sys; from pathlib import Path; from teamdeck.store.dirlock import dir_locked\n"
@@ -277,3 +277,21 @@ def test_f7_a_read_only_filesystem_fails_the_append_cleanly(lead_inbox: Path) ->
                                               r"team-lead.json.lock; nothing was written$"):
             append_message(lead_inbox, _message(1))
     assert lead_inbox.read_bytes() == before
+
+
+def test_r4_appends_to_a_claude_code_file_give_exactly_what_claude_code_would_write(tmp_path: Path) -> None:
+    path = tmp_path / "w.json"
+    existing = [_message(1), _message(2, futureField={"nested": ["ünïcode", 1.5, None]})]
+    path.write_bytes(encode_pretty(existing))
+    added = [_message(3, text="line one\nline two \u2603"), _message(4, color="pink")]
+    for message in added:
+        append_message(path, message)
+    assert path.read_bytes() == encode_pretty(existing + added)
+
+
+def test_appends_keep_the_bytes_of_a_file_formatted_otherwise(lead_inbox: Path) -> None:
+    before = lead_inbox.read_bytes()
+    append_message(lead_inbox, _message(1))
+    after = lead_inbox.read_bytes()
+    assert after.startswith(before.rstrip()[:-1].rstrip())
+    assert json.loads(after) == json.loads(before) + [_message(1)]

@@ -73,7 +73,7 @@ def test_a_fresh_team_is_healthy_and_every_teammate_blocks_delete(team_ws: Works
         [("team-lead", True, True, 0), ("agent-a", False, True, 0), ("agent-b", False, True, 0)]
 
 
-def test_shutdown_awaiting_then_approved_then_offline(team_ws: Workspace, clock: Clock) -> None:
+def test_c11_shutdown_awaiting_then_approved_then_offline(team_ws: Workspace, clock: Clock) -> None:
     request = messaging.request_shutdown(team_ws, TEAM, "agent-a").request_id
     [pending] = build_ledger(team_ws, TEAM).handshakes
     assert (pending.kind, pending.state, pending.failure, pending.is_open) == ("shutdown", "awaiting_response", None, True)

@@ -163,7 +163,7 @@ def test_text_that_is_not_a_protocol_object_is_plain(text: str) -> None:
     assert not is_structured(text)
 
 
-def test_unknown_types_and_unknown_fields_are_kept_raw() -> None:
+def test_b13_unknown_types_and_unknown_fields_are_kept_raw() -> None:
     raw = {"type": "team_merge_request", "x": [1, {"y": None}], "requestId": "m-1"}
     kind = decode_text(json.dumps(raw))
     assert isinstance(kind, Unknown) and kind.raw == raw and kind.problem is None
@@ -179,7 +179,7 @@ def test_a_known_type_missing_its_request_id_is_unknown_with_the_problem() -> No
     assert not is_structured('{"type":"shutdown_request","from":"team-lead"}')
 
 
-def test_unknown_member_and_message_fields_survive() -> None:
+def test_b13_unknown_member_and_message_fields_survive() -> None:
     member = Member.model_validate({"name": "w", "isActive": False, "futureField": {"k": [1]}})
     assert member.to_json() == {"name": "w", "isActive": False, "futureField": {"k": [1]}}
     message = InboxMessage.model_validate({"from": "a", "text": "t", "timestamp": "x", "read": False, "messageId": "m1"})

@@ -135,7 +135,7 @@ def test_shutdown_request_id_and_message_are_claude_codes(team_ws: Workspace) ->
     assert again.request_id == "shutdown-1772366400001@agent-a"  # same millisecond, still distinct
 
 
-def test_the_lead_cannot_be_shut_down(team_ws: Workspace) -> None:
+def test_c11_the_lead_cannot_be_shut_down(team_ws: Workspace) -> None:
     refused_without_writing(team_ws, Refused, r"'team-lead': it is the team lead",
                             lambda: messaging.request_shutdown(team_ws, TEAM, "team-lead"))
 
@@ -319,7 +319,7 @@ def test_add_member_refuses_duplicates_and_brings_back_inactive_ones(team_ws: Wo
     assert len(teams.read_team(team_ws, TEAM).members) == 3
 
 
-def test_config_rewrites_keep_unknown_fields(team_ws: Workspace) -> None:
+def test_b13_config_rewrites_keep_unknown_fields(team_ws: Workspace) -> None:
     raw = json.loads(team_ws.team_config(TEAM).read_text())
     raw["futureTeamField"] = {"x": 1}
     raw["members"][1]["futureMemberField"] = [1, 2]
