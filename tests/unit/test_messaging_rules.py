@@ -351,3 +351,19 @@ def test_read_only_refuses_every_write(team_ws: Workspace, action) -> None:
     locked = replace(team_ws, read_only=True, read_only_reason="--read-only")
     refused_without_writing(locked, ReadOnly, r"workspace is read-only \(--read-only\); nothing was written",
                             lambda: action(locked))
+
+
+def test_an_approval_whose_deactivation_fails_is_still_reported_delivered(team_ws: Workspace, monkeypatch) -> None:
+    from teamdeck.errors import Busy
+
+    request = messaging.request_shutdown(team_ws, TEAM, "agent-a").request_id
+
+    def busy(*args, **kwargs):
+        raise Busy("teams/team-smoke/config.json is busy: lock config.json.lock held by another writer for 12 s. Try again.")
+
+    monkeypatch.setattr(messaging, "transact_config", busy)
+    sent = messaging.respond_shutdown(team_ws, TEAM, request, approve=True, sender="agent-a")
+    assert sent.confirmed and json.loads(inbox(team_ws, "team-lead")[-1]["text"])["type"] == "shutdown_approved"
+    assert sent.warnings == ("the approval was delivered but 'agent-a' could not be marked inactive (teams/team-smoke/"
+                             "config.json is busy: lock config.json.lock held by another writer for 12 s. Try again.); "
+                             "run `teamdeck member deactivate team-smoke agent-a`",)

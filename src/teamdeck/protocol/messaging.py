@@ -15,7 +15,7 @@ team lead. Recipients are resolved case-insensitively, with ``name@team`` accept
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from teamdeck.clock import iso
@@ -406,7 +406,11 @@ def respond_shutdown(ws: Workspace, team: str, request_id: str, *, approve: bool
         if member is not None and member.backendType is not None:
             fields["backendType"] = member.backendType
         sent = _send_kind(ws, team, config, source, requester, ShutdownApproved(**fields), "shutdown_approved")
-        _set_inactive(ws, team, source, reason=f"approved shutdown {request_id}")
+        try:
+            _set_inactive(ws, team, source, reason=f"approved shutdown {request_id}")
+        except TeamdeckError as err:  # the approval is delivered; say what is left to do
+            return replace(sent, warnings=(*sent.warnings, f"the approval was delivered but '{source}' could not be "
+                                           f"marked inactive ({err}); run `teamdeck member deactivate {team} {source}`"))
         return sent
     kind = ShutdownRejected(requestId=request_id, from_=source, reason=reason, timestamp=timestamp)
     return _send_kind(ws, team, config, source, requester, kind, "shutdown_rejected")
