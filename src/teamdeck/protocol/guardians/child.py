@@ -60,4 +60,9 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Run main() from the importable module, not from __main__: guardians register the
+    # process groups to stop in *that* module (stop_on_term), and the SIGTERM handler
+    # must see the same registry.
+    from teamdeck.protocol.guardians.child import main as imported_main
+
+    sys.exit(imported_main())
