@@ -39,7 +39,6 @@ from teamdeck.model.task import Task, TaskState
 from teamdeck.protocol.events import new_event
 from teamdeck.protocol.guardians.registry import GuardianContext, check_code
 from teamdeck.protocol.guardians.runner import Isolation, run_guardian
-from teamdeck.protocol import lifecycle_gates as _lifecycle_gates  # noqa: F401 - the effects of the gates a FAIL opens
 from teamdeck.protocol.human_notes import sync_human_notes
 from teamdeck.protocol.lifecycle import can_transition, refusal, transition, transition_event
 from teamdeck.protocol.taskfile import load_task, read_events, transact
