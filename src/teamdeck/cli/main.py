@@ -75,7 +75,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for warning in output.warnings:
         print(f"teamdeck: warning: {warning}", file=sys.stderr)
     if getattr(args, "json", False):
-        print(json.dumps(output.data, ensure_ascii=False, indent=2))
+        print(json.dumps(output.data, indent=2))  # ASCII-only: agent text may hold C1 controls or bidi marks (S1, S6)
     elif output.text:
         print(output.text)
     return output.exit_code

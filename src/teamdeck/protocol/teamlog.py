@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from pydantic import ValidationError
@@ -9,8 +10,11 @@ from ulid import ULID
 
 from teamdeck.clock import iso
 from teamdeck.model.team_log import TeamLogRecord
-from teamdeck.store.jsonl import append_record, read_records
+from teamdeck.store.jsonl import append_record, read_records, repair_torn_tail
+from teamdeck.store.locks import locked
 from teamdeck.store.workspace import Workspace
+
+logger = logging.getLogger(__name__)
 
 
 def new_record(ws: Workspace, type_: str, **fields: Any) -> TeamLogRecord:
@@ -29,10 +33,19 @@ def new_record(ws: Workspace, type_: str, **fields: Any) -> TeamLogRecord:
 def log(ws: Workspace, team: str, record: TeamLogRecord) -> TeamLogRecord:
     """Append ``record`` to the team's messages.jsonl as one durable line.
 
+    Under the log's writer lock a torn last line left by a killed writer is first moved
+    aside (F2), so the new record never gets glued onto a fragment.
+
     Raises:
-        WriteFailed: the disk refused; nothing was written.
+        WriteFailed: the disk refused, or the torn line could not be saved; nothing was written.
+        Busy: another writer held the log's lock past the timeout.
     """
-    append_record(ws.messages_log(team), record.to_json())
+    path = ws.messages_log(team)
+    with locked(path, what=str(ws.rel(path))):
+        banner = repair_torn_tail(path, ws.clock().strftime("%Y%m%dT%H%M%SZ"))
+        if banner:
+            logger.warning("%s/%s", ws.rel(path.parent), banner)
+        append_record(path, record.to_json())
     return record
 
 

@@ -350,3 +350,19 @@ def test_f9_directory_fsync_einval_warns_once_per_mount_and_continues(ws, monkey
     warnings = [record.getMessage() for record in caplog.records if "directory fsync unsupported" in record.getMessage()]
     assert warnings == [f"directory fsync unsupported on {ws.task_dir('t1')}; renames may not survive power loss"]
     assert load_task(ws, "t1").state == "working"
+
+
+def test_f2_team_log_append_moves_a_torn_tail_aside_first(ws):
+    """F2 for teams/<team>/messages.jsonl: the next record is not glued onto a fragment."""
+    from teamdeck.protocol.teamlog import log, new_record, read_log
+    from teamdeck.store.jsonl import read_records
+
+    path = ws.messages_log("alpha")
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b'{"id":"01J00000000000000000000000","ts":"2026-03-01T12:00:00.000Z","type":"message"')
+    log(ws, "alpha", new_record(ws, "message", from_="team-lead", to=["w1"], summary="hi"))
+    records, problems = read_records(path)
+    assert problems == []
+    assert [record["type"] for record in records] == ["message"]
+    assert list(path.parent.glob("messages.jsonl.broken-*"))
+    assert read_log(ws, "alpha")[1] == []
