@@ -117,6 +117,10 @@ def decide_gate(ws: Workspace, task_id: str, gate_id: str, decision: Decision, n
         return [event, *effect(ws, after, decided, decision)]
 
     try:
+        load_task(ws, task_id)  # before a lock file is created (a Claude Code task list is no task)
+    except NotFound as err:
+        raise NotFound(f"Could not {action}: {err}") from None
+    try:
         change = transact(ws, task_id, decide, action=action)
     except WriteFailed as err:
         raise WriteFailed(f"Could not {action}: {err}") from err

@@ -114,9 +114,13 @@ def join_task(ws: Workspace, task_id: str) -> JoinResult:
     """
     action = f"join task {task_id}"
     ws.require_writable(action)
-    task_dir = ws.task_dir(task_id)
-    if not task_dir.is_dir():
-        raise NotFound(f"Could not {action}: no task '{task_id}' in {ws.root}")
+    broken: InvalidFile | None = None
+    try:
+        load_task(ws, task_id)  # before anything is created (a Claude Code task list is no task)
+    except NotFound as err:
+        raise NotFound(f"Could not {action}: {err}") from None
+    except InvalidFile as err:
+        broken = err
     results = read_worker_outputs(ws, task_id)
     template = load_template()
     report_md = ws.reports_dir(task_id) / REPORT_MD
@@ -126,12 +130,9 @@ def join_task(ws: Workspace, task_id: str) -> JoinResult:
         for report in (report_md, report_json):
             for stale in remove_stale_temps(report.parent, report.name):
                 log.warning("removed a temp file left by a crashed join: %s", ws.rel(stale))
-        try:
-            load_task(ws, task_id)
-        except InvalidFile as err:
-            summary = build_summary(task_id, results, {})
-            _write_reports(ws, summary, template, report_md, report_json)
-            raise InvalidFile(err.path, err.where, f"{err.why}; the joined reports were written, gates were not updated") from None
+        if broken is not None:
+            _write_reports(ws, build_summary(task_id, results, {}), template, report_md, report_json)
+            raise InvalidFile(broken.path, broken.where, f"{broken.why}; the joined reports were written, gates were not updated")
         plan = _Plan()
 
         def decide(task: Task) -> list[Event]:

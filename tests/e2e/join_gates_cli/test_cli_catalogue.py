@@ -135,9 +135,9 @@ def test_validate_lists_every_problem_of_a_broken_workspace_and_join_still_write
 
 
 @pytest.mark.parametrize("args, message", [
-    (("join", "nope"), "no task 'nope'"),
+    (("join", "nope"), "Could not join task nope: No task 'nope'"),
     (("join", "../etc"), "invalid task id '../etc'"),
-    (("gate", "approve", "nope", "g1"), "no task 'nope'"),
+    (("gate", "approve", "nope", "g1"), "Could not approve gate g1: No task 'nope'"),
     (("gate", "approve", "t1", "g9"), "task t1 has no gate 'g9'"),
     (("gate", "reject", "t1", "g9", "--note", "x"), "task t1 has no gate 'g9'"),
     (("gate", "list", "nope"), "No task 'nope'"),

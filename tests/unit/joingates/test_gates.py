@@ -66,7 +66,7 @@ def test_reject_requires_a_note_and_writes_nothing(two_gates):
 def test_unknown_task_or_gate_is_not_found_and_writes_nothing(two_gates):
     ws = two_gates
     before = file_bytes(ws.root)
-    with pytest.raises(NotFound, match="no task 'nope'"):
+    with pytest.raises(NotFound, match="Could not approve gate g-w1-1: No task 'nope'"):
         decide_gate(ws, "nope", "g-w1-1", "approve")
     with pytest.raises(NotFound, match=r"task t1 has no gate 'g9' \(its gates: g-w1-1, g-w2-1\)"):
         decide_gate(ws, "t1", "g9", "approve")
@@ -129,3 +129,16 @@ def test_list_gates_of_one_task_and_of_all_tasks_with_problems(two_gates):
     assert len(listing.problems) == 1 and listing.problems[0].startswith("tasks/t3/task.yaml line")
     with pytest.raises(NotFound):
         list_gates(ws, "t9")
+
+
+def test_a_claude_code_task_list_is_not_a_task_and_is_left_untouched(ws):
+    folder = ws.tasks_dir / "alpha"
+    folder.mkdir(parents=True)
+    (folder / "1.json").write_text('{"id": "1", "subject": "x", "status": "pending"}')
+    (folder / ".lock").touch()
+    before = sorted(path.name for path in folder.iterdir())
+    with pytest.raises(NotFound):
+        join_task(ws, "alpha")
+    with pytest.raises(NotFound):
+        decide_gate(ws, "alpha", "g1", "approve")
+    assert sorted(path.name for path in folder.iterdir()) == before
