@@ -215,3 +215,19 @@ def test_guardian_settings_are_events_and_used_by_default(ws, scripted):
     with pytest.raises(Refused, match="needs --command"):
         create_task(ws, "t2", "T")
         configure_guardian(ws, "t2", cwd="x")
+
+
+def test_validate_checks_guardian_records_and_plans(ws, scripted):
+    from teamdeck.protocol.validate import validate_workspace
+
+    create_task(ws, "t1", "T")
+    run = _verify(ws)
+    assert validate_workspace(ws) == []
+    ws.verdict_file("t1", "gv-other").write_text(ws.verdict_file("t1", run.verdict.id).read_text())
+    (ws.plans_dir / "p1").mkdir(parents=True)
+    (ws.plans_dir / "p1" / "plan.yaml").write_text("id: p1\n")
+    problems = [str(problem) for problem in validate_workspace(ws)]
+    assert f"tasks/t1/guardian/verdicts/gv-other.json $.id: '{run.verdict.id}' does not match the file name 'gv-other.json'" in problems
+    assert any(problem.startswith("plans/p1/plan.yaml $.title") for problem in problems)
+    verdicts, unreadable = list_verdicts(ws, "t1")
+    assert verdicts == [run.verdict] and unreadable == [f"tasks/t1/guardian/verdicts/gv-other.json: its id '{run.verdict.id}' does not match the file name; ignored"]

@@ -18,6 +18,8 @@ from pydantic import BaseModel, ValidationError
 from teamdeck.errors import InvalidFile, TeamdeckError
 from teamdeck.model.claude import ClaudeTask, InboxMessage, TeamConfig, Unknown
 from teamdeck.model.event import Event
+from teamdeck.model.guardian import GuardianAssignment, GuardianVerdictSnapshot
+from teamdeck.model.plan import Plan
 from teamdeck.model.report import JoinedSummary
 from teamdeck.model.settings import Settings
 from teamdeck.model.task import Task
@@ -110,7 +112,12 @@ def check_task(ws: Workspace, task_id: str) -> Iterator[Problem]:
     base = f"tasks/{task_id}"
     yield from _check_model_file(ws.task_file(task_id), f"{base}/task.yaml", Task, parse_yaml, check=_task_consistency(task_id),
                                  missing="missing; the next command rebuilds it from events.jsonl")
-    yield from _check_events(ws, task_id, f"{base}/events.jsonl")
+    yield from _check_events(ws.events_file(task_id), f"{base}/events.jsonl")
+    for directory, model in ((ws.assignments_dir(task_id), GuardianAssignment), (ws.verdicts_dir(task_id), GuardianVerdictSnapshot)):
+        for entry in list_entries(directory):
+            if entry.name.endswith(".json") and not entry.name.startswith("."):
+                rel = f"{base}/{entry.path.relative_to(ws.task_dir(task_id)).as_posix()}"
+                yield from _check_model_file(entry.path, rel, model, parse_json, check=_record_named(entry.name))
     for result in read_worker_outputs(ws, task_id):
         for problem in result.problems:
             yield Problem(f"{base}/{problem.file}", problem.path, problem.message)
@@ -132,6 +139,29 @@ def _task_consistency(task_id: str) -> Callable[[Task], Iterator[tuple[str, str]
             seen.add(gate.id)
 
     return check
+
+
+def _record_named(file_name: str) -> Callable[[Any], Iterator[tuple[str, str]]]:
+    """A guardian record's ``id`` must be its file name (``<id>.json``)."""
+    def check(record: Any) -> Iterator[tuple[str, str]]:
+        if f"{record.id}.json" != file_name:
+            yield "$.id", f"'{shown(record.id)}' does not match the file name '{shown(file_name)}'"
+
+    return check
+
+
+def check_plans(ws: Workspace) -> Iterator[Problem]:
+    """Every coordinator plan under ``plans/``: plan.yaml and its events.jsonl."""
+    for entry in list_entries(ws.plans_dir):
+        if not entry.is_dir:
+            continue
+        rel = f"plans/{shown(entry.name)}"
+        if not ID_RE.fullmatch(entry.name):
+            yield Problem(rel, "", f"'{shown(entry.name)}' is not a valid plan id; its files were not read")
+            continue
+        yield from _check_model_file(ws.plan_file(entry.name), f"{rel}/plan.yaml", Plan, parse_yaml,
+                                     missing="missing; the next command rebuilds it from events.jsonl")
+        yield from _check_events(ws.plan_events_file(entry.name), f"{rel}/events.jsonl")
 
 
 def _check_model_file(path: Path, rel: str, model: type[BaseModel], parse: Callable[[bytes, Any], Any], *,
@@ -168,10 +198,10 @@ def _check_model_file(path: Path, rel: str, model: type[BaseModel], parse: Calla
         yield from (Problem(rel, where, clean_message(message)) for where, message in check(value))
 
 
-def _check_events(ws: Workspace, task_id: str, rel: str) -> Iterator[Problem]:
-    """Each line of events.jsonl is an event; a last line without its newline is torn."""
+def _check_events(path: Path, rel: str) -> Iterator[Problem]:
+    """Each line of an events.jsonl is an event; a last line without its newline is torn."""
     try:
-        data = read_optional(ws.events_file(task_id), None, shown=rel)
+        data = read_optional(path, None, shown=rel)
     except InvalidFile as err:
         yield Problem.of(err, rel)
         return
@@ -288,5 +318,6 @@ CHECKERS: tuple[Checker, ...] = (
     check_tasks,
     check_teams,
     check_claude_task_lists,
+    check_plans,
 )
 """Every area ``teamdeck validate`` checks, in order; add a checker here."""

@@ -308,8 +308,13 @@ def _read_records(ws: Workspace, directory: Any, model: Any) -> tuple[list[Any],
         shown = str(ws.rel(entry.path))
         try:
             data = read_optional(entry.path, shown=shown)
-            if data is not None:
-                records.append(model.model_validate(parse_json(data, shown)))
+            if data is None:
+                continue
+            record = model.model_validate(parse_json(data, shown))
+            if f"{record.id}.json" != entry.name:
+                problems.append(f"{shown}: its id '{record.id}' does not match the file name; ignored")
+                continue
+            records.append(record)
         except InvalidFile as err:
             problems.append(str(err))
         except ValidationError as err:
