@@ -1,0 +1,57 @@
+"""The app as ``teamdeck tui`` starts it, plus what only the process itself can see:
+every garbage-collection pause (``gc.callbacks``) and its peak memory, written as JSON
+to ``--stats FILE`` when it exits. ``bench/screen.py`` runs this under a pty.
+
+Usage::
+
+    python bench/app_main.py WORKSPACE [--no-watch] [--stats FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import atexit
+import gc
+import json
+import resource
+import time
+
+_pauses: list[float] = []
+_started: list[float] = []
+
+
+def _on_gc(phase: str, info: dict[str, int]) -> None:
+    if phase == "start":
+        _started.append(time.perf_counter())
+    elif _started:
+        _pauses.append((time.perf_counter() - _started.pop()) * 1000)
+
+
+def _write_stats(path: str) -> None:
+    stats = {
+        "gc_collections": len(_pauses),
+        "gc_max_ms": max(_pauses, default=0.0),
+        "gc_total_ms": sum(_pauses),
+        "gc_over_50ms": sum(1 for pause in _pauses if pause > 50),
+        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
+    with open(path, "w", encoding="utf-8") as handle:
+        json.dump(stats, handle)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("workspace")
+    parser.add_argument("--no-watch", action="store_true")
+    parser.add_argument("--stats")
+    args = parser.parse_args()
+    gc.callbacks.append(_on_gc)
+    if args.stats:
+        atexit.register(_write_stats, args.stats)
+    from teamdeck.tui.app import create_app
+
+    create_app(args.workspace, watch=not args.no_watch).run()
+
+
+if __name__ == "__main__":
+    main()

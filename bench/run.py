@@ -1,0 +1,161 @@
+"""The performance benchmarks of issue 4: each target measured and printed as a table
+row against its target (never asserted). See bench/README.md for what each one does.
+
+Usage::
+
+    python bench/run.py [all|core|latency|burst|start|action|idle ...] [--quick] [--dir DIR]
+
+``--quick`` runs every benchmark with tiny sizes and counts (the smoke test uses it:
+the numbers mean nothing then). ``--dir`` keeps the generated workspaces there
+(default: a temporary directory, removed afterwards).
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+import targets_core as core  # noqa: E402
+import targets_screen as screen  # noqa: E402
+from common import Result, print_table  # noqa: E402
+from generate import Layout, generate  # noqa: E402
+
+
+@dataclass(frozen=True)
+class Sizes:
+    """Workspace sizes and repeat counts of one run."""
+
+    live: dict[str, int]
+    """The workspace of the live benchmarks: 1,000 watched files, 250 open gates."""
+    scale: dict[str, int]
+    """The start benchmark's: 500 members, 200 tasks (plus ``big_log`` events)."""
+    big_log: int
+    changes: int
+    burst_writes: int
+    bursts: int
+    starts: int
+    cpu_window_s: float
+    settle_s: float
+    """How long the app may settle after its first screen before it is measured."""
+
+
+FULL = Sizes(live=dict(teams=20, members=200, tasks=100, files=1000, gates=250),
+             scale=dict(teams=25, members=500, tasks=200, files=1000, gates=50),
+             big_log=1_000_000, changes=200, burst_writes=1000, bursts=3, starts=5, cpu_window_s=20.0,
+             settle_s=screen.SETTLE_S)
+QUICK = Sizes(live=dict(teams=2, members=6, tasks=4, files=40, gates=8),
+              scale=dict(teams=2, members=6, tasks=4, files=40, gates=4),
+              big_log=2000, changes=3, burst_writes=20, bursts=1, starts=1, cpu_window_s=0.3,
+              settle_s=0.5)
+
+
+class Workspaces:
+    """Generates each workspace once and hands out fresh copies to benchmarks that write."""
+
+    def __init__(self, root: Path, sizes: Sizes) -> None:
+        self.root = root
+        self.sizes = sizes
+        self._made: dict[str, Layout] = {}
+        self._copies = 0
+
+    def _get(self, name: str, **options: int) -> Layout:
+        if name not in self._made:
+            started = time.perf_counter()
+            self._made[name] = generate(self.root / name, **options)
+            print(f"  generated {name}: {self._made[name].files} files ({time.perf_counter() - started:.1f} s)", file=sys.stderr)
+        return self._made[name]
+
+    def live(self) -> Layout:
+        """A fresh copy of the live workspace."""
+        self._copies += 1
+        return core.fresh_copy(self._get("live", **self.sizes.live), self.root / f"copy-{self._copies}")
+
+    def scale(self, big: bool) -> Layout:
+        """The start workspace, with or without the big log (read only: not copied)."""
+        if big:
+            return self._get("scale-big", **self.sizes.scale, big_log=self.sizes.big_log)
+        return self._get("scale", **self.sizes.scale)
+
+
+def run_core(spaces: Workspaces) -> list[Result]:
+    sizes = spaces.sizes
+    big = spaces.scale(big=True)
+    return [core.watcher_latency(spaces.live(), sizes.changes), *core.refresh_costs(spaces.live(), sizes.changes),
+            *core.build_at_scale(spaces.scale(big=False), big, max(1, sizes.starts // 2)),
+            core.approve_durable(spaces.live(), sizes.changes),
+            core.approve_in_big_task(core.fresh_copy(big, spaces.root / "big-copy"), 3)]
+
+
+def run_latency(spaces: Workspaces) -> list[Result]:
+    sizes = spaces.sizes
+    return [screen.write_to_screen(spaces.live(), sizes.changes, sizes.settle_s),
+            core.watcher_latency(spaces.live(), sizes.changes)]
+
+
+def run_burst(spaces: Workspaces) -> list[Result]:
+    sizes = spaces.sizes
+    return screen.burst(spaces.live(), sizes.burst_writes, sizes.bursts, sizes.settle_s)
+
+
+def run_start(spaces: Workspaces) -> list[Result]:
+    big = spaces.scale(big=True)
+    lines = f"{spaces.sizes.big_log:,} events in one log"
+    sizes = spaces.sizes
+    return [*screen.start(spaces.scale(big=False), sizes.starts, "small logs", sizes.settle_s),
+            *screen.start(big, sizes.starts, lines, sizes.settle_s)]
+
+
+def run_action(spaces: Workspaces) -> list[Result]:
+    return screen.approve_key(spaces.live(), spaces.sizes.changes, spaces.sizes.settle_s)
+
+
+def run_idle(spaces: Workspaces) -> list[Result]:
+    return screen.idle_cpu(spaces.live(), spaces.sizes.cpu_window_s, spaces.sizes.settle_s)
+
+
+TARGETS: dict[str, Callable[[Workspaces], list[Result]]] = {
+    "latency": run_latency, "burst": run_burst, "start": run_start, "action": run_action, "idle": run_idle,
+    "core": run_core,
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="teamdeck performance benchmarks (issue 4)")
+    parser.add_argument("targets", nargs="*", metavar="TARGET", help=f"all (default) or some of: {', '.join(TARGETS)}")
+    parser.add_argument("--quick", action="store_true", help="tiny sizes: checks that every benchmark runs")
+    parser.add_argument("--dir", type=Path, help="where to generate workspaces (kept)")
+    args = parser.parse_args(argv)
+    unknown = set(args.targets) - {"all", *TARGETS}
+    if unknown:
+        parser.error(f"unknown target(s): {', '.join(sorted(unknown))}; choose from all, {', '.join(TARGETS)}")
+    names = list(TARGETS) if not args.targets or "all" in args.targets else args.targets
+    sizes = QUICK if args.quick else FULL
+    root = args.dir or Path(tempfile.mkdtemp(prefix="teamdeck-bench-"))
+    root.mkdir(parents=True, exist_ok=True)
+    results: list[Result] = []
+    started = time.perf_counter()
+    try:
+        spaces = Workspaces(root, sizes)
+        for name in names:
+            print(f"running {name}…", file=sys.stderr)
+            rows = TARGETS[name](spaces)
+            print_table(name, rows, sys.stderr)
+            results += rows
+    finally:
+        if args.dir is None:
+            shutil.rmtree(root, ignore_errors=True)
+    print_table(f"teamdeck benchmarks ({'quick: sizes too small to mean anything' if args.quick else 'full'}; "
+                f"{time.perf_counter() - started:.0f} s)", results)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,181 @@
+"""The parts under the screen, measured without Textual: the watcher (file write →
+batch of paths), the read model (build at scale in a fresh process, refresh per
+change) and the protocol call behind a key action (approve a gate, durable).
+
+These separate the on-screen numbers of targets_screen.py into their parts.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from common import Result, append_inbox_in_place, latency_result
+from generate import Layout
+
+from teamdeck.store.workspace import Workspace
+from teamdeck.view.build import build_snapshot, refresh
+from teamdeck.watch import watch_batches
+
+STAMP = "2026-03-01T12:00:00.000Z"
+
+
+def watcher_latency(layout: Layout, changes: int) -> Result:
+    """File write → the batch holding its path, from :func:`watch_batches` on a thread
+    (debounce 50 / step 10, inotify), one change at a time, with every file watched."""
+    stop = threading.Event()
+    batches: queue.Queue[tuple[float, frozenset[Path]]] = queue.Queue()
+    ready = threading.Event()
+
+    def run() -> None:
+        ready.set()
+        for batch in watch_batches(layout.root, stop, force_polling=False):
+            batches.put((time.perf_counter(), batch))
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    ready.wait()
+    time.sleep(0.5)  # the Rust watcher adds its inotify watches after the thread starts
+    rng = random.Random(1)
+    inboxes = layout.inboxes()
+    samples = []
+    try:
+        for n in range(changes):
+            path = rng.choice(inboxes)
+            started = time.perf_counter()
+            append_inbox_in_place(path, "bench", f"watch {n}", STAMP)
+            while True:
+                arrived, batch = batches.get(timeout=5)
+                if path in batch:
+                    samples.append((arrived - started) * 1000)
+                    break
+            time.sleep(rng.uniform(0.02, 0.04))
+    finally:
+        stop.set()
+        thread.join(3)
+    return latency_result("watcher only: file write → batch of paths (watch.py)", samples,
+                          note=f"{layout.files} files watched")
+
+
+def refresh_costs(layout: Layout, changes: int) -> list[Result]:
+    """view.refresh of one changed inbox, and of one changed task.yaml, at this scale."""
+    ws = Workspace.at(layout.root)
+    snapshot = build_snapshot(ws)
+    rng = random.Random(2)
+    inboxes = layout.inboxes()
+    inbox_ms = []
+    for n in range(changes):
+        path = rng.choice(inboxes)
+        append_inbox_in_place(path, "bench", f"refresh {n}", STAMP)
+        started = time.perf_counter()
+        snapshot = refresh(snapshot, [path])
+        inbox_ms.append((time.perf_counter() - started) * 1000)
+    task_ms = []
+    for n in range(changes):
+        path = ws.task_file(rng.choice(layout.tasks))
+        path.write_bytes(path.read_bytes())  # same content: refresh still re-reads it all
+        started = time.perf_counter()
+        snapshot = refresh(snapshot, [path])
+        task_ms.append((time.perf_counter() - started) * 1000)
+    where = f"{len(layout.teams)} teams, {layout.members} members, {len(layout.tasks)} tasks"
+    return [latency_result("view.refresh: one inbox changed", inbox_ms, note=where),
+            latency_result("view.refresh: one task.yaml changed", task_ms, note=where)]
+
+
+def approve_durable(layout: Layout, changes: int) -> Result:
+    """decide_gate(approve) from call to return: event appended (fsync), task.yaml
+    replaced (fsync), human-notes.md updated - what the TUI's action worker waits for."""
+    from teamdeck.protocol.gates import decide_gate
+
+    ws = Workspace.at(layout.root, actor="human:bench")
+    samples = []
+    for task_id, gate_id in layout.gates[:changes]:
+        started = time.perf_counter()
+        decide_gate(ws, task_id, gate_id, "approve", "bench")
+        samples.append((time.perf_counter() - started) * 1000)
+    return latency_result("protocol only: decide_gate(approve), durable", samples)
+
+
+def approve_in_big_task(layout: Layout, repeat: int) -> Result:
+    """decide_gate on the task whose events.jsonl holds the big log: transact reads the
+    whole log to find events task.yaml has not applied (protocol/taskfile.py)."""
+    from teamdeck.protocol.gates import decide_gate
+
+    assert layout.big_log is not None
+    ws = Workspace.at(layout.root, actor="human:bench")
+    gates = [gate for task, gate in layout.gates if task == layout.big_task][:repeat]
+    samples = []
+    for gate_id in gates:
+        started = time.perf_counter()
+        decide_gate(ws, layout.big_task or "", gate_id, "approve", "bench")
+        samples.append((time.perf_counter() - started) * 1000)
+    lines = sum(1 for _ in open(layout.big_log, "rb"))
+    return Result(f"protocol only: decide_gate(approve) in the task with {lines:,} events",
+                  f"median {statistics.median(samples):,.0f} / max {max(samples):,.0f} ms (n={len(samples)})",
+                  "(key action: p99 ≤ 100 ms)", max(samples) <= 100,
+                  "transact reads and validates every event of the log")
+
+
+BUILD_CHILD = r"""
+import gc, json, resource, sys, time
+pauses, starts = [], []
+def on_gc(phase, info):
+    if phase == "start": starts.append(time.perf_counter())
+    elif starts: pauses.append((time.perf_counter() - starts.pop()) * 1000)
+gc.callbacks.append(on_gc)
+t0 = time.perf_counter()
+from teamdeck.store.workspace import Workspace
+from teamdeck.view.build import build_snapshot
+t1 = time.perf_counter()
+snapshot = build_snapshot(Workspace.at(sys.argv[1]))
+t2 = time.perf_counter()
+gc.collect()
+print(json.dumps({"import_s": t1 - t0, "build_s": t2 - t1, "gc_max_ms": max(pauses, default=0),
+                  "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "events": len(snapshot.events), "members": len(snapshot.members)}))
+"""
+
+
+def build_in_child(root: Path) -> dict[str, float]:
+    """build_snapshot in a fresh interpreter: import and build time, peak memory, the
+    longest GC pause (including a full collection after the build)."""
+    out = subprocess.run([sys.executable, "-c", BUILD_CHILD, str(root)], check=True, capture_output=True, text=True)
+    return json.loads(out.stdout)
+
+
+def build_at_scale(small: Layout, big: Layout, runs: int) -> list[Result]:
+    """build_snapshot of the same workspace with a small and with the big log."""
+    results = []
+    for layout, label in ((small, "small logs"), (big, "1 big log")):
+        stats = [build_in_child(layout.root) for _ in range(runs)]
+        lines = sum(1 for _ in open(layout.big_log, "rb")) if layout.big_log else 0
+        build = statistics.median(item["build_s"] for item in stats) * 1000
+        imports = statistics.median(item["import_s"] for item in stats) * 1000
+        rss = max(item["rss_mb"] for item in stats)
+        pause = max(item["gc_max_ms"] for item in stats)
+        what = f"{layout.members} members, {len(layout.tasks)} tasks" + (f", {lines:,} events in one log" if lines else f", {label}")
+        results.append(Result(f"view.build_snapshot ({what}), fresh process",
+                              f"import {imports:.0f} ms + build {build:.0f} ms; peak RSS {rss:.0f} MB; longest GC {pause:.0f} ms (n={runs})",
+                              "part of start ≤ 500 ms; RSS ≤ 150 MB; GC ≤ 50 ms",
+                              imports + build <= 500 and rss <= 150 and pause <= 50))
+    return results
+
+
+def fresh_copy(layout: Layout, where: Path) -> Layout:
+    """A copy of a generated workspace (for benchmarks that write)."""
+    if where.exists():
+        shutil.rmtree(where)
+    shutil.copytree(layout.root, where, symlinks=True)
+    copy = Layout(root=where.resolve(), teams=layout.teams, tasks=layout.tasks, gates=list(layout.gates),
+                  files=layout.files, big_task=layout.big_task)
+    if layout.big_log is not None:
+        copy.big_log = copy.root / layout.big_log.relative_to(layout.root)
+    return copy

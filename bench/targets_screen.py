@@ -1,0 +1,223 @@
+"""The on-screen targets of issue 4, measured on the real app in a pty
+(bench/screen.py) with the watcher on, while this process plays the agents.
+
+What is on screen is read from the bytes the app writes to its terminal: the overview
+line's ``<n> unread`` and ``<n> decisions waiting`` change with every inbox message
+and every decision, so each change has a value of its own to wait for.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import tempfile
+import time
+from pathlib import Path
+
+from common import Result, append_inbox_in_place, cpu_seconds, latency_result, peak_rss_mb
+from generate import Layout
+from screen import Terminal
+
+STAMP = "2026-03-01T12:00:00.000Z"
+UNREAD = re.compile(rb"(?<![0-9])([0-9]+) unread")
+WAITING = re.compile(rb"(?<![0-9])([0-9]+) decisions? waiting")
+SETTLE_S = 1.5
+"""After the first screen, let start-up work finish (the watcher adds its inotify
+watches on its own thread) before changing files; ``--quick`` shortens it."""
+
+
+def _value(pattern: re.Pattern[bytes], value: int) -> re.Pattern[bytes]:
+    return re.compile(pattern.pattern.replace(rb"([0-9]+)", str(value).encode()))
+
+
+def _shown(term: Terminal, pattern: re.Pattern[bytes]) -> int:
+    """The newest value of ``pattern`` on screen (waits for the first one)."""
+    term.wait_for(pattern, 0, 60)
+    return int(term.matches(pattern)[-1][1].group(1))
+
+
+def _start(layout: Layout, settle_s: float) -> tuple[Terminal, int]:
+    """The app on ``layout``, its first screen drawn and ``settle_s`` passed; the
+    unread count it shows."""
+    term = Terminal(layout.root)
+    try:
+        term.wait_for(UNREAD, 0, 60)
+        time.sleep(settle_s)
+        return term, _shown(term, UNREAD)
+    except BaseException:
+        term.close()
+        raise
+
+
+def _pace(until: float) -> None:
+    """Sleep until ``perf_counter`` reaches ``until`` (the last millisecond spinning)."""
+    while True:
+        left = until - time.perf_counter()
+        if left <= 0:
+            return
+        time.sleep(left - 0.001 if left > 0.002 else 0)
+
+
+def write_to_screen(layout: Layout, changes: int, settle_s: float = SETTLE_S) -> Result:
+    """An agent appends a message to a random inbox (Claude Code's in-place rewrite);
+    measured from just before the write until ``<n+1> unread`` reached the terminal."""
+    rng = random.Random(3)
+    inboxes = layout.inboxes()
+    samples = []
+    term, total = _start(layout, settle_s)
+    with term:
+        for n in range(changes):
+            path = rng.choice(inboxes)
+            mark = term.mark()
+            started = time.perf_counter()
+            append_inbox_in_place(path, "bench", f"latency {n}", STAMP)
+            total += 1
+            arrived, _match = term.wait_for(_value(UNREAD, total), mark, 10)
+            samples.append((arrived - started) * 1000)
+            time.sleep(rng.uniform(0.02, 0.06))
+    return latency_result("external write → visible on screen (overview line, pty)", samples, 25, 50,
+                          note=f"{layout.files} files watched, {layout.members} members, {len(layout.tasks)} tasks")
+
+
+def burst(layout: Layout, writes: int, bursts: int, settle_s: float = SETTLE_S) -> list[Result]:
+    """``writes`` inbox appends spread evenly over one second, round-robin over every
+    inbox; the first change and the final count on screen, and nothing lost: the
+    final ``<n> unread`` equals the messages written (every file's last state read)."""
+    inboxes = layout.inboxes()
+    first_ms, final_ms, lost = [], [], []
+    term, total = _start(layout, settle_s)
+    with term:
+        for round_ in range(bursts):
+            mark = term.mark()
+            begin = time.perf_counter()
+            last_write = begin
+            for n in range(writes):
+                _pace(begin + n / writes)
+                append_inbox_in_place(inboxes[(n + round_) % len(inboxes)], "bench", f"burst {round_}.{n}", STAMP)
+                last_write = time.perf_counter()
+            expected = total + writes
+            try:
+                final_at, _match = term.wait_for(_value(UNREAD, expected), mark, 10)
+                final_ms.append((final_at - last_write) * 1000)
+                lost.append(0)
+            except TimeoutError:
+                lost.append(expected - _shown(term, UNREAD))
+            changed = [at for at, match in term.matches(UNREAD, mark) if int(match.group(1)) != total]
+            if changed:
+                first_ms.append((changed[0] - begin) * 1000)
+            total = _shown(term, UNREAD)
+            time.sleep(0.5)
+    note = f"{writes} writes in 1 s over {len(inboxes)} inboxes, {bursts} bursts"
+    worst_first = max(first_ms, default=float("nan"))
+    worst_final = max(final_ms, default=float("nan"))
+    return [
+        Result("burst: messages lost (final count on screen vs written)", f"{sum(lost)} lost in {bursts} bursts",
+               "0", sum(lost) == 0, note),
+        Result("burst: first write → first update on screen",
+               f"max {worst_first:.0f} ms (each: {', '.join(f'{v:.0f}' for v in first_ms)})", "≤ 100 ms",
+               worst_first <= 100),
+        Result("burst: last write → final state on screen",
+               f"max {worst_final:.0f} ms (each: {', '.join(f'{v:.0f}' for v in final_ms)})", "≤ 100 ms",
+               bool(final_ms) and worst_final <= 100),
+    ]
+
+
+def _poll(check, timeout: float = 10.0) -> float:  # noqa: ANN001 - a () -> bool
+    deadline = time.perf_counter() + timeout
+    while not check():
+        if time.perf_counter() > deadline:
+            raise TimeoutError("not on disk in time")
+        time.sleep(0.0005)
+    return time.perf_counter()
+
+
+def approve_key(layout: Layout, changes: int, settle_s: float = SETTLE_S) -> list[Result]:
+    """The oldest gate is under the cursor; ``a`` opens the confirm dialog, Enter
+    confirms (timed from Enter): until the ``gate.approved`` event and the gate's new
+    state in task.yaml are on disk, and until ``<n-1> decisions waiting`` is on screen."""
+    disk_ms, screen_ms, both_ms = [], [], []
+    term, _unread = _start(layout, settle_s)
+    with term:
+        waiting = _shown(term, WAITING)
+        for task_id, gate_id in layout.gates[:changes]:
+            events = layout.root / "tasks" / task_id / "events.jsonl"
+            task_yaml = layout.root / "tasks" / task_id / "task.yaml"
+            marker = f'"type":"gate.approved","actor":'.encode()
+            before = events.read_bytes().count(marker)
+            mark = term.mark()
+            term.send(b"a")
+            term.wait_for(re.compile(rb"Note \(optional\)"), mark, 5)
+            time.sleep(0.01)
+            mark = term.mark()
+            pressed = term.send(b"\r")
+            on_disk = _poll(lambda: events.read_bytes().count(marker) > before
+                            and _gate_state(task_yaml, gate_id) == "approved")
+            waiting -= 1
+            shown, _match = term.wait_for(_value(WAITING, waiting), mark, 10)
+            disk_ms.append((on_disk - pressed) * 1000)
+            screen_ms.append((shown - pressed) * 1000)
+            both_ms.append((max(on_disk, shown) - pressed) * 1000)
+            time.sleep(0.05)
+    return [latency_result("key action (approve, Enter) → event + task.yaml on disk and row gone on screen", both_ms,
+                           30, 100),
+            latency_result("  of which: Enter → event and task.yaml on disk", disk_ms),
+            latency_result("  of which: Enter → decisions waiting count on screen", screen_ms)]
+
+
+def _gate_state(task_yaml: Path, gate_id: str) -> str | None:
+    import yaml
+
+    try:
+        task = yaml.load(task_yaml.read_bytes(), Loader=yaml.CSafeLoader)
+    except (OSError, yaml.YAMLError):
+        return None
+    return next((gate.get("state") for gate in task.get("gates", []) if gate.get("id") == gate_id), None)
+
+
+def idle_cpu(layout: Layout, window_s: float, settle_s: float = SETTLE_S) -> list[Result]:
+    """CPU time of the app process (all threads, from /proc) over ``window_s`` with
+    nothing changing, then with 20 inbox writes per second."""
+    term, _unread = _start(layout, settle_s)
+    inboxes = layout.inboxes()
+    with term:
+        before = cpu_seconds(term.pid)
+        time.sleep(window_s)
+        idle = (cpu_seconds(term.pid) - before) / window_s * 100
+        before = cpu_seconds(term.pid)
+        begin = time.perf_counter()
+        for n in range(int(window_s * 20)):
+            _pace(begin + n / 20)
+            append_inbox_in_place(inboxes[n % len(inboxes)], "bench", f"cpu {n}", STAMP)
+        _pace(begin + window_s)
+        busy = (cpu_seconds(term.pid) - before) / window_s * 100
+    note = f"{layout.files} files watched, {window_s:g} s windows"
+    return [Result("idle CPU of the app", f"{idle:.2f} % of a core", "≤ 1 %", idle <= 1, note),
+            Result("CPU of the app at 20 changes/s", f"{busy:.1f} % of a core", "≤ 10 %", busy <= 10, note)]
+
+
+def start(layout: Layout, runs: int, label: str, settle_s: float = SETTLE_S) -> list[Result]:
+    """Process start → the first complete screen (the overview line with every
+    member counted and the first gate row, drawn in one frame); the app's peak RSS and
+    longest GC pause over start-up and ``settle_s`` after it."""
+    firsts, peaks, pauses = [], [], []
+    members = f"{layout.members} members".encode()
+    first_gate = layout.gates[0][1].encode()[:14] if layout.gates else b"no decisions waiting"
+    for _ in range(runs):
+        with tempfile.NamedTemporaryFile(suffix=".json") as stats_file:
+            term = Terminal(layout.root, "--stats", stats_file.name)
+            with term:
+                at_overview, _m = term.wait_for(members, 0, 60)
+                at_rows, _m = term.wait_for(first_gate, 0, 60)
+                firsts.append((max(at_overview, at_rows) - term.started) * 1000)
+                time.sleep(settle_s)
+                peaks.append(peak_rss_mb(term.pid))
+            stats = json.loads(Path(stats_file.name).read_text() or "{}")
+            pauses.append(stats.get("gc_max_ms", float("nan")))
+    firsts.sort()
+    median = firsts[len(firsts) // 2]
+    what = f"{layout.members} members, {len(layout.tasks)} tasks, {label}"
+    return [Result(f"start → first complete screen ({what})",
+                   f"median {median:.0f} / max {max(firsts):.0f} ms (n={runs})", "≤ 500 ms", median <= 500),
+            Result(f"  peak memory of the app ({label})", f"max {max(peaks):.0f} MB (VmHWM)", "≤ 150 MB", max(peaks) <= 150),
+            Result(f"  longest GC pause in the app ({label})", f"max {max(pauses):.1f} ms", "≤ 50 ms", max(pauses) <= 50)]
