@@ -58,5 +58,9 @@ def sanitize(text: str, limit: int = MAX_DISPLAY_CHARS) -> str:
 
 
 def one_line(text: str, limit: int = 200) -> str:
-    """:func:`sanitize` and fold newlines and tabs into spaces (table cells, titles)."""
-    return " ".join(sanitize(text, limit).split())
+    """:func:`sanitize`, fold newlines and tabs into spaces, and cut to ``limit``
+    characters ending in ``…`` (table cells, titles, one-line listings)."""
+    if not isinstance(text, str):
+        text = str(text)
+    flat = " ".join(sanitize(text[: limit * 4 + 64], limit=0).split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"

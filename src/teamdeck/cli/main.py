@@ -11,6 +11,7 @@ import argparse
 import importlib
 import json
 import logging
+import os
 import sys
 import traceback
 from collections.abc import Sequence
@@ -74,8 +75,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 70
     for warning in output.warnings:
         print(f"teamdeck: warning: {warning}", file=sys.stderr)
-    if getattr(args, "json", False):
-        print(json.dumps(output.data, indent=2))  # ASCII-only: agent text may hold C1 controls or bidi marks (S1, S6)
-    elif output.text:
-        print(output.text)
+    try:
+        if getattr(args, "json", False):
+            print(json.dumps(output.data, indent=2))  # ASCII-only: agent text may hold C1 controls or bidi marks (S1, S6)
+        elif output.text:
+            print(output.text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader went away (`teamdeck status | head`): stop quietly, like other Unix tools.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     return output.exit_code
