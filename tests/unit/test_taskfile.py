@@ -80,3 +80,13 @@ def test_unknown_fields_survive_a_rewrite(ws):
     path.write_text(path.read_text() + "ownerTool: other-orchestrator\n")
     transact(ws, "t1", lambda task: [new_event(ws, "task.state_changed", {"from": "working", "to": "input-required"})], action="x")
     assert "ownerTool: other-orchestrator" in path.read_text()
+
+
+def test_transact_on_a_directory_that_is_not_a_task_leaves_no_lock_file(ws):
+    """A Claude Code task list under tasks/<team>/ is not ours: no task.yaml.lock appears there."""
+    claude_list = ws.root / "tasks" / "alpha"
+    claude_list.mkdir(parents=True)
+    (claude_list / "1.json").write_text('{"id": "1", "subject": "x", "status": "pending"}')
+    with pytest.raises(NotFound):
+        transact(ws, "alpha", lambda _task: [], action="touch alpha")
+    assert sorted(path.name for path in claude_list.iterdir()) == ["1.json"]

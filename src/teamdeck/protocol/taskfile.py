@@ -233,7 +233,9 @@ def transact(ws: Workspace, task_id: str, decide: Decide, *, action: str, create
     path = kind.file(ws, task_id)
     if create:
         path.parent.mkdir(parents=True, exist_ok=True)
-    elif not path.parent.is_dir():
+    elif not (path.exists() or kind.log(ws, task_id).exists()):
+        # Checked before locking so no lock file is left in a directory that is not a
+        # task of ours (e.g. a Claude Code task list under tasks/<team>/).
         raise NotFound(f"Could not {action}: no {kind.noun} '{task_id}' in {ws.root}")
     with locked(path, what=str(ws.rel(path))):
         notices = _clean_up_after_crash(ws, path, kind.log(ws, task_id))
