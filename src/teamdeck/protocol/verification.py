@@ -25,7 +25,7 @@ racing record one verdict.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pydantic import ValidationError
@@ -127,19 +127,14 @@ def verify(ws: Workspace, task_id: str, *, guardian: str | None = None, reason: 
     run = VerificationRun(task, assignment, verdict, events, resumed)
     if verdict.status == "FAIL" and fail_gate_id(assignment.id) in {gate.id for gate in task.open_gates}:
         sync_human_notes(ws, task)
-        run = _with(run, gate_id=fail_gate_id(assignment.id))
+        run = replace(run, gate_id=fail_gate_id(assignment.id))
     elif verdict.status == "NEEDS_CHANGES" and change.events:
-        run = _with(run, **_deliver_recommendations(ws, task, verdict))
+        run = replace(run, **_deliver_recommendations(ws, task, verdict))
     elif verdict.status == "PASS" and complete and task.state == "verified":
         done = transition(ws, task_id, "done", reason=f"verified by {assignment.guardian} ({verdict.id})")
         events.extend(done.events)
-        run = _with(run, task=done.task)
+        run = replace(run, task=done.task)
     return run
-
-
-def _with(run: VerificationRun, **changes: Any) -> VerificationRun:
-    fields = {name: getattr(run, name) for name in run.__dataclass_fields__}
-    return VerificationRun(**{**fields, **changes})
 
 
 def fail_gate_id(assignment_id: str) -> str:
