@@ -230,3 +230,19 @@ def test_overview_shows_waves_and_what_blocks_what(ws):
     assert [[row.title for row in wave] for wave in view.waves] == [["Schema", "Fixtures"], ["Store"], ["API"], ["CLI"], ["Docs"]]
     assert view.row("six.06-docs").waiting_on == ("six.01-schema", "six.05-cli")
     assert view.approval.state == "blocked" and "approves or rejects gate plan-approval" in view.next_step
+
+
+def test_a_worker_blocked_by_hand_gets_its_gate_and_the_plan_waits_for_a_person(ticking):
+    ws = ticking
+    import_plan(ws, block("A"), source="one.md")
+    decide_gate(ws, "one", "plan-approval", "approve")
+    advance(ws, "one", isolation="thread")
+    _report(ws, "one.01-a", "w1", status="blocked", questions=["which database?"])
+    waiting = advance(ws, "one", isolation="thread")
+    task = load_task(ws, "one.01-a")
+    assert task.state == "input-required" and task.open_gates[0].questions == ["which database?"]
+    assert waiting.actions == [f"one.01-a: gate {task.open_gates[0].id} opened for a blocked worker"]
+    assert waiting.waiting == [f"one.01-a is input-required: gate(s) {task.open_gates[0].id} wait for a person"]
+    decide_gate(ws, "one.01-a", task.open_gates[0].id, "approve", "postgres")
+    _report(ws, "one.01-a", "w1")
+    assert advance(ws, "one", isolation="thread").plan.state == "COMPLETED"

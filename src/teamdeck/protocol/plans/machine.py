@@ -12,9 +12,10 @@
 
 :func:`advance` is ``teamdeck plan run``: it looks at the plan's tasks and moves the
 plan one step at a time as far as it can, doing what each state asks on the way
-(starting and delegating the wave's tasks, verifying them with their guardians,
-marking passed tasks done). Each state's work is idempotent, so running it again (or
-after a crash) is safe; it stops where it must wait, saying for what.
+(starting and delegating the wave's tasks, joining their outputs so a worker that wrote
+``blocked`` gets its gate, verifying the tasks with their guardians, marking passed
+tasks done). Each state's work is idempotent, so running it again (or after a crash)
+is safe; it stops where it must wait, saying for what.
 """
 
 from __future__ import annotations
@@ -174,6 +175,8 @@ def _executing(driver: _Driver, plan: Plan) -> _Step | None:
     for index, task in enumerate(driver.wave(plan)):
         if task.state == START[0]:
             _start_task(driver, task, index)
+        elif task.state == "working":
+            _join_blocked(driver, task)
     tasks = driver.wave(plan)
     ended = [f"{task.id} ({task.state})" for task in tasks if task.state in ("failed", "canceled")]
     if ended:
@@ -275,6 +278,16 @@ def _ensure_running(driver: _Driver, task_id: str, reason: str) -> None:
     task = driver.task(task_id)
     if task.state == "approved":
         transition(driver.ws, task_id, "working", reason=reason)
+
+
+def _join_blocked(driver: _Driver, task: Task) -> None:
+    """A worker that wrote ``blocked`` by hand gets its gate now (the join is idempotent)."""
+    from teamdeck.protocol.join import join_task
+
+    if any(result.status == "blocked" for result in read_worker_outputs(driver.ws, task.id)):
+        joined = join_task(driver.ws, task.id)
+        for gate_id in joined.gates_opened:
+            driver.result.actions.append(f"{task.id}: gate {gate_id} opened for a blocked worker")
 
 
 def _start_task(driver: _Driver, task: Task, index: int) -> None:
