@@ -12,7 +12,7 @@ import os
 import sys
 from typing import Any
 
-from teamdeck.cli.common import Output
+from teamdeck.cli.common import Output, command_group
 from teamdeck.errors import Refused
 from teamdeck.model.claude import COLORS
 from teamdeck.protocol import messaging, teams
@@ -100,8 +100,7 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     shutdown.add_argument("--reason")
     shutdown.set_defaults(handler=_shutdown)
 
-    plan = subparsers.add_parser("plan", help="approve or reject a teammate's plan", parents=[common])
-    plan_actions = plan.add_subparsers(dest="plan_command", metavar="ACTION", required=True)
+    plan_actions = command_group(subparsers, "plan", common, help="coordinator plans in waves; answers to teammates' plans")
     for action in ("approve", "reject"):
         answer = plan_actions.add_parser(action, help=f"{action} the member's plan (default: its latest unanswered request)", parents=[common])
         answer.add_argument("team", metavar="TEAM")
