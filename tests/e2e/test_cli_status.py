@@ -2,16 +2,11 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
+import small_worlds as worlds
 
-sys.path.insert(0, str(Path(__file__).parents[1] / "unit" / "view"))
-
-import worlds  # noqa: E402
-
-from teamdeck.cli.status import render_status  # noqa: E402
-from teamdeck.protocol.messaging import send_message  # noqa: E402
-from teamdeck.view.build import build_snapshot  # noqa: E402
+from teamdeck.cli.status import render_status
+from teamdeck.protocol.messaging import send_message
+from teamdeck.view.build import build_snapshot
 
 
 def test_status_text_and_json(ws, run_cli) -> None:

@@ -22,6 +22,7 @@ from teamdeck.errors import TeamdeckError
 
 COMMAND_MODULES = (
     "teamdeck.cli.status",
+    "teamdeck.cli.tui",
     "teamdeck.cli.tasks",
     "teamdeck.cli.join",
     "teamdeck.cli.teams",

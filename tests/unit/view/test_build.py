@@ -3,21 +3,18 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
+import small_worlds as worlds
 
-import worlds  # noqa: E402
-
-from teamdeck.protocol.gates import decide_gate  # noqa: E402
-from teamdeck.protocol.messaging import request_shutdown, respond_shutdown  # noqa: E402
-from teamdeck.protocol.tasks import create_task  # noqa: E402
-from teamdeck.sim.outputs import write_final_output  # noqa: E402
-from teamdeck.store.workspace import Workspace  # noqa: E402
-from teamdeck.view.build import build_snapshot, load_older, refresh  # noqa: E402
+from teamdeck.protocol.gates import decide_gate
+from teamdeck.protocol.messaging import request_shutdown, respond_shutdown
+from teamdeck.protocol.tasks import create_task
+from teamdeck.sim.outputs import write_final_output
+from teamdeck.store.workspace import Workspace
+from teamdeck.view.build import build_snapshot, load_older, refresh
 
 
 def _public(snapshot):

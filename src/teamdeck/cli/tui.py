@@ -1,0 +1,40 @@
+"""``teamdeck tui``: open the live supervisor on a workspace."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from teamdeck.cli.common import Output
+from teamdeck.errors import TeamdeckError
+from teamdeck.store.workspace import ENV_WORKSPACE, SETTINGS_FILE, Workspace
+
+
+class NotAWorkspace(TeamdeckError):
+    """The directory holds nothing teamdeck can show."""
+
+
+def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    tui = subparsers.add_parser("tui", parents=[common], help="the live supervisor (a terminal UI)")
+    tui.add_argument("--no-watch", action="store_true", help="do not watch the files (refresh only after own actions)")
+    tui.add_argument("--poll", action="store_true", help="poll for changes instead of inotify (network filesystems)")
+    tui.set_defaults(handler=_tui)
+
+
+def looks_like_workspace(ws: Workspace) -> bool:
+    """Whether the directory has anything teamdeck shows (tasks/, teams/ or settings)."""
+    return any((ws.root / name).exists() for name in ("tasks", "teams", SETTINGS_FILE))
+
+
+def _tui(args: argparse.Namespace, ws: Workspace) -> Output:
+    named = getattr(args, "workspace", None) or os.environ.get(ENV_WORKSPACE)
+    if not named and not looks_like_workspace(ws):
+        raise NotAWorkspace(
+            f"{ws.root} is not a teamdeck workspace (no tasks/, teams/ or {SETTINGS_FILE}). "
+            f"Point teamdeck at one with `teamdeck tui --workspace DIR` or ${ENV_WORKSPACE}; "
+            "to watch your Claude Code teams: `teamdeck tui --workspace ~/.claude`.")
+    from teamdeck.tui.app import create_app  # Textual is imported only for the TUI
+
+    app = create_app(ws, watch=not args.no_watch, force_polling=True if args.poll else None)
+    app.run()
+    return Output(data={"ok": True})

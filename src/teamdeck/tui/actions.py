@@ -1,0 +1,110 @@
+"""What each key does to the files: one protocol call per action, run by the app on a
+worker (:meth:`TeamdeckApp.perform`), with the paths it changes so the view refreshes
+from disk at once. Nothing here writes a file itself or shows anything optimistic.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from teamdeck.protocol.gates import decide_gate
+from teamdeck.protocol.join import join_task
+from teamdeck.protocol.messaging import answer_plan, broadcast, deactivate_member, request_shutdown, send_message
+from teamdeck.view.snapshot import GateView, MemberView
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from teamdeck.tui.app import TeamdeckApp
+
+
+def _task_paths(app: TeamdeckApp, task_id: str) -> list[Path]:
+    ws = app.ws
+    return [ws.task_file(task_id), ws.events_file(task_id), ws.reports_dir(task_id) / "joined-summary.md"]
+
+
+def _team_paths(app: TeamdeckApp, team: str) -> list[Path]:
+    ws = app.ws
+    return [ws.team_dir(team)]
+
+
+def decide(app: TeamdeckApp, gate: GateView, approve: bool, note: str | None) -> None:
+    """Approve or reject a gate: a task gate (``decide_gate``) or a plan approval
+    request (``answer_plan``)."""
+    verb = "approve" if approve else "reject"
+    if gate.kind == "plan-approval":
+        answer(app, gate.team or "", gate.member or "", gate.request_id, approve, note)
+        return
+    task_id, gate_id = gate.task_id or "", gate.gate_id or ""
+
+    def call() -> str:
+        decide_gate(app.ws, task_id, gate_id, verb, note)
+        return f"gate {gate_id} of task {task_id} {verb}d"
+
+    app.perform(f"{verb} gate {gate_id}", call, _task_paths(app, task_id))
+
+
+def answer(app: TeamdeckApp, team: str, member: str, request_id: str | None, approve: bool, feedback: str | None) -> None:
+    """Answer a member's plan approval request."""
+    verb = "approve" if approve else "reject"
+
+    def call() -> str:
+        sent = answer_plan(app.ws, team, member, approve=approve, feedback=feedback, request_id=request_id)
+        return f"plan of {member} {verb}d ({sent.request_id})"
+
+    app.perform(f"{verb} the plan of {member}", call, _team_paths(app, team))
+
+
+def message(app: TeamdeckApp, member: MemberView, summary: str, text: str) -> None:
+    """Send ``member`` a message from the team lead."""
+
+    def call() -> str:
+        sent = send_message(app.ws, member.team, member.name, text, summary=summary)
+        return f"message sent to {member.name}" + _warnings(sent.warnings)
+
+    app.perform(f"send a message to {member.name}", call, _team_paths(app, member.team))
+
+
+def broadcast_to(app: TeamdeckApp, team: str, summary: str, text: str) -> None:
+    """Send every member of ``team`` (but the lead) a message."""
+
+    def call() -> str:
+        sent = broadcast(app.ws, team, text, summary=summary)
+        return f"broadcast sent to {len(sent.recipients)} member(s) of {team}" + _warnings(sent.warnings)
+
+    app.perform(f"broadcast to team {team}", call, _team_paths(app, team))
+
+
+def shutdown(app: TeamdeckApp, member: MemberView, reason: str | None) -> None:
+    """Ask ``member`` to shut down (the handshake then shows in the roster)."""
+
+    def call() -> str:
+        sent = request_shutdown(app.ws, member.team, member.name, reason=reason)
+        return f"shutdown requested from {member.name} ({sent.request_id})"
+
+    app.perform(f"ask {member.name} to shut down", call, _team_paths(app, member.team))
+
+
+def deactivate(app: TeamdeckApp, member: MemberView) -> None:
+    """Mark ``member`` inactive (guarded: only after it approved a shutdown)."""
+
+    def call() -> str:
+        name = deactivate_member(app.ws, member.team, member.name)
+        return f"{name} marked inactive"
+
+    app.perform(f"deactivate {member.name}", call, _team_paths(app, member.team))
+
+
+def join(app: TeamdeckApp, task_id: str) -> None:
+    """Run the join of ``task_id`` again."""
+
+    def call() -> str:
+        result = join_task(app.ws, task_id)
+        opened = f"; opened {', '.join(result.gates_opened)}" if result.gates_opened else ""
+        return f"joined task {task_id}: {result.summary.totals.total} worker(s){opened}"
+
+    app.perform(f"join task {task_id}", call, _task_paths(app, task_id))
+
+
+def _warnings(warnings: tuple[str, ...]) -> str:
+    return f" ({'; '.join(warnings)})" if warnings else ""

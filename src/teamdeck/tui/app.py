@@ -1,0 +1,295 @@
+"""The teamdeck app: wiring, global keys, the watcher and the refresh loop.
+
+Data flows one way (ARCHITECTURE.md): the watcher thread collects changed paths; one
+refresh worker at a time turns them into the next snapshot (view.refresh) and posts a
+:class:`SnapshotChanged`; the main screen draws it. An action runs a protocol function
+on a worker and then asks for the paths it touched to be refreshed - there is no
+optimistic update: what the person sees is what is on disk. Any failure becomes a
+notice, never an exit.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from textual import on, work
+from textual.app import App
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Input, TextArea
+from textual.worker import Worker, WorkerState
+
+from teamdeck.errors import TeamdeckError
+from teamdeck.resources import data_dir
+from teamdeck.store.workspace import Workspace
+from teamdeck.tui import actions
+from teamdeck.tui.commands import TeamdeckCommands
+from teamdeck.tui.messages import SnapshotChanged
+from teamdeck.tui.render import cell
+from teamdeck.tui.screens.help import HelpScreen
+from teamdeck.tui.screens.main import MainScreen
+from teamdeck.view.build import build_snapshot, load_older, refresh
+from teamdeck.view.snapshot import WorkspaceSnapshot
+from teamdeck.watch import watch_batches
+
+NOTICE_CHARS = 400
+
+
+class TeamdeckApp(App[None]):
+    """The live supervisor of one workspace. Build it with :func:`create_app`."""
+
+    TITLE = "teamdeck"
+    CSS_PATH = [data_dir("styles") / "app.tcss"]
+    COMMANDS = App.COMMANDS | {TeamdeckCommands}
+    BINDINGS = [
+        Binding("q", "quit", "Quit", id="quit"),
+        Binding("question_mark", "help", "Help", id="help"),
+        # Declaring a command_palette binding stops Textual adding its own ctrl+p: keep both.
+        Binding("ctrl+p", "command_palette", "Commands", id="palette", show=False, priority=True),
+        Binding("colon", "command_palette", "Commands", id="palette-colon", show=False),
+    ]
+
+    def __init__(self, ws: Workspace, *, watch: bool = True, force_polling: bool | None = None,
+                 cursor_blink: bool = True) -> None:
+        super().__init__()
+        self.ws = ws
+        self.watch_files = watch
+        self.cursor_blink = cursor_blink
+        """Whether text cursors blink (off for snapshots: every frame the same)."""
+        self.force_polling = force_polling
+        self.snapshot: WorkspaceSnapshot | None = None
+        """The snapshot on screen (None until the first one is read)."""
+        self._newest: WorkspaceSnapshot | None = None
+        self._pending: set[Path] = set()
+        self._pending_more = False
+        self._refreshing = False
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+
+    def get_default_screen(self) -> Screen:
+        return MainScreen(id="main")
+
+    @property
+    def main(self) -> MainScreen:
+        """The main screen (the bottom of the screen stack)."""
+        screen = self.screen_stack[0]
+        assert isinstance(screen, MainScreen)
+        return screen
+
+    @property
+    def read_only(self) -> bool:
+        """Writes are off: the ``--read-only`` flag or the workspace setting."""
+        return self.ws.read_only or (self.snapshot is not None and self.snapshot.read_only)
+
+    # --- lifecycle ------------------------------------------------------------------
+
+    def on_mount(self) -> None:
+        self._load_first()
+        if self.watch_files:
+            self._watch()
+
+    def on_unmount(self) -> None:
+        self._stop.set()
+
+    @work(thread=True, exclusive=True, group="refresh", exit_on_error=False, description="read the workspace")
+    def _load_first(self) -> None:
+        with self._lock:
+            self._refreshing = True
+        try:
+            snapshot = build_snapshot(self.ws)
+            self._publish(snapshot)
+        finally:
+            with self._lock:
+                self._refreshing = False
+                more = bool(self._pending)
+        if more:
+            self.call_from_thread(self._kick)
+
+    @work(thread=True, group="watch", exit_on_error=False, description="watch the workspace")
+    def _watch(self) -> None:
+        for batch in watch_batches(self.ws.root, self._stop, force_polling=self.force_polling):
+            if self._stop.is_set():
+                return
+            self.call_from_thread(self.paths_changed, batch)
+
+    # --- refreshing -------------------------------------------------------------------
+
+    def paths_changed(self, paths: Iterable[Path]) -> None:
+        """Note that ``paths`` changed; a refresh runs for them soon (coalesced with any
+        other change that arrives meanwhile). Call on the UI thread."""
+        paths = set(paths)
+        if not paths:
+            return
+        self._auto_join(paths)
+        with self._lock:
+            self._pending |= paths
+        self._kick()
+
+    def _kick(self) -> None:
+        with self._lock:
+            if self._refreshing or self._newest is None or not self._pending:
+                return
+            self._refreshing = True
+        self._refresh_loop()
+
+    @work(thread=True, exclusive=True, group="refresh", exit_on_error=False, description="refresh")
+    def _refresh_loop(self) -> None:
+        """Refresh until no changed path is pending (one loop at a time)."""
+        try:
+            while True:
+                with self._lock:
+                    paths, self._pending = self._pending, set()
+                    if not paths:
+                        self._refreshing = False
+                        return
+                assert self._newest is not None
+                self._publish(refresh(self._newest, paths))
+        except BaseException:
+            with self._lock:
+                self._refreshing = False
+            raise
+
+    def _publish(self, snapshot: WorkspaceSnapshot) -> None:
+        self._newest = snapshot
+        self.post_message(SnapshotChanged(snapshot))
+
+    @on(SnapshotChanged)
+    def _show(self, message: SnapshotChanged) -> None:
+        if message.snapshot is not self._newest:
+            return  # a newer one is on its way: only the newest is drawn
+        first = self.snapshot is None
+        self.snapshot = message.snapshot
+        for notice in message.snapshot.notices:
+            self.notify(cell(notice, NOTICE_CHARS), severity="warning", markup=False)
+        if first and message.snapshot.read_only:
+            self.notify(cell(f"read-only: {message.snapshot.read_only_reason}; actions are disabled", NOTICE_CHARS),
+                        severity="warning", markup=False)
+        self.main.show(message.snapshot)
+
+    def load_older_events(self) -> None:
+        """Load older lines of every log into the events view."""
+        with self._lock:
+            busy = self._refreshing or self._newest is None
+            if not busy:
+                self._refreshing = True
+        if not busy:
+            self._older_loop()
+
+    @work(thread=True, exclusive=True, group="refresh", exit_on_error=False, description="load older events")
+    def _older_loop(self) -> None:
+        try:
+            assert self._newest is not None
+            self._publish(load_older(self._newest))
+        finally:
+            with self._lock:
+                self._refreshing = False
+                more = bool(self._pending)
+        if more:
+            self.call_from_thread(self._kick)
+
+    # --- actions ------------------------------------------------------------------------
+
+    def perform(self, what: str, call: Callable[[], str | None], touched: Iterable[Path] = ()) -> None:
+        """Run a protocol call on a worker; say how it went; refresh what it touched.
+
+        Args:
+            what: what is being done, for the notice ("approve gate g1").
+            call: the protocol call; returns a line for the person (or None).
+            touched: paths the call changes (refreshed at once, watcher or not).
+        """
+        self._perform(what, call, tuple(touched))
+
+    @work(thread=True, group="actions", exit_on_error=False, description="action")
+    def _perform(self, what: str, call: Callable[[], str | None], touched: tuple[Path, ...]) -> str:
+        try:
+            done = call()
+        except TeamdeckError as err:
+            self.call_from_thread(self.notify, cell(str(err), NOTICE_CHARS), title=cell(f"Could not {what}", 80),
+                                  severity="error", markup=False, timeout=10)
+            return "failed"
+        finally:
+            if touched:
+                self.call_from_thread(self.paths_changed, touched)
+        self.call_from_thread(self.notify, cell(done or f"done: {what}", NOTICE_CHARS), markup=False)
+        return "done"
+
+    def _auto_join(self, paths: set[Path]) -> None:
+        """Join a task when one of its workers' final.json appeared or changed (unless
+        the workspace turned autoJoin off, or writes are off)."""
+        snapshot = self.snapshot
+        if snapshot is None or not snapshot.auto_join or self.read_only:
+            return
+        for task_id in sorted(final_output_tasks(self.ws.root, paths)):
+            actions.join(self, task_id)
+
+    @on(Worker.StateChanged)
+    def _worker_failed(self, event: Worker.StateChanged) -> None:
+        """A worker that raised: say so, keep running (no traceback, no exit)."""
+        if event.state != WorkerState.ERROR:
+            return
+        error = event.worker.error
+        description = event.worker.description or event.worker.name or "background work"
+        self.notify(cell(f"{type(error).__name__}: {error}", NOTICE_CHARS), title=cell(f"Could not {description}", 80),
+                    severity="error", markup=False, timeout=10)
+        if event.worker.group == "watch" and not self._stop.is_set():
+            self.notify("live updates stopped; restart teamdeck to resume them", severity="warning", markup=False)
+
+    def apply_cursor_blink(self, root: Widget) -> None:
+        """Apply the cursor-blink setting to every text input under ``root`` (call
+        from the ``on_mount`` of whatever composes inputs)."""
+        for widget in root.query(Input).results():
+            widget.cursor_blink = self.cursor_blink
+        for area in root.query(TextArea).results():
+            area.cursor_blink = self.cursor_blink
+
+    # --- global keys --------------------------------------------------------------------
+
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+
+def final_output_tasks(root: Path, paths: Iterable[Path]) -> set[str]:
+    """The task ids whose ``agents/<id>/artifacts/final.json`` is among ``paths``."""
+    tasks = set()
+    for path in paths:
+        try:
+            parts = path.relative_to(root).parts
+        except ValueError:
+            continue
+        if len(parts) == 6 and parts[0] == "tasks" and parts[2] == "agents" and parts[4:] == ("artifacts", "final.json"):
+            tasks.add(parts[1])
+    return tasks
+
+
+def create_app(workspace: Workspace | Path | str, *, watch: bool = True, read_only: bool = False,
+               force_polling: bool | None = None, cursor_blink: bool = True,
+               **workspace_options: object) -> TeamdeckApp:
+    """The app for a workspace: the one way the CLI and the tests build it.
+
+    Args:
+        workspace: a :class:`Workspace` (with its clock, actor and read-only flag), or
+            its directory.
+        watch: watch the files (off: only the app's own actions refresh the view;
+            snapshots and most tests).
+        read_only: refuse every write (the actions are shown disabled).
+        force_polling: poll instead of inotify (None: decide from the filesystem).
+        cursor_blink: text cursors blink (turn off for deterministic screenshots).
+        workspace_options: ``clock``, ``actor`` for a workspace given as a path.
+
+    Returns:
+        The app, not yet running.
+    """
+    if isinstance(workspace, Workspace):
+        ws = workspace
+        if read_only and not ws.read_only:
+            ws = Workspace(ws.root, ws.clock, ws.actor, True, "--read-only")
+    else:
+        options = dict(workspace_options)
+        if read_only:
+            options.update(read_only=True, read_only_reason="--read-only")
+        ws = Workspace.at(workspace, **options)
+    return TeamdeckApp(ws, watch=watch, force_polling=force_polling, cursor_blink=cursor_blink)

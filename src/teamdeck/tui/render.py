@@ -1,0 +1,51 @@
+"""Turning untrusted text into something safe to draw (R9, S1-S7).
+
+Every string that came from a file goes through :func:`cell` (one line, for lists) or
+:func:`block` (several lines, for detail views) and then into a ``Content`` or a
+``Segment`` - never into markup, never as a plain ``str`` to a widget that would parse
+it. The results are cached: lists redraw the same names and summaries many times.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from textual.content import Content
+
+from teamdeck.text import one_line, sanitize
+
+BLOCK_CHARS = 20_000
+"""The most characters a detail view shows of one text (the rest: "view raw")."""
+
+
+@lru_cache(maxsize=32_768)
+def cell(text: str | None, limit: int = 200) -> str:
+    """``text`` sanitised into one line of at most ``limit`` characters."""
+    return one_line(text or "", limit)
+
+
+def block(text: str | None, limit: int = BLOCK_CHARS) -> str:
+    """``text`` sanitised, newlines kept, cut to ``limit`` characters with a note."""
+    return sanitize(text or "", limit)
+
+
+def safe(text: str | None, style: str = "", *, limit: int = BLOCK_CHARS) -> Content:
+    """A ``Content`` of sanitised ``text`` (never parsed as markup)."""
+    return Content.styled(block(text, limit), style)
+
+
+def escaped(text: str | None, limit: int = 200_000) -> str:
+    """``text`` with every non-printable character shown as an escape (``\\x1b``,
+    ``\\u202e``), for "view raw": nothing is hidden, nothing reaches the terminal raw."""
+    value = text or ""
+    shown = []
+    for char in value[:limit]:
+        if char == "\n":
+            shown.append("\n")
+        elif char.isprintable() and char not in "\u061c\u200b\u200c\u200d\u200e\u200f\u2028\u2029\u202a\u202b\u202c\u202d\u202e\u2060\u2061\u2062\u2063\u2064\u2066\u2067\u2068\u2069\ufeff":
+            shown.append(char)
+        else:
+            shown.append(char.encode("unicode_escape").decode("ascii"))
+    if len(value) > limit:
+        shown.append(f"… (truncated, {len(value):,} characters)")
+    return "".join(shown)

@@ -1,0 +1,69 @@
+"""Writing a message or a broadcast: a summary line and the text."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, Static, TextArea
+
+
+@dataclass(frozen=True)
+class Draft:
+    """What the person wrote."""
+
+    summary: str
+    text: str
+
+
+class ComposeScreen(ModalScreen[Draft | None]):
+    """Dismisses with a :class:`Draft`, or None when cancelled. Both fields are
+    required (the protocol refuses an empty summary)."""
+
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel", id="compose-cancel"),
+        Binding("ctrl+s", "send", "Send", id="compose-send"),
+    ]
+
+    def __init__(self, title: Content) -> None:
+        super().__init__()
+        self.title_content = title
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog", classes="dialog dialog--wide"):
+            yield Static(self.title_content, classes="dialog--title")
+            yield Label("Summary (one line)", classes="dialog--label")
+            yield Input(id="summary", placeholder="what this message is about")
+            yield Label("Message (ctrl+s sends)", classes="dialog--label")
+            yield TextArea(id="text", soft_wrap=True, show_line_numbers=False)
+            yield Static("", id="problem", classes="dialog--problem")
+            with Horizontal(classes="dialog--buttons"):
+                yield Button("Send", id="send", variant="primary")
+                yield Button("Cancel", id="cancel")
+
+    def on_mount(self) -> None:
+        self.app.apply_cursor_blink(self)  # type: ignore[attr-defined]
+        self.query_one("#summary", Input).focus()
+
+    @on(Input.Submitted, "#summary")
+    def _next(self) -> None:
+        self.query_one("#text", TextArea).focus()
+
+    @on(Button.Pressed, "#send")
+    def action_send(self) -> None:
+        summary = self.query_one("#summary", Input).value.strip()
+        text = self.query_one("#text", TextArea).text.strip()
+        if not summary or not text:
+            missing = "a summary" if not summary else "a message"
+            self.query_one("#problem", Static).update(Content(f"Write {missing} first."))
+            return
+        self.dismiss(Draft(summary, text))
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(None)

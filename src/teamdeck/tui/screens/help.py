@@ -1,0 +1,58 @@
+"""``?``: every key, by panel."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+KEYS = (
+    ("Everywhere", (
+        ("1-5, tab, shift+tab", "switch panel (decisions, roster, inbox, tasks, events)"),
+        ("ctrl+p or :", "command palette: every action by name"),
+        ("?", "this help"), ("esc", "back / close"), ("q", "quit"),
+        ("up/down, pgup/pgdn, home/end", "move in a list; the mouse works too"),
+    )),
+    ("1 Decisions", (
+        ("enter", "read the whole request (questions, plan)"),
+        ("a", "approve (optional note, confirmed first)"), ("r", "reject (note required, confirmed first)"),
+    )),
+    ("2 Roster", (
+        ("enter", "open the member's inbox"), ("m", "message the member"), ("b", "broadcast to the team"),
+        ("s", "ask the member to shut down (the handshake shows in its status)"),
+        ("p / P", "approve / reject the member's plan"),
+        ("d", "deactivate a member that approved shutdown but is still active"),
+    )),
+    ("3 Inbox", (("enter", "read the whole message"), ("v", "view it raw (escaped)"), ("m", "reply to the member"))),
+    ("4 Tasks", (("j", "run the join again"), ("enter", "read the joined summary"))),
+    ("5 Events", (("/", "filter"), ("o", "load older events"), ("enter", "read the whole record"))),
+)
+
+
+class HelpScreen(ModalScreen[None]):
+    """The keys, grouped by panel."""
+
+    BINDINGS = [Binding("escape,q,question_mark", "close", "Close", id="help-close")]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog", classes="dialog dialog--wide dialog--tall"):
+            yield Static(Content.styled("teamdeck keys", "bold"), classes="dialog--title")
+            with VerticalScroll(classes="dialog--body"):
+                yield Static(help_content())
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+def help_content() -> Content:
+    parts: list[str | tuple[str, str]] = []
+    for group, keys in KEYS:
+        parts.append((f"{group}\n", "bold $accent"))
+        for key, what in keys:
+            parts += [(f"  {key:<34}", "bold"), f"{what}\n"]
+        parts.append("\n")
+    parts.append(("--read-only disables every action (shown greyed in the footer).", "$text-muted"))
+    return Content.assemble(*parts)

@@ -1,0 +1,116 @@
+"""The main screen: the overview line, five panels in tabs, the footer.
+
+Panels: 1 gates (decisions waiting), 2 roster, 3 inbox of the selected member,
+4 tasks, 5 events. ``tab``/``shift+tab`` and ``1``-``5`` move between them; the footer
+shows the keys of the panel that has the focus.
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import Footer, TabbedContent, TabPane
+
+from teamdeck.tui.widgets.events_panel import EventsPanel
+from teamdeck.tui.widgets.gates_panel import GatesPanel
+from teamdeck.tui.widgets.inbox_panel import InboxPanel
+from teamdeck.tui.widgets.overview_line import OverviewLine
+from teamdeck.tui.widgets.roster_panel import RosterPanel
+from teamdeck.tui.widgets.tasks_panel import TasksPanel
+from teamdeck.view.snapshot import WorkspaceSnapshot
+
+PANELS = ("gates", "roster", "inbox", "tasks", "events")
+TITLES = {"gates": "1 Decisions", "roster": "2 Roster", "inbox": "3 Inbox", "tasks": "4 Tasks", "events": "5 Events"}
+
+
+class MainScreen(Screen[None]):
+    """Everything at a glance; each panel owns its keys and actions."""
+
+    BINDINGS = [
+        Binding("1", "panel('gates')", "Decisions", show=False, id="panel-gates"),
+        Binding("2", "panel('roster')", "Roster", show=False, id="panel-roster"),
+        Binding("3", "panel('inbox')", "Inbox", show=False, id="panel-inbox"),
+        Binding("4", "panel('tasks')", "Tasks", show=False, id="panel-tasks"),
+        Binding("5", "panel('events')", "Events", show=False, id="panel-events"),
+        Binding("tab", "next_panel(1)", "Next panel", show=False, priority=True, id="next-panel"),
+        Binding("shift+tab", "next_panel(-1)", "Previous panel", show=False, priority=True, id="previous-panel"),
+        Binding("escape", "back", "Back", show=False, id="back"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield OverviewLine(id="overview")
+        with TabbedContent(initial="gates", id="panels"):
+            with TabPane(TITLES["gates"], id="gates"):
+                yield GatesPanel(id="gates-panel")
+            with TabPane(TITLES["roster"], id="roster"):
+                yield RosterPanel(id="roster-panel")
+            with TabPane(TITLES["inbox"], id="inbox"):
+                yield InboxPanel(id="inbox-panel")
+            with TabPane(TITLES["tasks"], id="tasks"):
+                yield TasksPanel(id="tasks-panel")
+            with TabPane(TITLES["events"], id="events"):
+                yield EventsPanel(id="events-panel")
+        yield Footer()
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._ready = False
+        self._waiting: WorkspaceSnapshot | None = None
+
+    def on_mount(self) -> None:
+        self._ready = True
+        self.query_one(GatesPanel).focus_list()
+        if self._waiting is not None:
+            self.show(self._waiting)
+
+    # --- drawing ------------------------------------------------------------------------
+
+    def show(self, snapshot: WorkspaceSnapshot) -> None:
+        """Draw ``snapshot`` in every panel (once the panels exist)."""
+        if not self._ready:
+            self._waiting = snapshot
+            return
+        self._waiting = None
+        self.query_one(OverviewLine).show(snapshot, self.app.ws.clock())  # type: ignore[attr-defined]
+        self.query_one(GatesPanel).show(snapshot)
+        self.query_one(RosterPanel).show(snapshot)
+        self.query_one(InboxPanel).show(snapshot)
+        self.query_one(TasksPanel).show(snapshot)
+        self.query_one(EventsPanel).show(snapshot)
+        self.refresh_bindings()
+
+    # --- moving between panels ------------------------------------------------------------
+
+    @property
+    def current_panel(self) -> str:
+        return self.query_one(TabbedContent).active or "gates"
+
+    def action_panel(self, name: str) -> None:
+        """Show panel ``name`` and focus its list."""
+        tabs = self.query_one(TabbedContent)
+        tabs.active = name
+        self._panel_widget(name).focus_list()
+
+    def action_next_panel(self, step: int) -> None:
+        index = PANELS.index(self.current_panel) if self.current_panel in PANELS else 0
+        self.action_panel(PANELS[(index + step) % len(PANELS)])
+
+    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        if event.pane.id in PANELS:
+            self._panel_widget(event.pane.id).focus_list()
+
+    def _panel_widget(self, name: str):  # noqa: ANN202 - one of the panel classes
+        return self.query_one(f"#{name}-panel")
+
+    def open_inbox(self, member_key: str) -> None:
+        """Show the inbox of ``member_key`` (``team/name``)."""
+        self.query_one(InboxPanel).select_member(member_key)
+        self.action_panel("inbox")
+
+    def action_back(self) -> None:
+        """Close the filter, or go back from the inbox to the roster."""
+        if self.current_panel == "events" and self.query_one(EventsPanel).close_filter():
+            return
+        if self.current_panel == "inbox":
+            self.action_panel("roster")

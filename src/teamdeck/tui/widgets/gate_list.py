@@ -1,0 +1,31 @@
+"""The decisions waiting, oldest first: age, kind, source, who waits, what is asked."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from teamdeck.tui.render import cell
+from teamdeck.tui.widgets.line_list import Cell, LineList, Row
+from teamdeck.view.overview import age
+from teamdeck.view.snapshot import GateView
+
+KIND_LABELS = {"task-gate": "gate", "plan-approval": "plan"}
+
+
+class GateList(LineList):
+    """One row per open gate (line API)."""
+
+    def show(self, gates: tuple[GateView, ...], now: datetime) -> None:
+        self.set_rows([gate_row(gate, now) for gate in gates])
+
+
+def gate_row(gate: GateView, now: datetime) -> Row:
+    what = "plan" if gate.kind == "plan-approval" else ("FAIL" if gate.subkind == "verification-failed" else "gate")
+    questions = f" ({len(gate.questions)} question{'s' if len(gate.questions) != 1 else ''})" if gate.questions else ""
+    return Row(gate.key, (
+        Cell(age(gate.created_at, now), 5, "line-list--warning"),
+        Cell(what, 4, "line-list--accent"),
+        Cell(cell(gate.source, 40), 16),
+        Cell(cell(gate.agent or "", 40), 14, "line-list--bold"),
+        Cell(cell(gate.title, 300) + questions),
+    ))

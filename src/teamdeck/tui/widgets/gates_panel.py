@@ -1,0 +1,124 @@
+"""Panel 1: the decisions waiting (blocked task gates, plan approval requests), the
+selected one's questions below, and the keys to decide: ``a`` approve, ``r`` reject
+(both confirmed first), ``enter`` to read everything."""
+
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.widgets import Static
+
+from teamdeck.tui import actions
+from teamdeck.tui.render import block, cell
+from teamdeck.tui.screens.confirm import Confirmed, ConfirmScreen
+from teamdeck.tui.screens.text_view import TextScreen
+from teamdeck.tui.widgets.gate_list import GateList
+from teamdeck.tui.widgets.line_list import LineList
+from teamdeck.view.overview import overview
+from teamdeck.view.snapshot import GateView, WorkspaceSnapshot
+
+WRITES = frozenset({"approve", "reject"})
+
+
+class GatesPanel(Vertical):
+    """The gate queue with its detail."""
+
+    BINDINGS = [
+        Binding("enter", "open", "Read", id="gate-open"),
+        Binding("a", "approve", "Approve", id="gate-approve"),
+        Binding("r", "reject", "Reject", id="gate-reject"),
+    ]
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.snapshot: WorkspaceSnapshot | None = None
+
+    def compose(self) -> ComposeResult:
+        yield GateList(empty="reading…", id="gate-list")
+        with VerticalScroll(id="gate-detail", classes="detail"):
+            yield Static(id="gate-detail-text")
+
+    def focus_list(self) -> None:
+        self.query_one(GateList).focus()
+
+    def show(self, snapshot: WorkspaceSnapshot) -> None:
+        self.snapshot = snapshot
+        gates = self.query_one(GateList)
+        gates.empty = f"no decisions waiting — {overview(snapshot).scanned()}"
+        gates.show(snapshot.gates, self.app.ws.clock())  # type: ignore[attr-defined]
+        self._show_detail()
+
+    @property
+    def selected(self) -> GateView | None:
+        key = self.query_one(GateList).current_key
+        return self.snapshot.gate(key) if self.snapshot is not None and key else None
+
+    @on(LineList.Highlighted, "#gate-list")
+    def _show_detail(self) -> None:
+        gate = self.selected
+        self.query_one("#gate-detail-text", Static).update(gate_detail(gate) if gate else Content(""))
+        self.screen.refresh_bindings()
+
+    @on(LineList.Chosen, "#gate-list")
+    def action_open(self) -> None:
+        gate = self.selected
+        if gate is not None:
+            self.app.push_screen(TextScreen(Content(cell(gate.title, 200)), gate_text(gate), header=gate_detail(gate, short=True)))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in WRITES and (self.app.read_only or self.selected is None):  # type: ignore[attr-defined]
+            return None
+        if action == "open" and self.selected is None:
+            return None
+        return True
+
+    def action_approve(self) -> None:
+        self._decide(approve=True)
+
+    def action_reject(self) -> None:
+        self._decide(approve=False)
+
+    def _decide(self, *, approve: bool) -> None:
+        gate = self.selected
+        if gate is None or self.app.read_only:  # type: ignore[attr-defined]
+            return
+        verb = "Approve" if approve else "Reject"
+        title = Content.assemble((f"{verb} ", "bold"), (cell(gate.title, 120), "bold $warning"))
+        screen = ConfirmScreen(title, gate_detail(gate), confirm=verb, note="optional" if approve else "required",
+                               note_label="Note" if gate.kind == "task-gate" else "Feedback", danger=not approve)
+
+        def decided(result: Confirmed | None) -> None:
+            if result is not None:
+                actions.decide(self.app, gate, approve, result.note)  # type: ignore[arg-type]
+
+        self.app.push_screen(screen, decided)
+
+
+def gate_detail(gate: GateView, *, short: bool = False) -> Content:
+    """What a person reads before deciding (sanitised)."""
+    parts: list[str | tuple[str, str]] = [
+        ("plan approval" if gate.kind == "plan-approval" else f"gate {cell(gate.gate_id, 64)}", "bold"),
+        f"  from {cell(gate.source, 80)}", f"  waiting since {cell(gate.created_at, 40)}\n",
+    ]
+    if gate.agent:
+        parts += [("who: ", "$text-muted"), f"{cell(gate.agent, 64)}\n"]
+    if gate.reason:
+        parts += [("reason: ", "$text-muted"), f"{cell(gate.reason, 500)}\n"]
+    for number, question in enumerate(gate.questions, 1):
+        parts += [(f"Q{number}. ", "bold $accent"), f"{block(question, 2000)}\n"]
+    if gate.notes_path:
+        parts += [("notes: ", "$text-muted"), f"{cell(gate.notes_path, 200)}\n"]
+    if gate.body and not short:
+        parts += [("plan:\n", "$text-muted"), block(gate.body, 1500)]
+    return Content.assemble(*parts)
+
+
+def gate_text(gate: GateView) -> str:
+    """The whole request as plain text, for the full view (sanitised there)."""
+    lines = [gate.title, "", *(f"Q{n}. {q}" for n, q in enumerate(gate.questions, 1))]
+    if gate.body:
+        lines += ["", gate.body]
+    return "\n".join(lines)

@@ -1,0 +1,138 @@
+"""Panel 3: the inbox of the member selected in the roster - each kind rendered for
+what it is, unread marked, long text cut in the preview with ``enter`` to read all
+of it and ``v`` to see it raw (escaped)."""
+
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.widgets import Static
+
+from teamdeck.tui.render import block, cell
+from teamdeck.tui.screens.text_view import TextScreen
+from teamdeck.tui.widgets.inbox_list import KIND_LABELS, InboxList
+from teamdeck.tui.widgets.line_list import LineList
+from teamdeck.view.snapshot import MemberView, MessageView, WorkspaceSnapshot
+
+PREVIEW_CHARS = 600
+
+
+class InboxPanel(Vertical):
+    """One member's inbox with a preview of the selected message."""
+
+    BINDINGS = [
+        Binding("enter", "read", "Read all", id="message-read"),
+        Binding("v", "raw", "View raw", id="message-raw"),
+        Binding("m", "reply", "Message", id="message-reply"),
+    ]
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.snapshot: WorkspaceSnapshot | None = None
+        self.member_key: str | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(Content.styled("select a member in the roster (2) and press enter", "$text-muted"), id="inbox-title")
+        yield InboxList(empty="no messages", id="inbox-list")
+        with VerticalScroll(id="message-preview", classes="detail"):
+            yield Static(id="message-preview-text")
+
+    def focus_list(self) -> None:
+        self.query_one(InboxList).focus()
+
+    def select_member(self, key: str) -> None:
+        """Show the inbox of member ``key`` (``team/name``)."""
+        self.member_key = key
+        if self.snapshot is not None:
+            self.show(self.snapshot)
+
+    @property
+    def member(self) -> MemberView | None:
+        if self.snapshot is None:
+            return None
+        if self.member_key is None and self.snapshot.members:
+            self.member_key = self.snapshot.members[0].key
+        return self.snapshot.member(self.member_key) if self.member_key else None
+
+    def show(self, snapshot: WorkspaceSnapshot) -> None:
+        self.snapshot = snapshot
+        member = self.member
+        title = self.query_one("#inbox-title", Static)
+        inbox = self.query_one(InboxList)
+        if member is None:
+            inbox.show((), self.app.ws.clock())  # type: ignore[attr-defined]
+            return
+        parts: list[str | tuple[str, str]] = [("inbox of ", "$text-muted"), (cell(member.name, 64), "bold"),
+                                              f" (team {cell(member.team, 64)}) · {len(member.inbox)} row(s) · {member.unread} unread"]
+        if member.inbox_problem is not None:
+            parts += ["  ", (f"! {cell(member.inbox_problem.text, 300)}", "bold $error")]
+        title.update(Content.assemble(*parts))
+        inbox.show(member.inbox, self.app.ws.clock())  # type: ignore[attr-defined]
+        self._preview()
+
+    @property
+    def selected(self) -> MessageView | None:
+        member = self.member
+        key = self.query_one(InboxList).current_key
+        if member is None or key is None:
+            return None
+        return next((message for message in member.inbox if str(message.index) == key), None)
+
+    @on(LineList.Highlighted, "#inbox-list")
+    def _preview(self) -> None:
+        message = self.selected
+        self.query_one("#message-preview-text", Static).update(preview(message) if message else Content(""))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("read", "raw") and self.selected is None:
+            return None
+        if action == "reply" and (self.member is None or self.app.read_only):  # type: ignore[attr-defined]
+            return None
+        return True
+
+    @on(LineList.Chosen, "#inbox-list")
+    def action_read(self) -> None:
+        self._open(raw=False)
+
+    def action_raw(self) -> None:
+        self._open(raw=True)
+
+    def _open(self, *, raw: bool) -> None:
+        message = self.selected
+        if message is None:
+            return
+        screen = TextScreen(Content(f"{KIND_LABELS.get(message.kind, cell(message.kind, 40))} from {cell(message.sender, 64)}"),
+                            message.text or message.summary if not raw else message.raw, header=preview(message, header=True))
+        if raw:
+            screen.raw = True
+        self.app.push_screen(screen)
+
+    def action_reply(self) -> None:
+        roster = self.screen.query_one("#roster-panel")
+        if self.member is not None and roster.query_one("#roster-list").select_key(self.member.key):
+            roster.action_message()
+
+
+def preview(message: MessageView, *, header: bool = False) -> Content:
+    """A message's header and the start of its text (sanitised)."""
+    parts: list[str | tuple[str, str]] = [
+        (KIND_LABELS.get(message.kind, cell(message.kind, 40)), "bold $accent"),
+        f" from {cell(message.sender, 64)} at {cell(message.timestamp, 40)}",
+        ("" if message.read else "  unread"),
+    ]
+    if message.count > 1:
+        parts.append(f"  ({message.count} idle notifications folded)")
+    if message.request_id:
+        parts.append(f"  request {cell(message.request_id, 100)}")
+    parts.append("\n")
+    if message.summary:
+        parts += [(cell(message.summary, 300), "bold"), "\n"]
+    if not header and message.text and message.text != message.summary:
+        text = block(message.text, PREVIEW_CHARS)
+        parts.append(text)
+        if len(message.text) > PREVIEW_CHARS:
+            parts.append(("\n(enter: read all · v: raw)", "$text-muted"))
+    return Content.assemble(*parts)

@@ -1,0 +1,250 @@
+"""A virtualised list: the line API (``ScrollView.render_line``) with one cached
+``Strip`` per row (PERFORMANCE.md 3c: ~0.6 ms to update a row at any size, where a
+DataTable re-renders every visible cell and a widget per row re-lays out them all).
+
+A subclass turns its items into :class:`Row` objects (sanitised cells, each with a
+component class for its style) and calls :meth:`LineList.set_rows`. Rows are matched
+by key, so the cursor stays on the same item when the list changes, and a row is
+rendered again only when its content changed or the width did.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rich.cells import cell_len, set_cell_size
+from rich.segment import Segment
+from rich.style import Style
+from textual import events
+from textual.binding import Binding
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One column of a row: sanitised text, a width (None: the rest of the line) and
+    a component class naming its style (``""``: the list's own)."""
+
+    text: str
+    width: int | None = None
+    style: str = ""
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line of a list: a stable key (to keep the cursor on it) and its cells."""
+
+    key: str
+    cells: tuple[Cell, ...]
+
+
+class LineList(ScrollView, can_focus=True):
+    """A focusable, scrollable list of :class:`Row` drawn line by line."""
+
+    COMPONENT_CLASSES = {"line-list--cursor", "line-list--cursor-blurred", "line-list--dim", "line-list--accent", "line-list--warning",
+                         "line-list--error", "line-list--success", "line-list--bold", "line-list--empty"}
+
+    BINDINGS = [
+        # Arrows only: letters belong to the panels' actions (j joins a task...).
+        Binding("up", "cursor_up", "Up", show=False),
+        Binding("down", "cursor_down", "Down", show=False),
+        Binding("pageup", "page_up", "Page up", show=False),
+        Binding("pagedown", "page_down", "Page down", show=False),
+        Binding("home", "first", "First", show=False),
+        Binding("end", "last", "Last", show=False),
+    ]
+
+    cursor: reactive[int] = reactive(0, always_update=True)
+
+    class Highlighted(Message):
+        """The cursor moved to another row."""
+
+        def __init__(self, line_list: LineList, key: str | None) -> None:
+            super().__init__()
+            self.line_list = line_list
+            self.key = key
+
+        @property
+        def control(self) -> LineList:
+            return self.line_list
+
+    class Chosen(Message):
+        """A row was chosen (Enter or a double click)."""
+
+        def __init__(self, line_list: LineList, key: str) -> None:
+            super().__init__()
+            self.line_list = line_list
+            self.key = key
+
+        @property
+        def control(self) -> LineList:
+            return self.line_list
+
+    def __init__(self, *, empty: str = "nothing to show", id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.rows: tuple[Row, ...] = ()
+        self.empty = empty
+        self._index: dict[str, int] = {}
+        self._cache: dict[str, tuple[Row, int, bool, Strip]] = {}
+        self._last_key: str | None = None
+
+    # --- content ------------------------------------------------------------------
+
+    def set_rows(self, rows: Sequence[Row], *, follow: bool = False) -> None:
+        """Show ``rows``; the cursor stays on the row with the same key if there is one.
+
+        Args:
+            rows: the new rows, in order.
+            follow: keep the view at the end when it was there (a growing log).
+        """
+        at_end = self.is_vertical_scroll_end
+        self.rows = tuple(rows)
+        self._index = {row.key: index for index, row in enumerate(self.rows)}
+        keys = self._index.keys()
+        for key in [key for key in self._cache if key not in keys]:
+            del self._cache[key]
+        self.virtual_size = Size(self.size.width, len(self.rows))
+        if self._last_key is not None and self._last_key in self._index:
+            self.cursor = self._index[self._last_key]
+        else:
+            self.cursor = min(self.cursor, max(0, len(self.rows) - 1))
+        if follow and at_end:
+            self.cursor = max(0, len(self.rows) - 1)
+            self.scroll_end(animate=False, immediate=True, x_axis=False)
+        self.refresh()
+
+    @property
+    def current_key(self) -> str | None:
+        """The key of the row under the cursor (None when empty)."""
+        if 0 <= self.cursor < len(self.rows):
+            return self.rows[self.cursor].key
+        return None
+
+    def select_key(self, key: str) -> bool:
+        """Move the cursor to the row with ``key``; False if there is none."""
+        index = self._index.get(key)
+        if index is None:
+            return False
+        self.cursor = index
+        return True
+
+    # --- cursor ---------------------------------------------------------------------
+
+    def validate_cursor(self, value: int) -> int:
+        return max(0, min(value, len(self.rows) - 1)) if self.rows else 0
+
+    def watch_cursor(self, old: int, new: int) -> None:
+        self.refresh_line(old)
+        self.refresh_line(new)
+        self.scroll_to_region_row(new)
+        key = self.current_key
+        if key != self._last_key:
+            self._last_key = key
+            self.post_message(self.Highlighted(self, key))
+
+    def scroll_to_region_row(self, index: int) -> None:
+        """Scroll so row ``index`` is visible."""
+        top, height = int(self.scroll_offset.y), self.scrollable_content_region.height
+        if index < top:
+            self.scroll_to(y=index, animate=False, immediate=True)
+        elif height and index >= top + height:
+            self.scroll_to(y=index - height + 1, animate=False, immediate=True)
+
+    def action_cursor_up(self) -> None:
+        self.cursor -= 1
+
+    def action_cursor_down(self) -> None:
+        self.cursor += 1
+
+    def action_page_up(self) -> None:
+        self.cursor -= max(1, self.scrollable_content_region.height - 1)
+
+    def action_page_down(self) -> None:
+        self.cursor += max(1, self.scrollable_content_region.height - 1)
+
+    def action_first(self) -> None:
+        self.cursor = 0
+
+    def action_last(self) -> None:
+        self.cursor = len(self.rows) - 1
+
+    def choose(self) -> None:
+        """Post :class:`Chosen` for the row under the cursor."""
+        key = self.current_key
+        if key is not None:
+            self.post_message(self.Chosen(self, key))
+
+    def on_click(self, event: events.Click) -> None:
+        index = event.y + int(self.scroll_offset.y)
+        if 0 <= index < len(self.rows):
+            self.cursor = index
+            if event.chain >= 2:
+                self.choose()
+
+    def on_resize(self) -> None:
+        self.virtual_size = Size(self.size.width, len(self.rows))
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._cache.clear()
+
+    def on_focus(self) -> None:
+        self.refresh_line(self.cursor)
+
+    def on_blur(self) -> None:
+        self.refresh_line(self.cursor)
+
+    # --- drawing ----------------------------------------------------------------------
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width or self.size.width
+        index = y + int(self.scroll_offset.y)
+        base = self.rich_style
+        if not self.rows:
+            if y == 0:
+                return Strip([Segment(set_cell_size(f" {self.empty}", width), base + self._style("line-list--empty"))], width)
+            return Strip.blank(width, base)
+        if index >= len(self.rows):
+            return Strip.blank(width, base)
+        row = self.rows[index]
+        is_cursor = index == self.cursor
+        cached = self._cache.get(row.key)
+        if cached is not None and cached[1] == width and cached[2] == (is_cursor and self.has_focus) and (
+                cached[0] is row or cached[0] == row):
+            return cached[3]
+        strip = self._render_row(row, width, is_cursor, base)
+        self._cache[row.key] = (row, width, is_cursor and self.has_focus, strip)
+        return strip
+
+    def _style(self, name: str) -> Style:
+        return self.get_component_rich_style(name, partial=True) if name else Style()
+
+    def _render_row(self, row: Row, width: int, is_cursor: bool, base: Style) -> Strip:
+        line_style = base
+        if is_cursor:
+            line_style = base + self._style("line-list--cursor" if self.has_focus else "line-list--cursor-blurred")
+        segments: list[Segment] = [Segment(" ", line_style)]
+        used = 1
+        for cell in row.cells:
+            if used >= width:
+                break
+            room = width - used
+            text = cell.text if cell.width is None else set_cell_size(cell.text, cell.width)
+            if cell_len(text) > room:
+                text = set_cell_size(text, max(0, room - 1)) + "…" if room > 1 else set_cell_size(text, room)
+            style = line_style + self._style(cell.style) if cell.style else line_style
+            if is_cursor and self.has_focus:
+                style = style + self._style("line-list--cursor")
+            segments.append(Segment(text, style))
+            used += cell_len(text)
+            if cell.width is not None and used < width:
+                segments.append(Segment(" ", line_style))
+                used += 1
+        if used < width:
+            segments.append(Segment(" " * (width - used), line_style))
+        return Strip(segments, width)

@@ -1,0 +1,182 @@
+"""Panel 2: every member of every team with its derived status, and the selected
+member's details below. Keys act on the selected member: message, broadcast to its
+team, ask it to shut down, answer its plan, deactivate it (guarded)."""
+
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.widgets import Static
+
+from teamdeck.tui import actions
+from teamdeck.tui.render import block, cell
+from teamdeck.tui.screens.compose import ComposeScreen, Draft
+from teamdeck.tui.screens.confirm import Confirmed, ConfirmScreen
+from teamdeck.tui.widgets.line_list import LineList
+from teamdeck.tui.widgets.roster_list import RosterList, status_text
+from teamdeck.view.snapshot import MemberView, WorkspaceSnapshot
+
+WRITES = frozenset({"message", "broadcast", "shutdown", "plan_approve", "plan_reject", "deactivate"})
+
+
+class RosterPanel(Vertical):
+    """The roster with the selected member's status in words."""
+
+    BINDINGS = [
+        Binding("enter", "open_inbox", "Inbox", id="member-inbox"),
+        Binding("m", "message", "Message", id="member-message"),
+        Binding("b", "broadcast", "Broadcast", id="team-broadcast"),
+        Binding("s", "shutdown", "Shutdown", id="member-shutdown"),
+        Binding("p", "plan_approve", "Approve plan", id="plan-approve"),
+        Binding("P", "plan_reject", "Reject plan", id="plan-reject"),
+        Binding("d", "deactivate", "Deactivate", id="member-deactivate"),
+    ]
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.snapshot: WorkspaceSnapshot | None = None
+
+    def compose(self) -> ComposeResult:
+        yield RosterList(empty="no teams: nothing under teams/", id="roster-list")
+        with VerticalScroll(id="member-detail", classes="detail"):
+            yield Static(id="member-detail-text")
+
+    def focus_list(self) -> None:
+        self.query_one(RosterList).focus()
+
+    def show(self, snapshot: WorkspaceSnapshot) -> None:
+        self.snapshot = snapshot
+        self.query_one(RosterList).show(snapshot.members, self.app.ws.clock())  # type: ignore[attr-defined]
+        self._show_detail()
+
+    @property
+    def selected(self) -> MemberView | None:
+        key = self.query_one(RosterList).current_key
+        return self.snapshot.member(key) if self.snapshot is not None and key else None
+
+    @on(LineList.Highlighted, "#roster-list")
+    def _show_detail(self) -> None:
+        member = self.selected
+        self.query_one("#member-detail-text", Static).update(member_detail(member, self.app.ws.clock()) if member else Content(""))  # type: ignore[attr-defined]
+        self.screen.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        member = self.selected
+        if action == "open_inbox":
+            return True if member is not None else None
+        if action not in WRITES:
+            return True
+        if self.app.read_only or member is None:  # type: ignore[attr-defined]
+            return None
+        if action in ("plan_approve", "plan_reject") and member.pending_plan is None:
+            return None
+        if action == "deactivate" and member.status != "shutdown-approved":
+            return None
+        if action == "shutdown" and (member.lead or not member.active):
+            return None
+        return True
+
+    @on(LineList.Chosen, "#roster-list")
+    def action_open_inbox(self) -> None:
+        member = self.selected
+        if member is not None:
+            self.screen.open_inbox(member.key)  # type: ignore[attr-defined]
+
+    def action_message(self) -> None:
+        member = self.selected
+        if member is None or self.check_action("message", ()) is not True:
+            return
+        title = Content.assemble(("Message ", "bold"), (cell(member.name, 64), "bold $accent"), f" (team {cell(member.team, 64)})")
+
+        def send(draft: Draft | None) -> None:
+            if draft is not None:
+                actions.message(self.app, member, draft.summary, draft.text)  # type: ignore[arg-type]
+
+        self.app.push_screen(ComposeScreen(title), send)
+
+    def action_broadcast(self) -> None:
+        member = self.selected
+        if member is None or self.check_action("broadcast", ()) is not True:
+            return
+        team = member.team
+        title = Content.assemble(("Broadcast to team ", "bold"), (cell(team, 64), "bold $accent"), " (every member but the lead)")
+
+        def send(draft: Draft | None) -> None:
+            if draft is not None:
+                actions.broadcast_to(self.app, team, draft.summary, draft.text)  # type: ignore[arg-type]
+
+        self.app.push_screen(ComposeScreen(title), send)
+
+    def action_shutdown(self) -> None:
+        member = self.selected
+        if member is None or self.check_action("shutdown", ()) is not True:
+            return
+        title = Content.assemble(("Ask ", "bold"), (cell(member.name, 64), "bold $accent"), (" to shut down?", "bold"))
+        body = Content("A shutdown_request goes to its inbox; its status shows the handshake: requested → "
+                       "approved or rejected → offline.")
+
+        def confirmed(result: Confirmed | None) -> None:
+            if result is not None:
+                actions.shutdown(self.app, member, result.note)  # type: ignore[arg-type]
+
+        self.app.push_screen(ConfirmScreen(title, body, confirm="Request shutdown", note="optional",
+                                           note_label="Reason", danger=True), confirmed)
+
+    def action_plan_approve(self) -> None:
+        self._answer_plan(approve=True)
+
+    def action_plan_reject(self) -> None:
+        self._answer_plan(approve=False)
+
+    def _answer_plan(self, *, approve: bool) -> None:
+        member = self.selected
+        if member is None or self.check_action("plan_approve", ()) is not True:
+            return
+        gate = next((gate for gate in self.snapshot.gates if gate.kind == "plan-approval" and gate.team == member.team
+                     and gate.request_id == member.pending_plan), None) if self.snapshot else None
+        verb = "Approve" if approve else "Reject"
+        title = Content.assemble((f"{verb} the plan of ", "bold"), (cell(member.name, 64), "bold $accent"))
+        body = Content(block(gate.body if gate else "", 3000) or "(the plan is in the member's request)")
+        request_id = member.pending_plan
+
+        def confirmed(result: Confirmed | None) -> None:
+            if result is not None:
+                actions.answer(self.app, member.team, member.name, request_id, approve, result.note)  # type: ignore[arg-type]
+
+        self.app.push_screen(ConfirmScreen(title, body, confirm=verb, note="optional" if approve else "required",
+                                           note_label="Feedback", danger=not approve), confirmed)
+
+    def action_deactivate(self) -> None:
+        member = self.selected
+        if member is None or self.check_action("deactivate", ()) is not True:
+            return
+        title = Content.assemble(("Mark ", "bold"), (cell(member.name, 64), "bold $accent"), (" inactive?", "bold"))
+        body = Content("It approved its shutdown but is still active (a known Claude Code failure). This sets "
+                       "isActive to false in config.json, logged in messages.jsonl.")
+
+        def confirmed(result: Confirmed | None) -> None:
+            if result is not None:
+                actions.deactivate(self.app, member)  # type: ignore[arg-type]
+
+        self.app.push_screen(ConfirmScreen(title, body, confirm="Deactivate", danger=True), confirmed)
+
+
+def member_detail(member: MemberView, now) -> Content:  # noqa: ANN001 - a datetime
+    """The selected member in words (sanitised)."""
+    parts: list[str | tuple[str, str]] = [
+        (cell(member.name, 64), "bold"), f" of team {cell(member.team, 64)}",
+        f" · {cell(member.agent_type or '', 40)}" if member.agent_type else "",
+        f" · {cell(member.model or '', 40)}" if member.model else "", "\n",
+        ("status: ", "$text-muted"), status_text(member, now),
+    ]
+    if member.detail:
+        parts.append(f" — {cell(member.detail, 300)}")
+    parts.append(f"   unread: {member.unread}\n")
+    for marker in member.markers:
+        parts += [("! ", "bold $error"), f"{cell(marker, 300)}\n"]
+    if member.inbox_problem is not None:
+        parts += [("! ", "bold $error"), f"{cell(member.inbox_problem.text, 300)}\n"]
+    return Content.assemble(*parts)

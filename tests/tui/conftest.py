@@ -1,0 +1,70 @@
+"""Driving the TUI with Textual's Pilot: a fixed clock, a fixed size, no cursor blink,
+animations off, watcher off unless a test turns it on; waits poll with a deadline."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+
+import small_worlds as worlds
+from teamdeck.store.workspace import Workspace
+from teamdeck.tui.app import TeamdeckApp, create_app
+
+SIZE = (120, 36)
+DEADLINE_S = 10.0
+
+
+@pytest.fixture(autouse=True)
+def _no_animations(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TEXTUAL_ANIMATIONS", "none")
+
+
+@pytest.fixture
+def world(ws: Workspace) -> Workspace:
+    """Team alpha (lead, alice, bob), task t1 with a blocked worker, bob's plan request."""
+    worlds.world(ws)
+    worlds.plan_request(ws, "alpha", "bob")
+    return ws
+
+
+def run(app: TeamdeckApp, scenario: Callable[[Any], Awaitable[None]], size: tuple[int, int] = SIZE) -> None:
+    """Run ``scenario(pilot)`` against ``app`` once its first snapshot is on screen."""
+
+    async def main() -> None:
+        async with app.run_test(size=size) as pilot:
+            await until(pilot, lambda: app.snapshot is not None)
+            await scenario(pilot)
+
+    asyncio.run(main())
+
+
+def make_app(ws: Workspace, **options: Any) -> TeamdeckApp:
+    options.setdefault("watch", False)
+    return create_app(ws, **options)
+
+
+async def until(pilot: Any, condition: Callable[[], bool], what: str = "the condition") -> None:
+    """Let the app run until ``condition()`` holds (fails after :data:`DEADLINE_S`)."""
+    deadline = time.monotonic() + DEADLINE_S
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await pilot.pause(0.02)
+
+
+def busy(app: TeamdeckApp) -> bool:
+    """Whether an action, a refresh or a join is still running (the watcher never ends)."""
+    return any(worker.group in ("actions", "refresh", "summary") and worker.is_running for worker in app.workers)
+
+
+async def type_text(pilot: Any, text: str) -> None:
+    """Type ``text`` key by key."""
+    keys = {" ": "space", "\n": "enter", ".": "full_stop", ",": "comma", ":": "colon", "!": "exclamation_mark",
+            "?": "question_mark", "-": "minus", "/": "slash", "'": "apostrophe", "(": "left_parenthesis",
+            ")": "right_parenthesis"}
+    for char in text:
+        await pilot.press(keys.get(char, char))

@@ -1,0 +1,362 @@
+"""Every action through the keys, asserting what was written to disk (event, YAML,
+inbox) and what the screen shows afterwards."""
+
+from __future__ import annotations
+
+import json
+
+from conftest import busy, make_app, run, type_text, until
+
+from teamdeck.model.claude import ShutdownApproved
+from teamdeck.protocol.messaging import request_shutdown, send_structured
+from teamdeck.protocol.taskfile import load_task
+from teamdeck.sim.outputs import write_final_output
+from teamdeck.store.inbox import read_inbox
+from teamdeck.tui.screens.compose import ComposeScreen
+from teamdeck.tui.screens.confirm import ConfirmScreen
+from teamdeck.tui.screens.help import HelpScreen
+from teamdeck.tui.screens.text_view import TextScreen
+from teamdeck.tui.widgets.event_list import EventList
+from teamdeck.tui.widgets.gate_list import GateList
+from teamdeck.tui.widgets.roster_list import RosterList
+from teamdeck.tui.widgets.task_list import TaskList
+
+TASK_GATE = "task:t1:g-w1-1"
+PLAN_GATE = "plan:alpha:bob:plan-1"
+
+
+def _events(ws, task_id="t1"):
+    return [json.loads(line) for line in ws.events_file(task_id).read_text().splitlines()]
+
+
+def _inbox(ws, member):
+    return [entry.raw for entry in read_inbox(ws.inbox("alpha", member)).entries]
+
+
+def _select(app, widget_type, key):
+    assert app.main.query_one(widget_type).select_key(key), key
+
+
+def test_approve_a_gate_with_a_note_writes_the_event_and_task_yaml(world) -> None:
+    app = make_app(world)
+
+    async def scenario(pilot):
+        assert [row.key for row in app.main.query_one(GateList).rows] == [PLAN_GATE, TASK_GATE] or \
+            {row.key for row in app.main.query_one(GateList).rows} == {PLAN_GATE, TASK_GATE}
+        _select(app, GateList, TASK_GATE)
+        await pilot.press("a")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the confirm dialog")
+        await type_text(pilot, "use the LALR grammar")
+        await pilot.press("enter")
+        await until(pilot, lambda: TASK_GATE not in {row.key for row in app.main.query_one(GateList).rows}, "the gate to leave")
+        event = _events(world)[-2]
+        assert event["type"] == "gate.approved" and event["payload"]["note"] == "use the LALR grammar"
+        assert event["payload"]["gateId"] == "g-w1-1" and event["actor"] == "human:tester"
+        task = load_task(world, "t1")
+        assert task.gates[0].state == "approved" and task.gates[0].note == "use the LALR grammar"
+        assert task.state == "working"
+
+    run(app, scenario)
+
+
+def test_reject_needs_a_note_and_writes_nothing_without_one(world) -> None:
+    app = make_app(world)
+
+    async def scenario(pilot):
+        before = world.events_file("t1").read_bytes()
+        _select(app, GateList, TASK_GATE)
+        await pilot.press("r")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)  # still asking: the note is required
+        assert world.events_file("t1").read_bytes() == before
+        await type_text(pilot, "not now")
+        await pilot.press("enter")
+        await until(pilot, lambda: load_task(world, "t1").gates[0].state == "rejected", "the rejection")
+        assert _events(world)[-2]["type"] == "gate.rejected"
+
+    run(app, scenario)
+
+
+def test_cancel_writes_nothing(world) -> None:
+    app = make_app(world)
+
+    async def scenario(pilot):
+        before = world.events_file("t1").read_bytes()
+        _select(app, GateList, TASK_GATE)
+        await pilot.press("a")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, ConfirmScreen))
+        await until(pilot, lambda: not busy(app), "the workers to finish")
+        assert world.events_file("t1").read_bytes() == before
+
+    run(app, scenario)
+
+
+def test_approve_a_plan_from_the_queue_answers_in_the_inbox(world) -> None:
+    app = make_app(world)
+
+    async def scenario(pilot):
+        _select(app, GateList, PLAN_GATE)
+        await pilot.press("a")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("enter")
+        await until(pilot, lambda: PLAN_GATE not in {row.key for row in app.main.query_one(GateList).rows}, "the plan gate to leave")
+        answer = json.loads(_inbox(world, "bob")[-1]["text"])
+        assert answer == {"type": "plan_approval_response", "requestId": "plan-1", "approved": True, **(
+            {"timestamp": answer["timestamp"]} if "timestamp" in answer else {})}
+        assert app.snapshot.member("alpha/bob").status != "awaiting"
+
+    run(app, scenario)
+
+
+def test_reject_a_plan_from_the_roster_with_feedback(world) -> None:
+    app = make_app(world)
+
+    async def scenario(pilot):
+        await pilot.press("2")
+        _select(app, RosterList, "alpha/bob")
+        await pilot.press("P")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await type_text(pilot, "split it in two")
+        await pilot.press("enter")
+        await until(pilot, lambda: app.snapshot.member("alpha/bob").pending_plan is None, "the answer")
+        answer = json.loads(_inbox(world, "bob")[-1]["text"])
+        assert answer["approved"] is False and answer["feedback"] == "split it in two"
+
+    run(app, scenario)
+
+
+def test_message_a_member(world) -> None:
+    app = make_app(world)
+
+    async def scenario(pilot):
+        await pilot.press("2")
+        _select(app, RosterList, "alpha/alice")
+        await pilot.press("m")
+        await until(pilot, lambda: isinstance(app.screen, ComposeScreen))
+        await type_text(pilot, "lexer first")
+        await pilot.press("enter")
+        app.screen.query_one("#text").text = "Start with the lexer, please."
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: app.snapshot.member("alpha/alice").unread == 2, "the second unread message")
+        entry = _inbox(world, "alice")[-1]
+        assert entry["from"] == "team-lead" and entry["summary"] == "lexer first"
+        assert entry["text"] == "Start with the lexer, please." and entry["read"] is False
+        log = [json.loads(line) for line in world.messages_log("alpha").read_text().splitlines()]
+        assert log[-1]["type"] == "message" and log[-1]["to"] == ["alice"]
+
+    run(app, scenario)
+
+
+def test_broadcast_to_the_team(world) -> None:
+    app = make_app(world)
+
+    async def scenario(pilot):
+        await pilot.press("2")
+        _select(app, RosterList, "alpha/alice")
+        await pilot.press("b")
+        await until(pilot, lambda: isinstance(app.screen, ComposeScreen))
+        app.screen.query_one("#summary").value = "standup"
+        app.screen.query_one("#text").text = "Status in five minutes."
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: app.snapshot.member("alpha/bob").unread == 1, "bob's copy")
+        for member in ("alice", "bob"):
+            assert _inbox(world, member)[-1]["text"] == "Status in five minutes."
+
+    run(app, scenario)
+
+
+def test_shutdown_request_then_the_handshake_progresses_live(world) -> None:
+    app = make_app(world, watch=True)
+
+    async def scenario(pilot):
+        await pilot.press("2")
+        _select(app, RosterList, "alpha/alice")
+        await pilot.press("s")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await type_text(pilot, "done")
+        await pilot.press("enter")
+        await until(pilot, lambda: app.snapshot.member("alpha/alice").status == "shutdown-requested", "requested")
+        request = json.loads(_inbox(world, "alice")[-1]["text"])
+        assert request["type"] == "shutdown_request" and request["reason"] == "done"
+        # alice answers from another process's point of view: a file change only.
+        from teamdeck.protocol.messaging import respond_shutdown
+
+        respond_shutdown(world, "alpha", request["requestId"], approve=True, sender="alice")
+        await until(pilot, lambda: app.snapshot.member("alpha/alice").status == "offline", "offline")
+        row = next(row for row in app.main.query_one(RosterList).rows if row.key == "alpha/alice")
+        assert any(cell.text.startswith("offline") for cell in row.cells)
+
+    run(app, scenario)
+
+
+def test_deactivate_is_guarded_and_writes_config(world) -> None:
+    sent = request_shutdown(world, "alpha", "alice")
+    send_structured(world, "alpha", "team-lead", ShutdownApproved(requestId=sent.request_id, from_="alice"), sender="alice")
+    app = make_app(world)
+
+    async def scenario(pilot):
+        await pilot.press("2")
+        _select(app, RosterList, "alpha/bob")
+        await pilot.press("d")  # bob did not approve a shutdown: nothing happens
+        await pilot.pause()
+        assert not isinstance(app.screen, ConfirmScreen)
+        _select(app, RosterList, "alpha/alice")
+        await pilot.pause()
+        await pilot.press("d")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("enter")
+        await until(pilot, lambda: app.snapshot.member("alpha/alice").status == "offline", "offline")
+        config = json.loads(world.team_config("alpha").read_text())
+        assert next(m for m in config["members"] if m["name"] == "alice")["isActive"] is False
+
+    run(app, scenario)
+
+
+def test_join_key_picks_up_a_new_blocked_worker(world) -> None:
+    app = make_app(world)
+
+    async def scenario(pilot):
+        write_final_output(world, "t1", "w4", {"status": "blocked", "summary": "stuck", "questions": ["Ok?"]})
+        await pilot.press("4")
+        _select(app, TaskList, "t1")
+        await pilot.press("j")
+        await until(pilot, lambda: len(app.snapshot.gates) == 3, "the new gate")
+        assert any(gate.agent == "w4" for gate in app.snapshot.gates)
+        assert [event["type"] for event in _events(world)][-1] == "join.completed"
+
+    run(app, scenario)
+
+
+def test_auto_join_when_a_final_json_appears(world) -> None:
+    app = make_app(world, watch=True)
+
+    async def scenario(pilot):
+        write_final_output(world, "t1", "w5", {"status": "blocked", "summary": "need input", "questions": ["Which?"]})
+        await until(pilot, lambda: any(gate.agent == "w5" for gate in app.snapshot.gates), "the auto-joined gate")
+
+    run(app, scenario)
+
+
+def test_auto_join_off_by_setting(world) -> None:
+    (world.root / ".teamdeck.yaml").write_text("autoJoin: false\n")
+    app = make_app(world, watch=True)
+
+    async def scenario(pilot):
+        before = world.events_file("t1").read_bytes()
+        write_final_output(world, "t1", "w6", {"status": "blocked", "summary": "x", "questions": ["y"]})
+        await until(pilot, lambda: any(w.id == "w6" for w in app.snapshot.task("t1").workers), "the new worker")
+        await until(pilot, lambda: not busy(app), "the workers to finish")
+        assert world.events_file("t1").read_bytes() == before
+
+    run(app, scenario)
+
+
+def test_read_only_disables_every_action_visibly(world) -> None:
+    app = make_app(world, read_only=True)
+
+    async def scenario(pilot):
+        before = world.events_file("t1").read_bytes()
+        _select(app, GateList, TASK_GATE)
+        await pilot.pause()
+        bindings = app.screen.active_bindings
+        assert bindings["a"].enabled is False and bindings["r"].enabled is False
+        await pilot.press("a")
+        await pilot.pause()
+        assert not isinstance(app.screen, ConfirmScreen)
+        await pilot.press("2")
+        await pilot.pause()
+        assert all(app.screen.active_bindings[key].enabled is False for key in ("m", "b", "s"))
+        assert world.events_file("t1").read_bytes() == before
+        assert "READ-ONLY" in str(app.main.query_one("#overview").render())
+
+    run(app, scenario)
+
+
+def test_a_refused_action_is_a_notice_not_a_crash(world) -> None:
+    app = make_app(world)
+    notices = []
+    original = app.notify
+
+    def record(message, **options):
+        notices.append((message, options.get("severity")))
+        original(message, **options)
+
+    app.notify = record  # type: ignore[method-assign]
+
+    async def scenario(pilot):
+        from teamdeck.protocol.gates import decide_gate
+
+        _select(app, GateList, TASK_GATE)
+        await pilot.press("a")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        decide_gate(world, "t1", "g-w1-1", "reject", note="someone else was faster")
+        await pilot.press("enter")
+        await until(pilot, lambda: any(severity == "error" for _message, severity in notices), "the error notice")
+        message = next(message for message, severity in notices if severity == "error")
+        assert "already" in message and "rejected" in message
+        assert app.is_running
+
+    run(app, scenario)
+
+
+def test_help_palette_and_panels(world) -> None:
+    app = make_app(world)
+
+    async def scenario(pilot):
+        await pilot.press("question_mark")
+        await until(pilot, lambda: isinstance(app.screen, HelpScreen))
+        await pilot.press("escape")
+        for key, panel in (("2", "roster"), ("3", "inbox"), ("4", "tasks"), ("5", "events"), ("1", "gates")):
+            await pilot.press(key)
+            assert app.main.current_panel == panel
+        await pilot.press("tab")
+        assert app.main.current_panel == "roster"
+        await pilot.press("shift+tab")
+        assert app.main.current_panel == "gates"
+        await pilot.press("ctrl+p")
+        await type_text(pilot, "approve g-w1")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the confirm dialog from the palette")
+
+    run(app, scenario)
+
+
+def test_inbox_reads_a_message_in_full_and_raw(world) -> None:
+    app = make_app(world)
+
+    async def scenario(pilot):
+        await pilot.press("2")
+        _select(app, RosterList, "alpha/alice")
+        await pilot.press("enter")
+        assert app.main.current_panel == "inbox"
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, TextScreen))
+        assert "Please start on the lexer" in str(app.screen.query_one("#text-body").render())
+        await pilot.press("v")
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, TextScreen))
+
+    run(app, scenario)
+
+
+def test_events_filter(world) -> None:
+    app = make_app(world)
+
+    async def scenario(pilot):
+        await pilot.press("5")
+        events = app.main.query_one(EventList)
+        total = len(events.rows)
+        await pilot.press("slash")
+        await type_text(pilot, "gate.blocked")
+        await pilot.pause()
+        assert len(events.rows) == 1 < total
+        await pilot.press("escape")
+        await pilot.pause()
+        assert len(events.rows) == total
+
+    run(app, scenario)
