@@ -25,7 +25,7 @@ def gate_row(gate: GateView, now: datetime) -> Row:
     return Row(gate.key, (
         Cell(age(gate.created_at, now), 5, "line-list--warning"),
         Cell(what, 4, "line-list--accent"),
-        Cell(cell(gate.source, 40), 16),
+        Cell(cell(gate.task_id or gate.team or gate.source, 40), 16),
         Cell(cell(gate.agent or "", 40), 14, "line-list--bold"),
         Cell(cell(gate.title, 300) + questions),
     ))

@@ -14,34 +14,54 @@ from teamdeck.view.overview import overview
 from teamdeck.view.snapshot import WorkspaceSnapshot
 
 
+COMPACT_BELOW = 120
+"""Narrower than this, the line uses short words so every number still fits."""
+
+
 class OverviewLine(Static):
     """The header line (drawn from the snapshot's :func:`overview`)."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._drawn: tuple[WorkspaceSnapshot, datetime] | None = None
 
     def on_mount(self) -> None:
         self.update(Content.styled(" reading the workspace…", "$text-muted"))
 
     def show(self, snapshot: WorkspaceSnapshot, now: datetime) -> None:
         """Draw the overview of ``snapshot`` with ages measured at ``now``."""
-        self.update(overview_content(snapshot, now))
+        self._drawn = (snapshot, now)
+        self.update(overview_content(snapshot, now, compact=self.size.width < COMPACT_BELOW))
+
+    def on_resize(self) -> None:
+        if self._drawn is not None:
+            self.show(*self._drawn)
 
 
-def overview_content(snapshot: WorkspaceSnapshot, now: datetime) -> Content:
+def overview_content(snapshot: WorkspaceSnapshot, now: datetime, *, compact: bool = False) -> Content:
     """The overview as styled ``Content`` (every part from sanitised text)."""
     counts = overview(snapshot, now)
-    separator = (" │ ", "$text-muted")
-    parts: list[str | tuple[str, str]] = [(f" {cell(Path(snapshot.root).name or snapshot.root, 40)}", "bold"), separator,
-                                          f"{counts.teams} team{_s(counts.teams)} · {counts.members} member{_s(counts.members)}: ",
+    separator = ("│" if compact else " │ ", "$text-muted")
+    people = f"{counts.teams}t {counts.members}m " if compact else \
+        f"{counts.teams} team{_s(counts.teams)} · {counts.members} member{_s(counts.members)}: "
+    parts: list[str | tuple[str, str]] = [(f" {cell(Path(snapshot.root).name or snapshot.root, 24 if compact else 40)} ", "bold"),
+                                          separator, people,
                                           (f"{counts.active} active", "$success"), " ",
                                           (f"{counts.idle} idle", "$text-muted"), " ",
-                                          (f"{counts.offline} offline", "$text-muted"), separator]
+                                          (f"{counts.offline} off" if compact else f"{counts.offline} offline", "$text-muted"),
+                                          separator]
     if counts.gates:
-        parts.append((f"{counts.gates} decision{_s(counts.gates)} waiting (oldest {counts.oldest_gate_age})",
-                      "bold $warning"))
+        waiting = f"{counts.gates} waiting, oldest {counts.oldest_gate_age}" if compact else \
+            f"{counts.gates} decision{_s(counts.gates)} waiting (oldest {counts.oldest_gate_age})"
+        parts.append((waiting, "bold $warning"))
+    elif compact:
+        parts.append((f"none waiting ({counts.teams}t {counts.tasks} tasks scanned)", "$text-muted"))
     else:
         parts.append((f"no decisions waiting — {counts.scanned()}", "$text-muted"))
     parts += [separator, (f"{counts.unread} unread", "bold" if counts.unread else "$text-muted")]
     if counts.problems:
-        parts += [separator, (f"{counts.problems} problem{_s(counts.problems)}", "bold $error")]
+        label = f"{counts.problems} bad" if compact else f"{counts.problems} problem{_s(counts.problems)}"
+        parts += [separator, (label, "bold $error")]
     if snapshot.read_only:
         parts += [separator, ("READ-ONLY", "bold $error")]
     return Content.assemble(*parts)

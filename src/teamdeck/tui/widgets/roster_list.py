@@ -40,13 +40,14 @@ def member_row(member: MemberView, now: datetime) -> Row:
     flagged = bool(member.markers or member.inbox_problem)
     color = member.color if member.color in COLORS else None
     role = "lead" if member.lead else (member.agent_type or "")
+    # Most important first: a narrow terminal cuts the columns on the right.
     return Row(member.key, (
         Cell("!" if flagged else " ", 1, "line-list--error"),
-        Cell(cell(member.name, 64), 18, f"roster--{color}" if color else "line-list--bold"),
-        Cell(cell(member.team, 64), 14, "line-list--dim"),
-        Cell(cell(role, 40), 15),
-        Cell(status_text(member, now), 22, STATUS_STYLES.get(member.status, "")),
-        Cell(f"{member.unread} new" if member.unread else "", 7, "line-list--accent"),
+        Cell(cell(member.name, 64), 16, f"roster--{color}" if color else "line-list--bold"),
+        Cell(status_text(member, now), 24, STATUS_STYLES.get(member.status, "")),
+        Cell(f"{member.unread} new" if member.unread else "", 6, "line-list--accent"),
         Cell(age(member.last_activity, now) if member.last_activity else "", 5, "line-list--dim"),
+        Cell(cell(member.team, 64), 16, "line-list--dim"),
+        Cell(cell(role, 40), 16),
         Cell(cell(member.model or "", 40), None, "line-list--dim"),
     ))
