@@ -2,6 +2,10 @@
 every garbage-collection pause (``gc.callbacks``) and its peak memory, written as JSON
 to ``--stats FILE`` when it exits. ``bench/screen.py`` runs this under a pty.
 
+With ``$TEAMDECK_BENCH_PROFILE`` set to a file name, the UI thread runs under cProfile
+and the stats are dumped there at exit (``python -m pstats FILE``): run one benchmark
+with it to see where the time of a miss goes.
+
 Usage::
 
     python bench/app_main.py WORKSPACE [--no-watch] [--stats FILE]
@@ -12,7 +16,9 @@ from __future__ import annotations
 import argparse
 import atexit
 import gc
+import cProfile
 import json
+import os
 import resource
 import time
 
@@ -50,7 +56,14 @@ def main() -> None:
         atexit.register(_write_stats, args.stats)
     from teamdeck.tui.app import create_app
 
-    create_app(args.workspace, watch=not args.no_watch).run()
+    app = create_app(args.workspace, watch=not args.no_watch)
+    profile_to = os.environ.get("TEAMDECK_BENCH_PROFILE")
+    if profile_to:
+        profiler = cProfile.Profile()
+        atexit.register(profiler.dump_stats, profile_to)
+        atexit.register(profiler.disable)
+        profiler.enable()
+    app.run()
 
 
 if __name__ == "__main__":

@@ -68,6 +68,7 @@ class Workspaces:
 
     def _get(self, name: str, **options: int) -> Layout:
         if name not in self._made:
+            shutil.rmtree(self.root / name, ignore_errors=True)  # left by an earlier run with --dir
             started = time.perf_counter()
             self._made[name] = generate(self.root / name, **options)
             print(f"  generated {name}: {self._made[name].files} files ({time.perf_counter() - started:.1f} s)", file=sys.stderr)

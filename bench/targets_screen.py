@@ -202,7 +202,7 @@ def start(layout: Layout, runs: int, label: str, settle_s: float = SETTLE_S) -> 
     longest GC pause over start-up and ``settle_s`` after it."""
     firsts, peaks, pauses = [], [], []
     members = f"{layout.members} members".encode()
-    first_gate = layout.gates[0][1].encode()[:14] if layout.gates else b"no decisions waiting"
+    first_gate = layout.gates[0][0].encode() if layout.gates else b"no decisions waiting"  # its task's id
     for _ in range(runs):
         with tempfile.NamedTemporaryFile(suffix=".json") as stats_file:
             term = Terminal(layout.root, "--stats", stats_file.name)
