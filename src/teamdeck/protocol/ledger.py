@@ -417,15 +417,22 @@ def _idle_folds(ctx: _Context) -> dict[str, IdleFold]:
     return dict(sorted(folds.items()))
 
 
-def build_ledger(ws: Workspace, team: str) -> Ledger:
+def build_ledger(ws: Workspace, team: str, *, inboxes: TeamInboxes | None = None) -> Ledger:
     """Read the team and build its :class:`Ledger`.
+
+    Args:
+        ws: the workspace.
+        team: the team.
+        inboxes: the team's inboxes when the caller has just read them (the live view
+            re-reads only the inbox that changed); read here when None.
 
     Raises:
         NotFound: no such team.
         InvalidFile: config.json is unreadable (inboxes that are unreadable are findings).
     """
     config = read_team(ws, team)
-    inboxes = read_inboxes(ws, team)
+    if inboxes is None:
+        inboxes = read_inboxes(ws, team)
     records, bad_records = read_log(ws, team)
     ctx = _Context(config, inboxes)
     ledger = Ledger(team, config, delete_blockers=delete_blockers(config))

@@ -30,6 +30,7 @@ from teamdeck.view.snapshot import GateView, Problem, TaskView, TeamView, Worksp
 from teamdeck.view.tasks import read_task
 from teamdeck.view.teams import (
     TeamFiles,
+    inbox_problems,
     pending_plan_gates,
     read_team_files,
     reread_config,
@@ -38,10 +39,12 @@ from teamdeck.view.teams import (
     with_ledger,
 )
 
-TAIL_BUDGET = 2000
+TAIL_BUDGET = 1000
 """Log lines read at start over all logs together (each log gets its share)."""
-MIN_TAIL = 20
+MIN_TAIL = 5
 """Lines read at start from each log, however many logs there are."""
+NEW_LOG_TAIL = 50
+"""Lines read from a log that appears while the app runs."""
 MAX_EVENTS = 10_000
 """The most rows the merged events tail keeps (the newest)."""
 
@@ -120,7 +123,7 @@ def refresh(snapshot: WorkspaceSnapshot, changed: Iterable[Path]) -> WorkspaceSn
     for task_id in sorted(work.tasks):
         if task_id not in state.tasks and not _is_task(ws, task_id):
             continue
-        log = _open_log(state, ws.events_file(task_id), f"task {task_id}", MIN_TAIL, event=True)
+        log = _open_log(state, ws.events_file(task_id), f"task {task_id}", NEW_LOG_TAIL, event=True)
         rebuild |= _advance(log, new_rows)
         _read_task(state, task_id)
     teams_changed = set()
@@ -128,7 +131,7 @@ def refresh(snapshot: WorkspaceSnapshot, changed: Iterable[Path]) -> WorkspaceSn
         if _refresh_team(state, team, parts):
             teams_changed.add(team)
         if team in state.teams:
-            log = _open_log(state, ws.messages_log(team), f"team {team}", MIN_TAIL, event=False)
+            log = _open_log(state, ws.messages_log(team), f"team {team}", NEW_LOG_TAIL, event=False)
             rebuild |= _advance(log, new_rows)
     _derive_teams(state, teams_changed)
     notices = tuple(notice for log in state.logs.values() if (notice := _take_notice(log)))
@@ -250,7 +253,7 @@ def _relist(state: _State) -> None:
     """Pick up tasks and teams that appeared or disappeared."""
     task_ids, team_names = _list(state)
     for task_id in set(task_ids) - set(state.tasks):
-        _open_log(state, state.ws.events_file(task_id), f"task {task_id}", MIN_TAIL, event=True)
+        _open_log(state, state.ws.events_file(task_id), f"task {task_id}", NEW_LOG_TAIL, event=True)
         _read_task(state, task_id)
     for task_id in set(state.tasks) - set(task_ids):
         _drop_task(state, task_id)
@@ -421,8 +424,7 @@ def _problems(state: _State, tasks: tuple[TaskView, ...], teams: tuple[TeamView,
         if team.problem is not None:
             problems.append(team.problem)
     for files in state.teams.values():
-        problems += [Problem(f"teams/{files.name}", "", line) for line in files.ignored]
-        problems += [inbox for inbox in files.inboxes.values() if isinstance(inbox, Problem)]
+        problems += inbox_problems(state.ws, files)
     for log in state.logs.values():
         problems += [Problem.of(problem) for problem in log.problems]
     return tuple(problems)

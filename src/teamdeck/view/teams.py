@@ -2,7 +2,7 @@
 each member's derived status (snapshot.py, :data:`MemberStatus`).
 
 What was read is kept as a :class:`TeamFiles` between refreshes, so a change to one
-inbox re-reads that inbox alone for the inbox view. Handshakes (shutdown, plan
+inbox re-reads that inbox alone. Handshakes (shutdown, plan
 approval), idle folds and delivery failures come from the team's ledger
 (protocol/ledger.py), rebuilt whenever any file of the team changed: a member's status
 depends on what it sent to others as much as on what it received.
@@ -15,7 +15,7 @@ from datetime import datetime
 from pathlib import Path
 
 from teamdeck.clock import iso, parse_iso
-from teamdeck.errors import InvalidFile, NotFound, TeamdeckError
+from teamdeck.errors import NotFound, TeamdeckError
 from teamdeck.model.claude import (
     IdleNotification,
     Kind,
@@ -32,9 +32,10 @@ from teamdeck.model.claude import (
     Unknown,
 )
 from teamdeck.protocol.ledger import FAILURE_CLASSES, Handshake, Ledger, build_ledger
-from teamdeck.store.inbox import Inbox, read_inbox, recipient_of
+from teamdeck.protocol.messaging import TeamInboxes, read_inboxes
+from teamdeck.store.inbox import Inbox, UnreadableInbox, read_inbox, recipient_of
 from teamdeck.store.loaders import dumps_json
-from teamdeck.store.teamfiles import list_inbox_paths, read_team_config
+from teamdeck.store.teamfiles import read_team_config
 from teamdeck.store.workspace import Workspace
 from teamdeck.view.snapshot import GateView, MemberStatus, MemberView, MessageView, Problem, TeamView
 
@@ -46,9 +47,9 @@ class TeamFiles:
     Attributes:
         name: the team (its directory name).
         config: config.json, or None when it could not be read (``problem`` says why).
-        inboxes: each inbox by recipient (file name without ``.json``): the parsed
-            inbox, or the problem that kept it from being read.
-        ignored: inbox files whose names are not usable member names (B17).
+        problem: why config.json could not be read (the previous roster is kept).
+        inboxes: every inbox as protocol/messaging.py reads them (readable ones, the
+            unreadable ones with their problem, ignored file names).
         ledger: the team's handshake ledger (protocol/ledger.py), or None when
             config.json cannot be read.
     """
@@ -56,13 +57,22 @@ class TeamFiles:
     name: str
     config: TeamConfig | None
     problem: Problem | None = None
-    inboxes: dict[str, Inbox | Problem] = field(default_factory=dict)
-    ignored: tuple[str, ...] = ()
+    inboxes: TeamInboxes = field(default_factory=TeamInboxes)
     ledger: Ledger | None = None
+
+    def inbox_of(self, name: str) -> Inbox | str | None:
+        """A member's inbox, or the line saying why it is unreadable (any case)."""
+        for recipient, inbox in self.inboxes.inboxes.items():
+            if recipient.lower() == name.lower():
+                return inbox
+        for recipient, problem in self.inboxes.unreadable.items():
+            if recipient.lower() == name.lower():
+                return problem
+        return None
 
 
 def read_team_files(ws: Workspace, team: str, previous: TeamFiles | None = None) -> TeamFiles | None:
-    """Read a team's config.json and every inbox.
+    """Read a team's config.json, every inbox and its ledger.
 
     Args:
         ws: the workspace.
@@ -73,15 +83,15 @@ def read_team_files(ws: Workspace, team: str, previous: TeamFiles | None = None)
     Returns:
         The files, or None when the team is gone.
     """
-    config, problem = _read_config(ws, team, previous)
+    if not ws.team_config(team).exists():
+        return None
+    files = with_ledger(ws, TeamFiles(team, None, None, read_inboxes(ws, team)))
+    if files.ledger is not None:
+        return files
+    config, problem = _read_config(ws, team, previous)  # the ledger could not read it: say why
     if config is None and problem is None:
         return None
-    try:
-        paths, ignored = list_inbox_paths(ws, team)
-    except TeamdeckError as err:
-        paths, ignored = [], [str(err)]
-    inboxes = {recipient_of(path): _read_inbox(ws, path) for path in paths}
-    return with_ledger(ws, TeamFiles(team, config, problem, inboxes, tuple(ignored)))
+    return replace(files, config=config, problem=problem)
 
 
 def reread_config(ws: Workspace, files: TeamFiles) -> TeamFiles | None:
@@ -96,19 +106,28 @@ def reread_config(ws: Workspace, files: TeamFiles) -> TeamFiles | None:
 def reread_inbox(ws: Workspace, files: TeamFiles, path: Path) -> TeamFiles:
     """``files`` with the inbox at ``path`` read again (dropped when it is gone); call
     :func:`with_ledger` once every changed part is read."""
-    inboxes = dict(files.inboxes)
     recipient = recipient_of(path)
-    if path.exists():
-        inboxes[recipient] = _read_inbox(ws, path)
+    inboxes = TeamInboxes(dict(files.inboxes.inboxes), dict(files.inboxes.unreadable), list(files.inboxes.ignored))
+    inboxes.inboxes.pop(recipient, None)
+    inboxes.unreadable.pop(recipient, None)
+    try:
+        inboxes.inboxes[recipient] = read_inbox(path)
+    except FileNotFoundError:
+        pass
+    except UnreadableInbox as err:
+        inboxes.unreadable[recipient] = str(err)
     else:
-        inboxes.pop(recipient, None)
-    return replace(files, inboxes=dict(sorted(inboxes.items())))
+        if not path.exists():  # a missing file reads as an empty inbox: it was removed
+            del inboxes.inboxes[recipient]
+    inboxes.inboxes = dict(sorted(inboxes.inboxes.items()))
+    return replace(files, inboxes=inboxes)
 
 
 def with_ledger(ws: Workspace, files: TeamFiles) -> TeamFiles:
-    """``files`` with the team's ledger built again (None when config.json is unreadable)."""
+    """``files`` with the team's ledger built again from the inboxes already read
+    (None when config.json is unreadable; ``config`` and ``problem`` then stay)."""
     try:
-        ledger = build_ledger(ws, files.name)
+        ledger = build_ledger(ws, files.name, inboxes=files.inboxes)
     except TeamdeckError:
         return replace(files, ledger=None)
     # The ledger read config.json last: its roster is the freshest.
@@ -125,11 +144,11 @@ def _read_config(ws: Workspace, team: str, previous: TeamFiles | None) -> tuple[
         return kept, Problem.of(err, str(ws.rel(ws.team_config(team))))
 
 
-def _read_inbox(ws: Workspace, path: Path) -> Inbox | Problem:
-    try:
-        return read_inbox(path)
-    except InvalidFile as err:
-        return Problem(str(ws.rel(path)), err.where, err.why)
+def inbox_problems(ws: Workspace, files: TeamFiles) -> list[Problem]:
+    """The team's unreadable inboxes and ignored inbox files, as problems."""
+    problems = [Problem(str(ws.rel(ws.inboxes_dir(files.name) / f"{recipient}.json")), "", why)
+                for recipient, why in files.inboxes.unreadable.items()]
+    return problems + [Problem(str(ws.rel(ws.inboxes_dir(files.name))), "", line) for line in files.inboxes.ignored]
 
 
 # --- deriving what the roster shows -------------------------------------------------
@@ -153,9 +172,7 @@ def _last_activity(files: TeamFiles) -> dict[str, datetime]:
         if when is not None and (key not in newest or when > newest[key]):
             newest[key] = when
 
-    for recipient, inbox in files.inboxes.items():
-        if isinstance(inbox, Problem):
-            continue
+    for recipient, inbox in files.inboxes.inboxes.items():
         for entry in inbox.messages:
             assert entry.message is not None
             when = _moment(entry.message.timestamp)
@@ -176,11 +193,11 @@ def team_view(files: TeamFiles, waiting_on_gates: frozenset[str] = frozenset()) 
     activity = _last_activity(files)
     members = []
     for member in config.members if config is not None else []:
-        inbox = _inbox_of(files, member.name)
+        inbox = files.inbox_of(member.name)
         view = MemberView(
             team=files.name, name=member.name, agent_type=member.agentType, model=member.model,
             color=member.color, lead=config is not None and config.is_lead(member.name), active=member.isActive,
-            inbox_problem=inbox if isinstance(inbox, Problem) else None,
+            inbox_problem=Problem(f"teams/{files.name}/inboxes/{member.name}.json", "", inbox) if isinstance(inbox, str) else None,
             inbox=fold_inbox(inbox) if isinstance(inbox, Inbox) else (),
             unread=len(inbox.unread) if isinstance(inbox, Inbox) else 0,
             last_activity=iso(activity[member.name.lower()]) if member.name.lower() in activity else "",
@@ -191,13 +208,6 @@ def team_view(files: TeamFiles, waiting_on_gates: frozenset[str] = frozenset()) 
     return TeamView(name=files.name, description=(config.description or "") if config else "",
                     lead=config.lead_name if config is not None else "team-lead",
                     members=tuple(members), problem=files.problem, markers=markers)
-
-
-def _inbox_of(files: TeamFiles, name: str) -> Inbox | Problem | None:
-    found = files.inboxes.get(name)
-    if found is None:
-        found = next((value for recipient, value in files.inboxes.items() if recipient.lower() == name.lower()), None)
-    return found
 
 
 def _handshakes(ledger: Ledger | None, kind: str, member: str) -> list[Handshake]:
@@ -263,7 +273,7 @@ def pending_plan_gates(files: TeamFiles, team: TeamView) -> list[GateView]:
 
 
 def _find_plan_request(files: TeamFiles, handshake: Handshake) -> PlanApprovalRequest | None:
-    inbox = _inbox_of(files, handshake.answerer)
+    inbox = files.inbox_of(handshake.answerer)
     if not isinstance(inbox, Inbox):
         return None
     for entry in inbox.messages:
