@@ -238,8 +238,6 @@ def test_s3_s4_dialogs_show_hostile_text_literally(hostile_ws: Workspace) -> Non
     run(app, scenario, size=WIDE)
 
 
-@pytest.mark.xfail(strict=True, reason="tui/commands.py hands member names and gate titles to the command "
-                   "palette as str, which Textual parses as markup (MarkupError on '[/x]'); wrap them in Content")
 def test_s4_command_palette_lists_hostile_names_literally(hostile_ws: Workspace) -> None:
     app = make_app(hostile_ws)
 

@@ -9,6 +9,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.content import Content
 
 from teamdeck.tui.render import cell
 
@@ -78,14 +79,24 @@ class TeamdeckCommands(Provider):
 
     async def discover(self) -> Hits:
         for name, callback, help_text in self._commands():
-            yield DiscoveryHit(name, callback, help=help_text)
+            yield DiscoveryHit(Content(name), callback, text=name, help=help_text)
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
         for name, callback, help_text in self._commands():
-            score = matcher.match(name)
+            score, offsets = matcher.fuzzy_search.match(matcher.query, name)
             if score > 0:
-                yield Hit(score, matcher.highlight(name), callback, text=name, help=help_text)
+                yield Hit(score, highlighted(name, offsets, matcher.match_style), callback, text=name, help=help_text)
+
+
+def highlighted(name: str, offsets: tuple[int, ...], style: object) -> Content:
+    """``name`` as literal text with the matched characters styled. (``Matcher.highlight``
+    parses its argument as markup, and names here come from agents' files.)"""
+    content = Content(name)
+    for offset in offsets:
+        if not name[offset].isspace():
+            content = content.stylize(style, offset, offset + 1)  # type: ignore[arg-type]
+    return content
 
 
 def _run_on_panel(main, panel: str, action: str) -> None:  # noqa: ANN001 - the main screen
