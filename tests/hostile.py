@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 from teamdeck.model.claude import PlanApprovalRequest
@@ -66,6 +67,12 @@ def escape_text(tag: str = "") -> str:
     """Every escape of :data:`ESCAPES` between visible markers, the unterminated OSC
     last: ``SEQ-BEFORE<tag> <esc> ... SEQ-AFTER<tag> <unterminated OSC>``."""
     return f"{BEFORE}{tag} " + " ".join(ESCAPES.values()) + f" {AFTER}{tag} {UNTERMINATED}"
+
+
+def benign_text(tag: str = "") -> str:
+    """:func:`escape_text` with every escape and C1 introducer or terminator replaced by
+    ``~``: the same words, nothing a terminal would act on (the control run)."""
+    return escape_text(tag).translate({ord(char): "~" for char in "\x1b\x07\x90\x9b\x9c\x9d"})
 
 
 PWNED = "PWNED"
@@ -124,6 +131,18 @@ def hostile_world(ws: Workspace) -> None:
         "status": "blocked", "summary": "summary " + CLICK + " [link='https://evil.example']docs[/link]",
         "questions": [f"question {text}" for text in MARKUP] + [escape_text("-question"), BIDI, *OVERWRITES],
     })
+    join_task(ws, TASK)
+
+
+def escape_world(ws: Workspace, text: Callable[[str], str] = escape_text) -> None:
+    """A small workspace showing ``text(tag)`` at once (tag ``-question``: a blocked
+    worker's question, first in the gate queue), in the lead's inbox (``-inbox``, panel
+    3) and in a task title (``-title``, panel 4)."""
+    create_team(ws, TEAM)
+    add_member(ws, TEAM, "alice")
+    append_raw_inbox(ws, TEAM, "team-lead", [agent_message("alice", "look", text("-inbox"))])
+    create_task(ws, TASK, "title " + text("-title"), team=TEAM)
+    write_final_output(ws, TASK, "w1", {"status": "blocked", "summary": "stuck", "questions": [text("-question")]})
     join_task(ws, TASK)
 
 
