@@ -1,0 +1,141 @@
+"""End to end in tmux: ``teamdeck tui`` on a copy of the demo; an agent (this test)
+writes a blocked final.json from outside; the new gate appears on screen by itself
+(watcher → auto-join → gate queue); a person approves it with keys only; the decision
+is on disk (events.jsonl, task.yaml) and on screen.
+
+tmux runs on a private server socket (``tmux -L``), so the test never touches a
+person's own tmux sessions; the server is killed whatever happens.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from teamdeck.protocol.taskfile import load_task
+from teamdeck.sim.outputs import write_final_output
+from teamdeck.store.workspace import Workspace
+
+pytestmark = [pytest.mark.e2e, pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")]
+
+TASK, WORKER = "search-index", "indexer"
+MARKER = "shard count for tmux"
+DEADLINE_S = 20.0
+
+
+class Tmux:
+    """One detached session on a private tmux server."""
+
+    def __init__(self, command: list[str], *, width: int = 120, height: int = 36) -> None:
+        self.socket = f"teamdeck-test-{uuid.uuid4().hex[:12]}"
+        # Keep the pane after the app exits, so a crash leaves its traceback to read.
+        shell = f"{shlex.join(command)}; echo EXITED $?; sleep 60"
+        self.tmux("new-session", "-d", "-s", "td", "-x", str(width), "-y", str(height), shell)
+
+    def tmux(self, *args: str) -> str:
+        return subprocess.run(["tmux", "-L", self.socket, "-f", os.devnull, *args], check=True, capture_output=True,
+                              text=True, timeout=10).stdout
+
+    def screen(self) -> str:
+        return self.tmux("capture-pane", "-p", "-t", "td")
+
+    def wait_for(self, *texts: str) -> str:
+        """Poll the pane until every one of ``texts`` is on it; the screen."""
+        deadline = time.monotonic() + DEADLINE_S
+        while True:
+            screen = self.screen()
+            if all(text in screen for text in texts):
+                return screen
+            if "EXITED" in screen or time.monotonic() > deadline:
+                raise AssertionError(f"waiting for {texts!r}; the screen is:\n{screen}")
+            time.sleep(0.05)
+
+    def wait_gone(self, text: str) -> str:
+        deadline = time.monotonic() + DEADLINE_S
+        while True:
+            screen = self.screen()
+            if text not in screen:
+                return screen
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{text!r} stayed on the screen:\n{screen}")
+            time.sleep(0.05)
+
+    def keys(self, *keys: str) -> None:
+        self.tmux("send-keys", "-t", "td", *keys)
+
+    def kill(self) -> None:
+        subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True, timeout=10)
+
+
+def _events(root: Path) -> list[dict]:
+    lines = (root / "tasks" / TASK / "events.jsonl").read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line]
+
+
+def test_a_gate_written_from_outside_appears_and_is_approved_with_keys(demo: Path) -> None:
+    # LINES/COLUMNS may sit in the C environment of a process that used curses; they
+    # would override the pane's real size.
+    env_command = ["env", "-u", "TEAMDECK_WORKSPACE", "-u", "LINES", "-u", "COLUMNS", "TERM=xterm-256color",
+                   sys.executable, "-m", "teamdeck", "tui", "--workspace", str(demo)]
+    # The worker's directory exists before the app starts: inotify cannot see a file
+    # written into a directory created a moment earlier (the watch on the new directory
+    # comes too late; watch.py misses about one in three such final.json writes).
+    (demo / "tasks" / TASK / "agents" / WORKER / "artifacts").mkdir(parents=True)
+    session = Tmux(env_command)
+    try:
+        first = session.wait_for("1 Decisions", "a Approve", " unread")  # the first snapshot is drawn
+        unread = re.search(r"(\d+) unread", first)
+        assert unread is not None, first
+        ws = Workspace.at(demo)
+
+        # The watcher is live once a message written from outside shows up by itself.
+        inbox = ws.inbox("perf-audit", "team-lead")
+        entries = json.loads(inbox.read_text(encoding="utf-8"))
+        entries.append({"from": "indexer", "text": "starting", "summary": "starting", "read": False,
+                        "timestamp": "2026-03-01T12:00:00.000Z", "color": "green"})
+        inbox.write_text(json.dumps(entries, indent=2), encoding="utf-8")
+        count = int(unread.group(1))
+        session.wait_for(f"{count + 1} unread")
+
+        # An agent finishes blocked: the gate appears without a key being pressed.
+        write_final_output(ws, TASK, WORKER, {
+            "status": "blocked", "summary": f"need the {MARKER}",
+            "questions": ["Rebuild with 8 shards or 16?"], "finishedAt": "2026-03-01T12:01:00.000Z"})
+        screen = session.wait_for(MARKER)
+        gate = next(gate for gate in load_task(ws, TASK).gates if gate.agentInstance == WORKER)
+        assert gate.state == "blocked"
+        assert any(WORKER in line and TASK in line for line in screen.splitlines()), screen
+
+        # Keys only: focus the queue, go to the newest gate (the last row), check it is ours.
+        session.keys("1")
+        session.wait_for("a Approve")  # keys go to the panel that has the focus: wait for it
+        session.keys("End")
+        session.wait_for(f"gate {gate.id}  from task {TASK}", "Rebuild with 8 shards or 16?")
+        session.keys("a")
+        session.wait_for("Approve", "Note (optional)")
+        session.keys("8 shards", "Enter")
+        session.wait_gone(MARKER)
+
+        approved = [event for event in _events(demo)
+                    if event["type"] == "gate.approved" and event["payload"]["gateId"] == gate.id]
+        assert len(approved) == 1 and approved[0]["payload"].get("note") == "8 shards"
+        decided = next(g for g in load_task(ws, TASK).gates if g.id == gate.id)
+        assert decided.state == "approved" and decided.note == "8 shards"
+
+        # The screen shows the decision: the task's detail lists the gate as approved.
+        session.keys("4")
+        session.wait_for("j Join again")
+        session.keys("End")
+        session.wait_for(f"gate {gate.id} approved")
+    finally:
+        session.kill()
