@@ -57,8 +57,9 @@ async def until(pilot: Any, condition: Callable[[], bool], what: str = "the cond
 
 
 def busy(app: TeamdeckApp) -> bool:
-    """Whether an action, a refresh or a join is still running (the watcher never ends)."""
-    return any(worker.group in ("actions", "refresh", "summary") and worker.is_running for worker in app.workers)
+    """Whether an action or a join is running or a change waits to be read (the watcher
+    and the refresher run as long as the app)."""
+    return not app.settled or any(worker.group in ("actions", "summary") and worker.is_running for worker in app.workers)
 
 
 async def type_text(pilot: Any, text: str) -> None:

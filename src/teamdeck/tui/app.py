@@ -10,6 +10,8 @@ notice, never an exit.
 
 from __future__ import annotations
 
+import gc
+import queue
 import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -36,6 +38,8 @@ from teamdeck.view.snapshot import WorkspaceSnapshot
 from teamdeck.watch import watch_batches
 
 NOTICE_CHARS = 400
+_STOP = "stop"
+_OLDER = "older"
 
 
 class TeamdeckApp(App[None]):
@@ -63,10 +67,8 @@ class TeamdeckApp(App[None]):
         self.snapshot: WorkspaceSnapshot | None = None
         """The snapshot on screen (None until the first one is read)."""
         self._newest: WorkspaceSnapshot | None = None
-        self._pending: set[Path] = set()
-        self._pending_more = False
-        self._refreshing = False
-        self._lock = threading.Lock()
+        self._changes: queue.SimpleQueue[frozenset[Path] | str] = queue.SimpleQueue()
+        self._busy = threading.Event()
         self._stop = threading.Event()
 
     def get_default_screen(self) -> Screen:
@@ -84,73 +86,83 @@ class TeamdeckApp(App[None]):
         """Writes are off: the ``--read-only`` flag or the workspace setting."""
         return self.ws.read_only or (self.snapshot is not None and self.snapshot.read_only)
 
+    @property
+    def settled(self) -> bool:
+        """No change is waiting to be read and no refresh is running (tests wait on it)."""
+        return self._changes.empty() and not self._busy.is_set()
+
     # --- lifecycle ------------------------------------------------------------------
 
     def on_mount(self) -> None:
-        self._load_first()
+        self._refresher()
         if self.watch_files:
             self._watch()
 
     def on_unmount(self) -> None:
         self._stop.set()
+        self._changes.put(_STOP)
 
-    @work(thread=True, exclusive=True, group="refresh", exit_on_error=False, description="read the workspace")
-    def _load_first(self) -> None:
-        with self._lock:
-            self._refreshing = True
+    @work(thread=True, group="watch", exit_on_error=False, description="watch the workspace")
+    def _watch(self) -> None:
+        """Feed each batch of changed paths straight to the refresher (no hop through
+        the UI thread: it may be busy drawing)."""
+        for batch in watch_batches(self.ws.root, self._stop, force_polling=self.force_polling):
+            if self._stop.is_set():
+                return
+            self._changes.put(batch)
+            joins = final_output_tasks(self.ws.root, batch)
+            if joins:
+                self.call_from_thread(self._auto_join, joins)
+
+    @work(thread=True, group="refresh", exit_on_error=False, description="read the workspace")
+    def _refresher(self) -> None:
+        """Build the first snapshot, then refresh it from every batch of changes: one
+        thread, so one refresh at a time; batches that queued up meanwhile are merged
+        into one refresh (only the newest state matters)."""
+        self._busy.set()
         try:
             snapshot = build_snapshot(self.ws)
             self._publish(snapshot)
         finally:
-            with self._lock:
-                self._refreshing = False
-                more = bool(self._pending)
-        if more:
-            self.call_from_thread(self._kick)
-
-    @work(thread=True, group="watch", exit_on_error=False, description="watch the workspace")
-    def _watch(self) -> None:
-        for batch in watch_batches(self.ws.root, self._stop, force_polling=self.force_polling):
-            if self._stop.is_set():
-                return
-            self.call_from_thread(self.paths_changed, batch)
+            self._busy.clear()
+        while True:
+            item = self._changes.get()
+            self._busy.set()
+            try:
+                paths: set[Path] = set()
+                older = False
+                while True:
+                    if item == _STOP:
+                        return
+                    if item == _OLDER:
+                        older = True
+                    else:
+                        paths |= item  # type: ignore[arg-type]
+                    try:
+                        item = self._changes.get_nowait()
+                    except queue.Empty:
+                        break
+                try:
+                    if paths:
+                        snapshot = refresh(snapshot, paths)
+                    if older:
+                        snapshot = load_older(snapshot)
+                except Exception as err:  # noqa: BLE001 - a bad refresh must not end live updates
+                    self.call_from_thread(self.notify, cell(f"{type(err).__name__}: {err}", NOTICE_CHARS),
+                                          title="Could not refresh the view", severity="error", markup=False)
+                    continue
+                self._publish(snapshot)
+            finally:
+                self._busy.clear()
 
     # --- refreshing -------------------------------------------------------------------
 
     def paths_changed(self, paths: Iterable[Path]) -> None:
-        """Note that ``paths`` changed; a refresh runs for them soon (coalesced with any
-        other change that arrives meanwhile). Call on the UI thread."""
-        paths = set(paths)
-        if not paths:
-            return
-        self._auto_join(paths)
-        with self._lock:
-            self._pending |= paths
-        self._kick()
-
-    def _kick(self) -> None:
-        with self._lock:
-            if self._refreshing or self._newest is None or not self._pending:
-                return
-            self._refreshing = True
-        self._refresh_loop()
-
-    @work(thread=True, exclusive=True, group="refresh", exit_on_error=False, description="refresh")
-    def _refresh_loop(self) -> None:
-        """Refresh until no changed path is pending (one loop at a time)."""
-        try:
-            while True:
-                with self._lock:
-                    paths, self._pending = self._pending, set()
-                    if not paths:
-                        self._refreshing = False
-                        return
-                assert self._newest is not None
-                self._publish(refresh(self._newest, paths))
-        except BaseException:
-            with self._lock:
-                self._refreshing = False
-            raise
+        """Note that ``paths`` changed; the refresher reads them soon (merged with any
+        other change that arrives meanwhile). Safe from any thread."""
+        batch = frozenset(paths)
+        if batch:
+            self._changes.put(batch)
 
     def _publish(self, snapshot: WorkspaceSnapshot) -> None:
         self._newest = snapshot
@@ -168,27 +180,16 @@ class TeamdeckApp(App[None]):
             self.notify(cell(f"read-only: {message.snapshot.read_only_reason}; actions are disabled", NOTICE_CHARS),
                         severity="warning", markup=False)
         self.main.show(message.snapshot)
+        if first:
+            # Everything alive now (the widget tree, the first snapshot) lives as long as
+            # the app: keep it out of every future garbage collection, whose full passes
+            # otherwise stall the UI for hundreds of milliseconds (PERFORMANCE.md).
+            gc.collect()
+            gc.freeze()
 
     def load_older_events(self) -> None:
         """Load older lines of every log into the events view."""
-        with self._lock:
-            busy = self._refreshing or self._newest is None
-            if not busy:
-                self._refreshing = True
-        if not busy:
-            self._older_loop()
-
-    @work(thread=True, exclusive=True, group="refresh", exit_on_error=False, description="load older events")
-    def _older_loop(self) -> None:
-        try:
-            assert self._newest is not None
-            self._publish(load_older(self._newest))
-        finally:
-            with self._lock:
-                self._refreshing = False
-                more = bool(self._pending)
-        if more:
-            self.call_from_thread(self._kick)
+        self._changes.put(_OLDER)
 
     # --- actions ------------------------------------------------------------------------
 
@@ -211,18 +212,17 @@ class TeamdeckApp(App[None]):
                                   severity="error", markup=False, timeout=10)
             return "failed"
         finally:
-            if touched:
-                self.call_from_thread(self.paths_changed, touched)
+            self.paths_changed(touched)
         self.call_from_thread(self.notify, cell(done or f"done: {what}", NOTICE_CHARS), markup=False)
         return "done"
 
-    def _auto_join(self, paths: set[Path]) -> None:
-        """Join a task when one of its workers' final.json appeared or changed (unless
-        the workspace turned autoJoin off, or writes are off)."""
-        snapshot = self.snapshot
+    def _auto_join(self, task_ids: set[str]) -> None:
+        """Join the tasks whose workers' final.json appeared or changed (unless the
+        workspace turned autoJoin off, or writes are off)."""
+        snapshot = self._newest
         if snapshot is None or not snapshot.auto_join or self.read_only:
             return
-        for task_id in sorted(final_output_tasks(self.ws.root, paths)):
+        for task_id in sorted(task_ids):
             actions.join(self, task_id)
 
     @on(Worker.StateChanged)

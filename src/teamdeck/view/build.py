@@ -57,6 +57,7 @@ class _State:
     tasks: dict[str, TaskView] = field(default_factory=dict)
     teams: dict[str, TeamFiles] = field(default_factory=dict)
     team_views: dict[str, TeamView] = field(default_factory=dict)
+    plan_gates: dict[str, tuple[GateView, ...]] = field(default_factory=dict)
     waiting: dict[str, frozenset[str]] = field(default_factory=dict)
     logs: dict[str, LogSource] = field(default_factory=dict)
     listing_problems: tuple[Problem, ...] = ()
@@ -69,7 +70,7 @@ class _State:
         """A copy whose dicts can change without touching the snapshot this came from
         (the log readers are shared: they only move forward)."""
         return replace(self, tasks=dict(self.tasks), teams=dict(self.teams), team_views=dict(self.team_views),
-                       waiting=dict(self.waiting), logs=dict(self.logs))
+                       plan_gates=dict(self.plan_gates), waiting=dict(self.waiting), logs=dict(self.logs))
 
 
 def build_snapshot(ws: Workspace, *, tail_budget: int = TAIL_BUDGET) -> WorkspaceSnapshot:
@@ -305,6 +306,7 @@ def _refresh_team(state: _State, team: str, parts: set[str]) -> bool:
     if files is None:
         state.teams.pop(team, None)
         state.team_views.pop(team, None)
+        state.plan_gates.pop(team, None)
         state.logs.pop(str(ws.rel(ws.messages_log(team))), None)
         return True
     changed = state.teams.get(team) is not files
@@ -319,6 +321,7 @@ def _derive_teams(state: _State, changed: set[str]) -> None:
         members = waiting.get(team, frozenset())
         if team in changed or team not in state.team_views or state.waiting.get(team) != members:
             state.team_views[team] = team_view(files, members)
+            state.plan_gates[team] = tuple(pending_plan_gates(files, state.team_views[team]))
     state.waiting = waiting
 
 
@@ -399,9 +402,8 @@ def _snapshot(state: _State, rows: tuple[EventRow, ...], notices: tuple[str, ...
     tasks = tuple(state.tasks[task_id] for task_id in sorted(state.tasks))
     teams = tuple(state.team_views[name] for name in sorted(state.team_views))
     gates: list[GateView] = [gate for task in tasks for gate in task.open_gates]
-    for name in sorted(state.teams):
-        if name in state.team_views:
-            gates += pending_plan_gates(state.teams[name], state.team_views[name])
+    for name in sorted(state.plan_gates):
+        gates += state.plan_gates[name]
     gates.sort(key=lambda gate: (_moment(gate.created_at), gate.key))
     return WorkspaceSnapshot(
         root=str(state.ws.root), taken_at=state.ws.clock(), teams=teams, tasks=tasks, gates=tuple(gates),

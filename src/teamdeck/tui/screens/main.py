@@ -57,6 +57,9 @@ class MainScreen(Screen[None]):
         super().__init__(id=id)
         self._ready = False
         self._waiting: WorkspaceSnapshot | None = None
+        self.snapshot: WorkspaceSnapshot | None = None
+        """The snapshot on screen."""
+        self._binding_state: tuple[object, ...] = ()
 
     def on_mount(self) -> None:
         self._ready = True
@@ -72,13 +75,27 @@ class MainScreen(Screen[None]):
             self._waiting = snapshot
             return
         self._waiting = None
+        self.snapshot = snapshot
         self.query_one(OverviewLine).show(snapshot, self.app.ws.clock())  # type: ignore[attr-defined]
-        self.query_one(GatesPanel).show(snapshot)
-        self.query_one(RosterPanel).show(snapshot)
-        self.query_one(InboxPanel).show(snapshot)
-        self.query_one(TasksPanel).show(snapshot)
-        self.query_one(EventsPanel).show(snapshot)
-        self.refresh_bindings()
+        self._draw_panel(self.current_panel)
+        self.update_bindings()
+
+    def update_bindings(self) -> None:
+        """Redraw the footer's keys, but only when one of the visible panel's actions
+        became enabled or disabled: the footer rebuilds its widgets on every refresh,
+        and doing that on each change churns the garbage collector."""
+        panel = self._panel_widget(self.current_panel)
+        state = (self.current_panel, tuple(panel.check_action(binding.action, ()) for binding in panel.BINDINGS))
+        if state != self._binding_state:
+            self._binding_state = state
+            self.refresh_bindings()
+
+    def _draw_panel(self, name: str) -> None:
+        """Draw the current snapshot in panel ``name`` unless it shows it already (only
+        the visible panel is drawn on each change; the others catch up when shown)."""
+        panel = self._panel_widget(name)
+        if self.snapshot is not None and panel.snapshot is not self.snapshot:
+            panel.show(self.snapshot)
 
     # --- moving between panels ------------------------------------------------------------
 
@@ -90,6 +107,7 @@ class MainScreen(Screen[None]):
         """Show panel ``name`` and focus its list."""
         tabs = self.query_one(TabbedContent)
         tabs.active = name
+        self._draw_panel(name)
         self._panel_widget(name).focus_list()
 
     def action_next_panel(self, step: int) -> None:
@@ -98,6 +116,7 @@ class MainScreen(Screen[None]):
 
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         if event.pane.id in PANELS:
+            self._draw_panel(event.pane.id)
             self._panel_widget(event.pane.id).focus_list()
 
     def _panel_widget(self, name: str):  # noqa: ANN202 - one of the panel classes
@@ -105,8 +124,8 @@ class MainScreen(Screen[None]):
 
     def open_inbox(self, member_key: str) -> None:
         """Show the inbox of ``member_key`` (``team/name``)."""
-        self.query_one(InboxPanel).select_member(member_key)
         self.action_panel("inbox")
+        self.query_one(InboxPanel).select_member(member_key)
 
     def action_back(self) -> None:
         """Close the filter, or go back from the inbox to the roster."""

@@ -11,8 +11,8 @@ class EventList(LineList):
     """One row per log record (line API); follows the end while the cursor is there."""
 
     def show(self, events: tuple[EventRow, ...], query: str = "") -> None:
-        rows = [event_row(index, event) for index, event in enumerate(events) if matches(event, query)]
-        self.set_rows(rows, follow=True)
+        shown = [event for event in events if matches(event, query)] if query else events
+        self.set_rows(self.memo.rows(shown, event_row), follow=True)
 
 
 def matches(event: EventRow, query: str) -> bool:
@@ -23,9 +23,9 @@ def matches(event: EventRow, query: str) -> bool:
     return any(needle in field.lower() for field in (event.source, event.kind, event.actor, event.text, event.ts))
 
 
-def event_row(index: int, event: EventRow) -> Row:
+def event_row(event: EventRow) -> Row:
     clock = event.ts[11:19] if len(event.ts) >= 19 else event.ts
-    return Row(event.id or f"{event.path}#{index}", (
+    return Row(event.id or f"{event.path}@{event.ts}#{id(event)}", (
         Cell(cell(clock, 20), 8, "line-list--dim"),
         Cell(cell(event.source, 64), 16),
         Cell(cell(event.kind, 64), 24, "line-list--accent"),

@@ -16,7 +16,7 @@ class GateList(LineList):
     """One row per open gate (line API)."""
 
     def show(self, gates: tuple[GateView, ...], now: datetime) -> None:
-        self.set_rows([gate_row(gate, now) for gate in gates])
+        self.set_rows(self.memo.rows(gates, lambda gate: gate_row(gate, now), lambda gate: age(gate.created_at, now)))
 
 
 def gate_row(gate: GateView, now: datetime) -> Row:

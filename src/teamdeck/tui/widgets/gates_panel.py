@@ -60,7 +60,7 @@ class GatesPanel(Vertical):
     def _show_detail(self) -> None:
         gate = self.selected
         self.query_one("#gate-detail-text", Static).update(gate_detail(gate) if gate else Content(""))
-        self.screen.refresh_bindings()
+        self.screen.update_bindings()  # type: ignore[attr-defined]
 
     @on(LineList.Chosen, "#gate-list")
     def action_open(self) -> None:

@@ -26,7 +26,8 @@ class InboxList(LineList):
     """One row per message or idle fold (line API)."""
 
     def show(self, messages: tuple[MessageView, ...], now: datetime) -> None:
-        self.set_rows([message_row(message, now) for message in messages], follow=True)
+        self.set_rows(self.memo.rows(messages, lambda message: message_row(message, now),
+                                     lambda message: age(message.timestamp, now)), follow=True)
 
 
 def message_row(message: MessageView, now: datetime) -> Row:

@@ -24,7 +24,8 @@ class RosterList(LineList):
     COMPONENT_CLASSES = LineList.COMPONENT_CLASSES | {f"roster--{color}" for color in COLORS}
 
     def show(self, members: tuple[MemberView, ...], now: datetime) -> None:
-        self.set_rows([member_row(member, now) for member in members])
+        self.set_rows(self.memo.rows(members, lambda member: member_row(member, now),
+                                     lambda member: (age(member.since, now), age(member.last_activity, now))))
 
 
 def status_text(member: MemberView, now: datetime) -> str:

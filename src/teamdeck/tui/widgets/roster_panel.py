@@ -61,7 +61,7 @@ class RosterPanel(Vertical):
     def _show_detail(self) -> None:
         member = self.selected
         self.query_one("#member-detail-text", Static).update(member_detail(member, self.app.ws.clock()) if member else Content(""))  # type: ignore[attr-defined]
-        self.screen.refresh_bindings()
+        self.screen.update_bindings()  # type: ignore[attr-defined]
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         member = self.selected

@@ -16,7 +16,7 @@ class TaskList(LineList):
     """One row per task (line API)."""
 
     def show(self, tasks: tuple[TaskView, ...]) -> None:
-        self.set_rows([task_row(task) for task in tasks])
+        self.set_rows(self.memo.rows(tasks, task_row))
 
 
 def workers_text(task: TaskView) -> str:

@@ -57,7 +57,7 @@ class TasksPanel(Vertical):
     def _show_detail(self) -> None:
         task = self.selected
         self.query_one("#task-detail-text", Static).update(task_detail(task) if task else Content(""))
-        self.screen.refresh_bindings()
+        self.screen.update_bindings()  # type: ignore[attr-defined]
         stamp = (task.id, task.updated_at + str(task.summary_path)) if task else None
         if task is not None and task.summary_path and stamp != self._summary_for:
             self._summary_for = stamp
