@@ -8,6 +8,7 @@ import json
 import os
 import platform
 import statistics
+import subprocess
 import sys
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -34,6 +35,24 @@ def machine() -> str:
     return (f"{os.cpu_count()} cores ({model or platform.processor() or '?'}), Python {platform.python_version()}, "
             f"textual {textual.__version__}, watchfiles {watchfiles.__version__}, {platform.system()} {platform.release()}, "
             f"load average {os.getloadavg()[0]:.2f}")
+
+
+def source() -> str:
+    """Which teamdeck was measured: the commit of the checkout it is imported from (and
+    whether src/ has uncommitted changes there), or its directory outside git."""
+    import teamdeck
+
+    if os.environ.get("TEAMDECK_BENCH_SOURCE"):  # set by run.py --commit
+        return os.environ["TEAMDECK_BENCH_SOURCE"]
+    root = Path(teamdeck.__file__).resolve().parents[2]
+    try:
+        commit = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"], capture_output=True,
+                                text=True, check=True, timeout=10).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--", "src", "styles"],
+                               capture_output=True, text=True, check=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return f"teamdeck from {root} (not a git checkout)"
+    return f"teamdeck {commit}" + (" + uncommitted changes in src/" if dirty else "") + f" ({root})"
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -81,6 +100,7 @@ def print_table(title: str, results: list[Result], out: Any = None) -> None:
     out = out or sys.stdout
     print(f"\n### {title}\n", file=out)
     print(f"{machine()}; {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}\n", file=out)
+    print(f"{source()}\n", file=out)
     print("| benchmark | measured | target | |", file=out)
     print("|---|---|---|---|", file=out)
     for row in results:

@@ -3,18 +3,25 @@ row against its target (never asserted). See bench/README.md for what each one d
 
 Usage::
 
-    python bench/run.py [all|core|latency|burst|start|action|idle ...] [--quick] [--dir DIR]
+    python bench/run.py [all|core|latency|burst|start|action|idle ...] [--quick] [--dir DIR] [--commit REV]
 
 ``--quick`` runs every benchmark with tiny sizes and counts (the smoke test uses it:
 the numbers mean nothing then). ``--dir`` keeps the generated workspaces there
-(default: a temporary directory, removed afterwards).
+(default: a temporary directory, removed afterwards). ``--commit REV`` measures the
+teamdeck of that commit (``git archive`` into a temporary directory, imported through
+``PYTHONPATH`` by this process and the app) instead of the working tree, which other
+people may be editing while the benchmarks run.
 """
 
 from __future__ import annotations
 
 import argparse
+import io
+import os
 import shutil
+import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 from collections.abc import Callable
@@ -128,12 +135,32 @@ TARGETS: dict[str, Callable[[Workspaces], list[Result]]] = {
 }
 
 
+def run_commit(revision: str, argv: list[str]) -> int:
+    """Run these benchmarks again in a child, on the teamdeck source of ``revision``."""
+    repo = Path(__file__).resolve().parents[1]
+    commit = subprocess.run(["git", "-C", str(repo), "rev-parse", "--short", f"{revision}^{{commit}}"], check=True,
+                            capture_output=True, text=True).stdout.strip()
+    archive = subprocess.run(["git", "-C", str(repo), "archive", commit], check=True, capture_output=True).stdout
+    with tempfile.TemporaryDirectory(prefix="teamdeck-src-") as tree:
+        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+            tar.extractall(tree, filter="data")
+        env = {**os.environ, "PYTHONPATH": str(Path(tree) / "src"),
+               "TEAMDECK_BENCH_SOURCE": f"teamdeck {commit} (git archive of {revision})"}
+        return subprocess.run([sys.executable, __file__, *argv], env=env, check=False).returncode
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="teamdeck performance benchmarks (issue 4)")
     parser.add_argument("targets", nargs="*", metavar="TARGET", help=f"all (default) or some of: {', '.join(TARGETS)}")
     parser.add_argument("--quick", action="store_true", help="tiny sizes: checks that every benchmark runs")
     parser.add_argument("--dir", type=Path, help="where to generate workspaces (kept)")
+    parser.add_argument("--commit", metavar="REV", help="measure teamdeck as of this commit, not the working tree")
     args = parser.parse_args(argv)
+    if args.commit:
+        rest = list(sys.argv[1:] if argv is None else argv)
+        index = rest.index("--commit") if "--commit" in rest else -1
+        rest = rest[:index] + rest[index + 2:] if index >= 0 else [item for item in rest if not item.startswith("--commit=")]
+        return run_commit(args.commit, rest)
     unknown = set(args.targets) - {"all", *TARGETS}
     if unknown:
         parser.error(f"unknown target(s): {', '.join(sorted(unknown))}; choose from all, {', '.join(TARGETS)}")
