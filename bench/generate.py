@@ -13,7 +13,7 @@ format with ids and timestamps computed arithmetically (about 4 s per million).
 Usage::
 
     python bench/generate.py DIR [--teams 25] [--members 500] [--tasks 200]
-        [--files 1000] [--gates 250] [--big-log 1000000]
+        [--files 1000] [--gates 250] [--big-log 1000000] [--team-log 10000]
 """
 
 from __future__ import annotations
@@ -170,6 +170,25 @@ def _team_log(team: str, names: list[str], clock: _Clock) -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
+def _sends(team: str, names: list[str], count: int, clock: _Clock) -> tuple[bytes, dict[str, list[dict[str, Any]]]]:
+    """``count`` plain messages from the lead to its members, round-robin, as
+    ``teamdeck send`` leaves them: a ``message`` record in messages.jsonl and the entry
+    in the recipient's inbox (already read). Returns the log lines and the entries by
+    recipient."""
+    members = [name for name in names if name != LEAD] or [LEAD]
+    lines, delivered = [], {}
+    for index in range(count):
+        moment = clock.tick()
+        clock.sequence += 1
+        recipient, stamp, text = members[index % len(members)], iso(moment), f"Message {index} for the team {team}."
+        record = {"id": ulid(_epoch_ms(moment), clock.sequence), "ts": stamp, "type": "message", "actor": ACTOR,
+                  "from": LEAD, "to": [recipient], "summary": f"message {index}", "timestamp": stamp, "text": text}
+        lines.append(json.dumps(record, separators=(",", ":")))
+        delivered.setdefault(recipient, []).append({"from": LEAD, "text": text, "summary": f"message {index}",
+                                                    "timestamp": stamp, "read": True})
+    return ("\n".join(lines) + "\n").encode() if lines else b"", delivered
+
+
 # --- tasks ---------------------------------------------------------------------------------
 
 
@@ -285,7 +304,8 @@ def _write_task(root: Path, task_id: str, events: list[Event], outputs: dict[str
 
 
 def generate(root: Path, *, teams: int = 25, members: int = 500, tasks: int = 200, files: int = 1000,
-             gates: int = 250, messages: int = 5, task_events: int = 0, big_log: int = 0) -> Layout:
+             gates: int = 250, messages: int = 5, task_events: int = 0, big_log: int = 0,
+             team_log: int = 0) -> Layout:
     """Write a workspace of the given size into the empty or missing directory ``root``.
 
     Args:
@@ -302,6 +322,8 @@ def generate(root: Path, *, teams: int = 25, members: int = 500, tasks: int = 20
         task_events: filler events appended to every task's log (besides its real ones).
         big_log: lines of filler events in the first task's log (``1_000_000`` for the
             start benchmark); the rest of the tasks keep small logs.
+        team_log: messages the first team's lead sent through teamdeck (each logged in
+            its messages.jsonl and delivered to an inbox), for a long-lived team.
 
     Returns:
         The :class:`Layout`.
@@ -322,9 +344,13 @@ def generate(root: Path, *, teams: int = 25, members: int = 500, tasks: int = 20
         team_dir = root / "teams" / team
         (team_dir / "inboxes").mkdir(parents=True)
         (team_dir / "config.json").write_bytes(encode_pretty(_team_config(team, names, clock.tick())))
-        (team_dir / "messages.jsonl").write_bytes(_team_log(team, names, clock))
+        log = _team_log(team, names, clock)
+        sent, delivered = _sends(team, names, team_log if index == 0 else 0, clock)
+        (team_dir / "messages.jsonl").write_bytes(log + sent)
         for name in names:
-            (team_dir / "inboxes" / f"{name}.json").write_bytes(encode_pretty(_inbox(team, name, names, clock, messages)))
+            entries = _inbox(team, name, names, clock, messages)
+            entries[:0] = delivered.get(name, [])
+            (team_dir / "inboxes" / f"{name}.json").write_bytes(encode_pretty(entries))
         count += 2 + len(names)
     team_names = list(layout.teams)
     base_files = count + 2 * tasks
@@ -367,10 +393,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--gates", type=int, default=250)
     parser.add_argument("--messages", type=int, default=5)
     parser.add_argument("--big-log", type=int, default=0, help="lines in the first task's events.jsonl")
+    parser.add_argument("--team-log", type=int, default=0, help="messages sent (logged and delivered) in the first team")
     args = parser.parse_args(argv)
     started = time.perf_counter()
     layout = generate(args.root, teams=args.teams, members=args.members, tasks=args.tasks, files=args.files,
-                      gates=args.gates, messages=args.messages, big_log=args.big_log)
+                      gates=args.gates, messages=args.messages, big_log=args.big_log, team_log=args.team_log)
     took = time.perf_counter() - started
     big = f", {args.big_log:,} events in {layout.big_log.relative_to(layout.root)}" if layout.big_log else ""
     print(f"{layout.root}: {len(layout.teams)} teams, {layout.members} members, {len(layout.tasks)} tasks, "

@@ -45,6 +45,8 @@ class Sizes:
     scale: dict[str, int]
     """The start benchmark's: 500 members, 200 tasks (plus ``big_log`` events)."""
     big_log: int
+    team_log: int
+    """Messages logged in one team's messages.jsonl, for the long-session refresh."""
     changes: int
     burst_writes: int
     bursts: int
@@ -56,11 +58,11 @@ class Sizes:
 
 FULL = Sizes(live=dict(teams=20, members=200, tasks=100, files=1000, gates=250),
              scale=dict(teams=25, members=500, tasks=200, files=1000, gates=50),
-             big_log=1_000_000, changes=200, burst_writes=1000, bursts=3, starts=5, cpu_window_s=20.0,
+             big_log=1_000_000, team_log=10_000, changes=200, burst_writes=1000, bursts=3, starts=5, cpu_window_s=20.0,
              settle_s=screen.SETTLE_S)
 QUICK = Sizes(live=dict(teams=2, members=6, tasks=4, files=40, gates=8),
               scale=dict(teams=2, members=6, tasks=4, files=40, gates=4),
-              big_log=2000, changes=3, burst_writes=20, bursts=1, starts=1, cpu_window_s=0.3,
+              big_log=2000, team_log=50, changes=3, burst_writes=20, bursts=1, starts=1, cpu_window_s=0.3,
               settle_s=0.5)
 
 
@@ -86,6 +88,12 @@ class Workspaces:
         self._copies += 1
         return core.fresh_copy(self._get("live", **self.sizes.live), self.root / f"copy-{self._copies}")
 
+    def long_team(self) -> Layout:
+        """A fresh copy of a small workspace whose first team sent ``team_log`` messages."""
+        layout = self._get("long-team", teams=2, members=20, tasks=4, files=60, gates=2, team_log=self.sizes.team_log)
+        self._copies += 1
+        return core.fresh_copy(layout, self.root / f"copy-{self._copies}")
+
     def scale(self, big: bool) -> Layout:
         """The start workspace, with or without the big log (read only: not copied)."""
         if big:
@@ -97,6 +105,7 @@ def run_core(spaces: Workspaces) -> list[Result]:
     sizes = spaces.sizes
     big = spaces.scale(big=True)
     return [core.watcher_latency(spaces.live(), sizes.changes), *core.refresh_costs(spaces.live(), sizes.changes),
+            core.refresh_in_long_team(spaces.long_team(), max(3, sizes.changes // 10)),
             *core.build_at_scale(spaces.scale(big=False), big, max(1, sizes.starts // 2)),
             core.approve_durable(spaces.live(), sizes.changes),
             core.approve_in_big_task(core.fresh_copy(big, spaces.root / "big-copy"), 3)]

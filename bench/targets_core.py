@@ -90,6 +90,26 @@ def refresh_costs(layout: Layout, changes: int) -> list[Result]:
             latency_result("view.refresh: one task.yaml changed", task_ms, note=where)]
 
 
+def refresh_in_long_team(layout: Layout, changes: int) -> Result:
+    """view.refresh of one inbox of the first team, whose messages.jsonl holds the sends
+    of a long session (generate(team_log=N)): the team's ledger is rebuilt from the
+    whole log on every change of any of its inboxes."""
+    ws = Workspace.at(layout.root)
+    snapshot = build_snapshot(ws)
+    team = next(iter(layout.teams))
+    log = ws.messages_log(team)
+    records = sum(1 for _ in open(log, "rb"))
+    inbox = ws.inbox(team, layout.teams[team][0])
+    samples = []
+    for n in range(changes):
+        append_inbox_in_place(inbox, "bench", f"long team {n}", STAMP)
+        started = time.perf_counter()
+        snapshot = refresh(snapshot, [inbox])
+        samples.append((time.perf_counter() - started) * 1000)
+    return latency_result(f"view.refresh: one inbox changed, team with {records:,} records in messages.jsonl", samples,
+                          note="the ledger reads and validates the whole log each time")
+
+
 def approve_durable(layout: Layout, changes: int) -> Result:
     """decide_gate(approve) from call to return: event appended (fsync), task.yaml
     replaced (fsync), human-notes.md updated - what the TUI's action worker waits for."""
