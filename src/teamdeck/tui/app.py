@@ -120,11 +120,14 @@ class TeamdeckApp(App[None]):
         thread, so one refresh at a time; batches that queued up meanwhile are merged
         into one refresh (only the newest state matters)."""
         self._busy.set()
+        gc.disable()  # the first read allocates most of what the app holds: no collections meanwhile
         try:
             snapshot = build_snapshot(self.ws)
             self._publish(snapshot)
         finally:
             self._busy.clear()
+            if self._newest is None:
+                gc.enable()
         while True:
             item = self._changes.get()
             self._busy.set()
@@ -183,9 +186,10 @@ class TeamdeckApp(App[None]):
         if first:
             # Everything alive now (the widget tree, the first snapshot) lives as long as
             # the app: keep it out of every future garbage collection, whose full passes
-            # otherwise stall the UI for hundreds of milliseconds (PERFORMANCE.md).
-            gc.collect()
+            # would walk it all and stall the UI (PERFORMANCE.md). Collection was off
+            # while it was read.
             gc.freeze()
+            gc.enable()
 
     def load_older_events(self) -> None:
         """Load older lines of every log into the events view."""
