@@ -123,12 +123,16 @@ def test_plan_six_tasks_three_waves_fails_once_is_fixed_and_completes(tmp_path: 
     # the coordinator waits for approval: the gate is in the queue
     queue = run_cli(root, "gate", "list", "--json")
     assert "plan-approval" in queue.out and "release" in queue.out
-    assert run_cli(root, "gate", "approve", "release", "plan-approval", "--note", "go").code == 0
+    approved = run_cli(root, "gate", "approve", "release", "plan-approval", "--note", "go", "--json")
+    assert approved.code == 0, approved.err
+    # the decision moves the plan at once: READY, its tasks approved
+    assert "plan release: PLANNING -> READY: approved at the approval gate" in approved.json["notices"]
+    assert run_cli(root, "plan", "show", "release", "--json").json["plan"]["state"] == "READY"
 
     # wave 1: delegated in turn, reported by the workers
     run = run_cli(root, "plan", "run", "release", "--to", "alice", "--to", "bob", "--json").json
     assert run["plan"]["state"] == "EXECUTING" and run["plan"]["currentWave"] == 1
-    assert f"{ids['Store']}: approved" in run["actions"] and f"{ids['Schema']}: delegated to alice" in run["actions"]
+    assert f"{ids['Schema']}: delegated to alice" in run["actions"]
     inbox = json.loads((root / "teams/crew/inboxes/alice.json").read_text())
     assert any('"task_assignment"' in entry["text"] and ids["Schema"] in entry["text"] for entry in inbox)
     assert run_cli(root, "report", ids["Schema"], "alice", "--status", "completed", "--summary", "schema done").code == 0

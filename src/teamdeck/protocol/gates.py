@@ -10,6 +10,12 @@ an effect in :data:`GATE_EFFECTS` that returns the extra events. ``worker-blocke
 returns the task to ``working`` once no gate waits any more; other modules register
 their kinds with :func:`gate_effect` (a kind without an entry behaves like
 ``worker-blocked``).
+
+A kind may also have a **follow-up** (:data:`GATE_FOLLOW_UPS`, :func:`gate_follow_up`):
+what the decision sets going in *other* documents once it is on disk, e.g. a decided
+``plan-approval`` moves its plan at once. It runs after the task's transaction, outside
+its lock (it may take other locks), and cannot undo the decision: a failure becomes a
+notice, and the next command that drives that document catches up.
 """
 
 from __future__ import annotations
@@ -46,6 +52,13 @@ same transaction (build them with :func:`new_event` / :func:`transition_event`).
 GATE_EFFECTS: dict[str, GateEffect] = {}
 """Gate kind → what deciding such a gate does besides recording the decision."""
 
+GateFollowUp = Callable[[Workspace, Task, Gate, Decision], list[str]]
+"""``follow_up(ws, task, gate, decision) -> notices``: ``task`` and ``gate`` as they are
+after the decision's transaction; returns lines worth telling the person."""
+
+GATE_FOLLOW_UPS: dict[str, GateFollowUp] = {}
+"""Gate kind → what runs once a decision on such a gate is on disk (see the module)."""
+
 EFFECT_MODULES = ("teamdeck.protocol.lifecycle_gates",)
 """Modules that register effects here; :func:`decide_gate` imports them first, so what a
 decision does never depends on which other modules happen to be imported."""
@@ -56,6 +69,16 @@ def gate_effect(kind: str) -> Callable[[GateEffect], GateEffect]:
 
     def register(function: GateEffect) -> GateEffect:
         GATE_EFFECTS[kind] = function
+        return function
+
+    return register
+
+
+def gate_follow_up(kind: str) -> Callable[[GateFollowUp], GateFollowUp]:
+    """Register the follow-up of deciding gates of ``kind`` (one per kind)."""
+
+    def register(function: GateFollowUp) -> GateFollowUp:
+        GATE_FOLLOW_UPS[kind] = function
         return function
 
     return register
@@ -124,13 +147,29 @@ def decide_gate(ws: Workspace, task_id: str, gate_id: str, decision: Decision, n
         change = transact(ws, task_id, decide, action=action)
     except WriteFailed as err:
         raise WriteFailed(f"Could not {action}: {err}") from err
+    notices: list[str] = []
     try:
         sync_human_notes(ws, change.task, record=frozenset({gate_id}))
     except TeamdeckError as err:
         notice = f"the decision is recorded, but human-notes.md was not updated ({err}); the next join adds it"
         log.warning("%s", notice)
-        return replace(change, notices=(*change.notices, notice))
-    return change
+        notices.append(notice)
+    notices += _follow_up(ws, change.task, gate_id, decision)
+    return replace(change, notices=(*change.notices, *notices)) if notices else change
+
+
+def _follow_up(ws: Workspace, task: Task, gate_id: str, decision: Decision) -> list[str]:
+    """Run the follow-up of the decided gate's kind; its failure is a notice."""
+    gate = task.gate(gate_id)
+    follow_up = GATE_FOLLOW_UPS.get(gate.kind) if gate is not None else None
+    if gate is None or follow_up is None:
+        return []
+    try:
+        return follow_up(ws, task, gate, decision)
+    except TeamdeckError as err:
+        notice = f"the decision is recorded, but what follows it did not run ({err})"
+        log.warning("%s", notice)
+        return [notice]
 
 
 def already_decided(ws: Workspace, gate: Gate) -> str:

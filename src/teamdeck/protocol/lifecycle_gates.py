@@ -8,7 +8,9 @@ Two gate kinds belong to the lifecycle (registered in protocol/gates.py's
   task ``failed`` (its other open gates are closed).
 - ``plan-approval`` (a coordinator plan waits for a person, seed 002), on the plan's
   coordinator task: approve → the task is ``approved`` and the plan becomes READY;
-  reject → the task is ``canceled`` and so is the plan.
+  reject → the task is ``canceled`` and so is the plan. Its follow-up moves the plan
+  at once (``advance(start=False)``: READY with its tasks approved, or CANCELED), so a
+  decision in the gate queue, from any front, is the plan's decision.
 
 :func:`retry` is ``teamdeck task retry``: the same as approving every open
 ``verification-failed`` gate of a blocked task.
@@ -19,8 +21,9 @@ from __future__ import annotations
 from teamdeck.errors import Refused
 from teamdeck.model.event import Event
 from teamdeck.model.task import Gate, Task
-from teamdeck.protocol.gates import Decision, decide_gate, gate_effect
+from teamdeck.protocol.gates import Decision, decide_gate, gate_effect, gate_follow_up
 from teamdeck.protocol.lifecycle import can_transition, close_gates_events, legal_next, transition, transition_event
+from teamdeck.protocol.plans.machine import advance
 from teamdeck.protocol.taskfile import TaskChange, load_task
 from teamdeck.store.workspace import Workspace
 
@@ -47,6 +50,16 @@ def approve_or_drop_plan(ws: Workspace, task: Task, gate: Gate, decision: Decisi
     if not can_transition(task.state, target):
         return []
     return [transition_event(ws, task, target, reason=f"plan {gate.state} at gate {gate.id}")]
+
+
+@gate_follow_up("plan-approval")
+def move_the_plan(ws: Workspace, task: Task, gate: Gate, decision: Decision) -> list[str]:
+    """The decided plan moves now: READY (its tasks approved) or CANCELED; it does not
+    start (``teamdeck plan run`` does, with the members to delegate to)."""
+    if task.plan is None:
+        return []
+    advanced = advance(ws, task.plan, start=False)
+    return [f"plan {task.plan}: {move}" for move in advanced.moves]
 
 
 def retry(ws: Workspace, task_id: str, *, note: str = RETRY_NOTE) -> TaskChange:

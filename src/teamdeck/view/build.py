@@ -26,6 +26,7 @@ from teamdeck.store.settings import load_settings
 from teamdeck.store.teamfiles import list_team_names, task_dir_kind
 from teamdeck.store.workspace import SETTINGS_FILE, Workspace
 from teamdeck.view.eventlog import EventRow, LogSource, event_row, message_row
+from teamdeck.view.plans import PlanView, TaskVerdicts, plan_of_path, read_plans, read_verdicts, update_plans, verdict_task_of_path
 from teamdeck.view.snapshot import GateView, Problem, TaskView, TeamView, WorkspaceSnapshot
 from teamdeck.view.tasks import read_task
 from teamdeck.view.teams import (
@@ -60,6 +61,8 @@ class _State:
     plan_gates: dict[str, tuple[GateView, ...]] = field(default_factory=dict)
     waiting: dict[str, frozenset[str]] = field(default_factory=dict)
     logs: dict[str, LogSource] = field(default_factory=dict)
+    plans: dict[str, PlanView] = field(default_factory=dict)
+    verdicts: dict[str, TaskVerdicts] = field(default_factory=dict)
     listing_problems: tuple[Problem, ...] = ()
     settings_problem: Problem | None = None
     read_only: bool = False
@@ -70,7 +73,8 @@ class _State:
         """A copy whose dicts can change without touching the snapshot this came from
         (the log readers are shared: they only move forward)."""
         return replace(self, tasks=dict(self.tasks), teams=dict(self.teams), team_views=dict(self.team_views),
-                       plan_gates=dict(self.plan_gates), waiting=dict(self.waiting), logs=dict(self.logs))
+                       plan_gates=dict(self.plan_gates), waiting=dict(self.waiting), logs=dict(self.logs),
+                       plans=dict(self.plans), verdicts=dict(self.verdicts))
 
 
 def build_snapshot(ws: Workspace, *, tail_budget: int = TAIL_BUDGET) -> WorkspaceSnapshot:
@@ -97,6 +101,9 @@ def build_snapshot(ws: Workspace, *, tail_budget: int = TAIL_BUDGET) -> Workspac
         if files is not None:
             state.teams[team] = files
     _derive_teams(state, set(state.teams))
+    state.plans = read_plans(ws)
+    for task_id in state.tasks:
+        _read_verdicts(state, task_id)
     rows = _merge_all(state)
     return _snapshot(state, rows, ())
 
@@ -135,6 +142,9 @@ def refresh(snapshot: WorkspaceSnapshot, changed: Iterable[Path]) -> WorkspaceSn
             log = _open_log(state, ws.messages_log(team), f"team {team}", NEW_LOG_TAIL, event=False)
             rebuild |= _advance(log, new_rows)
     _derive_teams(state, teams_changed)
+    for task_id in work.verdicts:
+        _read_verdicts(state, task_id)
+    update_plans(ws, state.plans, work.plans, work.tasks, relist=work.relist or work.relist_plans)
     notices = tuple(notice for log in state.logs.values() if (notice := _take_notice(log)))
     if rebuild:
         rows = _merge_all(state)
@@ -164,6 +174,10 @@ class _Work:
     tasks: set[str] = field(default_factory=set)
     teams: dict[str, set[str]] = field(default_factory=dict)
     """team -> the parts to re-read: ``config``, ``messages`` or ``inbox:<file name>``."""
+    plans: set[str] = field(default_factory=set)
+    relist_plans: bool = False
+    verdicts: set[str] = field(default_factory=set)
+    """Tasks whose ``guardian/`` changed: their verdict history is read again."""
 
 
 def _classify(root: Path, changed: Iterable[Path]) -> _Work:
@@ -177,11 +191,19 @@ def _classify(root: Path, changed: Iterable[Path]) -> _Work:
             work.relist = True
         elif parts == (SETTINGS_FILE,):
             work.settings = True
+        elif parts[0] == "plans":
+            plan = plan_of_path(parts)
+            if plan is None:
+                work.relist_plans = True
+            else:
+                work.plans.add(plan)
         elif parts[0] == "tasks":
             if len(parts) == 1:
                 work.relist = True
             else:
                 work.tasks.add(parts[1])
+                if verdict_task_of_path(parts):
+                    work.verdicts.add(parts[1])
         elif parts[0] == "teams":
             if len(parts) == 1:
                 work.relist = True
@@ -256,6 +278,7 @@ def _relist(state: _State) -> None:
     for task_id in set(task_ids) - set(state.tasks):
         _open_log(state, state.ws.events_file(task_id), f"task {task_id}", NEW_LOG_TAIL, event=True)
         _read_task(state, task_id)
+        _read_verdicts(state, task_id)
     for task_id in set(state.tasks) - set(task_ids):
         _drop_task(state, task_id)
     for team in set(team_names) - set(state.teams):
@@ -277,7 +300,19 @@ def _read_task(state: _State, task_id: str) -> None:
 
 def _drop_task(state: _State, task_id: str) -> None:
     state.tasks.pop(task_id, None)
+    state.verdicts.pop(task_id, None)
     state.logs.pop(str(state.ws.rel(state.ws.events_file(task_id))), None)
+
+
+def _read_verdicts(state: _State, task_id: str) -> None:
+    if task_id not in state.tasks:
+        state.verdicts.pop(task_id, None)
+        return
+    verdicts = read_verdicts(state.ws, task_id)
+    if verdicts is None:
+        state.verdicts.pop(task_id, None)
+    else:
+        state.verdicts[task_id] = verdicts
 
 
 def _refresh_team(state: _State, team: str, parts: set[str]) -> bool:
@@ -409,7 +444,8 @@ def _snapshot(state: _State, rows: tuple[EventRow, ...], notices: tuple[str, ...
         root=str(state.ws.root), taken_at=state.ws.clock(), teams=teams, tasks=tasks, gates=tuple(gates),
         events=rows, events_complete=all(log.complete for log in state.logs.values()) and len(rows) < MAX_EVENTS,
         problems=_problems(state, tasks, teams), notices=notices, read_only=state.read_only,
-        read_only_reason=state.read_only_reason, auto_join=state.auto_join, state=state,
+        read_only_reason=state.read_only_reason, auto_join=state.auto_join,
+        plans=tuple(state.plans[plan_id] for plan_id in sorted(state.plans)), verdicts=state.verdicts, state=state,
     )
 
 
@@ -429,4 +465,7 @@ def _problems(state: _State, tasks: tuple[TaskView, ...], teams: tuple[TeamView,
         problems += inbox_problems(state.ws, files)
     for log in state.logs.values():
         problems += [Problem.of(problem) for problem in log.problems]
+    problems += [Problem(f"plans/{plan.id}", "", plan.problem) for plan in state.plans.values() if plan.problem]
+    for verdicts in state.verdicts.values():
+        problems += [Problem(f"tasks/{verdicts.task_id}/guardian", "", line) for line in verdicts.problems]
     return tuple(problems)

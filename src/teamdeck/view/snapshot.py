@@ -12,12 +12,14 @@ A file that cannot be read does not stop the picture: its row carries a
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
 from teamdeck.errors import InvalidFile
 from teamdeck.view.eventlog import EventRow
+from teamdeck.view.plans import PlanView, TaskVerdicts
 
 MemberStatus = Literal["working", "idle", "awaiting", "shutdown-requested", "shutdown-approved", "offline"]
 """Derived from the roster and the messages (see view/teams.py):
@@ -274,6 +276,8 @@ class WorkspaceSnapshot:
         notices: one-line messages worth showing once (a log was replaced...).
         read_only: writes are off (and why, in ``read_only_reason``).
         auto_join: the workspace setting autoJoin.
+        plans: coordinator plans by id order (see view/plans.py).
+        verdicts: task id -> its verdict history (tasks that have one).
     """
 
     root: str
@@ -288,6 +292,8 @@ class WorkspaceSnapshot:
     read_only: bool = False
     read_only_reason: str = ""
     auto_join: bool = True
+    plans: tuple[PlanView, ...] = ()
+    verdicts: Mapping[str, TaskVerdicts] = field(default_factory=dict)
     state: Any = field(default=None, compare=False, repr=False)
     """The refresher's private state (parsed files, log readers); not for fronts."""
 
@@ -307,6 +313,9 @@ class WorkspaceSnapshot:
 
     def gate(self, key: str) -> GateView | None:
         return next((gate for gate in self.gates if gate.key == key), None)
+
+    def plan(self, plan_id: str) -> PlanView | None:
+        return next((plan for plan in self.plans if plan.id == plan_id), None)
 
     @property
     def unread(self) -> int:
