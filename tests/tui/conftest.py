@@ -15,7 +15,7 @@ from teamdeck.store.workspace import Workspace
 from teamdeck.tui.app import TeamdeckApp, create_app
 
 SIZE = (120, 36)
-DEADLINE_S = 10.0
+DEADLINE_S = 20.0
 
 
 @pytest.fixture(autouse=True)
