@@ -1,6 +1,6 @@
 """The app as ``teamdeck tui`` starts it, plus what only the process itself can see:
-every garbage-collection pause (``gc.callbacks``) and its peak memory, written as JSON
-to ``--stats FILE`` when it exits. ``bench/screen.py`` runs this under a pty.
+every garbage-collection pause (``gc.callbacks``), written as JSON to ``--stats FILE``
+when it exits (peak memory is read from outside, /proc/PID/status VmHWM). ``bench/screen.py`` runs this under a pty.
 
 With ``$TEAMDECK_BENCH_PROFILE`` set to a file name, the UI thread runs under cProfile
 and the stats are dumped there at exit (``python -m pstats FILE``): run one benchmark
@@ -19,7 +19,6 @@ import gc
 import cProfile
 import json
 import os
-import resource
 import time
 
 _pauses: list[float] = []
@@ -39,7 +38,6 @@ def _write_stats(path: str) -> None:
         "gc_max_ms": max(_pauses, default=0.0),
         "gc_total_ms": sum(_pauses),
         "gc_over_50ms": sum(1 for pause in _pauses if pause > 50),
-        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }
     with open(path, "w", encoding="utf-8") as handle:
         json.dump(stats, handle)

@@ -96,7 +96,8 @@ def latency_result(name: str, samples_ms: list[float], median_target: float | No
 
 
 def print_table(title: str, results: list[Result], out: Any = None) -> None:
-    """Print ``results`` as a Markdown table under ``title`` and the machine line."""
+    """Print ``results`` as a Markdown table under ``title`` and the machine line (the
+    load average in each row is the 1-minute one when its target finished)."""
     out = out or sys.stdout
     print(f"\n### {title}\n", file=out)
     print(f"{machine()}; {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}\n", file=out)

@@ -25,7 +25,7 @@ import tarfile
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -183,7 +183,8 @@ def main(argv: list[str] | None = None) -> int:
         spaces = Workspaces(root, sizes)
         for name in names:
             print(f"running {name}…", file=sys.stderr)
-            rows = TARGETS[name](spaces)
+            rows = [replace(row, note=f"{row.note}; load {os.getloadavg()[0]:.1f}" if row.note else f"load {os.getloadavg()[0]:.1f}")
+                    for row in TARGETS[name](spaces)]
             print_table(name, rows, sys.stderr)
             results += rows
     finally:
