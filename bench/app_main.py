@@ -23,13 +23,20 @@ import time
 
 _pauses: list[float] = []
 _started: list[float] = []
+_long: list[tuple[float, float]] = []
+"""(perf_counter at the end, ms) of every pause over 5 ms: perf_counter is the
+system-wide monotonic clock on Linux, so the benchmark can tell which came after the
+first frame."""
 
 
 def _on_gc(phase: str, info: dict[str, int]) -> None:
     if phase == "start":
         _started.append(time.perf_counter())
     elif _started:
-        _pauses.append((time.perf_counter() - _started.pop()) * 1000)
+        now = time.perf_counter()
+        _pauses.append((now - _started.pop()) * 1000)
+        if _pauses[-1] > 5:
+            _long.append((now, _pauses[-1]))
 
 
 def _write_stats(path: str) -> None:
@@ -38,6 +45,7 @@ def _write_stats(path: str) -> None:
         "gc_max_ms": max(_pauses, default=0.0),
         "gc_total_ms": sum(_pauses),
         "gc_over_50ms": sum(1 for pause in _pauses if pause > 50),
+        "gc_long": _long,
     }
     with open(path, "w", encoding="utf-8") as handle:
         json.dump(stats, handle)

@@ -199,8 +199,9 @@ def idle_cpu(layout: Layout, window_s: float, settle_s: float = SETTLE_S) -> lis
 def start(layout: Layout, runs: int, label: str, settle_s: float = SETTLE_S) -> list[Result]:
     """Process start → the first complete screen (the overview line with every
     member counted and the first gate row, drawn in one frame); the app's peak RSS and
-    longest GC pause over start-up and ``settle_s`` after it."""
-    firsts, peaks, pauses = [], [], []
+    longest GC pause over start-up (imports included) and ``settle_s`` after it, and the
+    longest one after the first frame (pauses over 5 ms are timestamped)."""
+    firsts, peaks, pauses, later = [], [], [], []
     members = f"{layout.members} members".encode()
     first_gate = layout.gates[0][0].encode() if layout.gates else b"no decisions waiting"  # its task's id
     for _ in range(runs):
@@ -209,15 +210,19 @@ def start(layout: Layout, runs: int, label: str, settle_s: float = SETTLE_S) -> 
             with term:
                 at_overview, _m = term.wait_for(members, 0, 60)
                 at_rows, _m = term.wait_for(first_gate, 0, 60)
-                firsts.append((max(at_overview, at_rows) - term.started) * 1000)
+                first = max(at_overview, at_rows)
+                firsts.append((first - term.started) * 1000)
                 time.sleep(settle_s)
                 peaks.append(peak_rss_mb(term.pid))
             stats = json.loads(Path(stats_file.name).read_text() or "{}")
             pauses.append(stats.get("gc_max_ms", float("nan")))
+            later.append(max((ms for at, ms in stats.get("gc_long", []) if at > first), default=0.0))
     firsts.sort()
     median = firsts[len(firsts) // 2]
     what = f"{layout.members} members, {len(layout.tasks)} tasks, {label}"
     return [Result(f"start → first complete screen ({what})",
                    f"median {median:.0f} / max {max(firsts):.0f} ms (n={runs})", "≤ 500 ms", median <= 500),
             Result(f"  peak memory of the app ({label})", f"max {max(peaks):.0f} MB (VmHWM)", "≤ 150 MB", max(peaks) <= 150),
-            Result(f"  longest GC pause in the app ({label})", f"max {max(pauses):.1f} ms", "≤ 50 ms", max(pauses) <= 50)]
+            Result(f"  longest GC pause in the app ({label})",
+                   f"max {max(pauses):.1f} ms; after the first frame {max(later):.1f} ms", "≤ 50 ms", max(pauses) <= 50,
+                   "imports included: the process is timed from its start")]
