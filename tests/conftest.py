@@ -14,18 +14,13 @@ import subprocess
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
+from locations import DEMO, FIXED_NOW
 from teamdeck.clock import fixed_clock
 from teamdeck.store.workspace import Workspace
-
-REPO = Path(__file__).resolve().parents[1]
-DEMO = REPO / "demo-workspace"
-FIXTURES = REPO.parent / "shared" / "fixtures" / "claude-code"
-FIXED_NOW = datetime(2026, 3, 1, 12, 0, 0, tzinfo=UTC)
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES
+from locations import FIXTURES
 
 pytestmark = pytest.mark.e2e
 

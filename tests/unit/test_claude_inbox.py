@@ -28,7 +28,7 @@ from teamdeck.store.inbox import (
     take_unread,
 )
 
-from conftest import FIXTURES
+from locations import FIXTURES
 
 LEAD_INBOX = FIXTURES / "synthesized" / "teams" / "fixture-team" / "inboxes" / "team-lead.json"
 NO_RETRY: tuple[float, ...] = ()

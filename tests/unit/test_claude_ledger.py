@@ -18,7 +18,7 @@ from teamdeck.store import inbox as inbox_store
 from teamdeck.store.inbox import Delivery
 from teamdeck.store.workspace import Workspace
 
-from conftest import FIXTURES
+from locations import FIXTURES
 
 TEAM = "team-smoke"
 START = datetime(2026, 3, 1, 12, 0, 0, tzinfo=UTC)

@@ -32,7 +32,7 @@ from teamdeck.store.inbox import read_inbox
 from teamdeck.store.teamfiles import list_inbox_paths, list_team_names, read_claude_tasks, read_team_config, task_dir_kind
 from teamdeck.store.workspace import Workspace
 
-from conftest import FIXTURES
+from locations import FIXTURES
 
 FIXTURE_ROOTS = {"analysis-team": "analysis-team", "moonlit-chasing-meerkat": "moonlit-chasing-meerkat",
                  "synthesized": "fixture-team"}

@@ -11,7 +11,7 @@ import pytest
 from teamdeck.protocol.validate import validate_workspace
 from teamdeck.store.workspace import Workspace
 
-from conftest import FIXTURES
+from locations import FIXTURES
 
 
 @pytest.fixture

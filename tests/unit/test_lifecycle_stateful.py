@@ -41,7 +41,7 @@ from teamdeck.protocol.verification import _assign, verify
 from teamdeck.store import fs as fs_seam
 from teamdeck.store.jsonl import append_record
 from teamdeck.store.workspace import Workspace
-from tests.conftest import FIXED_NOW
+from locations import FIXED_NOW
 
 TASKS = ("t1", "t2")
 _FAST_TMP = "/dev/shm" if Path("/dev/shm").is_dir() else None

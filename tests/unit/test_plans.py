@@ -19,7 +19,7 @@ from teamdeck.protocol.plans.view import plan_overview
 from teamdeck.protocol.plans.waves import compute_waves
 from teamdeck.protocol.taskfile import load_task
 from teamdeck.store.workspace import Workspace
-from tests.conftest import FIXED_NOW
+from locations import FIXED_NOW
 
 
 def block(title: str, depends: str | None = None, *, scope: bool = True) -> str:

@@ -1,0 +1,15 @@
+"""Where the test data lives and the fixed moment tests run at.
+
+A module of its own (not conftest.py) so test files can import these names without
+depending on which of the several conftest modules pytest loaded last.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+DEMO = REPO / "demo-workspace"
+FIXTURES = REPO.parent / "shared" / "fixtures" / "claude-code"
+FIXED_NOW = datetime(2026, 3, 1, 12, 0, 0, tzinfo=UTC)
