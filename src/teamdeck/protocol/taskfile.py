@@ -26,7 +26,7 @@ from teamdeck.model.event import Event
 from teamdeck.model.task import Task
 from teamdeck.protocol.replay import TASKS, Ledger
 from teamdeck.store.atomic import atomic_replace, remove_stale_temps
-from teamdeck.store.jsonl import append_record, read_records, repair_torn_tail
+from teamdeck.store.jsonl import append_record, read_records, records_after, repair_torn_tail
 from teamdeck.store.loaders import dump_yaml, parse_yaml, read_capped
 from teamdeck.store.locks import locked
 from teamdeck.store.workspace import Workspace
@@ -118,6 +118,10 @@ def parse_task_dict(data: bytes, path: Path, kind: DocumentKind = TASK) -> dict[
 def read_events(ws: Workspace, task_id: str, kind: DocumentKind = TASK) -> list[Event]:
     """Every valid event of the task (or document), in file order, each id once (bad lines skipped)."""
     records, _problems = read_records(kind.log(ws, task_id))
+    return _valid_events(records)
+
+
+def _valid_events(records: list[dict[str, Any]]) -> list[Event]:
     events = []
     for record in records:
         try:
@@ -127,8 +131,21 @@ def read_events(ws: Workspace, task_id: str, kind: DocumentKind = TASK) -> list[
     return events
 
 
+def _unapplied_events(ws: Workspace, task_id: str, kind: DocumentKind, task: dict[str, Any] | None) -> list[Event]:
+    """The events the document has not applied yet, reading only the log's tail when
+    the document names its last applied event (the usual case)."""
+    log_path = kind.log(ws, task_id)
+    last = task.get("lastEventId") if task is not None else None
+    if isinstance(last, str):
+        after = records_after(log_path, last)
+        if after is not None:
+            return _valid_events(after)
+    events = read_events(ws, task_id, kind) if log_path.exists() else []
+    return _pending(events, task)
+
+
 def _pending(events: list[Event], task: dict[str, Any] | None) -> list[Event]:
-    """The events task.yaml has not applied yet."""
+    """The events task.yaml has not applied yet, given the whole log."""
     if task is None:
         return events
     last = task.get("lastEventId")
@@ -187,8 +204,7 @@ def _load_raw(ws: Workspace, task_id: str, kind: DocumentKind) -> _Loaded:
     raw: dict[str, Any] | None = None
     if data is not None and data.strip():  # an empty file is rebuilt from the log (B16)
         raw = parse_task_dict(data, ws.rel(path), kind)
-    events = read_events(ws, task_id, kind) if kind.log(ws, task_id).exists() else []
-    pending = _pending(events, raw)
+    pending = _unapplied_events(ws, task_id, kind, raw)
     if raw is None:
         starts = [index for index, event in enumerate(pending) if event.type == kind.ledger.created]
         if not starts:

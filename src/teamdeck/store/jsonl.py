@@ -192,6 +192,67 @@ def read_records(path: Path) -> tuple[list[dict[str, Any]], list[InvalidFile]]:
     return records, tail.problems
 
 
+def records_after(path: Path, record_id: str, *, block: int = 64 * 1024) -> list[dict[str, Any]] | None:
+    """The complete records after the one whose ``id`` is ``record_id``, read backwards.
+
+    Applying a log to a document only needs what came after the last applied record,
+    which is nearly always the last line: reading from the end keeps a key action on a
+    task with a million events as cheap as on a new one. Records are deduplicated by id
+    and a torn last line is left out, as :class:`Tail` does.
+
+    Returns:
+        The records after it (oldest first), or None when no record has that id (the
+        caller reads the whole log).
+    """
+    needle = record_id.encode()
+    try:
+        handle = open(path, "rb")
+    except FileNotFoundError:
+        return None
+    with handle:
+        end = os.fstat(handle.fileno()).st_size
+        buffer = b""
+        while end > 0:
+            start = max(0, end - block)
+            handle.seek(start)
+            buffer = handle.read(end - start) + buffer
+            end = start
+            lines = buffer.split(b"\n")
+            # Unless the buffer starts the file, its first line may be cut: keep it for the next block.
+            complete = lines if start == 0 else lines[1:]
+            for index in range(len(complete) - 1, -1, -1):
+                if needle in complete[index] and _record_id(complete[index]) == record_id:
+                    return _decode_after(complete[index + 1 :], path)
+    return None
+
+
+def _record_id(raw: bytes) -> object:
+    try:
+        value = json.loads(raw.decode("utf-8", "replace"))
+    except (ValueError, RecursionError):
+        return None
+    return value.get("id") if isinstance(value, dict) else None
+
+
+def _decode_after(lines: list[bytes], path: Path) -> list[dict[str, Any]]:
+    """Decode the complete lines (the last element is what follows the final newline)."""
+    records, seen = [], set()
+    for number, raw in enumerate(lines[:-1], start=1):
+        if not raw.strip():
+            continue
+        try:
+            record = decode_line(raw, path, number)
+        except InvalidFile:
+            continue
+        record_id = record.get("id")
+        if isinstance(record_id, str):
+            if record_id in seen:
+                continue
+            seen.add(record_id)
+        records.append(record)
+    return records
+
+
 def iter_complete_lines(data: bytes) -> Iterator[bytes]:
     """The newline-terminated lines of ``data``; a torn last line is left out (F2, F3)."""
     end = data.rfind(b"\n")
