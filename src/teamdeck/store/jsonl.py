@@ -102,6 +102,37 @@ def decode_line(raw: bytes, path: Path, line_no: int) -> dict[str, Any]:
     return value
 
 
+def decode_records(lines: list[bytes], path: Path, *, seen: set[str], problems: list[InvalidFile] | None = None,
+                   first_line: int = 1) -> list[dict[str, Any]]:
+    """Decode complete log lines: blank lines skipped, each id kept once (``seen`` is
+    updated), bad lines appended to ``problems`` (dropped when it is None).
+
+    Args:
+        lines: complete lines without their newlines.
+        path: the log, for messages.
+        seen: ids already taken; updated in place.
+        problems: where bad lines go.
+        first_line: the line number of ``lines[0]``, for messages.
+    """
+    records = []
+    for number, raw in enumerate(lines, start=first_line):
+        if not raw.strip():
+            continue
+        try:
+            record = decode_line(raw, path, number)
+        except InvalidFile as problem:
+            if problems is not None:
+                problems.append(problem)
+            continue
+        record_id = record.get("id")
+        if isinstance(record_id, str):
+            if record_id in seen:
+                continue
+            seen.add(record_id)
+        records.append(record)
+    return records
+
+
 @dataclass
 class Tail:
     """Incremental reader of one JSONL file (R6).
@@ -149,22 +180,9 @@ class Tail:
             self.pending = data
             return []
         self.pending = data[end + 1 :]
-        records = []
-        for raw in data[: end + 1].splitlines():
-            self.line_no += 1
-            if not raw.strip():
-                continue
-            try:
-                record = decode_line(raw, self.path, self.line_no)
-            except InvalidFile as problem:
-                self.problems.append(problem)
-                continue
-            record_id = record.get("id")
-            if isinstance(record_id, str):
-                if record_id in self.seen:
-                    continue
-                self.seen.add(record_id)
-            records.append(record)
+        lines = data[: end + 1].splitlines()
+        records = decode_records(lines, self.path, seen=self.seen, problems=self.problems, first_line=self.line_no + 1)
+        self.line_no += len(lines)
         return records
 
 
@@ -222,7 +240,8 @@ def records_after(path: Path, record_id: str, *, block: int = 64 * 1024) -> list
             complete = lines if start == 0 else lines[1:]
             for index in range(len(complete) - 1, -1, -1):
                 if needle in complete[index] and _record_id(complete[index]) == record_id:
-                    return _decode_after(complete[index + 1 :], path)
+                    # The last element is what follows the final newline: empty, or a torn line.
+                    return decode_records(complete[index + 1 : -1], path, seen=set())
     return None
 
 
@@ -232,25 +251,6 @@ def _record_id(raw: bytes) -> object:
     except (ValueError, RecursionError):
         return None
     return value.get("id") if isinstance(value, dict) else None
-
-
-def _decode_after(lines: list[bytes], path: Path) -> list[dict[str, Any]]:
-    """Decode the complete lines (the last element is what follows the final newline)."""
-    records, seen = [], set()
-    for number, raw in enumerate(lines[:-1], start=1):
-        if not raw.strip():
-            continue
-        try:
-            record = decode_line(raw, path, number)
-        except InvalidFile:
-            continue
-        record_id = record.get("id")
-        if isinstance(record_id, str):
-            if record_id in seen:
-                continue
-            seen.add(record_id)
-        records.append(record)
-    return records
 
 
 def iter_complete_lines(data: bytes) -> Iterator[bytes]:

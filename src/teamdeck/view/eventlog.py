@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from teamdeck.errors import InvalidFile
-from teamdeck.store.jsonl import Tail, decode_line
+from teamdeck.store.jsonl import Tail, decode_records
 from teamdeck.store.loaders import dumps_json
 
 BLOCK_BYTES = 64 * 1024
@@ -155,22 +155,11 @@ class LogSource:
         self.rows = self._rows(lines, self._tail.seen)
 
     def _rows(self, lines: list[bytes], seen: set[str]) -> list[EventRow]:
-        rows = []
-        for raw in lines:
-            if not raw.strip():
-                continue
-            try:
-                record = decode_line(raw, Path(self.rel), 0)
-            except InvalidFile as problem:
-                self._problem(InvalidFile(self.rel, "", problem.why))
-                continue
-            record_id = record.get("id")
-            if isinstance(record_id, str):
-                if record_id in seen:
-                    continue
-                seen.add(record_id)
-            rows.append(self.make_row(record, self.source, self.rel))
-        return rows
+        problems: list[InvalidFile] = []
+        records = decode_records(lines, Path(self.rel), seen=seen, problems=problems)
+        for problem in problems:
+            self._problem(InvalidFile(self.rel, "", problem.why))
+        return [self.make_row(record, self.source, self.rel) for record in records]
 
     def _problem(self, problem: InvalidFile) -> None:
         self.problems.append(problem)
