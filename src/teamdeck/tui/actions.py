@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from teamdeck.protocol.gates import decide_gate
 from teamdeck.protocol.join import join_task
 from teamdeck.protocol.messaging import answer_plan, broadcast, deactivate_member, request_shutdown, send_message
+from teamdeck.tui.lifecycle_actions import plan_paths
 from teamdeck.view.snapshot import GateView, MemberView
 
 if TYPE_CHECKING:
@@ -36,12 +37,17 @@ def decide(app: TeamdeckApp, gate: GateView, approve: bool, note: str | None) ->
         answer(app, gate.team or "", gate.member or "", gate.request_id, approve, note)
         return
     task_id, gate_id = gate.task_id or "", gate.gate_id or ""
+    touched = _task_paths(app, task_id)
+    if gate.subkind == "plan-approval" and app.snapshot is not None:
+        for plan in app.snapshot.plans:  # the decision moves the plan and approves (or cancels) its tasks
+            if plan.coordinator == task_id:
+                touched += plan_paths(app.ws, plan)
 
     def call() -> str:
-        decide_gate(app.ws, task_id, gate_id, verb, note)
-        return f"gate {gate_id} of task {task_id} {verb}d"
+        change = decide_gate(app.ws, task_id, gate_id, verb, note)
+        return "; ".join([f"gate {gate_id} of task {task_id} {verb}d", *change.notices])
 
-    app.perform(f"{verb} gate {gate_id}", call, _task_paths(app, task_id))
+    app.perform(f"{verb} gate {gate_id}", call, touched)
 
 
 def answer(app: TeamdeckApp, team: str, member: str, request_id: str | None, approve: bool, feedback: str | None) -> None:

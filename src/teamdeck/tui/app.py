@@ -46,7 +46,7 @@ class TeamdeckApp(App[None]):
     """The live supervisor of one workspace. Build it with :func:`create_app`."""
 
     TITLE = "teamdeck"
-    CSS_PATH = [data_dir("styles") / "app.tcss"]
+    CSS_PATH = [data_dir("styles") / "app.tcss", data_dir("styles") / "plans.tcss"]
     COMMANDS = App.COMMANDS | {TeamdeckCommands}
     BINDINGS = [
         Binding("q", "quit", "Quit", id="quit"),

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 
+from teamdeck.tui.lifecycle_commands import lifecycle_commands
 from teamdeck.tui.render import cell
 
 if TYPE_CHECKING:
@@ -75,7 +76,7 @@ class TeamdeckCommands(Provider):
         for task in snapshot.tasks:
             if not app.read_only:
                 commands.append((f"Join task {cell(task.id, 64)}", partial(_on_item, main, "tasks", task.id, "join"), "j"))
-        return commands
+        return commands + lifecycle_commands(app)
 
     async def discover(self) -> Hits:
         for name, callback, help_text in self._commands():

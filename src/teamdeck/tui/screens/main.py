@@ -1,7 +1,7 @@
 """The main screen: the overview line, five panels in tabs, the footer.
 
 Panels: 1 gates (decisions waiting), 2 roster, 3 inbox of the selected member,
-4 tasks, 5 events. ``tab``/``shift+tab`` and ``1``-``5`` move between them; the footer
+4 tasks, 5 events, 6 plans. ``tab``/``shift+tab`` and ``1``-``6`` move between them; the footer
 shows the keys of the panel that has the focus.
 """
 
@@ -16,12 +16,14 @@ from teamdeck.tui.widgets.events_panel import EventsPanel
 from teamdeck.tui.widgets.gates_panel import GatesPanel
 from teamdeck.tui.widgets.inbox_panel import InboxPanel
 from teamdeck.tui.widgets.overview_line import OverviewLine
+from teamdeck.tui.widgets.plans_panel import PlansPanel
 from teamdeck.tui.widgets.roster_panel import RosterPanel
 from teamdeck.tui.widgets.tasks_panel import TasksPanel
 from teamdeck.view.snapshot import WorkspaceSnapshot
 
-PANELS = ("gates", "roster", "inbox", "tasks", "events")
-TITLES = {"gates": "1 Decisions", "roster": "2 Roster", "inbox": "3 Inbox", "tasks": "4 Tasks", "events": "5 Events"}
+PANELS = ("gates", "roster", "inbox", "tasks", "events", "plans")
+TITLES = {"gates": "1 Decisions", "roster": "2 Roster", "inbox": "3 Inbox", "tasks": "4 Tasks", "events": "5 Events",
+          "plans": "6 Plans"}
 
 
 class MainScreen(Screen[None]):
@@ -33,6 +35,7 @@ class MainScreen(Screen[None]):
         Binding("3", "panel('inbox')", "Inbox", show=False, id="panel-inbox"),
         Binding("4", "panel('tasks')", "Tasks", show=False, id="panel-tasks"),
         Binding("5", "panel('events')", "Events", show=False, id="panel-events"),
+        Binding("6", "panel('plans')", "Plans", show=False, id="panel-plans"),
         Binding("tab", "next_panel(1)", "Next panel", show=False, priority=True, id="next-panel"),
         Binding("shift+tab", "next_panel(-1)", "Previous panel", show=False, priority=True, id="previous-panel"),
         Binding("escape", "back", "Back", show=False, id="back"),
@@ -51,6 +54,8 @@ class MainScreen(Screen[None]):
                 yield TasksPanel(id="tasks-panel")
             with TabPane(TITLES["events"], id="events"):
                 yield EventsPanel(id="events-panel")
+            with TabPane(TITLES["plans"], id="plans"):
+                yield PlansPanel(id="plans-panel")
         yield Footer()
 
     def __init__(self, *, id: str | None = None) -> None:

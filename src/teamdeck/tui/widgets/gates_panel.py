@@ -20,7 +20,8 @@ from teamdeck.tui.widgets.line_list import LineList
 from teamdeck.view.overview import overview
 from teamdeck.view.snapshot import GateView, WorkspaceSnapshot
 
-WRITES = frozenset({"approve", "reject"})
+WRITES = frozenset({"approve", "reject", "retry", "give_up"})
+FAIL_GATE = "verification-failed"
 
 
 class GatesPanel(Vertical):
@@ -30,6 +31,9 @@ class GatesPanel(Vertical):
         Binding("enter", "open", "Read", id="gate-open"),
         Binding("a", "approve", "Approve", id="gate-approve"),
         Binding("r", "reject", "Reject", id="gate-reject"),
+        # A FAIL gate (verification-failed): approve is retry, reject is give up.
+        Binding("a", "retry", "Retry", id="gate-retry"),
+        Binding("r", "give_up", "Give up", id="gate-give-up"),
     ]
 
     def __init__(self, *, id: str | None = None) -> None:
@@ -69,6 +73,9 @@ class GatesPanel(Vertical):
             self.app.push_screen(TextScreen(Content(cell(gate.title, 200)), gate_text(gate), header=gate_detail(gate, short=True)))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        gate = self.selected
+        if action in WRITES and gate is not None and (gate.subkind == FAIL_GATE) != (action in ("retry", "give_up")):
+            return False  # the other pair of keys is the one shown for this gate
         if action in WRITES and (self.app.read_only or self.selected is None):  # type: ignore[attr-defined]
             return None
         if action == "open" and self.selected is None:
@@ -81,13 +88,23 @@ class GatesPanel(Vertical):
     def action_reject(self) -> None:
         self._decide(approve=False)
 
+    def action_retry(self) -> None:
+        self._decide(approve=True)
+
+    def action_give_up(self) -> None:
+        self._decide(approve=False)
+
     def _decide(self, *, approve: bool) -> None:
         gate = self.selected
         if gate is None or self.app.read_only:  # type: ignore[attr-defined]
             return
         verb = "Approve" if approve else "Reject"
+        body = gate_detail(gate)
+        if gate.subkind == FAIL_GATE:
+            verb = "Retry" if approve else "Give up"
+            body = Content.assemble(body, "\n", (FAIL_OUTCOMES[approve], "bold"))
         title = Content.assemble((f"{verb} ", "bold"), (cell(gate.title, 120), "bold $warning"))
-        screen = ConfirmScreen(title, gate_detail(gate), confirm=verb, note="optional" if approve else "required",
+        screen = ConfirmScreen(title, body, confirm=verb, note="optional" if approve else "required",
                                note_label="Note" if gate.kind == "task-gate" else "Feedback", danger=not approve)
 
         def decided(result: Confirmed | None) -> None:
@@ -97,10 +114,19 @@ class GatesPanel(Vertical):
         self.app.push_screen(screen, decided)
 
 
+SUBKIND_LABELS = {FAIL_GATE: "verification FAILED: retry (a) or give up (r)",
+                  "plan-approval": "coordinator plan: approve to make it READY"}
+FAIL_OUTCOMES = {
+    True: "Retry: the task goes back to working and its guardian can run again.",
+    False: "Give up: the task fails (final) and its other open gates are closed.",
+}
+
+
 def gate_detail(gate: GateView, *, short: bool = False) -> Content:
     """What a person reads before deciding (sanitised)."""
     parts: list[str | tuple[str, str]] = [
         ("plan approval" if gate.kind == "plan-approval" else f"gate {cell(gate.gate_id, 64)}", "bold"),
+        (f"  {SUBKIND_LABELS[gate.subkind]}" if gate.subkind in SUBKIND_LABELS else "", "bold $warning"),
         f"  from {cell(gate.source, 80)}", f"  waiting since {cell(gate.created_at, 40)}\n",
     ]
     if gate.agent:

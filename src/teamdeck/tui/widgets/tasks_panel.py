@@ -15,14 +15,16 @@ from teamdeck.store.files import read_optional
 from teamdeck.tui import actions
 from teamdeck.tui.render import block, cell
 from teamdeck.tui.widgets.line_list import LineList
+from teamdeck.tui.widgets.task_lifecycle import LIFECYCLE_WRITES, TaskLifecycleKeys
 from teamdeck.tui.widgets.task_list import TaskList
 from teamdeck.view.snapshot import TaskView, WorkspaceSnapshot
 
 SUMMARY_CHARS = 200_000
 
 
-class TasksPanel(Vertical):
-    """The task list with the selected task's details and joined summary."""
+class TasksPanel(Vertical, TaskLifecycleKeys):
+    """The task list with the selected task's details and joined summary (and the
+    lifecycle keys of tui/widgets/task_lifecycle.py)."""
 
     BINDINGS = [
         Binding("j", "join", "Join again", id="task-join"),
@@ -79,6 +81,8 @@ class TasksPanel(Vertical):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if self.selected is None:
             return None
+        if action in LIFECYCLE_WRITES or action == "verdicts":
+            return self.lifecycle_state(action)
         if action == "join" and self.app.read_only:  # type: ignore[attr-defined]
             return None
         return True

@@ -1,0 +1,131 @@
+"""What the lifecycle keys do to the files (issue 5): transition, cancel, retry and verify
+a task, run a plan. Like tui/actions.py: one protocol call per action, run by the app on
+a worker (:meth:`TeamdeckApp.perform`), with the paths it changes so the view refreshes
+from disk at once; nothing here writes a file itself or shows anything optimistic.
+
+Which actions a task or plan allows right now (for the keys, the footer and the
+palette) is decided here too, from the lifecycle table, so every front agrees.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from teamdeck.errors import Refused
+from teamdeck.protocol.lifecycle import cancel, legal_next, normalise_state, transition
+from teamdeck.protocol.lifecycle_gates import retry
+from teamdeck.protocol.plans.machine import PLAN_FINAL, advance
+from teamdeck.protocol.verification import verify
+from teamdeck.view.plans import PlanView
+from teamdeck.view.snapshot import TaskView
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from teamdeck.store.workspace import Workspace
+    from teamdeck.tui.app import TeamdeckApp
+
+VERIFIABLE = frozenset({"working", "verifying", "guard-review"})
+"""States from which ``verify`` starts (working) or resumes an unfinished assignment."""
+TASK_ACTIONS = ("transition", "cancel", "retry", "verify")
+
+
+def next_states(state: str) -> list[str]:
+    """The states a task in ``state`` may move to (empty: final or unknown)."""
+    try:
+        return list(legal_next(normalise_state(state)))
+    except Refused:  # an unreadable task ("?") has no next state
+        return []
+
+
+def task_allows(task: TaskView, action: str) -> bool:
+    """Whether ``action`` (one of :data:`TASK_ACTIONS`) makes sense for the task now."""
+    if task.problem is not None and task.state == "?":
+        return False
+    nexts = next_states(task.state)
+    if action == "transition":
+        return bool(nexts)
+    if action == "cancel":
+        return "canceled" in nexts
+    if action == "retry":
+        return task.state == "input-required"
+    if action == "verify":
+        return task.state in VERIFIABLE
+    return False
+
+
+def plan_allows_run(plan: PlanView) -> bool:
+    """Whether running the plan can do anything (it is not final)."""
+    return plan.problem is None and plan.state not in PLAN_FINAL
+
+
+def task_paths(ws: Workspace, task_id: str, team: str | None = None) -> list[Path]:
+    """What a lifecycle action on ``task_id`` may change: its task.yaml and log, its
+    guardian records, its joined summary, and its team's inboxes (messages to workers)."""
+    paths = [ws.task_file(task_id), ws.events_file(task_id), ws.task_dir(task_id) / "guardian",
+             ws.reports_dir(task_id) / "joined-summary.md"]
+    if team:
+        paths.append(ws.team_dir(team))
+    return paths
+
+
+def plan_paths(ws: Workspace, plan: PlanView) -> list[Path]:
+    """What running ``plan`` may change: the plan's files and every one of its tasks'."""
+    paths = [ws.plan_file(plan.id), ws.plan_events_file(plan.id)]
+    for task_id in sorted(plan.task_ids):
+        paths += task_paths(ws, task_id)
+    if plan.team:
+        paths.append(ws.team_dir(plan.team))
+    return paths
+
+
+def move(app: TeamdeckApp, task: TaskView, target: str, reason: str | None) -> None:
+    """Move ``task`` to ``target`` (the lifecycle table decides; a refusal is a notice)."""
+
+    def call() -> str:
+        change = transition(app.ws, task.id, target, reason=reason or "moved by a person in teamdeck")
+        return f"task {task.id} is {change.task.state}"
+
+    app.perform(f"move task {task.id} to {target}", call, task_paths(app.ws, task.id, task.team))
+
+
+def cancel_task(app: TeamdeckApp, task: TaskView, reason: str | None) -> None:
+    """Cancel ``task``; its open gates are closed."""
+
+    def call() -> str:
+        change = cancel(app.ws, task.id, reason=reason or "")
+        return f"task {task.id} is {change.task.state}"
+
+    app.perform(f"cancel task {task.id}", call, task_paths(app.ws, task.id, task.team))
+
+
+def retry_task(app: TeamdeckApp, task: TaskView, note: str | None) -> None:
+    """Retry a blocked task: its verification-failed gates are approved, it works again."""
+
+    def call() -> str:
+        change = retry(app.ws, task.id, note=note or "retry")
+        return f"task {task.id} is {change.task.state}"
+
+    app.perform(f"retry task {task.id}", call, task_paths(app.ws, task.id, task.team))
+
+
+def verify_task(app: TeamdeckApp, task: TaskView, reason: str | None) -> None:
+    """Run the task's guardian (in a child process, on the worker) and apply its verdict."""
+
+    def call() -> str:
+        done = verify(app.ws, task.id, reason=reason or "asked in teamdeck")
+        gate = f"; gate {done.gate_id} waits" if done.gate_id else ""
+        return f"task {task.id}: {done.verdict.guardian} said {done.verdict.status}; it is {done.task.state}{gate}"
+
+    app.perform(f"verify task {task.id}", call, task_paths(app.ws, task.id, task.team))
+
+
+def run_plan(app: TeamdeckApp, plan: PlanView, members: list[str]) -> None:
+    """``teamdeck plan run``: move the plan as far as it can go now."""
+
+    def call() -> str:
+        result = advance(app.ws, plan.id, members=members)
+        waits = f"; waits for: {'; '.join(result.waiting)}" if result.waiting else ""
+        return f"plan {plan.id} is {result.plan.state} ({len(result.moves)} move(s), {len(result.actions)} action(s)){waits}"
+
+    app.perform(f"run plan {plan.id}", call, plan_paths(app.ws, plan))

@@ -1,0 +1,115 @@
+"""The lifecycle keys of a task (issue 5), mixed into the tasks panel: ``v`` its verdict
+history, ``t`` move it (a picker of the legal next states), ``g`` verify it with its
+guardian, ``R`` retry it, ``x`` cancel it. Every write is confirmed in a modal and run
+through the protocol on a worker (tui/lifecycle_actions.py); in read-only mode the
+writes show disabled."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.binding import Binding
+from textual.content import Content
+from textual.widget import Widget
+
+from teamdeck.tui import lifecycle_actions
+from teamdeck.tui.render import cell
+from teamdeck.tui.screens.confirm import Confirmed, ConfirmScreen
+from teamdeck.tui.screens.transition import Transition, TransitionScreen
+from teamdeck.tui.screens.verdicts import VerdictsScreen
+from teamdeck.view.snapshot import TaskView
+
+LIFECYCLE_WRITES = frozenset({"transition", "verify", "retry", "cancel_task"})
+WHAT_HAPPENS = {
+    "verify": "Runs the task's guardian in a child process (stopped at its timeout) and applies the verdict: "
+              "PASS → verified, NEEDS_CHANGES → working (the recommendations go to its workers), "
+              "FAIL → input-required with a FAIL gate in the decisions queue.",
+    "retry": "Approves the task's FAIL gates (note: retry) and sends it back to working, so it can be verified again.",
+    "cancel_task": "Cancels the task (final) and closes its open gates with the reason.",
+}
+
+
+class TaskLifecycleKeys(Widget):
+    """Mixin for a panel with a ``selected`` :class:`TaskView` and a ``snapshot``. List it
+    after the panel's container class (``class P(Vertical, TaskLifecycleKeys)``): Textual
+    takes CSS from the first base only, bindings from every base."""
+
+    BINDINGS = [
+        Binding("v", "verdicts", "Verdicts", id="task-verdicts"),
+        Binding("t", "transition", "Move…", id="task-transition"),
+        Binding("g", "verify", "Verify", id="task-verify"),
+        Binding("R", "retry", "Retry", id="task-retry"),
+        Binding("x", "cancel_task", "Cancel task", id="task-cancel"),
+    ]
+
+    selected: Any
+    snapshot: Any
+
+    def lifecycle_state(self, action: str) -> bool | None:
+        """``check_action`` for the lifecycle actions: None (shown disabled) when no task
+        is selected, writes are off, or the table does not allow it from its state."""
+        task: TaskView | None = self.selected
+        if task is None:
+            return None
+        if action == "verdicts":
+            return True
+        if self.app.read_only:  # type: ignore[attr-defined]
+            return None
+        name = "cancel" if action == "cancel_task" else action
+        return True if lifecycle_actions.task_allows(task, name) else None
+
+    def action_verdicts(self) -> None:
+        task: TaskView | None = self.selected
+        if task is not None:
+            self.app.push_screen(VerdictsScreen(task.id, self.snapshot.verdicts.get(task.id)))
+
+    def action_transition(self) -> None:
+        task = self._writable("transition")
+        if task is None:
+            return
+        title = Content.assemble(("Move task ", "bold"), (cell(task.id, 64), "bold $accent"))
+        screen = TransitionScreen(title, task_summary(task), lifecycle_actions.next_states(task.state))
+
+        def picked(result: Transition | None) -> None:
+            if result is not None:
+                lifecycle_actions.move(self.app, task, result.state, result.reason)  # type: ignore[arg-type]
+
+        self.app.push_screen(screen, picked)
+
+    def action_verify(self) -> None:
+        self._confirm("verify", "Verify", lifecycle_actions.verify_task, note="optional", note_label="Reason")
+
+    def action_retry(self) -> None:
+        self._confirm("retry", "Retry", lifecycle_actions.retry_task, note="optional", note_label="Note")
+
+    def action_cancel_task(self) -> None:
+        self._confirm("cancel", "Cancel task", lifecycle_actions.cancel_task, note="optional", note_label="Reason",
+                      danger=True, what="cancel_task")
+
+    def _writable(self, action: str) -> TaskView | None:
+        task: TaskView | None = self.selected
+        if task is None or self.app.read_only or not lifecycle_actions.task_allows(task, action):  # type: ignore[attr-defined]
+            return None
+        return task
+
+    def _confirm(self, action: str, verb: str, run: Any, *, note: str, note_label: str, danger: bool = False,
+                 what: str | None = None) -> None:
+        task = self._writable(action)
+        if task is None:
+            return
+        title = Content.assemble((f"{verb} ", "bold"), (cell(task.id, 64), "bold $accent"))
+        body = Content.assemble(task_summary(task), "\n\n", WHAT_HAPPENS[what or action])
+        screen = ConfirmScreen(title, body, confirm=verb, note=note, note_label=note_label, danger=danger)  # type: ignore[arg-type]
+
+        def confirmed(result: Confirmed | None) -> None:
+            if result is not None:
+                run(self.app, task, result.note)
+
+        self.app.push_screen(screen, confirmed)
+
+
+def task_summary(task: TaskView) -> Content:
+    """``id  title`` and ``state`` with the open gates (sanitised)."""
+    gates = ", ".join(cell(gate.gate_id, 40) for gate in task.open_gates)
+    return Content.assemble((cell(task.id, 64), "bold"), f"  {cell(task.title, 120)}\n", ("state ", "$text-muted"),
+                            (task.state, "bold"), (f"   open gates: {gates}" if gates else "", "$text-warning"))
