@@ -14,7 +14,7 @@ names a pid and host, are removed at the end. tests/unit/test_sim_demo_workspace
 regenerates into a temp directory and fails, printing this command, when the committed
 copy differs.
 
-The story (2026-03-01, UTC; docs/parts/demo.md has the tour):
+The story (2026-03-01, UTC; docs/protocol.md has the tour):
 
 - team ``checkout-revamp`` (shaped like the captures in shared/fixtures/claude-code):
   a lead and five teammates, in-process and tmux; task assignments, idle

@@ -2,7 +2,7 @@
 
 Seed 003's states and spec 000's are one machine: seed 003's RUNNING *is* spec 000's
 ``working``, and seed 003's BLOCKED *is* ``input-required`` (a task is blocked exactly
-when a gate waits for a person). docs/parts/lifecycle.md carries the same table.
+when a gate waits for a person). docs/protocol.md carries the same table.
 
 Every change of state goes through :func:`transition` (or an event made by
 :func:`transition_event` inside another transaction), so the table is checked in one

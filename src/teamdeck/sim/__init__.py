@@ -1,4 +1,4 @@
-"""Scripted agents for ``teamdeck demo``, tests and benchmarks (docs/parts/demo.md).
+"""Scripted agents for ``teamdeck demo``, tests and benchmarks (docs/protocol.md).
 
 :class:`~teamdeck.sim.simulation.Simulation` writes into a workspace what real agents
 write — messages, idle notifications, worker outputs, handshake replies — through the

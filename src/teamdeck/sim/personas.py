@@ -46,7 +46,7 @@ DEMO_CAST: dict[str, Persona] = {
         "3. Replay yesterday's 10,000 queries against both\n"
         "4. Report latency and recall side by side; no switch-over without approval\n")),
 }
-"""The demo workspace's teammates that do not simply cooperate (docs/parts/demo.md)."""
+"""The demo workspace's teammates that do not simply cooperate (docs/protocol.md)."""
 
 
 def persona_for(name: str) -> Persona:

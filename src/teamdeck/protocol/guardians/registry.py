@@ -1,6 +1,6 @@
 """Finding guardians by code: the built-ins and the ``teamdeck.guardians`` entry points.
 
-The plug-in contract (docs/parts/lifecycle.md): an entry point in the group
+The plug-in contract (docs/protocol.md): an entry point in the group
 ``teamdeck.guardians`` whose name is the guardian's code and whose object is a class
 (instantiated with no arguments) or an instance with a ``verify(context)`` method.
 ``verify`` receives a :class:`GuardianContext` and returns a
