@@ -11,5 +11,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 DEMO = REPO / "demo-workspace"
-FIXTURES = REPO.parent / "shared" / "fixtures" / "claude-code"
+FIXTURES = REPO / "tests" / "fixtures" / "claude-code"
+"""Real Claude Code team files (a copy of shared/fixtures/claude-code; FORMAT.md there
+says where they come from), kept in the repo so the suite runs on a fresh clone."""
 FIXED_NOW = datetime(2026, 3, 1, 12, 0, 0, tzinfo=UTC)
