@@ -125,8 +125,9 @@ def approve_durable(layout: Layout, changes: int) -> Result:
 
 
 def approve_in_big_task(layout: Layout, repeat: int) -> Result:
-    """decide_gate on the task whose events.jsonl holds the big log: transact reads the
-    whole log to find events task.yaml has not applied (protocol/taskfile.py)."""
+    """decide_gate on the task whose events.jsonl holds the big log (transact must find
+    the events task.yaml has not applied: reading the whole log took 1-2 minutes before
+    bb645eb read it backwards to ``lastEventId``)."""
     from teamdeck.protocol.gates import decide_gate
 
     assert layout.big_log is not None
@@ -140,8 +141,7 @@ def approve_in_big_task(layout: Layout, repeat: int) -> Result:
     lines = sum(1 for _ in open(layout.big_log, "rb"))
     return Result(f"protocol only: decide_gate(approve) in the task with {lines:,} events",
                   f"median {statistics.median(samples):,.0f} / max {max(samples):,.0f} ms (n={len(samples)})",
-                  "(key action: p99 ≤ 100 ms)", max(samples) <= 100,
-                  "transact reads and validates every event of the log")
+                  "(key action: p99 ≤ 100 ms)", max(samples) <= 100, "the generated task has one gate")
 
 
 BUILD_CHILD = r"""
@@ -184,7 +184,8 @@ def build_at_scale(small: Layout, big: Layout, runs: int) -> list[Result]:
         pause = max(item["gc_max_ms"] for item in stats)
         what = f"{layout.members} members, {len(layout.tasks)} tasks" + (f", {lines:,} events in one log" if lines else f", {label}")
         results.append(Result(f"view.build_snapshot ({what}), fresh process",
-                              f"import {imports:.0f} ms + build {build:.0f} ms; peak RSS {rss:.0f} MB; longest GC {pause:.0f} ms (n={runs})",
+                              f"import {imports:.0f} ms + build {build:.0f} ms; peak RSS {rss:.0f} MB; "
+                              f"longest GC {pause:.0f} ms, imports included (n={runs})",
                               "part of start ≤ 500 ms; RSS ≤ 150 MB; GC ≤ 50 ms",
                               imports + build <= 500 and rss <= 150 and pause <= 50))
     return results
