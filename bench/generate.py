@@ -22,7 +22,6 @@ import argparse
 import base64
 import hashlib
 import json
-import os
 import sys
 import time
 from dataclasses import dataclass, field
