@@ -107,6 +107,25 @@ def _batches(root: Path, stop: threading.Event, polling: bool | None, debounce_m
         rust_timeout=1000, raise_interrupt=False, force_polling=polling,
         poll_delay_ms=POLL_DELAY_MS, ignore_permission_denied=True,
     ):
-        paths = frozenset(path for path in (Path(raw) for _change, raw in changes) if not is_ignored(path, root))
+        paths = {path for path in (Path(raw) for _change, raw in changes) if not is_ignored(path, root)}
+        paths |= _files_in_new_directories(changes, root)
         if paths:
-            yield paths
+            yield frozenset(paths)
+
+
+def _files_in_new_directories(changes: set[tuple[watchfiles.Change, str]], root: Path) -> set[Path]:
+    """The files already inside directories that were just added.
+
+    inotify watches a new directory only once it has seen it appear, so a file written
+    into it at once (``mkdir -p agents/w9/artifacts && write final.json``) can arrive
+    before the watch exists and never be reported. Walking each added directory closes
+    that gap; a path reported twice is harmless (readers re-read it).
+    """
+    found: set[Path] = set()
+    for change, raw in changes:
+        if change != watchfiles.Change.added or not os.path.isdir(raw):
+            continue
+        for directory, subdirs, files in os.walk(raw):
+            subdirs[:] = [name for name in subdirs if not is_temp_name(name)]
+            found.update(Path(directory, name) for name in files if not is_temp_name(name))
+    return {path for path in found if not is_ignored(path, root)}

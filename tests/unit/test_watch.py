@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import threading
 import time
 from pathlib import Path
@@ -53,3 +55,34 @@ def test_an_atomic_replace_arrives_as_one_batch_without_temp_files(tmp_path: Pat
         thread.join(timeout=5)
     assert not thread.is_alive(), "the stop event did not end the watcher"
     assert all(not path.name.endswith(".tmp") for batch in batches for path in batch)
+
+
+def test_files_written_at_once_into_a_new_directory_are_reported(tmp_path):
+    """A worker's final.json written right after `mkdir -p agents/w/artifacts` is seen,
+    even when inotify had no watch on the new directory yet (the walk of added dirs)."""
+    import threading
+    import time
+
+    from teamdeck.watch import watch_batches
+
+    stop = threading.Event()
+    seen: set = set()
+    expected = {tmp_path / f"w{index}" / "artifacts" / "final.json" for index in range(20)}
+
+    def consume() -> None:
+        for batch in watch_batches(tmp_path, stop, force_polling=False):
+            seen.update(batch)
+            if expected <= seen:
+                stop.set()
+
+    thread = threading.Thread(target=consume, daemon=True)
+    thread.start()
+    time.sleep(0.3)  # let the watcher start before the writes it must see
+    for path in sorted(expected):  # as agents write: mkdir -p, then temp + rename
+        path.parent.mkdir(parents=True)
+        temp = path.with_name(".final.json.tmp")
+        temp.write_text('{"status": "completed", "summary": "ok"}')
+        os.replace(temp, path)
+    thread.join(timeout=10)
+    stop.set()
+    assert expected <= seen, f"missed {len(expected - seen)} of {len(expected)}"
