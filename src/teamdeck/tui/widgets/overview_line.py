@@ -44,12 +44,14 @@ def overview_content(snapshot: WorkspaceSnapshot, now: datetime, *, compact: boo
     separator = ("│" if compact else " │ ", "$text-muted")
     people = f"{counts.teams}t {counts.members}m " if compact else \
         f"{counts.teams} team{_s(counts.teams)} · {counts.members} member{_s(counts.members)}: "
-    parts: list[str | tuple[str, str]] = [(f" {cell(Path(snapshot.root).name or snapshot.root, 24 if compact else 40)} ", "bold"),
-                                          separator, people,
-                                          (f"{counts.active} active", "$success"), " ",
-                                          (f"{counts.idle} idle", "$text-muted"), " ",
-                                          (f"{counts.offline} off" if compact else f"{counts.offline} offline", "$text-muted"),
-                                          separator]
+    # READ-ONLY leads the line: it must stay visible however narrow the terminal is.
+    parts: list[str | tuple[str, str]] = [(" READ-ONLY ", "bold reverse $error")] if snapshot.read_only else []
+    parts += [(f" {cell(Path(snapshot.root).name or snapshot.root, 24 if compact else 40)} ", "bold"),
+              separator, people,
+              (f"{counts.active} active", "$success"), " ",
+              (f"{counts.idle} idle", "$text-muted"), " ",
+              (f"{counts.offline} off" if compact else f"{counts.offline} offline", "$text-muted"),
+              separator]
     if counts.gates:
         waiting = f"{counts.gates} waiting, oldest {counts.oldest_gate_age}" if compact else \
             f"{counts.gates} decision{_s(counts.gates)} waiting (oldest {counts.oldest_gate_age})"
@@ -62,8 +64,6 @@ def overview_content(snapshot: WorkspaceSnapshot, now: datetime, *, compact: boo
     if counts.problems:
         label = f"{counts.problems} bad" if compact else f"{counts.problems} problem{_s(counts.problems)}"
         parts += [separator, (label, "bold $error")]
-    if snapshot.read_only:
-        parts += [separator, ("READ-ONLY", "bold $error")]
     return Content.assemble(*parts)
 
 
