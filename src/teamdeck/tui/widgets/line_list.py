@@ -271,7 +271,7 @@ class LineList(ScrollView, can_focus=True):
             if used >= width:
                 break
             room = width - used
-            text = cell.text if cell.width is None else set_cell_size(cell.text, cell.width)
+            text = cell.text if cell.width is None else _fit(cell.text, cell.width)
             if cell_len(text) > room:
                 text = set_cell_size(text, max(0, room - 1)) + "…" if room > 1 else set_cell_size(text, room)
             style = line_style + self._style(cell.style) if cell.style else line_style
@@ -285,3 +285,11 @@ class LineList(ScrollView, can_focus=True):
         if used < width:
             segments.append(Segment(" " * (width - used), line_style))
         return Strip(segments, width)
+
+
+def _fit(text: str, width: int) -> str:
+    """``text`` padded or cut to exactly ``width`` cells; a cut ends in ``…`` so a
+    person can tell a shortened name from a whole one."""
+    if cell_len(text) <= width or width < 2:
+        return set_cell_size(text, width)
+    return set_cell_size(text, width - 1) + "…"
