@@ -226,8 +226,3 @@ def task_ids(ws: Workspace) -> list[str]:
     events.jsonl; Claude Code task lists and invalid names are left out)."""
     return [entry.name for entry in list_entries(ws.tasks_dir)
             if entry.is_dir and ID_RE.fullmatch(entry.name) and task_dir_kind(entry.path) == "teamdeck"]
-
-
-# The lifecycle's gate kinds (verification-failed, plan-approval) register their effects
-# on import; importing them here means no front can decide such a gate without them.
-from teamdeck.protocol import lifecycle_gates as _lifecycle_gates  # noqa: E402,F401

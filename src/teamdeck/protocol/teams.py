@@ -20,13 +20,11 @@ from teamdeck.protocol.teamlog import log, new_record
 from teamdeck.store.paths import check_id, check_member, shown
 from teamdeck.store.teamfiles import (
     ClaudeTaskList,
-    TaskDirKind,
     create_team_files,
     list_team_names,
     read_claude_tasks,
     read_team_config,
     remove_team_files,
-    task_dir_kind,
     transact_config,
 )
 from teamdeck.store.workspace import Workspace
@@ -70,12 +68,6 @@ def read_task_list(ws: Workspace, team: str) -> ClaudeTaskList:
     """The team's Claude Code task list ``tasks/<team>/<n>.json`` (use ``.visible`` to
     hide ``_internal`` tasks; statuses are kept as written)."""
     return read_claude_tasks(ws, check_id(team, "team name"))
-
-
-def tasks_entry_kind(ws: Workspace, name: str) -> TaskDirKind | str:
-    """What ``tasks/<name>/`` is: ``"teamdeck"`` (a teamdeck task), ``"claude"`` (a Claude
-    Code task list), ``"empty"``, ``"other"`` or ``"missing"``."""
-    return task_dir_kind(ws.tasks_dir / check_id(name, "task directory"))
 
 
 def create_team(ws: Workspace, name: str, *, description: str = "", cwd: str = "",

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -251,13 +250,6 @@ def _record_id(raw: bytes) -> object:
     except (ValueError, RecursionError):
         return None
     return value.get("id") if isinstance(value, dict) else None
-
-
-def iter_complete_lines(data: bytes) -> Iterator[bytes]:
-    """The newline-terminated lines of ``data``; a torn last line is left out (F2, F3)."""
-    end = data.rfind(b"\n")
-    if end >= 0:
-        yield from data[: end + 1].splitlines()
 
 
 def repair_torn_tail(path: Path, stamp: str) -> str | None:

@@ -29,7 +29,7 @@ from teamdeck.protocol.human_notes import sync_human_notes
 from teamdeck.protocol.plans.parser import HEADINGS, TaskBlock, parse_blocks
 from teamdeck.protocol.plans.store import change_plan, load_plan
 from teamdeck.protocol.plans.waves import compute_waves, resolve_dependencies, slug, task_ids
-from teamdeck.protocol.taskfile import load_task, transact
+from teamdeck.protocol.taskfile import transact
 from teamdeck.protocol.tasks import create_task
 from teamdeck.protocol.teams import read_team
 from teamdeck.store.paths import check_id
@@ -156,6 +156,3 @@ def _create_coordinator(ws: Workspace, plan: Plan) -> None:
     sync_human_notes(ws, change.task)
 
 
-def coordinator_of(ws: Workspace, plan: Plan) -> Task:
-    """The plan's coordinator task."""
-    return load_task(ws, plan.coordinator)
