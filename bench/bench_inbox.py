@@ -67,7 +67,7 @@ def main(argv: list[str]) -> int:
             path.write_bytes(encode_pretty(busy_inbox(count, body)))
             size = path.stat().st_size
             rows.append((f"read_inbox, {count} msgs, {size / 1e6:.1f} MB", timed(lambda: read_inbox(path))))
-            rows.append((f"  + decode every kind", timed(lambda: [e.kind for e in read_inbox(path).entries])))
+            rows.append(("  + decode every kind", timed(lambda: [e.kind for e in read_inbox(path).entries])))
             rows.append((f"build_ledger, {count} msgs", timed(lambda: build_ledger(ws, "bench"))))
             message = {"from": "worker-1", "text": "hello", "summary": "s", "timestamp": iso(START), "read": False}
             rows.append((f"append_message (lock, splice, fsync, confirm), {count} msgs", timed(lambda: append_message(path, message))))

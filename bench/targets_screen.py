@@ -143,7 +143,7 @@ def approve_key(layout: Layout, changes: int, settle_s: float = SETTLE_S) -> lis
         for task_id, gate_id in layout.gates[:changes]:
             events = layout.root / "tasks" / task_id / "events.jsonl"
             task_yaml = layout.root / "tasks" / task_id / "task.yaml"
-            marker = f'"type":"gate.approved","actor":'.encode()
+            marker = b'"type":"gate.approved","actor":'
             before = events.read_bytes().count(marker)
             mark = term.mark()
             term.send(b"a")
