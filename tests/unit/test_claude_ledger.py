@@ -233,3 +233,27 @@ def test_inboxes_are_read_not_written_by_the_ledger(team_ws: Workspace) -> None:
     build_ledger(replace(team_ws, read_only=True), TEAM)
     assert {path: path.read_bytes() for path in team_ws.root.rglob("*") if path.is_file()} == before
     assert inbox_store.read_inbox(team_ws.inbox(TEAM, "agent-a")).unread
+
+
+def test_team_log_reads_only_what_was_appended_and_starts_over_on_a_new_file(tmp_path):
+    """The live view's TeamLog: appended records are added, a replaced log is read afresh."""
+    from teamdeck.protocol.teamlog import TeamLog, log, new_record
+    from teamdeck.store.workspace import Workspace
+
+    ws = Workspace.at(tmp_path)
+    ws.team_dir("alpha").mkdir(parents=True)
+    reader = TeamLog(ws, "alpha")
+    assert reader.read() == ([], [])
+    first = log(ws, "alpha", new_record(ws, "message", from_="team-lead", to=["w1"], summary="one"))
+    log(ws, "alpha", new_record(ws, "message", from_="team-lead", to=["w1"], summary="two"))
+    assert [record.summary for record in reader.read()[0]] == ["one", "two"]
+    with open(ws.messages_log("alpha"), "ab") as handle:
+        handle.write(b'{"id": "x"}\n')
+    records, bad = reader.read()
+    assert len(records) == 2 and len(bad) == 1 and "record 3" in bad[0]
+    path = ws.messages_log("alpha")
+    replacement = path.with_name("new.jsonl")
+    replacement.write_text(first.model_dump_json(by_alias=True, exclude_none=True) + "\n")
+    replacement.replace(path)
+    records, bad = reader.read()
+    assert [record.summary for record in records] == ["one"] and bad == []

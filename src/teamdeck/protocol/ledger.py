@@ -39,7 +39,7 @@ from teamdeck.model.claude import (
 )
 from teamdeck.model.team_log import SEND_TYPES, TeamLogRecord
 from teamdeck.protocol.messaging import TeamInboxes, read_inboxes
-from teamdeck.protocol.teamlog import read_log
+from teamdeck.protocol.teamlog import TeamLog, read_log
 from teamdeck.protocol.teams import delete_blockers, read_team
 from teamdeck.store.inbox import InboxEntry
 from teamdeck.store.workspace import Workspace
@@ -417,7 +417,7 @@ def _idle_folds(ctx: _Context) -> dict[str, IdleFold]:
     return dict(sorted(folds.items()))
 
 
-def build_ledger(ws: Workspace, team: str, *, inboxes: TeamInboxes | None = None) -> Ledger:
+def build_ledger(ws: Workspace, team: str, *, inboxes: TeamInboxes | None = None, log: TeamLog | None = None) -> Ledger:
     """Read the team and build its :class:`Ledger`.
 
     Args:
@@ -425,6 +425,8 @@ def build_ledger(ws: Workspace, team: str, *, inboxes: TeamInboxes | None = None
         team: the team.
         inboxes: the team's inboxes when the caller has just read them (the live view
             re-reads only the inbox that changed); read here when None.
+        log: the caller's incremental reader of the team's messages.jsonl (the live
+            view keeps one per team); the whole log is read here when None.
 
     Raises:
         NotFound: no such team.
@@ -433,7 +435,7 @@ def build_ledger(ws: Workspace, team: str, *, inboxes: TeamInboxes | None = None
     config = read_team(ws, team)
     if inboxes is None:
         inboxes = read_inboxes(ws, team)
-    records, bad_records = read_log(ws, team)
+    records, bad_records = log.read() if log is not None else read_log(ws, team)
     ctx = _Context(config, inboxes)
     ledger = Ledger(team, config, delete_blockers=delete_blockers(config))
     for member in config.members:

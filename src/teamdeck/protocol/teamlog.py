@@ -10,7 +10,7 @@ from ulid import ULID
 
 from teamdeck.clock import iso
 from teamdeck.model.team_log import TeamLogRecord
-from teamdeck.store.jsonl import append_record, read_records, repair_torn_tail
+from teamdeck.store.jsonl import Tail, append_record, repair_torn_tail
 from teamdeck.store.locks import locked
 from teamdeck.store.workspace import Workspace
 
@@ -49,15 +49,41 @@ def log(ws: Workspace, team: str, record: TeamLogRecord) -> TeamLogRecord:
     return record
 
 
+class TeamLog:
+    """A team's messages.jsonl read incrementally: each :meth:`read` parses and validates
+    only the records appended since the last one (the live view keeps one per team, so a
+    long-lived team's log is not re-read on every inbox change). A replaced or truncated
+    file (a team deleted and made again) is read again from scratch.
+    """
+
+    def __init__(self, ws: Workspace, team: str) -> None:
+        self._path = ws.messages_log(team)
+        self._rel = ws.rel(self._path)
+        self._start()
+
+    def _start(self) -> None:
+        self._tail = Tail(self._path)
+        self._records: list[TeamLogRecord] = []
+        self._bad: list[str] = []
+        self._count = 0
+
+    def read(self) -> tuple[list[TeamLogRecord], list[str]]:
+        """Every valid record in file order, and one line per bad one."""
+        new = self._tail.read_new()
+        if self._tail.reset:  # another file now: what was read of the old one no longer holds
+            self._start()
+            new = self._tail.read_new()
+        for record in new:
+            self._count += 1
+            try:
+                self._records.append(TeamLogRecord.model_validate(record))
+            except ValidationError as err:
+                first = err.errors()[0]
+                where = ".".join(str(part) for part in first["loc"])
+                self._bad.append(f"{self._rel} record {self._count} ({record.get('id', 'no id')}): {where}: {first['msg']}")
+        return list(self._records), self._bad + [str(problem) for problem in self._tail.problems]
+
+
 def read_log(ws: Workspace, team: str) -> tuple[list[TeamLogRecord], list[str]]:
     """Every valid record of the team's log in file order, and one line per bad one."""
-    records, problems = read_records(ws.messages_log(team))
-    valid, bad = [], [str(problem) for problem in problems]
-    for number, record in enumerate(records, start=1):
-        try:
-            valid.append(TeamLogRecord.model_validate(record))
-        except ValidationError as err:
-            first = err.errors()[0]
-            where = ".".join(str(part) for part in first["loc"])
-            bad.append(f"{ws.rel(ws.messages_log(team))} record {number} ({record.get('id', 'no id')}): {where}: {first['msg']}")
-    return valid, bad
+    return TeamLog(ws, team).read()

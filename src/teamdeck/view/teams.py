@@ -33,6 +33,7 @@ from teamdeck.model.claude import (
 )
 from teamdeck.protocol.ledger import FAILURE_CLASSES, Handshake, Ledger, build_ledger
 from teamdeck.protocol.messaging import TeamInboxes, read_inboxes
+from teamdeck.protocol.teamlog import TeamLog
 from teamdeck.store.inbox import Inbox, UnreadableInbox, read_inbox, recipient_of
 from teamdeck.store.loaders import dumps_json
 from teamdeck.store.teamfiles import read_team_config
@@ -52,6 +53,8 @@ class TeamFiles:
             unreadable ones with their problem, ignored file names).
         ledger: the team's handshake ledger (protocol/ledger.py), or None when
             config.json cannot be read.
+        log: the incremental reader of the team's messages.jsonl, shared by every
+            later version of these files (only appended records are parsed again).
     """
 
     name: str
@@ -59,6 +62,7 @@ class TeamFiles:
     problem: Problem | None = None
     inboxes: TeamInboxes = field(default_factory=TeamInboxes)
     ledger: Ledger | None = None
+    log: TeamLog | None = field(default=None, compare=False, repr=False)
 
     def inbox_of(self, name: str) -> Inbox | str | None:
         """A member's inbox, or the line saying why it is unreadable (any case)."""
@@ -85,7 +89,8 @@ def read_team_files(ws: Workspace, team: str, previous: TeamFiles | None = None)
     """
     if not ws.team_config(team).exists():
         return None
-    files = with_ledger(ws, TeamFiles(team, None, None, read_inboxes(ws, team)))
+    log = previous.log if previous is not None and previous.log is not None else TeamLog(ws, team)
+    files = with_ledger(ws, TeamFiles(team, None, None, read_inboxes(ws, team), log=log))
     if files.ledger is not None:
         return files
     config, problem = _read_config(ws, team, previous)  # the ledger could not read it: say why
@@ -127,7 +132,7 @@ def with_ledger(ws: Workspace, files: TeamFiles) -> TeamFiles:
     """``files`` with the team's ledger built again from the inboxes already read
     (None when config.json is unreadable; ``config`` and ``problem`` then stay)."""
     try:
-        ledger = build_ledger(ws, files.name, inboxes=files.inboxes)
+        ledger = build_ledger(ws, files.name, inboxes=files.inboxes, log=files.log)
     except TeamdeckError:
         return replace(files, ledger=None)
     # The ledger read config.json last: its roster is the freshest.
