@@ -123,7 +123,11 @@ FAIL_OUTCOMES = {
 
 
 def gate_detail(gate: GateView, *, short: bool = False) -> Content:
-    """What a person reads before deciding (sanitised)."""
+    """What a person reads before deciding (sanitised).
+
+    ``short`` leaves out the reason, questions and plan: the header of the full view,
+    whose body already holds them whole (:func:`gate_text`).
+    """
     parts: list[str | tuple[str, str]] = [
         ("plan approval" if gate.kind == "plan-approval" else f"gate {cell(gate.gate_id, 64)}", "bold"),
         (f"  {SUBKIND_LABELS[gate.subkind]}" if gate.subkind in SUBKIND_LABELS else "", "bold $warning"),
@@ -131,9 +135,9 @@ def gate_detail(gate: GateView, *, short: bool = False) -> Content:
     ]
     if gate.agent:
         parts += [("who: ", "$text-muted"), f"{cell(gate.agent, 64)}\n"]
-    if gate.reason:
+    if gate.reason and not short:
         parts += [("reason: ", "$text-muted"), f"{cell(gate.reason, 500)}\n"]
-    for number, question in enumerate(gate.questions, 1):
+    for number, question in enumerate(() if short else gate.questions, 1):
         parts += [(f"Q{number}. ", "bold $accent"), f"{block(question, 2000)}\n"]
     if gate.notes_path:
         parts += [("notes: ", "$text-muted"), f"{cell(gate.notes_path, 200)}\n"]
