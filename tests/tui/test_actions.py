@@ -37,15 +37,23 @@ def _select(app, widget_type, key):
     assert app.main.query_one(widget_type).select_key(key), key
 
 
+async def _open(pilot, app, widget_type, row_key, key, screen_type, *, panel=None):
+    """Go to ``panel``, select ``row_key`` in its list, press ``key`` and wait for the
+    dialog (``screen_type``) it opens."""
+    if panel:
+        await pilot.press(panel)
+    _select(app, widget_type, row_key)
+    await pilot.press(key)
+    await until(pilot, lambda: isinstance(app.screen, screen_type), f"the {screen_type.__name__}")
+
+
 def test_approve_a_gate_with_a_note_writes_the_event_and_task_yaml(world) -> None:
     app = make_app(world)
 
     async def scenario(pilot):
         assert [row.key for row in app.main.query_one(GateList).rows] == [PLAN_GATE, TASK_GATE] or \
             {row.key for row in app.main.query_one(GateList).rows} == {PLAN_GATE, TASK_GATE}
-        _select(app, GateList, TASK_GATE)
-        await pilot.press("a")
-        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the confirm dialog")
+        await _open(pilot, app, GateList, TASK_GATE, "a", ConfirmScreen)
         await type_text(pilot, "use the LALR grammar")
         await pilot.press("enter")
         await until(pilot, lambda: TASK_GATE not in {row.key for row in app.main.query_one(GateList).rows}, "the gate to leave")
@@ -64,9 +72,7 @@ def test_reject_needs_a_note_and_writes_nothing_without_one(world) -> None:
 
     async def scenario(pilot):
         before = world.events_file("t1").read_bytes()
-        _select(app, GateList, TASK_GATE)
-        await pilot.press("r")
-        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await _open(pilot, app, GateList, TASK_GATE, "r", ConfirmScreen)
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, ConfirmScreen)  # still asking: the note is required
@@ -84,9 +90,7 @@ def test_cancel_writes_nothing(world) -> None:
 
     async def scenario(pilot):
         before = world.events_file("t1").read_bytes()
-        _select(app, GateList, TASK_GATE)
-        await pilot.press("a")
-        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await _open(pilot, app, GateList, TASK_GATE, "a", ConfirmScreen)
         await pilot.press("escape")
         await until(pilot, lambda: not isinstance(app.screen, ConfirmScreen))
         await until(pilot, lambda: not busy(app), "the workers to finish")
@@ -99,9 +103,7 @@ def test_approve_a_plan_from_the_queue_answers_in_the_inbox(world) -> None:
     app = make_app(world)
 
     async def scenario(pilot):
-        _select(app, GateList, PLAN_GATE)
-        await pilot.press("a")
-        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await _open(pilot, app, GateList, PLAN_GATE, "a", ConfirmScreen)
         await pilot.press("enter")
         await until(pilot, lambda: PLAN_GATE not in {row.key for row in app.main.query_one(GateList).rows}, "the plan gate to leave")
         answer = json.loads(_inbox(world, "bob")[-1]["text"])
@@ -116,10 +118,7 @@ def test_reject_a_plan_from_the_roster_with_feedback(world) -> None:
     app = make_app(world)
 
     async def scenario(pilot):
-        await pilot.press("2")
-        _select(app, RosterList, "alpha/bob")
-        await pilot.press("P")
-        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await _open(pilot, app, RosterList, "alpha/bob", "P", ConfirmScreen, panel="2")
         await type_text(pilot, "split it in two")
         await pilot.press("enter")
         await until(pilot, lambda: app.snapshot.member("alpha/bob").pending_plan is None, "the answer")
@@ -133,10 +132,7 @@ def test_message_a_member(world) -> None:
     app = make_app(world)
 
     async def scenario(pilot):
-        await pilot.press("2")
-        _select(app, RosterList, "alpha/alice")
-        await pilot.press("m")
-        await until(pilot, lambda: isinstance(app.screen, ComposeScreen))
+        await _open(pilot, app, RosterList, "alpha/alice", "m", ComposeScreen, panel="2")
         await type_text(pilot, "lexer first")
         await pilot.press("enter")
         app.screen.query_one("#text").text = "Start with the lexer, please."
@@ -155,10 +151,7 @@ def test_broadcast_to_the_team(world) -> None:
     app = make_app(world)
 
     async def scenario(pilot):
-        await pilot.press("2")
-        _select(app, RosterList, "alpha/alice")
-        await pilot.press("b")
-        await until(pilot, lambda: isinstance(app.screen, ComposeScreen))
+        await _open(pilot, app, RosterList, "alpha/alice", "b", ComposeScreen, panel="2")
         app.screen.query_one("#summary").value = "standup"
         app.screen.query_one("#text").text = "Status in five minutes."
         await pilot.press("ctrl+s")
@@ -173,10 +166,7 @@ def test_shutdown_request_then_the_handshake_progresses_live(world) -> None:
     app = make_app(world, watch=True)
 
     async def scenario(pilot):
-        await pilot.press("2")
-        _select(app, RosterList, "alpha/alice")
-        await pilot.press("s")
-        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await _open(pilot, app, RosterList, "alpha/alice", "s", ConfirmScreen, panel="2")
         await type_text(pilot, "done")
         await pilot.press("enter")
         await until(pilot, lambda: app.snapshot.member("alpha/alice").status == "shutdown-requested", "requested")
@@ -290,9 +280,7 @@ def test_a_refused_action_is_a_notice_not_a_crash(world) -> None:
     async def scenario(pilot):
         from teamdeck.protocol.gates import decide_gate
 
-        _select(app, GateList, TASK_GATE)
-        await pilot.press("a")
-        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await _open(pilot, app, GateList, TASK_GATE, "a", ConfirmScreen)
         decide_gate(world, "t1", "g-w1-1", "reject", note="someone else was faster")
         await pilot.press("enter")
         await until(pilot, lambda: any(severity == "error" for _message, severity in notices), "the error notice")
