@@ -130,22 +130,26 @@ def test_events_filtered(demo: Path, snap_compare) -> None:  # noqa: ANN001
 # --- dialogs ----------------------------------------------------------------------------
 
 
-def test_gate_detail(demo: Path, snap_compare) -> None:  # noqa: ANN001
+DIALOGS = {
+    # name: (panel, list, row, key that opens it, the dialog, text typed into it)
+    "gate_detail": ("gates", "#gate-list", TASK_GATE, "enter", TextScreen, ""),
+    "approve": ("gates", "#gate-list", TASK_GATE, "a", ConfirmScreen, ""),
+    "message": ("roster", "#roster-list", "checkout-revamp/api-dev", "m", ComposeScreen, "guest checkout"),
+    "broadcast": ("roster", "#roster-list", "perf-audit/profiler", "b", ComposeScreen, ""),
+    "shutdown": ("roster", "#roster-list", "perf-audit/profiler", "s", ConfirmScreen, ""),
+}
+
+
+@pytest.mark.parametrize("name", list(DIALOGS))
+def test_dialog(demo: Path, snap_compare, name: str) -> None:  # noqa: ANN001
+    panel, list_id, row, key, screen_type, typed = DIALOGS[name]
     app = demo_app(demo)
 
     async def scenario(pilot) -> None:  # noqa: ANN001
-        await select(pilot, app, "gates", "#gate-list", TASK_GATE)
-        await open_screen(pilot, app, "enter", TextScreen)
-
-    assert snap_compare(app, terminal_size=SIZE, run_before=prepared(app, scenario))
-
-
-def test_approve_dialog(demo: Path, snap_compare) -> None:  # noqa: ANN001
-    app = demo_app(demo)
-
-    async def scenario(pilot) -> None:  # noqa: ANN001
-        await select(pilot, app, "gates", "#gate-list", TASK_GATE)
-        await open_screen(pilot, app, "a", ConfirmScreen)
+        await select(pilot, app, panel, list_id, row)
+        await open_screen(pilot, app, key, screen_type)
+        if typed:
+            await pilot.press(*typed)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=prepared(app, scenario))
 
@@ -160,37 +164,6 @@ def test_reject_dialog_asks_for_the_note(demo: Path, snap_compare) -> None:  # n
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, ConfirmScreen)
-
-    assert snap_compare(app, terminal_size=SIZE, run_before=prepared(app, scenario))
-
-
-def test_message_dialog(demo: Path, snap_compare) -> None:  # noqa: ANN001
-    app = demo_app(demo)
-
-    async def scenario(pilot) -> None:  # noqa: ANN001
-        await select(pilot, app, "roster", "#roster-list", "checkout-revamp/api-dev")
-        await open_screen(pilot, app, "m", ComposeScreen)
-        await pilot.press(*"guest checkout")
-
-    assert snap_compare(app, terminal_size=SIZE, run_before=prepared(app, scenario))
-
-
-def test_broadcast_dialog(demo: Path, snap_compare) -> None:  # noqa: ANN001
-    app = demo_app(demo)
-
-    async def scenario(pilot) -> None:  # noqa: ANN001
-        await select(pilot, app, "roster", "#roster-list", "perf-audit/profiler")
-        await open_screen(pilot, app, "b", ComposeScreen)
-
-    assert snap_compare(app, terminal_size=SIZE, run_before=prepared(app, scenario))
-
-
-def test_shutdown_dialog(demo: Path, snap_compare) -> None:  # noqa: ANN001
-    app = demo_app(demo)
-
-    async def scenario(pilot) -> None:  # noqa: ANN001
-        await select(pilot, app, "roster", "#roster-list", "perf-audit/profiler")
-        await open_screen(pilot, app, "s", ConfirmScreen)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=prepared(app, scenario))
 
