@@ -92,6 +92,36 @@ def _scan_yaml_events(text: str, path: Path) -> None:
     The event stream is flat, so this walk is safe on any input; libyaml's composer is
     recursive C code that crashes the process on 100,000-deep nesting (B6).
     """
+    try:
+        _walk_yaml_events(text, path)
+    except yaml.MarkedYAMLError as err:
+        _refuse_if_too_deep(text, err, path)
+        raise
+
+
+def _refuse_if_too_deep(text: str, err: yaml.MarkedYAMLError, path: Path) -> None:
+    """Raise teamdeck's own depth error when that is why libyaml refused ``text``.
+
+    libyaml 0.2.6 (PyYAML 6.0.4) has a nesting limit of its own, deeper than ours, and its
+    scanner reads ahead, so it can refuse a document before the walk has seen our limit's
+    worth of events. The text before the place it stopped is walked again: there the
+    scanner reaches the end of the text instead of its limit and hands over the events,
+    so if our limit is passed on the way, that is the error, with its line, whatever the
+    library's version or wording.
+    """
+    mark = err.problem_mark or err.context_mark
+    if mark is None or mark.index <= 0:
+        return
+    try:
+        _walk_yaml_events(text[: mark.index], path)
+    except InvalidFile as own:
+        if own.why == TOO_DEEP:
+            raise
+    except yaml.YAMLError:
+        pass  # the prefix ends mid-document: expected, and not a depth problem
+
+
+def _walk_yaml_events(text: str, path: Path) -> None:
     depth = 0
     for event in yaml.parse(text, Loader=_CLoader):
         line = f"line {event.start_mark.line + 1}"

@@ -186,6 +186,32 @@ def test_b6_deep_task_yaml_through_load_task(ws):
     assert _load_error(ws) == "tasks/t1/task.yaml line 8: nesting too deep (more than 100 levels)"
 
 
+@pytest.mark.parametrize(("shape", "depth"), [
+    (shape, depth) for shape in ("flow", "block-seq", "block-map") for depth in (101, 999, 1000, 1001, 5000)
+    if (shape, depth) != ("block-map", 5000)  # 12 MiB of indentation: refused by size first
+])
+def test_b6_every_depth_past_ours_gets_our_error_with_its_line(shape, depth):
+    """B6, whatever the installed PyYAML does: libyaml >= 0.2.6 refuses at 1,000 levels
+    itself (and its read-ahead refuses before the walk sees level 101), older ones do
+    not; either way the error is teamdeck's, on the line where level 101 opens."""
+    body = {
+        "flow": "deep: " + "[" * depth + "]" * depth,
+        "block-seq": "- " * depth + "x",
+        "block-map": "\n".join(" " * level + f"k{level}:" for level in range(depth)) + " x",
+    }[shape]
+    with pytest.raises(InvalidFile) as failure:
+        parse_yaml((body + "\n").encode(), Path("task.yaml"))
+    line = 101 if shape == "block-map" else 1
+    assert str(failure.value) == f"task.yaml line {line}: nesting too deep (more than 100 levels)"
+
+
+@pytest.mark.parametrize("text", ["a: [1, 2\n", "a: b: c\n", "- [" * 50 + "\n\tx: ]"])
+def test_b6_a_shallow_syntax_error_is_not_called_too_deep(text):
+    with pytest.raises(InvalidFile) as failure:
+        parse_yaml(text.encode(), Path("task.yaml"))
+    assert failure.value.why.startswith("invalid YAML")
+
+
 def test_b6_nesting_up_to_the_limit_is_fine():
     assert parse_json(b"[" * 100 + b"]" * 100, FINAL) is not None
     assert parse_yaml(b"[" * 100 + b"]" * 100, Path("task.yaml")) is not None
