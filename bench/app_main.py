@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import argparse
 import atexit
-import gc
 import cProfile
+import gc
 import json
 import os
 import time

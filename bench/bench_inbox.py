@@ -34,8 +34,11 @@ def busy_inbox(count: int, body: int) -> list[dict]:
     for n in range(count):
         at = iso(START + timedelta(seconds=n))
         member = f"worker-{n % 8}"
-        text = (IdleNotification(from_=member, timestamp=at, idleReason="available").to_text() if n % 5 < 2
-                else f"report {n}: " + "x" * body)
+        text = (
+            IdleNotification(from_=member, timestamp=at, idleReason="available").to_text()
+            if n % 5 < 2
+            else f"report {n}: " + "x" * body
+        )
         entries.append({"from": member, "text": text, "summary": f"r{n}", "timestamp": at, "read": n < count - 50})
     return entries
 
@@ -70,7 +73,12 @@ def main(argv: list[str]) -> int:
             rows.append(("  + decode every kind", timed(lambda: [e.kind for e in read_inbox(path).entries])))
             rows.append((f"build_ledger, {count} msgs", timed(lambda: build_ledger(ws, "bench"))))
             message = {"from": "worker-1", "text": "hello", "summary": "s", "timestamp": iso(START), "read": False}
-            rows.append((f"append_message (lock, splice, fsync, confirm), {count} msgs", timed(lambda: append_message(path, message))))
+            rows.append(
+                (
+                    f"append_message (lock, splice, fsync, confirm), {count} msgs",
+                    timed(lambda: append_message(path, message)),
+                )
+            )
             before = path.read_bytes()
 
             def mark_one() -> None:

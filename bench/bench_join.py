@@ -33,9 +33,13 @@ def _write(ws: Workspace, task_id: str, agent: str, index: int, run: int = 0) ->
     folder = ws.agents_dir(task_id) / agent / "artifacts"
     folder.mkdir(parents=True, exist_ok=True)
     blocked = index % 5 == 0
-    output = {"status": "blocked" if blocked else "completed", "summary": f"worker {agent} run {run}: " + "did things. " * 20,
-              "questions": [f"Question {n} for {agent}?" for n in range(3)] if blocked else [],
-              "nextActions": ["review", "merge"], "finishedAt": "2026-03-01T12:00:00Z"}
+    output = {
+        "status": "blocked" if blocked else "completed",
+        "summary": f"worker {agent} run {run}: " + "did things. " * 20,
+        "questions": [f"Question {n} for {agent}?" for n in range(3)] if blocked else [],
+        "nextActions": ["review", "merge"],
+        "finishedAt": "2026-03-01T12:00:00Z",
+    }
     (folder / "final.json").write_text(json.dumps(output))
 
 
@@ -57,14 +61,31 @@ def main(argv: list[str]) -> int:
             create_task(ws, "t1", "bench")
             for index in range(count):
                 _write(ws, "t1", f"w{index:04d}", index)
-            results.append(Result(f"join, {count} workers, first (opens {count // 5} gates)", f"{_ms(lambda: join_task(ws, 't1')):.0f} ms"))
-            results.append(latency_result(f"join, {count} workers, nothing changed", [_ms(lambda: join_task(ws, "t1")) for _ in range(5)]))
+            results.append(
+                Result(
+                    f"join, {count} workers, first (opens {count // 5} gates)",
+                    f"{_ms(lambda: join_task(ws, 't1')):.0f} ms",
+                )
+            )
+            results.append(
+                latency_result(
+                    f"join, {count} workers, nothing changed", [_ms(lambda: join_task(ws, "t1")) for _ in range(5)]
+                )
+            )
             _write(ws, "t1", "w0001", 1, run=1)
-            results.append(Result(f"join, {count} workers, one output changed", f"{_ms(lambda: join_task(ws, 't1')):.0f} ms"))
+            results.append(
+                Result(f"join, {count} workers, one output changed", f"{_ms(lambda: join_task(ws, 't1')):.0f} ms")
+            )
             gates = [f"g-w{index:04d}-1" for index in range(0, min(count, 50), 5)]
-            results.append(latency_result(f"gate approve ({count} workers in the task)",
-                                          [_ms(lambda gate=gate: decide_gate(ws, "t1", gate, "approve")) for gate in gates]))
-            results.append(Result(f"validate workspace ({count} workers)", f"{_ms(lambda: validate_workspace(ws)):.0f} ms"))
+            results.append(
+                latency_result(
+                    f"gate approve ({count} workers in the task)",
+                    [_ms(lambda gate=gate: decide_gate(ws, "t1", gate, "approve")) for gate in gates],
+                )
+            )
+            results.append(
+                Result(f"validate workspace ({count} workers)", f"{_ms(lambda: validate_workspace(ws)):.0f} ms")
+            )
         root = base / "ws-10"
         env = {**os.environ, "TEAMDECK_WORKSPACE": ""}
         command = [sys.executable, "-m", "teamdeck", "--workspace", str(root), "join", "t1"]

@@ -32,9 +32,11 @@ def machine() -> str:
                 break
     except OSError:
         pass
-    return (f"{os.cpu_count()} cores ({model or platform.processor() or '?'}), Python {platform.python_version()}, "
-            f"textual {textual.__version__}, watchfiles {watchfiles.__version__}, {platform.system()} {platform.release()}, "
-            f"load average {os.getloadavg()[0]:.2f}")
+    return (
+        f"{os.cpu_count()} cores ({model or platform.processor() or '?'}), Python {platform.python_version()}, "
+        f"textual {textual.__version__}, watchfiles {watchfiles.__version__}, {platform.system()} {platform.release()}, "
+        f"load average {os.getloadavg()[0]:.2f}"
+    )
 
 
 def source() -> str:
@@ -46,10 +48,20 @@ def source() -> str:
         return os.environ["TEAMDECK_BENCH_SOURCE"]
     root = Path(teamdeck.__file__).resolve().parents[2]
     try:
-        commit = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"], capture_output=True,
-                                text=True, check=True, timeout=10).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--", "src", "styles"],
-                               capture_output=True, text=True, check=True, timeout=10).stdout.strip()
+        commit = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=10,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(root), "status", "--porcelain", "--", "src", "styles"],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=10,
+        ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return f"teamdeck from {root} (not a git checkout)"
     return f"teamdeck {commit}" + (" + uncommitted changes in src/" if dirty else "") + f" ({root})"
@@ -80,8 +92,13 @@ class Result:
         return {True: "ok", False: "MISS", None: ""}[self.met]
 
 
-def latency_result(name: str, samples_ms: list[float], median_target: float | None = None,
-                   p99_target: float | None = None, note: str = "") -> Result:
+def latency_result(
+    name: str,
+    samples_ms: list[float],
+    median_target: float | None = None,
+    p99_target: float | None = None,
+    note: str = "",
+) -> Result:
     """A row with median / p99 / max of ``samples_ms`` against optional targets."""
     median, p99 = statistics.median(samples_ms), percentile(samples_ms, 0.99)
     measured = f"median {median:.1f} / p99 {p99:.1f} / max {max(samples_ms):.1f} ms (n={len(samples_ms)})"

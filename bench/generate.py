@@ -73,8 +73,11 @@ class Layout:
 
     def inboxes(self) -> list[Path]:
         """Every member's inbox file."""
-        return [self.root / "teams" / team / "inboxes" / f"{name}.json"
-                for team, names in self.teams.items() for name in names]
+        return [
+            self.root / "teams" / team / "inboxes" / f"{name}.json"
+            for team, names in self.teams.items()
+            for name in names
+        ]
 
 
 # --- ids and times -----------------------------------------------------------------------
@@ -108,7 +111,9 @@ class _Clock:
     def event(self, type_: str, payload: dict[str, Any], actor: str = ACTOR) -> Event:
         moment = self.tick()
         self.sequence += 1
-        return Event(id=ulid(_epoch_ms(moment), self.sequence), ts=iso(moment), type=type_, actor=actor, payload=payload)
+        return Event(
+            id=ulid(_epoch_ms(moment), self.sequence), ts=iso(moment), type=type_, actor=actor, payload=payload
+        )
 
 
 # --- teams ---------------------------------------------------------------------------------
@@ -116,19 +121,44 @@ class _Clock:
 
 def _team_config(team: str, names: list[str], created: datetime) -> dict[str, Any]:
     ms = _epoch_ms(created)
-    members: list[dict[str, Any]] = [{
-        "agentId": f"{LEAD}@{team}", "name": LEAD, "agentType": "team-lead", "model": MODELS[0], "joinedAt": ms,
-        "tmuxPaneId": "", "cwd": "/home/dev/shop", "subscriptions": [],
-    }]
+    members: list[dict[str, Any]] = [
+        {
+            "agentId": f"{LEAD}@{team}",
+            "name": LEAD,
+            "agentType": "team-lead",
+            "model": MODELS[0],
+            "joinedAt": ms,
+            "tmuxPaneId": "",
+            "cwd": "/home/dev/shop",
+            "subscriptions": [],
+        }
+    ]
     for index, name in enumerate(names[1:], 1):
-        members.append({
-            "agentId": f"{name}@{team}", "name": name, "agentType": "general-purpose", "model": MODELS[index % len(MODELS)],
-            "prompt": f"You are {name} on {team}.", "color": COLORS[index % len(COLORS)], "planModeRequired": False,
-            "joinedAt": ms + index * 1000, "tmuxPaneId": f"%{index}", "cwd": "/home/dev/shop", "subscriptions": [],
-            "backendType": "tmux", "isActive": True,
-        })
-    config = {"name": team, "description": f"generated team {team}", "createdAt": ms, "leadAgentId": f"{LEAD}@{team}",
-              "leadSessionId": "00000000-0000-4000-8000-000000000000", "members": members}
+        members.append(
+            {
+                "agentId": f"{name}@{team}",
+                "name": name,
+                "agentType": "general-purpose",
+                "model": MODELS[index % len(MODELS)],
+                "prompt": f"You are {name} on {team}.",
+                "color": COLORS[index % len(COLORS)],
+                "planModeRequired": False,
+                "joinedAt": ms + index * 1000,
+                "tmuxPaneId": f"%{index}",
+                "cwd": "/home/dev/shop",
+                "subscriptions": [],
+                "backendType": "tmux",
+                "isActive": True,
+            }
+        )
+    config = {
+        "name": team,
+        "description": f"generated team {team}",
+        "createdAt": ms,
+        "leadAgentId": f"{LEAD}@{team}",
+        "leadSessionId": "00000000-0000-4000-8000-000000000000",
+        "members": members,
+    }
     TeamConfig.model_validate(config)
     return config
 
@@ -143,18 +173,42 @@ def _inbox(team: str, name: str, names: list[str], clock: _Clock, messages: int)
         if name == LEAD:
             sender = names[1 + index % max(1, len(names) - 1)] if len(names) > 1 else LEAD
             if index % 2:
-                text = json.dumps({"type": "idle_notification", "from": sender, "timestamp": moment, "idleReason": "available"})
+                text = json.dumps(
+                    {"type": "idle_notification", "from": sender, "timestamp": moment, "idleReason": "available"}
+                )
                 entries.append({"from": sender, "text": text, "timestamp": moment, "read": not unread})
             else:
-                entries.append({"from": sender, "text": f"Step {index} of my task is done.", "summary": f"step {index} done",
-                                "timestamp": moment, "read": not unread})
+                entries.append(
+                    {
+                        "from": sender,
+                        "text": f"Step {index} of my task is done.",
+                        "summary": f"step {index} done",
+                        "timestamp": moment,
+                        "read": not unread,
+                    }
+                )
         elif index == 0:
-            text = json.dumps({"type": "task_assignment", "taskId": str(index + 1), "subject": f"Work item for {name}",
-                               "description": "Generated assignment.", "assignedBy": LEAD, "timestamp": moment})
+            text = json.dumps(
+                {
+                    "type": "task_assignment",
+                    "taskId": str(index + 1),
+                    "subject": f"Work item for {name}",
+                    "description": "Generated assignment.",
+                    "assignedBy": LEAD,
+                    "timestamp": moment,
+                }
+            )
             entries.append({"from": LEAD, "text": text, "timestamp": moment, "read": not unread})
         else:
-            entries.append({"from": LEAD, "text": f"Note {index} for {name} on {team}.", "summary": f"note {index}",
-                            "timestamp": moment, "read": not unread})
+            entries.append(
+                {
+                    "from": LEAD,
+                    "text": f"Note {index} for {name} on {team}.",
+                    "summary": f"note {index}",
+                    "timestamp": moment,
+                    "read": not unread,
+                }
+            )
     return entries
 
 
@@ -163,8 +217,13 @@ def _team_log(team: str, names: list[str], clock: _Clock) -> bytes:
     for index, name in enumerate(names):
         moment = clock.tick()
         clock.sequence += 1
-        record = {"id": ulid(_epoch_ms(moment), clock.sequence), "ts": iso(moment),
-                  "type": "team_created" if index == 0 else "member_added", "actor": ACTOR, "member": name}
+        record = {
+            "id": ulid(_epoch_ms(moment), clock.sequence),
+            "ts": iso(moment),
+            "type": "team_created" if index == 0 else "member_added",
+            "actor": ACTOR,
+            "member": name,
+        }
         lines.append(json.dumps(record, separators=(",", ":")))
     return ("\n".join(lines) + "\n").encode()
 
@@ -180,11 +239,21 @@ def _sends(team: str, names: list[str], count: int, clock: _Clock) -> tuple[byte
         moment = clock.tick()
         clock.sequence += 1
         recipient, stamp, text = members[index % len(members)], iso(moment), f"Message {index} for the team {team}."
-        record = {"id": ulid(_epoch_ms(moment), clock.sequence), "ts": stamp, "type": "message", "actor": ACTOR,
-                  "from": LEAD, "to": [recipient], "summary": f"message {index}", "timestamp": stamp, "text": text}
+        record = {
+            "id": ulid(_epoch_ms(moment), clock.sequence),
+            "ts": stamp,
+            "type": "message",
+            "actor": ACTOR,
+            "from": LEAD,
+            "to": [recipient],
+            "summary": f"message {index}",
+            "timestamp": stamp,
+            "text": text,
+        }
         lines.append(json.dumps(record, separators=(",", ":")))
-        delivered.setdefault(recipient, []).append({"from": LEAD, "text": text, "summary": f"message {index}",
-                                                    "timestamp": stamp, "read": True})
+        delivered.setdefault(recipient, []).append(
+            {"from": LEAD, "text": text, "summary": f"message {index}", "timestamp": stamp, "read": True}
+        )
     return ("\n".join(lines) + "\n").encode() if lines else b"", delivered
 
 
@@ -207,33 +276,75 @@ def _output_bytes(output: dict[str, Any]) -> bytes:
     return (json.dumps(output, indent=2) + "\n").encode()
 
 
-def _task_events(task_id: str, title: str, team: str, workers: list[dict[str, Any]],
-                 blocked: dict[str, dict[str, Any]], clock: _Clock) -> list[Event]:
+def _task_events(
+    task_id: str,
+    title: str,
+    team: str,
+    workers: list[dict[str, Any]],
+    blocked: dict[str, dict[str, Any]],
+    clock: _Clock,
+) -> list[Event]:
     """The events of a task created with ``workers`` whose ``blocked`` ones (agent ->
     final.json) each opened a gate through a join: the events ``teamdeck join`` appends,
     with the same reason and digest, so a later join finds nothing to change."""
-    task = {"id": task_id, "title": title, "state": "working", "gates": [], "team": team, "creator": ACTOR,
-            "workers": workers}
+    task = {
+        "id": task_id,
+        "title": title,
+        "state": "working",
+        "gates": [],
+        "team": team,
+        "creator": ACTOR,
+        "workers": workers,
+    }
     events = [clock.event("task.created", {"task": task})]
     for agent, output in blocked.items():
         digest = "sha256:" + hashlib.sha256(_output_bytes(output)).hexdigest()[:16]
-        events.append(clock.event("gate.blocked", {
-            "gateId": f"g-{agent}-1", "kind": "worker-blocked", "reason": f"worker {agent} is blocked: {output['summary']}",
-            "agentInstance": agent, "questions": output["questions"], "instructionsRef": "./shared/human-notes.md",
-            "outputDigest": digest}))
+        events.append(
+            clock.event(
+                "gate.blocked",
+                {
+                    "gateId": f"g-{agent}-1",
+                    "kind": "worker-blocked",
+                    "reason": f"worker {agent} is blocked: {output['summary']}",
+                    "agentInstance": agent,
+                    "questions": output["questions"],
+                    "instructionsRef": "./shared/human-notes.md",
+                    "outputDigest": digest,
+                },
+            )
+        )
     if blocked:
-        events.append(clock.event("task.state_changed", {"from": "working", "to": "input-required",
-                                                         "reason": f"a worker is blocked: g-{next(iter(blocked))}-1"}))
-    counts = {"completed": len(workers) - len(blocked), "blocked": len(blocked), "failed": 0, "invalid": 0, "pending": 0,
-              "total": len(workers)}
-    events.append(clock.event("join.completed", {"counts": counts, "gatesOpened": [f"g-{a}-1" for a in blocked],
-                                                 "gatesUpdated": []}))
+        events.append(
+            clock.event(
+                "task.state_changed",
+                {
+                    "from": "working",
+                    "to": "input-required",
+                    "reason": f"a worker is blocked: g-{next(iter(blocked))}-1",
+                },
+            )
+        )
+    counts = {
+        "completed": len(workers) - len(blocked),
+        "blocked": len(blocked),
+        "failed": 0,
+        "invalid": 0,
+        "pending": 0,
+        "total": len(workers),
+    }
+    events.append(
+        clock.event(
+            "join.completed", {"counts": counts, "gatesOpened": [f"g-{a}-1" for a in blocked], "gatesUpdated": []}
+        )
+    )
     return events
 
 
-FILLER_TEMPLATE = ('{"id":"%s%s%s%s%s%s","ts":"%s.%03dZ","type":"join.completed","actor":"' + ACTOR + '","payload":{"counts":'
-                   '{"completed":%d,"blocked":0,"failed":0,"invalid":0,"pending":0,"total":%d},"gatesOpened":[],'
-                   '"gatesUpdated":[]}}\n')
+FILLER_TEMPLATE = (
+    '{"id":"%s%s%s%s%s%s","ts":"%s.%03dZ","type":"join.completed","actor":"' + ACTOR + '","payload":{"counts":'
+    '{"completed":%d,"blocked":0,"failed":0,"invalid":0,"pending":0,"total":%d},"gatesOpened":[],'
+    '"gatesUpdated":[]}}\n'
+)
 _DIGITS = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 _PAIRS = [_DIGITS[value >> 5] + _DIGITS[value & 31] for value in range(1024)]
 """Two Crockford digits for every 10-bit value: a ULID is assembled from these."""
@@ -263,8 +374,14 @@ def write_filler_events(handle: Any, count: int, start: datetime, sequence: int)
         if ms // 1000 != second_key:
             second_key = ms // 1000
             second_text = datetime.fromtimestamp(second_key, UTC).strftime("%Y-%m-%dT%H:%M:%S")
-        parts = (time_top, _PAIRS[ms & 1023], sequence_top, _PAIRS[(number >> 20) & 1023], _PAIRS[(number >> 10) & 1023],
-                 _PAIRS[number & 1023])
+        parts = (
+            time_top,
+            _PAIRS[ms & 1023],
+            sequence_top,
+            _PAIRS[(number >> 20) & 1023],
+            _PAIRS[(number >> 10) & 1023],
+            _PAIRS[number & 1023],
+        )
         workers = index % 7 + 1
         chunk.append(FILLER_TEMPLATE % (*parts, second_text, ms % 1000, workers, workers))
         if len(chunk) >= 65536:
@@ -275,8 +392,9 @@ def write_filler_events(handle: Any, count: int, start: datetime, sequence: int)
     return last_id, datetime.fromtimestamp(ms / 1000, UTC)
 
 
-def _write_task(root: Path, task_id: str, events: list[Event], outputs: dict[str, dict[str, Any]],
-                filler: int, clock: _Clock) -> int:
+def _write_task(
+    root: Path, task_id: str, events: list[Event], outputs: dict[str, dict[str, Any]], filler: int, clock: _Clock
+) -> int:
     """Write events.jsonl (plus ``filler`` events), task.yaml folded from the events,
     and the workers' final.json files; returns the number of files written."""
     task_dir = root / "tasks" / task_id
@@ -285,7 +403,9 @@ def _write_task(root: Path, task_id: str, events: list[Event], outputs: dict[str
     assert folded is not None
     with open(task_dir / "events.jsonl", "wb") as handle:
         for event in events:
-            handle.write((json.dumps(event.model_dump(mode="json"), separators=(",", ":"), ensure_ascii=False) + "\n").encode())
+            handle.write(
+                (json.dumps(event.model_dump(mode="json"), separators=(",", ":"), ensure_ascii=False) + "\n").encode()
+            )
         if filler:
             last_id, last_time = write_filler_events(handle, filler, clock.now, clock.sequence)
             clock.sequence += filler
@@ -302,9 +422,19 @@ def _write_task(root: Path, task_id: str, events: list[Event], outputs: dict[str
 # --- the workspace ---------------------------------------------------------------------------
 
 
-def generate(root: Path, *, teams: int = 25, members: int = 500, tasks: int = 200, files: int = 1000,
-             gates: int = 250, messages: int = 5, task_events: int = 0, big_log: int = 0,
-             team_log: int = 0) -> Layout:
+def generate(
+    root: Path,
+    *,
+    teams: int = 25,
+    members: int = 500,
+    tasks: int = 200,
+    files: int = 1000,
+    gates: int = 250,
+    messages: int = 5,
+    task_events: int = 0,
+    big_log: int = 0,
+    team_log: int = 0,
+) -> Layout:
     """Write a workspace of the given size into the empty or missing directory ``root``.
 
     Args:
@@ -368,8 +498,12 @@ def generate(root: Path, *, teams: int = 25, members: int = 500, tasks: int = 20
         n_blocked = min(gates_left, 5, len(workers))
         gates_left -= n_blocked
         finished = clock.tick()
-        outputs = {worker["id"]: _final_output("blocked" if number < n_blocked else "completed", worker["id"], task_id,
-                                               finished) for number, worker in enumerate(workers)}
+        outputs = {
+            worker["id"]: _final_output(
+                "blocked" if number < n_blocked else "completed", worker["id"], task_id, finished
+            )
+            for number, worker in enumerate(workers)
+        }
         blocked = {agent: output for agent, output in outputs.items() if output["status"] == "blocked"}
         events = _task_events(task_id, f"Generated task {index + 1}", team, workers, blocked, clock)
         filler = big_log if index == 0 and big_log else task_events
@@ -392,15 +526,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--gates", type=int, default=250)
     parser.add_argument("--messages", type=int, default=5)
     parser.add_argument("--big-log", type=int, default=0, help="lines in the first task's events.jsonl")
-    parser.add_argument("--team-log", type=int, default=0, help="messages sent (logged and delivered) in the first team")
+    parser.add_argument(
+        "--team-log", type=int, default=0, help="messages sent (logged and delivered) in the first team"
+    )
     args = parser.parse_args(argv)
     started = time.perf_counter()
-    layout = generate(args.root, teams=args.teams, members=args.members, tasks=args.tasks, files=args.files,
-                      gates=args.gates, messages=args.messages, big_log=args.big_log, team_log=args.team_log)
+    layout = generate(
+        args.root,
+        teams=args.teams,
+        members=args.members,
+        tasks=args.tasks,
+        files=args.files,
+        gates=args.gates,
+        messages=args.messages,
+        big_log=args.big_log,
+        team_log=args.team_log,
+    )
     took = time.perf_counter() - started
     big = f", {args.big_log:,} events in {layout.big_log.relative_to(layout.root)}" if layout.big_log else ""
-    print(f"{layout.root}: {len(layout.teams)} teams, {layout.members} members, {len(layout.tasks)} tasks, "
-          f"{len(layout.gates)} open gates, {layout.files} files{big} ({took:.1f} s)")
+    print(
+        f"{layout.root}: {len(layout.teams)} teams, {layout.members} members, {len(layout.tasks)} tasks, "
+        f"{len(layout.gates)} open gates, {layout.files} files{big} ({took:.1f} s)"
+    )
     return 0
 
 

@@ -30,10 +30,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-import targets_core as core  # noqa: E402
-import targets_screen as screen  # noqa: E402
-from common import Result, print_table  # noqa: E402
-from generate import Layout, generate  # noqa: E402
+import targets_core as core
+import targets_screen as screen
+from common import Result, print_table
+from generate import Layout, generate
 
 
 @dataclass(frozen=True)
@@ -56,14 +56,30 @@ class Sizes:
     """How long the app may settle after its first screen before it is measured."""
 
 
-FULL = Sizes(live=dict(teams=20, members=200, tasks=100, files=1000, gates=250),
-             scale=dict(teams=25, members=500, tasks=200, files=1000, gates=50),
-             big_log=1_000_000, team_log=10_000, changes=200, burst_writes=1000, bursts=3, starts=5, cpu_window_s=20.0,
-             settle_s=screen.SETTLE_S)
-QUICK = Sizes(live=dict(teams=2, members=6, tasks=4, files=40, gates=8),
-              scale=dict(teams=2, members=6, tasks=4, files=40, gates=4),
-              big_log=2000, team_log=50, changes=3, burst_writes=20, bursts=1, starts=1, cpu_window_s=0.3,
-              settle_s=0.5)
+FULL = Sizes(
+    live=dict(teams=20, members=200, tasks=100, files=1000, gates=250),
+    scale=dict(teams=25, members=500, tasks=200, files=1000, gates=50),
+    big_log=1_000_000,
+    team_log=10_000,
+    changes=200,
+    burst_writes=1000,
+    bursts=3,
+    starts=5,
+    cpu_window_s=20.0,
+    settle_s=screen.SETTLE_S,
+)
+QUICK = Sizes(
+    live=dict(teams=2, members=6, tasks=4, files=40, gates=8),
+    scale=dict(teams=2, members=6, tasks=4, files=40, gates=4),
+    big_log=2000,
+    team_log=50,
+    changes=3,
+    burst_writes=20,
+    bursts=1,
+    starts=1,
+    cpu_window_s=0.3,
+    settle_s=0.5,
+)
 
 
 class Workspaces:
@@ -80,7 +96,10 @@ class Workspaces:
             shutil.rmtree(self.root / name, ignore_errors=True)  # left by an earlier run with --dir
             started = time.perf_counter()
             self._made[name] = generate(self.root / name, **options)
-            print(f"  generated {name}: {self._made[name].files} files ({time.perf_counter() - started:.1f} s)", file=sys.stderr)
+            print(
+                f"  generated {name}: {self._made[name].files} files ({time.perf_counter() - started:.1f} s)",
+                file=sys.stderr,
+            )
         return self._made[name]
 
     def live(self) -> Layout:
@@ -104,17 +123,22 @@ class Workspaces:
 def run_core(spaces: Workspaces) -> list[Result]:
     sizes = spaces.sizes
     big = spaces.scale(big=True)
-    return [core.watcher_latency(spaces.live(), sizes.changes), *core.refresh_costs(spaces.live(), sizes.changes),
-            core.refresh_in_long_team(spaces.long_team(), max(3, sizes.changes // 10)),
-            *core.build_at_scale(spaces.scale(big=False), big, max(1, sizes.starts // 2)),
-            core.approve_durable(spaces.live(), sizes.changes),
-            core.approve_in_big_task(core.fresh_copy(big, spaces.root / "big-copy"), 3)]
+    return [
+        core.watcher_latency(spaces.live(), sizes.changes),
+        *core.refresh_costs(spaces.live(), sizes.changes),
+        core.refresh_in_long_team(spaces.long_team(), max(3, sizes.changes // 10)),
+        *core.build_at_scale(spaces.scale(big=False), big, max(1, sizes.starts // 2)),
+        core.approve_durable(spaces.live(), sizes.changes),
+        core.approve_in_big_task(core.fresh_copy(big, spaces.root / "big-copy"), 3),
+    ]
 
 
 def run_latency(spaces: Workspaces) -> list[Result]:
     sizes = spaces.sizes
-    return [screen.write_to_screen(spaces.live(), sizes.changes, sizes.settle_s),
-            core.watcher_latency(spaces.live(), sizes.changes)]
+    return [
+        screen.write_to_screen(spaces.live(), sizes.changes, sizes.settle_s),
+        core.watcher_latency(spaces.live(), sizes.changes),
+    ]
 
 
 def run_burst(spaces: Workspaces) -> list[Result]:
@@ -126,8 +150,10 @@ def run_start(spaces: Workspaces) -> list[Result]:
     big = spaces.scale(big=True)
     lines = f"{spaces.sizes.big_log:,} events in one log"
     sizes = spaces.sizes
-    return [*screen.start(spaces.scale(big=False), sizes.starts, "small logs", sizes.settle_s),
-            *screen.start(big, sizes.starts, lines, sizes.settle_s)]
+    return [
+        *screen.start(spaces.scale(big=False), sizes.starts, "small logs", sizes.settle_s),
+        *screen.start(big, sizes.starts, lines, sizes.settle_s),
+    ]
 
 
 def run_action(spaces: Workspaces) -> list[Result]:
@@ -139,7 +165,11 @@ def run_idle(spaces: Workspaces) -> list[Result]:
 
 
 TARGETS: dict[str, Callable[[Workspaces], list[Result]]] = {
-    "latency": run_latency, "burst": run_burst, "start": run_start, "action": run_action, "idle": run_idle,
+    "latency": run_latency,
+    "burst": run_burst,
+    "start": run_start,
+    "action": run_action,
+    "idle": run_idle,
     "core": run_core,
 }
 
@@ -147,14 +177,21 @@ TARGETS: dict[str, Callable[[Workspaces], list[Result]]] = {
 def run_commit(revision: str, argv: list[str]) -> int:
     """Run these benchmarks again in a child, on the teamdeck source of ``revision``."""
     repo = Path(__file__).resolve().parents[1]
-    commit = subprocess.run(["git", "-C", str(repo), "rev-parse", "--short", f"{revision}^{{commit}}"], check=True,
-                            capture_output=True, text=True).stdout.strip()
+    commit = subprocess.run(
+        ["git", "-C", str(repo), "rev-parse", "--short", f"{revision}^{{commit}}"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
     archive = subprocess.run(["git", "-C", str(repo), "archive", commit], check=True, capture_output=True).stdout
     with tempfile.TemporaryDirectory(prefix="teamdeck-src-") as tree:
         with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
             tar.extractall(tree, filter="data")
-        env = {**os.environ, "PYTHONPATH": str(Path(tree) / "src"),
-               "TEAMDECK_BENCH_SOURCE": f"teamdeck {commit} (git archive of {revision})"}
+        env = {
+            **os.environ,
+            "PYTHONPATH": str(Path(tree) / "src"),
+            "TEAMDECK_BENCH_SOURCE": f"teamdeck {commit} (git archive of {revision})",
+        }
         return subprocess.run([sys.executable, __file__, *argv], env=env, check=False).returncode
 
 
@@ -168,7 +205,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.commit:
         rest = list(sys.argv[1:] if argv is None else argv)
         index = rest.index("--commit") if "--commit" in rest else -1
-        rest = rest[:index] + rest[index + 2:] if index >= 0 else [item for item in rest if not item.startswith("--commit=")]
+        rest = (
+            rest[:index] + rest[index + 2 :]
+            if index >= 0
+            else [item for item in rest if not item.startswith("--commit=")]
+        )
         return run_commit(args.commit, rest)
     unknown = set(args.targets) - {"all", *TARGETS}
     if unknown:
@@ -183,15 +224,23 @@ def main(argv: list[str] | None = None) -> int:
         spaces = Workspaces(root, sizes)
         for name in names:
             print(f"running {name}…", file=sys.stderr)
-            rows = [replace(row, note=f"{row.note}; load {os.getloadavg()[0]:.1f}" if row.note else f"load {os.getloadavg()[0]:.1f}")
-                    for row in TARGETS[name](spaces)]
+            rows = [
+                replace(
+                    row,
+                    note=f"{row.note}; load {os.getloadavg()[0]:.1f}" if row.note else f"load {os.getloadavg()[0]:.1f}",
+                )
+                for row in TARGETS[name](spaces)
+            ]
             print_table(name, rows, sys.stderr)
             results += rows
     finally:
         if args.dir is None:
             shutil.rmtree(root, ignore_errors=True)
-    print_table(f"teamdeck benchmarks ({'quick: sizes too small to mean anything' if args.quick else 'full'}; "
-                f"{time.perf_counter() - started:.0f} s)", results)
+    print_table(
+        f"teamdeck benchmarks ({'quick: sizes too small to mean anything' if args.quick else 'full'}; "
+        f"{time.perf_counter() - started:.0f} s)",
+        results,
+    )
     return 0
 
 

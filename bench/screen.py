@@ -89,7 +89,9 @@ class Terminal:
             index = bisect.bisect_right(self._ends, offset)
             return self._times[min(index, len(self._times) - 1)]
 
-    def wait_for(self, pattern: bytes | re.Pattern[bytes], since: int = 0, timeout: float = 10.0) -> tuple[float, re.Match[bytes]]:
+    def wait_for(
+        self, pattern: bytes | re.Pattern[bytes], since: int = 0, timeout: float = 10.0
+    ) -> tuple[float, re.Match[bytes]]:
         """Wait until ``pattern`` appears in what was written after offset ``since``.
 
         Returns:

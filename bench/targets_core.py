@@ -61,8 +61,9 @@ def watcher_latency(layout: Layout, changes: int) -> Result:
     finally:
         stop.set()
         thread.join(3)
-    return latency_result("watcher only: file write → batch of paths (watch.py)", samples,
-                          note=f"{layout.files} files watched")
+    return latency_result(
+        "watcher only: file write → batch of paths (watch.py)", samples, note=f"{layout.files} files watched"
+    )
 
 
 def refresh_costs(layout: Layout, changes: int) -> list[Result]:
@@ -79,15 +80,17 @@ def refresh_costs(layout: Layout, changes: int) -> list[Result]:
         snapshot = refresh(snapshot, [path])
         inbox_ms.append((time.perf_counter() - started) * 1000)
     task_ms = []
-    for n in range(changes):
+    for _ in range(changes):
         path = ws.task_file(rng.choice(layout.tasks))
         path.write_bytes(path.read_bytes())  # same content: refresh still re-reads it all
         started = time.perf_counter()
         snapshot = refresh(snapshot, [path])
         task_ms.append((time.perf_counter() - started) * 1000)
     where = f"{len(layout.teams)} teams, {layout.members} members, {len(layout.tasks)} tasks"
-    return [latency_result("view.refresh: one inbox changed", inbox_ms, note=where),
-            latency_result("view.refresh: one task.yaml changed", task_ms, note=where)]
+    return [
+        latency_result("view.refresh: one inbox changed", inbox_ms, note=where),
+        latency_result("view.refresh: one task.yaml changed", task_ms, note=where),
+    ]
 
 
 def refresh_in_long_team(layout: Layout, changes: int) -> Result:
@@ -106,8 +109,11 @@ def refresh_in_long_team(layout: Layout, changes: int) -> Result:
         started = time.perf_counter()
         snapshot = refresh(snapshot, [inbox])
         samples.append((time.perf_counter() - started) * 1000)
-    return latency_result(f"view.refresh: one inbox changed, team with {records:,} records in messages.jsonl", samples,
-                          note="the ledger reads and validates the whole log each time")
+    return latency_result(
+        f"view.refresh: one inbox changed, team with {records:,} records in messages.jsonl",
+        samples,
+        note="the ledger reads and validates the whole log each time",
+    )
 
 
 def approve_durable(layout: Layout, changes: int) -> Result:
@@ -139,9 +145,13 @@ def approve_in_big_task(layout: Layout, repeat: int) -> Result:
         decide_gate(ws, layout.big_task or "", gate_id, "approve", "bench")
         samples.append((time.perf_counter() - started) * 1000)
     lines = sum(1 for _ in open(layout.big_log, "rb"))
-    return Result(f"protocol only: decide_gate(approve) in the task with {lines:,} events",
-                  f"median {statistics.median(samples):,.0f} / max {max(samples):,.0f} ms (n={len(samples)})",
-                  "(key action: p99 ≤ 100 ms)", max(samples) <= 100, "the generated task has one gate")
+    return Result(
+        f"protocol only: decide_gate(approve) in the task with {lines:,} events",
+        f"median {statistics.median(samples):,.0f} / max {max(samples):,.0f} ms (n={len(samples)})",
+        "(key action: p99 ≤ 100 ms)",
+        max(samples) <= 100,
+        "the generated task has one gate",
+    )
 
 
 BUILD_CHILD = r"""
@@ -182,12 +192,18 @@ def build_at_scale(small: Layout, big: Layout, runs: int) -> list[Result]:
         imports = statistics.median(item["import_s"] for item in stats) * 1000
         rss = max(item["rss_mb"] for item in stats)
         pause = max(item["gc_max_ms"] for item in stats)
-        what = f"{layout.members} members, {len(layout.tasks)} tasks" + (f", {lines:,} events in one log" if lines else f", {label}")
-        results.append(Result(f"view.build_snapshot ({what}), fresh process",
-                              f"import {imports:.0f} ms + build {build:.0f} ms; peak RSS {rss:.0f} MB; "
-                              f"longest GC {pause:.0f} ms, imports included (n={runs})",
-                              "part of start ≤ 500 ms; RSS ≤ 150 MB; GC ≤ 50 ms",
-                              imports + build <= 500 and rss <= 150 and pause <= 50))
+        what = f"{layout.members} members, {len(layout.tasks)} tasks" + (
+            f", {lines:,} events in one log" if lines else f", {label}"
+        )
+        results.append(
+            Result(
+                f"view.build_snapshot ({what}), fresh process",
+                f"import {imports:.0f} ms + build {build:.0f} ms; peak RSS {rss:.0f} MB; "
+                f"longest GC {pause:.0f} ms, imports included (n={runs})",
+                "part of start ≤ 500 ms; RSS ≤ 150 MB; GC ≤ 50 ms",
+                imports + build <= 500 and rss <= 150 and pause <= 50,
+            )
+        )
     return results
 
 
@@ -196,8 +212,14 @@ def fresh_copy(layout: Layout, where: Path) -> Layout:
     if where.exists():
         shutil.rmtree(where)
     shutil.copytree(layout.root, where, symlinks=True)
-    copy = Layout(root=where.resolve(), teams=layout.teams, tasks=layout.tasks, gates=list(layout.gates),
-                  files=layout.files, big_task=layout.big_task)
+    copy = Layout(
+        root=where.resolve(),
+        teams=layout.teams,
+        tasks=layout.tasks,
+        gates=list(layout.gates),
+        files=layout.files,
+        big_task=layout.big_task,
+    )
     if layout.big_log is not None:
         copy.big_log = copy.root / layout.big_log.relative_to(layout.root)
     return copy

@@ -76,8 +76,13 @@ def write_to_screen(layout: Layout, changes: int, settle_s: float = SETTLE_S) ->
             arrived, _match = term.wait_for(_value(UNREAD, total), mark, 10)
             samples.append((arrived - started) * 1000)
             time.sleep(rng.uniform(0.02, 0.06))
-    return latency_result("external write → visible on screen (overview line, pty)", samples, 25, 50,
-                          note=f"{layout.files} files watched, {layout.members} members, {len(layout.tasks)} tasks")
+    return latency_result(
+        "external write → visible on screen (overview line, pty)",
+        samples,
+        25,
+        50,
+        note=f"{layout.files} files watched, {layout.members} members, {len(layout.tasks)} tasks",
+    )
 
 
 def burst(layout: Layout, writes: int, bursts: int, settle_s: float = SETTLE_S) -> list[Result]:
@@ -112,18 +117,29 @@ def burst(layout: Layout, writes: int, bursts: int, settle_s: float = SETTLE_S) 
     worst_first = max(first_ms, default=float("nan"))
     worst_final = max(final_ms, default=float("nan"))
     return [
-        Result("burst: messages lost (final count on screen vs written)", f"{sum(lost)} lost in {bursts} bursts",
-               "0", sum(lost) == 0, note),
-        Result("burst: first write → first update on screen",
-               f"max {worst_first:.0f} ms (each: {', '.join(f'{v:.0f}' for v in first_ms)})", "≤ 100 ms",
-               worst_first <= 100),
-        Result("burst: last write → final state on screen",
-               f"max {worst_final:.0f} ms (each: {', '.join(f'{v:.0f}' for v in final_ms)})", "≤ 100 ms",
-               bool(final_ms) and worst_final <= 100),
+        Result(
+            "burst: messages lost (final count on screen vs written)",
+            f"{sum(lost)} lost in {bursts} bursts",
+            "0",
+            sum(lost) == 0,
+            note,
+        ),
+        Result(
+            "burst: first write → first update on screen",
+            f"max {worst_first:.0f} ms (each: {', '.join(f'{v:.0f}' for v in first_ms)})",
+            "≤ 100 ms",
+            worst_first <= 100,
+        ),
+        Result(
+            "burst: last write → final state on screen",
+            f"max {worst_final:.0f} ms (each: {', '.join(f'{v:.0f}' for v in final_ms)})",
+            "≤ 100 ms",
+            bool(final_ms) and worst_final <= 100,
+        ),
     ]
 
 
-def _poll(check, timeout: float = 10.0) -> float:  # noqa: ANN001 - a () -> bool
+def _poll(check, timeout: float = 10.0) -> float:
     deadline = time.perf_counter() + timeout
     while not check():
         if time.perf_counter() > deadline:
@@ -151,18 +167,22 @@ def approve_key(layout: Layout, changes: int, settle_s: float = SETTLE_S) -> lis
             time.sleep(0.01)
             mark = term.mark()
             pressed = term.send(b"\r")
-            on_disk = _poll(lambda: events.read_bytes().count(marker) > before
-                            and _gate_state(task_yaml, gate_id) == "approved")
+            on_disk = _poll(
+                lambda: events.read_bytes().count(marker) > before and _gate_state(task_yaml, gate_id) == "approved"
+            )
             waiting -= 1
             shown, _match = term.wait_for(_value(WAITING, waiting), mark, 10)
             disk_ms.append((on_disk - pressed) * 1000)
             screen_ms.append((shown - pressed) * 1000)
             both_ms.append((max(on_disk, shown) - pressed) * 1000)
             time.sleep(0.05)
-    return [latency_result("key action (approve, Enter) → event + task.yaml on disk and row gone on screen", both_ms,
-                           30, 100),
-            latency_result("  of which: Enter → event and task.yaml on disk", disk_ms),
-            latency_result("  of which: Enter → decisions waiting count on screen", screen_ms)]
+    return [
+        latency_result(
+            "key action (approve, Enter) → event + task.yaml on disk and row gone on screen", both_ms, 30, 100
+        ),
+        latency_result("  of which: Enter → event and task.yaml on disk", disk_ms),
+        latency_result("  of which: Enter → decisions waiting count on screen", screen_ms),
+    ]
 
 
 def _gate_state(task_yaml: Path, gate_id: str) -> str | None:
@@ -192,8 +212,10 @@ def idle_cpu(layout: Layout, window_s: float, settle_s: float = SETTLE_S) -> lis
         _pace(begin + window_s)
         busy = (cpu_seconds(term.pid) - before) / window_s * 100
     note = f"{layout.files} files watched, {window_s:g} s windows"
-    return [Result("idle CPU of the app", f"{idle:.2f} % of a core", "≤ 1 %", idle <= 1, note),
-            Result("CPU of the app at 20 changes/s", f"{busy:.1f} % of a core", "≤ 10 %", busy <= 10, note)]
+    return [
+        Result("idle CPU of the app", f"{idle:.2f} % of a core", "≤ 1 %", idle <= 1, note),
+        Result("CPU of the app at 20 changes/s", f"{busy:.1f} % of a core", "≤ 10 %", busy <= 10, note),
+    ]
 
 
 def start(layout: Layout, runs: int, label: str, settle_s: float = SETTLE_S) -> list[Result]:
@@ -220,9 +242,21 @@ def start(layout: Layout, runs: int, label: str, settle_s: float = SETTLE_S) -> 
     firsts.sort()
     median = firsts[len(firsts) // 2]
     what = f"{layout.members} members, {len(layout.tasks)} tasks, {label}"
-    return [Result(f"start → first complete screen ({what})",
-                   f"median {median:.0f} / max {max(firsts):.0f} ms (n={runs})", "≤ 500 ms", median <= 500),
-            Result(f"  peak memory of the app ({label})", f"max {max(peaks):.0f} MB (VmHWM)", "≤ 150 MB", max(peaks) <= 150),
-            Result(f"  longest GC pause in the app ({label})",
-                   f"max {max(pauses):.1f} ms; after the first frame {max(later):.1f} ms", "≤ 50 ms", max(pauses) <= 50,
-                   "imports included: the process is timed from its start")]
+    return [
+        Result(
+            f"start → first complete screen ({what})",
+            f"median {median:.0f} / max {max(firsts):.0f} ms (n={runs})",
+            "≤ 500 ms",
+            median <= 500,
+        ),
+        Result(
+            f"  peak memory of the app ({label})", f"max {max(peaks):.0f} MB (VmHWM)", "≤ 150 MB", max(peaks) <= 150
+        ),
+        Result(
+            f"  longest GC pause in the app ({label})",
+            f"max {max(pauses):.1f} ms; after the first frame {max(later):.1f} ms",
+            "≤ 50 ms",
+            max(pauses) <= 50,
+            "imports included: the process is timed from its start",
+        ),
+    ]

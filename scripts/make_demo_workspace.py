@@ -96,8 +96,7 @@ def seeded_ids(clock: ScriptClock, seed: str) -> None:
     def randomness(_timestamp: int) -> bytes:
         return hashlib.sha256(f"{seed}:{next(counter)}".encode()).digest()[:10]
 
-    ulid.default_generator = ulid.ULIDGenerator(
-        clock=lambda: int(clock().timestamp() * 1000), randomness=randomness)
+    ulid.default_generator = ulid.ULIDGenerator(clock=lambda: int(clock().timestamp() * 1000), randomness=randomness)
     uuid.uuid4 = lambda: uuid.UUID(bytes=randomness(0) + randomness(0)[:6], version=4)
 
 
@@ -120,48 +119,154 @@ PERF = "perf-audit"
 
 CHECKOUT_MEMBERS = (
     # name, colour, model, backend (tmux pane or in-process), plan mode, prompt
-    ("api-dev", "blue", "claude-opus-4-6", "in-process", False,
-     "You are api-dev on checkout-revamp. Build the checkout API (task #1): POST /orders, guest checkout, "
-     "idempotency keys. Write your final output to tasks/checkout-api/agents/api-dev/artifacts/final.json."),
-    ("ui-dev", "green", "claude-sonnet-4-5-20250929", "in-process", False,
-     "You are ui-dev on checkout-revamp. Wire the cart UI to the new checkout API (task #2)."),
-    ("db-migrator", "purple", "claude-opus-4-6", "%14", True,
-     "You are db-migrator on checkout-revamp. Plan, then run, the payments-table migration for card retries "
-     "(task #3). You are in plan mode: get the lead's approval before changing anything."),
-    ("test-writer", "yellow", "haiku", "in-process", False,
-     "You are test-writer on checkout-revamp. Write end-to-end checkout tests (task #4)."),
-    ("docs-writer", "orange", "haiku", "in-process", False,
-     "You are docs-writer on checkout-revamp. Write the 2.4 release notes (task #5)."),
+    (
+        "api-dev",
+        "blue",
+        "claude-opus-4-6",
+        "in-process",
+        False,
+        "You are api-dev on checkout-revamp. Build the checkout API (task #1): POST /orders, guest checkout, "
+        "idempotency keys. Write your final output to tasks/checkout-api/agents/api-dev/artifacts/final.json.",
+    ),
+    (
+        "ui-dev",
+        "green",
+        "claude-sonnet-4-5-20250929",
+        "in-process",
+        False,
+        "You are ui-dev on checkout-revamp. Wire the cart UI to the new checkout API (task #2).",
+    ),
+    (
+        "db-migrator",
+        "purple",
+        "claude-opus-4-6",
+        "%14",
+        True,
+        "You are db-migrator on checkout-revamp. Plan, then run, the payments-table migration for card retries "
+        "(task #3). You are in plan mode: get the lead's approval before changing anything.",
+    ),
+    (
+        "test-writer",
+        "yellow",
+        "haiku",
+        "in-process",
+        False,
+        "You are test-writer on checkout-revamp. Write end-to-end checkout tests (task #4).",
+    ),
+    (
+        "docs-writer",
+        "orange",
+        "haiku",
+        "in-process",
+        False,
+        "You are docs-writer on checkout-revamp. Write the 2.4 release notes (task #5).",
+    ),
 )
 PERF_MEMBERS = (
     ("profiler", "cyan", "haiku", "%21", False, "You are profiler on perf-audit. Profile product search (task #1)."),
-    ("bench-runner", "pink", "claude-opus-4-6", "%22", True,
-     "You are bench-runner on perf-audit. Benchmark the rebuilt search index (task #2). Plan mode: "
-     "submit your plan first."),
-    ("log-miner", "red", "haiku", "in-process", False,
-     "You are log-miner on perf-audit. Mine the CI logs for the flaky tests (task #3)."),
+    (
+        "bench-runner",
+        "pink",
+        "claude-opus-4-6",
+        "%22",
+        True,
+        "You are bench-runner on perf-audit. Benchmark the rebuilt search index (task #2). Plan mode: "
+        "submit your plan first.",
+    ),
+    (
+        "log-miner",
+        "red",
+        "haiku",
+        "in-process",
+        False,
+        "You are log-miner on perf-audit. Mine the CI logs for the flaky tests (task #3).",
+    ),
 )
 CHECKOUT_TASKS = (
     # id, subject, description, activeForm, status, owner, blocks, blockedBy
-    ("1", "Build the checkout API", "POST /orders with guest checkout and idempotency keys.",
-     "Building the checkout API", "in_progress", "api-dev", ["3"], []),
-    ("2", "Wire the cart UI to the new API", "Replace the legacy cart calls with the new endpoints.",
-     "Wiring the cart UI", "in_progress", "ui-dev", [], []),
-    ("3", "Migrate the payments table for retries", "Add retry bookkeeping; must not lock the table long.",
-     "Migrating the payments table", "pending", "db-migrator", [], ["1"]),
-    ("4", "End-to-end checkout tests", "Cover guest and signed-in checkout, happy path and declines.",
-     "Writing checkout tests", "completed", "test-writer", [], []),
-    ("5", "Release notes for 2.4", "Draft, get the version confirmed, publish.",
-     "Writing release notes", "completed", "docs-writer", [], []),
+    (
+        "1",
+        "Build the checkout API",
+        "POST /orders with guest checkout and idempotency keys.",
+        "Building the checkout API",
+        "in_progress",
+        "api-dev",
+        ["3"],
+        [],
+    ),
+    (
+        "2",
+        "Wire the cart UI to the new API",
+        "Replace the legacy cart calls with the new endpoints.",
+        "Wiring the cart UI",
+        "in_progress",
+        "ui-dev",
+        [],
+        [],
+    ),
+    (
+        "3",
+        "Migrate the payments table for retries",
+        "Add retry bookkeeping; must not lock the table long.",
+        "Migrating the payments table",
+        "pending",
+        "db-migrator",
+        [],
+        ["1"],
+    ),
+    (
+        "4",
+        "End-to-end checkout tests",
+        "Cover guest and signed-in checkout, happy path and declines.",
+        "Writing checkout tests",
+        "completed",
+        "test-writer",
+        [],
+        [],
+    ),
+    (
+        "5",
+        "Release notes for 2.4",
+        "Draft, get the version confirmed, publish.",
+        "Writing release notes",
+        "completed",
+        "docs-writer",
+        [],
+        [],
+    ),
     ("6", "Spike: one-page checkout", "Dropped: out of scope for 2.4.", None, "deleted", None, [], []),
 )
 PERF_TASKS = (
-    ("1", "Profile product search", "Find where p99 search latency goes.", "Profiling search",
-     "completed", "profiler", ["2"], []),
-    ("2", "Benchmark the rebuilt search index", "Old vs new index on yesterday's queries.",
-     "Benchmarking the index", "pending", "bench-runner", [], ["1"]),
-    ("3", "Mine CI logs for flaky tests", "Which tests fail one run in five, and why.", "Mining CI logs",
-     "in_progress", "log-miner", [], []),
+    (
+        "1",
+        "Profile product search",
+        "Find where p99 search latency goes.",
+        "Profiling search",
+        "completed",
+        "profiler",
+        ["2"],
+        [],
+    ),
+    (
+        "2",
+        "Benchmark the rebuilt search index",
+        "Old vs new index on yesterday's queries.",
+        "Benchmarking the index",
+        "pending",
+        "bench-runner",
+        [],
+        ["1"],
+    ),
+    (
+        "3",
+        "Mine CI logs for flaky tests",
+        "Which tests fail one run in five, and why.",
+        "Mining CI logs",
+        "in_progress",
+        "log-miner",
+        [],
+        [],
+    ),
 )
 
 
@@ -189,18 +294,29 @@ class Story:
         for member, color, model, backend, plan_mode, prompt in members:
             self.clock.now += timedelta(seconds=12)
             tmux = backend.startswith("%")
-            add_member(self.ws, name, member, model=model, color=color, plan_mode=plan_mode, prompt=prompt, cwd=SHOP,
-                       backend_type="tmux" if tmux else "in-process")
+            add_member(
+                self.ws,
+                name,
+                member,
+                model=model,
+                color=color,
+                plan_mode=plan_mode,
+                prompt=prompt,
+                cwd=SHOP,
+                backend_type="tmux" if tmux else "in-process",
+            )
             if tmux:
                 self.spawn_pane(name, member, backend)
 
     def spawn_pane(self, team: str, member: str, pane: str) -> None:
         """Claude Code records the tmux pane it started a teammate in."""
+
         def change(raw: dict) -> tuple[None, bool]:
             for entry in raw["members"]:
                 if entry.get("name") == member:
                     entry["tmuxPaneId"] = pane
             return None, True
+
         transact_config(self.ws, team, change)
 
     def task_list(self, team: str, tasks: tuple[tuple, ...], members: tuple[tuple, ...]) -> None:
@@ -217,19 +333,44 @@ class Story:
             if owner:
                 assign_task(self.ws, team, owner, task_id, subject, description)
         for number, (member, _color, _model, _backend, _plan, prompt) in enumerate(members, start=len(tasks) + 1):
-            write_claude_task(self.ws, team, {"id": str(number), "subject": member, "description": prompt[:100],
-                                              "status": "in_progress", "blocks": [], "blockedBy": [],
-                                              "metadata": {"_internal": True}})
+            write_claude_task(
+                self.ws,
+                team,
+                {
+                    "id": str(number),
+                    "subject": member,
+                    "description": prompt[:100],
+                    "status": "in_progress",
+                    "blocks": [],
+                    "blockedBy": [],
+                    "metadata": {"_internal": True},
+                },
+            )
 
     # --- teamdeck tasks ------------------------------------------------------
     def task(self, task_id: str, title: str, team: str, workers: list[tuple[str, str | None, str]]) -> None:
-        create_task(self.ws, task_id, title, team=team, extra={"workers": [
-            {"id": agent, **({"member": member} if member else {}), "role": role, "assignedAt": iso(self.clock.now)}
-            for agent, member, role in workers]})
+        create_task(
+            self.ws,
+            task_id,
+            title,
+            team=team,
+            extra={
+                "workers": [
+                    {
+                        "id": agent,
+                        **({"member": member} if member else {}),
+                        "role": role,
+                        "assignedAt": iso(self.clock.now),
+                    }
+                    for agent, member, role in workers
+                ]
+            },
+        )
 
     def output(self, task_id: str, agent: str, status: str, summary: str, **more: object) -> None:
-        write_final_output(self.ws, task_id, agent, {"status": status, "summary": summary, **more,
-                                                      "finishedAt": iso(self.clock.now)})
+        write_final_output(
+            self.ws, task_id, agent, {"status": status, "summary": summary, **more, "finishedAt": iso(self.clock.now)}
+        )
 
     def join(self, task_id: str) -> None:
         join_task(self.ws, task_id)
@@ -243,79 +384,145 @@ class Story:
 def tell(story: Story) -> None:
     """The whole history, in the order it happened."""
     s = story
-    s.at("09:00").team(CHECKOUT, "Rebuild the checkout flow: API, cart UI, payment retries, release",
-                       "claude-opus-4-6", CHECKOUT_MEMBERS)
+    s.at("09:00").team(
+        CHECKOUT,
+        "Rebuild the checkout flow: API, cart UI, payment retries, release",
+        "claude-opus-4-6",
+        CHECKOUT_MEMBERS,
+    )
     s.at("09:02").task_list(CHECKOUT, CHECKOUT_TASKS, CHECKOUT_MEMBERS)
     for member, *_ in CHECKOUT_MEMBERS:
         s.clock.now += timedelta(seconds=3)
         take_messages(s.ws, CHECKOUT, member)
-    s.at("09:05").task("release-notes", "Write the release notes for checkout 2.4", CHECKOUT,
-                       [("docs-writer", "docs-writer", "implementor")])
-    s.at("09:06").task("checkout-api", "Checkout API: orders, guest checkout, idempotency", CHECKOUT,
-                       [("api-dev", "api-dev", "implementor"), ("ui-dev", "ui-dev", "implementor")])
-    s.at("09:07").task("payment-retry", "Retry failed card payments safely", CHECKOUT,
-                       [("db-migrator", "db-migrator", "implementor"), ("gateway-probe", None, "implementor"),
-                        ("schema-check", None, "verifier")])
+    s.at("09:05").task(
+        "release-notes",
+        "Write the release notes for checkout 2.4",
+        CHECKOUT,
+        [("docs-writer", "docs-writer", "implementor")],
+    )
+    s.at("09:06").task(
+        "checkout-api",
+        "Checkout API: orders, guest checkout, idempotency",
+        CHECKOUT,
+        [("api-dev", "api-dev", "implementor"), ("ui-dev", "ui-dev", "implementor")],
+    )
+    s.at("09:07").task(
+        "payment-retry",
+        "Retry failed card payments safely",
+        CHECKOUT,
+        [
+            ("db-migrator", "db-migrator", "implementor"),
+            ("gateway-probe", None, "implementor"),
+            ("schema-check", None, "verifier"),
+        ],
+    )
     s.at("09:10")
-    tell_lead(s.ws, CHECKOUT, "api-dev", "Starting on POST /orders. I'll put the idempotency key in a header "
-              "(Idempotency-Key) unless you object.", summary="Starting task #1: POST /orders")
+    tell_lead(
+        s.ws,
+        CHECKOUT,
+        "api-dev",
+        "Starting on POST /orders. I'll put the idempotency key in a header (Idempotency-Key) unless you object.",
+        summary="Starting task #1: POST /orders",
+    )
     s.idle(CHECKOUT, "api-dev")
     s.at("09:12").lead_reads(CHECKOUT)
 
-    s.at("09:20").output("release-notes", "docs-writer", "blocked",
-                         "Draft of the 2.4 release notes is in docs/releases/2.4.md; the version number is undecided.",
-                         questions=["Is this release 2.4.0 or 3.0.0? Guest checkout changes the public API."],
-                         nextActions=["Fill in the version and publish the notes"],
-                         changedFiles=["docs/releases/2.4.md"])
-    tell_lead(s.ws, CHECKOUT, "docs-writer", "Release notes drafted; I need the version number before I publish "
-              "(question in my final.json).", summary="Release notes: blocked on the version")
+    s.at("09:20").output(
+        "release-notes",
+        "docs-writer",
+        "blocked",
+        "Draft of the 2.4 release notes is in docs/releases/2.4.md; the version number is undecided.",
+        questions=["Is this release 2.4.0 or 3.0.0? Guest checkout changes the public API."],
+        nextActions=["Fill in the version and publish the notes"],
+        changedFiles=["docs/releases/2.4.md"],
+    )
+    tell_lead(
+        s.ws,
+        CHECKOUT,
+        "docs-writer",
+        "Release notes drafted; I need the version number before I publish (question in my final.json).",
+        summary="Release notes: blocked on the version",
+    )
     s.idle(CHECKOUT, "docs-writer")
     s.at("09:21").join("release-notes")
     s.at("09:22").lead_reads(CHECKOUT)
     s.at("09:25")
-    decide_gate(s.ws, "release-notes", "g-docs-writer-1", "approve",
-                "2.4.0: guest checkout ships behind a flag, so the public API does not change.")
-    send_message(s.ws, CHECKOUT, "docs-writer", "Your gate is answered in shared/human-notes.md: it is 2.4.0.",
-                 summary="Version decided: 2.4.0")
+    decide_gate(
+        s.ws,
+        "release-notes",
+        "g-docs-writer-1",
+        "approve",
+        "2.4.0: guest checkout ships behind a flag, so the public API does not change.",
+    )
+    send_message(
+        s.ws,
+        CHECKOUT,
+        "docs-writer",
+        "Your gate is answered in shared/human-notes.md: it is 2.4.0.",
+        summary="Version decided: 2.4.0",
+    )
     s.at("09:26")
     take_messages(s.ws, CHECKOUT, "docs-writer")
 
-    s.at("09:30").team(PERF, "Find and fix the slow paths in search and CI", "claude-sonnet-4-5-20250929",
-                       PERF_MEMBERS)
+    s.at("09:30").team(PERF, "Find and fix the slow paths in search and CI", "claude-sonnet-4-5-20250929", PERF_MEMBERS)
     s.at("09:31").task_list(PERF, PERF_TASKS, PERF_MEMBERS)
     for member, *_ in PERF_MEMBERS:
         s.clock.now += timedelta(seconds=3)
         take_messages(s.ws, PERF, member)
-    s.at("09:35").task("search-index", "Profile and rebuild the product search index", PERF,
-                       [("profiler", "profiler", "implementor"), ("indexer", None, "implementor"),
-                        ("ranker", None, "implementor")])
-    s.at("09:36").task("flaky-ci", "Find why the CI suite fails one run in five", PERF,
-                       [("log-miner", "log-miner", "implementor")])
+    s.at("09:35").task(
+        "search-index",
+        "Profile and rebuild the product search index",
+        PERF,
+        [("profiler", "profiler", "implementor"), ("indexer", None, "implementor"), ("ranker", None, "implementor")],
+    )
+    s.at("09:36").task(
+        "flaky-ci", "Find why the CI suite fails one run in five", PERF, [("log-miner", "log-miner", "implementor")]
+    )
     s.at("09:40")
-    tell_lead(s.ws, CHECKOUT, "ui-dev", "Cart page now calls GET /cart/v2; checkout button still on the old "
-              "endpoint until POST /orders lands.", summary="Cart UI half-way")
+    tell_lead(
+        s.ws,
+        CHECKOUT,
+        "ui-dev",
+        "Cart page now calls GET /cart/v2; checkout button still on the old endpoint until POST /orders lands.",
+        summary="Cart UI half-way",
+    )
     s.idle(CHECKOUT, "ui-dev")
 
-    s.at("09:58").output("release-notes", "docs-writer", "completed",
-                         "Release notes for 2.4.0 published, including the guest checkout flag.",
-                         changedFiles=["docs/releases/2.4.md", "CHANGELOG.md"])
+    s.at("09:58").output(
+        "release-notes",
+        "docs-writer",
+        "completed",
+        "Release notes for 2.4.0 published, including the guest checkout flag.",
+        changedFiles=["docs/releases/2.4.md", "CHANGELOG.md"],
+    )
     tell_lead(s.ws, CHECKOUT, "docs-writer", "Release notes for 2.4.0 are published.", summary="Task #5 done")
     s.idle(CHECKOUT, "docs-writer", summary="Release notes published")
     s.at("09:59").join("release-notes")
-    for at, state, reason in (("10:00", "verifying", "every worker completed"),
-                              ("10:04", "guard-review", "schema guardian: PASS"),
-                              ("10:08", "verified", "reviewed by alex"),
-                              ("10:10", "done", "published")):
+    for at, state, reason in (
+        ("10:00", "verifying", "every worker completed"),
+        ("10:04", "guard-review", "schema guardian: PASS"),
+        ("10:08", "verified", "reviewed by alex"),
+        ("10:10", "done", "published"),
+    ):
         s.at(at)
         transition(s.ws, "release-notes", state, reason=reason)
     s.at("10:12").lead_reads(CHECKOUT)
 
-    s.at("10:15").output("search-index", "profiler", "completed",
-                         "78% of p99 search latency is the synonym expansion: one query per synonym.",
-                         nextActions=["Batch the synonym lookups", "Rebuild the index with expanded synonyms"],
-                         changedFiles=["reports/search-profile.md"])
-    tell_lead(s.ws, PERF, "profiler", "Profile done: synonym expansion is the p99 problem. Report in "
-              "reports/search-profile.md.", summary="Task #1 done: synonym expansion is slow")
+    s.at("10:15").output(
+        "search-index",
+        "profiler",
+        "completed",
+        "78% of p99 search latency is the synonym expansion: one query per synonym.",
+        nextActions=["Batch the synonym lookups", "Rebuild the index with expanded synonyms"],
+        changedFiles=["reports/search-profile.md"],
+    )
+    tell_lead(
+        s.ws,
+        PERF,
+        "profiler",
+        "Profile done: synonym expansion is the p99 problem. Report in reports/search-profile.md.",
+        summary="Task #1 done: synonym expansion is slow",
+    )
     s.idle(PERF, "profiler", summary="Search profiled")
     s.at("10:16").join("search-index")
 
@@ -326,59 +533,95 @@ def tell(story: Story) -> None:
     s.at("10:20:06")
     respond_shutdown(as_member(s.ws, "docs-writer"), CHECKOUT, request.request_id, approve=True, sender="docs-writer")
 
-    s.at("10:30").output("flaky-ci", "log-miner", "failed",
-                         "Stopped after the Claude API returned 529 (overloaded) three times; no logs were mined.",
-                         nextActions=["Restart log-miner when the API recovers"])
+    s.at("10:30").output(
+        "flaky-ci",
+        "log-miner",
+        "failed",
+        "Stopped after the Claude API returned 529 (overloaded) three times; no logs were mined.",
+        nextActions=["Restart log-miner when the API recovers"],
+    )
     s.idle(PERF, "log-miner", reason="failed", failure="API error: 529 overloaded (3 retries)")
     s.at("10:31").join("flaky-ci")
     s.at("10:32")
     transition(s.ws, "flaky-ci", "failed", reason="log-miner crashed; the team will retry tomorrow")
     s.at("10:45").lead_reads(PERF)
 
-    s.at("10:50").output("payment-retry", "gateway-probe", "failed",
-                         "The sandbox gateway answered 503 to every call for 20 minutes; gave up after 5 retries.",
-                         nextActions=["Retry when the sandbox is back", "Ask the payments team for a stub"])
+    s.at("10:50").output(
+        "payment-retry",
+        "gateway-probe",
+        "failed",
+        "The sandbox gateway answered 503 to every call for 20 minutes; gave up after 5 retries.",
+        nextActions=["Retry when the sandbox is back", "Ask the payments team for a stub"],
+    )
     s.at("11:00")
-    write_final_output(s.ws, "payment-retry", "schema-check", {
-        "status": "DONE", "result": "schemas look fine", "questions": "none"})
+    write_final_output(
+        s.ws, "payment-retry", "schema-check", {"status": "DONE", "result": "schemas look fine", "questions": "none"}
+    )
     s.at("11:05")
     s.idle(CHECKOUT, "api-dev", reason="interrupted")
     s.at("11:08").lead_reads(CHECKOUT)
-    s.at("11:10").output("checkout-api", "api-dev", "blocked",
-                         "POST /orders and GET /orders/{id} are done and tested; guest checkout and idempotency "
-                         "need a product decision.",
-                         questions=["Should guest checkout silently create an account from the e-mail address?",
-                                    "Is the Idempotency-Key header required on POST /orders in v1, or optional?"],
-                         nextActions=["Implement guest checkout as decided",
-                                      "Enforce or document the idempotency key"],
-                         changedFiles=["api/orders.py", "api/tests/test_orders.py"])
-    tell_lead(s.ws, CHECKOUT, "api-dev", "Blocked on two product questions (guest accounts, idempotency key); "
-              "they are in my final.json.", summary="Task #1 blocked: 2 questions")
+    s.at("11:10").output(
+        "checkout-api",
+        "api-dev",
+        "blocked",
+        "POST /orders and GET /orders/{id} are done and tested; guest checkout and idempotency "
+        "need a product decision.",
+        questions=[
+            "Should guest checkout silently create an account from the e-mail address?",
+            "Is the Idempotency-Key header required on POST /orders in v1, or optional?",
+        ],
+        nextActions=["Implement guest checkout as decided", "Enforce or document the idempotency key"],
+        changedFiles=["api/orders.py", "api/tests/test_orders.py"],
+    )
+    tell_lead(
+        s.ws,
+        CHECKOUT,
+        "api-dev",
+        "Blocked on two product questions (guest accounts, idempotency key); they are in my final.json.",
+        summary="Task #1 blocked: 2 questions",
+    )
     s.idle(CHECKOUT, "api-dev")
-    s.at("11:12").output("checkout-api", "ui-dev", "completed",
-                         "Cart and checkout pages use the new API behind the checkout_v2 flag.",
-                         changedFiles=["web/cart.tsx", "web/checkout.tsx"])
+    s.at("11:12").output(
+        "checkout-api",
+        "ui-dev",
+        "completed",
+        "Cart and checkout pages use the new API behind the checkout_v2 flag.",
+        changedFiles=["web/cart.tsx", "web/checkout.tsx"],
+    )
     s.idle(CHECKOUT, "ui-dev", summary="Cart UI wired behind checkout_v2")
     s.at("11:15").join("checkout-api")
-    
-    s.at("11:30").output("payment-retry", "db-migrator", "blocked",
-                         "Migration script written and dry-run on a copy; two limits must come from a person.",
-                         questions=["What is the maximum number of retries per card per day?",
-                                    "May the migration lock the payments table for about 40 s at 03:00 UTC?"],
-                         nextActions=["Run the migration in the approved window"],
-                         changedFiles=["migrations/0042_payment_retries.sql"])
+
+    s.at("11:30").output(
+        "payment-retry",
+        "db-migrator",
+        "blocked",
+        "Migration script written and dry-run on a copy; two limits must come from a person.",
+        questions=[
+            "What is the maximum number of retries per card per day?",
+            "May the migration lock the payments table for about 40 s at 03:00 UTC?",
+        ],
+        nextActions=["Run the migration in the approved window"],
+        changedFiles=["migrations/0042_payment_retries.sql"],
+    )
     s.at("11:31").join("payment-retry")
     s.at("11:35")
-    ask_plan_approval(s.ws, CHECKOUT, "db-migrator", (
-        "# Plan: payments retry migration\n"
-        "1. Add `retry_count` and `next_retry_at` to payments (nullable, no default: no rewrite)\n"
-        "2. Backfill in batches of 5,000 rows\n"
-        "3. Add the partial index CONCURRENTLY\n"
-        "4. Roll back by dropping the two columns; nothing else changes"),
-        plan_file="/home/dev/.claude/plans/payments-retry-migration.md")
+    ask_plan_approval(
+        s.ws,
+        CHECKOUT,
+        "db-migrator",
+        (
+            "# Plan: payments retry migration\n"
+            "1. Add `retry_count` and `next_retry_at` to payments (nullable, no default: no rewrite)\n"
+            "2. Backfill in batches of 5,000 rows\n"
+            "3. Add the partial index CONCURRENTLY\n"
+            "4. Roll back by dropping the two columns; nothing else changes"
+        ),
+        plan_file="/home/dev/.claude/plans/payments-retry-migration.md",
+    )
     s.at("11:40")
-    send_message(s.ws, CHECKOUT, "ui-dev", "Please hold the cart PR until guest checkout is decided.",
-                 summary="Hold the cart PR")
+    send_message(
+        s.ws, CHECKOUT, "ui-dev", "Please hold the cart PR until guest checkout is decided.", summary="Hold the cart PR"
+    )
     s.at("11:45")
     s.idle(CHECKOUT, "ui-dev")
     s.idle(PERF, "profiler")

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-
 from locations import DEMO, FIXED_NOW
+
 from teamdeck.clock import fixed_clock
 from teamdeck.store.workspace import Workspace
 
@@ -63,7 +63,11 @@ def run_cli() -> Callable[..., CliResult]:
         full_env = {**os.environ, "TEAMDECK_WORKSPACE": "", **(env or {})}
         proc = subprocess.run(
             [sys.executable, "-m", "teamdeck", "--workspace", str(workspace), *args],
-            capture_output=True, text=True, env=full_env, input=stdin, timeout=60,
+            capture_output=True,
+            text=True,
+            env=full_env,
+            input=stdin,
+            timeout=60,
         )
         return CliResult(proc.returncode, proc.stdout, proc.stderr)
 

@@ -81,9 +81,9 @@ PWNED = "PWNED"
 # --- S5-S7 ----------------------------------------------------------------------------------
 
 OVERWRITES = (
-    "verdict: REJECTED\rverdict: fine    ",      # CR: the second half would hide the first
-    "status: FAILED\b\b\b\b\b\bPASSED",            # backspaces
-    "page one\fpage two",                          # form feed
+    "verdict: REJECTED\rverdict: fine    ",  # CR: the second half would hide the first
+    "status: FAILED\b\b\b\b\b\bPASSED",  # backspaces
+    "page one\fpage two",  # form feed
 )
 OVERWRITTEN = ("REJECTED", "FAILED", "page one")
 """What the overwrites try to hide: each must stay visible."""
@@ -122,15 +122,27 @@ def hostile_world(ws: Workspace) -> None:
     append_raw_inbox(ws, TEAM, "team-lead", entries)
     send_message(ws, TEAM, "alice", "lead says " + " ".join(MARKUP), summary="from the lead " + CLICK)
 
-    send_structured(ws, TEAM, "team-lead", PlanApprovalRequest(
-        from_="bob", requestId="plan-1", planFilePath="plans/[bold].md",
-        planContent="1. " + "\n2. ".join(MARKUP)), sender="bob")
+    send_structured(
+        ws,
+        TEAM,
+        "team-lead",
+        PlanApprovalRequest(
+            from_="bob", requestId="plan-1", planFilePath="plans/[bold].md", planContent="1. " + "\n2. ".join(MARKUP)
+        ),
+        sender="bob",
+    )
 
     create_task(ws, TASK, "title " + CLICK, team=TEAM)
-    write_final_output(ws, TASK, "w1", {
-        "status": "blocked", "summary": "summary " + CLICK + " [link='https://evil.example']docs[/link]",
-        "questions": [f"question {text}" for text in MARKUP] + [escape_text("-question"), BIDI, *OVERWRITES],
-    })
+    write_final_output(
+        ws,
+        TASK,
+        "w1",
+        {
+            "status": "blocked",
+            "summary": "summary " + CLICK + " [link='https://evil.example']docs[/link]",
+            "questions": [f"question {text}" for text in MARKUP] + [escape_text("-question"), BIDI, *OVERWRITES],
+        },
+    )
     join_task(ws, TASK)
 
 
@@ -148,8 +160,14 @@ def escape_world(ws: Workspace, text: Callable[[str], str] = escape_text) -> Non
 
 def agent_message(sender: str, summary: str, text: str, *, read: bool = False) -> dict[str, object]:
     """One inbox entry as a Claude Code teammate writes it."""
-    return {"from": sender, "text": text, "summary": summary, "timestamp": "2026-03-01T11:00:00.000Z",
-            "color": "blue", "read": read}
+    return {
+        "from": sender,
+        "text": text,
+        "summary": summary,
+        "timestamp": "2026-03-01T11:00:00.000Z",
+        "color": "blue",
+        "read": read,
+    }
 
 
 def append_raw_inbox(ws: Workspace, team: str, member: str, entries: list[dict[str, object]]) -> Path:

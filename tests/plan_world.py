@@ -33,14 +33,19 @@ START = datetime(2026, 3, 1, 9, 0, 0, tzinfo=UTC)
 PLAN_ID = "release"
 MEMBERS = ["alice", "bob"]
 IDS = {
-    "Schema": "release.01-schema", "Fixtures": "release.02-fixtures", "Build": "release.03-build",
-    "Store": "release.04-store", "Package": "release.05-package", "Release notes": "release.06-release-notes",
+    "Schema": "release.01-schema",
+    "Fixtures": "release.02-fixtures",
+    "Build": "release.03-build",
+    "Store": "release.04-store",
+    "Package": "release.05-package",
+    "Release notes": "release.06-release-notes",
 }
 PHASES = ("imported", "executing", "failed", "completed")
 
 PLAN = "# Release 1.0\n\nThe coordinator's notes: three waves.\n\n" + "".join(
     "@@@task\n# {title}\n## Objective\n{objective}\n## Definition of Done\n- {done}\n## Verification\n- {check}\n{depends}@@@\n\n".format(
-        title=title, objective=objective, done=done, check=check, depends=f"Depends: {depends}\n" if depends else "")
+        title=title, objective=objective, done=done, check=check, depends=f"Depends: {depends}\n" if depends else ""
+    )
     for title, objective, done, check, depends in [
         ("Schema", "Define the data schema.", "schema committed", "schema lint", ""),
         ("Fixtures", "Sample data.", "fixtures exist", "load them", ""),
@@ -48,7 +53,8 @@ PLAN = "# Release 1.0\n\nThe coordinator's notes: three waves.\n\n" + "".join(
         ("Store", "Persist records.", "round trip", "pytest tests/store", "Schema, Fixtures"),
         ("Package", "A wheel.", "wheel builds", "pip install dist/*.whl", "Build"),
         ("Release notes", "Write them.", "notes published", "read them", "Store, #5"),
-    ])
+    ]
+)
 
 
 @contextmanager

@@ -19,8 +19,12 @@ from teamdeck.store.workspace import Workspace
 def blocked_task(ws: Workspace, task_id: str = "t1", team: str | None = "alpha") -> None:
     """A task with a blocked worker (one gate), a completed one and an invalid output."""
     create_task(ws, task_id, "Build the parser", team=team)
-    write_final_output(ws, task_id, "w1", {"status": "blocked", "summary": "need a decision",
-                                           "questions": ["Which grammar?", "May I add a dependency?"]})
+    write_final_output(
+        ws,
+        task_id,
+        "w1",
+        {"status": "blocked", "summary": "need a decision", "questions": ["Which grammar?", "May I add a dependency?"]},
+    )
     write_final_output(ws, task_id, "w2", {"status": "completed", "summary": "tests added"})
     write_final_output(ws, task_id, "w3", {"status": "DONE"})
     join_task(ws, task_id)
@@ -36,13 +40,21 @@ def team(ws: Workspace, name: str = "alpha") -> None:
 def idle(ws: Workspace, team_name: str, member: str, reason: str = "available") -> None:
     """``member`` reports idle to the lead (as Claude Code does at the end of a turn)."""
     stamp = ws.clock().strftime("%Y-%m-%dT%H:%M:%S.000Z")
-    send_structured(ws, team_name, "team-lead", IdleNotification(from_=member, timestamp=stamp, idleReason=reason),
-                    sender=member)
+    send_structured(
+        ws, team_name, "team-lead", IdleNotification(from_=member, timestamp=stamp, idleReason=reason), sender=member
+    )
 
 
 def plan_request(ws: Workspace, team_name: str, member: str, request_id: str = "plan-1") -> None:
-    send_structured(ws, team_name, "team-lead", PlanApprovalRequest(
-        from_=member, requestId=request_id, planFilePath="plans/p.md", planContent="1. parse\n2. test"), sender=member)
+    send_structured(
+        ws,
+        team_name,
+        "team-lead",
+        PlanApprovalRequest(
+            from_=member, requestId=request_id, planFilePath="plans/p.md", planContent="1. parse\n2. test"
+        ),
+        sender=member,
+    )
 
 
 def world(ws: Workspace) -> None:

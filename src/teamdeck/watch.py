@@ -29,11 +29,30 @@ DEBOUNCE_MS = 50
 STEP_MS = 10
 POLL_DELAY_MS = 250
 
-REMOTE_FILESYSTEMS = frozenset({
-    "nfs", "nfs4", "cifs", "smb3", "smbfs", "9p", "fuse.sshfs", "sshfs", "afs", "ceph",
-    "glusterfs", "fuse.glusterfs", "lustre", "gpfs", "fuse.rclone", "virtiofs", "vboxsf",
-    "fuse.s3fs", "davfs", "fuse.davfs2",
-})
+REMOTE_FILESYSTEMS = frozenset(
+    {
+        "nfs",
+        "nfs4",
+        "cifs",
+        "smb3",
+        "smbfs",
+        "9p",
+        "fuse.sshfs",
+        "sshfs",
+        "afs",
+        "ceph",
+        "glusterfs",
+        "fuse.glusterfs",
+        "lustre",
+        "gpfs",
+        "fuse.rclone",
+        "virtiofs",
+        "vboxsf",
+        "fuse.s3fs",
+        "davfs",
+        "fuse.davfs2",
+    }
+)
 """Filesystem types whose changes inotify may not report (written by other hosts or a
 hypervisor): the watcher polls them instead."""
 
@@ -74,8 +93,14 @@ def needs_polling(root: Path) -> bool:
     return filesystem_type(root) in REMOTE_FILESYSTEMS
 
 
-def watch_batches(root: Path, stop: threading.Event, *, force_polling: bool | None = None,
-                  debounce_ms: int = DEBOUNCE_MS, step_ms: int = STEP_MS) -> Iterator[frozenset[Path]]:
+def watch_batches(
+    root: Path,
+    stop: threading.Event,
+    *,
+    force_polling: bool | None = None,
+    debounce_ms: int = DEBOUNCE_MS,
+    step_ms: int = STEP_MS,
+) -> Iterator[frozenset[Path]]:
     """Yield each batch of changed paths under ``root`` until ``stop`` is set.
 
     Args:
@@ -89,7 +114,11 @@ def watch_batches(root: Path, stop: threading.Event, *, force_polling: bool | No
     Yields:
         Absolute paths that were added, modified or deleted (noise dropped); never empty.
     """
-    polling = needs_polling(root) if force_polling is None and not os.environ.get("WATCHFILES_FORCE_POLLING") else force_polling
+    polling = (
+        needs_polling(root)
+        if force_polling is None and not os.environ.get("WATCHFILES_FORCE_POLLING")
+        else force_polling
+    )
     try:
         yield from _batches(root, stop, polling, debounce_ms, step_ms)
     except (OSError, RuntimeError) as err:
@@ -100,12 +129,20 @@ def watch_batches(root: Path, stop: threading.Event, *, force_polling: bool | No
         yield from _batches(root, stop, True, debounce_ms, step_ms)
 
 
-def _batches(root: Path, stop: threading.Event, polling: bool | None, debounce_ms: int,
-             step_ms: int) -> Iterator[frozenset[Path]]:
+def _batches(
+    root: Path, stop: threading.Event, polling: bool | None, debounce_ms: int, step_ms: int
+) -> Iterator[frozenset[Path]]:
     for changes in watchfiles.watch(
-        root, watch_filter=None, debounce=debounce_ms, step=step_ms, stop_event=stop,
-        rust_timeout=1000, raise_interrupt=False, force_polling=polling,
-        poll_delay_ms=POLL_DELAY_MS, ignore_permission_denied=True,
+        root,
+        watch_filter=None,
+        debounce=debounce_ms,
+        step=step_ms,
+        stop_event=stop,
+        rust_timeout=1000,
+        raise_interrupt=False,
+        force_polling=polling,
+        poll_delay_ms=POLL_DELAY_MS,
+        ignore_permission_denied=True,
     ):
         paths = {path for path in (Path(raw) for _change, raw in changes) if not is_ignored(path, root)}
         paths |= _files_in_new_directories(changes, root)

@@ -38,7 +38,11 @@ def test_s1_s4_hostile_text_is_sanitised(ws) -> None:
     worlds.team(ws)
     hostile = "\x1b]52;c;ZXZpbA==\x07[bold]x[/bold] \x1b[2J\u202eevil"
     send_message(ws, "alpha", "alice", hostile, summary=hostile)
-    ws.team_config("alpha").write_text(ws.team_config("alpha").read_text().replace("the parser team", hostile.replace("\x1b", "\\u001b").replace("\x07", "\\u0007")))
+    ws.team_config("alpha").write_text(
+        ws.team_config("alpha")
+        .read_text()
+        .replace("the parser team", hostile.replace("\x1b", "\\u001b").replace("\x07", "\\u0007"))
+    )
     text = render_status(build_snapshot(ws))
     assert "\x1b" not in text and "\x07" not in text and "\u202e" not in text
     assert "<U+202E>" in text

@@ -20,12 +20,17 @@ def test_demo_copies_the_demo_into_an_empty_directory_and_simulates_on_it(tmp_pa
     assert data["workspace"] == str(root) and data["fresh"] is True and data["errors"] == []
     assert data["simulatedSeconds"] >= 20
     assert f"teamdeck demo: {root} (a fresh copy of the demo workspace)" in result.err
-    output = json.loads((root / "tasks" / "search-index" / "agents" / "indexer" / "artifacts" / "final.json").read_text())
+    output = json.loads(
+        (root / "tasks" / "search-index" / "agents" / "indexer" / "artifacts" / "final.json").read_text()
+    )
     assert output["status"] == "blocked" and output["questions"]
     kinds = [decode_text(message["text"]).KIND for message in lead_inbox(root, "checkout-revamp")]
     assert "shutdown_approved" in kinds[-6:]  # test-writer answered the pending request
-    plan = [message for message in lead_inbox(root, "perf-audit")
-            if decode_text(message["text"]).KIND == "plan_approval_request"]
+    plan = [
+        message
+        for message in lead_inbox(root, "perf-audit")
+        if decode_text(message["text"]).KIND == "plan_approval_request"
+    ]
     assert plan and plan[-1]["from"] == "bench-runner"
 
 
@@ -34,8 +39,11 @@ def test_demo_on_an_existing_workspace_simulates_in_place_on_the_real_clock(demo
     assert result.code == 0, result.err
     assert "(an existing workspace)" in result.err
     assert result.out.startswith("simulated ") and str(demo) in result.out
-    idle = [message for message in lead_inbox(demo, "checkout-revamp")
-            if decode_text(message["text"]).KIND == "idle_notification"]
+    idle = [
+        message
+        for message in lead_inbox(demo, "checkout-revamp")
+        if decode_text(message["text"]).KIND == "idle_notification"
+    ]
     assert idle[-1]["timestamp"] > "2026-03-01T12:00:00"
 
 
@@ -55,4 +63,5 @@ def test_validate_on_the_demo_reports_only_the_deliberately_invalid_output(demo:
     result = run_cli(demo, "validate", "--json")
     assert result.code == 1, result.err
     assert {problem["path"] for problem in result.json["problems"]} == {
-        "tasks/payment-retry/agents/schema-check/artifacts/final.json"}
+        "tasks/payment-retry/agents/schema-check/artifacts/final.json"
+    }

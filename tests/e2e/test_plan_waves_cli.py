@@ -114,11 +114,20 @@ def test_plan_six_tasks_three_waves_fails_once_is_fixed_and_completes(tmp_path: 
     assert imported.code == 0, imported.err
     tasks = {task["title"]: task for task in imported.json["plan"]["tasks"]}
     assert {title: task["wave"] for title, task in tasks.items()} == {
-        "Schema": 1, "Fixtures": 1, "Build": 1, "Store": 2, "Package": 2, "Release notes": 3}
+        "Schema": 1,
+        "Fixtures": 1,
+        "Build": 1,
+        "Store": 2,
+        "Package": 2,
+        "Release notes": 3,
+    }
     ids = {title: task["id"] for title, task in tasks.items()}
     package = ids["Package"]
     check = f"{sys.executable} -c \"import pathlib, sys; sys.exit(0 if pathlib.Path('dist-ok').exists() else 1)\""
-    assert run_cli(root, "guardian", "set", package, "--code", "command", "--command", check, "--cwd", str(project)).code == 0
+    assert (
+        run_cli(root, "guardian", "set", package, "--code", "command", "--command", check, "--cwd", str(project)).code
+        == 0
+    )
 
     # the coordinator waits for approval: the gate is in the queue
     queue = run_cli(root, "gate", "list", "--json")
@@ -135,7 +144,9 @@ def test_plan_six_tasks_three_waves_fails_once_is_fixed_and_completes(tmp_path: 
     assert f"{ids['Schema']}: delegated to alice" in run["actions"]
     inbox = json.loads((root / "teams/crew/inboxes/alice.json").read_text())
     assert any('"task_assignment"' in entry["text"] and ids["Schema"] in entry["text"] for entry in inbox)
-    assert run_cli(root, "report", ids["Schema"], "alice", "--status", "completed", "--summary", "schema done").code == 0
+    assert (
+        run_cli(root, "report", ids["Schema"], "alice", "--status", "completed", "--summary", "schema done").code == 0
+    )
     write_final(root, ids["Fixtures"], "bob", "fixtures done")
     write_final(root, ids["Build"], "alice", "build done")
     started = run_cli(root, "plan", "run", "release", "--to", "alice", "--to", "bob", "--json").json
@@ -149,12 +160,18 @@ def test_plan_six_tasks_three_waves_fails_once_is_fixed_and_completes(tmp_path: 
     assert any(action.startswith(f"{package}: command FAIL") for action in failed["actions"])
     shown = run_cli(root, "plan", "show", "release", "--json").json
     package_row = next(row for wave in shown["waves"] for row in wave if row["id"] == package)
-    assert package_row["state"] == "input-required" and package_row["verdict"] == "FAIL" and len(package_row["openGates"]) == 1
+    assert (
+        package_row["state"] == "input-required"
+        and package_row["verdict"] == "FAIL"
+        and len(package_row["openGates"]) == 1
+    )
 
     # a person retries at the gate; the worker fixes and reports again
     assert run_cli(root, "gate", "approve", package, package_row["openGates"][0], "--note", "fix the wheel").code == 0
     waiting = run_cli(root, "plan", "run", "release", "--json").json
-    assert waiting["plan"]["state"] == "EXECUTING" and any("has not reported since the last verdict" in reason for reason in waiting["waiting"])
+    assert waiting["plan"]["state"] == "EXECUTING" and any(
+        "has not reported since the last verdict" in reason for reason in waiting["waiting"]
+    )
     (project / "dist-ok").write_text("")
     assert run_cli(root, "report", package, "bob", "--status", "completed", "--summary", "wheel fixed").code == 0
     third = run_cli(root, "plan", "run", "release", "--to", "alice", "--json").json
@@ -166,10 +183,21 @@ def test_plan_six_tasks_three_waves_fails_once_is_fixed_and_completes(tmp_path: 
     assert done.code == 0, done.err
     assert done.json["plan"]["state"] == "COMPLETED"
     assert plan_moves(root) == [
-        "READY", "EXECUTING", "WAVE_COMPLETE", "VERIFYING",
-        "EXECUTING", "WAVE_COMPLETE", "VERIFYING", "NEEDS_FIX",
-        "EXECUTING", "WAVE_COMPLETE", "VERIFYING",
-        "EXECUTING", "WAVE_COMPLETE", "VERIFYING", "COMPLETED",
+        "READY",
+        "EXECUTING",
+        "WAVE_COMPLETE",
+        "VERIFYING",
+        "EXECUTING",
+        "WAVE_COMPLETE",
+        "VERIFYING",
+        "NEEDS_FIX",
+        "EXECUTING",
+        "WAVE_COMPLETE",
+        "VERIFYING",
+        "EXECUTING",
+        "WAVE_COMPLETE",
+        "VERIFYING",
+        "COMPLETED",
     ]
     final = run_cli(root, "plan", "show", "release", "--json").json
     assert {row["state"] for wave in final["waves"] for row in wave} == {"done"} and final["coordinatorState"] == "done"

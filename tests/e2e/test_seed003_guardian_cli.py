@@ -18,18 +18,20 @@ from teamdeck.store.workspace import Workspace
 pytestmark = pytest.mark.e2e
 
 SEED_EVENTS = [
-    "task.ready_for_verification",   # TASK_READY_FOR_VERIFICATION
-    "guardian.assigned",             # GUARDIAN_ASSIGNED
-    "task.state_changed",            # TASK_STATE_CHANGED  RUNNING -> VERIFYING
-    "guardian.verification_started", # GUARDIAN_VERIFICATION_STARTED
-    "task.state_changed",            # TASK_STATE_CHANGED  VERIFYING -> GUARD_REVIEW
-    "guardian.verdict_recorded",     # GUARDIAN_VERDICT_RECORDED
-    "guardian.verdict_applied",      # GUARDIAN_VERDICT_APPLIED
+    "task.ready_for_verification",  # TASK_READY_FOR_VERIFICATION
+    "guardian.assigned",  # GUARDIAN_ASSIGNED
+    "task.state_changed",  # TASK_STATE_CHANGED  RUNNING -> VERIFYING
+    "guardian.verification_started",  # GUARDIAN_VERIFICATION_STARTED
+    "task.state_changed",  # TASK_STATE_CHANGED  VERIFYING -> GUARD_REVIEW
+    "guardian.verdict_recorded",  # GUARDIAN_VERDICT_RECORDED
+    "guardian.verdict_applied",  # GUARDIAN_VERDICT_APPLIED
 ]
 
 
 def events(root: Path, task: str) -> list[dict]:
-    return [json.loads(line) for line in (root / "tasks" / task / "events.jsonl").read_text().splitlines() if line.strip()]
+    return [
+        json.loads(line) for line in (root / "tasks" / task / "events.jsonl").read_text().splitlines() if line.strip()
+    ]
 
 
 def since_verify(root: Path, task: str) -> list[dict]:
@@ -40,7 +42,9 @@ def since_verify(root: Path, task: str) -> list[dict]:
 
 
 def moves(found: list[dict]) -> list[tuple[str, str]]:
-    return [(event["payload"]["from"], event["payload"]["to"]) for event in found if event["type"] == "task.state_changed"]
+    return [
+        (event["payload"]["from"], event["payload"]["to"]) for event in found if event["type"] == "task.state_changed"
+    ]
 
 
 @pytest.fixture
@@ -61,7 +65,12 @@ def team(tmp_path: Path) -> Path:
 
 def test_seed003_happy_path_pass_verified_done(team, run_cli):
     for agent, changed in (("alice", "src/lexer.py"), ("bob", "src/parser.py")):
-        assert run_cli(team, "report", "t1", agent, "--status", "completed", "--summary", "done", "--changed", changed).code == 0
+        assert (
+            run_cli(
+                team, "report", "t1", agent, "--status", "completed", "--summary", "done", "--changed", changed
+            ).code
+            == 0
+        )
     result = run_cli(team, "verify", "t1", "--guardian", "schema", "--reason", "workers finished", "--json")
     assert result.code == 0, result.err
     data = result.json
@@ -85,12 +94,18 @@ def test_seed003_failure_path_fail_blocks_with_a_gate_then_retry_and_give_up(tea
     project = tmp_path / "project"
     project.mkdir()
     check = f"{sys.executable} -c \"import pathlib, sys; print('checking'); sys.exit(0 if pathlib.Path('ok').exists() else 1)\""
-    assert run_cli(team, "guardian", "set", "t1", "--code", "command", "--command", check, "--cwd", str(project)).code == 0
+    assert (
+        run_cli(team, "guardian", "set", "t1", "--code", "command", "--command", check, "--cwd", str(project)).code == 0
+    )
     assert run_cli(team, "report", "t1", "alice", "--status", "completed", "--summary", "done").code == 0
     result = run_cli(team, "verify", "t1", "--json")
     assert result.code == 0, result.err
     verdict, gate_id = result.json["verdict"], result.json["gateId"]
-    assert verdict["status"] == "FAIL" and verdict["evidence"]["exitCode"] == 1 and "checking" in verdict["evidence"]["outputTail"]
+    assert (
+        verdict["status"] == "FAIL"
+        and verdict["evidence"]["exitCode"] == 1
+        and "checking" in verdict["evidence"]["outputTail"]
+    )
     found = since_verify(team, "t1")
     assert [event["type"] for event in found] == [*SEED_EVENTS, "gate.blocked", "task.state_changed"]
     assert moves(found)[-1] == ("guard-review", "input-required")  # seed: GUARD_REVIEW -> BLOCKED
@@ -114,7 +129,12 @@ def test_seed003_failure_path_fail_blocks_with_a_gate_then_retry_and_give_up(tea
 
 def test_seed003_needs_changes_path_back_to_running_with_recommendations(team, run_cli):
     for agent in ("alice", "bob"):
-        assert run_cli(team, "report", "t1", agent, "--status", "completed", "--summary", "done", "--changed", "src/shared.py").code == 0
+        assert (
+            run_cli(
+                team, "report", "t1", agent, "--status", "completed", "--summary", "done", "--changed", "src/shared.py"
+            ).code
+            == 0
+        )
     result = run_cli(team, "verify", "t1", "--guardian", "diff", "--json")
     assert result.code == 0, result.err
     assert result.json["verdict"]["status"] == "NEEDS_CHANGES" and result.json["notified"] == ["alice", "bob"]
@@ -123,14 +143,27 @@ def test_seed003_needs_changes_path_back_to_running_with_recommendations(team, r
     assert moves(found)[-1] == ("guard-review", "working")  # seed: GUARD_REVIEW -> RUNNING
     for member in ("alice", "bob"):
         inbox = json.loads((team / "teams/alpha/inboxes" / f"{member}.json").read_text())
-        assert "reconcile your changes to src/shared.py" in inbox[-1]["text"] and inbox[-1]["summary"] == "Changes needed on t1"
+        assert (
+            "reconcile your changes to src/shared.py" in inbox[-1]["text"]
+            and inbox[-1]["summary"] == "Changes needed on t1"
+        )
     # the agents fix it, the cycle repeats
-    assert run_cli(team, "report", "t1", "bob", "--status", "completed", "--summary", "moved", "--changed", "src/other.py").code == 0
+    assert (
+        run_cli(
+            team, "report", "t1", "bob", "--status", "completed", "--summary", "moved", "--changed", "src/other.py"
+        ).code
+        == 0
+    )
     assert run_cli(team, "verify", "t1", "--guardian", "diff", "--complete", "--json").json["task"]["state"] == "done"
 
 
 def test_a_guardian_that_hangs_is_stopped_at_its_timeout_and_fails(team, run_cli):
-    assert run_cli(team, "guardian", "set", "t1", "--code", "command", "--command", "sleep 60", "--command-timeout", "300").code == 0
+    assert (
+        run_cli(
+            team, "guardian", "set", "t1", "--code", "command", "--command", "sleep 60", "--command-timeout", "300"
+        ).code
+        == 0
+    )
     result = run_cli(team, "verify", "t1", "--timeout", "1", "--json")
     assert result.code == 0, result.err
     verdict = result.json["verdict"]

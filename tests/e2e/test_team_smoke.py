@@ -13,7 +13,6 @@ import re
 from pathlib import Path
 
 import pytest
-
 from locations import FIXTURES
 
 pytestmark = pytest.mark.e2e
@@ -27,8 +26,11 @@ def ok(result):
 
 
 def fixture_digest() -> dict[str, str]:
-    return {str(path.relative_to(FIXTURES)): hashlib.sha256(path.read_bytes()).hexdigest()
-            for path in sorted(FIXTURES.rglob("*")) if path.is_file()}
+    return {
+        str(path.relative_to(FIXTURES)): hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in sorted(FIXTURES.rglob("*"))
+        if path.is_file()
+    }
 
 
 def test_seed_smoke_test(tmp_path: Path, run_cli) -> None:
@@ -52,7 +54,9 @@ def test_seed_smoke_test(tmp_path: Path, run_cli) -> None:
     # 3. injection
     injected = ok(cli("inbox", TEAM, "agent-b", "--inject"))
     assert injected.out.count("<teammate-message") == 2
-    assert '<teammate-message teammate_id="team-lead" summary="ping">\nhello agent-b\n</teammate-message>' in injected.out
+    assert (
+        '<teammate-message teammate_id="team-lead" summary="ping">\nhello agent-b\n</teammate-message>' in injected.out
+    )
     assert ok(cli("inbox", TEAM, "agent-b", "--inject", "--json")).json["messages"] == []  # marked read
     assert "read   " in ok(cli("inbox", TEAM, "agent-b")).out
 
@@ -67,13 +71,51 @@ def test_seed_smoke_test(tmp_path: Path, run_cli) -> None:
     delivered = ok(cli("inbox", TEAM, "agent-a", "--inject", "--json")).json["messages"]
     assert delivered[0]["type"] == "shutdown_request" and delivered[0]["requestId"] == request_a
     assert delivered[0]["team"] == TEAM and delivered[0]["from"] == "team-lead" and delivered[0]["to"] == "agent-a"
-    ok(cli("send", TEAM, "team-lead", "--type", "shutdown_response", "--request-id", request_a, "--approve", "--from", "agent-a"))
+    ok(
+        cli(
+            "send",
+            TEAM,
+            "team-lead",
+            "--type",
+            "shutdown_response",
+            "--request-id",
+            request_a,
+            "--approve",
+            "--from",
+            "agent-a",
+        )
+    )
 
     request_b = ok(cli("shutdown", TEAM, "agent-b")).out.splitlines()[0]
-    no_reason = cli("send", TEAM, "team-lead", "--type", "shutdown_response", "--request-id", request_b, "--reject", "--from", "agent-b")
+    no_reason = cli(
+        "send",
+        TEAM,
+        "team-lead",
+        "--type",
+        "shutdown_response",
+        "--request-id",
+        request_b,
+        "--reject",
+        "--from",
+        "agent-b",
+    )
     assert no_reason.code == 1 and "a reason is required" in no_reason.err
-    ok(cli("send", TEAM, "team-lead", "--type", "shutdown_response", "--request-id", request_b, "--reject",
-           "--reason", "still writing tests", "--from", "agent-b"))
+    ok(
+        cli(
+            "send",
+            TEAM,
+            "team-lead",
+            "--type",
+            "shutdown_response",
+            "--request-id",
+            request_b,
+            "--reject",
+            "--reason",
+            "still writing tests",
+            "--from",
+            "agent-b",
+        )
+    )
 
     report = ok(cli("doctor", TEAM, "--json")).json["teams"][0]
     shutdowns = {h["requestId"]: h for h in report["handshakes"]}
@@ -86,7 +128,20 @@ def test_seed_smoke_test(tmp_path: Path, run_cli) -> None:
 
     # 5b. once everyone is offline the delete goes through and removes both directories
     request_b2 = ok(cli("shutdown", TEAM, "agent-b")).out.splitlines()[0]
-    ok(cli("send", TEAM, "team-lead", "--type", "shutdown_response", "--request-id", request_b2, "--approve", "--from", "agent-b"))
+    ok(
+        cli(
+            "send",
+            TEAM,
+            "team-lead",
+            "--type",
+            "shutdown_response",
+            "--request-id",
+            request_b2,
+            "--approve",
+            "--from",
+            "agent-b",
+        )
+    )
     doctor = ok(cli("doctor", TEAM)).out
     assert "no delivery or handshake failures" in doctor and "team delete would be refused" not in doctor
     deleted = ok(cli("team", "delete", TEAM, "--json")).json
@@ -135,8 +190,14 @@ def test_s1_agent_text_is_sanitised_on_the_terminal(tmp_path: Path, run_cli) -> 
     assert "<U+202E>evil" in out
 
 
-@pytest.mark.parametrize("root, team", [("analysis-team", "analysis-team"), ("moonlit-chasing-meerkat", "moonlit-chasing-meerkat"),
-                                        ("synthesized", "fixture-team")])
+@pytest.mark.parametrize(
+    "root, team",
+    [
+        ("analysis-team", "analysis-team"),
+        ("moonlit-chasing-meerkat", "moonlit-chasing-meerkat"),
+        ("synthesized", "fixture-team"),
+    ],
+)
 def test_doctor_reads_a_claude_directory_in_place_without_writing(run_cli, root: str, team: str) -> None:
     before = fixture_digest()
     result = ok(run_cli(FIXTURES / root, "doctor"))
@@ -148,15 +209,21 @@ def test_doctor_reads_a_claude_directory_in_place_without_writing(run_cli, root:
 
 def test_doctor_on_the_fixtures_shows_rosters_idles_and_open_handshakes(run_cli) -> None:
     analysis = ok(run_cli(FIXTURES / "analysis-team", "doctor")).out
-    assert re.search(r"config-analyst +general-purpose +active +1 unread / 3 +idle since 2026-02-09T15:09:24.708Z "
-                     r"\(interrupted; 2 idle notifications\)", analysis)
+    assert re.search(
+        r"config-analyst +general-purpose +active +1 unread / 3 +idle since 2026-02-09T15:09:24.708Z "
+        r"\(interrupted; 2 idle notifications\)",
+        analysis,
+    )
     assert "team delete would be refused: 4 active member(s)" in analysis
     synthesized = ok(run_cli(FIXTURES / "synthesized", "doctor", "--json")).json
     report = synthesized["teams"][0]
     assert synthesized["healthy"] is False
     assert [(f["code"], f["member"]) for f in report["findings"] if f["failure"]] == [("not_offline", "worker-a")]
-    assert {h["kind"]: h["state"] for h in report["handshakes"]} == {"shutdown": "approved", "plan": "rejected",
-                                                                      "permission": "awaiting_decision"}
+    assert {h["kind"]: h["state"] for h in report["handshakes"]} == {
+        "shutdown": "approved",
+        "plan": "rejected",
+        "permission": "awaiting_decision",
+    }
     assert [task["id"] for task in report["tasks"]["visible"]] == ["1", "2"] and report["tasks"]["hidden"] == 1
     listing = ok(run_cli(FIXTURES / "synthesized", "inbox", "fixture-team", "team-lead", "--unread", "--json")).json
     assert [m["type"] for m in listing["messages"]] == ["plan_approval_request", "permission_request"]

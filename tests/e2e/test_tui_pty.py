@@ -33,9 +33,20 @@ ROWS, COLS = 40, 160
 DEADLINE_S = 20.0
 
 INJECTED = (
-    b"\x1b]52;", hostile.CLIPBOARD_PAYLOAD.encode("ascii"), b"\x1b]0;PWNED", b"\x1b]2;PWNED",
-    b"\x1b]8;;https://evil", b"\x1bP+q", b"\x1b_PWNED", b"\x1b^PWNED", b"\x1bXPWNED",
-    "\x9b".encode(), "\x9d".encode(), "\x90".encode(), "\x9c".encode(), hostile.PWNED.encode("ascii"),
+    b"\x1b]52;",
+    hostile.CLIPBOARD_PAYLOAD.encode("ascii"),
+    b"\x1b]0;PWNED",
+    b"\x1b]2;PWNED",
+    b"\x1b]8;;https://evil",
+    b"\x1bP+q",
+    b"\x1b_PWNED",
+    b"\x1b^PWNED",
+    b"\x1bXPWNED",
+    "\x9b".encode(),
+    "\x9d".encode(),
+    "\x90".encode(),
+    "\x9c".encode(),
+    hostile.PWNED.encode("ascii"),
 )
 """Byte strings only the injected sequences contain (8-bit C1 forms as UTF-8)."""
 NO_MORE_THAN_TEXTUAL = (b"\x1b[6n", b"\x1b[2J", b"\x1bc")
@@ -86,8 +97,9 @@ class PtyApp:
             if found >= 0:
                 return found
             if time.monotonic() > deadline:
-                raise AssertionError(f"{marker!r} did not appear within {DEADLINE_S} s; output tail: "
-                                     f"{self.snapshot()[-600:]!r}")
+                raise AssertionError(
+                    f"{marker!r} did not appear within {DEADLINE_S} s; output tail: {self.snapshot()[-600:]!r}"
+                )
             time.sleep(0.02)
 
     def press(self, keys: bytes) -> None:
@@ -151,7 +163,9 @@ def test_s1_no_injected_escape_sequence_reaches_the_terminal(ws: Workspace, tmp_
     for injected in INJECTED:
         assert injected not in hostile_out, f"{injected!r} reached the terminal"
     for sequence in NO_MORE_THAN_TEXTUAL:
-        assert hostile_out.count(sequence) <= benign_out.count(sequence), f"an injected {sequence!r} reached the terminal"
+        assert hostile_out.count(sequence) <= benign_out.count(sequence), (
+            f"an injected {sequence!r} reached the terminal"
+        )
     own = set(STRING_SEQUENCE.findall(benign_out))
     extra = set(STRING_SEQUENCE.findall(hostile_out)) - own
     assert not extra, f"string sequences Textual did not send itself: {sorted(extra)[:5]!r}"

@@ -43,8 +43,9 @@ class Tmux:
         self.tmux("new-session", "-d", "-s", "td", "-x", str(width), "-y", str(height), shell)
 
     def tmux(self, *args: str) -> str:
-        return subprocess.run(["tmux", "-L", self.socket, "-f", os.devnull, *args], check=True, capture_output=True,
-                              text=True, timeout=10).stdout
+        return subprocess.run(
+            ["tmux", "-L", self.socket, "-f", os.devnull, *args], check=True, capture_output=True, text=True, timeout=10
+        ).stdout
 
     def screen(self) -> str:
         return self.tmux("capture-pane", "-p", "-t", "td")
@@ -85,8 +86,22 @@ def _events(root: Path) -> list[dict]:
 def test_a_gate_written_from_outside_appears_and_is_approved_with_keys(demo: Path) -> None:
     # LINES/COLUMNS may sit in the C environment of a process that used curses; they
     # would override the pane's real size.
-    env_command = ["env", "-u", "TEAMDECK_WORKSPACE", "-u", "LINES", "-u", "COLUMNS", "TERM=xterm-256color",
-                   sys.executable, "-m", "teamdeck", "tui", "--workspace", str(demo)]
+    env_command = [
+        "env",
+        "-u",
+        "TEAMDECK_WORKSPACE",
+        "-u",
+        "LINES",
+        "-u",
+        "COLUMNS",
+        "TERM=xterm-256color",
+        sys.executable,
+        "-m",
+        "teamdeck",
+        "tui",
+        "--workspace",
+        str(demo),
+    ]
     # The worker's directory exists before the app starts: inotify cannot see a file
     # written into a directory created a moment earlier (the watch on the new directory
     # comes too late; watch.py misses about one in three such final.json writes).
@@ -101,16 +116,32 @@ def test_a_gate_written_from_outside_appears_and_is_approved_with_keys(demo: Pat
         # The watcher is live once a message written from outside shows up by itself.
         inbox = ws.inbox("perf-audit", "team-lead")
         entries = json.loads(inbox.read_text(encoding="utf-8"))
-        entries.append({"from": "indexer", "text": "starting", "summary": "starting", "read": False,
-                        "timestamp": "2026-03-01T12:00:00.000Z", "color": "green"})
+        entries.append(
+            {
+                "from": "indexer",
+                "text": "starting",
+                "summary": "starting",
+                "read": False,
+                "timestamp": "2026-03-01T12:00:00.000Z",
+                "color": "green",
+            }
+        )
         inbox.write_text(json.dumps(entries, indent=2), encoding="utf-8")
         count = int(unread.group(1))
         session.wait_for(f"{count + 1} unread")
 
         # An agent finishes blocked: the gate appears without a key being pressed.
-        write_final_output(ws, TASK, WORKER, {
-            "status": "blocked", "summary": f"need the {MARKER}",
-            "questions": ["Rebuild with 8 shards or 16?"], "finishedAt": "2026-03-01T12:01:00.000Z"})
+        write_final_output(
+            ws,
+            TASK,
+            WORKER,
+            {
+                "status": "blocked",
+                "summary": f"need the {MARKER}",
+                "questions": ["Rebuild with 8 shards or 16?"],
+                "finishedAt": "2026-03-01T12:01:00.000Z",
+            },
+        )
         screen = session.wait_for(MARKER)
         gate = next(gate for gate in load_task(ws, TASK).gates if gate.agentInstance == WORKER)
         assert gate.state == "blocked"
@@ -126,8 +157,11 @@ def test_a_gate_written_from_outside_appears_and_is_approved_with_keys(demo: Pat
         session.keys("8 shards", "Enter")
         session.wait_gone(MARKER)
 
-        approved = [event for event in _events(demo)
-                    if event["type"] == "gate.approved" and event["payload"]["gateId"] == gate.id]
+        approved = [
+            event
+            for event in _events(demo)
+            if event["type"] == "gate.approved" and event["payload"]["gateId"] == gate.id
+        ]
         assert len(approved) == 1 and approved[0]["payload"].get("note") == "8 shards"
         decided = next(g for g in load_task(ws, TASK).gates if g.id == gate.id)
         assert decided.state == "approved" and decided.note == "8 shards"

@@ -9,8 +9,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
-
 import small_worlds as worlds
+
 from teamdeck.store.workspace import Workspace
 from teamdeck.tui.app import TeamdeckApp, create_app
 
@@ -59,13 +59,26 @@ async def until(pilot: Any, condition: Callable[[], bool], what: str = "the cond
 def busy(app: TeamdeckApp) -> bool:
     """Whether an action or a join is running or a change waits to be read (the watcher
     and the refresher run as long as the app)."""
-    return not app.settled or any(worker.group in ("actions", "summary") and worker.is_running for worker in app.workers)
+    return not app.settled or any(
+        worker.group in ("actions", "summary") and worker.is_running for worker in app.workers
+    )
 
 
 async def type_text(pilot: Any, text: str) -> None:
     """Type ``text`` key by key."""
-    keys = {" ": "space", "\n": "enter", ".": "full_stop", ",": "comma", ":": "colon", "!": "exclamation_mark",
-            "?": "question_mark", "-": "minus", "/": "slash", "'": "apostrophe", "(": "left_parenthesis",
-            ")": "right_parenthesis"}
+    keys = {
+        " ": "space",
+        "\n": "enter",
+        ".": "full_stop",
+        ",": "comma",
+        ":": "colon",
+        "!": "exclamation_mark",
+        "?": "question_mark",
+        "-": "minus",
+        "/": "slash",
+        "'": "apostrophe",
+        "(": "left_parenthesis",
+        ")": "right_parenthesis",
+    }
     for char in text:
         await pilot.press(keys.get(char, char))

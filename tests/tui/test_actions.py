@@ -51,12 +51,15 @@ def test_approve_a_gate_with_a_note_writes_the_event_and_task_yaml(world) -> Non
     app = make_app(world)
 
     async def scenario(pilot):
-        assert [row.key for row in app.main.query_one(GateList).rows] == [PLAN_GATE, TASK_GATE] or \
-            {row.key for row in app.main.query_one(GateList).rows} == {PLAN_GATE, TASK_GATE}
+        assert [row.key for row in app.main.query_one(GateList).rows] == [PLAN_GATE, TASK_GATE] or {
+            row.key for row in app.main.query_one(GateList).rows
+        } == {PLAN_GATE, TASK_GATE}
         await _open(pilot, app, GateList, TASK_GATE, "a", ConfirmScreen)
         await type_text(pilot, "use the LALR grammar")
         await pilot.press("enter")
-        await until(pilot, lambda: TASK_GATE not in {row.key for row in app.main.query_one(GateList).rows}, "the gate to leave")
+        await until(
+            pilot, lambda: TASK_GATE not in {row.key for row in app.main.query_one(GateList).rows}, "the gate to leave"
+        )
         event = _events(world)[-2]
         assert event["type"] == "gate.approved" and event["payload"]["note"] == "use the LALR grammar"
         assert event["payload"]["gateId"] == "g-w1-1" and event["actor"] == "human:tester"
@@ -105,10 +108,18 @@ def test_approve_a_plan_from_the_queue_answers_in_the_inbox(world) -> None:
     async def scenario(pilot):
         await _open(pilot, app, GateList, PLAN_GATE, "a", ConfirmScreen)
         await pilot.press("enter")
-        await until(pilot, lambda: PLAN_GATE not in {row.key for row in app.main.query_one(GateList).rows}, "the plan gate to leave")
+        await until(
+            pilot,
+            lambda: PLAN_GATE not in {row.key for row in app.main.query_one(GateList).rows},
+            "the plan gate to leave",
+        )
         answer = json.loads(_inbox(world, "bob")[-1]["text"])
-        assert answer == {"type": "plan_approval_response", "requestId": "plan-1", "approved": True, **(
-            {"timestamp": answer["timestamp"]} if "timestamp" in answer else {})}
+        assert answer == {
+            "type": "plan_approval_response",
+            "requestId": "plan-1",
+            "approved": True,
+            **({"timestamp": answer["timestamp"]} if "timestamp" in answer else {}),
+        }
         assert app.snapshot.member("alpha/bob").status != "awaiting"
 
     run(app, scenario)
@@ -185,7 +196,9 @@ def test_shutdown_request_then_the_handshake_progresses_live(world) -> None:
 
 def test_deactivate_is_guarded_and_writes_config(world) -> None:
     sent = request_shutdown(world, "alpha", "alice")
-    send_structured(world, "alpha", "team-lead", ShutdownApproved(requestId=sent.request_id, from_="alice"), sender="alice")
+    send_structured(
+        world, "alpha", "team-lead", ShutdownApproved(requestId=sent.request_id, from_="alice"), sender="alice"
+    )
     app = make_app(world)
 
     async def scenario(pilot):

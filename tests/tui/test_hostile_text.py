@@ -75,7 +75,9 @@ def assert_safe(app: TeamdeckApp, *, raw: bool = False) -> str:
     agent text. Returns the screen text."""
     text = screen_text(app)
     bad = UNSAFE_CHARS.search(text)
-    assert bad is None, f"unsafe character {bad.group()!r} on screen near {text[max(0, bad.start() - 40):bad.end() + 40]!r}"
+    assert bad is None, (
+        f"unsafe character {bad.group()!r} on screen near {text[max(0, bad.start() - 40) : bad.end() + 40]!r}"
+    )
     assert raw or hostile.PWNED not in text
     for needle in ("click me", "docs", "osc8 link", "evil.example"):
         for segment in segments_with(app, needle):
@@ -105,8 +107,15 @@ def test_s1_s4_every_panel_draws_hostile_text_literally(hostile_ws: Workspace) -
         assert gates.select_key("task:t1:g-w1-1")
         await pilot.pause()
         text = assert_safe(app)
-        assert_literal(text, *(f"question {markup}" for markup in hostile.MARKUP), hostile.CLICK, "\ufffd",
-                       f"{hostile.AFTER}-question", *hostile.BIDI_SHOWN, *hostile.OVERWRITTEN)
+        assert_literal(
+            text,
+            *(f"question {markup}" for markup in hostile.MARKUP),
+            hostile.CLICK,
+            "\ufffd",
+            f"{hostile.AFTER}-question",
+            *hostile.BIDI_SHOWN,
+            *hostile.OVERWRITTEN,
+        )
         assert gates.select_key("plan:alpha:bob:plan-1")
         await pilot.pause()
         assert_literal(assert_safe(app), *hostile.MARKUP, "plans/[bold].md")
@@ -127,8 +136,13 @@ def test_s1_s4_every_panel_draws_hostile_text_literally(hostile_ws: Workspace) -
         # bidi, escapes, long line, huge message, bob's plan request
         assert len(inbox.rows) == len(hostile.MARKUP) + len(hostile.OVERWRITES) + 5
         text = assert_safe(app)
-        assert_literal(text, *(f"markup {markup}" for markup in hostile.MARKUP), hostile.SUMMARY_ESCAPES,
-                       hostile.SUMMARY_HUGE, hostile.SUMMARY_LONG)
+        assert_literal(
+            text,
+            *(f"markup {markup}" for markup in hostile.MARKUP),
+            hostile.SUMMARY_ESCAPES,
+            hostile.SUMMARY_HUGE,
+            hostile.SUMMARY_LONG,
+        )
         for index, markup in enumerate(hostile.MARKUP):
             assert inbox.select_key(str(index))
             await pilot.pause()
@@ -137,8 +151,13 @@ def test_s1_s4_every_panel_draws_hostile_text_literally(hostile_ws: Workspace) -
         # 4 Tasks: the title, the worker's summary and questions.
         await pilot.press("4")
         await pilot.pause()
-        assert_literal(assert_safe(app), f"title {hostile.CLICK}", f"summary {hostile.CLICK}",
-                       "[link='https://evil.example']docs[/link]", "question [[a]]")
+        assert_literal(
+            assert_safe(app),
+            f"title {hostile.CLICK}",
+            f"summary {hostile.CLICK}",
+            "[link='https://evil.example']docs[/link]",
+            "question [[a]]",
+        )
 
         # 5 Events: agent text in payloads.
         await pilot.press("5")
@@ -182,7 +201,7 @@ def test_s2_a_click_on_a_click_action_in_agent_text_does_nothing(hostile_ws: Wor
     app = make_app(hostile_ws)
     clicked: list[tuple[str, tuple[int, int]]] = []
 
-    async def click_every(pilot, panel: str, select=None) -> None:  # noqa: ANN001 - Pilot, a callback
+    async def click_every(pilot, panel: str, select=None) -> None:
         await pilot.press(panel)
         if select is not None:
             assert select()
@@ -312,10 +331,16 @@ def test_s4_no_markup_error_when_hostile_text_arrives_while_running(hostile_ws: 
 
     async def scenario(pilot):
         await pilot.press("3")
-        hostile.append_raw_inbox(hostile_ws, hostile.TEAM, "team-lead",
-                                 [hostile.agent_message("bob", "late [/bold] stray", "late [/bold] stray " + hostile.escape_text("-late"))])
+        hostile.append_raw_inbox(
+            hostile_ws,
+            hostile.TEAM,
+            "team-lead",
+            [hostile.agent_message("bob", "late [/bold] stray", "late [/bold] stray " + hostile.escape_text("-late"))],
+        )
         inbox = app.main.query_one(InboxList)
-        await until(pilot, lambda: any("late [/bold] stray" in row.cells[-1].text for row in inbox.rows), "the late message")
+        await until(
+            pilot, lambda: any("late [/bold] stray" in row.cells[-1].text for row in inbox.rows), "the late message"
+        )
         inbox.select_key(inbox.rows[-1].key)
         await pilot.pause()
         assert_literal(assert_safe(app), "late [/bold] stray", f"{hostile.AFTER}-late")

@@ -29,7 +29,7 @@ def _events(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
-async def _open(pilot, app, panel: str, widget_type, key: str, press: str, screen_type) -> None:  # noqa: ANN001
+async def _open(pilot, app, panel: str, widget_type, key: str, press: str, screen_type) -> None:
     await pilot.press(panel)
     assert app.main.query_one(widget_type).select_key(key), key
     await pilot.pause()
@@ -48,10 +48,19 @@ def test_approving_the_plan_in_the_queue_makes_it_ready(tmp_path: Path) -> None:
         assert "coordinator plan: approve to make it READY" in str(app.screen.body)
         await type_text(pilot, "go")
         await pilot.press("enter")
-        await until(pilot, lambda: not busy(app) and app.snapshot.plan("release").state == "READY", "the plan to be READY")
-        assert [event["type"] for event in _events(ws.events_file("release"))][-2:] == ["gate.approved", "task.state_changed"]
+        await until(
+            pilot, lambda: not busy(app) and app.snapshot.plan("release").state == "READY", "the plan to be READY"
+        )
+        assert [event["type"] for event in _events(ws.events_file("release"))][-2:] == [
+            "gate.approved",
+            "task.state_changed",
+        ]
         assert load_plan(ws, "release").state == "READY"
-        assert _events(ws.plan_events_file("release"))[-1]["payload"] == {"from": "PLANNING", "to": "READY", "reason": "approved at the approval gate"}
+        assert _events(ws.plan_events_file("release"))[-1]["payload"] == {
+            "from": "PLANNING",
+            "to": "READY",
+            "reason": "approved at the approval gate",
+        }
         assert {task.state for task in app.snapshot.plan("release").tasks} == {"approved"}
         assert app.snapshot.task(SCHEMA).state == "approved"  # the tasks panel sees it too
 
@@ -69,7 +78,9 @@ def test_running_the_plan_starts_wave_one_and_delegates(tmp_path: Path) -> None:
         await _open(pilot, app, "6", PlanList, "release", "x", ConfirmScreen)
         await type_text(pilot, "alice bob")
         await pilot.press("enter")
-        await until(pilot, lambda: not busy(app) and app.snapshot.plan("release").state == "EXECUTING", "the plan to run")
+        await until(
+            pilot, lambda: not busy(app) and app.snapshot.plan("release").state == "EXECUTING", "the plan to run"
+        )
         plan = load_plan(ws, "release")
         assert (plan.state, plan.currentWave) == ("EXECUTING", 1)
         assert _events(ws.plan_events_file("release"))[-1]["payload"]["to"] == "EXECUTING"
@@ -159,7 +170,11 @@ def test_cancel_and_retry_keys(tmp_path: Path) -> None:
         await type_text(pilot, "out of scope")
         await pilot.press("enter")
         await until(pilot, lambda: not busy(app) and app.snapshot.task(notes).state == "canceled", "the cancel")
-        assert _events(ws.events_file(notes))[-1]["payload"] == {"from": "approved", "to": "canceled", "reason": "out of scope"}
+        assert _events(ws.events_file(notes))[-1]["payload"] == {
+            "from": "approved",
+            "to": "canceled",
+            "reason": "out of scope",
+        }
 
     run(app, scenario)
 
@@ -175,7 +190,11 @@ def test_verify_runs_the_guardian_and_the_verdict_history_shows_it(tmp_path: Pat
         verdicts = list(ws.verdicts_dir(SCHEMA).glob("gv-*.json"))
         assert len(verdicts) == 1 and json.loads(verdicts[0].read_text())["guardian"] == "schema"
         types = [event["type"] for event in _events(ws.events_file(SCHEMA))]
-        assert types.index("guardian.assigned") < types.index("guardian.verdict_recorded") < types.index("guardian.verdict_applied")
+        assert (
+            types.index("guardian.assigned")
+            < types.index("guardian.verdict_recorded")
+            < types.index("guardian.verdict_applied")
+        )
         assert app.snapshot.task(SCHEMA).state == load_task(ws, SCHEMA).state != "working"
         await pilot.press("v")
         await until(pilot, lambda: isinstance(app.screen, VerdictsScreen), "the verdict history")
@@ -196,7 +215,9 @@ def test_read_only_disables_every_lifecycle_write(tmp_path: Path) -> None:
         app.main.query_one(TaskList).select_key(PACKAGE)
         await pilot.pause()
         panel = app.main.query_one("#tasks-panel")
-        assert [panel.check_action(action, ()) for action in ("transition", "verify", "retry", "cancel_task")] == [None] * 4
+        assert [panel.check_action(action, ()) for action in ("transition", "verify", "retry", "cancel_task")] == [
+            None
+        ] * 4
         assert panel.check_action("verdicts", ()) is True
         for key in ("t", "g", "R", "x"):
             await pilot.press(key)

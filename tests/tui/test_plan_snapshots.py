@@ -40,45 +40,45 @@ def phase_app(tmp_path: Path, phase: str) -> TeamdeckApp:
     return app
 
 
-async def show(pilot, app: TeamdeckApp, panel: str, list_id: str, key: str) -> None:  # noqa: ANN001
+async def show(pilot, app: TeamdeckApp, panel: str, list_id: str, key: str) -> None:
     await pilot.press(panel)
     assert app.main.query_one(list_id).select_key(key), key
     await pilot.pause()
 
 
 @pytest.mark.parametrize("phase", world.PHASES)
-def test_plan_view_in_each_phase(tmp_path: Path, snap_compare, phase: str) -> None:  # noqa: ANN001
+def test_plan_view_in_each_phase(tmp_path: Path, snap_compare, phase: str) -> None:
     app = phase_app(tmp_path, phase)
 
-    async def scenario(pilot) -> None:  # noqa: ANN001
+    async def scenario(pilot) -> None:
         await show(pilot, app, "6", "#plan-list", "release")
 
     assert snap_compare(app, terminal_size=SIZE, run_before=prepared(app, scenario))
 
 
-def test_plan_approval_in_the_decisions_queue(tmp_path: Path, snap_compare) -> None:  # noqa: ANN001
+def test_plan_approval_in_the_decisions_queue(tmp_path: Path, snap_compare) -> None:
     app = phase_app(tmp_path, "imported")
 
-    async def scenario(pilot) -> None:  # noqa: ANN001
+    async def scenario(pilot) -> None:
         await show(pilot, app, "1", "#gate-list", "task:release:plan-approval")
 
     assert snap_compare(app, terminal_size=SIZE, run_before=prepared(app, scenario))
 
 
-def test_fail_gate_in_the_queue_with_retry_and_give_up(tmp_path: Path, snap_compare) -> None:  # noqa: ANN001
+def test_fail_gate_in_the_queue_with_retry_and_give_up(tmp_path: Path, snap_compare) -> None:
     app = phase_app(tmp_path, "failed")
 
-    async def scenario(pilot) -> None:  # noqa: ANN001
+    async def scenario(pilot) -> None:
         gate = next(gate for gate in app.snapshot.gates if gate.subkind == "verification-failed")
         await show(pilot, app, "1", "#gate-list", gate.key)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=prepared(app, scenario))
 
 
-def test_retry_dialog_of_a_fail_gate(tmp_path: Path, snap_compare) -> None:  # noqa: ANN001
+def test_retry_dialog_of_a_fail_gate(tmp_path: Path, snap_compare) -> None:
     app = phase_app(tmp_path, "failed")
 
-    async def scenario(pilot) -> None:  # noqa: ANN001
+    async def scenario(pilot) -> None:
         gate = next(gate for gate in app.snapshot.gates if gate.subkind == "verification-failed")
         await show(pilot, app, "1", "#gate-list", gate.key)
         await pilot.press("a")
@@ -88,10 +88,10 @@ def test_retry_dialog_of_a_fail_gate(tmp_path: Path, snap_compare) -> None:  # n
     assert snap_compare(app, terminal_size=SIZE, run_before=prepared(app, scenario))
 
 
-def test_verdict_history_with_evidence(tmp_path: Path, snap_compare) -> None:  # noqa: ANN001
+def test_verdict_history_with_evidence(tmp_path: Path, snap_compare) -> None:
     app = phase_app(tmp_path, "completed")
 
-    async def scenario(pilot) -> None:  # noqa: ANN001
+    async def scenario(pilot) -> None:
         await show(pilot, app, "4", "#task-list", world.IDS["Package"])
         await pilot.press("v")
         await until(pilot, lambda: isinstance(app.screen, VerdictsScreen), "the verdict history")
@@ -100,10 +100,10 @@ def test_verdict_history_with_evidence(tmp_path: Path, snap_compare) -> None:  #
     assert snap_compare(app, terminal_size=SIZE, run_before=prepared(app, scenario))
 
 
-def test_transition_picker(tmp_path: Path, snap_compare) -> None:  # noqa: ANN001
+def test_transition_picker(tmp_path: Path, snap_compare) -> None:
     app = phase_app(tmp_path, "executing")
 
-    async def scenario(pilot) -> None:  # noqa: ANN001
+    async def scenario(pilot) -> None:
         await show(pilot, app, "4", "#task-list", world.IDS["Schema"])
         await pilot.press("t")
         await until(pilot, lambda: isinstance(app.screen, TransitionScreen), "the picker")

@@ -12,8 +12,10 @@ from teamdeck.tui.widgets.gate_list import GateList
 from teamdeck.tui.widgets.inbox_list import InboxList
 from teamdeck.tui.widgets.roster_list import RosterList
 
-HOSTILE = ("\x1b]52;c;ZXZpbA==\x07\x1b]0;pwned\x07\x1b[2J\x9b31m[@click=app.quit]click me[/] "
-           "[bold]x[/bold] [/bold] stray [link='https://evil.example']docs[/link] \u202eevil\rover")
+HOSTILE = (
+    "\x1b]52;c;ZXZpbA==\x07\x1b]0;pwned\x07\x1b[2J\x9b31m[@click=app.quit]click me[/] "
+    "[bold]x[/bold] [/bold] stray [link='https://evil.example']docs[/link] \u202eevil\rover"
+)
 
 
 def _lines(widget) -> list[str]:
@@ -28,8 +30,11 @@ def test_live_update_from_a_file_written_outside(world) -> None:
         before = app.snapshot
         assert app.snapshot.member("alpha/alice").unread == 1
         send_message(world, "alpha", "alice", "one more thing", summary="more")
-        await until(pilot, lambda: app.snapshot is not before and app.snapshot.member("alpha/alice").unread == 2,
-                    "the snapshot with the new message")
+        await until(
+            pilot,
+            lambda: app.snapshot is not before and app.snapshot.member("alpha/alice").unread == 2,
+            "the snapshot with the new message",
+        )
         row = next(row for row in app.main.query_one(RosterList).rows if row.key == "alpha/alice")
         assert any(cell.text == "2 new" for cell in row.cells)
         await pilot.pause()
@@ -75,7 +80,9 @@ def test_s4_markup_in_a_gate_question_does_not_crash(ws) -> None:
     from teamdeck.sim.outputs import write_final_output
 
     create_task(ws, "t9", "[bold]title[/]")
-    write_final_output(ws, "t9", "w1", {"status": "blocked", "summary": "[/bold] stray", "questions": ["[$x] [[a]] [bold"]})
+    write_final_output(
+        ws, "t9", "w1", {"status": "blocked", "summary": "[/bold] stray", "questions": ["[$x] [[a]] [bold"]}
+    )
     join_task(ws, "t9")
     app = make_app(ws)
 

@@ -44,7 +44,7 @@ def prepared(app: TeamdeckApp, scenario: Scenario | None = None) -> Scenario:
     """A ``run_before`` for snap_compare: wait for the first snapshot, run ``scenario``,
     then stop every text cursor from blinking and wait for summaries to be drawn."""
 
-    async def run_before(pilot) -> None:  # noqa: ANN001 - a Pilot
+    async def run_before(pilot) -> None:
         await until(pilot, lambda: app.snapshot is not None, "the first snapshot")
         await pilot.pause()
         if scenario is not None:
@@ -54,7 +54,7 @@ def prepared(app: TeamdeckApp, scenario: Scenario | None = None) -> Scenario:
     return run_before
 
 
-async def steady(pilot, app: TeamdeckApp) -> None:  # noqa: ANN001 - a Pilot
+async def steady(pilot, app: TeamdeckApp) -> None:
     """No blinking cursor anywhere; the screen settled."""
     for widget in app.screen.query("Input, TextArea"):
         assert isinstance(widget, (Input, TextArea))
@@ -62,14 +62,14 @@ async def steady(pilot, app: TeamdeckApp) -> None:  # noqa: ANN001 - a Pilot
     await pilot.pause()
 
 
-async def select(pilot, app: TeamdeckApp, panel: str, list_id: str, key: str) -> None:  # noqa: ANN001
+async def select(pilot, app: TeamdeckApp, panel: str, list_id: str, key: str) -> None:
     """Show ``panel`` (its number key) and put the cursor on row ``key`` of its list."""
     await pilot.press(str(("gates", "roster", "inbox", "tasks", "events").index(panel) + 1))
     assert app.main.query_one(list_id).select_key(key), key
     await pilot.pause()
 
 
-async def open_screen(pilot, app: TeamdeckApp, key: str, screen_type: type) -> None:  # noqa: ANN001
+async def open_screen(pilot, app: TeamdeckApp, key: str, screen_type: type) -> None:
     await pilot.press(key)
     await until(pilot, lambda: isinstance(app.screen, screen_type), screen_type.__name__)
     await pilot.pause()
@@ -78,24 +78,24 @@ async def open_screen(pilot, app: TeamdeckApp, key: str, screen_type: type) -> N
 # --- panels ---------------------------------------------------------------------------
 
 
-def test_gate_queue_and_overview(demo: Path, snap_compare) -> None:  # noqa: ANN001
+def test_gate_queue_and_overview(demo: Path, snap_compare) -> None:
     app = demo_app(demo)
     assert snap_compare(app, terminal_size=SIZE, run_before=prepared(app))
 
 
-def test_roster_with_member_detail(demo: Path, snap_compare) -> None:  # noqa: ANN001
+def test_roster_with_member_detail(demo: Path, snap_compare) -> None:
     app = demo_app(demo)
 
-    async def scenario(pilot) -> None:  # noqa: ANN001
+    async def scenario(pilot) -> None:
         await select(pilot, app, "roster", "#roster-list", "checkout-revamp/ui-dev")
 
     assert snap_compare(app, terminal_size=SIZE, run_before=prepared(app, scenario))
 
 
-def test_inbox_of_a_member(demo: Path, snap_compare) -> None:  # noqa: ANN001
+def test_inbox_of_a_member(demo: Path, snap_compare) -> None:
     app = demo_app(demo)
 
-    async def scenario(pilot) -> None:  # noqa: ANN001
+    async def scenario(pilot) -> None:
         await select(pilot, app, "roster", "#roster-list", LEAD)
         await pilot.press("enter")
         await until(pilot, lambda: app.main.current_panel == "inbox", "the inbox")
@@ -104,10 +104,10 @@ def test_inbox_of_a_member(demo: Path, snap_compare) -> None:  # noqa: ANN001
     assert snap_compare(app, terminal_size=SIZE, run_before=prepared(app, scenario))
 
 
-def test_tasks_with_joined_summary(demo: Path, snap_compare) -> None:  # noqa: ANN001
+def test_tasks_with_joined_summary(demo: Path, snap_compare) -> None:
     app = demo_app(demo)
 
-    async def scenario(pilot) -> None:  # noqa: ANN001
+    async def scenario(pilot) -> None:
         await select(pilot, app, "tasks", "#task-list", "payment-retry")
         summary = app.main.query_one("#task-summary", Markdown)
         await until(pilot, lambda: "payment-retry" in summary.source, "the joined summary")
@@ -116,10 +116,10 @@ def test_tasks_with_joined_summary(demo: Path, snap_compare) -> None:  # noqa: A
     assert snap_compare(app, terminal_size=SIZE, run_before=prepared(app, scenario))
 
 
-def test_events_filtered(demo: Path, snap_compare) -> None:  # noqa: ANN001
+def test_events_filtered(demo: Path, snap_compare) -> None:
     app = demo_app(demo)
 
-    async def scenario(pilot) -> None:  # noqa: ANN001
+    async def scenario(pilot) -> None:
         await pilot.press("5", "slash", *"gate")
         await until(pilot, lambda: app.main.query_one("#events-panel").query_text == "gate", "the filter")
         await pilot.pause()
@@ -141,11 +141,11 @@ DIALOGS = {
 
 
 @pytest.mark.parametrize("name", list(DIALOGS))
-def test_dialog(demo: Path, snap_compare, name: str) -> None:  # noqa: ANN001
+def test_dialog(demo: Path, snap_compare, name: str) -> None:
     panel, list_id, row, key, screen_type, typed = DIALOGS[name]
     app = demo_app(demo)
 
-    async def scenario(pilot) -> None:  # noqa: ANN001
+    async def scenario(pilot) -> None:
         await select(pilot, app, panel, list_id, row)
         await open_screen(pilot, app, key, screen_type)
         if typed:
@@ -154,11 +154,11 @@ def test_dialog(demo: Path, snap_compare, name: str) -> None:  # noqa: ANN001
     assert snap_compare(app, terminal_size=SIZE, run_before=prepared(app, scenario))
 
 
-def test_reject_dialog_asks_for_the_note(demo: Path, snap_compare) -> None:  # noqa: ANN001
+def test_reject_dialog_asks_for_the_note(demo: Path, snap_compare) -> None:
     """Enter without a note: the dialog stays and says the note is required."""
     app = demo_app(demo)
 
-    async def scenario(pilot) -> None:  # noqa: ANN001
+    async def scenario(pilot) -> None:
         await select(pilot, app, "gates", "#gate-list", TASK_GATE)
         await open_screen(pilot, app, "r", ConfirmScreen)
         await pilot.press("enter")
@@ -168,19 +168,19 @@ def test_reject_dialog_asks_for_the_note(demo: Path, snap_compare) -> None:  # n
     assert snap_compare(app, terminal_size=SIZE, run_before=prepared(app, scenario))
 
 
-def test_help(demo: Path, snap_compare) -> None:  # noqa: ANN001
+def test_help(demo: Path, snap_compare) -> None:
     app = demo_app(demo)
 
-    async def scenario(pilot) -> None:  # noqa: ANN001
+    async def scenario(pilot) -> None:
         await open_screen(pilot, app, "question_mark", HelpScreen)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=prepared(app, scenario))
 
 
-def test_command_palette(demo: Path, snap_compare) -> None:  # noqa: ANN001
+def test_command_palette(demo: Path, snap_compare) -> None:
     app = demo_app(demo)
 
-    async def scenario(pilot) -> None:  # noqa: ANN001
+    async def scenario(pilot) -> None:
         await pilot.press("ctrl+p")
         await until(pilot, lambda: type(app.screen).__name__ == "CommandPalette", "the command palette")
         await pilot.press(*"approve")
@@ -193,22 +193,22 @@ def test_command_palette(demo: Path, snap_compare) -> None:  # noqa: ANN001
 # --- modes and sizes ----------------------------------------------------------------------
 
 
-def test_read_only(demo: Path, snap_compare) -> None:  # noqa: ANN001
+def test_read_only(demo: Path, snap_compare) -> None:
     app = demo_app(demo, read_only=True)
     assert snap_compare(app, terminal_size=SIZE, run_before=prepared(app))
 
 
 @pytest.mark.parametrize("size", [SMALL, LARGE], ids=["80x24", "250x70"])
-def test_sizes(demo: Path, snap_compare, size: tuple[int, int]) -> None:  # noqa: ANN001
+def test_sizes(demo: Path, snap_compare, size: tuple[int, int]) -> None:
     app = demo_app(demo)
     assert snap_compare(app, terminal_size=size, run_before=prepared(app))
 
 
 @pytest.mark.parametrize("size", [SMALL, LARGE], ids=["80x24", "250x70"])
-def test_roster_sizes(demo: Path, snap_compare, size: tuple[int, int]) -> None:  # noqa: ANN001
+def test_roster_sizes(demo: Path, snap_compare, size: tuple[int, int]) -> None:
     app = demo_app(demo)
 
-    async def scenario(pilot) -> None:  # noqa: ANN001
+    async def scenario(pilot) -> None:
         await pilot.press("2")
         await until(pilot, lambda: app.main.current_panel == "roster" and isinstance(app.screen, MainScreen))
         await pilot.pause()

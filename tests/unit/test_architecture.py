@@ -14,13 +14,29 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 
-CORE = ["teamdeck.model", "teamdeck.store", "teamdeck.protocol", "teamdeck.view", "teamdeck.text", "teamdeck.errors", "teamdeck.clock"]
+CORE = [
+    "teamdeck.model",
+    "teamdeck.store",
+    "teamdeck.protocol",
+    "teamdeck.view",
+    "teamdeck.text",
+    "teamdeck.errors",
+    "teamdeck.clock",
+]
 
 
 def test_import_linter_contracts_are_kept():
     proc = subprocess.run(
-        [sys.executable, "-c", "import sys; from importlinter.cli import lint_imports_command; sys.exit(lint_imports_command())", "--no-cache"],
-        cwd=REPO, capture_output=True, text=True, timeout=120,
+        [
+            sys.executable,
+            "-c",
+            "import sys; from importlinter.cli import lint_imports_command; sys.exit(lint_imports_command())",
+            "--no-cache",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     report = proc.stdout + proc.stderr
     assert proc.returncode == 0, report
@@ -41,6 +57,8 @@ IMPORT_CORE = textwrap.dedent(
 
 
 def test_importing_every_core_module_loads_neither_textual_nor_rich():
-    proc = subprocess.run([sys.executable, "-c", IMPORT_CORE, json.dumps(CORE)], capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-c", IMPORT_CORE, json.dumps(CORE)], capture_output=True, text=True, timeout=120
+    )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout) == []

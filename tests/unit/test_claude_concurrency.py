@@ -28,8 +28,13 @@ _ctx = multiprocessing.get_context("fork")
 
 
 def _message(writer: int, n: int) -> dict:
-    return {"from": f"w{writer}", "text": f"w{writer}-{n}", "summary": "s",
-            "timestamp": "2026-03-01T10:00:00.000Z", "read": False}
+    return {
+        "from": f"w{writer}",
+        "text": f"w{writer}-{n}",
+        "summary": "s",
+        "timestamp": "2026-03-01T10:00:00.000Z",
+        "read": False,
+    }
 
 
 def locked_append(path: Path, message: dict) -> None:
@@ -60,7 +65,9 @@ def _marker(path: Path, stop, start) -> None:
         mark_read(path, lambda raw: raw.get("from") == "w0")
 
 
-def run_load(path: Path, append: Callable[[Path, dict], None], *, with_marker: bool) -> tuple[list[dict] | None, int, int]:
+def run_load(
+    path: Path, append: Callable[[Path, dict], None], *, with_marker: bool
+) -> tuple[list[dict] | None, int, int]:
     """Run the writers (and the marker) and watch the file.
 
     Returns:

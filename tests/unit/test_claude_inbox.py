@@ -13,10 +13,11 @@ import time
 from pathlib import Path
 
 import pytest
+from locations import FIXTURES
 
 from teamdeck.errors import Busy, InvalidFile, WriteFailed
-from teamdeck.store import fs as fs_seam
 from teamdeck.store import claude_json
+from teamdeck.store import fs as fs_seam
 from teamdeck.store import inbox as inbox_store
 from teamdeck.store.claude_json import encode_pretty
 from teamdeck.store.dirlock import dir_locked, lock_dir_for
@@ -28,15 +29,19 @@ from teamdeck.store.inbox import (
     take_unread,
 )
 
-from locations import FIXTURES
-
 LEAD_INBOX = FIXTURES / "synthesized" / "teams" / "fixture-team" / "inboxes" / "team-lead.json"
 NO_RETRY: tuple[float, ...] = ()
 
 
 def _message(n: int, **extra) -> dict:
-    return {"from": "worker-a", "text": f"message {n}", "summary": f"m{n}",
-            "timestamp": f"2026-03-01T10:00:{n % 60:02d}.000Z", "read": False, **extra}
+    return {
+        "from": "worker-a",
+        "text": f"message {n}",
+        "summary": f"m{n}",
+        "timestamp": f"2026-03-01T10:00:{n % 60:02d}.000Z",
+        "read": False,
+        **extra,
+    }
 
 
 @pytest.fixture
@@ -56,19 +61,23 @@ def test_a_missing_inbox_is_empty(tmp_path: Path) -> None:
     assert inbox.recipient == "nobody" and inbox.entries == []
 
 
-@pytest.mark.parametrize("content, why", [
-    (b'{"from": "a"}', "expected a JSON array (got object)"),
-    (b"", "empty file"),
-    (b'[{"from": "a", "text": "x"', "invalid JSON"),
-    (b'"just a string"', "expected a JSON array (got string)"),
-])
+@pytest.mark.parametrize(
+    "content, why",
+    [
+        (b'{"from": "a"}', "expected a JSON array (got object)"),
+        (b"", "empty file"),
+        (b'[{"from": "a", "text": "x"', "invalid JSON"),
+        (b'"just a string"', "expected a JSON array (got string)"),
+    ],
+)
 def test_b14_unreadable_inbox_names_the_file_and_the_problem(tmp_path: Path, content: bytes, why: str) -> None:
     path = tmp_path / "team-lead.json"
     path.write_bytes(content)
     with pytest.raises(UnreadableInbox) as caught:
         read_inbox(path)
-    assert str(caught.value).startswith(f"inbox team-lead.json unreadable: {why}") or \
-        (why == "invalid JSON" and "invalid JSON" in str(caught.value))
+    assert str(caught.value).startswith(f"inbox team-lead.json unreadable: {why}") or (
+        why == "invalid JSON" and "invalid JSON" in str(caught.value)
+    )
     assert isinstance(caught.value, InvalidFile)
     assert path.read_bytes() == content  # never rewritten
 
@@ -76,7 +85,9 @@ def test_b14_unreadable_inbox_names_the_file_and_the_problem(tmp_path: Path, con
 def test_b14_exact_message_for_an_object(tmp_path: Path) -> None:
     path = tmp_path / "team-lead.json"
     path.write_text('{"messages": []}')
-    with pytest.raises(UnreadableInbox, match=r"^inbox team-lead.json unreadable: expected a JSON array \(got object\)$"):
+    with pytest.raises(
+        UnreadableInbox, match=r"^inbox team-lead.json unreadable: expected a JSON array \(got object\)$"
+    ):
         read_inbox(path)
 
 
@@ -199,8 +210,11 @@ def test_c10_a_message_another_writer_lost_is_appended_again(tmp_path: Path, mon
 def test_c10_a_message_that_keeps_vanishing_is_flagged_unconfirmed(tmp_path: Path, monkeypatch) -> None:
     path = tmp_path / "w.json"
     real = inbox_store.load_inbox_array
-    monkeypatch.setattr(inbox_store, "load_inbox_array",
-                        lambda target, **options: [m for m in real(target, **options) if m != _message(1)])
+    monkeypatch.setattr(
+        inbox_store,
+        "load_inbox_array",
+        lambda target, **options: [m for m in real(target, **options) if m != _message(1)],
+    )
     delivery = append_message(path, _message(1), attempts=3)
     assert not delivery.confirmed and delivery.attempts == 3
 
@@ -241,10 +255,16 @@ def test_r4_a_stale_lock_is_broken(lead_inbox: Path) -> None:
 
 def test_r4_a_lock_left_by_a_killed_writer_is_broken_after_the_stale_time(lead_inbox: Path) -> None:
     holder = subprocess.run(
-        [sys.executable, "-c",
-         "import os, signal, sys; from pathlib import Path; from teamdeck.store.dirlock import dir_locked\n"
-         "with dir_locked(Path(sys.argv[1])):\n    os.kill(os.getpid(), signal.SIGKILL)", str(lead_inbox)],
-        capture_output=True, timeout=30)
+        [
+            sys.executable,
+            "-c",
+            "import os, signal, sys; from pathlib import Path; from teamdeck.store.dirlock import dir_locked\n"
+            "with dir_locked(Path(sys.argv[1])):\n    os.kill(os.getpid(), signal.SIGKILL)",
+            str(lead_inbox),
+        ],
+        capture_output=True,
+        timeout=30,
+    )
     assert holder.returncode == -signal.SIGKILL
     lock = lock_dir_for(lead_inbox)
     assert lock.is_dir()  # the dead writer's lock is left behind
@@ -273,8 +293,11 @@ def test_f7_a_read_only_filesystem_fails_the_append_cleanly(lead_inbox: Path) ->
 
     before = lead_inbox.read_bytes()
     with fs_seam.installed(ReadOnlyFs()):
-        with pytest.raises(WriteFailed, match=r"^could not lock inbox team-lead.json: Read-only file system creating "
-                                              r"team-lead.json.lock; nothing was written$"):
+        with pytest.raises(
+            WriteFailed,
+            match=r"^could not lock inbox team-lead.json: Read-only file system creating "
+            r"team-lead.json.lock; nothing was written$",
+        ):
             append_message(lead_inbox, _message(1))
     assert lead_inbox.read_bytes() == before
 

@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from locations import FIXTURES
 
 from teamdeck.errors import Refused, WriteFailed
 from teamdeck.model.claude import IdleNotification, PlanApprovalRequest
@@ -17,8 +18,6 @@ from teamdeck.protocol.ledger import build_ledger
 from teamdeck.store import inbox as inbox_store
 from teamdeck.store.inbox import Delivery
 from teamdeck.store.workspace import Workspace
-
-from locations import FIXTURES
 
 TEAM = "team-smoke"
 START = datetime(2026, 3, 1, 12, 0, 0, tzinfo=UTC)
@@ -57,8 +56,13 @@ def idle(ws: Workspace, member: str, reason: str = "available") -> None:
     """``member`` ends a turn: an idle notification to the lead, stamped now."""
     from teamdeck.clock import iso
 
-    messaging.send_structured(ws, TEAM, "team-lead", IdleNotification(from_=member, timestamp=iso(ws.clock()), idleReason=reason),
-                              sender=member)
+    messaging.send_structured(
+        ws,
+        TEAM,
+        "team-lead",
+        IdleNotification(from_=member, timestamp=iso(ws.clock()), idleReason=reason),
+        sender=member,
+    )
 
 
 def failures(ledger) -> list[tuple[str, str | None]]:
@@ -69,26 +73,43 @@ def test_a_fresh_team_is_healthy_and_every_teammate_blocks_delete(team_ws: Works
     ledger = build_ledger(team_ws, TEAM)
     assert ledger.healthy and ledger.handshakes == [] and ledger.findings == []
     assert ledger.delete_blockers == ["agent-a", "agent-b"]
-    assert [(m.name, m.lead, m.active, m.unread) for m in ledger.members] == \
-        [("team-lead", True, True, 0), ("agent-a", False, True, 0), ("agent-b", False, True, 0)]
+    assert [(m.name, m.lead, m.active, m.unread) for m in ledger.members] == [
+        ("team-lead", True, True, 0),
+        ("agent-a", False, True, 0),
+        ("agent-b", False, True, 0),
+    ]
 
 
 def test_c11_shutdown_awaiting_then_approved_then_offline(team_ws: Workspace, clock: Clock) -> None:
     request = messaging.request_shutdown(team_ws, TEAM, "agent-a").request_id
     [pending] = build_ledger(team_ws, TEAM).handshakes
-    assert (pending.kind, pending.state, pending.failure, pending.is_open) == ("shutdown", "awaiting_response", None, True)
+    assert (pending.kind, pending.state, pending.failure, pending.is_open) == (
+        "shutdown",
+        "awaiting_response",
+        None,
+        True,
+    )
     assert pending.detail == "awaiting shutdown_response from agent-a since 2026-03-01T12:00:00.000Z"
     clock.advance(5)
     messaging.respond_shutdown(team_ws, TEAM, request, approve=True, sender="agent-a")
     [done] = build_ledger(team_ws, TEAM).handshakes
-    assert (done.state, done.reply, done.replied_at, done.failure) == ("offline", "shutdown_approved", "2026-03-01T12:00:05.000Z", None)
+    assert (done.state, done.reply, done.replied_at, done.failure) == (
+        "offline",
+        "shutdown_approved",
+        "2026-03-01T12:00:05.000Z",
+        None,
+    )
 
 
 def test_not_offline_when_an_approved_member_stays_active() -> None:
     ledger = build_ledger(Workspace.at(FIXTURES / "synthesized"), "fixture-team")
     assert failures(ledger) == [("not_offline", "worker-a")]
     shutdown = ledger.handshakes[0]
-    assert (shutdown.request_id, shutdown.state, shutdown.is_open) == ("shutdown-1772359500000@worker-a", "approved", True)
+    assert (shutdown.request_id, shutdown.state, shutdown.is_open) == (
+        "shutdown-1772359500000@worker-a",
+        "approved",
+        True,
+    )
 
 
 def test_deactivating_the_stuck_member_clears_not_offline(tmp_path: Path) -> None:
@@ -130,7 +151,10 @@ def test_not_enqueued_when_the_delivery_failed(team_ws: Workspace, monkeypatch) 
         raise WriteFailed("No space left on device writing agent-a.json; nothing was written")
 
     monkeypatch.setattr(messaging, "append_message", full_disk)
-    with pytest.raises(WriteFailed, match=r"^Could not deliver to 'agent-a': No space left .* logged in teams/team-smoke/messages.jsonl as \w{26}; delivered so far: none$"):
+    with pytest.raises(
+        WriteFailed,
+        match=r"^Could not deliver to 'agent-a': No space left .* logged in teams/team-smoke/messages.jsonl as \w{26}; delivered so far: none$",
+    ):
         messaging.send_message(team_ws, TEAM, "agent-a", "x", summary="s")
     monkeypatch.undo()
     log = [json.loads(line) for line in team_ws.messages_log(TEAM).read_text().splitlines()]
@@ -171,14 +195,26 @@ def test_idle_notifications_are_folded_per_member(team_ws: Workspace, clock: Clo
     folds = build_ledger(team_ws, TEAM).idles
     assert list(folds) == ["agent-a", "agent-b"]
     a, b = folds["agent-a"], folds["agent-b"]
-    assert (a.count, a.last_reason, a.last_at, a.idle_since) == (2, "available", "2026-03-01T12:00:01.000Z", "2026-03-01T12:00:01.000Z")
+    assert (a.count, a.last_reason, a.last_at, a.idle_since) == (
+        2,
+        "available",
+        "2026-03-01T12:00:01.000Z",
+        "2026-03-01T12:00:01.000Z",
+    )
     assert (b.count, b.last_reason, b.idle_since) == (1, "failed", None)  # it spoke after going idle
 
 
 def test_plans_are_correlated_with_their_answers(team_ws: Workspace) -> None:
-    messaging.send_structured(team_ws, TEAM, "team-lead", PlanApprovalRequest(requestId="plan-1", from_="agent-b"), sender="agent-b")
+    messaging.send_structured(
+        team_ws, TEAM, "team-lead", PlanApprovalRequest(requestId="plan-1", from_="agent-b"), sender="agent-b"
+    )
     [waiting] = build_ledger(team_ws, TEAM).handshakes
-    assert (waiting.kind, waiting.state, waiting.member, waiting.answerer) == ("plan", "awaiting_decision", "agent-b", "team-lead")
+    assert (waiting.kind, waiting.state, waiting.member, waiting.answerer) == (
+        "plan",
+        "awaiting_decision",
+        "agent-b",
+        "team-lead",
+    )
     messaging.answer_plan(team_ws, TEAM, "agent-b", approve=False, feedback="needs tests")
     [answered] = build_ledger(team_ws, TEAM).handshakes
     assert (answered.state, answered.note, answered.is_open) == ("rejected", "needs tests", False)
@@ -186,14 +222,20 @@ def test_plans_are_correlated_with_their_answers(team_ws: Workspace) -> None:
 
 def test_non_members_unreadable_inboxes_and_bad_entries_are_reported(team_ws: Workspace) -> None:
     messaging.send_message(team_ws, TEAM, "agent-a", "fine", summary="s")
-    (team_ws.inboxes_dir(TEAM) / "ghost.json").write_text(json.dumps([{"from": "x", "text": "boo", "timestamp": "t", "read": False}]))
+    (team_ws.inboxes_dir(TEAM) / "ghost.json").write_text(
+        json.dumps([{"from": "x", "text": "boo", "timestamp": "t", "read": False}])
+    )
     team_ws.inbox(TEAM, "agent-b").write_text('{"not": "an array"}')
-    team_ws.inbox(TEAM, "team-lead").write_text('[1, {"from": "agent-a", "text": "ok", "timestamp": "t", "read": true}]')
+    team_ws.inbox(TEAM, "team-lead").write_text(
+        '[1, {"from": "agent-a", "text": "ok", "timestamp": "t", "read": true}]'
+    )
     (team_ws.inboxes_dir(TEAM) / "bad name!.json").write_text("[]")
     ledger = build_ledger(team_ws, TEAM)
     notices = {(finding.code, finding.member): finding.detail for finding in ledger.findings}
     assert notices[("non_member", "ghost")] == "inbox ghost.json holds 1 message(s) for 'ghost', who is not a member"
-    assert notices[("unreadable_inbox", "agent-b")] == "inbox agent-b.json unreadable: expected a JSON array (got object)"
+    assert (
+        notices[("unreadable_inbox", "agent-b")] == "inbox agent-b.json unreadable: expected a JSON array (got object)"
+    )
     assert notices[("bad_entry", "team-lead")] == "inbox team-lead.json entry 1: not a JSON object"
     assert any(code == "ignored" for code, _member in notices)
     assert [m.unread for m in ledger.members] == [0, 1, 0]  # the other inboxes are still read
@@ -217,8 +259,11 @@ def test_b15_a_busy_lead_inbox_builds_a_ledger(team_ws: Workspace, clock: Clock)
     for n in range(1200):
         clock.advance(1)
         member = "agent-a" if n % 2 else "agent-b"
-        text = IdleNotification(from_=member, timestamp=iso(clock()), idleReason="available").to_text() if n % 5 < 2 \
+        text = (
+            IdleNotification(from_=member, timestamp=iso(clock()), idleReason="available").to_text()
+            if n % 5 < 2
             else f"progress {n}: " + "x" * 1400
+        )
         entries.append({"from": member, "text": text, "summary": "p", "timestamp": iso(clock()), "read": n < 1000})
     team_ws.inbox(TEAM, "team-lead").write_bytes(encode_pretty(entries))
     assert team_ws.inbox(TEAM, "team-lead").stat().st_size > 1_000_000

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from locations import FIXTURES
 
 from teamdeck.model.claude import (
     KINDS,
@@ -29,13 +30,20 @@ from teamdeck.model.claude import (
     is_structured,
 )
 from teamdeck.store.inbox import read_inbox
-from teamdeck.store.teamfiles import list_inbox_paths, list_team_names, read_claude_tasks, read_team_config, task_dir_kind
+from teamdeck.store.teamfiles import (
+    list_inbox_paths,
+    list_team_names,
+    read_claude_tasks,
+    read_team_config,
+    task_dir_kind,
+)
 from teamdeck.store.workspace import Workspace
 
-from locations import FIXTURES
-
-FIXTURE_ROOTS = {"analysis-team": "analysis-team", "moonlit-chasing-meerkat": "moonlit-chasing-meerkat",
-                 "synthesized": "fixture-team"}
+FIXTURE_ROOTS = {
+    "analysis-team": "analysis-team",
+    "moonlit-chasing-meerkat": "moonlit-chasing-meerkat",
+    "synthesized": "fixture-team",
+}
 INBOX_FILES = sorted(FIXTURES.glob("*/teams/*/inboxes/*.json"))
 CONFIG_FILES = sorted(FIXTURES.glob("*/teams/*/config.json"))
 
@@ -77,8 +85,10 @@ def test_configs_round_trip_exactly(path: Path) -> None:
 
 def test_fixture_kinds_are_decoded_as_captured() -> None:
     ws = Workspace.at(FIXTURES / "synthesized")
-    kinds = {path.stem: [type(entry.kind) for entry in read_inbox(path).entries]
-             for path in list_inbox_paths(ws, "fixture-team")[0]}
+    kinds = {
+        path.stem: [type(entry.kind) for entry in read_inbox(path).entries]
+        for path in list_inbox_paths(ws, "fixture-team")[0]
+    }
     assert kinds == {
         "team-lead": [Plain, IdleNotification, PlanApprovalRequest, PermissionRequest, ShutdownApproved],
         "worker-a": [TaskAssignment, ShutdownRequest],
@@ -113,21 +123,40 @@ def test_task_dir_kind_tells_teamdeck_tasks_from_claude_lists(tmp_path: Path) ->
     (tmp_path / "blank").mkdir()
     (tmp_path / "misc").mkdir()
     (tmp_path / "misc" / "notes.txt").write_text("x")
-    assert [task_dir_kind(tmp_path / name) for name in ("mine", "theirs", "blank", "misc", "absent")] == \
-        ["teamdeck", "claude", "empty", "other", "missing"]
+    assert [task_dir_kind(tmp_path / name) for name in ("mine", "theirs", "blank", "misc", "absent")] == [
+        "teamdeck",
+        "claude",
+        "empty",
+        "other",
+        "missing",
+    ]
 
 
 SYNTHESIZED = [
-    IdleNotification(from_="w", timestamp="2026-03-01T10:00:00.000Z", idleReason="failed", failureReason="boom",
-                     completedTaskId="3", completedStatus="failed", summary="s"),
+    IdleNotification(
+        from_="w",
+        timestamp="2026-03-01T10:00:00.000Z",
+        idleReason="failed",
+        failureReason="boom",
+        completedTaskId="3",
+        completedStatus="failed",
+        summary="s",
+    ),
     TaskAssignment(taskId="1", subject="s", description="d", assignedBy="team-lead", timestamp="t"),
     ShutdownRequest(requestId="shutdown-1@w", from_="team-lead", reason="done", timestamp="t"),
     ShutdownApproved(requestId="shutdown-1@w", from_="w", timestamp="t", paneId="%3", backendType="tmux"),
     ShutdownRejected(requestId="shutdown-1@w", from_="w", reason="busy", timestamp="t"),
     PlanApprovalRequest(from_="w", timestamp="t", planFilePath="/p.md", planContent="# p", requestId="plan-1"),
     PlanApprovalResponse(requestId="plan-1", approved=False, feedback="more tests", timestamp="t"),
-    PermissionRequest(request_id="perm-1", agent_id="w@t", tool_name="Bash", tool_use_id="toolu_1",
-                      description="ls", input={"command": "ls"}, permission_suggestions=[]),
+    PermissionRequest(
+        request_id="perm-1",
+        agent_id="w@t",
+        tool_name="Bash",
+        tool_use_id="toolu_1",
+        description="ls",
+        input={"command": "ls"},
+        permission_suggestions=[],
+    ),
     PermissionResponse(request_id="perm-1", subtype="success", response={"behavior": "allow"}),
 ]
 
@@ -168,7 +197,9 @@ def test_b13_unknown_types_and_unknown_fields_are_kept_raw() -> None:
     kind = decode_text(json.dumps(raw))
     assert isinstance(kind, Unknown) and kind.raw == raw and kind.problem is None
     assert kind.to_payload() == raw and kind.correlation_id == "m-1"
-    idle = decode_text(json.dumps({"type": "idle_notification", "from": "w", "idleReason": "available", "newField": {"a": 1}}))
+    idle = decode_text(
+        json.dumps({"type": "idle_notification", "from": "w", "idleReason": "available", "newField": {"a": 1}})
+    )
     assert isinstance(idle, IdleNotification) and idle.to_payload()["newField"] == {"a": 1}
 
 
@@ -182,5 +213,7 @@ def test_a_known_type_missing_its_request_id_is_unknown_with_the_problem() -> No
 def test_b13_unknown_member_and_message_fields_survive() -> None:
     member = Member.model_validate({"name": "w", "isActive": False, "futureField": {"k": [1]}})
     assert member.to_json() == {"name": "w", "isActive": False, "futureField": {"k": [1]}}
-    message = InboxMessage.model_validate({"from": "a", "text": "t", "timestamp": "x", "read": False, "messageId": "m1"})
+    message = InboxMessage.model_validate(
+        {"from": "a", "text": "t", "timestamp": "x", "read": False, "messageId": "m1"}
+    )
     assert message.to_json()["messageId"] == "m1"

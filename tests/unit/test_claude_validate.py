@@ -7,11 +7,10 @@ import shutil
 from pathlib import Path
 
 import pytest
+from locations import FIXTURES
 
 from teamdeck.protocol.validate import validate_workspace
 from teamdeck.store.workspace import Workspace
-
-from locations import FIXTURES
 
 
 @pytest.fixture
@@ -47,20 +46,25 @@ def test_team_files_problems_name_file_and_place(claude: Workspace) -> None:
         "teams/fixture-team/inboxes/worker-b.json: expected a JSON array (got object)",
         problems[4],
     ]
-    assert problems[4].startswith("teams/fixture-team/messages.jsonl: teams/fixture-team/messages.jsonl record 1 (nope)")
+    assert problems[4].startswith(
+        "teams/fixture-team/messages.jsonl: teams/fixture-team/messages.jsonl record 1 (nope)"
+    )
 
 
 def test_duplicate_members_are_a_problem(claude: Workspace) -> None:
     config = json.loads(claude.team_config("fixture-team").read_text())
     config["members"].append({"name": "Worker-A"})
     claude.team_config("fixture-team").write_text(json.dumps(config))
-    assert [str(p) for p in validate_workspace(claude)] == \
-        ["teams/fixture-team/config.json $.members[3].name: member 'Worker-A' is listed twice"]
+    assert [str(p) for p in validate_workspace(claude)] == [
+        "teams/fixture-team/config.json $.members[3].name: member 'Worker-A' is listed twice"
+    ]
 
 
 def test_task_list_problems(claude: Workspace) -> None:
     tasks = claude.claude_tasks_dir("fixture-team")
-    (tasks / "2.json").write_text(json.dumps({"id": "2", "subject": "s", "status": "pending", "blocks": [], "blockedBy": []}))
+    (tasks / "2.json").write_text(
+        json.dumps({"id": "2", "subject": "s", "status": "pending", "blocks": [], "blockedBy": []})
+    )
     (tasks / "4.json").write_text(json.dumps({"id": "5", "subject": "s", "status": "weird_status"}))
     (tasks / "6.json").write_text("{broken")
     assert [str(p) for p in validate_workspace(claude)] == [

@@ -29,7 +29,13 @@ def inbox(ws, member: str) -> list[dict]:
 
 def test_delegate_records_the_worker_then_writes_a_task_assignment(team):
     ws = team
-    create_task(ws, "t1", "Parser", team="alpha", extra={"spec": {"objective": "Parse it", "scope": "", "definitionOfDone": "tests", "verification": "pytest"}})
+    create_task(
+        ws,
+        "t1",
+        "Parser",
+        team="alpha",
+        extra={"spec": {"objective": "Parse it", "scope": "", "definitionOfDone": "tests", "verification": "pytest"}},
+    )
     done = delegate(ws, "t1", "alice", role="implementor", note="start with the lexer")
     assert done.confirmed and done.task.state == "working"
     worker = load_task(ws, "t1").workers[0]
@@ -75,12 +81,28 @@ def test_report_writes_a_valid_final_json_joins_and_tells_the_delegator(team):
     ws = team
     create_task(ws, "t1", "Parser", team="alpha")
     delegate(ws, "t1", "bob")
-    done = report(ws, "t1", "bob", status="blocked", summary="need a decision", questions=["LALR or PEG?"],
-                  next_actions=["pick one"], changed_files=["src/p.py"])
+    done = report(
+        ws,
+        "t1",
+        "bob",
+        status="blocked",
+        summary="need a decision",
+        questions=["LALR or PEG?"],
+        next_actions=["pick one"],
+        changed_files=["src/p.py"],
+    )
     written = json.loads(ws.final_output("t1", "bob").read_text())
-    assert written == {"status": "blocked", "summary": "need a decision", "questions": ["LALR or PEG?"], "nextActions": ["pick one"],
-                       "changedFiles": ["src/p.py"], "finishedAt": "2026-03-01T12:00:00.000Z"}
-    assert done.task.state == "input-required" and done.task.open_gates[0].agentInstance == "bob"  # the join opened a gate
+    assert written == {
+        "status": "blocked",
+        "summary": "need a decision",
+        "questions": ["LALR or PEG?"],
+        "nextActions": ["pick one"],
+        "changedFiles": ["src/p.py"],
+        "finishedAt": "2026-03-01T12:00:00.000Z",
+    }
+    assert (
+        done.task.state == "input-required" and done.task.open_gates[0].agentInstance == "bob"
+    )  # the join opened a gate
     assert [event.type for event in done.events][:1] == ["worker.reported"]
     told = inbox(ws, "team-lead")[-1]
     assert done.notified == ["team-lead"] and told["from"] == "bob" and "Question: LALR or PEG?" in told["text"]

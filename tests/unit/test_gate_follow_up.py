@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import plan_world as world
+
 from teamdeck.protocol.gates import decide_gate
 from teamdeck.protocol.plans.store import load_plan, plan_events
 from teamdeck.protocol.taskfile import load_task
@@ -18,7 +19,9 @@ def test_approving_the_plan_makes_it_ready_with_its_tasks_approved(tmp_path: Pat
     assert load_plan(ws, "release").state == "READY"
     assert {load_task(ws, task_id).state for task_id in world.IDS.values()} == {"approved"}
     assert change.notices == ("plan release: PLANNING -> READY: approved at the approval gate",)
-    assert [event.payload["to"] for event in plan_events(ws, "release") if event.type == "plan.state_changed"] == ["READY"]
+    assert [event.payload["to"] for event in plan_events(ws, "release") if event.type == "plan.state_changed"] == [
+        "READY"
+    ]
 
 
 def test_rejecting_the_plan_cancels_it_and_its_tasks(tmp_path: Path) -> None:

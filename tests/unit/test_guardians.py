@@ -14,9 +14,9 @@ import pytest
 from teamdeck.errors import Conflict, NotFound
 from teamdeck.model.guardian import Flag, GuardianResult
 from teamdeck.protocol.events import new_event
+from teamdeck.protocol.guardians import registry
 from teamdeck.protocol.guardians.command import CommandGuardian
 from teamdeck.protocol.guardians.diff import DiffGuardian, normalise_path
-from teamdeck.protocol.guardians import registry
 from teamdeck.protocol.guardians.registry import GuardianContext, check_code, guardian_codes, register_guardian
 from teamdeck.protocol.guardians.runner import run_guardian
 from teamdeck.protocol.guardians.schema import SchemaGuardian
@@ -26,7 +26,9 @@ from teamdeck.store.write_once import write_once
 
 
 def _context(ws, task_id: str = "t1", config: dict | None = None) -> GuardianContext:
-    return GuardianContext(str(ws.root), task_id, "ga-test", load_task(ws, task_id).model_dump(mode="json"), config or {})
+    return GuardianContext(
+        str(ws.root), task_id, "ga-test", load_task(ws, task_id).model_dump(mode="json"), config or {}
+    )
 
 
 def _final(ws, task_id: str, agent: str, **output) -> None:
@@ -61,10 +63,18 @@ def test_schema_flags_invalid_failed_unreported_and_ungated_workers(ws):
     _final(ws, "t1", "bad", status="DONE")
     _final(ws, "t1", "dead", status="failed", summary="crashed")
     _final(ws, "t1", "stuck", status="blocked", questions=["which?"])
-    transact(ws, "t1", lambda task: [new_event(ws, "task.delegated", {"worker": {"id": "late", "member": "late"}})], action="delegate")
+    transact(
+        ws,
+        "t1",
+        lambda task: [new_event(ws, "task.delegated", {"worker": {"id": "late", "member": "late"}})],
+        action="delegate",
+    )
     result = SchemaGuardian().verify(_context(ws))
     by_code = {flag.code: flag for flag in result.flags}
-    assert by_code["invalid-output"].severity == "needs-changes" and by_code["invalid-output"].path == "agents/bad/artifacts/final.json"
+    assert (
+        by_code["invalid-output"].severity == "needs-changes"
+        and by_code["invalid-output"].path == "agents/bad/artifacts/final.json"
+    )
     assert by_code["worker-failed"].severity == "fail"
     assert by_code["blocked-without-gate"].severity == "fail"
     assert by_code["not-reported"].severity == "needs-changes"
@@ -97,7 +107,9 @@ def test_diff_flags_a_file_two_workers_changed_after_normalising_paths(ws):
     _final(ws, "t1", "w2", changedFiles=["./src/lib/../a.py"])
     _final(ws, "t1", "w3", changedFiles=["docs/y.md"])
     result = DiffGuardian().verify(_context(ws))
-    assert [(flag.code, flag.path, flag.severity) for flag in result.flags] == [("conflict", "src/a.py", "needs-changes")]
+    assert [(flag.code, flag.path, flag.severity) for flag in result.flags] == [
+        ("conflict", "src/a.py", "needs-changes")
+    ]
     assert result.evidence["conflicts"] == {"src/a.py": ["w1", "w2"]}
     assert result.verdict_status() == "NEEDS_CHANGES"
     assert normalise_path("a\\b/../c.py") == "a/c.py"
@@ -118,7 +130,9 @@ def _command(ws, run, cwd=".", timeout=30.0):
 
 def test_command_passes_on_exit_zero_with_evidence(ws):
     (ws.root / "proj").mkdir()
-    result = _command(ws, [sys.executable, "-c", "import os; print('ran in', os.path.basename(os.getcwd()))"], cwd="proj")
+    result = _command(
+        ws, [sys.executable, "-c", "import os; print('ran in', os.path.basename(os.getcwd()))"], cwd="proj"
+    )
     assert result.verdict_status() == "PASS"
     assert result.evidence["exitCode"] == 0 and "ran in proj" in result.evidence["outputTail"]
     assert result.evidence["durationS"] >= 0 and result.evidence["cwd"].endswith("proj")
@@ -126,7 +140,7 @@ def test_command_passes_on_exit_zero_with_evidence(ws):
 
 def test_command_fails_on_non_zero_exit_with_the_output_tail(ws):
     script = "import sys; print('x' * 5000); print('2 tests failed'); sys.exit(3)"
-    result = _command(ws, f"{sys.executable} -c \"{script}\"")
+    result = _command(ws, f'{sys.executable} -c "{script}"')
     assert result.verdict_status() == "FAIL"
     assert result.flags[0].code == "exit-code" and "exited with code 3" in result.flags[0].message
     assert result.evidence["exitCode"] == 3
@@ -199,7 +213,7 @@ def test_status_follows_the_worst_flag():
 
 
 # --- plug-ins through entry points, in a real child process ------------------------------
-PLUGIN = '''
+PLUGIN = """
 import os, time
 from teamdeck.model.guardian import GuardianResult
 
@@ -217,7 +231,7 @@ class Hang:
 class Crash:
     def verify(self, context):
         os._exit(9)
-'''
+"""
 
 
 @pytest.fixture
@@ -228,7 +242,8 @@ def plugin_path(tmp_path: Path) -> Path:
     info.mkdir(parents=True)
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: fakeguard\nVersion: 1.0\n")
     (info / "entry_points.txt").write_text(
-        "[teamdeck.guardians]\nlint = fakeguard:Lint\nhang = fakeguard:Hang\ncrash = fakeguard:Crash\nschema = fakeguard:Crash\n")
+        "[teamdeck.guardians]\nlint = fakeguard:Lint\nhang = fakeguard:Hang\ncrash = fakeguard:Crash\nschema = fakeguard:Crash\n"
+    )
     (root / "fakeguard.py").write_text(PLUGIN)
     return root
 
@@ -236,7 +251,15 @@ def plugin_path(tmp_path: Path) -> Path:
 def test_entry_point_plugins_are_found_run_and_contained(ws, plugin_path, monkeypatch):
     monkeypatch.syspath_prepend(str(plugin_path))
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(plugin_path), os.environ.get("PYTHONPATH", "")]))
-    assert guardian_codes() == ["schema", "command", "diff", "plan", "crash", "hang", "lint"]  # a plug-in cannot replace schema
+    assert guardian_codes() == [
+        "schema",
+        "command",
+        "diff",
+        "plan",
+        "crash",
+        "hang",
+        "lint",
+    ]  # a plug-in cannot replace schema
     create_task(ws, "t1", "T")
     lint = run_guardian("lint", _context(ws), timeout_s=30).result
     assert lint.verdict_status() == "NEEDS_CHANGES" and lint.evidence == {"task": "t1"}
@@ -252,6 +275,13 @@ def test_a_hung_guardian_process_is_killed_not_left_behind(ws, plugin_path, monk
     monkeypatch.syspath_prepend(str(plugin_path))
     create_task(ws, "t1", "T")
     run_guardian("hang", _context(ws), timeout_s=0.5)
-    leftovers = subprocess.run(["pgrep", "-f", "teamdeck.protocol.guardians.child"], capture_output=True, text=True).stdout.split()
-    mine = [pid for pid in leftovers if Path(f"/proc/{pid}/environ").exists() and str(plugin_path).encode() in Path(f"/proc/{pid}/environ").read_bytes()]
+    leftovers = subprocess.run(
+        ["pgrep", "-f", "teamdeck.protocol.guardians.child"], capture_output=True, text=True
+    ).stdout.split()
+    mine = [
+        pid
+        for pid in leftovers
+        if Path(f"/proc/{pid}/environ").exists()
+        and str(plugin_path).encode() in Path(f"/proc/{pid}/environ").read_bytes()
+    ]
     assert mine == []

@@ -10,16 +10,32 @@ from teamdeck.protocol import lifecycle
 from teamdeck.protocol.events import new_event
 from teamdeck.protocol.gates import decide_gate
 from teamdeck.protocol.lifecycle import (
-    SEED_NAMES, STATES, TERMINAL, TRANSITIONS, can_transition, cancel, legal_next, normalise_state, transition,
+    SEED_NAMES,
+    STATES,
+    TERMINAL,
+    TRANSITIONS,
+    can_transition,
+    cancel,
+    legal_next,
+    normalise_state,
+    transition,
 )
 from teamdeck.protocol.lifecycle_gates import retry
 from teamdeck.protocol.taskfile import load_task, read_events, transact
 from teamdeck.protocol.tasks import create_task
 
 SEED_003_ROWS = [
-    ("RUNNING", "VERIFYING"), ("VERIFYING", "GUARD_REVIEW"), ("GUARD_REVIEW", "VERIFIED"), ("GUARD_REVIEW", "BLOCKED"),
-    ("GUARD_REVIEW", "RUNNING"), ("VERIFIED", "DONE"), ("BLOCKED", "RUNNING"),
-    ("PLANNED", "APPROVED"), ("APPROVED", "RUNNING"), ("RUNNING", "BLOCKED"), ("VERIFYING", "BLOCKED"),
+    ("RUNNING", "VERIFYING"),
+    ("VERIFYING", "GUARD_REVIEW"),
+    ("GUARD_REVIEW", "VERIFIED"),
+    ("GUARD_REVIEW", "BLOCKED"),
+    ("GUARD_REVIEW", "RUNNING"),
+    ("VERIFIED", "DONE"),
+    ("BLOCKED", "RUNNING"),
+    ("PLANNED", "APPROVED"),
+    ("APPROVED", "RUNNING"),
+    ("RUNNING", "BLOCKED"),
+    ("VERIFYING", "BLOCKED"),
 ]
 """Seed 003's transition table and its state diagram, in the seed's names."""
 
@@ -53,7 +69,10 @@ def test_final_states_have_no_way_out_and_everything_else_can_be_canceled():
 def test_illegal_transition_is_refused_naming_both_states_and_changes_nothing(ws):
     create_task(ws, "t1", "First")
     before = (ws.task_file("t1").read_bytes(), ws.events_file("t1").read_bytes())
-    with pytest.raises(Refused, match=r"cannot go from working to done; from working it can go to: input-required, verifying, failed, canceled"):
+    with pytest.raises(
+        Refused,
+        match=r"cannot go from working to done; from working it can go to: input-required, verifying, failed, canceled",
+    ):
         transition(ws, "t1", "done")
     with pytest.raises(Refused, match="already working"):
         transition(ws, "t1", "running")
@@ -74,7 +93,9 @@ def test_transition_appends_state_changed_with_from_to_reason_and_actor(ws):
 def test_a_task_cannot_start_while_a_dependency_is_not_done(ws):
     create_task(ws, "base", "Base", state="approved")
     create_task(ws, "top", "Top", state="approved", extra={"dependsOn": ["base", "ghost"]})
-    with pytest.raises(Refused, match=r"top cannot start: it depends on tasks that are not done: base \(approved\), ghost \(missing\)"):
+    with pytest.raises(
+        Refused, match=r"top cannot start: it depends on tasks that are not done: base \(approved\), ghost \(missing\)"
+    ):
         transition(ws, "top", "working")
     create_task(ws, "ghost", "Ghost", state="approved")
     for task_id in ("base", "ghost"):
@@ -85,8 +106,14 @@ def test_a_task_cannot_start_while_a_dependency_is_not_done(ws):
 
 def _block_with_gate(ws, task_id: str, gate_id: str, kind: str) -> None:
     def decide(task):
-        return [new_event(ws, "gate.blocked", {"gateId": gate_id, "kind": kind, "reason": "r", "agentInstance": None, "questions": ["q?"]}),
-                *([lifecycle.transition_event(ws, task, "input-required")] if task.state != "input-required" else [])]
+        return [
+            new_event(
+                ws,
+                "gate.blocked",
+                {"gateId": gate_id, "kind": kind, "reason": "r", "agentInstance": None, "questions": ["q?"]},
+            ),
+            *([lifecycle.transition_event(ws, task, "input-required")] if task.state != "input-required" else []),
+        ]
 
     transact(ws, task_id, decide, action="block")
 
@@ -100,7 +127,9 @@ def test_cancel_closes_open_gates_and_is_final(ws):
     assert [event.type for event in change.events] == ["gate.rejected", "task.state_changed"]
     with pytest.raises(Refused, match="already canceled"):
         cancel(ws, "t1")
-    with pytest.raises(Refused, match="cannot go from canceled to working; from canceled it can go to: none: it is final"):
+    with pytest.raises(
+        Refused, match="cannot go from canceled to working; from canceled it can go to: none: it is final"
+    ):
         transition(ws, "t1", "working")
 
 
@@ -145,7 +174,13 @@ def test_retry_of_a_task_blocked_by_hand_just_moves_it(ws):
 def test_plan_approval_gate_approves_or_cancels_the_coordinator_task(ws):
     for task_id in ("p1", "p2"):
         create_task(ws, task_id, "Plan", state="planned")
-        transact(ws, task_id, lambda task: [new_event(ws, "gate.blocked", {"gateId": "plan", "kind": "plan-approval", "reason": "approve?"})],
-                 action="ask")
+        transact(
+            ws,
+            task_id,
+            lambda task: [
+                new_event(ws, "gate.blocked", {"gateId": "plan", "kind": "plan-approval", "reason": "approve?"})
+            ],
+            action="ask",
+        )
     assert decide_gate(ws, "p1", "plan", "approve").task.state == "approved"
     assert decide_gate(ws, "p2", "plan", "reject", "no").task.state == "canceled"

@@ -22,6 +22,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
+from locations import FIXED_NOW
 
 from teamdeck.clock import fixed_clock
 from teamdeck.errors import TeamdeckError
@@ -31,7 +32,14 @@ from teamdeck.protocol.gates import decide_gate
 from teamdeck.protocol.guardians import registry
 from teamdeck.protocol.join import join_task
 from teamdeck.protocol.lifecycle import (
-    STATES, TRANSITIONS, can_transition, cancel, check_can_start, legal_next, transition, transition_event,
+    STATES,
+    TRANSITIONS,
+    can_transition,
+    cancel,
+    check_can_start,
+    legal_next,
+    transition,
+    transition_event,
 )
 from teamdeck.protocol.lifecycle_gates import retry
 from teamdeck.protocol.replay import replay
@@ -41,7 +49,6 @@ from teamdeck.protocol.verification import _assign, verify
 from teamdeck.store import fs as fs_seam
 from teamdeck.store.jsonl import append_record
 from teamdeck.store.workspace import Workspace
-from locations import FIXED_NOW
 
 TASKS = ("t1", "t2")
 _FAST_TMP = "/dev/shm" if Path("/dev/shm").is_dir() else None
@@ -109,11 +116,17 @@ class Lifecycle(RuleBasedStateMachine):
         if not gates:
             return
         gate = gates[pick % len(gates)]
-        self._unchanged_when_refused(task, lambda: decide_gate(self.ws, task, gate.id, "approve" if approve else "reject", None if approve else "no"))
+        self._unchanged_when_refused(
+            task,
+            lambda: decide_gate(self.ws, task, gate.id, "approve" if approve else "reject", None if approve else "no"),
+        )
 
     # --- agents ---------------------------------------------------------------------
-    @rule(task=st.sampled_from(TASKS), agent=st.sampled_from(("w1", "w2")),
-          status=st.sampled_from(("completed", "blocked", "failed", "invalid")))
+    @rule(
+        task=st.sampled_from(TASKS),
+        agent=st.sampled_from(("w1", "w2")),
+        status=st.sampled_from(("completed", "blocked", "failed", "invalid")),
+    )
     def worker_writes_and_join(self, task, agent, status):
         self.outputs += 1
         path = self.ws.final_output(task, agent)
@@ -181,10 +194,18 @@ class Lifecycle(RuleBasedStateMachine):
     def a_started_dependent_means_its_dependency_is_done(self):
         if not self.ws.events_file("t2").exists():
             return
-        started = [event for event in read_events(self.ws, "t2")
-                   if event.type == "task.state_changed" and (event.payload["from"], event.payload["to"]) == ("approved", "working")]
+        started = [
+            event
+            for event in read_events(self.ws, "t2")
+            if event.type == "task.state_changed"
+            and (event.payload["from"], event.payload["to"]) == ("approved", "working")
+        ]
         if started:
-            t1_done = [event.ts for event in read_events(self.ws, "t1") if event.type == "task.state_changed" and event.payload["to"] == "done"]
+            t1_done = [
+                event.ts
+                for event in read_events(self.ws, "t1")
+                if event.type == "task.state_changed" and event.payload["to"] == "done"
+            ]
             assert t1_done, "t2 started while t1 was not done"
 
     def _unchanged_when_refused(self, task, action):
@@ -202,6 +223,10 @@ def _yaml(ws: Workspace, task: str) -> dict:
     return parse_yaml(ws.task_file(task).read_bytes(), ws.task_file(task))
 
 
-Lifecycle.TestCase.settings = settings(max_examples=300, stateful_step_count=12, deadline=None,
-                                       suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+Lifecycle.TestCase.settings = settings(
+    max_examples=300,
+    stateful_step_count=12,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
 TestLifecycle = Lifecycle.TestCase

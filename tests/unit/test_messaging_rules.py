@@ -18,7 +18,9 @@ TEAM = "team-smoke"
 
 def snapshot(root: Path) -> dict[str, bytes | None]:
     """Every file and directory under ``root``: path → bytes (None for directories)."""
-    return {str(path.relative_to(root)): (None if path.is_dir() else path.read_bytes()) for path in sorted(root.rglob("*"))}
+    return {
+        str(path.relative_to(root)): (None if path.is_dir() else path.read_bytes()) for path in sorted(root.rglob("*"))
+    }
 
 
 @pytest.fixture
@@ -45,7 +47,9 @@ def refused_without_writing(ws: Workspace, error: type[Exception], match: str, a
 # --- recipients -------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("given", ["agent-b", "AGENT-B", "Agent-B", "agent-b@team-smoke", "AGENT-B@TEAM-SMOKE", " agent-b "])
+@pytest.mark.parametrize(
+    "given", ["agent-b", "AGENT-B", "Agent-B", "agent-b@team-smoke", "AGENT-B@TEAM-SMOKE", " agent-b "]
+)
 def test_recipients_resolve_case_insensitively_to_the_canonical_name(team_ws: Workspace, given: str) -> None:
     sent = messaging.send_message(team_ws, TEAM, given, "hello", summary="hi")
     assert sent.recipients == ("Agent-B",)
@@ -62,13 +66,21 @@ def test_team_lead_is_always_a_valid_recipient(team_ws: Workspace, given: str) -
 
 @pytest.mark.parametrize("given", ["nobody", "agent-b@other-team", "agent", "@team-smoke", ""])
 def test_unknown_recipient_fails_and_writes_nothing(team_ws: Workspace, given: str) -> None:
-    refused_without_writing(team_ws, NotFound, rf"^Unknown recipient '{given}' in team 'team-smoke'$",
-                            lambda: messaging.send_message(team_ws, TEAM, given, "x", summary="s"))
+    refused_without_writing(
+        team_ws,
+        NotFound,
+        rf"^Unknown recipient '{given}' in team 'team-smoke'$",
+        lambda: messaging.send_message(team_ws, TEAM, given, "x", summary="s"),
+    )
 
 
 def test_unknown_sender_fails_and_writes_nothing(team_ws: Workspace) -> None:
-    refused_without_writing(team_ws, NotFound, r"^Unknown sender 'ghost' in team 'team-smoke'$",
-                            lambda: messaging.send_message(team_ws, TEAM, "agent-a", "x", summary="s", sender="ghost"))
+    refused_without_writing(
+        team_ws,
+        NotFound,
+        r"^Unknown sender 'ghost' in team 'team-smoke'$",
+        lambda: messaging.send_message(team_ws, TEAM, "agent-a", "x", summary="s", sender="ghost"),
+    )
 
 
 # --- summary, text, structured -----------------------------------------------------
@@ -76,30 +88,50 @@ def test_unknown_sender_fails_and_writes_nothing(team_ws: Workspace) -> None:
 
 @pytest.mark.parametrize("summary", ["", "   "])
 def test_message_needs_a_summary(team_ws: Workspace, summary: str) -> None:
-    refused_without_writing(team_ws, Refused, r"the summary is empty .*nothing was written",
-                            lambda: messaging.send_message(team_ws, TEAM, "agent-a", "x", summary=summary))
+    refused_without_writing(
+        team_ws,
+        Refused,
+        r"the summary is empty .*nothing was written",
+        lambda: messaging.send_message(team_ws, TEAM, "agent-a", "x", summary=summary),
+    )
 
 
 def test_broadcast_needs_a_summary(team_ws: Workspace) -> None:
-    refused_without_writing(team_ws, Refused, r"^Could not broadcast: the summary is empty",
-                            lambda: messaging.broadcast(team_ws, TEAM, "x", summary=""))
+    refused_without_writing(
+        team_ws,
+        Refused,
+        r"^Could not broadcast: the summary is empty",
+        lambda: messaging.broadcast(team_ws, TEAM, "x", summary=""),
+    )
 
 
 def test_message_needs_text(team_ws: Workspace) -> None:
-    refused_without_writing(team_ws, Refused, r"the message text is empty; nothing was written",
-                            lambda: messaging.send_message(team_ws, TEAM, "agent-a", "  ", summary="s"))
+    refused_without_writing(
+        team_ws,
+        Refused,
+        r"the message text is empty; nothing was written",
+        lambda: messaging.send_message(team_ws, TEAM, "agent-a", "  ", summary="s"),
+    )
 
 
 def test_structured_messages_cannot_be_broadcast(team_ws: Workspace) -> None:
     text = ShutdownRequest(requestId="shutdown-1@agent-a", from_="team-lead").to_text()
-    refused_without_writing(team_ws, Refused, r"structured messages \(shutdown_request\) cannot be broadcast",
-                            lambda: messaging.broadcast(team_ws, TEAM, text, summary="s"))
+    refused_without_writing(
+        team_ws,
+        Refused,
+        r"structured messages \(shutdown_request\) cannot be broadcast",
+        lambda: messaging.broadcast(team_ws, TEAM, text, summary="s"),
+    )
 
 
 def test_structured_text_is_not_sent_as_a_plain_message(team_ws: Workspace) -> None:
     text = PlanApprovalRequest(requestId="p1", from_="agent-a").to_text()
-    refused_without_writing(team_ws, Refused, r"is a structured plan_approval_request message; use",
-                            lambda: messaging.send_message(team_ws, TEAM, "team-lead", text, summary="s"))
+    refused_without_writing(
+        team_ws,
+        Refused,
+        r"is a structured plan_approval_request message; use",
+        lambda: messaging.send_message(team_ws, TEAM, "team-lead", text, summary="s"),
+    )
 
 
 def test_text_that_only_looks_like_json_is_a_plain_message(team_ws: Workspace) -> None:
@@ -129,38 +161,63 @@ def test_shutdown_request_id_and_message_are_claude_codes(team_ws: Workspace) ->
     assert sent.request_id == "shutdown-1772366400000@agent-a"  # the fixed clock, in epoch ms
     entry = inbox(team_ws, "agent-a")[-1]
     assert entry["from"] == "team-lead" and entry["read"] is False and "summary" not in entry
-    assert json.loads(entry["text"]) == {"type": "shutdown_request", "requestId": sent.request_id, "from": "team-lead",
-                                         "reason": "work complete", "timestamp": "2026-03-01T12:00:00.000Z"}
+    assert json.loads(entry["text"]) == {
+        "type": "shutdown_request",
+        "requestId": sent.request_id,
+        "from": "team-lead",
+        "reason": "work complete",
+        "timestamp": "2026-03-01T12:00:00.000Z",
+    }
     again = messaging.request_shutdown(team_ws, TEAM, "agent-a")
     assert again.request_id == "shutdown-1772366400001@agent-a"  # same millisecond, still distinct
 
 
 def test_c11_the_lead_cannot_be_shut_down(team_ws: Workspace) -> None:
-    refused_without_writing(team_ws, Refused, r"'team-lead': it is the team lead",
-                            lambda: messaging.request_shutdown(team_ws, TEAM, "team-lead"))
+    refused_without_writing(
+        team_ws,
+        Refused,
+        r"'team-lead': it is the team lead",
+        lambda: messaging.request_shutdown(team_ws, TEAM, "team-lead"),
+    )
 
 
 def test_a_member_cannot_request_anothers_shutdown(team_ws: Workspace) -> None:
-    refused_without_writing(team_ws, Refused, r"only the team lead may; 'agent-a' cannot ask on another's behalf",
-                            lambda: messaging.request_shutdown(team_ws, TEAM, "agent-b", sender="agent-a"))
+    refused_without_writing(
+        team_ws,
+        Refused,
+        r"only the team lead may; 'agent-a' cannot ask on another's behalf",
+        lambda: messaging.request_shutdown(team_ws, TEAM, "agent-b", sender="agent-a"),
+    )
 
 
 def test_reject_needs_a_reason(team_ws: Workspace) -> None:
     request = messaging.request_shutdown(team_ws, TEAM, "agent-a").request_id
-    refused_without_writing(team_ws, Refused, r"a reason is required; nothing was written",
-                            lambda: messaging.respond_shutdown(team_ws, TEAM, request, approve=False, sender="agent-a"))
+    refused_without_writing(
+        team_ws,
+        Refused,
+        r"a reason is required; nothing was written",
+        lambda: messaging.respond_shutdown(team_ws, TEAM, request, approve=False, sender="agent-a"),
+    )
 
 
 def test_only_the_addressee_answers_a_shutdown_request(team_ws: Workspace) -> None:
     request = messaging.request_shutdown(team_ws, TEAM, "agent-a").request_id
     for sender in ("Agent-B", "team-lead"):
-        refused_without_writing(team_ws, Refused, r"it was sent to 'agent-a', not .* on another's behalf",
-                                lambda: messaging.respond_shutdown(team_ws, TEAM, request, approve=True, sender=sender))
+        refused_without_writing(
+            team_ws,
+            Refused,
+            r"it was sent to 'agent-a', not .* on another's behalf",
+            lambda: messaging.respond_shutdown(team_ws, TEAM, request, approve=True, sender=sender),
+        )
 
 
 def test_an_unknown_request_id_is_not_found(team_ws: Workspace) -> None:
-    refused_without_writing(team_ws, NotFound, r"^No shutdown_request 'shutdown-9@agent-a' in team 'team-smoke'$",
-                            lambda: messaging.respond_shutdown(team_ws, TEAM, "shutdown-9@agent-a", approve=True, sender="agent-a"))
+    refused_without_writing(
+        team_ws,
+        NotFound,
+        r"^No shutdown_request 'shutdown-9@agent-a' in team 'team-smoke'$",
+        lambda: messaging.respond_shutdown(team_ws, TEAM, "shutdown-9@agent-a", approve=True, sender="agent-a"),
+    )
 
 
 def test_approval_writes_shutdown_approved_and_takes_the_member_offline(team_ws: Workspace) -> None:
@@ -168,13 +225,23 @@ def test_approval_writes_shutdown_approved_and_takes_the_member_offline(team_ws:
     sent = messaging.respond_shutdown(team_ws, TEAM, request, approve=True, sender="agent-a", to="team-lead")
     assert sent.type == "shutdown_approved" and sent.recipients == ("team-lead",)
     payload = json.loads(inbox(team_ws, "team-lead")[-1]["text"])
-    assert payload == {"type": "shutdown_approved", "requestId": request, "from": "agent-a",
-                       "timestamp": "2026-03-01T12:00:00.000Z", "paneId": "in-process", "backendType": "in-process"}
+    assert payload == {
+        "type": "shutdown_approved",
+        "requestId": request,
+        "from": "agent-a",
+        "timestamp": "2026-03-01T12:00:00.000Z",
+        "paneId": "in-process",
+        "backendType": "in-process",
+    }
     assert teams.read_team(team_ws, TEAM).member("agent-a").isActive is False
     log = [json.loads(line) for line in team_ws.messages_log(TEAM).read_text().splitlines()]
     assert [r["type"] for r in log][-2:] == ["shutdown_approved", "member_deactivated"]
-    refused_without_writing(team_ws, Refused, r"already answered \(shutdown_approved at",
-                            lambda: messaging.respond_shutdown(team_ws, TEAM, request, approve=False, reason="x", sender="agent-a"))
+    refused_without_writing(
+        team_ws,
+        Refused,
+        r"already answered \(shutdown_approved at",
+        lambda: messaging.respond_shutdown(team_ws, TEAM, request, approve=False, reason="x", sender="agent-a"),
+    )
 
 
 def test_rejection_keeps_the_member_active_and_carries_the_reason(team_ws: Workspace) -> None:
@@ -186,23 +253,41 @@ def test_rejection_keeps_the_member_active_and_carries_the_reason(team_ws: Works
 
 def test_an_answer_goes_to_the_requester_only(team_ws: Workspace) -> None:
     request = messaging.request_shutdown(team_ws, TEAM, "agent-a").request_id
-    refused_without_writing(team_ws, Refused, r"the answer goes to the requester 'team-lead'",
-                            lambda: messaging.respond_shutdown(team_ws, TEAM, request, approve=True, sender="agent-a", to="agent-b"))
+    refused_without_writing(
+        team_ws,
+        Refused,
+        r"the answer goes to the requester 'team-lead'",
+        lambda: messaging.respond_shutdown(team_ws, TEAM, request, approve=True, sender="agent-a", to="agent-b"),
+    )
 
 
 # --- plan approval ----------------------------------------------------------------
 
 
 def _plan_request(ws: Workspace, request_id: str) -> None:
-    messaging.send_structured(ws, TEAM, "team-lead", PlanApprovalRequest(
-        requestId=request_id, from_="Agent-B", planFilePath="/p.md", planContent="# plan", timestamp="2026-03-01T11:00:00.000Z"),
-        sender="Agent-B")
+    messaging.send_structured(
+        ws,
+        TEAM,
+        "team-lead",
+        PlanApprovalRequest(
+            requestId=request_id,
+            from_="Agent-B",
+            planFilePath="/p.md",
+            planContent="# plan",
+            timestamp="2026-03-01T11:00:00.000Z",
+        ),
+        sender="Agent-B",
+    )
 
 
 def test_plan_reject_needs_feedback(team_ws: Workspace) -> None:
     _plan_request(team_ws, "plan-1")
-    refused_without_writing(team_ws, Refused, r"feedback is required to reject; nothing was written",
-                            lambda: messaging.answer_plan(team_ws, TEAM, "agent-b", approve=False))
+    refused_without_writing(
+        team_ws,
+        Refused,
+        r"feedback is required to reject; nothing was written",
+        lambda: messaging.answer_plan(team_ws, TEAM, "agent-b", approve=False),
+    )
 
 
 def test_plan_answer_defaults_to_the_latest_unanswered_request(team_ws: Workspace) -> None:
@@ -214,21 +299,43 @@ def test_plan_answer_defaults_to_the_latest_unanswered_request(team_ws: Workspac
     assert second.request_id == "plan-1"
     answers = [json.loads(m["text"]) for m in inbox(team_ws, "Agent-B")]
     assert answers == [
-        {"type": "plan_approval_response", "requestId": "plan-2", "approved": False, "feedback": "add a rollback",
-         "timestamp": "2026-03-01T12:00:00.000Z"},
-        {"type": "plan_approval_response", "requestId": "plan-1", "approved": True, "timestamp": "2026-03-01T12:00:00.000Z"},
+        {
+            "type": "plan_approval_response",
+            "requestId": "plan-2",
+            "approved": False,
+            "feedback": "add a rollback",
+            "timestamp": "2026-03-01T12:00:00.000Z",
+        },
+        {
+            "type": "plan_approval_response",
+            "requestId": "plan-1",
+            "approved": True,
+            "timestamp": "2026-03-01T12:00:00.000Z",
+        },
     ]
     assert all(m["read"] for m in inbox(team_ws, "team-lead"))  # the human saw them
-    refused_without_writing(team_ws, NotFound, r"^No unanswered plan_approval_request from 'Agent-B'",
-                            lambda: messaging.answer_plan(team_ws, TEAM, "agent-b", approve=True))
-    refused_without_writing(team_ws, Refused, r"already answered",
-                            lambda: messaging.answer_plan(team_ws, TEAM, "agent-b", approve=True, request_id="plan-1"))
+    refused_without_writing(
+        team_ws,
+        NotFound,
+        r"^No unanswered plan_approval_request from 'Agent-B'",
+        lambda: messaging.answer_plan(team_ws, TEAM, "agent-b", approve=True),
+    )
+    refused_without_writing(
+        team_ws,
+        Refused,
+        r"already answered",
+        lambda: messaging.answer_plan(team_ws, TEAM, "agent-b", approve=True, request_id="plan-1"),
+    )
 
 
 def test_only_the_lead_answers_plans(team_ws: Workspace) -> None:
     _plan_request(team_ws, "plan-1")
-    refused_without_writing(team_ws, Refused, r"only the team lead answers plan approval requests",
-                            lambda: messaging.answer_plan(team_ws, TEAM, "agent-b", approve=True, sender="agent-a"))
+    refused_without_writing(
+        team_ws,
+        Refused,
+        r"only the team lead answers plan approval requests",
+        lambda: messaging.answer_plan(team_ws, TEAM, "agent-b", approve=True, sender="agent-a"),
+    )
 
 
 # --- injection --------------------------------------------------------------------
@@ -236,14 +343,20 @@ def test_only_the_lead_answers_plans(team_ws: Workspace) -> None:
 
 def test_inject_puts_shutdown_requests_first_and_marks_everything_read(team_ws: Workspace) -> None:
     messaging.send_message(team_ws, TEAM, "agent-a", 'say "hi" & <wave>', summary='a "quoted" summary')
-    messaging.send_structured(team_ws, TEAM, "agent-a", IdleNotification(from_="Agent-B", idleReason="available"), sender="Agent-B")
+    messaging.send_structured(
+        team_ws, TEAM, "agent-a", IdleNotification(from_="Agent-B", idleReason="available"), sender="Agent-B"
+    )
     request = messaging.request_shutdown(team_ws, TEAM, "agent-a").request_id
     taken = messaging.inject(team_ws, TEAM, "agent-a")
     assert [item.kind for item in taken] == ["shutdown_request", "plain", "idle_notification"]
     assert taken[0].request_id == request and taken[0].recipient == "agent-a" and taken[0].team == TEAM
-    assert taken[1].block == ('<teammate-message teammate_id="team-lead" summary="a &quot;quoted&quot; summary">\n'
-                              'say "hi" & <wave>\n</teammate-message>')
-    assert taken[2].block.startswith('<teammate-message teammate_id="Agent-B" color="blue">\n{"type":"idle_notification"')
+    assert taken[1].block == (
+        '<teammate-message teammate_id="team-lead" summary="a &quot;quoted&quot; summary">\n'
+        'say "hi" & <wave>\n</teammate-message>'
+    )
+    assert taken[2].block.startswith(
+        '<teammate-message teammate_id="Agent-B" color="blue">\n{"type":"idle_notification"'
+    )
     assert all(m["read"] for m in inbox(team_ws, "agent-a"))
     assert messaging.inject(team_ws, TEAM, "agent-a") == []
 
@@ -259,23 +372,38 @@ def test_listing_an_inbox_marks_nothing(team_ws: Workspace) -> None:
 
 
 def test_deactivate_is_guarded_by_an_approved_shutdown(team_ws: Workspace) -> None:
-    refused_without_writing(team_ws, Refused, r"has not approved a shutdown\. Ask first with `teamdeck shutdown team-smoke agent-a`",
-                            lambda: messaging.deactivate_member(team_ws, TEAM, "agent-a"))
-    refused_without_writing(team_ws, Refused, r"it is the team lead",
-                            lambda: messaging.deactivate_member(team_ws, TEAM, "team-lead", force=True))
+    refused_without_writing(
+        team_ws,
+        Refused,
+        r"has not approved a shutdown\. Ask first with `teamdeck shutdown team-smoke agent-a`",
+        lambda: messaging.deactivate_member(team_ws, TEAM, "agent-a"),
+    )
+    refused_without_writing(
+        team_ws,
+        Refused,
+        r"it is the team lead",
+        lambda: messaging.deactivate_member(team_ws, TEAM, "team-lead", force=True),
+    )
     assert messaging.deactivate_member(team_ws, TEAM, "agent-a", force=True) == "agent-a"
-    refused_without_writing(team_ws, Refused, r"already inactive",
-                            lambda: messaging.deactivate_member(team_ws, TEAM, "agent-a", force=True))
+    refused_without_writing(
+        team_ws, Refused, r"already inactive", lambda: messaging.deactivate_member(team_ws, TEAM, "agent-a", force=True)
+    )
     log = [json.loads(line) for line in team_ws.messages_log(TEAM).read_text().splitlines()]
-    assert log[-1]["type"] == "member_deactivated" and log[-1]["member"] == "agent-a" and log[-1]["reason"] == "forced by hand"
+    assert (
+        log[-1]["type"] == "member_deactivated"
+        and log[-1]["member"] == "agent-a"
+        and log[-1]["reason"] == "forced by hand"
+    )
 
 
 def test_delete_is_refused_while_teammates_are_active_naming_them_all(team_ws: Workspace) -> None:
     config_before = team_ws.team_config(TEAM).read_bytes()
     with pytest.raises(Refused) as caught:
         teams.delete_team(team_ws, TEAM)
-    assert str(caught.value).startswith("Cannot cleanup team with 2 active member(s): agent-a, Agent-B. "
-                                        "Use requestShutdown to gracefully terminate teammates first.")
+    assert str(caught.value).startswith(
+        "Cannot cleanup team with 2 active member(s): agent-a, Agent-B. "
+        "Use requestShutdown to gracefully terminate teammates first."
+    )
     assert "teamdeck shutdown team-smoke MEMBER" in str(caught.value)
     assert team_ws.team_config(TEAM).read_bytes() == config_before
     log = [json.loads(line) for line in team_ws.messages_log(TEAM).read_text().splitlines()]
@@ -293,8 +421,7 @@ def test_delete_removes_the_team_and_its_task_list_once_members_are_offline(team
 def test_create_refuses_a_name_taken_by_a_teamdeck_task(ws: Workspace) -> None:
     (ws.tasks_dir / "t1").mkdir(parents=True)
     (ws.tasks_dir / "t1" / "task.yaml").write_text("id: t1\n")
-    refused_without_writing(ws, Refused, r"tasks/t1 is already a teamdeck task",
-                            lambda: teams.create_team(ws, "T1"))
+    refused_without_writing(ws, Refused, r"tasks/t1 is already a teamdeck task", lambda: teams.create_team(ws, "T1"))
 
 
 def test_create_writes_a_claude_code_team(ws: Workspace) -> None:
@@ -302,17 +429,28 @@ def test_create_writes_a_claude_code_team(ws: Workspace) -> None:
     assert config.name == "my-team-"
     raw = json.loads(ws.team_config("my-team-").read_text())
     assert raw["leadAgentId"] == "team-lead@my-team-" and raw["createdAt"] == 1772366400000
-    assert raw["members"] == [{"agentId": "team-lead@my-team-", "name": "team-lead", "agentType": "team-lead",
-                               "joinedAt": 1772366400000, "tmuxPaneId": "", "cwd": "/repo", "subscriptions": []}]
+    assert raw["members"] == [
+        {
+            "agentId": "team-lead@my-team-",
+            "name": "team-lead",
+            "agentType": "team-lead",
+            "joinedAt": 1772366400000,
+            "tmuxPaneId": "",
+            "cwd": "/repo",
+            "subscriptions": [],
+        }
+    ]
     assert (ws.claude_tasks_dir("my-team-") / ".lock").is_file() and ws.inboxes_dir("my-team-").is_dir()
     refused_without_writing(ws, Refused, r"already exists", lambda: teams.create_team(ws, "my team!"))
 
 
 def test_add_member_refuses_duplicates_and_brings_back_inactive_ones(team_ws: Workspace) -> None:
-    refused_without_writing(team_ws, Refused, r"'Agent-B' is already an active member",
-                            lambda: teams.add_member(team_ws, TEAM, "AGENT-B"))
-    refused_without_writing(team_ws, Refused, r"that is the team lead's name",
-                            lambda: teams.add_member(team_ws, TEAM, "Team-Lead"))
+    refused_without_writing(
+        team_ws, Refused, r"'Agent-B' is already an active member", lambda: teams.add_member(team_ws, TEAM, "AGENT-B")
+    )
+    refused_without_writing(
+        team_ws, Refused, r"that is the team lead's name", lambda: teams.add_member(team_ws, TEAM, "Team-Lead")
+    )
     messaging.deactivate_member(team_ws, TEAM, "agent-a", force=True)
     member = teams.add_member(team_ws, TEAM, "agent-a")
     assert member.isActive and member.color == "red"
@@ -333,24 +471,43 @@ def test_b13_config_rewrites_keep_unknown_fields(team_ws: Workspace) -> None:
 # --- read-only --------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("action", [
-    lambda ws: teams.create_team(ws, "other"),
-    lambda ws: teams.add_member(ws, TEAM, "agent-c"),
-    lambda ws: teams.delete_team(ws, TEAM),
-    lambda ws: messaging.send_message(ws, TEAM, "agent-a", "x", summary="s"),
-    lambda ws: messaging.broadcast(ws, TEAM, "x", summary="s"),
-    lambda ws: messaging.request_shutdown(ws, TEAM, "agent-a"),
-    lambda ws: messaging.respond_shutdown(ws, TEAM, "shutdown-1@agent-a", approve=True, sender="agent-a"),
-    lambda ws: messaging.answer_plan(ws, TEAM, "agent-b", approve=True),
-    lambda ws: messaging.inject(ws, TEAM, "agent-a"),
-    lambda ws: messaging.deactivate_member(ws, TEAM, "agent-a", force=True),
-    lambda ws: messaging.send_structured(ws, TEAM, "team-lead", IdleNotification(from_="agent-a"), sender="agent-a"),
-], ids=["create", "add", "delete", "send", "broadcast", "shutdown", "respond", "plan", "inject", "deactivate", "structured"])
+@pytest.mark.parametrize(
+    "action",
+    [
+        lambda ws: teams.create_team(ws, "other"),
+        lambda ws: teams.add_member(ws, TEAM, "agent-c"),
+        lambda ws: teams.delete_team(ws, TEAM),
+        lambda ws: messaging.send_message(ws, TEAM, "agent-a", "x", summary="s"),
+        lambda ws: messaging.broadcast(ws, TEAM, "x", summary="s"),
+        lambda ws: messaging.request_shutdown(ws, TEAM, "agent-a"),
+        lambda ws: messaging.respond_shutdown(ws, TEAM, "shutdown-1@agent-a", approve=True, sender="agent-a"),
+        lambda ws: messaging.answer_plan(ws, TEAM, "agent-b", approve=True),
+        lambda ws: messaging.inject(ws, TEAM, "agent-a"),
+        lambda ws: messaging.deactivate_member(ws, TEAM, "agent-a", force=True),
+        lambda ws: messaging.send_structured(
+            ws, TEAM, "team-lead", IdleNotification(from_="agent-a"), sender="agent-a"
+        ),
+    ],
+    ids=[
+        "create",
+        "add",
+        "delete",
+        "send",
+        "broadcast",
+        "shutdown",
+        "respond",
+        "plan",
+        "inject",
+        "deactivate",
+        "structured",
+    ],
+)
 def test_read_only_refuses_every_write(team_ws: Workspace, action) -> None:
     messaging.send_message(team_ws, TEAM, "agent-a", "unread", summary="s")
     locked = replace(team_ws, read_only=True, read_only_reason="--read-only")
-    refused_without_writing(locked, ReadOnly, r"workspace is read-only \(--read-only\); nothing was written",
-                            lambda: action(locked))
+    refused_without_writing(
+        locked, ReadOnly, r"workspace is read-only \(--read-only\); nothing was written", lambda: action(locked)
+    )
 
 
 def test_an_approval_whose_deactivation_fails_is_still_reported_delivered(team_ws: Workspace, monkeypatch) -> None:
@@ -359,11 +516,15 @@ def test_an_approval_whose_deactivation_fails_is_still_reported_delivered(team_w
     request = messaging.request_shutdown(team_ws, TEAM, "agent-a").request_id
 
     def busy(*args, **kwargs):
-        raise Busy("teams/team-smoke/config.json is busy: lock config.json.lock held by another writer for 12 s. Try again.")
+        raise Busy(
+            "teams/team-smoke/config.json is busy: lock config.json.lock held by another writer for 12 s. Try again."
+        )
 
     monkeypatch.setattr(messaging, "transact_config", busy)
     sent = messaging.respond_shutdown(team_ws, TEAM, request, approve=True, sender="agent-a")
     assert sent.confirmed and json.loads(inbox(team_ws, "team-lead")[-1]["text"])["type"] == "shutdown_approved"
-    assert sent.warnings == ("the approval was delivered but 'agent-a' could not be marked inactive (teams/team-smoke/"
-                             "config.json is busy: lock config.json.lock held by another writer for 12 s. Try again.); "
-                             "run `teamdeck member deactivate team-smoke agent-a`",)
+    assert sent.warnings == (
+        "the approval was delivered but 'agent-a' could not be marked inactive (teams/team-smoke/"
+        "config.json is busy: lock config.json.lock held by another writer for 12 s. Try again.); "
+        "run `teamdeck member deactivate team-smoke agent-a`",
+    )

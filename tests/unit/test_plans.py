@@ -7,6 +7,7 @@ import json
 from datetime import timedelta
 
 import pytest
+from locations import FIXED_NOW
 
 from teamdeck.errors import Refused
 from teamdeck.protocol.gates import decide_gate
@@ -19,21 +20,36 @@ from teamdeck.protocol.plans.view import plan_overview
 from teamdeck.protocol.plans.waves import compute_waves
 from teamdeck.protocol.taskfile import load_task
 from teamdeck.store.workspace import Workspace
-from locations import FIXED_NOW
 
 
 def block(title: str, depends: str | None = None, *, scope: bool = True) -> str:
-    lines = ["@@@task", f"# {title}", "", "## Objective", f"Do {title}.", *(["## Scope", "- src/"] if scope else []),
-             "## Definition of Done", "- it works", "## Verification", "- pytest"]
+    lines = [
+        "@@@task",
+        f"# {title}",
+        "",
+        "## Objective",
+        f"Do {title}.",
+        *(["## Scope", "- src/"] if scope else []),
+        "## Definition of Done",
+        "- it works",
+        "## Verification",
+        "- pytest",
+    ]
     if depends:
         lines.append(f"Depends: {depends}")
     return "\n".join([*lines, "@@@", ""])
 
 
-SIX = "# Six tasks\n\nProse the parser ignores.\n\n" + "".join([
-    block("Schema"), block("Fixtures", scope=False), block("Store", "Schema"), block("API", "store, #2"),
-    block("CLI", "API"), block("Docs", "Schema, CLI"),
-])
+SIX = "# Six tasks\n\nProse the parser ignores.\n\n" + "".join(
+    [
+        block("Schema"),
+        block("Fixtures", scope=False),
+        block("Store", "Schema"),
+        block("API", "store, #2"),
+        block("CLI", "API"),
+        block("Docs", "Schema, CLI"),
+    ]
+)
 """Six tasks in four waves: Schema, Fixtures | Store | API | CLI | Docs (Docs after CLI)."""
 
 
@@ -43,18 +59,51 @@ def test_blocks_are_parsed_with_sections_and_depends():
     assert len(blocks) == 1
     auth = blocks[0]
     assert auth.title == "Auth" and auth.line == 1
-    assert auth.sections == {"objective": "Do Auth.", "scope": "- src/", "definitionOfDone": "- it works", "verification": "- pytest"}
+    assert auth.sections == {
+        "objective": "Do Auth.",
+        "scope": "- src/",
+        "definitionOfDone": "- it works",
+        "verification": "- pytest",
+    }
     assert auth.depends == ["Store", "#1"] and auth.depends_line == 12
 
 
 def test_every_problem_is_reported_with_its_line():
-    text = "\n".join([
-        "@@@task", "## Objective", "x", "## Verification", "", "## Colour", "red", "@@@",  # 1-8
-        "@@@", # 9
-        "@@@task", "# Dup", "## Objective", "a", "## Definition of Done", "b", "## Verification", "c", "@@@",  # 10-18
-        "@@@task", "# Dup", "## Objective", "a", "## Objective", "again", "## Definition of Done", "b", "## Verification", "c", "@@@",  # 19-29
-        "@@@task", "# Open",  # 30-31
-    ])
+    text = "\n".join(
+        [
+            "@@@task",
+            "## Objective",
+            "x",
+            "## Verification",
+            "",
+            "## Colour",
+            "red",
+            "@@@",  # 1-8
+            "@@@",  # 9
+            "@@@task",
+            "# Dup",
+            "## Objective",
+            "a",
+            "## Definition of Done",
+            "b",
+            "## Verification",
+            "c",
+            "@@@",  # 10-18
+            "@@@task",
+            "# Dup",
+            "## Objective",
+            "a",
+            "## Objective",
+            "again",
+            "## Definition of Done",
+            "b",
+            "## Verification",
+            "c",
+            "@@@",  # 19-29
+            "@@@task",
+            "# Open",  # 30-31
+        ]
+    )
     with pytest.raises(PlanProblems) as caught:
         parse_blocks(text, "p.md")
     assert caught.value.problems == [
@@ -78,7 +127,13 @@ def test_a_file_without_blocks_is_refused():
 
 
 def test_waves_are_one_more_than_the_deepest_dependency():
-    assert compute_waves({"a": [], "b": [], "c": ["a"], "d": ["c", "b"], "e": ["a", "d"]}) == {"a": 1, "b": 1, "c": 2, "d": 3, "e": 4}
+    assert compute_waves({"a": [], "b": [], "c": ["a"], "d": ["c", "b"], "e": ["a", "d"]}) == {
+        "a": 1,
+        "b": 1,
+        "c": 2,
+        "d": 3,
+        "e": 4,
+    }
 
 
 def test_a_cycle_is_refused_naming_it():
@@ -146,9 +201,15 @@ def _report(ws, task_id: str, agent: str = "w1", status: str = "completed", **mo
 
 
 def test_every_plan_move_the_seed_names_is_in_the_table():
-    for source, target in [("PLANNING", "READY"), ("READY", "EXECUTING"), ("EXECUTING", "WAVE_COMPLETE"),
-                           ("WAVE_COMPLETE", "VERIFYING"), ("VERIFYING", "NEEDS_FIX"), ("NEEDS_FIX", "EXECUTING"),
-                           ("VERIFYING", "COMPLETED")]:
+    for source, target in [
+        ("PLANNING", "READY"),
+        ("READY", "EXECUTING"),
+        ("EXECUTING", "WAVE_COMPLETE"),
+        ("WAVE_COMPLETE", "VERIFYING"),
+        ("VERIFYING", "NEEDS_FIX"),
+        ("NEEDS_FIX", "EXECUTING"),
+        ("VERIFYING", "COMPLETED"),
+    ]:
         assert target in PLAN_TRANSITIONS[source]
 
 
@@ -161,12 +222,18 @@ def test_a_plan_waits_for_approval_then_runs_wave_by_wave(ticking):
     started = advance(ws, "ab", isolation="thread")
     assert started.plan.state == "EXECUTING" and started.plan.currentWave == 1
     assert load_task(ws, "ab.01-a").state == "working" and load_task(ws, "ab.02-b").state == "approved"
-    with pytest.raises(Refused, match="ab.02-b cannot start: it depends on tasks that are not done: ab.01-a \\(working\\)"):
+    with pytest.raises(
+        Refused, match="ab.02-b cannot start: it depends on tasks that are not done: ab.01-a \\(working\\)"
+    ):
         transition(ws, "ab.02-b", "working")
     assert started.waiting == ["ab.01-a: no worker has reported"]
     _report(ws, "ab.01-a")
     second = advance(ws, "ab", isolation="thread")
-    assert [move.split(":")[0] for move in second.moves] == ["EXECUTING -> WAVE_COMPLETE", "WAVE_COMPLETE -> VERIFYING", "VERIFYING -> EXECUTING"]
+    assert [move.split(":")[0] for move in second.moves] == [
+        "EXECUTING -> WAVE_COMPLETE",
+        "WAVE_COMPLETE -> VERIFYING",
+        "VERIFYING -> EXECUTING",
+    ]
     assert load_task(ws, "ab.01-a").state == "done" and load_task(ws, "ab.02-b").state == "working"
     _report(ws, "ab.02-b")
     final = advance(ws, "ab", isolation="thread")
@@ -186,7 +253,9 @@ def test_needs_fix_waits_for_new_reports_then_verifies_again(ticking):
     configure_guardian(ws, "one.01-a", code="diff")
     fix = advance(ws, "one", isolation="thread")
     assert fix.plan.state == "EXECUTING" and fix.moves[-1].startswith("NEEDS_FIX -> EXECUTING: fixes under way")
-    assert fix.waiting == ["one.01-a: w1 has not reported since the last verdict; w2 has not reported since the last verdict"]
+    assert fix.waiting == [
+        "one.01-a: w1 has not reported since the last verdict; w2 has not reported since the last verdict"
+    ]
     _report(ws, "one.01-a", "w1", changedFiles=["x.py"])
     _report(ws, "one.01-a", "w2", changedFiles=["y.py"])
     assert advance(ws, "one", isolation="thread").plan.state == "COMPLETED"
@@ -218,7 +287,9 @@ def test_rejecting_the_plan_cancels_it_and_its_tasks(ws):
 def test_cancel_plan_and_illegal_plan_moves(ws):
     import_plan(ws, SIX, source="six.md")
     assert cancel_plan(ws, "six", reason="no longer needed").plan.state == "CANCELED"
-    with pytest.raises(Refused, match="Plan six cannot go from CANCELED to CANCELED; from CANCELED it can go to: none: it is final"):
+    with pytest.raises(
+        Refused, match="Plan six cannot go from CANCELED to CANCELED; from CANCELED it can go to: none: it is final"
+    ):
         cancel_plan(ws, "six")
     with pytest.raises(Refused, match="cannot go from CANCELED to READY"):
         plan_transition_event(ws, load_plan(ws, "six"), "READY", reason="x")
@@ -227,7 +298,13 @@ def test_cancel_plan_and_illegal_plan_moves(ws):
 def test_overview_shows_waves_and_what_blocks_what(ws):
     import_plan(ws, SIX, source="six.md")
     view = plan_overview(ws, "six")
-    assert [[row.title for row in wave] for wave in view.waves] == [["Schema", "Fixtures"], ["Store"], ["API"], ["CLI"], ["Docs"]]
+    assert [[row.title for row in wave] for wave in view.waves] == [
+        ["Schema", "Fixtures"],
+        ["Store"],
+        ["API"],
+        ["CLI"],
+        ["Docs"],
+    ]
     assert view.row("six.06-docs").waiting_on == ("six.01-schema", "six.05-cli")
     assert view.approval.state == "blocked" and "approves or rejects gate plan-approval" in view.next_step
 

@@ -57,8 +57,11 @@ def inbox(root: Path, team: str, member: str) -> list[dict]:
 
 def kinds(messages: list[dict], kind: str, sender: str | None = None) -> list:
     """The decoded messages of ``kind`` (optionally from ``sender``)."""
-    return [decoded for message in messages
-            if (decoded := decode_text(message["text"])).KIND == kind and sender in (None, message["from"])]
+    return [
+        decoded
+        for message in messages
+        if (decoded := decode_text(message["text"])).KIND == kind and sender in (None, message["from"])
+    ]
 
 
 def final(root: Path, task: str, agent: str) -> dict:
@@ -79,7 +82,9 @@ def wait_for(condition: Callable[[], bool], timeout: float = 10.0) -> None:
 def test_pending_workers_of_working_tasks_write_outputs_first_blocked_then_completed(demo: Path):
     sim = simulation(demo)
     assert [(worker.task_id, worker.agent_id) for worker in pending_workers(sim.ws)] == [
-        ("search-index", "indexer"), ("search-index", "ranker")]
+        ("search-index", "indexer"),
+        ("search-index", "ranker"),
+    ]
     sim.advance(FIRST_OUTPUT_AT + OUTPUT_EVERY)
     blocked = final(demo, "search-index", "indexer")
     assert blocked["status"] == "blocked"
@@ -120,7 +125,9 @@ def test_a_plan_approval_request_is_sent_and_a_rejected_plan_comes_back_revised(
     sim.advance(PLAN_AT)
     requests = kinds(inbox(demo, PERF, "team-lead"), "plan_approval_request", "bench-runner")
     assert len(requests) == 1
-    assert requests[0].requestId.startswith("plan_approval-") and requests[0].requestId.endswith("@bench-runner@perf-audit")
+    assert requests[0].requestId.startswith("plan_approval-") and requests[0].requestId.endswith(
+        "@bench-runner@perf-audit"
+    )
     assert "# Plan" in requests[0].planContent
     answer_plan(human, PERF, "bench-runner", approve=False, feedback="Also measure memory")
     sim.advance(PLAN_AT + 10.0)
@@ -135,8 +142,10 @@ def test_a_plan_approval_request_is_sent_and_a_rejected_plan_comes_back_revised(
 
 
 def test_personas_approve_reject_ignore_or_stay_silent_when_asked_to_shut_down(demo: Path, human: Workspace):
-    asked = {name: request_shutdown(human, team, name, reason="wrapping up").request_id
-             for team, name in ((CHECKOUT, "ui-dev"), (CHECKOUT, "api-dev"), (PERF, "log-miner"), (PERF, "profiler"))}
+    asked = {
+        name: request_shutdown(human, team, name, reason="wrapping up").request_id
+        for team, name in ((CHECKOUT, "ui-dev"), (CHECKOUT, "api-dev"), (PERF, "log-miner"), (PERF, "profiler"))
+    }
     sim = simulation(demo)
     sim.advance(10.0)
     checkout_lead, perf_lead = inbox(demo, CHECKOUT, "team-lead"), inbox(demo, PERF, "team-lead")
@@ -144,8 +153,11 @@ def test_personas_approve_reject_ignore_or_stay_silent_when_asked_to_shut_down(d
     assert [(reply.requestId, bool(reply.reason)) for reply in rejected] == [(asked["ui-dev"], True)]
     assert read_team(human, CHECKOUT).member("ui-dev").isActive
     # api-dev consumed the request (it is read) but never answers: "not consumed".
-    assert not [reply for reply in checkout_lead if reply["from"] == "api-dev"
-                and decode_text(reply["text"]).KIND.startswith("shutdown_")]
+    assert not [
+        reply
+        for reply in checkout_lead
+        if reply["from"] == "api-dev" and decode_text(reply["text"]).KIND.startswith("shutdown_")
+    ]
     assert all(message["read"] for message in inbox(demo, CHECKOUT, "api-dev"))
     # log-miner crashed: the request stays unread and nothing comes back.
     assert not inbox(demo, PERF, "log-miner")[-1]["read"]
@@ -221,12 +233,18 @@ def test_nothing_is_lost_when_the_lead_writes_while_the_agents_do(demo: Path, hu
         for burst in range(6):  # each burst goes out while the teammates are answering the last
             seen = turns()
             for n in range(burst * 10, burst * 10 + 10):
-                send_message(human, CHECKOUT, ("ui-dev", "api-dev", "db-migrator")[n % 3], f"note {n}",
-                             summary=f"note {n}")
+                send_message(
+                    human, CHECKOUT, ("ui-dev", "api-dev", "db-migrator")[n % 3], f"note {n}", summary=f"note {n}"
+                )
             wait_for(lambda: turns() > seen)
     finally:
-        wait_for(lambda: all(message["read"] for name in ("ui-dev", "api-dev", "db-migrator")
-                             for message in inbox(demo, CHECKOUT, name)))
+        wait_for(
+            lambda: all(
+                message["read"]
+                for name in ("ui-dev", "api-dev", "db-migrator")
+                for message in inbox(demo, CHECKOUT, name)
+            )
+        )
         stop.set()
         thread.join(5.0)
     assert sim.scheduler.errors == []
@@ -239,5 +257,9 @@ def test_nothing_is_lost_when_the_lead_writes_while_the_agents_do(demo: Path, hu
     for record in sends:
         for recipient in record.to:
             held = inbox(demo, CHECKOUT, recipient)
-            assert any(message["from"] == record.from_ and message["timestamp"] == record.timestamp
-                       and message["text"] == record.text for message in held), (record.id, recipient)
+            assert any(
+                message["from"] == record.from_
+                and message["timestamp"] == record.timestamp
+                and message["text"] == record.text
+                for message in held
+            ), (record.id, recipient)

@@ -45,13 +45,16 @@ def ws() -> Workspace:
 
 def test_the_committed_demo_workspace_is_what_the_generator_makes(tmp_path: Path):
     out = tmp_path / "demo"
-    proc = subprocess.run([sys.executable, str(GENERATOR), "--out", str(out)], capture_output=True, text=True,
-                          timeout=120)
+    proc = subprocess.run(
+        [sys.executable, str(GENERATOR), "--out", str(out)], capture_output=True, text=True, timeout=120
+    )
     assert proc.returncode == 0, proc.stderr
     fresh, committed = tree(out), tree(DEMO)
     changed = sorted(name for name in fresh.keys() | committed.keys() if fresh.get(name) != committed.get(name))
-    assert not changed, (f"demo-workspace/ differs from what the generator makes ({len(changed)} files, e.g. "
-                         f"{changed[:5]}); regenerate it with: python scripts/make_demo_workspace.py")
+    assert not changed, (
+        f"demo-workspace/ differs from what the generator makes ({len(changed)} files, e.g. "
+        f"{changed[:5]}); regenerate it with: python scripts/make_demo_workspace.py"
+    )
 
 
 def test_it_stays_small():
@@ -98,8 +101,12 @@ def test_the_tasks_cover_the_states_workers_and_gates_the_demo_promises(ws: Work
     statuses = Counter(result.status for task_id in tasks for result in read_worker_outputs(ws, task_id))
     assert statuses["completed"] and statuses["blocked"] >= 2 and statuses["failed"] >= 2
     assert statuses["invalid"] == 1
-    pending = [(task.id, worker.id) for task in tasks.values() for worker in task.workers
-               if not ws.final_output(task.id, worker.id).exists()]
+    pending = [
+        (task.id, worker.id)
+        for task in tasks.values()
+        for worker in task.workers
+        if not ws.final_output(task.id, worker.id).exists()
+    ]
     assert pending == [("search-index", "indexer"), ("search-index", "ranker")]  # the simulator's to write
     for task_id in tasks:
         reports = ws.reports_dir(task_id)
@@ -129,15 +136,22 @@ def test_the_messages_hold_every_kind_and_both_open_and_finished_handshakes(ws: 
     inboxes = read_inboxes(ws, "checkout-revamp").inboxes
     lead = inboxes["team-lead"].messages
     kinds = Counter(entry.kind.KIND for inbox in inboxes.values() for entry in inbox.messages)
-    assert {"plain", "idle_notification", "task_assignment", "shutdown_request", "shutdown_approved",
-            "plan_approval_request"} <= set(kinds)
+    assert {
+        "plain",
+        "idle_notification",
+        "task_assignment",
+        "shutdown_request",
+        "shutdown_approved",
+        "plan_approval_request",
+    } <= set(kinds)
     assert kinds["idle_notification"] >= 8  # the bulk of a lead's inbox, as in real teams
     plan = [entry for entry in lead if entry.kind.KIND == "plan_approval_request"]
     assert len(plan) == 1 and not plan[0].message.read
     assert not any(entry.kind.KIND == "plan_approval_response" for entry in inboxes["db-migrator"].messages)
     finished = [entry.kind for entry in lead if entry.kind.KIND == "shutdown_approved"]
     assert [kind.requestId for kind in finished] == [
-        entry.kind.requestId for entry in inboxes["docs-writer"].messages if entry.kind.KIND == "shutdown_request"]
+        entry.kind.requestId for entry in inboxes["docs-writer"].messages if entry.kind.KIND == "shutdown_request"
+    ]
     open_request = [entry for entry in inboxes["test-writer"].messages if entry.kind.KIND == "shutdown_request"]
     assert len(open_request) == 1 and not open_request[0].message.read
     assert not any(entry.message.from_ == "test-writer" and entry.kind.KIND.startswith("shutdown_") for entry in lead)
@@ -166,12 +180,27 @@ def test_every_message_text_that_looks_structured_decodes(ws: Workspace):
 
 def test_the_demo_is_found_from_a_source_checkout_and_ships_inside_the_wheel(tmp_path: Path):
     assert data_dir("demo-workspace") == DEMO
-    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-                           "-w", str(tmp_path), str(REPO)], capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(tmp_path),
+            str(REPO),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     if proc.returncode != 0 and "No module named" in proc.stderr:
         pytest.skip(f"cannot build a wheel here: {proc.stderr.strip().splitlines()[-1]}")
     assert proc.returncode == 0, proc.stderr
     wheel = next(tmp_path.glob("teamdeck-*.whl"))
     prefix = "teamdeck/_data/demo-workspace/"
-    shipped = {name[len(prefix):] for name in zipfile.ZipFile(wheel).namelist() if name.startswith(prefix)}
+    shipped = {name[len(prefix) :] for name in zipfile.ZipFile(wheel).namelist() if name.startswith(prefix)}
     assert shipped == set(tree(DEMO))

@@ -24,7 +24,11 @@ def test_actions_run_in_time_order_then_schedule_order():
     assert scheduler.now == 1.5
     scheduler.advance(2.0)
     assert ran == ["first", "second", "late"]
-    assert [(happened.at, happened.label) for happened in scheduler.history] == [(1.0, "first"), (1.0, "second"), (2.0, "late")]
+    assert [(happened.at, happened.label) for happened in scheduler.history] == [
+        (1.0, "first"),
+        (1.0, "second"),
+        (2.0, "late"),
+    ]
 
 
 def test_an_action_can_schedule_more_within_the_same_advance():

@@ -8,8 +8,8 @@ from teamdeck.errors import NotFound, ReadOnly, Refused
 from teamdeck.model.task import Task
 from teamdeck.protocol.events import new_event
 from teamdeck.protocol.lifecycle import transition_event
-from teamdeck.protocol.taskfile import load_task, read_events, transact
 from teamdeck.protocol.replay import replay
+from teamdeck.protocol.taskfile import load_task, read_events, transact
 from teamdeck.protocol.tasks import create_task
 from teamdeck.store.jsonl import append_record
 from teamdeck.store.workspace import Workspace
@@ -70,7 +70,9 @@ def test_replaying_the_log_reproduces_task_yaml(ws):
 def test_illegal_transition_names_both_states_and_legal_ones(ws):
     create_task(ws, "t1", "First task")
     task = load_task(ws, "t1")
-    with pytest.raises(Refused, match="cannot go from working to done; from working it can go to: input-required, verifying"):
+    with pytest.raises(
+        Refused, match="cannot go from working to done; from working it can go to: input-required, verifying"
+    ):
         transition_event(ws, task, "done")
 
 
@@ -78,7 +80,12 @@ def test_unknown_fields_survive_a_rewrite(ws):
     create_task(ws, "t1", "First task")
     path = ws.task_file("t1")
     path.write_text(path.read_text() + "ownerTool: other-orchestrator\n")
-    transact(ws, "t1", lambda task: [new_event(ws, "task.state_changed", {"from": "working", "to": "input-required"})], action="x")
+    transact(
+        ws,
+        "t1",
+        lambda task: [new_event(ws, "task.state_changed", {"from": "working", "to": "input-required"})],
+        action="x",
+    )
     assert "ownerTool: other-orchestrator" in path.read_text()
 
 

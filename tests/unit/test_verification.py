@@ -16,8 +16,16 @@ from teamdeck.protocol.tasks import create_task
 from teamdeck.protocol.verification import configure_guardian, fail_gate_id, list_assignments, list_verdicts, verify
 from teamdeck.store.jsonl import append_record
 
-SEED_EVENTS = ["task.ready_for_verification", "guardian.assigned", "task.state_changed", "guardian.verification_started",
-               "task.state_changed", "guardian.verdict_recorded", "guardian.verdict_applied", "task.state_changed"]
+SEED_EVENTS = [
+    "task.ready_for_verification",
+    "guardian.assigned",
+    "task.state_changed",
+    "guardian.verification_started",
+    "task.state_changed",
+    "guardian.verdict_recorded",
+    "guardian.verdict_applied",
+    "task.state_changed",
+]
 """Seed 003's event list, in the order one verification appends it."""
 
 
@@ -51,8 +59,14 @@ def test_pass_moves_the_task_to_verified_with_the_seed_events_in_order(ws, scrip
     assert [event.type for event in run.events] == SEED_EVENTS
     moves = [(e.payload["from"], e.payload["to"]) for e in run.events if e.type == "task.state_changed"]
     assert moves == [("working", "verifying"), ("verifying", "guard-review"), ("guard-review", "verified")]
-    assert run.task.verification.model_dump() == {"assignment": run.assignment.id, "guardian": "scripted", "step": "applied",
-                                                  "verdict": run.verdict.id, "status": "PASS", "appliedAt": run.events[-1].ts}
+    assert run.task.verification.model_dump() == {
+        "assignment": run.assignment.id,
+        "guardian": "scripted",
+        "step": "applied",
+        "verdict": run.verdict.id,
+        "status": "PASS",
+        "appliedAt": run.events[-1].ts,
+    }
     assert run.assignment.reason == {"why": "ready", "state": "working"}
 
 
@@ -77,7 +91,9 @@ def test_complete_also_marks_a_passed_task_done(ws, scripted):
 def test_fail_blocks_the_task_with_a_verification_failed_gate_in_human_notes(ws, scripted):
     from teamdeck.model.guardian import Flag
 
-    scripted.answer = GuardianResult(flags=[Flag(code="exit-code", severity="fail", message="pytest exited with code 1")])
+    scripted.answer = GuardianResult(
+        flags=[Flag(code="exit-code", severity="fail", message="pytest exited with code 1")]
+    )
     create_task(ws, "t1", "T")
     run = _verify(ws)
     assert run.task.state == "input-required" and run.gate_id == fail_gate_id(run.assignment.id)
@@ -111,7 +127,9 @@ def test_a_failed_task_can_be_retried_and_verified_again(ws, scripted):
 
 def test_verify_is_refused_in_states_that_cannot_be_verified(ws, scripted):
     create_task(ws, "t1", "T", state="planned")
-    with pytest.raises(Refused, match="cannot go from planned to verifying; from planned it can go to: approved, canceled"):
+    with pytest.raises(
+        Refused, match="cannot go from planned to verifying; from planned it can go to: approved, canceled"
+    ):
         _verify(ws)
     with pytest.raises(NotFound, match="No guardian 'nope'"):
         create_task(ws, "t2", "T")
@@ -123,10 +141,24 @@ def test_a_crash_after_assigning_is_resumed_with_the_same_assignment(ws, scripte
     """The supervisor died after guardian.assigned: the next verify resumes, not duplicates."""
     create_task(ws, "t1", "T")
     task = load_task(ws, "t1")
-    assignment = {"id": "ga-crashed", "task": "t1", "guardian": "scripted", "reason": {}, "timeoutS": 5.0,
-                  "createdAt": "2026-03-01T12:00:00.000Z", "createdBy": "human:tester"}
-    transact(ws, "t1", lambda t: [new_event(ws, "guardian.assigned", {"assignment": assignment}),
-                                  transition_event(ws, task, "verifying")], action="assign")
+    assignment = {
+        "id": "ga-crashed",
+        "task": "t1",
+        "guardian": "scripted",
+        "reason": {},
+        "timeoutS": 5.0,
+        "createdAt": "2026-03-01T12:00:00.000Z",
+        "createdBy": "human:tester",
+    }
+    transact(
+        ws,
+        "t1",
+        lambda t: [
+            new_event(ws, "guardian.assigned", {"assignment": assignment}),
+            transition_event(ws, task, "verifying"),
+        ],
+        action="assign",
+    )
     run = _verify(ws)
     assert run.resumed and run.assignment.id == "ga-crashed" and run.task.state == "verified"
     assert ws.assignment_file("t1", "ga-crashed").exists()  # rewritten from the event
@@ -143,14 +175,43 @@ def test_a_recorded_verdict_is_applied_not_recomputed_after_a_crash(ws, scripted
     assert first.task.state == "working"
     transition(ws, "t1", "verifying")
     # a verification whose guardian ran and whose verdict event was appended, then the process died
-    assignment = {"id": "ga-second", "task": "t1", "guardian": "scripted", "reason": {}, "timeoutS": 5.0,
-                  "createdAt": "2026-03-01T12:00:00.000Z", "createdBy": "human:tester"}
-    transact(ws, "t1", lambda t: [new_event(ws, "guardian.assigned", {"assignment": assignment}),
-                                  new_event(ws, "guardian.verification_started", {"assignmentId": "ga-second"}),
-                                  transition_event(ws, t, "guard-review")], action="start")
-    verdict = {"id": "gv-second", "assignment": "ga-second", "task": "t1", "guardian": "scripted", "status": "PASS",
-               "flags": [], "evidence": {}, "recommendations": [], "durationS": 0.1, "createdAt": "2026-03-01T12:00:00.000Z"}
-    append_record(ws.events_file("t1"), new_event(ws, "guardian.verdict_recorded", {"assignmentId": "ga-second", "verdict": verdict}).model_dump(mode="json"))
+    assignment = {
+        "id": "ga-second",
+        "task": "t1",
+        "guardian": "scripted",
+        "reason": {},
+        "timeoutS": 5.0,
+        "createdAt": "2026-03-01T12:00:00.000Z",
+        "createdBy": "human:tester",
+    }
+    transact(
+        ws,
+        "t1",
+        lambda t: [
+            new_event(ws, "guardian.assigned", {"assignment": assignment}),
+            new_event(ws, "guardian.verification_started", {"assignmentId": "ga-second"}),
+            transition_event(ws, t, "guard-review"),
+        ],
+        action="start",
+    )
+    verdict = {
+        "id": "gv-second",
+        "assignment": "ga-second",
+        "task": "t1",
+        "guardian": "scripted",
+        "status": "PASS",
+        "flags": [],
+        "evidence": {},
+        "recommendations": [],
+        "durationS": 0.1,
+        "createdAt": "2026-03-01T12:00:00.000Z",
+    }
+    append_record(
+        ws.events_file("t1"),
+        new_event(ws, "guardian.verdict_recorded", {"assignmentId": "ga-second", "verdict": verdict}).model_dump(
+            mode="json"
+        ),
+    )
     runs_before = scripted.runs
     run = _verify(ws)
     assert scripted.runs == runs_before  # not run again
@@ -160,12 +221,33 @@ def test_a_recorded_verdict_is_applied_not_recomputed_after_a_crash(ws, scripted
 
 def test_a_verification_interrupted_while_running_runs_the_guardian_again(ws, scripted):
     create_task(ws, "t1", "T")
-    assignment = {"id": "ga-int", "task": "t1", "guardian": "scripted", "reason": {}, "timeoutS": 5.0,
-                  "createdAt": "2026-03-01T12:00:00.000Z", "createdBy": "human:tester"}
-    transact(ws, "t1", lambda t: [new_event(ws, "guardian.assigned", {"assignment": assignment}),
-                                  transition_event(ws, t, "verifying")], action="assign")
-    transact(ws, "t1", lambda t: [new_event(ws, "guardian.verification_started", {"assignmentId": "ga-int", "attempt": 1}),
-                                  transition_event(ws, t, "guard-review")], action="start")
+    assignment = {
+        "id": "ga-int",
+        "task": "t1",
+        "guardian": "scripted",
+        "reason": {},
+        "timeoutS": 5.0,
+        "createdAt": "2026-03-01T12:00:00.000Z",
+        "createdBy": "human:tester",
+    }
+    transact(
+        ws,
+        "t1",
+        lambda t: [
+            new_event(ws, "guardian.assigned", {"assignment": assignment}),
+            transition_event(ws, t, "verifying"),
+        ],
+        action="assign",
+    )
+    transact(
+        ws,
+        "t1",
+        lambda t: [
+            new_event(ws, "guardian.verification_started", {"assignmentId": "ga-int", "attempt": 1}),
+            transition_event(ws, t, "guard-review"),
+        ],
+        action="start",
+    )
     run = _verify(ws)
     assert run.resumed and run.task.state == "verified"
     started = [e for e in read_events(ws, "t1") if e.type == "guardian.verification_started"]
@@ -174,12 +256,28 @@ def test_a_verification_interrupted_while_running_runs_the_guardian_again(ws, sc
 
 def test_an_open_assignment_is_not_replaced_by_another_guardian(ws, scripted):
     create_task(ws, "t1", "T")
-    assignment = {"id": "ga-open", "task": "t1", "guardian": "scripted", "reason": {}, "timeoutS": 5.0,
-                  "createdAt": "2026-03-01T12:00:00.000Z", "createdBy": "human:tester"}
-    transact(ws, "t1", lambda t: [new_event(ws, "guardian.assigned", {"assignment": assignment}),
-                                  transition_event(ws, t, "verifying")], action="assign")
+    assignment = {
+        "id": "ga-open",
+        "task": "t1",
+        "guardian": "scripted",
+        "reason": {},
+        "timeoutS": 5.0,
+        "createdAt": "2026-03-01T12:00:00.000Z",
+        "createdBy": "human:tester",
+    }
+    transact(
+        ws,
+        "t1",
+        lambda t: [
+            new_event(ws, "guardian.assigned", {"assignment": assignment}),
+            transition_event(ws, t, "verifying"),
+        ],
+        action="assign",
+    )
     before = ws.events_file("t1").read_bytes()
-    with pytest.raises(Refused, match="being verified by guardian scripted \\(ga-open\\); run teamdeck verify without --guardian"):
+    with pytest.raises(
+        Refused, match="being verified by guardian scripted \\(ga-open\\); run teamdeck verify without --guardian"
+    ):
         verify(ws, "t1", guardian="schema", isolation="thread")
     assert ws.events_file("t1").read_bytes() == before
 
@@ -200,14 +298,20 @@ def test_a_person_moving_the_task_meanwhile_keeps_their_state(ws, scripted, monk
     run = _verify(ws, guardian="cancels")
     assert run.task.state == "canceled" and run.verdict.status == "PASS"
     applied = run.events[-1]
-    assert applied.type == "guardian.verdict_applied" and (applied.payload["from"], applied.payload["to"]) == ("canceled", "canceled")
+    assert applied.type == "guardian.verdict_applied" and (applied.payload["from"], applied.payload["to"]) == (
+        "canceled",
+        "canceled",
+    )
 
 
 def test_guardian_settings_are_events_and_used_by_default(ws, scripted):
     create_task(ws, "t1", "T")
     change = configure_guardian(ws, "t1", code="scripted", timeout_s=9, command="make check", cwd="proj")
-    assert change.task.guardian.model_dump() == {"code": "scripted", "timeoutS": 9.0,
-                                                 "command": {"run": "make check", "cwd": "proj", "timeoutS": 300.0}}
+    assert change.task.guardian.model_dump() == {
+        "code": "scripted",
+        "timeoutS": 9.0,
+        "command": {"run": "make check", "cwd": "proj", "timeoutS": 300.0},
+    }
     assert read_events(ws, "t1")[-1].type == "guardian.configured"
     assert configure_guardian(ws, "t1", code="scripted").events == []  # unchanged: nothing appended
     run = verify(ws, "t1", isolation="thread")
@@ -227,7 +331,12 @@ def test_validate_checks_guardian_records_and_plans(ws, scripted):
     (ws.plans_dir / "p1").mkdir(parents=True)
     (ws.plans_dir / "p1" / "plan.yaml").write_text("id: p1\n")
     problems = [str(problem) for problem in validate_workspace(ws)]
-    assert f"tasks/t1/guardian/verdicts/gv-other.json $.id: '{run.verdict.id}' does not match the file name 'gv-other.json'" in problems
+    assert (
+        f"tasks/t1/guardian/verdicts/gv-other.json $.id: '{run.verdict.id}' does not match the file name 'gv-other.json'"
+        in problems
+    )
     assert any(problem.startswith("plans/p1/plan.yaml $.title") for problem in problems)
     verdicts, unreadable = list_verdicts(ws, "t1")
-    assert verdicts == [run.verdict] and unreadable == [f"tasks/t1/guardian/verdicts/gv-other.json: its id '{run.verdict.id}' does not match the file name; ignored"]
+    assert verdicts == [run.verdict] and unreadable == [
+        f"tasks/t1/guardian/verdicts/gv-other.json: its id '{run.verdict.id}' does not match the file name; ignored"
+    ]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-
 import threading
 import time
 from pathlib import Path
@@ -14,15 +13,18 @@ from teamdeck.store.atomic import atomic_replace
 from teamdeck.watch import filesystem_type, is_ignored, needs_polling, watch_batches
 
 
-@pytest.mark.parametrize(("name", "ignored"), [
-    ("tasks/t1/task.yaml", False),
-    ("tasks/t1/.task.yaml.abc123.tmp", True),
-    ("tasks/t1/task.yaml.lock", True),
-    ("teams/a/inboxes/bob.json.lock", True),
-    ("teams/a/inboxes/bob.json.lock/owner", True),
-    ("teams/a/inboxes/bob.json", False),
-    (".teamdeck.yaml", False),
-])
+@pytest.mark.parametrize(
+    ("name", "ignored"),
+    [
+        ("tasks/t1/task.yaml", False),
+        ("tasks/t1/.task.yaml.abc123.tmp", True),
+        ("tasks/t1/task.yaml.lock", True),
+        ("teams/a/inboxes/bob.json.lock", True),
+        ("teams/a/inboxes/bob.json.lock/owner", True),
+        ("teams/a/inboxes/bob.json", False),
+        (".teamdeck.yaml", False),
+    ],
+)
 def test_noise_is_ignored(tmp_path: Path, name: str, ignored: bool) -> None:
     assert is_ignored(tmp_path / name, tmp_path) is ignored
 

@@ -29,11 +29,18 @@ def common_options() -> argparse.ArgumentParser:
     """Options accepted before or after the command name (defaults suppressed so the
     value given at either place wins)."""
     parent = argparse.ArgumentParser(add_help=False)
-    parent.add_argument("--workspace", "-w", metavar="DIR", default=argparse.SUPPRESS,
-                        help="the workspace directory (default: $TEAMDECK_WORKSPACE, else the current directory)")
+    parent.add_argument(
+        "--workspace",
+        "-w",
+        metavar="DIR",
+        default=argparse.SUPPRESS,
+        help="the workspace directory (default: $TEAMDECK_WORKSPACE, else the current directory)",
+    )
     parent.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print machine-readable JSON")
     parent.add_argument("--read-only", action="store_true", default=argparse.SUPPRESS, help="refuse every write")
-    parent.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks of internal errors")
+    parent.add_argument(
+        "--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks of internal errors"
+    )
     return parent
 
 
@@ -56,8 +63,9 @@ def workspace_from(args: argparse.Namespace) -> Workspace:
     return Workspace(root)
 
 
-def command_group(subparsers: argparse._SubParsersAction, name: str, common: argparse.ArgumentParser, *,
-                  help: str) -> argparse._SubParsersAction:
+def command_group(
+    subparsers: argparse._SubParsersAction, name: str, common: argparse.ArgumentParser, *, help: str
+) -> argparse._SubParsersAction:
     """The actions of command ``name`` (``teamdeck plan ACTION``), made on first use.
 
     Several modules may add actions to one command (``plan approve`` sends a Claude Code

@@ -11,7 +11,9 @@ from teamdeck.text import one_line
 
 
 def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
-    delegate = subparsers.add_parser("delegate", help="assign a task to a team member (task_assignment in their inbox)", parents=[common])
+    delegate = subparsers.add_parser(
+        "delegate", help="assign a task to a team member (task_assignment in their inbox)", parents=[common]
+    )
     delegate.add_argument("task_id", metavar="TASK")
     delegate.add_argument("member", metavar="MEMBER")
     delegate.add_argument("--role", choices=delegation.ROLES, default="implementor")
@@ -19,35 +21,65 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     delegate.add_argument("--note", default="", help="extra instructions for the member")
     delegate.set_defaults(handler=_delegate)
 
-    report = subparsers.add_parser("report", help="report_to_parent: write a worker's final.json and tell its delegator", parents=[common])
+    report = subparsers.add_parser(
+        "report", help="report_to_parent: write a worker's final.json and tell its delegator", parents=[common]
+    )
     report.add_argument("task_id", metavar="TASK")
     report.add_argument("agent_id", metavar="AGENT")
     report.add_argument("--status", required=True, choices=("completed", "blocked", "failed"))
     report.add_argument("--summary", required=True)
     report.add_argument("--question", action="append", default=[], help="a question for a person (repeatable)")
     report.add_argument("--next", action="append", default=[], help="a next action (repeatable)")
-    report.add_argument("--changed", action="append", default=[], metavar="FILE", help="a file you changed (repeatable)")
+    report.add_argument(
+        "--changed", action="append", default=[], metavar="FILE", help="a file you changed (repeatable)"
+    )
     report.set_defaults(handler=_report)
 
 
 def _delegate(args: argparse.Namespace, ws: Workspace) -> Output:
     done = delegation.delegate(ws, args.task_id, args.member, role=args.role, sender=args.sender, note=args.note)
     worker = done.worker
-    text = (f"task {done.task.id} ({done.task.state}) delegated to {worker.member} as {worker.role} "
-            f"(worker {worker.id}); task_assignment {'delivered' if done.confirmed else 'NOT YET CONFIRMED'} ({done.message_id})")
-    return Output(data={"ok": True, "task": done.task.model_dump(mode="json"), "worker": worker.model_dump(mode="json"),
-                        "messageId": done.message_id, "confirmed": done.confirmed,
-                        "events": [event.model_dump(mode="json") for event in done.events]},
-                  text=text, warnings=done.warnings)
+    text = (
+        f"task {done.task.id} ({done.task.state}) delegated to {worker.member} as {worker.role} "
+        f"(worker {worker.id}); task_assignment {'delivered' if done.confirmed else 'NOT YET CONFIRMED'} ({done.message_id})"
+    )
+    return Output(
+        data={
+            "ok": True,
+            "task": done.task.model_dump(mode="json"),
+            "worker": worker.model_dump(mode="json"),
+            "messageId": done.message_id,
+            "confirmed": done.confirmed,
+            "events": [event.model_dump(mode="json") for event in done.events],
+        },
+        text=text,
+        warnings=done.warnings,
+    )
 
 
 def _report(args: argparse.Namespace, ws: Workspace) -> Output:
-    done = delegation.report(ws, args.task_id, args.agent_id, status=args.status, summary=args.summary,
-                             questions=args.question, next_actions=args.next, changed_files=args.changed)
+    done = delegation.report(
+        ws,
+        args.task_id,
+        args.agent_id,
+        status=args.status,
+        summary=args.summary,
+        questions=args.question,
+        next_actions=args.next,
+        changed_files=args.changed,
+    )
     text = f"{done.path}: {done.output.status}; task {done.task.id} is {done.task.state}"
     if done.notified:
         text += f"; told {', '.join(one_line(name) for name in done.notified)}"
-    return Output(data={"ok": True, "task": done.task.model_dump(mode="json"), "path": done.path,
-                        "output": done.output.model_dump(mode="json"), "notified": done.notified,
-                        "events": [event.model_dump(mode="json") for event in done.events]},
-                  text=text, warnings=done.notices)
+    return Output(
+        data={
+            "ok": True,
+            "task": done.task.model_dump(mode="json"),
+            "path": done.path,
+            "output": done.output.model_dump(mode="json"),
+            "notified": done.notified,
+            "events": [event.model_dump(mode="json") for event in done.events],
+        },
+        text=text,
+        warnings=done.notices,
+    )

@@ -36,13 +36,23 @@ SIM_ACTOR = "agent:sim"
 
 def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     demo = subparsers.add_parser(
-        "demo", parents=[common], help="open the live demo: the demo workspace with simulated agents",
+        "demo",
+        parents=[common],
+        help="open the live demo: the demo workspace with simulated agents",
         description="Copy the demo workspace into a temporary directory, start simulated agents that write into "
-                    "it the way real agents do, and open the TUI on it. Quitting stops the simulation.")
+        "it the way real agents do, and open the TUI on it. Quitting stops the simulation.",
+    )
     demo.add_argument("--no-tui", action="store_true", help="run only the simulation (for tests and benchmarks)")
-    demo.add_argument("--duration", type=float, metavar="S", help="stop after S seconds (default: until quit or Ctrl-C)")
-    demo.add_argument("--speed", type=float, default=1.0, metavar="X",
-                      help="simulated seconds per real second (default 1; 10 makes everything 10x faster)")
+    demo.add_argument(
+        "--duration", type=float, metavar="S", help="stop after S seconds (default: until quit or Ctrl-C)"
+    )
+    demo.add_argument(
+        "--speed",
+        type=float,
+        default=1.0,
+        metavar="X",
+        help="simulated seconds per real second (default 1; 10 makes everything 10x faster)",
+    )
     demo.add_argument("--seed", type=int, default=0, help="fixes every choice the simulated agents make")
     demo.set_defaults(handler=_demo)
 
@@ -86,11 +96,21 @@ def _demo(args: argparse.Namespace, _ws: Workspace) -> Output:
     counts = Counter(happened.label.split(" ", 1)[0] for happened in sim.scheduler.history)
     done = {kind: counts[kind] for kind in ("turn", "output", "resume", "plan", "chatter") if counts[kind]}
     text = f"simulated {sim.scheduler.now:.1f} s on {root}: " + (
-        ", ".join(f"{count} {kind}" for kind, count in done.items()) or "nothing happened yet")
+        ", ".join(f"{count} {kind}" for kind, count in done.items()) or "nothing happened yet"
+    )
     if sim.scheduler.errors:
         text += f"\n{len(sim.scheduler.errors)} simulated actions failed:\n" + "\n".join(sim.scheduler.errors)
-    return Output(data={"ok": True, "workspace": str(root), "fresh": fresh, "simulatedSeconds": sim.scheduler.now,
-                        "actions": done, "errors": sim.scheduler.errors}, text=text)
+    return Output(
+        data={
+            "ok": True,
+            "workspace": str(root),
+            "fresh": fresh,
+            "simulatedSeconds": sim.scheduler.now,
+            "actions": done,
+            "errors": sim.scheduler.errors,
+        },
+        text=text,
+    )
 
 
 def _run_headless(sim: Simulation, stop: threading.Event, duration: float | None) -> None:
@@ -101,8 +121,7 @@ def _run_headless(sim: Simulation, stop: threading.Event, duration: float | None
         stop.set()
 
 
-def _run_with_tui(sim: Simulation, stop: threading.Event, root: Path, clock: Clock,
-                  args: argparse.Namespace) -> None:
+def _run_with_tui(sim: Simulation, stop: threading.Event, root: Path, clock: Clock, args: argparse.Namespace) -> None:
     """The simulation on a thread, the TUI in front; leaving the TUI stops the simulation."""
     from teamdeck.tui.app import create_app  # Textual is imported only for the TUI
 

@@ -17,11 +17,15 @@ from teamdeck.text import one_line
 
 
 def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
-    join = subparsers.add_parser("join", parents=[common], help="join a task's worker outputs into reports and open gates for blocked workers")
+    join = subparsers.add_parser(
+        "join", parents=[common], help="join a task's worker outputs into reports and open gates for blocked workers"
+    )
     join.add_argument("task_id", metavar="TASK")
     join.set_defaults(handler=_join)
 
-    actions = command_group(subparsers, "gate", common, help="list and decide gates (points where a person must decide)")
+    actions = command_group(
+        subparsers, "gate", common, help="list and decide gates (points where a person must decide)"
+    )
     listing = actions.add_parser("list", parents=[common], help="list the gates of one task or of every task")
     listing.add_argument("task_id", metavar="TASK", nargs="?")
     listing.set_defaults(handler=_list)
@@ -36,14 +40,18 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     reject.add_argument("--note", required=True, help="why, for the worker (recorded in human-notes.md)")
     reject.set_defaults(handler=_decide, decision="reject")
 
-    validate = subparsers.add_parser("validate", parents=[common], help="check every file of the workspace; exit 1 if any problem")
+    validate = subparsers.add_parser(
+        "validate", parents=[common], help="check every file of the workspace; exit 1 if any problem"
+    )
     validate.set_defaults(handler=_validate, settings_may_be_broken=True)
 
 
 def _join(args: argparse.Namespace, ws: Workspace) -> Output:
     result = join_task(ws, args.task_id)
     totals = result.summary.totals
-    counts = ", ".join(f"{getattr(totals, status)} {status}" for status in ("completed", "blocked", "failed", "invalid", "pending"))
+    counts = ", ".join(
+        f"{getattr(totals, status)} {status}" for status in ("completed", "blocked", "failed", "invalid", "pending")
+    )
     lines = [f"joined task {result.task_id}: {counts} ({totals.total} workers)"]
     lines += [f"  opened gate {gate_id}" for gate_id in result.gates_opened]
     lines += [f"  updated gate {gate_id}" for gate_id in result.gates_updated]
@@ -78,8 +86,10 @@ def _list(args: argparse.Namespace, ws: Workspace) -> Output:
         gate = entry.gate
         worker = one_line(gate.agentInstance or "-", 40)
         decided = f" by {one_line(gate.decidedBy or '?', 40)}" if gate.state != "blocked" else ""
-        lines.append(f"{entry.task_id}  {gate.id}  {gate.state}{decided}  worker {worker}  "
-                     f"{len(gate.questions)} question(s)  {one_line(gate.reason, 100)}")
+        lines.append(
+            f"{entry.task_id}  {gate.id}  {gate.state}{decided}  worker {worker}  "
+            f"{len(gate.questions)} question(s)  {one_line(gate.reason, 100)}"
+        )
     if not lines:
         lines = ["no gates" + (f" in task {args.task_id}" if args.task_id else "")]
     data = {"ok": True, "gates": [_gate_row(entry) for entry in listing.gates], "problems": listing.problems}
@@ -91,8 +101,14 @@ def _decide(args: argparse.Namespace, ws: Workspace) -> Output:
     gate = change.task.gate(args.gate_id)
     assert gate is not None
     text = f"{gate.state} gate {gate.id} of task {change.task.id}; the task is {change.task.state}"
-    data = {"ok": True, "task": change.task.id, "taskState": change.task.state, "gate": gate.model_dump(mode="json"),
-            "events": [event.id for event in change.events], "notices": list(change.notices)}
+    data = {
+        "ok": True,
+        "task": change.task.id,
+        "taskState": change.task.state,
+        "gate": gate.model_dump(mode="json"),
+        "events": [event.id for event in change.events],
+        "notices": list(change.notices),
+    }
     return Output(data=data, text=text)  # notices were logged as warnings
 
 

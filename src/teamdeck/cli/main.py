@@ -72,13 +72,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as err:  # noqa: BLE001 - the one place that turns surprises into one line
         if debug:
             traceback.print_exc()
-        print(f"teamdeck: internal error: {type(err).__name__}: {err} (run with --debug for a traceback)", file=sys.stderr)
+        print(
+            f"teamdeck: internal error: {type(err).__name__}: {err} (run with --debug for a traceback)", file=sys.stderr
+        )
         return 70
     for warning in output.warnings:
         print(f"teamdeck: warning: {warning}", file=sys.stderr)
     try:
         if getattr(args, "json", False):
-            print(json.dumps(output.data, indent=2))  # ASCII-only: agent text may hold C1 controls or bidi marks (S1, S6)
+            print(
+                json.dumps(output.data, indent=2)
+            )  # ASCII-only: agent text may hold C1 controls or bidi marks (S1, S6)
         elif output.text:
             print(output.text)
         sys.stdout.flush()

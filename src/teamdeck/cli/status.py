@@ -18,8 +18,7 @@ from teamdeck.view.snapshot import MemberView, TaskView, WorkspaceSnapshot
 
 
 def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
-    status = subparsers.add_parser("status", parents=[common],
-                                   help="tasks, decisions waiting and teams at a glance")
+    status = subparsers.add_parser("status", parents=[common], help="tasks, decisions waiting and teams at a glance")
     status.set_defaults(handler=_status)
 
 
@@ -31,9 +30,11 @@ def _status(_args: argparse.Namespace, ws: Workspace) -> Output:
 def render_status(snapshot: WorkspaceSnapshot) -> str:
     """The status as text for a terminal (every agent-written value sanitised)."""
     counts = overview(snapshot)
-    head = (f"workspace {one_line(snapshot.root, 300)}: {counts.teams} team(s), {counts.members} member(s) "
-            f"({counts.active} active, {counts.idle} idle, {counts.offline} offline), {counts.tasks} task(s), "
-            f"{counts.unread} unread")
+    head = (
+        f"workspace {one_line(snapshot.root, 300)}: {counts.teams} team(s), {counts.members} member(s) "
+        f"({counts.active} active, {counts.idle} idle, {counts.offline} offline), {counts.tasks} task(s), "
+        f"{counts.unread} unread"
+    )
     if snapshot.read_only:
         head += f"; read-only ({one_line(snapshot.read_only_reason)})"
     lines = [head, ""]
@@ -41,8 +42,10 @@ def render_status(snapshot: WorkspaceSnapshot) -> str:
         lines.append(f"DECISIONS WAITING ({counts.gates}, oldest {counts.oldest_gate_age})")
         for gate in snapshot.gates:
             what = f"gate {gate.gate_id}" if gate.kind == "task-gate" else f"plan {gate.request_id}"
-            lines.append(f"  {age(gate.created_at, snapshot.taken_at):>4}  {one_line(gate.source)}  "
-                         f"{one_line(what, 80)}  {one_line(gate.title, 120)}")
+            lines.append(
+                f"  {age(gate.created_at, snapshot.taken_at):>4}  {one_line(gate.source)}  "
+                f"{one_line(what, 80)}  {one_line(gate.title, 120)}"
+            )
     else:
         lines.append(f"no decisions waiting — {counts.scanned()}")
     lines += ["", "TASKS" if snapshot.tasks else "no tasks"]
@@ -63,7 +66,9 @@ def render_status(snapshot: WorkspaceSnapshot) -> str:
 def _task_line(task: TaskView) -> str:
     if task.problem is not None and not task.title:
         return f"  {task.id}  unreadable: {one_line(task.problem.text, 160)}"
-    workers = ", ".join(f"{count} {status}" for status, count in sorted(task.workers_by_status().items())) or "no workers"
+    workers = (
+        ", ".join(f"{count} {status}" for status, count in sorted(task.workers_by_status().items())) or "no workers"
+    )
     open_gates = task.open_gates
     gates = f"{len(open_gates)} gate(s) waiting" if open_gates else f"{len(task.gates)} gate(s), none waiting"
     return f"  {task.id}  {task.state}  {one_line(task.title, 60)}  [{workers}; {gates}]"

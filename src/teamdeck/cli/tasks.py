@@ -20,18 +20,28 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     create.add_argument("--team")
     create.set_defaults(handler=_create)
 
-    move = actions.add_parser("transition", help="move a task to another state (the lifecycle table decides)", parents=[common])
+    move = actions.add_parser(
+        "transition", help="move a task to another state (the lifecycle table decides)", parents=[common]
+    )
     move.add_argument("task_id", metavar="TASK")
-    move.add_argument("state", metavar="STATE", help=f"one of: {', '.join(lifecycle.STATES)} (seed names such as running/blocked accepted)")
+    move.add_argument(
+        "state",
+        metavar="STATE",
+        help=f"one of: {', '.join(lifecycle.STATES)} (seed names such as running/blocked accepted)",
+    )
     move.add_argument("--reason", default="", help="why, recorded in the event")
     move.set_defaults(handler=_transition)
 
-    cancel = actions.add_parser("cancel", help="cancel a task that is not final (its open gates are closed)", parents=[common])
+    cancel = actions.add_parser(
+        "cancel", help="cancel a task that is not final (its open gates are closed)", parents=[common]
+    )
     cancel.add_argument("task_id", metavar="TASK")
     cancel.add_argument("--reason", default="")
     cancel.set_defaults(handler=_cancel)
 
-    retry = actions.add_parser("retry", help="send a blocked task back to working (approves its verification-failed gates)", parents=[common])
+    retry = actions.add_parser(
+        "retry", help="send a blocked task back to working (approves its verification-failed gates)", parents=[common]
+    )
     retry.add_argument("task_id", metavar="TASK")
     retry.add_argument("--note", default="retry", help="recorded with the gate decision")
     retry.set_defaults(handler=_retry)
@@ -48,9 +58,17 @@ def _create(args: argparse.Namespace, ws: Workspace) -> Output:
 
 def _changed(change: TaskChange, ws: Workspace) -> Output:
     task = change.task
-    moves = [f"{event.payload['from']} -> {event.payload['to']}" for event in change.events if event.type == "task.state_changed"]
+    moves = [
+        f"{event.payload['from']} -> {event.payload['to']}"
+        for event in change.events
+        if event.type == "task.state_changed"
+    ]
     return Output(
-        data={"ok": True, "task": task.model_dump(mode="json"), "events": [event.model_dump(mode="json") for event in change.events]},
+        data={
+            "ok": True,
+            "task": task.model_dump(mode="json"),
+            "events": [event.model_dump(mode="json") for event in change.events],
+        },
         text=f"task {task.id}: {', '.join(moves) or 'unchanged'} ({ws.rel(ws.task_file(task.id))})",
     )
 

@@ -61,13 +61,17 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     add = actions.add_parser("add", help="add a teammate (or bring back an inactive one)", parents=[common])
     add.add_argument("team", metavar="TEAM")
     add.add_argument("name", metavar="NAME")
-    add.add_argument("--type", dest="agent_type", default=teams.DEFAULT_AGENT_TYPE, help="agentType (default: %(default)s)")
+    add.add_argument(
+        "--type", dest="agent_type", default=teams.DEFAULT_AGENT_TYPE, help="agentType (default: %(default)s)"
+    )
     add.add_argument("--model")
     add.add_argument("--color", choices=COLORS)
     add.add_argument("--plan-mode", action="store_true", help="the teammate must have its plan approved first")
     add.add_argument("--prompt", default="", help="the teammate's instructions")
     add.set_defaults(handler=_team_add)
-    delete = actions.add_parser("delete", help="delete a team (TeamDelete); refused while teammates are active", parents=[common])
+    delete = actions.add_parser(
+        "delete", help="delete a team (TeamDelete); refused while teammates are active", parents=[common]
+    )
     delete.add_argument("team", metavar="TEAM")
     delete.set_defaults(handler=_team_delete)
     listing = actions.add_parser("list", help="the teams of the workspace", parents=[common])
@@ -94,38 +98,54 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     cast.add_argument("--from", dest="sender", metavar="NAME", help="the sender (default: the team lead)")
     cast.set_defaults(handler=_broadcast)
 
-    shutdown = subparsers.add_parser("shutdown", help="ask a teammate to shut down; prints the request id", parents=[common])
+    shutdown = subparsers.add_parser(
+        "shutdown", help="ask a teammate to shut down; prints the request id", parents=[common]
+    )
     shutdown.add_argument("team", metavar="TEAM")
     shutdown.add_argument("member", metavar="MEMBER")
     shutdown.add_argument("--reason")
     shutdown.set_defaults(handler=_shutdown)
 
-    plan_actions = command_group(subparsers, "plan", common, help="coordinator plans in waves; answers to teammates' plans")
+    plan_actions = command_group(
+        subparsers, "plan", common, help="coordinator plans in waves; answers to teammates' plans"
+    )
     for action in ("approve", "reject"):
-        answer = plan_actions.add_parser(action, help=f"{action} the member's plan (default: its latest unanswered request)", parents=[common])
+        answer = plan_actions.add_parser(
+            action, help=f"{action} the member's plan (default: its latest unanswered request)", parents=[common]
+        )
         answer.add_argument("team", metavar="TEAM")
         answer.add_argument("member", metavar="MEMBER")
         answer.add_argument("--request-id", metavar="ID")
         answer.add_argument("--feedback", help="required to reject")
         answer.set_defaults(handler=_plan, approve=action == "approve")
 
-    inbox = subparsers.add_parser("inbox", help="a member's messages (--inject: deliver unread ones, marking them read)", parents=[common])
+    inbox = subparsers.add_parser(
+        "inbox", help="a member's messages (--inject: deliver unread ones, marking them read)", parents=[common]
+    )
     inbox.add_argument("team", metavar="TEAM")
     inbox.add_argument("member", metavar="MEMBER")
     inbox.add_argument("--unread", action="store_true", help="only unread messages")
-    inbox.add_argument("--inject", action="store_true", help="print unread messages as <teammate-message> blocks and mark them read")
+    inbox.add_argument(
+        "--inject", action="store_true", help="print unread messages as <teammate-message> blocks and mark them read"
+    )
     inbox.set_defaults(handler=_inbox)
 
     member = subparsers.add_parser("member", help="roster repairs", parents=[common])
     member_actions = member.add_subparsers(dest="member_command", metavar="ACTION", required=True)
-    deactivate = member_actions.add_parser("deactivate", help="mark a member that approved shutdown but stays active as inactive", parents=[common])
+    deactivate = member_actions.add_parser(
+        "deactivate", help="mark a member that approved shutdown but stays active as inactive", parents=[common]
+    )
     deactivate.add_argument("team", metavar="TEAM")
     deactivate.add_argument("member", metavar="MEMBER")
-    deactivate.add_argument("--force", action="store_true", help="even without an approved shutdown (the agent is gone)")
+    deactivate.add_argument(
+        "--force", action="store_true", help="even without an approved shutdown (the agent is gone)"
+    )
     deactivate.add_argument("--reason")
     deactivate.set_defaults(handler=_deactivate)
 
-    doctor = subparsers.add_parser("doctor", help="teams: roster, handshakes, folded idles and delivery problems", parents=[common])
+    doctor = subparsers.add_parser(
+        "doctor", help="teams: roster, handshakes, folded idles and delivery problems", parents=[common]
+    )
     doctor.add_argument("team", metavar="TEAM", nargs="?", help="one team (default: all)")
     doctor.set_defaults(handler=_doctor)
 
@@ -145,8 +165,12 @@ def _text(value: str) -> str:
 def _sent(sent: messaging.Sent, what: str) -> Output:
     state = "delivered" if sent.confirmed else "NOT YET DELIVERED (logged; retry or check `teamdeck doctor`)"
     text = f"{what} {sent.id} to {', '.join(one_line(name) for name in sent.recipients)}: {state}"
-    return Output({"ok": True, "sent": sent.to_json()}, text, exit_code=0 if sent.confirmed else 3,
-                  warnings=[one_line(warning) for warning in sent.warnings])
+    return Output(
+        {"ok": True, "sent": sent.to_json()},
+        text,
+        exit_code=0 if sent.confirmed else 3,
+        warnings=[one_line(warning) for warning in sent.warnings],
+    )
 
 
 # --- team ---------------------------------------------------------------------------
@@ -154,15 +178,28 @@ def _sent(sent: messaging.Sent, what: str) -> Output:
 
 def _team_create(args: argparse.Namespace, ws: Workspace) -> Output:
     config = teams.create_team(ws, args.team, description=args.description, cwd=os.getcwd(), lead_model=args.model)
-    return Output({"ok": True, "team": config.to_json()},
-                  f"created team {config.name} (lead: {config.lead_name}) in {ws.rel(ws.team_dir(config.name))}")
+    return Output(
+        {"ok": True, "team": config.to_json()},
+        f"created team {config.name} (lead: {config.lead_name}) in {ws.rel(ws.team_dir(config.name))}",
+    )
 
 
 def _team_add(args: argparse.Namespace, ws: Workspace) -> Output:
-    member = teams.add_member(ws, args.team, args.name, agent_type=args.agent_type, model=args.model, color=args.color,
-                              plan_mode=args.plan_mode, prompt=args.prompt, cwd=os.getcwd())
-    return Output({"ok": True, "member": member.to_json()},
-                  f"{member.name} is a member of {args.team} ({member.agentType}, {member.color})")
+    member = teams.add_member(
+        ws,
+        args.team,
+        args.name,
+        agent_type=args.agent_type,
+        model=args.model,
+        color=args.color,
+        plan_mode=args.plan_mode,
+        prompt=args.prompt,
+        cwd=os.getcwd(),
+    )
+    return Output(
+        {"ok": True, "member": member.to_json()},
+        f"{member.name} is a member of {args.team} ({member.agentType}, {member.color})",
+    )
 
 
 def _team_delete(args: argparse.Namespace, ws: Workspace) -> Output:
@@ -179,11 +216,20 @@ def _team_list(_args: argparse.Namespace, ws: Workspace) -> Output:
         except Exception as err:  # noqa: BLE001 - a broken team is listed with its problem, others still shown
             rows.append({"team": name, "problem": str(err)})
             continue
-        rows.append({"team": name, "description": config.description, "members": len(config.members),
-                     "active": len(config.active_teammates())})
-    lines = [f"{row['team']}: {row['problem']}" if "problem" in row else
-             f"{row['team']}  {row['members']} members, {row['active']} active teammates  {one_line(row['description'] or '', 80)}"
-             for row in rows] or [f"no teams in {ws.root / 'teams'}"]
+        rows.append(
+            {
+                "team": name,
+                "description": config.description,
+                "members": len(config.members),
+                "active": len(config.active_teammates()),
+            }
+        )
+    lines = [
+        f"{row['team']}: {row['problem']}"
+        if "problem" in row
+        else f"{row['team']}  {row['members']} members, {row['active']} active teammates  {one_line(row['description'] or '', 80)}"
+        for row in rows
+    ] or [f"no teams in {ws.root / 'teams'}"]
     return Output({"ok": True, "teams": rows, "ignored": ignored}, "\n".join(lines), warnings=ignored)
 
 
@@ -194,8 +240,15 @@ def _send(args: argparse.Namespace, ws: Workspace) -> Output:
     if args.send_type == "shutdown_response":
         if not args.request_id or not (args.approve or args.reject):
             raise _usage("send --type shutdown_response needs --request-id ID and --approve or --reject")
-        sent = messaging.respond_shutdown(ws, args.team, args.request_id, approve=args.approve,
-                                          sender=args.sender or "", reason=args.reason, to=args.to)
+        sent = messaging.respond_shutdown(
+            ws,
+            args.team,
+            args.request_id,
+            approve=args.approve,
+            sender=args.sender or "",
+            reason=args.reason,
+            to=args.to,
+        )
         return _sent(sent, "shutdown approved:" if args.approve else "shutdown rejected:")
     sent = messaging.send_message(ws, args.team, args.to, _text(args.text), summary=args.summary, sender=args.sender)
     return _sent(sent, "sent message")
@@ -215,16 +268,23 @@ def _shutdown(args: argparse.Namespace, ws: Workspace) -> Output:
 
 
 def _plan(args: argparse.Namespace, ws: Workspace) -> Output:
-    sent = messaging.answer_plan(ws, args.team, args.member, approve=args.approve, feedback=args.feedback,
-                                 request_id=args.request_id)
+    sent = messaging.answer_plan(
+        ws, args.team, args.member, approve=args.approve, feedback=args.feedback, request_id=args.request_id
+    )
     return _sent(sent, f"plan {'approved' if args.approve else 'rejected'} ({sent.request_id}):")
 
 
 def _entry_json(entry: InboxEntry, recipient: str) -> dict[str, Any]:
     message, kind = entry.message, entry.kind
     assert message is not None and kind is not None
-    return {"index": entry.index, "to": recipient, "type": kind.KIND, "requestId": kind.correlation_id,
-            "decoded": kind.to_payload() if kind.KIND != "plain" else None, "message": message.to_json()}
+    return {
+        "index": entry.index,
+        "to": recipient,
+        "type": kind.KIND,
+        "requestId": kind.correlation_id,
+        "decoded": kind.to_payload() if kind.KIND != "plain" else None,
+        "message": message.to_json(),
+    }
 
 
 def _entry_lines(entry: InboxEntry, recipient: str) -> list[str]:
@@ -235,7 +295,7 @@ def _entry_lines(entry: InboxEntry, recipient: str) -> list[str]:
     if kind.correlation_id:
         head += f"  {one_line(kind.correlation_id, 100)}"
     if message.summary:
-        head += f"  \"{one_line(message.summary, 120)}\""
+        head += f'  "{one_line(message.summary, 120)}"'
     body = message.text if kind.KIND == "plain" else kind.to_text()
     return [head, *(f"    {line}" for line in sanitize(body, 2000).splitlines())]
 
@@ -249,14 +309,18 @@ def _inbox(args: argparse.Namespace, ws: Workspace) -> Output:
     recipient = messaging.resolve_member(config, args.team, args.member, role="member")
     entries = messaging.list_inbox(ws, args.team, recipient, unread_only=args.unread)
     lines = [line for entry in entries for line in _entry_lines(entry, recipient)]
-    return Output({"ok": True, "team": args.team, "member": recipient, "messages": [_entry_json(e, recipient) for e in entries]},
-                  "\n".join(lines) or f"no {'unread ' if args.unread else ''}messages for {recipient}")
+    return Output(
+        {"ok": True, "team": args.team, "member": recipient, "messages": [_entry_json(e, recipient) for e in entries]},
+        "\n".join(lines) or f"no {'unread ' if args.unread else ''}messages for {recipient}",
+    )
 
 
 def _deactivate(args: argparse.Namespace, ws: Workspace) -> Output:
     name = messaging.deactivate_member(ws, args.team, args.member, force=args.force, reason=args.reason)
-    return Output({"ok": True, "team": args.team, "member": name, "isActive": False},
-                  f"{name} is now inactive in {args.team} (logged in {ws.rel(ws.messages_log(args.team))})")
+    return Output(
+        {"ok": True, "team": args.team, "member": name, "isActive": False},
+        f"{name} is now inactive in {args.team} (logged in {ws.rel(ws.messages_log(args.team))})",
+    )
 
 
 # --- doctor -------------------------------------------------------------------------
@@ -268,7 +332,7 @@ def _doctor(args: argparse.Namespace, ws: Workspace) -> Output:
     for name in names:
         try:
             ledger = build_ledger(ws, name)
-        except Exception as err:  # noqa: BLE001 - one broken team must not hide the others
+        except Exception as err:
             if args.team:
                 raise
             reports.append({"team": name, "problem": str(err)})
@@ -276,25 +340,33 @@ def _doctor(args: argparse.Namespace, ws: Workspace) -> Output:
             continue
         tasks = teams.read_task_list(ws, name)
         report = ledger.to_json()
-        report["tasks"] = {"visible": [task.to_json() for task in tasks.visible],
-                           "hidden": len(tasks.tasks) - len(tasks.visible), "problems": tasks.problems}
+        report["tasks"] = {
+            "visible": [task.to_json() for task in tasks.visible],
+            "hidden": len(tasks.tasks) - len(tasks.visible),
+            "problems": tasks.problems,
+        }
         reports.append(report)
         lines += _doctor_lines(ledger, tasks)
     if not names:
         lines.append(f"no teams in {ws.root / 'teams'}")
     healthy = all(report.get("healthy") for report in reports)
-    return Output({"ok": True, "healthy": healthy, "teams": reports, "ignored": ignored}, "\n".join(lines),
-                  warnings=ignored)
+    return Output(
+        {"ok": True, "healthy": healthy, "teams": reports, "ignored": ignored}, "\n".join(lines), warnings=ignored
+    )
 
 
 def _doctor_lines(ledger: Ledger, tasks: teams.ClaudeTaskList) -> list[str]:
     config = ledger.config
-    lines = [f"team {one_line(ledger.team)}  (lead: {one_line(config.lead_name)})  {one_line(config.description or '', 100)}"]
+    lines = [
+        f"team {one_line(ledger.team)}  (lead: {one_line(config.lead_name)})  {one_line(config.description or '', 100)}"
+    ]
     lines.append("  members:")
     for member in ledger.members:
         state = "lead" if member.lead else ("active" if member.active else "inactive")
-        line = (f"    {one_line(member.name, 32):<20} {one_line(member.agent_type or '-', 24):<16} {state:<9}"
-                f" {member.unread} unread / {member.messages}")
+        line = (
+            f"    {one_line(member.name, 32):<20} {one_line(member.agent_type or '-', 24):<16} {state:<9}"
+            f" {member.unread} unread / {member.messages}"
+        )
         fold = ledger.idles.get(member.name)
         if fold is not None:
             since = f"idle since {fold.idle_since}" if fold.idle_since else f"last idle {fold.last_at}"
@@ -304,8 +376,10 @@ def _doctor_lines(ledger: Ledger, tasks: teams.ClaudeTaskList) -> list[str]:
         lines.append("  handshakes:")
         for handshake in ledger.handshakes:
             flag = f"  [{FAILURE_CLASSES[handshake.failure]}]" if handshake.failure else ""
-            lines.append(f"    {handshake.kind:<8} {one_line(handshake.request_id, 80)}  {handshake.state}{flag}: "
-                         f"{one_line(handshake.detail, 200)}")
+            lines.append(
+                f"    {handshake.kind:<8} {one_line(handshake.request_id, 80)}  {handshake.state}{flag}: "
+                f"{one_line(handshake.detail, 200)}"
+            )
     if tasks.tasks or tasks.problems:
         counts: dict[str, int] = {}
         for task in tasks.visible:
@@ -323,8 +397,10 @@ def _doctor_lines(ledger: Ledger, tasks: teams.ClaudeTaskList) -> list[str]:
         lines.append("  notices:")
         lines += [f"    {NOTICES.get(f.code, f.code)}: {one_line(f.detail, 300)}" for f in notices]
     if ledger.delete_blockers:
-        lines.append(f"  team delete would be refused: {len(ledger.delete_blockers)} active member(s): "
-                     f"{', '.join(one_line(name, 64) for name in ledger.delete_blockers)}")
+        lines.append(
+            f"  team delete would be refused: {len(ledger.delete_blockers)} active member(s): "
+            f"{', '.join(one_line(name, 64) for name in ledger.delete_blockers)}"
+        )
     if not failures:
         lines.append("  no delivery or handshake failures")
     return lines

@@ -263,8 +263,17 @@ class Unknown(Kind):
 
 KINDS: dict[str, type[Kind]] = {
     cls.KIND: cls
-    for cls in (IdleNotification, TaskAssignment, ShutdownRequest, ShutdownApproved, ShutdownRejected,
-                PlanApprovalRequest, PlanApprovalResponse, PermissionRequest, PermissionResponse)
+    for cls in (
+        IdleNotification,
+        TaskAssignment,
+        ShutdownRequest,
+        ShutdownApproved,
+        ShutdownRejected,
+        PlanApprovalRequest,
+        PlanApprovalResponse,
+        PermissionRequest,
+        PermissionResponse,
+    )
 }
 """Every protocol ``type`` we know, to its model."""
 

@@ -33,7 +33,9 @@ class Flag(BaseModel):
     code: str = Field(min_length=1, description="a short machine name, e.g. invalid-output, conflict, exit-code")
     severity: Severity
     message: str = Field(description="what was found, for a person")
-    path: str | None = Field(default=None, description="the file it is about, relative to the task or the checked directory")
+    path: str | None = Field(
+        default=None, description="the file it is about, relative to the task or the checked directory"
+    )
 
 
 class GuardianResult(BaseModel):

@@ -15,7 +15,9 @@ from pydantic import Field
 
 from teamdeck.model.base import Id, OurModel, Timestamp
 
-PlanState = Literal["PLANNING", "READY", "EXECUTING", "WAVE_COMPLETE", "VERIFYING", "NEEDS_FIX", "COMPLETED", "CANCELED", "FAILED"]
+PlanState = Literal[
+    "PLANNING", "READY", "EXECUTING", "WAVE_COMPLETE", "VERIFYING", "NEEDS_FIX", "COMPLETED", "CANCELED", "FAILED"
+]
 """Seed 002's states plus two endings: CANCELED (the plan was rejected or canceled) and
 FAILED (one of its tasks failed or was canceled)."""
 
@@ -39,7 +41,9 @@ class Plan(OurModel):
     team: str | None = None
     coordinator: Id = Field(description="the coordinator task (holds the plan-approval gate)")
     source: str = Field(description="the file the plan was imported from")
-    sourceDigest: str = Field(description="sha256 of the imported file, so importing it again resumes instead of duplicating")
+    sourceDigest: str = Field(
+        description="sha256 of the imported file, so importing it again resumes instead of duplicating"
+    )
     tasks: list[PlanTask]
     waves: int = Field(ge=1)
     currentWave: int = Field(default=0, ge=0, description="the wave being executed or verified (0: not started)")

@@ -37,8 +37,12 @@ class WorkerEntry(ClosedModel):
     summary: str = Field(default="", description="the worker's summary as written ('' when invalid or pending)")
     questions: list[str] = Field(default_factory=list, description="what the worker needs answered")
     nextActions: list[str] = Field(default_factory=list, description="what should happen next")
-    valid: bool = Field(description="false exactly when status is invalid: the fields above were not taken from the file")
-    problems: list[OutputProblem] = Field(default_factory=list, description="why the output is invalid, most relevant first")
+    valid: bool = Field(
+        description="false exactly when status is invalid: the fields above were not taken from the file"
+    )
+    problems: list[OutputProblem] = Field(
+        default_factory=list, description="why the output is invalid, most relevant first"
+    )
     gateId: Id | None = Field(default=None, description="the gate a blocked worker waits on (see task.yaml gates[])")
 
 

@@ -11,4 +11,6 @@ class Settings(OurModel):
     """Settings a workspace may carry; every field is optional."""
 
     readOnly: bool = Field(default=False, description="refuse every write from every front")
-    autoJoin: bool = Field(default=True, description="the TUI re-runs join when a worker's final.json appears or changes")
+    autoJoin: bool = Field(
+        default=True, description="the TUI re-runs join when a worker's final.json appears or changes"
+    )

@@ -49,8 +49,11 @@ class Gate(OurModel):
     decidedBy: str | None = None
     decidedAt: Timestamp | None = None
     note: str | None = None
-    outputDigest: str | None = Field(default=None, description="sha256 of the final.json that raised a worker-blocked gate: "
-                                     "a join opens a new gate for the worker only when it changes")
+    outputDigest: str | None = Field(
+        default=None,
+        description="sha256 of the final.json that raised a worker-blocked gate: "
+        "a join opens a new gate for the worker only when it changes",
+    )
 
 
 WorkerRole = Literal["coordinator", "implementor", "verifier"]
@@ -65,7 +68,9 @@ class Worker(OurModel):
     member: str | None = None
     role: str | None = None
     assignedAt: Timestamp | None = None
-    assignedBy: str | None = Field(default=None, description="who delegated the task (notified when the worker reports)")
+    assignedBy: str | None = Field(
+        default=None, description="who delegated the task (notified when the worker reports)"
+    )
 
 
 class CommandCheck(OurModel):
@@ -80,7 +85,9 @@ class GuardianConfig(OurModel):
     """How ``teamdeck verify`` checks this task when no guardian is named."""
 
     code: str = Field(default="schema", description="the guardian to run")
-    timeoutS: float = Field(default=120.0, gt=0, description="a guardian running longer is stopped and the verdict is FAIL")
+    timeoutS: float = Field(
+        default=120.0, gt=0, description="a guardian running longer is stopped and the verdict is FAIL"
+    )
     command: CommandCheck | None = None
 
 
@@ -98,7 +105,9 @@ class Verification(OurModel):
     step: Literal["assigned", "started", "recorded", "applied"]
     verdict: Id | None = None
     status: VerdictStatus | None = None
-    appliedAt: Timestamp | None = Field(default=None, description="when the verdict was applied (work reported later is new)")
+    appliedAt: Timestamp | None = Field(
+        default=None, description="when the verdict was applied (work reported later is new)"
+    )
 
 
 class TaskSpec(OurModel):

@@ -40,10 +40,20 @@ NOTE_TYPES = (
 """Records about a send (``ref`` names it) or about the team itself."""
 
 LogType = Literal[
-    "message", "broadcast", "shutdown_request", "shutdown_approved", "shutdown_rejected",
-    "plan_approval_response", "structured",
-    "delivery_failed", "delivery_unconfirmed", "team_created", "member_added",
-    "member_reactivated", "member_deactivated", "team_delete_refused",
+    "message",
+    "broadcast",
+    "shutdown_request",
+    "shutdown_approved",
+    "shutdown_rejected",
+    "plan_approval_response",
+    "structured",
+    "delivery_failed",
+    "delivery_unconfirmed",
+    "team_created",
+    "member_added",
+    "member_reactivated",
+    "member_deactivated",
+    "team_delete_refused",
 ]
 
 

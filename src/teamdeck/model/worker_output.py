@@ -21,7 +21,10 @@ class WorkerOutput(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
-        json_schema_extra={"title": "Worker final output", "description": "A worker's structured final output (spec 000)."},
+        json_schema_extra={
+            "title": "Worker final output",
+            "description": "A worker's structured final output (spec 000).",
+        },
     )
 
     status: WorkerStatus = Field(description="completed, blocked (a person must answer `questions`) or failed")

@@ -61,8 +61,15 @@ class Delegation:
     warnings: list[str] = field(default_factory=list)
 
 
-def delegate(ws: Workspace, task_id: str, member: str, *, role: WorkerRole = "implementor",
-             sender: str | None = None, note: str = "") -> Delegation:
+def delegate(
+    ws: Workspace,
+    task_id: str,
+    member: str,
+    *,
+    role: WorkerRole = "implementor",
+    sender: str | None = None,
+    note: str = "",
+) -> Delegation:
     """Assign a task to a member of the task's team.
 
     Args:
@@ -87,7 +94,9 @@ def delegate(ws: Workspace, task_id: str, member: str, *, role: WorkerRole = "im
         raise Refused(f"Unknown role '{role}'; roles are: {', '.join(ROLES)}")
     task = load_task(ws, task_id)
     if task.team is None:
-        raise Refused(f"Could not delegate task {task_id}: it has no team (create it with --team, or import the plan with --team)")
+        raise Refused(
+            f"Could not delegate task {task_id}: it has no team (create it with --team, or import the plan with --team)"
+        )
     config = read_team(ws, task.team)
     name = resolve_member(config, task.team, member)
     source = resolve_member(config, task.team, sender or config.lead_name, role="sender")
@@ -95,8 +104,13 @@ def delegate(ws: Workspace, task_id: str, member: str, *, role: WorkerRole = "im
 
     def decide(current: Task) -> list[Event]:
         if current.state not in DELEGATABLE:
-            raise refusal(current, "working") if current.state != "planned" else Refused(
-                f"Could not delegate task {current.id}: it is planned, not approved yet (its plan waits for approval)")
+            raise (
+                refusal(current, "working")
+                if current.state != "planned"
+                else Refused(
+                    f"Could not delegate task {current.id}: it is planned, not approved yet (its plan waits for approval)"
+                )
+            )
         events = [new_event(ws, "task.delegated", {"worker": worker.model_dump(mode="json", exclude_none=True)})]
         if current.state == START[0]:
             check_can_start(ws, current, START[1])
@@ -104,8 +118,13 @@ def delegate(ws: Workspace, task_id: str, member: str, *, role: WorkerRole = "im
         return events
 
     change = transact(ws, task_id, decide, action=f"delegate task {task_id} to {name}")
-    assignment = TaskAssignment(taskId=task_id, subject=change.task.title, description=_instructions(ws, change.task, worker, note),
-                                assignedBy=source, timestamp=iso(ws.clock()))
+    assignment = TaskAssignment(
+        taskId=task_id,
+        subject=change.task.title,
+        description=_instructions(ws, change.task, worker, note),
+        assignedBy=source,
+        timestamp=iso(ws.clock()),
+    )
     sent = send_structured(ws, task.team, name, assignment, sender=source)
     return Delegation(change.task, worker, change.events, sent.id, sent.confirmed, list(sent.warnings))
 
@@ -114,15 +133,21 @@ def _instructions(ws: Workspace, task: Task, worker: Worker, note: str) -> str:
     """The assignment's description: the task's spec and how to report back."""
     parts = []
     if task.spec is not None:
-        for title, text in (("Objective", task.spec.objective), ("Scope", task.spec.scope),
-                            ("Definition of Done", task.spec.definitionOfDone), ("Verification", task.spec.verification)):
+        for title, text in (
+            ("Objective", task.spec.objective),
+            ("Scope", task.spec.scope),
+            ("Definition of Done", task.spec.definitionOfDone),
+            ("Verification", task.spec.verification),
+        ):
             if text.strip():
                 parts.append(f"## {title}\n{text.strip()}")
     if note.strip():
         parts.append(note.strip())
     final = ws.rel(ws.agents_dir(task.id) / worker.id / "artifacts" / "final.json")
-    parts.append(f"When you finish or are blocked, report with `teamdeck report {task.id} {worker.id} --status completed|blocked|failed "
-                 f"--summary ...` (or write {final} yourself: status, summary, questions, nextActions, changedFiles).")
+    parts.append(
+        f"When you finish or are blocked, report with `teamdeck report {task.id} {worker.id} --status completed|blocked|failed "
+        f"--summary ...` (or write {final} yourself: status, summary, questions, nextActions, changedFiles)."
+    )
     return "\n\n".join(parts)
 
 
@@ -138,8 +163,17 @@ class Report:
     notices: list[str] = field(default_factory=list)
 
 
-def report(ws: Workspace, task_id: str, agent_id: str, *, status: str, summary: str, questions: list[str] | None = None,
-           next_actions: list[str] | None = None, changed_files: list[str] | None = None) -> Report:
+def report(
+    ws: Workspace,
+    task_id: str,
+    agent_id: str,
+    *,
+    status: str,
+    summary: str,
+    questions: list[str] | None = None,
+    next_actions: list[str] | None = None,
+    changed_files: list[str] | None = None,
+) -> Report:
     """report_to_parent: write the worker's final.json, join the task, tell the delegator.
 
     Args:
@@ -166,8 +200,14 @@ def report(ws: Workspace, task_id: str, agent_id: str, *, status: str, summary: 
     task = load_task(ws, task_id)
     if task.state in ("done", "failed", "canceled"):
         raise Refused(f"Could not report on task {task_id}: it is {task.state}; nothing was written")
-    raw = {"status": status, "summary": summary, "questions": list(questions or []), "nextActions": list(next_actions or []),
-           "changedFiles": list(changed_files or []), "finishedAt": iso(ws.clock())}
+    raw = {
+        "status": status,
+        "summary": summary,
+        "questions": list(questions or []),
+        "nextActions": list(next_actions or []),
+        "changedFiles": list(changed_files or []),
+        "finishedAt": iso(ws.clock()),
+    }
     data = (dumps_json(raw, indent=2) + "\n").encode()
     path = ws.final_output(task_id, agent_id)
     checked = check_output(agent_id, str(ws.rel(path)), data)
@@ -176,13 +216,35 @@ def report(ws: Workspace, task_id: str, agent_id: str, *, status: str, summary: 
     ws.require_writable(f"report on task {task_id}")
     ensure_dir(path.parent)
     atomic_replace(path, data, crash_prefix="final")
-    change = transact(ws, task_id, lambda _task: [new_event(ws, "worker.reported", {
-        "agentId": agent_id, "status": status, "summary": summary[:500], "questions": len(raw["questions"]),
-    }, actor=f"agent:{agent_id}")], action=f"record the report of {agent_id} on task {task_id}")
+    change = transact(
+        ws,
+        task_id,
+        lambda _task: [
+            new_event(
+                ws,
+                "worker.reported",
+                {
+                    "agentId": agent_id,
+                    "status": status,
+                    "summary": summary[:500],
+                    "questions": len(raw["questions"]),
+                },
+                actor=f"agent:{agent_id}",
+            )
+        ],
+        action=f"record the report of {agent_id} on task {task_id}",
+    )
     joined = join_task(ws, task_id)
     after = load_task(ws, task_id)
     notified, notices = _tell_delegator(ws, after, agent_id, checked.output)
-    return Report(after, checked.output, str(ws.rel(path)), [*change.events, *joined.events], notified, [*joined.notices, *notices])
+    return Report(
+        after,
+        checked.output,
+        str(ws.rel(path)),
+        [*change.events, *joined.events],
+        notified,
+        [*joined.notices, *notices],
+    )
 
 
 def _tell_delegator(ws: Workspace, task: Task, agent_id: str, output: WorkerOutput) -> tuple[list[str], list[str]]:
@@ -193,8 +255,14 @@ def _tell_delegator(ws: Workspace, task: Task, agent_id: str, output: WorkerOutp
     lines += [f"Question: {question}" for question in output.questions]
     lines += [f"Next: {action}" for action in output.nextActions]
     try:
-        send_message(ws, task.team, worker.assignedBy, "\n".join(lines), summary=f"{task.id}: {output.status}",
-                     sender=worker.member or None)
+        send_message(
+            ws,
+            task.team,
+            worker.assignedBy,
+            "\n".join(lines),
+            summary=f"{task.id}: {output.status}",
+            sender=worker.member or None,
+        )
     except TeamdeckError as err:
         return [], [f"the report is written, but {worker.assignedBy} was not told: {err}"]
     return [worker.assignedBy], []
@@ -242,4 +310,7 @@ def member_roles(ws: Workspace, team: str) -> dict[str, list[str]]:
             if worker.member and worker.role:
                 roles.setdefault(worker.member, set()).add(worker.role)
     order = {role: index for index, role in enumerate(ROLES)}
-    return {member: sorted(found, key=lambda role: (order.get(role, len(ROLES)), role)) for member, found in sorted(roles.items())}
+    return {
+        member: sorted(found, key=lambda role: (order.get(role, len(ROLES)), role))
+        for member, found in sorted(roles.items())
+    }

@@ -18,4 +18,6 @@ def new_event(ws: Workspace, type_: str, payload: dict[str, Any], *, actor: str 
     under an injected clock.
     """
     moment = ws.clock()
-    return Event(id=str(ULID.from_datetime(moment)), ts=iso(moment), type=type_, actor=actor or ws.actor, payload=payload)
+    return Event(
+        id=str(ULID.from_datetime(moment)), ts=iso(moment), type=type_, actor=actor or ws.actor, payload=payload
+    )

@@ -122,17 +122,24 @@ def decide_gate(ws: Workspace, task_id: str, gate_id: str, decision: Decision, n
     action = f"{decision} gate {shown(gate_id)}"
     note = note.strip() if note and note.strip() else None
     if decision == "reject" and note is None:
-        raise Refused(f"Could not {action}: a note is required to reject (say why, for the worker); nothing was changed")
+        raise Refused(
+            f"Could not {action}: a note is required to reject (say why, for the worker); nothing was changed"
+        )
 
     def decide(task: Task) -> list[Event]:
         gate = task.gate(gate_id)
         if gate is None:
             known = ", ".join(gate.id for gate in task.gates) or "none"
-            raise NotFound(f"Could not {action}: task {task.id} has no gate '{shown(gate_id)}' (its gates: {known}); nothing was changed")
+            raise NotFound(
+                f"Could not {action}: task {task.id} has no gate '{shown(gate_id)}' (its gates: {known}); nothing was changed"
+            )
         if gate.state != "blocked":
             raise Conflict(f"Could not {action}: {already_decided(ws, gate)}; nothing was changed")
-        event = new_event(ws, f"gate.{DECIDED[decision]}",
-                          {"gateId": gate.id, "agentInstance": gate.agentInstance, "by": ws.actor, "note": note})
+        event = new_event(
+            ws,
+            f"gate.{DECIDED[decision]}",
+            {"gateId": gate.id, "agentInstance": gate.agentInstance, "by": ws.actor, "note": note},
+        )
         after = Task.model_validate(apply_event(task.model_dump(mode="json"), event))
         decided = after.gate(gate.id)
         assert decided is not None
@@ -224,5 +231,8 @@ def list_gates(ws: Workspace, task_id: str | None = None) -> GateListing:
 def task_ids(ws: Workspace) -> list[str]:
     """The ids of the teamdeck tasks under ``tasks/`` (directories with task.yaml or
     events.jsonl; Claude Code task lists and invalid names are left out)."""
-    return [entry.name for entry in list_entries(ws.tasks_dir)
-            if entry.is_dir and ID_RE.fullmatch(entry.name) and task_dir_kind(entry.path) == "teamdeck"]
+    return [
+        entry.name
+        for entry in list_entries(ws.tasks_dir)
+        if entry.is_dir and ID_RE.fullmatch(entry.name) and task_dir_kind(entry.path) == "teamdeck"
+    ]

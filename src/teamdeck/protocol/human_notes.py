@@ -90,7 +90,9 @@ def _ensure_section(text: str, gate: Gate) -> str:
 
 
 def _ensure_questions(text: str, gate: Gate) -> str:
-    digest = hashlib.sha256("\n".join([gate.reason, *gate.questions]).encode("utf-8", "surrogateescape")).hexdigest()[:12]
+    digest = hashlib.sha256("\n".join([gate.reason, *gate.questions]).encode("utf-8", "surrogateescape")).hexdigest()[
+        :12
+    ]
     mark = QUESTIONS_MARK.format(gate=gate.id, digest=digest)
     if mark in text:
         return text

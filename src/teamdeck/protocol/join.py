@@ -132,7 +132,9 @@ def join_task(ws: Workspace, task_id: str) -> JoinResult:
                 log.warning("removed a temp file left by a crashed join: %s", ws.rel(stale))
         if broken is not None:
             _write_reports(ws, build_summary(task_id, results, {}), template, report_md, report_json)
-            raise InvalidFile(broken.path, broken.where, f"{broken.why}; the joined reports were written, gates were not updated")
+            raise InvalidFile(
+                broken.path, broken.where, f"{broken.why}; the joined reports were written, gates were not updated"
+            )
         plan = _Plan()
 
         def decide(task: Task) -> list[Event]:
@@ -143,11 +145,17 @@ def join_task(ws: Workspace, task_id: str) -> JoinResult:
             reports_differ = read_optional(report_md, None) != md or read_optional(report_json, None) != js
             events = list(plan.events)
             if events or reports_differ:
-                events.append(new_event(ws, "join.completed", {
-                    "counts": summary.totals.model_dump(),
-                    "gatesOpened": plan.opened,
-                    "gatesUpdated": plan.updated,
-                }))
+                events.append(
+                    new_event(
+                        ws,
+                        "join.completed",
+                        {
+                            "counts": summary.totals.model_dump(),
+                            "gatesOpened": plan.opened,
+                            "gatesUpdated": plan.updated,
+                        },
+                    )
+                )
             return events
 
         change = transact(ws, task_id, decide, action=action)
@@ -160,8 +168,9 @@ def join_task(ws: Workspace, task_id: str) -> JoinResult:
             notice = f"gates and reports are written, but human-notes.md was not updated ({err}); the next join retries"
             log.warning("%s", notice)
             plan.notices.append(notice)
-    return JoinResult(task_id, summary, results, change.events, plan.opened, plan.updated, written,
-                      [*change.notices, *plan.notices])
+    return JoinResult(
+        task_id, summary, results, change.events, plan.opened, plan.updated, written, [*change.notices, *plan.notices]
+    )
 
 
 def _report_bytes(summary: JoinedSummary, template: str) -> tuple[bytes, bytes]:
@@ -169,7 +178,9 @@ def _report_bytes(summary: JoinedSummary, template: str) -> tuple[bytes, bytes]:
     return markdown, summary_json(summary)
 
 
-def _write_reports(ws: Workspace, summary: JoinedSummary, template: str, report_md: Path, report_json: Path) -> list[str]:
+def _write_reports(
+    ws: Workspace, summary: JoinedSummary, template: str, report_md: Path, report_json: Path
+) -> list[str]:
     """Write both reports where their bytes changed; the workspace paths written."""
     markdown, data = _report_bytes(summary, template)
     written = []
@@ -206,7 +217,9 @@ def _plan_gates(ws: Workspace, task: Task, results: list[WorkerResult]) -> _Plan
     waiting = plan.opened or plan.updated or task.open_gates
     if waiting and task.state != "input-required":
         if can_transition(task.state, "input-required"):
-            reason = "a worker is blocked: " + ", ".join(plan.opened or plan.updated or [gate.id for gate in task.open_gates])
+            reason = "a worker is blocked: " + ", ".join(
+                plan.opened or plan.updated or [gate.id for gate in task.open_gates]
+            )
             plan.events.append(transition_event(ws, task, "input-required", reason=reason))
         else:
             notice = f"task {task.id} stays {task.state}: a {task.state} task cannot become input-required"
@@ -235,7 +248,10 @@ def _gate_payload(result: WorkerResult) -> dict[str, object]:
 def _differs(gate: Gate, payload: dict[str, object]) -> bool:
     """Whether an open gate must be updated to match the worker's current output."""
     return (gate.reason, gate.questions, gate.outputDigest) != (
-        payload["reason"], payload["questions"], payload["outputDigest"])
+        payload["reason"],
+        payload["questions"],
+        payload["outputDigest"],
+    )
 
 
 def _new_gate_id(agent: str, number: int, taken: set[str]) -> str:

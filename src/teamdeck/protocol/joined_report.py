@@ -113,8 +113,10 @@ def _summary_values(summary: JoinedSummary) -> dict[str, str]:
 
 def _worker_values(task_id: str, worker: WorkerEntry) -> dict[str, str]:
     if worker.gateId:
-        gate = (f"Gate `{worker.gateId}` asks a person about this (its state is in task.yaml): answer in "
-                f"`shared/human-notes.md`, then `teamdeck gate approve {task_id} {worker.gateId}` (or `reject ... --note`).")
+        gate = (
+            f"Gate `{worker.gateId}` asks a person about this (its state is in task.yaml): answer in "
+            f"`shared/human-notes.md`, then `teamdeck gate approve {task_id} {worker.gateId}` (or `reject ... --note`)."
+        )
     else:
         gate = ""
     if worker.summary:
@@ -123,7 +125,9 @@ def _worker_values(task_id: str, worker: WorkerEntry) -> dict[str, str]:
         summary = "(no final.json yet)"
     else:
         summary = "(none: the output could not be used)"
-    problems = [" ".join(filter(None, (problem.file, problem.path))) + f": {problem.message}" for problem in worker.problems]
+    problems = [
+        " ".join(filter(None, (problem.file, problem.path))) + f": {problem.message}" for problem in worker.problems
+    ]
     return {
         "agent_id": code_span(worker.agentId),
         "status": worker.status,

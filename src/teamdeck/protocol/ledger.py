@@ -109,10 +109,22 @@ class Handshake:
         return self.state in OPEN_STATES
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "requestId": self.request_id, "member": self.member, "requester": self.requester,
-                "answerer": self.answerer, "requestedAt": self.requested_at, "requestRead": self.request_read,
-                "state": self.state, "open": self.is_open, "reply": self.reply, "repliedAt": self.replied_at,
-                "note": self.note, "failure": self.failure, "detail": self.detail}
+        return {
+            "kind": self.kind,
+            "requestId": self.request_id,
+            "member": self.member,
+            "requester": self.requester,
+            "answerer": self.answerer,
+            "requestedAt": self.requested_at,
+            "requestRead": self.request_read,
+            "state": self.state,
+            "open": self.is_open,
+            "reply": self.reply,
+            "repliedAt": self.replied_at,
+            "note": self.note,
+            "failure": self.failure,
+            "detail": self.detail,
+        }
 
 
 @dataclass(frozen=True)
@@ -130,8 +142,15 @@ class Finding:
         return self.code in FAILURE_CLASSES
 
     def to_json(self) -> dict[str, Any]:
-        return {"code": self.code, "failure": self.is_failure, "label": FAILURE_CLASSES.get(self.code) or NOTICES.get(self.code, self.code),
-                "member": self.member, "requestId": self.request_id, "logId": self.log_id, "detail": self.detail}
+        return {
+            "code": self.code,
+            "failure": self.is_failure,
+            "label": FAILURE_CLASSES.get(self.code) or NOTICES.get(self.code, self.code),
+            "member": self.member,
+            "requestId": self.request_id,
+            "logId": self.log_id,
+            "detail": self.detail,
+        }
 
 
 @dataclass(frozen=True)
@@ -153,8 +172,13 @@ class IdleFold:
     idle_since: str | None
 
     def to_json(self) -> dict[str, Any]:
-        return {"member": self.member, "count": self.count, "lastReason": self.last_reason, "lastAt": self.last_at,
-                "idleSince": self.idle_since}
+        return {
+            "member": self.member,
+            "count": self.count,
+            "lastReason": self.last_reason,
+            "lastAt": self.last_at,
+            "idleSince": self.idle_since,
+        }
 
 
 @dataclass(frozen=True)
@@ -170,8 +194,15 @@ class MemberStatus:
     messages: int
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "agentType": self.agent_type, "color": self.color, "active": self.active,
-                "lead": self.lead, "unread": self.unread, "messages": self.messages}
+        return {
+            "name": self.name,
+            "agentType": self.agent_type,
+            "color": self.color,
+            "active": self.active,
+            "lead": self.lead,
+            "unread": self.unread,
+            "messages": self.messages,
+        }
 
 
 @dataclass
@@ -200,11 +231,17 @@ class Ledger:
         return not self.failures
 
     def to_json(self) -> dict[str, Any]:
-        return {"team": self.team, "description": self.config.description, "lead": self.config.lead_name,
-                "healthy": self.healthy, "members": [m.to_json() for m in self.members],
-                "handshakes": [h.to_json() for h in self.handshakes],
-                "idle": [fold.to_json() for fold in self.idles.values()],
-                "findings": [f.to_json() for f in self.findings], "deleteBlockers": self.delete_blockers}
+        return {
+            "team": self.team,
+            "description": self.config.description,
+            "lead": self.config.lead_name,
+            "healthy": self.healthy,
+            "members": [m.to_json() for m in self.members],
+            "handshakes": [h.to_json() for h in self.handshakes],
+            "idle": [fold.to_json() for fold in self.idles.values()],
+            "findings": [f.to_json() for f in self.findings],
+            "deleteBlockers": self.delete_blockers,
+        }
 
 
 def _moment(text: str | None) -> datetime | None:
@@ -259,35 +296,81 @@ def _shutdowns(ctx: _Context) -> list[Handshake]:
         request, message = entry.kind, entry.message
         assert message is not None
         reply = replies.get(request.requestId)
-        base = dict(kind="shutdown", request_id=request.requestId, member=recipient, requester=message.from_,
-                    answerer=recipient, requested_at=message.timestamp, request_read=message.read)
+        base = dict(
+            kind="shutdown",
+            request_id=request.requestId,
+            member=recipient,
+            requester=message.from_,
+            answerer=recipient,
+            requested_at=message.timestamp,
+            request_read=message.read,
+        )
         if reply is not None:
             assert reply.message is not None
             approved = isinstance(reply.kind, ShutdownApproved)
             when, note = reply.message.timestamp, getattr(reply.kind, "reason", None)
             if not approved:
-                result.append(Handshake(**base, state="rejected", reply=reply.kind.KIND, replied_at=when, note=note,
-                                        detail=f"{recipient} rejected shutdown: {note or 'no reason given'}"))
+                result.append(
+                    Handshake(
+                        **base,
+                        state="rejected",
+                        reply=reply.kind.KIND,
+                        replied_at=when,
+                        note=note,
+                        detail=f"{recipient} rejected shutdown: {note or 'no reason given'}",
+                    )
+                )
             elif ctx.is_offline(recipient):
-                result.append(Handshake(**base, state="offline", reply=reply.kind.KIND, replied_at=when,
-                                        detail=f"{recipient} approved shutdown and is offline"))
+                result.append(
+                    Handshake(
+                        **base,
+                        state="offline",
+                        reply=reply.kind.KIND,
+                        replied_at=when,
+                        detail=f"{recipient} approved shutdown and is offline",
+                    )
+                )
             else:
-                result.append(Handshake(**base, state="approved", reply=reply.kind.KIND, replied_at=when,
-                                        failure="not_offline",
-                                        detail=f"{recipient} approved shutdown at {when} but is still active "
-                                               f"(isActive is not false); it blocks TeamDelete"))
+                result.append(
+                    Handshake(
+                        **base,
+                        state="approved",
+                        reply=reply.kind.KIND,
+                        replied_at=when,
+                        failure="not_offline",
+                        detail=f"{recipient} approved shutdown at {when} but is still active "
+                        f"(isActive is not false); it blocks TeamDelete",
+                    )
+                )
             continue
         if ctx.is_offline(recipient):
             result.append(Handshake(**base, state="offline", detail=f"{recipient} went offline without replying"))
         elif not message.read and ctx.idle_after(recipient, message.timestamp):
-            result.append(Handshake(**base, state="awaiting_response", failure="not_injected",
-                                    detail=f"shutdown request still unread although {recipient} went idle after it"))
+            result.append(
+                Handshake(
+                    **base,
+                    state="awaiting_response",
+                    failure="not_injected",
+                    detail=f"shutdown request still unread although {recipient} went idle after it",
+                )
+            )
         elif message.read and ctx.idle_after(recipient, message.timestamp):
-            result.append(Handshake(**base, state="awaiting_response", failure="not_consumed",
-                                    detail=f"{recipient} read the shutdown request and went idle without a shutdown_response"))
+            result.append(
+                Handshake(
+                    **base,
+                    state="awaiting_response",
+                    failure="not_consumed",
+                    detail=f"{recipient} read the shutdown request and went idle without a shutdown_response",
+                )
+            )
         else:
-            result.append(Handshake(**base, state="awaiting_response",
-                                    detail=f"awaiting shutdown_response from {recipient} since {message.timestamp}"))
+            result.append(
+                Handshake(
+                    **base,
+                    state="awaiting_response",
+                    detail=f"awaiting shutdown_response from {recipient} since {message.timestamp}",
+                )
+            )
     return result
 
 
@@ -302,12 +385,24 @@ def _plans(ctx: _Context) -> list[Handshake]:
             continue
         message = entry.message
         assert message is not None
-        base = dict(kind="plan", request_id=entry.kind.requestId, member=message.from_, requester=message.from_,
-                    answerer=recipient, requested_at=message.timestamp, request_read=message.read)
+        base = dict(
+            kind="plan",
+            request_id=entry.kind.requestId,
+            member=message.from_,
+            requester=message.from_,
+            answerer=recipient,
+            requested_at=message.timestamp,
+            request_read=message.read,
+        )
         answer = responses.get(entry.kind.requestId)
         if answer is None:
-            result.append(Handshake(**base, state="awaiting_decision",
-                                    detail=f"plan from {message.from_} awaits approval by {recipient} since {message.timestamp}"))
+            result.append(
+                Handshake(
+                    **base,
+                    state="awaiting_decision",
+                    detail=f"plan from {message.from_} awaits approval by {recipient} since {message.timestamp}",
+                )
+            )
             continue
         member, reply = answer
         kind, reply_message = reply.kind, reply.message
@@ -318,42 +413,83 @@ def _plans(ctx: _Context) -> list[Handshake]:
         if not reply_message.read and ctx.idle_after(member, reply_message.timestamp):
             failure = "not_injected"
             detail = f"plan_approval_response still unread although {member} went idle after it"
-        result.append(Handshake(**base, state=state, reply=kind.KIND, replied_at=reply_message.timestamp,
-                                note=kind.feedback, failure=failure, detail=detail))
+        result.append(
+            Handshake(
+                **base,
+                state=state,
+                reply=kind.KIND,
+                replied_at=reply_message.timestamp,
+                note=kind.feedback,
+                failure=failure,
+                detail=detail,
+            )
+        )
     return result
 
 
 def _permissions(ctx: _Context) -> list[Handshake]:
-    responses = {entry.kind.request_id: entry for _r, entry in ctx.entries if isinstance(entry.kind, PermissionResponse)}
+    responses = {
+        entry.kind.request_id: entry for _r, entry in ctx.entries if isinstance(entry.kind, PermissionResponse)
+    }
     result = []
     for recipient, entry in ctx.entries:
         if not isinstance(entry.kind, PermissionRequest):
             continue
         message, request = entry.message, entry.kind
         assert message is not None
-        base = dict(kind="permission", request_id=request.request_id, member=message.from_, requester=message.from_,
-                    answerer=recipient, requested_at=message.timestamp, request_read=message.read)
+        base = dict(
+            kind="permission",
+            request_id=request.request_id,
+            member=message.from_,
+            requester=message.from_,
+            answerer=recipient,
+            requested_at=message.timestamp,
+            request_read=message.read,
+        )
         what = f"{request.tool_name or 'a tool'}" + (f" ({request.description})" if request.description else "")
         answer = responses.get(request.request_id)
         if answer is None:
-            result.append(Handshake(**base, state="awaiting_decision",
-                                    detail=f"{message.from_} asks {recipient} to allow {what} since {message.timestamp}"))
+            result.append(
+                Handshake(
+                    **base,
+                    state="awaiting_decision",
+                    detail=f"{message.from_} asks {recipient} to allow {what} since {message.timestamp}",
+                )
+            )
             continue
         assert isinstance(answer.kind, PermissionResponse) and answer.message is not None
-        result.append(Handshake(**base, state="answered", reply=answer.kind.KIND, replied_at=answer.message.timestamp,
-                                note=answer.kind.subtype, detail=f"{recipient} answered {message.from_}'s request "
-                                f"to use {what}: {answer.kind.subtype or 'answered'}"))
+        result.append(
+            Handshake(
+                **base,
+                state="answered",
+                reply=answer.kind.KIND,
+                replied_at=answer.message.timestamp,
+                note=answer.kind.subtype,
+                detail=f"{recipient} answered {message.from_}'s request "
+                f"to use {what}: {answer.kind.subtype or 'answered'}",
+            )
+        )
     return result
 
 
 def _orphans(ctx: _Context) -> list[Finding]:
-    requested = {entry.kind.correlation_id for _r, entry in ctx.entries
-                 if isinstance(entry.kind, (ShutdownRequest, PlanApprovalRequest, PermissionRequest))}
-    return [Finding("orphan_reply", f"{entry.kind.KIND} from {entry.message.from_} answers {entry.kind.correlation_id}, "  # type: ignore[union-attr]
-                    "a request not found in any inbox", member=entry.message.from_, request_id=entry.kind.correlation_id)  # type: ignore[union-attr]
-            for _r, entry in ctx.entries
-            if isinstance(entry.kind, (ShutdownApproved, ShutdownRejected, PlanApprovalResponse, PermissionResponse))
-            and entry.kind.correlation_id not in requested]
+    requested = {
+        entry.kind.correlation_id
+        for _r, entry in ctx.entries
+        if isinstance(entry.kind, (ShutdownRequest, PlanApprovalRequest, PermissionRequest))
+    }
+    return [
+        Finding(
+            "orphan_reply",
+            f"{entry.kind.KIND} from {entry.message.from_} answers {entry.kind.correlation_id}, "  # type: ignore[union-attr]
+            "a request not found in any inbox",
+            member=entry.message.from_,
+            request_id=entry.kind.correlation_id,
+        )  # type: ignore[union-attr]
+        for _r, entry in ctx.entries
+        if isinstance(entry.kind, (ShutdownApproved, ShutdownRejected, PlanApprovalResponse, PermissionResponse))
+        and entry.kind.correlation_id not in requested
+    ]
 
 
 def _unread_after_idle(ctx: _Context) -> list[Finding]:
@@ -365,30 +501,54 @@ def _unread_after_idle(ctx: _Context) -> list[Finding]:
         if message.read or isinstance(entry.kind, (ShutdownRequest, PlanApprovalResponse, IdleNotification)):
             continue
         if ctx.idle_after(recipient, message.timestamp):
-            findings.append(Finding("not_injected", f"{entry.kind.KIND} from {message.from_} at {message.timestamp} "  # type: ignore[union-attr]
-                                    f"is still unread although {recipient} went idle after it", member=recipient))
+            findings.append(
+                Finding(
+                    "not_injected",
+                    f"{entry.kind.KIND} from {message.from_} at {message.timestamp} "  # type: ignore[union-attr]
+                    f"is still unread although {recipient} went idle after it",
+                    member=recipient,
+                )
+            )
     return findings
 
 
 def _log_findings(ctx: _Context, records: list[TeamLogRecord]) -> list[Finding]:
-    present = {(recipient, entry.message.from_, entry.message.timestamp, entry.message.text)  # type: ignore[union-attr]
-               for recipient, entry in ctx.entries}
-    failed = {(record.ref, (record.to or [""])[0]): record.error for record in records if record.type == "delivery_failed"}
+    present = {
+        (recipient, entry.message.from_, entry.message.timestamp, entry.message.text)  # type: ignore[union-attr]
+        for recipient, entry in ctx.entries
+    }
+    failed = {
+        (record.ref, (record.to or [""])[0]): record.error for record in records if record.type == "delivery_failed"
+    }
     findings = []
     for record in records:
         if record.type not in SEND_TYPES:
             continue
         for recipient in record.to or []:
             if not ctx.is_member(recipient):
-                findings.append(Finding("non_member", f"{record.type} {record.id} was sent to '{recipient}', who is not a "
-                                        "member of the team (any more)", member=recipient, log_id=record.id))
+                findings.append(
+                    Finding(
+                        "non_member",
+                        f"{record.type} {record.id} was sent to '{recipient}', who is not a "
+                        "member of the team (any more)",
+                        member=recipient,
+                        log_id=record.id,
+                    )
+                )
             if recipient in ctx.inboxes.unreadable:
                 continue
             if (recipient, record.from_, record.timestamp, record.text) not in present:
                 error = failed.get((record.id, recipient))
-                findings.append(Finding("not_enqueued", f"{record.type} {record.id} to {recipient} is logged but not in "
-                                        f"its inbox" + (f" (delivery failed: {error})" if error else ""),
-                                        member=recipient, request_id=record.requestId, log_id=record.id))
+                findings.append(
+                    Finding(
+                        "not_enqueued",
+                        f"{record.type} {record.id} to {recipient} is logged but not in "
+                        f"its inbox" + (f" (delivery failed: {error})" if error else ""),
+                        member=recipient,
+                        request_id=record.requestId,
+                        log_id=record.id,
+                    )
+                )
     return findings
 
 
@@ -440,26 +600,51 @@ def build_ledger(ws: Workspace, team: str, *, inboxes: TeamInboxes | None = None
     ledger = Ledger(team, config, delete_blockers=delete_blockers(config))
     for member in config.members:
         inbox = inboxes.inboxes.get(member.name)
-        ledger.members.append(MemberStatus(member.name, member.agentType, member.color, member.isActive,
-                                           config.is_lead(member.name), len(inbox.unread) if inbox else 0,
-                                           len(inbox.messages) if inbox else 0))
+        ledger.members.append(
+            MemberStatus(
+                member.name,
+                member.agentType,
+                member.color,
+                member.isActive,
+                config.is_lead(member.name),
+                len(inbox.unread) if inbox else 0,
+                len(inbox.messages) if inbox else 0,
+            )
+        )
     ledger.handshakes = _shutdowns(ctx) + _plans(ctx) + _permissions(ctx)
     ledger.idles = _idle_folds(ctx)
     findings = ledger.findings
-    findings += [Finding(h.failure, h.detail, member=h.member, request_id=h.request_id) for h in ledger.handshakes if h.failure]
+    findings += [
+        Finding(h.failure, h.detail, member=h.member, request_id=h.request_id) for h in ledger.handshakes if h.failure
+    ]
     findings += _unread_after_idle(ctx)
     findings += _log_findings(ctx, records)
     refusals = [record for record in records if record.type == "team_delete_refused"]
     if refusals and ledger.delete_blockers:
-        findings.append(Finding("team_delete_blocked", f"team delete refused at {refusals[-1].ts}; still blocked by "
-                                f"{len(ledger.delete_blockers)} active member(s): {', '.join(ledger.delete_blockers)}"))
+        findings.append(
+            Finding(
+                "team_delete_blocked",
+                f"team delete refused at {refusals[-1].ts}; still blocked by "
+                f"{len(ledger.delete_blockers)} active member(s): {', '.join(ledger.delete_blockers)}",
+            )
+        )
     findings += _orphans(ctx)
     for recipient, inbox in inboxes.inboxes.items():
         if not ctx.is_member(recipient):
-            findings.append(Finding("non_member", f"inbox {recipient}.json holds {len(inbox.messages)} message(s) for "
-                                    f"'{recipient}', who is not a member", member=recipient))
-        findings += [Finding("bad_entry", f"inbox {recipient}.json {problem}", member=recipient) for problem in inbox.problems]
-    findings += [Finding("unreadable_inbox", problem, member=recipient) for recipient, problem in inboxes.unreadable.items()]
+            findings.append(
+                Finding(
+                    "non_member",
+                    f"inbox {recipient}.json holds {len(inbox.messages)} message(s) for "
+                    f"'{recipient}', who is not a member",
+                    member=recipient,
+                )
+            )
+        findings += [
+            Finding("bad_entry", f"inbox {recipient}.json {problem}", member=recipient) for problem in inbox.problems
+        ]
+    findings += [
+        Finding("unreadable_inbox", problem, member=recipient) for recipient, problem in inboxes.unreadable.items()
+    ]
     findings += [Finding("bad_log_record", problem) for problem in bad_records]
     findings += [Finding("ignored", line) for line in inboxes.ignored]
     return ledger

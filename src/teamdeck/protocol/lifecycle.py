@@ -106,7 +106,9 @@ def refusal(task: Task, target: TaskState) -> Refused:
     return Refused(f"Task {task.id} cannot go from {task.state} to {target}; from {task.state} it can go to: {nexts}")
 
 
-def transition_event(ws: Workspace, task: Task, target: TaskState, *, reason: str = "", actor: str | None = None) -> Event:
+def transition_event(
+    ws: Workspace, task: Task, target: TaskState, *, reason: str = "", actor: str | None = None
+) -> Event:
     """The ``task.state_changed`` event that moves ``task`` to ``target``.
 
     Raises:
@@ -143,7 +145,9 @@ def check_can_start(ws: Workspace, task: Task, target: TaskState) -> None:
             raise Refused(f"Task {task.id} cannot start: it depends on tasks that are not done: {', '.join(waiting)}")
 
 
-def transition(ws: Workspace, task_id: str, target: TaskState | str, *, reason: str = "", actor: str | None = None) -> TaskChange:
+def transition(
+    ws: Workspace, task_id: str, target: TaskState | str, *, reason: str = "", actor: str | None = None
+) -> TaskChange:
     """Move a task to ``target`` (the one transition function of every front).
 
     Args:
@@ -175,7 +179,12 @@ def close_gates_events(ws: Workspace, task: Task, note: str, *, actor: str | Non
     """``gate.rejected`` for every open gate of ``task`` (it is ending: no dead gate may
     stay in the queue), each with ``note``."""
     return [
-        new_event(ws, "gate.rejected", {"gateId": gate.id, "agentInstance": gate.agentInstance, "by": actor or ws.actor, "note": note}, actor=actor)
+        new_event(
+            ws,
+            "gate.rejected",
+            {"gateId": gate.id, "agentInstance": gate.agentInstance, "by": actor or ws.actor, "note": note},
+            actor=actor,
+        )
         for gate in task.open_gates
     ]
 
@@ -198,4 +207,6 @@ def cancel(ws: Workspace, task_id: str, *, reason: str = "", actor: str | None =
     Raises:
         Refused: the task is done, failed or already canceled.
     """
-    return transact(ws, task_id, lambda task: cancel_events(ws, task, reason=reason, actor=actor), action=f"cancel task {task_id}")
+    return transact(
+        ws, task_id, lambda task: cancel_events(ws, task, reason=reason, actor=actor), action=f"cancel task {task_id}"
+    )

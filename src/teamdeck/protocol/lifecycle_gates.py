@@ -37,7 +37,10 @@ def retry_or_give_up(ws: Workspace, task: Task, gate: Gate, decision: Decision) 
         if not can_transition(task.state, "failed"):
             return []
         note = f"gave up at gate {gate.id}"
-        return [*close_gates_events(ws, task, note), transition_event(ws, task, "failed", reason=f"{note}: {gate.note or ''}".rstrip(": "))]
+        return [
+            *close_gates_events(ws, task, note),
+            transition_event(ws, task, "failed", reason=f"{note}: {gate.note or ''}".rstrip(": ")),
+        ]
     if task.open_gates or not can_transition(task.state, "working"):
         return []
     return [transition_event(ws, task, "working", reason=f"retry after gate {gate.id}")]
@@ -77,12 +80,16 @@ def retry(ws: Workspace, task_id: str, *, note: str = RETRY_NOTE) -> TaskChange:
     task = load_task(ws, task_id)
     if task.state != "input-required":
         nexts = ", ".join(legal_next(task.state)) or "none: it is final"
-        raise Refused(f"Could not retry task {task_id}: only a blocked (input-required) task can be retried; "
-                      f"it is {task.state}, from which it can go to: {nexts}")
+        raise Refused(
+            f"Could not retry task {task_id}: only a blocked (input-required) task can be retried; "
+            f"it is {task.state}, from which it can go to: {nexts}"
+        )
     others = [gate.id for gate in task.open_gates if gate.kind != "verification-failed"]
     if others:
-        raise Refused(f"Could not retry task {task_id}: gates {', '.join(others)} wait for a person's answer; "
-                      "decide them with teamdeck gate approve|reject")
+        raise Refused(
+            f"Could not retry task {task_id}: gates {', '.join(others)} wait for a person's answer; "
+            "decide them with teamdeck gate approve|reject"
+        )
     failed = [gate for gate in task.open_gates if gate.kind == "verification-failed"]
     if not failed:
         return transition(ws, task_id, "working", reason=note)

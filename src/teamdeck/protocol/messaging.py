@@ -34,7 +34,17 @@ from teamdeck.model.claude import (
 from teamdeck.model.team_log import TeamLogRecord
 from teamdeck.protocol.teamlog import log, new_record
 from teamdeck.protocol.teams import epoch_ms, read_team
-from teamdeck.store.inbox import Delivery, Inbox, InboxEntry, UnreadableInbox, append_message, mark_read, read_inbox, same_message, take_unread
+from teamdeck.store.inbox import (
+    Delivery,
+    Inbox,
+    InboxEntry,
+    UnreadableInbox,
+    append_message,
+    mark_read,
+    read_inbox,
+    same_message,
+    take_unread,
+)
 from teamdeck.store.paths import shown
 from teamdeck.store.teamfiles import list_inbox_paths, transact_config
 from teamdeck.store.workspace import Workspace
@@ -80,11 +90,19 @@ class Sent:
 
     def to_json(self) -> dict[str, Any]:
         """The result for ``--json`` and the TUI."""
-        return {"id": self.id, "team": self.team, "type": self.type, "from": self.sender, "to": list(self.recipients),
-                "timestamp": self.timestamp, "summary": self.summary, "requestId": self.request_id,
-                "confirmed": self.confirmed,
-                "unconfirmed": [delivery.path.name for delivery in self.deliveries if not delivery.confirmed],
-                "warnings": list(self.warnings)}
+        return {
+            "id": self.id,
+            "team": self.team,
+            "type": self.type,
+            "from": self.sender,
+            "to": list(self.recipients),
+            "timestamp": self.timestamp,
+            "summary": self.summary,
+            "requestId": self.request_id,
+            "confirmed": self.confirmed,
+            "unconfirmed": [delivery.path.name for delivery in self.deliveries if not delivery.confirmed],
+            "warnings": list(self.warnings),
+        }
 
 
 # --- names ------------------------------------------------------------------------
@@ -113,8 +131,11 @@ def resolve_member(config: TeamConfig, team: str, name: str, *, role: str = "rec
 
 
 def _inactive_warning(config: TeamConfig, recipients: list[str]) -> tuple[str, ...]:
-    return tuple(f"'{name}' is inactive (shut down); the message waits in its inbox until it is started again"
-                 for name in recipients if (member := config.member(name)) is not None and not member.isActive)
+    return tuple(
+        f"'{name}' is inactive (shut down); the message waits in its inbox until it is started again"
+        for name in recipients
+        if (member := config.member(name)) is not None and not member.isActive
+    )
 
 
 # --- sending ----------------------------------------------------------------------
@@ -141,8 +162,9 @@ def _note(ws: Workspace, team: str, type_: str, **fields: Any) -> None:
         pass
 
 
-def _deliver(ws: Workspace, team: str, config: TeamConfig, record: TeamLogRecord, entry: dict[str, Any],
-             recipients: list[str]) -> Sent:
+def _deliver(
+    ws: Workspace, team: str, config: TeamConfig, record: TeamLogRecord, entry: dict[str, Any], recipients: list[str]
+) -> Sent:
     """Log ``record`` first, then append ``entry`` to each recipient's inbox."""
     log(ws, team, record)
     deliveries: list[Delivery] = []
@@ -152,20 +174,34 @@ def _deliver(ws: Workspace, team: str, config: TeamConfig, record: TeamLogRecord
         except TeamdeckError as err:
             _note(ws, team, "delivery_failed", ref=record.id, to=[recipient], error=str(err))
             done = ", ".join(d.path.stem for d in deliveries) or "none"
-            raise WriteFailed(f"Could not deliver to '{recipient}': {err}. The send is logged in "
-                              f"{ws.rel(ws.messages_log(team))} as {record.id}; delivered so far: {done}") from err
+            raise WriteFailed(
+                f"Could not deliver to '{recipient}': {err}. The send is logged in "
+                f"{ws.rel(ws.messages_log(team))} as {record.id}; delivered so far: {done}"
+            ) from err
         if not delivery.confirmed:
             _note(ws, team, "delivery_unconfirmed", ref=record.id, to=[recipient])
         deliveries.append(delivery)
-    return Sent(record.id, team, record.type, entry["from"], tuple(recipients), entry["timestamp"], entry["text"],
-                summary=entry.get("summary"), request_id=record.requestId, deliveries=tuple(deliveries),
-                warnings=_inactive_warning(config, recipients))
+    return Sent(
+        record.id,
+        team,
+        record.type,
+        entry["from"],
+        tuple(recipients),
+        entry["timestamp"],
+        entry["text"],
+        summary=entry.get("summary"),
+        request_id=record.requestId,
+        deliveries=tuple(deliveries),
+        warnings=_inactive_warning(config, recipients),
+    )
 
 
 def _check_plain(text: str, summary: str, what: str) -> None:
     if not summary.strip():
-        raise Refused(f"Could not {what}: the summary is empty (messages and broadcasts need a non-empty "
-                      "summary); nothing was written")
+        raise Refused(
+            f"Could not {what}: the summary is empty (messages and broadcasts need a non-empty "
+            "summary); nothing was written"
+        )
     if not text.strip():
         raise Refused(f"Could not {what}: the message text is empty; nothing was written")
 
@@ -195,9 +231,11 @@ def send_message(ws: Workspace, team: str, to: str, text: str, *, summary: str, 
     target = resolve_member(config, team, to)
     _check_plain(text, summary, f"send to '{target}'")
     if is_structured(text):
-        raise Refused(f"Could not send to '{target}': the text is a structured {decode_text(text).KIND} message; "
-                      "use `teamdeck shutdown`, `teamdeck send --type shutdown_response` or `teamdeck plan`; "
-                      "nothing was written")
+        raise Refused(
+            f"Could not send to '{target}': the text is a structured {decode_text(text).KIND} message; "
+            "use `teamdeck shutdown`, `teamdeck send --type shutdown_response` or `teamdeck plan`; "
+            "nothing was written"
+        )
     timestamp = iso(ws.clock())
     entry = _entry(config, source, text, timestamp, summary)
     record = new_record(ws, "message", from_=source, to=[target], summary=summary, timestamp=timestamp, text=text)
@@ -216,8 +254,10 @@ def broadcast(ws: Workspace, team: str, text: str, *, summary: str, sender: str 
     config = read_team(ws, team)
     source = resolve_member(config, team, sender or config.lead_name, role="sender")
     if is_structured(text):
-        raise Refused(f"Could not broadcast: structured messages ({decode_text(text).KIND}) cannot be broadcast; "
-                      "send them to one member; nothing was written")
+        raise Refused(
+            f"Could not broadcast: structured messages ({decode_text(text).KIND}) cannot be broadcast; "
+            "send them to one member; nothing was written"
+        )
     _check_plain(text, summary, "broadcast")
     recipients = [member.name for member in config.members if member.name.lower() != source.lower()]
     if not recipients:
@@ -228,8 +268,9 @@ def broadcast(ws: Workspace, team: str, text: str, *, summary: str, sender: str 
     return _deliver(ws, team, config, record, entry, recipients)
 
 
-def send_structured(ws: Workspace, team: str, to: str, kind: Kind, *, sender: str | None = None,
-                    record_type: str = "structured") -> Sent:
+def send_structured(
+    ws: Workspace, team: str, to: str, kind: Kind, *, sender: str | None = None, record_type: str = "structured"
+) -> Sent:
     """Send a protocol message (its JSON in ``text``) to one member, logged first.
 
     The handshake functions below build on this; simulators may use it for kinds a
@@ -246,13 +287,22 @@ def send_structured(ws: Workspace, team: str, to: str, kind: Kind, *, sender: st
     return _send_kind(ws, team, config, source, target, kind, record_type)
 
 
-def _send_kind(ws: Workspace, team: str, config: TeamConfig, source: str, target: str, kind: Kind,
-               record_type: str) -> Sent:
+def _send_kind(
+    ws: Workspace, team: str, config: TeamConfig, source: str, target: str, kind: Kind, record_type: str
+) -> Sent:
     text = kind.to_text()
     timestamp = kind.to_payload().get("timestamp") or iso(ws.clock())
     entry = _entry(config, source, text, timestamp)
-    record = new_record(ws, record_type, from_=source, to=[target], requestId=kind.correlation_id, timestamp=timestamp,
-                        text=text, kind=kind.KIND if record_type == "structured" else None)
+    record = new_record(
+        ws,
+        record_type,
+        from_=source,
+        to=[target],
+        requestId=kind.correlation_id,
+        timestamp=timestamp,
+        text=text,
+        kind=kind.KIND if record_type == "structured" else None,
+    )
     return _deliver(ws, team, config, record, entry, [target])
 
 
@@ -316,11 +366,14 @@ def _find_request(ws: Workspace, team: str, kind: type[Kind], request_id: str) -
 
 
 def _replies(inbox: Inbox, kinds: tuple[type[Kind], ...], request_id: str) -> list[InboxEntry]:
-    return [entry for entry in inbox.messages if isinstance(entry.kind, kinds) and entry.kind.correlation_id == request_id]
+    return [
+        entry for entry in inbox.messages if isinstance(entry.kind, kinds) and entry.kind.correlation_id == request_id
+    ]
 
 
-def request_shutdown(ws: Workspace, team: str, member: str, *, reason: str | None = None,
-                     sender: str | None = None) -> Sent:
+def request_shutdown(
+    ws: Workspace, team: str, member: str, *, reason: str | None = None, sender: str | None = None
+) -> Sent:
     """Ask a teammate to shut down: a ``shutdown_request`` with requestId
     ``shutdown-<epochMs>@<member>`` (the id is in the result).
 
@@ -334,16 +387,23 @@ def request_shutdown(ws: Workspace, team: str, member: str, *, reason: str | Non
     source = resolve_member(config, team, sender or config.lead_name, role="sender")
     target = resolve_member(config, team, member, role="member")
     if config.is_lead(target):
-        raise Refused(f"Could not request shutdown of '{target}': it is the team lead, which is never shut down "
-                      f"by request (delete the team once its members are offline); nothing was written")
+        raise Refused(
+            f"Could not request shutdown of '{target}': it is the team lead, which is never shut down "
+            f"by request (delete the team once its members are offline); nothing was written"
+        )
     if not config.is_lead(source):
-        raise Refused(f"Could not request shutdown of '{target}': only the team lead may; '{source}' cannot ask "
-                      "on another's behalf; nothing was written")
+        raise Refused(
+            f"Could not request shutdown of '{target}': only the team lead may; '{source}' cannot ask "
+            "on another's behalf; nothing was written"
+        )
     if not config.member(target).isActive:  # type: ignore[union-attr] - resolved above
         raise Refused(f"Could not request shutdown of '{target}': it is already inactive; nothing was written")
     stamp = epoch_ms(ws)
-    taken = {entry.kind.correlation_id for entry in read_inbox(ws.inbox(team, target)).messages
-             if isinstance(entry.kind, ShutdownRequest)}
+    taken = {
+        entry.kind.correlation_id
+        for entry in read_inbox(ws.inbox(team, target)).messages
+        if isinstance(entry.kind, ShutdownRequest)
+    }
     while f"shutdown-{stamp}@{target}" in taken:
         stamp += 1  # two requests in one millisecond (or under a fixed clock) stay distinct
     fields: dict[str, Any] = {"requestId": f"shutdown-{stamp}@{target}", "from": source}
@@ -353,8 +413,16 @@ def request_shutdown(ws: Workspace, team: str, member: str, *, reason: str | Non
     return _send_kind(ws, team, config, source, target, ShutdownRequest(**fields), "shutdown_request")
 
 
-def respond_shutdown(ws: Workspace, team: str, request_id: str, *, approve: bool, sender: str,
-                     reason: str | None = None, to: str | None = None) -> Sent:
+def respond_shutdown(
+    ws: Workspace,
+    team: str,
+    request_id: str,
+    *,
+    approve: bool,
+    sender: str,
+    reason: str | None = None,
+    to: str | None = None,
+) -> Sent:
     """Answer a shutdown request as the member it was sent to: writes
     ``shutdown_approved`` or ``shutdown_rejected`` to the requester, as Claude Code does
     for a ``shutdown_response``. On approval the member is then marked inactive in
@@ -384,17 +452,23 @@ def respond_shutdown(ws: Workspace, team: str, request_id: str, *, approve: bool
         raise NotFound(f"No shutdown_request '{shown(request_id)}' in team '{team}'")
     addressee, request = found
     if addressee.lower() != source.lower():
-        raise Refused(f"Could not answer shutdown request {request_id}: it was sent to '{addressee}', not "
-                      f"'{source}'; a member cannot answer on another's behalf; nothing was written")
+        raise Refused(
+            f"Could not answer shutdown request {request_id}: it was sent to '{addressee}', not "
+            f"'{source}'; a member cannot answer on another's behalf; nothing was written"
+        )
     requester = resolve_member(config, team, request.kind.from_ or request.message.from_)  # type: ignore[union-attr]
     if to is not None and resolve_member(config, team, to).lower() != requester.lower():
-        raise Refused(f"Could not answer shutdown request {request_id}: the answer goes to the requester "
-                      f"'{requester}'; nothing was written")
+        raise Refused(
+            f"Could not answer shutdown request {request_id}: the answer goes to the requester "
+            f"'{requester}'; nothing was written"
+        )
     earlier = _replies(read_inbox(ws.inbox(team, requester)), (ShutdownApproved, ShutdownRejected), request_id)
     if earlier:
         kind = earlier[-1].kind
-        raise Refused(f"Could not answer shutdown request {request_id}: already answered ({kind.KIND} at "
-                      f"{earlier[-1].message.timestamp}); nothing was written")  # type: ignore[union-attr]
+        raise Refused(
+            f"Could not answer shutdown request {request_id}: already answered ({kind.KIND} at "
+            f"{earlier[-1].message.timestamp}); nothing was written"
+        )  # type: ignore[union-attr]
     if not approve and not (reason or "").strip():
         raise Refused(f"Could not reject shutdown request {request_id}: a reason is required; nothing was written")
     timestamp = iso(ws.clock())
@@ -409,8 +483,14 @@ def respond_shutdown(ws: Workspace, team: str, request_id: str, *, approve: bool
         try:
             _set_inactive(ws, team, source, reason=f"approved shutdown {request_id}")
         except TeamdeckError as err:  # the approval is delivered; say what is left to do
-            return replace(sent, warnings=(*sent.warnings, f"the approval was delivered but '{source}' could not be "
-                                           f"marked inactive ({err}); run `teamdeck member deactivate {team} {source}`"))
+            return replace(
+                sent,
+                warnings=(
+                    *sent.warnings,
+                    f"the approval was delivered but '{source}' could not be "
+                    f"marked inactive ({err}); run `teamdeck member deactivate {team} {source}`",
+                ),
+            )
         return sent
     kind = ShutdownRejected(requestId=request_id, from_=source, reason=reason, timestamp=timestamp)
     return _send_kind(ws, team, config, source, requester, kind, "shutdown_rejected")
@@ -419,8 +499,16 @@ def respond_shutdown(ws: Workspace, team: str, request_id: str, *, approve: bool
 # --- plan approval ----------------------------------------------------------------
 
 
-def answer_plan(ws: Workspace, team: str, member: str, *, approve: bool, feedback: str | None = None,
-                request_id: str | None = None, sender: str | None = None) -> Sent:
+def answer_plan(
+    ws: Workspace,
+    team: str,
+    member: str,
+    *,
+    approve: bool,
+    feedback: str | None = None,
+    request_id: str | None = None,
+    sender: str | None = None,
+) -> Sent:
     """Answer a teammate's ``plan_approval_request`` with a ``plan_approval_response``,
     and mark the request read in the lead's inbox (the human has now seen it).
 
@@ -443,12 +531,20 @@ def answer_plan(ws: Workspace, team: str, member: str, *, approve: bool, feedbac
     source = resolve_member(config, team, sender or config.lead_name, role="sender")
     target = resolve_member(config, team, member, role="member")
     if not config.is_lead(source):
-        raise Refused(f"Could not answer the plan of '{target}': only the team lead answers plan approval "
-                      f"requests, not '{source}'; nothing was written")
-    requests = [entry for entry in read_inbox(ws.inbox(team, source)).messages
-                if isinstance(entry.kind, PlanApprovalRequest) and entry.message.from_.lower() == target.lower()]  # type: ignore[union-attr]
-    answered = {entry.kind.correlation_id for entry in read_inbox(ws.inbox(team, target)).messages
-                if isinstance(entry.kind, PlanApprovalResponse)}
+        raise Refused(
+            f"Could not answer the plan of '{target}': only the team lead answers plan approval "
+            f"requests, not '{source}'; nothing was written"
+        )
+    requests = [
+        entry
+        for entry in read_inbox(ws.inbox(team, source)).messages
+        if isinstance(entry.kind, PlanApprovalRequest) and entry.message.from_.lower() == target.lower()
+    ]  # type: ignore[union-attr]
+    answered = {
+        entry.kind.correlation_id
+        for entry in read_inbox(ws.inbox(team, target)).messages
+        if isinstance(entry.kind, PlanApprovalResponse)
+    }
     if request_id is None:
         open_requests = [entry for entry in requests if entry.kind.correlation_id not in answered]  # type: ignore[union-attr]
         if not open_requests:
@@ -480,6 +576,7 @@ def _set_inactive(ws: Workspace, team: str, member: str, *, reason: str) -> bool
     Returns:
         False when the member was already inactive or is gone (nothing written).
     """
+
     def change(raw: dict[str, Any]) -> tuple[bool, bool]:
         for entry in raw.get("members", []):
             if isinstance(entry, dict) and str(entry.get("name", "")).lower() == member.lower():
@@ -517,11 +614,16 @@ def deactivate_member(ws: Workspace, team: str, member: str, *, force: bool = Fa
         raise Refused(f"Could not deactivate '{target}': it is the team lead; nothing was written")
     if not config.member(target).isActive:  # type: ignore[union-attr] - resolved above
         raise Refused(f"Could not deactivate '{target}': it is already inactive; nothing was written")
-    approvals = [entry.kind.correlation_id for _recipient, entry in read_inboxes(ws, team).entries()
-                 if isinstance(entry.kind, ShutdownApproved) and entry.message.from_.lower() == target.lower()]  # type: ignore[union-attr]
+    approvals = [
+        entry.kind.correlation_id
+        for _recipient, entry in read_inboxes(ws, team).entries()
+        if isinstance(entry.kind, ShutdownApproved) and entry.message.from_.lower() == target.lower()
+    ]  # type: ignore[union-attr]
     if not approvals and not force:
-        raise Refused(f"Could not deactivate '{target}': it has not approved a shutdown. Ask first with "
-                      f"`teamdeck shutdown {team} {target}`, or use --force if it is gone for good; nothing was written")
+        raise Refused(
+            f"Could not deactivate '{target}': it has not approved a shutdown. Ask first with "
+            f"`teamdeck shutdown {team} {target}`, or use --force if it is gone for good; nothing was written"
+        )
     why = reason or (f"approved shutdown {approvals[-1]} but stayed active" if approvals else "forced by hand")
     _set_inactive(ws, team, target, reason=why)
     return target
@@ -550,9 +652,18 @@ class Injected:
         return format_block(self.sender, self.text, color=self.color, summary=self.summary)
 
     def to_json(self) -> dict[str, Any]:
-        return {"team": self.team, "from": self.sender, "to": self.recipient, "type": self.kind,
-                "requestId": self.request_id, "timestamp": self.timestamp, "summary": self.summary,
-                "color": self.color, "text": self.text, "block": self.block}
+        return {
+            "team": self.team,
+            "from": self.sender,
+            "to": self.recipient,
+            "type": self.kind,
+            "requestId": self.request_id,
+            "timestamp": self.timestamp,
+            "summary": self.summary,
+            "color": self.color,
+            "text": self.text,
+            "block": self.block,
+        }
 
 
 def format_block(sender: str, text: str, *, color: str | None = None, summary: str | None = None) -> str:
@@ -581,8 +692,17 @@ def inject(ws: Workspace, team: str, member: str) -> list[Injected]:
     for raw in taken:
         text = raw.get("text") if isinstance(raw.get("text"), str) else ""
         kind = decode_text(text)
-        injected.append(Injected(team, str(raw.get("from", "")), recipient, kind.KIND, str(raw.get("timestamp", "")),
-                                 text, summary=raw.get("summary"), color=raw.get("color"),
-                                 request_id=kind.correlation_id))
+        injected.append(
+            Injected(
+                team,
+                str(raw.get("from", "")),
+                recipient,
+                kind.KIND,
+                str(raw.get("timestamp", "")),
+                text,
+                summary=raw.get("summary"),
+                color=raw.get("color"),
+                request_id=kind.correlation_id,
+            )
+        )
     return sorted(injected, key=lambda item: item.kind not in SHUTDOWN_FIRST)
-

@@ -134,7 +134,12 @@ def _decide(state: str) -> Reducer:
         gate = _gate(task, event.payload["gateId"])
         if gate is None:
             return False
-        gate.update(state=state, decidedBy=event.payload.get("by", event.actor), decidedAt=event.ts, note=event.payload.get("note"))
+        gate.update(
+            state=state,
+            decidedBy=event.payload.get("by", event.actor),
+            decidedAt=event.ts,
+            note=event.payload.get("note"),
+        )
         return True
 
     return decide

@@ -83,7 +83,14 @@ def validation_message(err: ValidationError, limit: int = 3) -> str:
         text = problem["msg"]
         if problem["type"] in ("string_type", "int_type", "list_type", "dict_type", "bool_type"):
             expected = problem["type"].split("_")[0]
-            expected = {"str": "a string", "string": "a string", "int": "an integer", "list": "a list", "dict": "a mapping", "bool": "true or false"}.get(expected, expected)
+            expected = {
+                "str": "a string",
+                "string": "a string",
+                "int": "an integer",
+                "list": "a list",
+                "dict": "a mapping",
+                "bool": "true or false",
+            }.get(expected, expected)
             got = problem.get("input")
             text = f"must be {expected}, got {type(got).__name__} {got!r}"[:120]
         parts.append(f"{where}: {text}" if where else text)
@@ -178,7 +185,9 @@ def load_document(ws: Workspace, doc_id: str, kind: DocumentKind) -> BaseModel:
     loaded = _load_raw(ws, doc_id, kind)
     if loaded.task is None:
         if loaded.data is not None:
-            raise InvalidFile(ws.rel(kind.file(ws, doc_id)), "", f"empty, and its log has no {kind.ledger.created} to rebuild it from")
+            raise InvalidFile(
+                ws.rel(kind.file(ws, doc_id)), "", f"empty, and its log has no {kind.ledger.created} to rebuild it from"
+            )
         raise NotFound(f"No {kind.noun} '{doc_id}' in {ws.root} (looked for {ws.rel(kind.file(ws, doc_id))})")
     return _validated(ws, doc_id, loaded.task, kind)
 
@@ -226,8 +235,9 @@ def dump_task(task: BaseModel | dict[str, Any]) -> bytes:
     return dump_yaml(data)
 
 
-def transact(ws: Workspace, task_id: str, decide: Decide, *, action: str, create: bool = False,
-             kind: DocumentKind = TASK) -> TaskChange:
+def transact(
+    ws: Workspace, task_id: str, decide: Decide, *, action: str, create: bool = False, kind: DocumentKind = TASK
+) -> TaskChange:
     """Change a task (or another document kind) through events, atomically and durably.
 
     Args:
@@ -273,11 +283,15 @@ def transact(ws: Workspace, task_id: str, decide: Decide, *, action: str, create
                 try:
                     atomic_replace(path, dump_task(after), crash_prefix=kind.noun)  # type: ignore[arg-type]
                 except WriteFailed as err:  # the events are in the log: say so (R11, F5)
-                    raise WriteFailed(f"Could not {action}: {err}; the change is recorded in {kind.log(ws, task_id).name} and will be applied on the next command") from err
+                    raise WriteFailed(
+                        f"Could not {action}: {err}; the change is recorded in {kind.log(ws, task_id).name} and will be applied on the next command"
+                    ) from err
                 return TaskChange(new_task, events, notices)
             loaded = _load_raw(ws, task_id, kind)
             events = []  # ours are in the log now: reconciling the fresh file applied them
-        raise Conflict(f"Could not {action}: {path.name} changed on disk while applying; the event is recorded and will be applied on the next command. Please retry.")
+        raise Conflict(
+            f"Could not {action}: {path.name} changed on disk while applying; the event is recorded and will be applied on the next command. Please retry."
+        )
 
 
 def _clean_up_after_crash(ws: Workspace, path: Path, log_path: Path) -> tuple[str, ...]:
@@ -291,8 +305,10 @@ def _clean_up_after_crash(ws: Workspace, path: Path, log_path: Path) -> tuple[st
     Raises:
         WriteFailed: the torn line could not be saved; the log was left untouched (F16).
     """
-    notices = [f"removed a temp file left by a crashed writer: {ws.rel(stale)}"
-               for stale in remove_stale_temps(path.parent, path.name)]
+    notices = [
+        f"removed a temp file left by a crashed writer: {ws.rel(stale)}"
+        for stale in remove_stale_temps(path.parent, path.name)
+    ]
     banner = repair_torn_tail(log_path, ws.clock().strftime("%Y%m%dT%H%M%SZ"))
     if banner:
         notices.append(f"{ws.rel(log_path.parent)}/{banner}")

@@ -15,8 +15,15 @@ INITIAL_STATE: TaskState = "working"
 Tasks imported from a coordinator plan start ``planned`` instead."""
 
 
-def create_task(ws: Workspace, task_id: str, title: str, *, team: str | None = None,
-                state: TaskState = INITIAL_STATE, extra: dict[str, object] | None = None) -> TaskChange:
+def create_task(
+    ws: Workspace,
+    task_id: str,
+    title: str,
+    *,
+    team: str | None = None,
+    state: TaskState = INITIAL_STATE,
+    extra: dict[str, object] | None = None,
+) -> TaskChange:
     """Create ``tasks/<task_id>/`` with task.yaml, events.jsonl (``task.created``) and
     the ``agents/`` and ``shared/reports/`` directories.
 
@@ -32,8 +39,16 @@ def create_task(ws: Workspace, task_id: str, title: str, *, team: str | None = N
 
     def decide(_current: Task | None) -> list[Event]:
         # createdAt/updatedAt/revision are set from the event when it is applied.
-        task = {"id": task_id, "title": title, "state": state, "gates": [], "team": team,
-                "creator": ws.actor, "workers": [], **(extra or {})}
+        task = {
+            "id": task_id,
+            "title": title,
+            "state": state,
+            "gates": [],
+            "team": team,
+            "creator": ws.actor,
+            "workers": [],
+            **(extra or {}),
+        }
         return [new_event(ws, "task.created", {"task": task})]
 
     change = transact(ws, task_id, decide, action=f"create task '{task_id}'", create=True)

@@ -80,7 +80,9 @@ class TeamLog:
             except ValidationError as err:
                 first = err.errors()[0]
                 where = ".".join(str(part) for part in first["loc"])
-                self._bad.append(f"{self._rel} record {self._count} ({record.get('id', 'no id')}): {where}: {first['msg']}")
+                self._bad.append(
+                    f"{self._rel} record {self._count} ({record.get('id', 'no id')}): {where}: {first['msg']}"
+                )
         return list(self._records), self._bad + [str(problem) for problem in self._tail.problems]
 
 

@@ -70,8 +70,9 @@ def read_task_list(ws: Workspace, team: str) -> ClaudeTaskList:
     return read_claude_tasks(ws, check_id(team, "team name"))
 
 
-def create_team(ws: Workspace, name: str, *, description: str = "", cwd: str = "",
-                lead_model: str | None = None) -> TeamConfig:
+def create_team(
+    ws: Workspace, name: str, *, description: str = "", cwd: str = "", lead_model: str | None = None
+) -> TeamConfig:
     """Create a team as TeamCreate does, with its lead registered as ``team-lead``.
 
     Args:
@@ -97,8 +98,14 @@ def create_team(ws: Workspace, name: str, *, description: str = "", cwd: str = "
     if lead_model:
         lead["model"] = lead_model
     lead.update({"joinedAt": now, "tmuxPaneId": "", "cwd": cwd, "subscriptions": []})
-    config = {"name": team, "description": description, "createdAt": now, "leadAgentId": f"{LEAD_NAME}@{team}",
-              "leadSessionId": str(uuid.uuid4()), "members": [lead]}
+    config = {
+        "name": team,
+        "description": description,
+        "createdAt": now,
+        "leadAgentId": f"{LEAD_NAME}@{team}",
+        "leadSessionId": str(uuid.uuid4()),
+        "members": [lead],
+    }
     create_team_files(ws, team, config)
     log(ws, team, new_record(ws, "team_created", member=LEAD_NAME))
     return TeamConfig.model_validate(config)
@@ -109,9 +116,19 @@ def _next_color(config: TeamConfig) -> str:
     return next((color for color in COLORS if color not in used), COLORS[len(used) % len(COLORS)])
 
 
-def add_member(ws: Workspace, team: str, name: str, *, agent_type: str = DEFAULT_AGENT_TYPE,
-               model: str | None = None, color: str | None = None, plan_mode: bool = False,
-               prompt: str = "", cwd: str = "", backend_type: str = DEFAULT_BACKEND) -> Member:
+def add_member(
+    ws: Workspace,
+    team: str,
+    name: str,
+    *,
+    agent_type: str = DEFAULT_AGENT_TYPE,
+    model: str | None = None,
+    color: str | None = None,
+    plan_mode: bool = False,
+    prompt: str = "",
+    cwd: str = "",
+    backend_type: str = DEFAULT_BACKEND,
+) -> Member:
     """Add a teammate to the roster, as ``Task(team_name, teammate_name)`` does; a member
     of that name who shut down (inactive) is brought back instead (seed: start or resume).
 
@@ -147,15 +164,27 @@ def add_member(ws: Workspace, team: str, name: str, *, agent_type: str = DEFAULT
         if existing is not None and existing.isActive:
             raise Refused(f"Could not add '{name}' to team '{team}': '{existing.name}' is already an active member")
         if existing is not None:
-            entry = next(item for item in raw["members"] if isinstance(item, dict) and item.get("name") == existing.name)
+            entry = next(
+                item for item in raw["members"] if isinstance(item, dict) and item.get("name") == existing.name
+            )
             entry["isActive"] = True
             return (Member.model_validate(entry), True), True
         entry = {"agentId": f"{name}@{team}", "name": name, "agentType": agent_type}
         if model:
             entry["model"] = model
-        entry.update({"prompt": prompt, "color": color or _next_color(config), "planModeRequired": plan_mode,
-                      "joinedAt": now, "tmuxPaneId": "in-process" if backend_type == "in-process" else "", "cwd": cwd, "subscriptions": [],
-                      "backendType": backend_type, "isActive": True})
+        entry.update(
+            {
+                "prompt": prompt,
+                "color": color or _next_color(config),
+                "planModeRequired": plan_mode,
+                "joinedAt": now,
+                "tmuxPaneId": "in-process" if backend_type == "in-process" else "",
+                "cwd": cwd,
+                "subscriptions": [],
+                "backendType": backend_type,
+                "isActive": True,
+            }
+        )
         raw["members"].append(entry)
         return (Member.model_validate(entry), False), True
 
@@ -171,10 +200,12 @@ def delete_blockers(config: TeamConfig) -> list[str]:
 
 def delete_refusal(team: str, blockers: list[str]) -> str:
     """Claude Code's refusal text, plus how to proceed with teamdeck."""
-    return (f"Cannot cleanup team with {len(blockers)} active member(s): {', '.join(blockers)}. "
-            "Use requestShutdown to gracefully terminate teammates first. "
-            f"(With teamdeck: `teamdeck shutdown {team} MEMBER` for each; for one that approved "
-            f"its shutdown but stays active, `teamdeck member deactivate {team} MEMBER`.)")
+    return (
+        f"Cannot cleanup team with {len(blockers)} active member(s): {', '.join(blockers)}. "
+        "Use requestShutdown to gracefully terminate teammates first. "
+        f"(With teamdeck: `teamdeck shutdown {team} MEMBER` for each; for one that approved "
+        f"its shutdown but stays active, `teamdeck member deactivate {team} MEMBER`.)"
+    )
 
 
 def delete_team(ws: Workspace, team: str) -> list[str]:

@@ -110,10 +110,19 @@ def check_tasks(ws: Workspace) -> Iterator[Problem]:
 def check_task(ws: Workspace, task_id: str) -> Iterator[Problem]:
     """The files of one task (see :func:`check_tasks`)."""
     base = f"tasks/{task_id}"
-    yield from _check_model_file(ws.task_file(task_id), f"{base}/task.yaml", Task, parse_yaml, check=_task_consistency(task_id),
-                                 missing="missing; the next command rebuilds it from events.jsonl")
+    yield from _check_model_file(
+        ws.task_file(task_id),
+        f"{base}/task.yaml",
+        Task,
+        parse_yaml,
+        check=_task_consistency(task_id),
+        missing="missing; the next command rebuilds it from events.jsonl",
+    )
     yield from _check_events(ws.events_file(task_id), f"{base}/events.jsonl")
-    for directory, model in ((ws.assignments_dir(task_id), GuardianAssignment), (ws.verdicts_dir(task_id), GuardianVerdictSnapshot)):
+    for directory, model in (
+        (ws.assignments_dir(task_id), GuardianAssignment),
+        (ws.verdicts_dir(task_id), GuardianVerdictSnapshot),
+    ):
         for entry in list_entries(directory):
             if entry.name.endswith(".json") and not entry.name.startswith("."):
                 rel = f"{base}/{entry.path.relative_to(ws.task_dir(task_id)).as_posix()}"
@@ -143,6 +152,7 @@ def _task_consistency(task_id: str) -> Callable[[Task], Iterator[tuple[str, str]
 
 def _record_named(file_name: str) -> Callable[[Any], Iterator[tuple[str, str]]]:
     """A guardian record's ``id`` must be its file name (``<id>.json``)."""
+
     def check(record: Any) -> Iterator[tuple[str, str]]:
         if f"{record.id}.json" != file_name:
             yield "$.id", f"'{shown(record.id)}' does not match the file name '{shown(file_name)}'"
@@ -159,13 +169,25 @@ def check_plans(ws: Workspace) -> Iterator[Problem]:
         if not ID_RE.fullmatch(entry.name):
             yield Problem(rel, "", f"'{shown(entry.name)}' is not a valid plan id; its files were not read")
             continue
-        yield from _check_model_file(ws.plan_file(entry.name), f"{rel}/plan.yaml", Plan, parse_yaml,
-                                     missing="missing; the next command rebuilds it from events.jsonl")
+        yield from _check_model_file(
+            ws.plan_file(entry.name),
+            f"{rel}/plan.yaml",
+            Plan,
+            parse_yaml,
+            missing="missing; the next command rebuilds it from events.jsonl",
+        )
         yield from _check_events(ws.plan_events_file(entry.name), f"{rel}/events.jsonl")
 
 
-def _check_model_file(path: Path, rel: str, model: type[BaseModel], parse: Callable[[bytes, Any], Any], *,
-                      check: Callable[[Any], Iterable[tuple[str, str]]] | None = None, missing: str = "") -> Iterator[Problem]:
+def _check_model_file(
+    path: Path,
+    rel: str,
+    model: type[BaseModel],
+    parse: Callable[[bytes, Any], Any],
+    *,
+    check: Callable[[Any], Iterable[tuple[str, str]]] | None = None,
+    missing: str = "",
+) -> Iterator[Problem]:
     """Parse ``path`` and validate it against ``model``.
 
     Args:
@@ -221,9 +243,12 @@ def _check_events(path: Path, rel: str) -> Iterator[Problem]:
             for where, message in pydantic_problems(err):
                 yield Problem(rel, f"line {number} {where}", message)
     if torn.strip():
-        yield Problem(rel, f"line {len(lines) + 1}",
-                      f"incomplete last record ({len(torn):,} bytes): a writer crashed or is still writing; "
-                      "the next command moves it aside")
+        yield Problem(
+            rel,
+            f"line {len(lines) + 1}",
+            f"incomplete last record ({len(torn):,} bytes): a writer crashed or is still writing; "
+            "the next command moves it aside",
+        )
 
 
 def check_teams(ws: Workspace) -> Iterator[Problem]:
@@ -275,7 +300,9 @@ def _check_inbox(path: Path, rel: str) -> Iterator[Problem]:
                 for where, message in pydantic_problems(err):
                     yield Problem(rel, f"$[{entry.index}]{where[1:]}", message)
         elif isinstance(entry.kind, Unknown) and entry.kind.problem:
-            yield Problem(rel, f"$[{entry.index}].text", clean_message(f"{entry.kind.type} message: {entry.kind.problem}"))
+            yield Problem(
+                rel, f"$[{entry.index}].text", clean_message(f"{entry.kind.type} message: {entry.kind.problem}")
+            )
 
 
 def check_claude_task_lists(ws: Workspace) -> Iterator[Problem]:
@@ -309,8 +336,11 @@ def check_claude_task_list(ws: Workspace, team: str) -> Iterator[Problem]:
             for other_id in getattr(task, field_name):
                 other = tasks.get(other_id)
                 if other is not None and task.id not in getattr(other[1], other_field):
-                    yield Problem(rel, f"$.{field_name}", f"lists task {shown(other_id)}, whose {other_field} "
-                                  f"does not list {shown(task.id)}")
+                    yield Problem(
+                        rel,
+                        f"$.{field_name}",
+                        f"lists task {shown(other_id)}, whose {other_field} does not list {shown(task.id)}",
+                    )
 
 
 CHECKERS: tuple[Checker, ...] = (

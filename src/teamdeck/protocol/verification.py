@@ -51,7 +51,9 @@ DEFAULT_GUARDIAN = "schema"
 DEFAULT_TIMEOUT_S = 120.0
 TARGET: dict[VerdictStatus, TaskState] = {"PASS": "verified", "NEEDS_CHANGES": "working", "FAIL": "input-required"}
 """Where a verdict sends a task from guard-review."""
-FAIL_GATE_QUESTIONS = ["Retry (approve: the task goes back to working and can be verified again) or give up (reject: the task fails)?"]
+FAIL_GATE_QUESTIONS = [
+    "Retry (approve: the task goes back to working and can be verified again) or give up (reject: the task fails)?"
+]
 _MAX_TEXT = 2000
 _MAX_ITEMS = 100
 _MAX_PAYLOAD = 48 * 1024
@@ -87,8 +89,16 @@ def record_id(ws: Workspace, prefix: str) -> str:
     return f"{prefix}-{str(ULID.from_datetime(ws.clock())).lower()}"
 
 
-def verify(ws: Workspace, task_id: str, *, guardian: str | None = None, reason: str = "",
-           timeout_s: float | None = None, isolation: Isolation = "process", complete: bool = False) -> VerificationRun:
+def verify(
+    ws: Workspace,
+    task_id: str,
+    *,
+    guardian: str | None = None,
+    reason: str = "",
+    timeout_s: float | None = None,
+    isolation: Isolation = "process",
+    complete: bool = False,
+) -> VerificationRun:
     """Verify a task with a guardian and apply the verdict (the whole loop, see the module).
 
     Args:
@@ -115,13 +125,22 @@ def verify(ws: Workspace, task_id: str, *, guardian: str | None = None, reason: 
     verdict = _recorded_verdict(ws, task, assignment.id)
     if verdict is None:
         task = _start(ws, assignment, events)
-        context = GuardianContext(str(ws.root), task_id, assignment.id, task.model_dump(mode="json"),
-                                  task.guardian.model_dump(mode="json") if task.guardian else {})
+        context = GuardianContext(
+            str(ws.root),
+            task_id,
+            assignment.id,
+            task.model_dump(mode="json"),
+            task.guardian.model_dump(mode="json") if task.guardian else {},
+        )
         outcome = run_guardian(assignment.guardian, context, timeout_s=assignment.timeoutS, isolation=isolation)
         verdict = _record(ws, assignment, outcome.result, outcome.duration_s, events)
     write_once(ws.verdict_file(task_id, verdict.id), _record_bytes(verdict))
-    change = transact(ws, task_id, lambda current: _apply_events(ws, current, assignment, verdict),
-                      action=f"apply verdict {verdict.id} to task {task_id}")
+    change = transact(
+        ws,
+        task_id,
+        lambda current: _apply_events(ws, current, assignment, verdict),
+        action=f"apply verdict {verdict.id} to task {task_id}",
+    )
     events.extend(change.events)
     task = change.task
     run = VerificationRun(task, assignment, verdict, events, resumed)
@@ -143,8 +162,9 @@ def fail_gate_id(assignment_id: str) -> str:
 
 
 # --- 1. assign ---------------------------------------------------------------------
-def _assign(ws: Workspace, task_id: str, guardian: str | None, reason: str, timeout_s: float | None,
-            events: list[Event]) -> tuple[GuardianAssignment, bool]:
+def _assign(
+    ws: Workspace, task_id: str, guardian: str | None, reason: str, timeout_s: float | None, events: list[Event]
+) -> tuple[GuardianAssignment, bool]:
     made: list[GuardianAssignment] = []
 
     def decide(task: Task) -> list[Event]:
@@ -152,8 +172,10 @@ def _assign(ws: Workspace, task_id: str, guardian: str | None, reason: str, time
         open_assignment = task.verification if task.verification and task.verification.step != "applied" else None
         if open_assignment is not None and task.state in ("verifying", "guard-review"):
             if guardian and guardian != open_assignment.guardian:
-                raise Refused(f"Task {task.id} is being verified by guardian {open_assignment.guardian} "
-                              f"({open_assignment.assignment}); run teamdeck verify without --guardian to finish it")
+                raise Refused(
+                    f"Task {task.id} is being verified by guardian {open_assignment.guardian} "
+                    f"({open_assignment.assignment}); run teamdeck verify without --guardian to finish it"
+                )
             made.append(_assignment_from_log(ws, task.id, open_assignment.assignment))
             return []
         if task.state not in ("working", "verifying", "guard-review"):
@@ -162,9 +184,13 @@ def _assign(ws: Workspace, task_id: str, guardian: str | None, reason: str, time
         code = check_code(guardian or (config.code if config else DEFAULT_GUARDIAN))
         limit = timeout_s or (config.timeoutS if config else DEFAULT_TIMEOUT_S)
         assignment = GuardianAssignment(
-            id=record_id(ws, "ga"), task=task.id, guardian=code, timeoutS=float(limit),
+            id=record_id(ws, "ga"),
+            task=task.id,
+            guardian=code,
+            timeoutS=float(limit),
             reason={"why": reason or "verification requested", "state": task.state},
-            createdAt=iso(ws.clock()), createdBy=ws.actor,
+            createdAt=iso(ws.clock()),
+            createdBy=ws.actor,
         )
         made.append(assignment)
         added = [
@@ -186,7 +212,11 @@ def _assignment_from_log(ws: Workspace, task_id: str, assignment_id: str) -> Gua
     for event in reversed(read_events(ws, task_id)):
         if event.type == "guardian.assigned" and event.payload.get("assignment", {}).get("id") == assignment_id:
             return GuardianAssignment.model_validate(event.payload["assignment"])
-    raise InvalidFile(ws.rel(ws.events_file(task_id)), "", f"task.yaml names assignment {assignment_id} but no guardian.assigned event records it")
+    raise InvalidFile(
+        ws.rel(ws.events_file(task_id)),
+        "",
+        f"task.yaml names assignment {assignment_id} but no guardian.assigned event records it",
+    )
 
 
 # --- 2. start ----------------------------------------------------------------------
@@ -195,26 +225,48 @@ def _start(ws: Workspace, assignment: GuardianAssignment, events: list[Event]) -
         current = task.verification
         if current is None or current.assignment != assignment.id or current.step not in ("assigned", "started"):
             return []
-        attempt = 1 + sum(1 for event in read_events(ws, task.id)
-                          if event.type == "guardian.verification_started" and event.payload.get("assignmentId") == assignment.id)
-        added = [new_event(ws, "guardian.verification_started", {"assignmentId": assignment.id, "guardian": assignment.guardian, "attempt": attempt})]
+        attempt = 1 + sum(
+            1
+            for event in read_events(ws, task.id)
+            if event.type == "guardian.verification_started" and event.payload.get("assignmentId") == assignment.id
+        )
+        added = [
+            new_event(
+                ws,
+                "guardian.verification_started",
+                {"assignmentId": assignment.id, "guardian": assignment.guardian, "attempt": attempt},
+            )
+        ]
         if task.state == "verifying":
-            added.append(transition_event(ws, task, "guard-review", reason=f"guardian {assignment.guardian} started ({assignment.id})"))
+            added.append(
+                transition_event(
+                    ws, task, "guard-review", reason=f"guardian {assignment.guardian} started ({assignment.id})"
+                )
+            )
         return added
 
-    change = transact(ws, assignment.task, decide, action=f"start guardian {assignment.guardian} on task {assignment.task}")
+    change = transact(
+        ws, assignment.task, decide, action=f"start guardian {assignment.guardian} on task {assignment.task}"
+    )
     events.extend(change.events)
     return change.task
 
 
 # --- 3. record ---------------------------------------------------------------------
-def _record(ws: Workspace, assignment: GuardianAssignment, result: GuardianResult, duration_s: float,
-            events: list[Event]) -> GuardianVerdictSnapshot:
+def _record(
+    ws: Workspace, assignment: GuardianAssignment, result: GuardianResult, duration_s: float, events: list[Event]
+) -> GuardianVerdictSnapshot:
     verdict = GuardianVerdictSnapshot(
-        id=record_id(ws, "gv"), assignment=assignment.id, task=assignment.task, guardian=assignment.guardian,
-        status=result.verdict_status(), flags=result.flags[:_MAX_ITEMS], evidence=_bounded(result.evidence),
+        id=record_id(ws, "gv"),
+        assignment=assignment.id,
+        task=assignment.task,
+        guardian=assignment.guardian,
+        status=result.verdict_status(),
+        flags=result.flags[:_MAX_ITEMS],
+        evidence=_bounded(result.evidence),
         recommendations=[_bounded(text) for text in result.recommendations[:_MAX_ITEMS]],
-        durationS=duration_s, createdAt=iso(ws.clock()),
+        durationS=duration_s,
+        createdAt=iso(ws.clock()),
     )
     if len(dumps_json(verdict.model_dump(mode="json"))) > _MAX_PAYLOAD:
         verdict = verdict.model_copy(update={"evidence": {"truncated": "the evidence was too large to keep"}})
@@ -225,15 +277,28 @@ def _record(ws: Workspace, assignment: GuardianAssignment, result: GuardianResul
         current = task.verification
         if current is not None and current.assignment == assignment.id and current.step == "started":
             kept.append(verdict)
-            return [new_event(ws, "guardian.verdict_recorded", {"assignmentId": assignment.id, "verdict": verdict.model_dump(mode="json")},
-                              actor=f"guardian:{assignment.guardian}")]
+            return [
+                new_event(
+                    ws,
+                    "guardian.verdict_recorded",
+                    {"assignmentId": assignment.id, "verdict": verdict.model_dump(mode="json")},
+                    actor=f"guardian:{assignment.guardian}",
+                )
+            ]
         earlier = _recorded_verdict(ws, task, assignment.id)
         if earlier is None:
-            raise Refused(f"Task {task.id} moved on while guardian {assignment.guardian} ran (it is {task.state}); its verdict was not recorded")
+            raise Refused(
+                f"Task {task.id} moved on while guardian {assignment.guardian} ran (it is {task.state}); its verdict was not recorded"
+            )
         kept.append(earlier)  # another supervisor recorded first: its verdict stands
         return []
 
-    change = transact(ws, assignment.task, decide, action=f"record the verdict of guardian {assignment.guardian} on task {assignment.task}")
+    change = transact(
+        ws,
+        assignment.task,
+        decide,
+        action=f"record the verdict of guardian {assignment.guardian} on task {assignment.task}",
+    )
     events.extend(change.events)
     return kept[0]
 
@@ -260,26 +325,44 @@ def _bounded(value: Any) -> Any:
 
 
 # --- 4. apply ----------------------------------------------------------------------
-def _apply_events(ws: Workspace, task: Task, assignment: GuardianAssignment, verdict: GuardianVerdictSnapshot) -> list[Event]:
+def _apply_events(
+    ws: Workspace, task: Task, assignment: GuardianAssignment, verdict: GuardianVerdictSnapshot
+) -> list[Event]:
     current = task.verification
     if current is None or current.assignment != assignment.id or current.step != "recorded":
         return []
     target = TARGET[verdict.status]
     moves = task.state == "guard-review" and can_transition(task.state, target)
-    applied = new_event(ws, "guardian.verdict_applied", {
-        "assignmentId": assignment.id, "verdictId": verdict.id, "status": verdict.status,
-        "from": task.state, "to": target if moves else task.state,
-    })
+    applied = new_event(
+        ws,
+        "guardian.verdict_applied",
+        {
+            "assignmentId": assignment.id,
+            "verdictId": verdict.id,
+            "status": verdict.status,
+            "from": task.state,
+            "to": target if moves else task.state,
+        },
+    )
     if not moves:
         return [applied]  # a person moved the task meanwhile: the verdict is kept, the state is theirs
     added = [applied]
     if verdict.status == "FAIL":
         first = verdict.flags[0].message if verdict.flags else "no reason given"
-        added.append(new_event(ws, "gate.blocked", {
-            "gateId": fail_gate_id(assignment.id), "kind": "verification-failed", "agentInstance": None,
-            "reason": f"guardian {verdict.guardian} said FAIL ({verdict.id}): {first}"[:500],
-            "questions": FAIL_GATE_QUESTIONS, "instructionsRef": "./shared/human-notes.md",
-        }))
+        added.append(
+            new_event(
+                ws,
+                "gate.blocked",
+                {
+                    "gateId": fail_gate_id(assignment.id),
+                    "kind": "verification-failed",
+                    "agentInstance": None,
+                    "reason": f"guardian {verdict.guardian} said FAIL ({verdict.id}): {first}"[:500],
+                    "questions": FAIL_GATE_QUESTIONS,
+                    "instructionsRef": "./shared/human-notes.md",
+                },
+            )
+        )
     added.append(transition_event(ws, task, target, reason=f"verdict {verdict.id}: {verdict.status}"))
     return added
 
@@ -331,9 +414,16 @@ def _record_bytes(record: GuardianAssignment | GuardianVerdictSnapshot) -> bytes
     return (json.dumps(record.model_dump(mode="json"), ensure_ascii=False, allow_nan=False, indent=2) + "\n").encode()
 
 
-def configure_guardian(ws: Workspace, task_id: str, *, code: str | None = None, timeout_s: float | None = None,
-                       command: str | list[str] | None = None, cwd: str | None = None,
-                       command_timeout_s: float | None = None) -> Any:
+def configure_guardian(
+    ws: Workspace,
+    task_id: str,
+    *,
+    code: str | None = None,
+    timeout_s: float | None = None,
+    command: str | list[str] | None = None,
+    cwd: str | None = None,
+    command_timeout_s: float | None = None,
+) -> Any:
     """Set how the task is verified (``guardian`` in task.yaml) with a ``guardian.configured`` event.
 
     Unnamed settings keep their current values.
@@ -367,7 +457,9 @@ def configure_guardian(ws: Workspace, task_id: str, *, code: str | None = None, 
         try:
             new = GuardianConfig.model_validate(config).model_dump(mode="json")
         except ValidationError as err:
-            raise Refused(f"Could not configure task {task.id}: {err.errors()[0]['loc']}: {err.errors()[0]['msg']}") from None
+            raise Refused(
+                f"Could not configure task {task.id}: {err.errors()[0]['loc']}: {err.errors()[0]['msg']}"
+            ) from None
         if task.guardian is not None and new == task.guardian.model_dump(mode="json"):
             return []
         return [new_event(ws, "guardian.configured", {"guardian": new})]

@@ -187,7 +187,7 @@ def import_jsonschema() -> None:
         return
     sys.modules["rfc3987_syntax"] = None  # type: ignore[assignment]
     try:
-        import jsonschema  # noqa: F401
+        import jsonschema  # noqa: F401 - imported for its side effect: the format checkers register now
     finally:
         del sys.modules["rfc3987_syntax"]
 

@@ -29,8 +29,15 @@ def tell_lead(ws: Workspace, team: str, member: str, text: str, *, summary: str)
     return send_message(as_member(ws, member), team, LEAD_NAME, text, summary=summary, sender=member)
 
 
-def go_idle(ws: Workspace, team: str, member: str, *, reason: str = "available", summary: str | None = None,
-            failure: str | None = None) -> Sent:
+def go_idle(
+    ws: Workspace,
+    team: str,
+    member: str,
+    *,
+    reason: str = "available",
+    summary: str | None = None,
+    failure: str | None = None,
+) -> Sent:
     """The ``idle_notification`` Claude Code sends the lead at the end of ``member``'s turn.
 
     Args:
@@ -46,8 +53,9 @@ def go_idle(ws: Workspace, team: str, member: str, *, reason: str = "available",
         fields["summary"] = summary
     if failure:
         fields["failureReason"] = failure
-    return send_structured(as_member(ws, member), team, LEAD_NAME, IdleNotification.model_validate(fields),
-                           sender=member)
+    return send_structured(
+        as_member(ws, member), team, LEAD_NAME, IdleNotification.model_validate(fields), sender=member
+    )
 
 
 def ask_plan_approval(ws: Workspace, team: str, member: str, plan: str, *, plan_file: str) -> Sent:
@@ -55,18 +63,24 @@ def ask_plan_approval(ws: Workspace, team: str, member: str, plan: str, *, plan_
 
     The request id is Claude Code's ``plan_approval-<epochMs>@<member>@<team>``.
     """
-    request = PlanApprovalRequest.model_validate({
-        "from": member, "timestamp": iso(ws.clock()), "planFilePath": plan_file, "planContent": plan,
-        "requestId": f"plan_approval-{epoch_ms(ws)}@{member}@{team}",
-    })
+    request = PlanApprovalRequest.model_validate(
+        {
+            "from": member,
+            "timestamp": iso(ws.clock()),
+            "planFilePath": plan_file,
+            "planContent": plan,
+            "requestId": f"plan_approval-{epoch_ms(ws)}@{member}@{team}",
+        }
+    )
     return send_structured(as_member(ws, member), team, LEAD_NAME, request, sender=member)
 
 
 def assign_task(ws: Workspace, team: str, owner: str, task_id: str, subject: str, description: str) -> Sent:
     """The ``task_assignment`` Claude Code writes to a task's new owner when the lead
     sets the owner of task ``task_id`` of the team's task list."""
-    assignment = TaskAssignment(taskId=task_id, subject=subject, description=description, assignedBy=LEAD_NAME,
-                                timestamp=iso(ws.clock()))
+    assignment = TaskAssignment(
+        taskId=task_id, subject=subject, description=description, assignedBy=LEAD_NAME, timestamp=iso(ws.clock())
+    )
     return send_structured(ws, team, owner, assignment)
 
 

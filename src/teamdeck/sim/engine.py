@@ -88,8 +88,14 @@ class Scheduler:
             self.history.append(Happened(due.at, due.label))
         self.now = max(self.now, until)
 
-    def run(self, stop: threading.Event, *, speed: float = 1.0, duration: float | None = None,
-            monotonic: Callable[[], float] = time.monotonic) -> None:
+    def run(
+        self,
+        stop: threading.Event,
+        *,
+        speed: float = 1.0,
+        duration: float | None = None,
+        monotonic: Callable[[], float] = time.monotonic,
+    ) -> None:
         """Advance with real time (times ``speed``) until ``stop`` is set or ``duration``
         real seconds have passed.
 

@@ -36,15 +36,20 @@ DEFAULT = Persona()
 
 DEMO_CAST: dict[str, Persona] = {
     "api-dev": Persona(shutdown="ignore"),
-    "ui-dev": Persona(shutdown="reject",
-                      reject_reason="Cart summary is half-wired to the new API; shutting down now would leave main broken."),
+    "ui-dev": Persona(
+        shutdown="reject",
+        reject_reason="Cart summary is half-wired to the new API; shutting down now would leave main broken.",
+    ),
     "log-miner": Persona(crashed=True),
-    "bench-runner": Persona(plan=(
-        "# Plan: benchmark the new search index\n"
-        "1. Snapshot the current index and its p50/p99 query latency\n"
-        "2. Build the new index on a copy (no writes to production)\n"
-        "3. Replay yesterday's 10,000 queries against both\n"
-        "4. Report latency and recall side by side; no switch-over without approval\n")),
+    "bench-runner": Persona(
+        plan=(
+            "# Plan: benchmark the new search index\n"
+            "1. Snapshot the current index and its p50/p99 query latency\n"
+            "2. Build the new index on a copy (no writes to production)\n"
+            "3. Replay yesterday's 10,000 queries against both\n"
+            "4. Report latency and recall side by side; no switch-over without approval\n"
+        )
+    ),
 }
 """The demo workspace's teammates that do not simply cooperate (docs/protocol.md)."""
 

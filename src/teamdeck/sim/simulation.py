@@ -135,8 +135,9 @@ class Simulation:
 
     def start(self, stop: threading.Event, *, duration: float | None = None) -> threading.Thread:
         """Run live on a daemon thread; set ``stop`` and join the thread to end it."""
-        thread = threading.Thread(target=self.run, args=(stop,), kwargs={"duration": duration},
-                                  name="teamdeck-sim", daemon=True)
+        thread = threading.Thread(
+            target=self.run, args=(stop,), kwargs={"duration": duration}, name="teamdeck-sim", daemon=True
+        )
         thread.start()
         return thread
 
@@ -149,15 +150,24 @@ class Simulation:
                 self.scheduler.after(PLAN_AT, f"plan {mate.label}", lambda mate=mate: self._ask_plan(mate))
         for index, worker in enumerate(pending_workers(self.ws)):
             outcome = "blocked" if index % 2 == 0 else "completed"
-            self.scheduler.after(FIRST_OUTPUT_AT + OUTPUT_EVERY * index, f"output {worker.task_id}/{worker.agent_id}",
-                                 lambda worker=worker, outcome=outcome: self._report(worker, outcome))
+            self.scheduler.after(
+                FIRST_OUTPUT_AT + OUTPUT_EVERY * index,
+                f"output {worker.task_id}/{worker.agent_id}",
+                lambda worker=worker, outcome=outcome: self._report(worker, outcome),
+            )
         self.scheduler.after(GATE_CHECK_S, "check gates", self._check_gates)
         self.scheduler.after(self.rng.uniform(*CHATTER_S), "chatter", self._chatter)
 
     def _mate(self, team: str | None, name: str | None) -> Teammate | None:
         """The simulated teammate ``team/name`` if it can still act."""
-        return next((mate for mate in self.teammates if mate.team == team and mate.name == name
-                     and not mate.gone and not mate.persona.crashed), None)
+        return next(
+            (
+                mate
+                for mate in self.teammates
+                if mate.team == team and mate.name == name and not mate.gone and not mate.persona.crashed
+            ),
+            None,
+        )
 
     # --- teammates ----------------------------------------------------------------
     def _poll(self, mate: Teammate) -> None:
@@ -188,22 +198,38 @@ class Simulation:
             tell_lead(self.ws, mate.team, mate.name, "Picked it up; starting now.", summary="Task picked up")
         elif message.kind == "plain":
             gist = one_line(message.summary or message.text, 60)
-            tell_lead(self.ws, mate.team, mate.name, f"Got it ({gist}). I'll fold that into what I'm doing.",
-                      summary="Acknowledged")
+            tell_lead(
+                self.ws,
+                mate.team,
+                mate.name,
+                f"Got it ({gist}). I'll fold that into what I'm doing.",
+                summary="Acknowledged",
+            )
 
     def _answer_shutdown(self, mate: Teammate, request_id: str) -> None:
         answer = mate.persona.shutdown
         if answer == "ignore":
             return
         approve = answer == "approve"
-        respond_shutdown(as_member(self.ws, mate.name), mate.team, request_id, approve=approve, sender=mate.name,
-                         reason=None if approve else mate.persona.reject_reason)
+        respond_shutdown(
+            as_member(self.ws, mate.name),
+            mate.team,
+            request_id,
+            approve=approve,
+            sender=mate.name,
+            reason=None if approve else mate.persona.reject_reason,
+        )
         mate.gone = approve
 
     def _ask_plan(self, mate: Teammate) -> None:
         if self._mate(mate.team, mate.name) is not None and mate.persona.plan:
-            ask_plan_approval(self.ws, mate.team, mate.name, mate.persona.plan,
-                              plan_file=f"/home/dev/.claude/plans/{mate.name}-plan.md")
+            ask_plan_approval(
+                self.ws,
+                mate.team,
+                mate.name,
+                mate.persona.plan,
+                plan_file=f"/home/dev/.claude/plans/{mate.name}-plan.md",
+            )
 
     def _after_plan_review(self, mate: Teammate, response: Injected) -> None:
         """Approved: say so and start; rejected: send the plan again, revised."""
@@ -215,8 +241,7 @@ class Simulation:
             return
         feedback = one_line(review.feedback or "no feedback", 200)
         plan = (mate.persona.plan or "# Plan\n").rstrip("\n") + f"\n\nRevised after feedback: {feedback}\n"
-        ask_plan_approval(self.ws, mate.team, mate.name, plan,
-                          plan_file=f"/home/dev/.claude/plans/{mate.name}-plan.md")
+        ask_plan_approval(self.ws, mate.team, mate.name, plan, plan_file=f"/home/dev/.claude/plans/{mate.name}-plan.md")
 
     def _chatter(self) -> None:
         self.scheduler.after(self.rng.uniform(*CHATTER_S), "chatter", self._chatter)
@@ -232,13 +257,25 @@ class Simulation:
         """A pending worker writes its final.json; a teammate worker also tells the lead."""
         if outcome == "blocked":
             questions = self.rng.sample(QUESTIONS, 2)
-            write_final_output(self.ws, worker.task_id, worker.agent_id, {
-                "status": "blocked", "summary": f"Stopped before finishing '{worker.title}': a person must decide.",
-                "questions": questions, "nextActions": ["Continue once the gate is answered"]})
+            write_final_output(
+                self.ws,
+                worker.task_id,
+                worker.agent_id,
+                {
+                    "status": "blocked",
+                    "summary": f"Stopped before finishing '{worker.title}': a person must decide.",
+                    "questions": questions,
+                    "nextActions": ["Continue once the gate is answered"],
+                },
+            )
             text = f"{worker.task_id}: blocked, {len(questions)} questions in my final.json."
         else:
-            write_final_output(self.ws, worker.task_id, worker.agent_id, {
-                "status": "completed", "summary": self.rng.choice(RESULTS), "nextActions": []})
+            write_final_output(
+                self.ws,
+                worker.task_id,
+                worker.agent_id,
+                {"status": "completed", "summary": self.rng.choice(RESULTS), "nextActions": []},
+            )
             text = f"{worker.task_id}: done, final.json written."
         mate = self._mate(worker.team, worker.member)
         if mate is not None:
@@ -253,21 +290,36 @@ class Simulation:
                 task = load_task(self.ws, task_id)
             except TeamdeckError:
                 continue  # a broken task.yaml is the person's to see, not the workers'
-            decided = [gate for gate in task.gates if gate.kind == "worker-blocked" and gate.state != "blocked"
-                       and gate.agentInstance and f"{task_id}/{gate.id}" not in self._followed]
+            decided = [
+                gate
+                for gate in task.gates
+                if gate.kind == "worker-blocked"
+                and gate.state != "blocked"
+                and gate.agentInstance
+                and f"{task_id}/{gate.id}" not in self._followed
+            ]
             if not decided:
                 continue
             for gate in decided:
                 self._followed.add(f"{task_id}/{gate.id}")
                 if output_status(self.ws, task_id, gate.agentInstance) == "blocked":
-                    self.scheduler.after(RESUME_AFTER_S, f"resume {task_id}/{gate.agentInstance}",
-                                         lambda task=task, gate=gate: self._resume(task, gate.agentInstance, gate.state, gate.note))
+                    self.scheduler.after(
+                        RESUME_AFTER_S,
+                        f"resume {task_id}/{gate.agentInstance}",
+                        lambda task=task, gate=gate: self._resume(task, gate.agentInstance, gate.state, gate.note),
+                    )
 
     def _resume(self, task: Task, agent_id: str, decision: str, note: str | None) -> None:
         if decision == "approved":
-            output = {"status": "completed", "summary": f"Resumed with the answers in human-notes.md. {self.rng.choice(RESULTS)}"}
+            output = {
+                "status": "completed",
+                "summary": f"Resumed with the answers in human-notes.md. {self.rng.choice(RESULTS)}",
+            }
         else:
-            output = {"status": "failed", "summary": f"Stopped: the gate was rejected ({one_line(note or 'no note', 200)})."}
+            output = {
+                "status": "failed",
+                "summary": f"Stopped: the gate was rejected ({one_line(note or 'no note', 200)}).",
+            }
         write_final_output(self.ws, task.id, agent_id, {**output, "nextActions": []})
 
 
@@ -279,8 +331,11 @@ def discover_teammates(ws: Workspace) -> list[Teammate]:
             config = read_team(ws, team)
         except TeamdeckError:
             continue
-        mates.extend(Teammate(team, member.name, persona_for(member.name)) for member in config.members
-                     if member.isActive and not config.is_lead(member.name) and member.name != LEAD_NAME)
+        mates.extend(
+            Teammate(team, member.name, persona_for(member.name))
+            for member in config.members
+            if member.isActive and not config.is_lead(member.name) and member.name != LEAD_NAME
+        )
     return sorted(mates, key=lambda mate: (mate.team, mate.name))
 
 
@@ -294,8 +349,11 @@ def pending_workers(ws: Workspace) -> list[PendingWorker]:
             continue
         if task.state != "working":
             continue
-        pending.extend(PendingWorker(task.id, task.title, worker.id, worker.member, task.team)
-                       for worker in task.workers if output_status(ws, task_id, worker.id) is None)
+        pending.extend(
+            PendingWorker(task.id, task.title, worker.id, worker.member, task.team)
+            for worker in task.workers
+            if output_status(ws, task_id, worker.id) is None
+        )
     return pending
 
 

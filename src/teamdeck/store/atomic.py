@@ -42,7 +42,9 @@ def atomic_replace(path: Path, data: bytes, *, crash_prefix: str = "file") -> No
     try:
         fd, tmp = _create_temp(path)
     except OSError as err:
-        raise WriteFailed(f"could not write {path.name}: {err.strerror} creating a temp file in {path.parent}; nothing was changed") from err
+        raise WriteFailed(
+            f"could not write {path.name}: {err.strerror} creating a temp file in {path.parent}; nothing was changed"
+        ) from err
     try:
         os.fchmod(fd, _mode_for(path))
         fs.write_all(fd, data)

@@ -22,7 +22,15 @@ CLAUDE_MAX_BYTES = 32 * 1024 * 1024
 RETRY_DELAYS_S = (0.005, 0.02, 0.05)
 """Pauses between attempts at a file that may be mid-write (then it is reported)."""
 
-_JSON_NAMES = {dict: "object", list: "array", str: "string", bool: "boolean", int: "number", float: "number", type(None): "null"}
+_JSON_NAMES = {
+    dict: "object",
+    list: "array",
+    str: "string",
+    bool: "boolean",
+    int: "number",
+    float: "number",
+    type(None): "null",
+}
 
 
 def json_type_name(value: Any) -> str:
@@ -30,8 +38,9 @@ def json_type_name(value: Any) -> str:
     return _JSON_NAMES.get(type(value), type(value).__name__)
 
 
-def read_json_retrying(path: Path, expect: type, *, shown: Path | str | None = None,
-                       delays: tuple[float, ...] = RETRY_DELAYS_S) -> Any:
+def read_json_retrying(
+    path: Path, expect: type, *, shown: Path | str | None = None, delays: tuple[float, ...] = RETRY_DELAYS_S
+) -> Any:
     """Parse ``path`` as JSON of type ``expect`` (``list`` or ``dict``), retrying while
     it may be mid-write.
 
@@ -51,8 +60,9 @@ def read_json_retrying(path: Path, expect: type, *, shown: Path | str | None = N
     return read_json_with_bytes(path, expect, shown=shown, delays=delays)[1]
 
 
-def read_json_with_bytes(path: Path, expect: type, *, shown: Path | str | None = None,
-                         delays: tuple[float, ...] = RETRY_DELAYS_S) -> tuple[bytes, Any]:
+def read_json_with_bytes(
+    path: Path, expect: type, *, shown: Path | str | None = None, delays: tuple[float, ...] = RETRY_DELAYS_S
+) -> tuple[bytes, Any]:
     """:func:`read_json_retrying`, also returning the bytes that were parsed."""
     name = shown or path
     problem: InvalidFile | None = None

@@ -46,8 +46,9 @@ def lock_dir_for(path: Path) -> Path:
 
 
 @contextmanager
-def dir_locked(path: Path, *, stale_after: float = LOCK_STALE_S, timeout: float | None = None,
-               what: str | None = None) -> Iterator[None]:
+def dir_locked(
+    path: Path, *, stale_after: float = LOCK_STALE_S, timeout: float | None = None, what: str | None = None
+) -> Iterator[None]:
     """Hold Claude Code's mkdir lock for ``path`` during the block.
 
     Args:
@@ -75,12 +76,16 @@ def dir_locked(path: Path, *, stale_after: float = LOCK_STALE_S, timeout: float 
             if _break_if_stale(lock, stale_after):
                 continue
             if time.monotonic() >= deadline:
-                raise Busy(f"{what or path.name} is busy: lock {lock.name} held by another writer "
-                           f"for {_age(lock):.0f} s. Try again.") from None
+                raise Busy(
+                    f"{what or path.name} is busy: lock {lock.name} held by another writer "
+                    f"for {_age(lock):.0f} s. Try again."
+                ) from None
             time.sleep(delay * (0.5 + random.random()))
             delay = min(delay * 2, _MAX_DELAY_S)
         except OSError as err:
-            raise WriteFailed(f"could not lock {what or path.name}: {err.strerror or err} creating {lock.name}; nothing was written") from err
+            raise WriteFailed(
+                f"could not lock {what or path.name}: {err.strerror or err} creating {lock.name}; nothing was written"
+            ) from err
     try:
         yield
     finally:
@@ -119,14 +124,18 @@ def _break_if_stale(lock: Path, stale_after: float) -> bool:
             return True
         if (now.st_ino, now.st_mtime_ns) != (seen.st_ino, seen.st_mtime_ns):
             return True  # another breaker replaced it; look again
-        log.warning("breaking stale lock %s (%.0f s old; stale after %.0f s)", lock, time.time() - now.st_mtime, stale_after)
+        log.warning(
+            "breaking stale lock %s (%.0f s old; stale after %.0f s)", lock, time.time() - now.st_mtime, stale_after
+        )
         try:
             fs_seam.current().rmdir(lock)
         except FileNotFoundError:
             pass
         except OSError as err:
             if err.errno != errno.ENOTEMPTY:
-                raise WriteFailed(f"could not break the stale lock {lock.name}: {err.strerror or err}; nothing was written") from err
+                raise WriteFailed(
+                    f"could not break the stale lock {lock.name}: {err.strerror or err}; nothing was written"
+                ) from err
             shutil.rmtree(lock, ignore_errors=True)
         return True
     finally:

@@ -45,7 +45,10 @@ def list_entries(directory: Path) -> list[Entry]:
     """
     try:
         with os.scandir(directory) as scan:
-            entries = [Entry(item.name, Path(item.path), item.is_dir(follow_symlinks=False), item.is_symlink()) for item in scan]
+            entries = [
+                Entry(item.name, Path(item.path), item.is_dir(follow_symlinks=False), item.is_symlink())
+                for item in scan
+            ]
     except FileNotFoundError:
         return []
     except OSError as err:

@@ -14,8 +14,8 @@ from __future__ import annotations
 import errno
 import os
 import signal
-from contextlib import contextmanager
 from collections.abc import Iterator
+from contextlib import contextmanager
 
 CRASH_ENV = "TEAMDECK_CRASH_AT"
 

@@ -227,8 +227,9 @@ def _link_or_create(tmp: str, path: Path) -> None:
         os.close(fd)
 
 
-def transact_inbox(path: Path, change: Callable[[list[Any]], tuple[T, bool]], *,
-                   stale_after: float = LOCK_STALE_S, create: bool = True) -> T:
+def transact_inbox(
+    path: Path, change: Callable[[list[Any]], tuple[T, bool]], *, stale_after: float = LOCK_STALE_S, create: bool = True
+) -> T:
     """Read-modify-write an inbox under Claude Code's lock.
 
     Args:
@@ -264,8 +265,9 @@ def same_message(a: Any, b: Any) -> bool:
     return {k: v for k, v in a.items() if k != "read"} == {k: v for k, v in b.items() if k != "read"}
 
 
-def append_message(path: Path, message: dict[str, Any], *, stale_after: float = LOCK_STALE_S,
-                   attempts: int = CONFIRM_ATTEMPTS) -> Delivery:
+def append_message(
+    path: Path, message: dict[str, Any], *, stale_after: float = LOCK_STALE_S, attempts: int = CONFIRM_ATTEMPTS
+) -> Delivery:
     """Append one message the way Claude Code does, then confirm it by re-reading.
 
     Under the lock the existing bytes are kept as they are and the new element is
@@ -295,8 +297,9 @@ def append_message(path: Path, message: dict[str, Any], *, stale_after: float = 
     return Delivery(path, False, attempts)
 
 
-def mark_read(path: Path, wanted: Callable[[dict[str, Any]], bool], *,
-              stale_after: float = LOCK_STALE_S) -> list[dict[str, Any]]:
+def mark_read(
+    path: Path, wanted: Callable[[dict[str, Any]], bool], *, stale_after: float = LOCK_STALE_S
+) -> list[dict[str, Any]]:
     """Mark the unread messages that ``wanted`` selects as read, under the lock.
 
     Args:
@@ -326,4 +329,3 @@ def take_unread(path: Path, *, stale_after: float = LOCK_STALE_S) -> list[dict[s
     """Every unread message of an inbox, marked read in the same locked write
     (what delivering them to the recipient does)."""
     return mark_read(path, lambda _entry: True, stale_after=stale_after)
-

@@ -37,7 +37,9 @@ def encode_record(record: dict[str, Any], path: Path) -> bytes:
     except (ValueError, TypeError) as err:
         raise WriteFailed(f"could not append to {path.name}: {err}; nothing was written") from None
     if len(line) > MAX_RECORD_BYTES:
-        raise WriteFailed(f"could not append to {path.name}: record is {len(line):,} bytes, limit {MAX_RECORD_BYTES:,}; nothing was written")
+        raise WriteFailed(
+            f"could not append to {path.name}: record is {len(line):,} bytes, limit {MAX_RECORD_BYTES:,}; nothing was written"
+        )
     return line
 
 
@@ -70,13 +72,19 @@ def append_line(path: Path, line: bytes, *, durable: bool = True) -> None:
             try:
                 fs.ftruncate(fd, before)
             except OSError as err:
-                raise WriteFailed(f"short write to {path.name} ({written} of {len(line)} bytes) and the partial line could not be removed ({err.strerror or err}); it stays at the end of the file until the next repair") from err
-            raise WriteFailed(f"short write to {path.name} ({written} of {len(line)} bytes); the partial line was removed, nothing was written")
+                raise WriteFailed(
+                    f"short write to {path.name} ({written} of {len(line)} bytes) and the partial line could not be removed ({err.strerror or err}); it stays at the end of the file until the next repair"
+                ) from err
+            raise WriteFailed(
+                f"short write to {path.name} ({written} of {len(line)} bytes); the partial line was removed, nothing was written"
+            )
         if durable:
             try:
                 fs.fsync(fd)
             except OSError as err:
-                raise WriteFailed(f"{err.strerror or err} making {path.name} durable; the record may not survive a crash") from err
+                raise WriteFailed(
+                    f"{err.strerror or err} making {path.name} durable; the record may not survive a crash"
+                ) from err
     finally:
         fs.close(fd)
 
@@ -101,8 +109,9 @@ def decode_line(raw: bytes, path: Path, line_no: int) -> dict[str, Any]:
     return value
 
 
-def decode_records(lines: list[bytes], path: Path, *, seen: set[str], problems: list[InvalidFile] | None = None,
-                   first_line: int = 1) -> list[dict[str, Any]]:
+def decode_records(
+    lines: list[bytes], path: Path, *, seen: set[str], problems: list[InvalidFile] | None = None, first_line: int = 1
+) -> list[dict[str, Any]]:
     """Decode complete log lines: blank lines skipped, each id kept once (``seen`` is
     updated), bad lines appended to ``problems`` (dropped when it is None).
 
@@ -183,7 +192,6 @@ class Tail:
         records = decode_records(lines, self.path, seen=self.seen, problems=self.problems, first_line=self.line_no + 1)
         self.line_no += len(lines)
         return records
-
 
     def stalled_partial(self, *, now: float | None = None, after: float = PARTIAL_WARN_S) -> str | None:
         """A warning when the file ends in a partial line that has not grown for more
@@ -290,7 +298,9 @@ def repair_torn_tail(path: Path, stamp: str) -> str | None:
         except (OSError, WriteFailed) as err:
             _remove_quietly(broken)
             why = err.strerror if isinstance(err, OSError) else str(err)
-            raise WriteFailed(f"{path.name}: could not save the incomplete last record to {broken.name} ({why}); the file was left untouched") from err
+            raise WriteFailed(
+                f"{path.name}: could not save the incomplete last record to {broken.name} ({why}); the file was left untouched"
+            ) from err
     try:
         fd = fs.open(path, os.O_WRONLY)
         try:
@@ -299,8 +309,12 @@ def repair_torn_tail(path: Path, stamp: str) -> str | None:
         finally:
             fs.close(fd)
     except OSError as err:
-        raise WriteFailed(f"{path.name}: could not cut the incomplete last record ({err.strerror or err}); it is saved in {broken.name} and readers skip it") from err
-    return f"{path.name}: incomplete last record ({size - keep:,} bytes) moved to {broken.name}; all complete records kept"
+        raise WriteFailed(
+            f"{path.name}: could not cut the incomplete last record ({err.strerror or err}); it is saved in {broken.name} and readers skip it"
+        ) from err
+    return (
+        f"{path.name}: incomplete last record ({size - keep:,} bytes) moved to {broken.name}; all complete records kept"
+    )
 
 
 def _create_unique(path: Path, stamp: str) -> tuple[Path, int]:
@@ -318,7 +332,9 @@ def _create_unique(path: Path, stamp: str) -> tuple[Path, int]:
         except FileExistsError:
             continue
         except OSError as err:
-            raise WriteFailed(f"{path.name}: could not save the incomplete last record to {broken.name} ({err.strerror or err}); the file was left untouched") from err
+            raise WriteFailed(
+                f"{path.name}: could not save the incomplete last record to {broken.name} ({err.strerror or err}); the file was left untouched"
+            ) from err
     raise WriteFailed(f"{path.name}: too many {path.name}.broken-{stamp}* files; the file was left untouched")
 
 

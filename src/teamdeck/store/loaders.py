@@ -30,9 +30,14 @@ TOO_DEEP = f"nesting too deep (more than {MAX_DEPTH} levels)"
 _CLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _CDumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 _STANDARD_TAGS = {
-    "tag:yaml.org,2002:str", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float",
-    "tag:yaml.org,2002:bool", "tag:yaml.org,2002:null", "tag:yaml.org,2002:map",
-    "tag:yaml.org,2002:seq", "tag:yaml.org,2002:timestamp",
+    "tag:yaml.org,2002:str",
+    "tag:yaml.org,2002:int",
+    "tag:yaml.org,2002:float",
+    "tag:yaml.org,2002:bool",
+    "tag:yaml.org,2002:null",
+    "tag:yaml.org,2002:map",
+    "tag:yaml.org,2002:seq",
+    "tag:yaml.org,2002:timestamp",
 }
 
 
@@ -75,8 +80,11 @@ class _StrictLoader(_CLoader):  # type: ignore[misc, valid-type]
         for key_node, _ in node.value:
             key = self.construct_object(key_node, deep=deep)
             if not isinstance(key, str):
-                raise InvalidFile("", f"line {key_node.start_mark.line + 1}",
-                                  f"key {key_node.value!r} is read as {type(key).__name__} {key!r}; quote it")
+                raise InvalidFile(
+                    "",
+                    f"line {key_node.start_mark.line + 1}",
+                    f"key {key_node.value!r} is read as {type(key).__name__} {key!r}; quote it",
+                )
             if key in seen:
                 raise InvalidFile("", f"line {key_node.start_mark.line + 1}", f"duplicate key '{key}'")
             seen[key] = True
@@ -152,7 +160,7 @@ def parse_yaml(data: bytes, path: Path) -> Any:
         raise InvalidFile(path, f"byte {err.start}", "not valid UTF-8") from None
     try:
         _scan_yaml_events(text, path)
-        return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a safe C loader subclass
+        return yaml.load(text, Loader=_StrictLoader)
     except InvalidFile as err:
         raise InvalidFile(path, err.where, err.why) from None
     except yaml.MarkedYAMLError as err:
@@ -173,13 +181,18 @@ class _QuotingDumper(_CDumper):  # type: ignore[misc, valid-type]
 
 
 _QuotingDumper.add_implicit_resolver(
-    "tag:yaml.org,2002:float", re.compile(r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$"), list("-+.0123456789"))
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$"),
+    list("-+.0123456789"),
+)
 
 
 def dump_yaml(data: Any) -> bytes:
     """Serialise to block-style YAML; strings that YAML would misread (``"012"``, ``"no"``,
     ``"1e3"``) are quoted."""
-    return yaml.dump(data, Dumper=_QuotingDumper, sort_keys=False, allow_unicode=True, default_flow_style=False, width=100).encode()
+    return yaml.dump(
+        data, Dumper=_QuotingDumper, sort_keys=False, allow_unicode=True, default_flow_style=False, width=100
+    ).encode()
 
 
 class _NonFinite:
@@ -252,8 +265,12 @@ def _nesting_depth(value: Any, limit: int) -> int:
     depth = 0
     while level and depth <= limit:
         depth += 1
-        level = [child for node in level for child in (node.values() if isinstance(node, dict) else node)
-                 if isinstance(child, (dict, list))]
+        level = [
+            child
+            for node in level
+            for child in (node.values() if isinstance(node, dict) else node)
+            if isinstance(child, (dict, list))
+        ]
     return depth
 
 

@@ -112,8 +112,9 @@ def read_team_config(ws: Workspace, team: str) -> TeamConfig:
     return TeamConfig.model_validate(load_config_raw(ws, team))
 
 
-def transact_config(ws: Workspace, team: str, change: Callable[[dict[str, Any]], tuple[T, bool]], *,
-                    stale_after: float = LOCK_STALE_S) -> T:
+def transact_config(
+    ws: Workspace, team: str, change: Callable[[dict[str, Any]], tuple[T, bool]], *, stale_after: float = LOCK_STALE_S
+) -> T:
     """Read-modify-write ``config.json`` under its mkdir lock.
 
     Args:
@@ -154,8 +155,10 @@ def create_team_files(ws: Workspace, team: str, config: dict[str, Any]) -> None:
     team_dir = ws.team_dir(team)
     tasks_dir = ws.claude_tasks_dir(team)
     if task_dir_kind(tasks_dir) not in ("claude", "empty", "missing"):
-        raise Refused(f"Could not create team '{team}': {ws.rel(tasks_dir)} is already a teamdeck task "
-                      "or another directory; choose another team name")
+        raise Refused(
+            f"Could not create team '{team}': {ws.rel(tasks_dir)} is already a teamdeck task "
+            "or another directory; choose another team name"
+        )
     try:
         ws.teams_dir.mkdir(parents=True, exist_ok=True)
         team_dir.mkdir()

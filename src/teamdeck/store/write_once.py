@@ -55,7 +55,9 @@ def write_once(path: Path, data: bytes) -> bool:
             fs.link(tmp, path)
         except FileExistsError:
             if path.read_bytes() != data:
-                raise Conflict(f"{path.name} already exists with other content; records are write-once, nothing was changed") from None
+                raise Conflict(
+                    f"{path.name} already exists with other content; records are write-once, nothing was changed"
+                ) from None
             return False
     except OSError as err:
         raise WriteFailed(f"could not write {path.name}: {err.strerror or err}; nothing was written") from err

@@ -50,7 +50,9 @@ def decide(app: TeamdeckApp, gate: GateView, approve: bool, note: str | None) ->
     app.perform(f"{verb} gate {gate_id}", call, touched)
 
 
-def answer(app: TeamdeckApp, team: str, member: str, request_id: str | None, approve: bool, feedback: str | None) -> None:
+def answer(
+    app: TeamdeckApp, team: str, member: str, request_id: str | None, approve: bool, feedback: str | None
+) -> None:
     """Answer a member's plan approval request."""
     verb = "approve" if approve else "reject"
 

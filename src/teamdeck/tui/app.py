@@ -56,8 +56,9 @@ class TeamdeckApp(App[None]):
         Binding("colon", "command_palette", "Commands", id="palette-colon", show=False),
     ]
 
-    def __init__(self, ws: Workspace, *, watch: bool = True, force_polling: bool | None = None,
-                 cursor_blink: bool = True) -> None:
+    def __init__(
+        self, ws: Workspace, *, watch: bool = True, force_polling: bool | None = None, cursor_blink: bool = True
+    ) -> None:
         super().__init__()
         self.ws = ws
         self.watch_files = watch
@@ -151,8 +152,13 @@ class TeamdeckApp(App[None]):
                     if older:
                         snapshot = load_older(snapshot)
                 except Exception as err:  # noqa: BLE001 - a bad refresh must not end live updates
-                    self.call_from_thread(self.notify, cell(f"{type(err).__name__}: {err}", NOTICE_CHARS),
-                                          title="Could not refresh the view", severity="error", markup=False)
+                    self.call_from_thread(
+                        self.notify,
+                        cell(f"{type(err).__name__}: {err}", NOTICE_CHARS),
+                        title="Could not refresh the view",
+                        severity="error",
+                        markup=False,
+                    )
                     continue
                 self._publish(snapshot)
             finally:
@@ -180,8 +186,11 @@ class TeamdeckApp(App[None]):
         for notice in message.snapshot.notices:
             self.notify(cell(notice, NOTICE_CHARS), severity="warning", markup=False)
         if first and message.snapshot.read_only:
-            self.notify(cell(f"read-only: {message.snapshot.read_only_reason}; actions are disabled", NOTICE_CHARS),
-                        severity="warning", markup=False)
+            self.notify(
+                cell(f"read-only: {message.snapshot.read_only_reason}; actions are disabled", NOTICE_CHARS),
+                severity="warning",
+                markup=False,
+            )
         self.main.show(message.snapshot)
         if first:
             # Everything alive now (the widget tree, the first snapshot) lives as long as
@@ -212,8 +221,14 @@ class TeamdeckApp(App[None]):
         try:
             done = call()
         except TeamdeckError as err:
-            self.call_from_thread(self.notify, cell(str(err), NOTICE_CHARS), title=cell(f"Could not {what}", 80),
-                                  severity="error", markup=False, timeout=10)
+            self.call_from_thread(
+                self.notify,
+                cell(str(err), NOTICE_CHARS),
+                title=cell(f"Could not {what}", 80),
+                severity="error",
+                markup=False,
+                timeout=10,
+            )
             return "failed"
         finally:
             self.paths_changed(touched)
@@ -236,8 +251,13 @@ class TeamdeckApp(App[None]):
             return
         error = event.worker.error
         description = event.worker.description or event.worker.name or "background work"
-        self.notify(cell(f"{type(error).__name__}: {error}", NOTICE_CHARS), title=cell(f"Could not {description}", 80),
-                    severity="error", markup=False, timeout=10)
+        self.notify(
+            cell(f"{type(error).__name__}: {error}", NOTICE_CHARS),
+            title=cell(f"Could not {description}", 80),
+            severity="error",
+            markup=False,
+            timeout=10,
+        )
         if event.worker.group == "watch" and not self._stop.is_set():
             self.notify("live updates stopped; restart teamdeck to resume them", severity="warning", markup=False)
 
@@ -264,14 +284,25 @@ def final_output_tasks(root: Path, paths: Iterable[Path]) -> set[str]:
             parts = path.relative_to(root).parts
         except ValueError:
             continue
-        if len(parts) == 6 and parts[0] == "tasks" and parts[2] == "agents" and parts[4:] == ("artifacts", "final.json"):
+        if (
+            len(parts) == 6
+            and parts[0] == "tasks"
+            and parts[2] == "agents"
+            and parts[4:] == ("artifacts", "final.json")
+        ):
             tasks.add(parts[1])
     return tasks
 
 
-def create_app(workspace: Workspace | Path | str, *, watch: bool = True, read_only: bool = False,
-               force_polling: bool | None = None, cursor_blink: bool = True,
-               **workspace_options: object) -> TeamdeckApp:
+def create_app(
+    workspace: Workspace | Path | str,
+    *,
+    watch: bool = True,
+    read_only: bool = False,
+    force_polling: bool | None = None,
+    cursor_blink: bool = True,
+    **workspace_options: object,
+) -> TeamdeckApp:
     """The app for a workspace: the one way the CLI and the tests build it.
 
     Args:

@@ -27,7 +27,12 @@ PANEL_ACTIONS = (
     ("roster", "shutdown", "Ask the selected member to shut down", "s: start the shutdown handshake"),
     ("roster", "plan_approve", "Approve the selected member's plan", "p: answer its plan approval request"),
     ("roster", "plan_reject", "Reject the selected member's plan", "P: answer with feedback"),
-    ("roster", "deactivate", "Deactivate the selected member", "d: for a member that approved shutdown but stays active"),
+    (
+        "roster",
+        "deactivate",
+        "Deactivate the selected member",
+        "d: for a member that approved shutdown but stays active",
+    ),
     ("roster", "open_inbox", "Open the selected member's inbox", "enter"),
     ("inbox", "read", "Read the selected message", "enter: the whole text"),
     ("inbox", "raw", "View the selected message raw", "v: every control character escaped"),
@@ -75,7 +80,9 @@ class TeamdeckCommands(Provider):
                     commands.append((f"Shutdown {who}", partial(_on_item, main, "roster", member.key, "shutdown"), "s"))
         for task in snapshot.tasks:
             if not app.read_only:
-                commands.append((f"Join task {cell(task.id, 64)}", partial(_on_item, main, "tasks", task.id, "join"), "j"))
+                commands.append(
+                    (f"Join task {cell(task.id, 64)}", partial(_on_item, main, "tasks", task.id, "join"), "j")
+                )
         return commands + lifecycle_commands(app)
 
     async def discover(self) -> Hits:
@@ -100,12 +107,12 @@ def highlighted(name: str, offsets: tuple[int, ...], style: object) -> Content:
     return content
 
 
-def _run_on_panel(main, panel: str, action: str) -> None:  # noqa: ANN001 - the main screen
+def _run_on_panel(main, panel: str, action: str) -> None:
     main.action_panel(panel)
     getattr(main.query_one(f"#{panel}-panel"), f"action_{action}")()
 
 
-def _on_item(main, panel: str, key: str, action: str) -> None:  # noqa: ANN001 - the main screen
+def _on_item(main, panel: str, key: str, action: str) -> None:
     """Select ``key`` in ``panel``'s list, then run ``action`` on it."""
     main.action_panel(panel)
     widget = main.query_one(f"#{panel}-panel")

@@ -62,8 +62,12 @@ def plan_allows_run(plan: PlanView) -> bool:
 def task_paths(ws: Workspace, task_id: str, team: str | None = None) -> list[Path]:
     """What a lifecycle action on ``task_id`` may change: its task.yaml and log, its
     guardian records, its joined summary, and its team's inboxes (messages to workers)."""
-    paths = [ws.task_file(task_id), ws.events_file(task_id), ws.task_dir(task_id) / "guardian",
-             ws.reports_dir(task_id) / "joined-summary.md"]
+    paths = [
+        ws.task_file(task_id),
+        ws.events_file(task_id),
+        ws.task_dir(task_id) / "guardian",
+        ws.reports_dir(task_id) / "joined-summary.md",
+    ]
     if team:
         paths.append(ws.team_dir(team))
     return paths

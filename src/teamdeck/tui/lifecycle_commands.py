@@ -37,8 +37,11 @@ def lifecycle_commands(app: TeamdeckApp) -> list[Command]:
         name = cell(task.id, 64)
         commands.append((f"Verdicts of task {name}", _on_item(main, "tasks", task.id, "verdicts"), "v"))
         if writable:
-            commands += [(label.format(name), _on_item(main, "tasks", task.id, action), key)
-                         for action, check, label, key in TASK_COMMANDS if lifecycle_actions.task_allows(task, check)]
+            commands += [
+                (label.format(name), _on_item(main, "tasks", task.id, action), key)
+                for action, check, label, key in TASK_COMMANDS
+                if lifecycle_actions.task_allows(task, check)
+            ]
     for plan in snapshot.plans:
         name = cell(plan.id, 64)
         commands.append((f"Show plan {name}", _on_item(main, "plans", plan.id, "read"), "enter"))

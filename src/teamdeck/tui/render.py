@@ -42,7 +42,11 @@ def escaped(text: str | None, limit: int = 200_000) -> str:
     for char in value[:limit]:
         if char == "\n":
             shown.append("\n")
-        elif char.isprintable() and char not in "\u061c\u200b\u200c\u200d\u200e\u200f\u2028\u2029\u202a\u202b\u202c\u202d\u202e\u2060\u2061\u2062\u2063\u2064\u2066\u2067\u2068\u2069\ufeff":
+        elif (
+            char.isprintable()
+            and char
+            not in "\u061c\u200b\u200c\u200d\u200e\u200f\u2028\u2029\u202a\u202b\u202c\u202d\u202e\u2060\u2061\u2062\u2063\u2064\u2066\u2067\u2068\u2069\ufeff"
+        ):
             shown.append(char)
         else:
             shown.append(char.encode("unicode_escape").decode("ascii"))

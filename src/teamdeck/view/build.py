@@ -26,7 +26,15 @@ from teamdeck.store.settings import load_settings
 from teamdeck.store.teamfiles import list_team_names, task_dir_kind
 from teamdeck.store.workspace import SETTINGS_FILE, Workspace
 from teamdeck.view.eventlog import EventRow, LogSource, event_row, message_row
-from teamdeck.view.plans import PlanView, TaskVerdicts, plan_of_path, read_plans, read_verdicts, update_plans, verdict_task_of_path
+from teamdeck.view.plans import (
+    PlanView,
+    TaskVerdicts,
+    plan_of_path,
+    read_plans,
+    read_verdicts,
+    update_plans,
+    verdict_task_of_path,
+)
 from teamdeck.view.snapshot import GateView, Problem, TaskView, TeamView, WorkspaceSnapshot
 from teamdeck.view.tasks import read_task
 from teamdeck.view.teams import (
@@ -72,9 +80,17 @@ class _State:
     def copy(self) -> _State:
         """A copy whose dicts can change without touching the snapshot this came from
         (the log readers are shared: they only move forward)."""
-        return replace(self, tasks=dict(self.tasks), teams=dict(self.teams), team_views=dict(self.team_views),
-                       plan_gates=dict(self.plan_gates), waiting=dict(self.waiting), logs=dict(self.logs),
-                       plans=dict(self.plans), verdicts=dict(self.verdicts))
+        return replace(
+            self,
+            tasks=dict(self.tasks),
+            teams=dict(self.teams),
+            team_views=dict(self.team_views),
+            plan_gates=dict(self.plan_gates),
+            waiting=dict(self.waiting),
+            logs=dict(self.logs),
+            plans=dict(self.plans),
+            verdicts=dict(self.verdicts),
+        )
 
 
 def build_snapshot(ws: Workspace, *, tail_budget: int = TAIL_BUDGET) -> WorkspaceSnapshot:
@@ -330,7 +346,7 @@ def _refresh_team(state: _State, team: str, parts: set[str]) -> bool:
             files = reread_config(ws, files)
         for part in parts:
             if files is not None and part.startswith("inbox:") and part.endswith(".json"):
-                name = part[len("inbox:"):]
+                name = part[len("inbox:") :]
                 try:
                     path = ws.inbox(team, name[: -len(".json")])
                 except InvalidId:
@@ -404,7 +420,7 @@ def _take_notice(log: LogSource) -> str | None:
 
 def _merge_all(state: _State, limit: int = MAX_EVENTS) -> tuple[EventRow, ...]:
     rows = sorted((row for log in state.logs.values() for row in log.rows), key=_order)
-    return tuple(rows[-max(limit, MAX_EVENTS):])
+    return tuple(rows[-max(limit, MAX_EVENTS) :])
 
 
 def _merge(current: tuple[EventRow, ...], new: list[EventRow]) -> tuple[EventRow, ...]:
@@ -441,11 +457,21 @@ def _snapshot(state: _State, rows: tuple[EventRow, ...], notices: tuple[str, ...
         gates += state.plan_gates[name]
     gates.sort(key=lambda gate: (_moment(gate.created_at), gate.key))
     return WorkspaceSnapshot(
-        root=str(state.ws.root), taken_at=state.ws.clock(), teams=teams, tasks=tasks, gates=tuple(gates),
-        events=rows, events_complete=all(log.complete for log in state.logs.values()) and len(rows) < MAX_EVENTS,
-        problems=_problems(state, tasks, teams), notices=notices, read_only=state.read_only,
-        read_only_reason=state.read_only_reason, auto_join=state.auto_join,
-        plans=tuple(state.plans[plan_id] for plan_id in sorted(state.plans)), verdicts=state.verdicts, state=state,
+        root=str(state.ws.root),
+        taken_at=state.ws.clock(),
+        teams=teams,
+        tasks=tasks,
+        gates=tuple(gates),
+        events=rows,
+        events_complete=all(log.complete for log in state.logs.values()) and len(rows) < MAX_EVENTS,
+        problems=_problems(state, tasks, teams),
+        notices=notices,
+        read_only=state.read_only,
+        read_only_reason=state.read_only_reason,
+        auto_join=state.auto_join,
+        plans=tuple(state.plans[plan_id] for plan_id in sorted(state.plans)),
+        verdicts=state.verdicts,
+        state=state,
     )
 
 

@@ -74,9 +74,14 @@ def event_row(record: dict[str, Any], source: str, path: str) -> EventRow:
     payload = record.get("payload")
     text = _scalar_pairs(payload) if isinstance(payload, dict) else ("" if payload is None else str(payload))
     return EventRow(
-        ts=str(record.get("ts", "")), id=str(record.get("id", "")), source=source,
-        kind=str(record.get("type", "?")), actor=str(record.get("actor", "")),
-        text=text, detail=_detail(record), path=path,
+        ts=str(record.get("ts", "")),
+        id=str(record.get("id", "")),
+        source=source,
+        kind=str(record.get("type", "?")),
+        actor=str(record.get("actor", "")),
+        text=text,
+        detail=_detail(record),
+        path=path,
     )
 
 
@@ -88,8 +93,14 @@ def message_row(record: dict[str, Any], source: str, path: str) -> EventRow:
     actor = f"{sender} → {', '.join(str(name) for name in recipients)}" if recipients else str(sender)
     text = _scalar_pairs(record, skip=("id", "ts", "type", "from", "to", "timestamp", "actor"))
     return EventRow(
-        ts=str(record.get("ts", record.get("timestamp", ""))), id=str(record.get("id", "")), source=source,
-        kind=str(record.get("type", "message")), actor=actor, text=text, detail=_detail(record), path=path,
+        ts=str(record.get("ts", record.get("timestamp", ""))),
+        id=str(record.get("id", "")),
+        source=source,
+        kind=str(record.get("type", "message")),
+        actor=actor,
+        text=text,
+        detail=_detail(record),
+        path=path,
     )
 
 

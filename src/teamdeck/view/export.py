@@ -25,9 +25,16 @@ def snapshot_json(snapshot: WorkspaceSnapshot) -> dict[str, Any]:
         "takenAt": iso(snapshot.taken_at),
         "readOnly": snapshot.read_only,
         "overview": {
-            "teams": counts.teams, "tasks": counts.tasks, "members": counts.members, "active": counts.active,
-            "idle": counts.idle, "offline": counts.offline, "gatesWaiting": counts.gates,
-            "oldestGateAge": counts.oldest_gate_age or None, "unread": counts.unread, "problems": counts.problems,
+            "teams": counts.teams,
+            "tasks": counts.tasks,
+            "members": counts.members,
+            "active": counts.active,
+            "idle": counts.idle,
+            "offline": counts.offline,
+            "gatesWaiting": counts.gates,
+            "oldestGateAge": counts.oldest_gate_age or None,
+            "unread": counts.unread,
+            "problems": counts.problems,
         },
         "tasks": [_task(task) for task in snapshot.tasks],
         "gates": [_gate(gate) for gate in snapshot.gates],
@@ -42,10 +49,24 @@ def _problem(problem: Problem) -> dict[str, str]:
 
 def _task(task: TaskView) -> dict[str, Any]:
     return {
-        "id": task.id, "title": task.title, "state": task.state, "team": task.team, "updatedAt": task.updated_at,
-        "revision": task.revision, "workersByStatus": task.workers_by_status(),
-        "workers": [{"id": worker.id, "status": worker.status, "member": worker.member, "summary": worker.summary,
-                     "questions": list(worker.questions), "problems": list(worker.problems)} for worker in task.workers],
+        "id": task.id,
+        "title": task.title,
+        "state": task.state,
+        "team": task.team,
+        "updatedAt": task.updated_at,
+        "revision": task.revision,
+        "workersByStatus": task.workers_by_status(),
+        "workers": [
+            {
+                "id": worker.id,
+                "status": worker.status,
+                "member": worker.member,
+                "summary": worker.summary,
+                "questions": list(worker.questions),
+                "problems": list(worker.problems),
+            }
+            for worker in task.workers
+        ],
         "gates": [_gate(gate) for gate in task.gates],
         "joinedSummary": task.summary_path,
         "problem": _problem(task.problem) if task.problem else None,
@@ -54,12 +75,26 @@ def _task(task: TaskView) -> dict[str, Any]:
 
 def _gate(gate: GateView) -> dict[str, Any]:
     data: dict[str, Any] = {
-        "key": gate.key, "kind": gate.kind, "state": gate.state, "createdAt": gate.created_at, "source": gate.source,
-        "title": gate.title, "reason": gate.reason, "agent": gate.agent, "questions": list(gate.questions),
+        "key": gate.key,
+        "kind": gate.kind,
+        "state": gate.state,
+        "createdAt": gate.created_at,
+        "source": gate.source,
+        "title": gate.title,
+        "reason": gate.reason,
+        "agent": gate.agent,
+        "questions": list(gate.questions),
     }
     if gate.kind == "task-gate":
-        data.update(task=gate.task_id, gate=gate.gate_id, gateKind=gate.subkind, humanNotes=gate.notes_path,
-                    decidedBy=gate.decided_by, decidedAt=gate.decided_at, note=gate.note)
+        data.update(
+            task=gate.task_id,
+            gate=gate.gate_id,
+            gateKind=gate.subkind,
+            humanNotes=gate.notes_path,
+            decidedBy=gate.decided_by,
+            decidedAt=gate.decided_at,
+            note=gate.note,
+        )
     else:
         data.update(team=gate.team, member=gate.member, requestId=gate.request_id)
     return data
@@ -67,17 +102,31 @@ def _gate(gate: GateView) -> dict[str, Any]:
 
 def _team(team: TeamView) -> dict[str, Any]:
     return {
-        "name": team.name, "description": team.description, "lead": team.lead, "unread": team.unread,
+        "name": team.name,
+        "description": team.description,
+        "lead": team.lead,
+        "unread": team.unread,
         "members": [_member(member) for member in team.members],
-        "problem": _problem(team.problem) if team.problem else None, "markers": list(team.markers),
+        "problem": _problem(team.problem) if team.problem else None,
+        "markers": list(team.markers),
     }
 
 
 def _member(member: MemberView) -> dict[str, Any]:
     return {
-        "name": member.name, "agentType": member.agent_type, "model": member.model, "color": member.color,
-        "lead": member.lead, "active": member.active, "status": member.status, "since": member.since or None,
-        "detail": member.detail, "unread": member.unread, "lastActivity": member.last_activity or None,
-        "markers": list(member.markers), "pendingShutdown": member.pending_shutdown, "pendingPlan": member.pending_plan,
+        "name": member.name,
+        "agentType": member.agent_type,
+        "model": member.model,
+        "color": member.color,
+        "lead": member.lead,
+        "active": member.active,
+        "status": member.status,
+        "since": member.since or None,
+        "detail": member.detail,
+        "unread": member.unread,
+        "lastActivity": member.last_activity or None,
+        "markers": list(member.markers),
+        "pendingShutdown": member.pending_shutdown,
+        "pendingPlan": member.pending_plan,
         "inboxProblem": _problem(member.inbox_problem) if member.inbox_problem else None,
     }

@@ -51,9 +51,16 @@ def overview(snapshot: WorkspaceSnapshot, now: datetime | None = None) -> Overvi
     offline = sum(1 for member in members if member.status == "offline")
     oldest = age(snapshot.gates[0].created_at, now or snapshot.taken_at) if snapshot.gates else ""
     return Overview(
-        teams=len(snapshot.teams), tasks=len(snapshot.tasks), members=len(members),
-        active=len(members) - idle - offline, idle=idle, offline=offline, gates=len(snapshot.gates),
-        oldest_gate_age=oldest, unread=snapshot.unread, problems=len(snapshot.problems),
+        teams=len(snapshot.teams),
+        tasks=len(snapshot.tasks),
+        members=len(members),
+        active=len(members) - idle - offline,
+        idle=idle,
+        offline=offline,
+        gates=len(snapshot.gates),
+        oldest_gate_age=oldest,
+        unread=snapshot.unread,
+        problems=len(snapshot.problems),
     )
 
 

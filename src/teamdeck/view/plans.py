@@ -184,23 +184,37 @@ def plan_view(overview: PlanOverview) -> PlanView:
     """A :class:`PlanOverview` frozen for the snapshot."""
     plan = overview.plan
     return PlanView(
-        id=plan.id, title=plan.title, state=plan.state, team=plan.team, coordinator=plan.coordinator,
-        current_wave=plan.currentWave, waves=tuple(tuple(_task_view(row) for row in wave) for wave in overview.waves),
-        coordinator_state=overview.coordinator_state, approval=overview.approval.state if overview.approval else None,
+        id=plan.id,
+        title=plan.title,
+        state=plan.state,
+        team=plan.team,
+        coordinator=plan.coordinator,
+        current_wave=plan.currentWave,
+        waves=tuple(tuple(_task_view(row) for row in wave) for wave in overview.waves),
+        coordinator_state=overview.coordinator_state,
+        approval=overview.approval.state if overview.approval else None,
         next_step=overview.next_step,
     )
 
 
 def _task_view(row: PlanTaskRow) -> PlanTaskView:
     return PlanTaskView(
-        id=row.id, title=row.title, wave=row.wave, state=row.state, depends_on=row.depends_on,
-        waiting_on=row.waiting_on, gates=tuple((gate.id, gate.kind) for gate in row.open_gates),
-        verdict=row.verdict, workers=row.workers, problem=row.problem,
+        id=row.id,
+        title=row.title,
+        wave=row.wave,
+        state=row.state,
+        depends_on=row.depends_on,
+        waiting_on=row.waiting_on,
+        gates=tuple((gate.id, gate.kind) for gate in row.open_gates),
+        verdict=row.verdict,
+        workers=row.workers,
+        problem=row.problem,
     )
 
 
-def update_plans(ws: Workspace, plans: dict[str, PlanView], changed_plans: set[str], changed_tasks: set[str],
-                 *, relist: bool = False) -> None:
+def update_plans(
+    ws: Workspace, plans: dict[str, PlanView], changed_plans: set[str], changed_tasks: set[str], *, relist: bool = False
+) -> None:
     """Re-read, in ``plans``, the plans whose files changed and those showing a task that
     changed; with ``relist``, also pick up plans that appeared or disappeared."""
     todo = set(changed_plans)
@@ -233,10 +247,15 @@ def read_verdicts(ws: Workspace, task_id: str) -> TaskVerdicts | None:
 def verdict_view(verdict: GuardianVerdictSnapshot) -> VerdictView:
     """A verdict record as a :class:`VerdictView`."""
     return VerdictView(
-        id=verdict.id, assignment=verdict.assignment, guardian=verdict.guardian, status=verdict.status,
+        id=verdict.id,
+        assignment=verdict.assignment,
+        guardian=verdict.guardian,
+        status=verdict.status,
         flags=tuple(FlagView(flag.code, flag.severity, flag.message, flag.path) for flag in verdict.flags),
         evidence=tuple((str(key), _evidence_text(value)) for key, value in verdict.evidence.items()),
-        recommendations=tuple(verdict.recommendations), created_at=verdict.createdAt, duration_s=verdict.durationS,
+        recommendations=tuple(verdict.recommendations),
+        created_at=verdict.createdAt,
+        duration_s=verdict.durationS,
     )
 
 
@@ -265,4 +284,3 @@ def verdict_task_of_path(parts: tuple[str, ...]) -> str | None:
     if len(parts) < 2 or parts[0] != "tasks" or (len(parts) > 2 and parts[2] != "guardian"):
         return None
     return parts[1]
-

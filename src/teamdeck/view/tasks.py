@@ -22,8 +22,9 @@ from teamdeck.view.snapshot import GateView, Problem, TaskView, WorkerView
 SUMMARY_MD = "joined-summary.md"
 
 
-def read_task(ws: Workspace, task_id: str, *, last_event_id: str | None = None,
-              previous: TaskView | None = None) -> TaskView | None:
+def read_task(
+    ws: Workspace, task_id: str, *, last_event_id: str | None = None, previous: TaskView | None = None
+) -> TaskView | None:
     """The task as its files say now.
 
     Args:
@@ -50,9 +51,16 @@ def read_task(ws: Workspace, task_id: str, *, last_event_id: str | None = None,
     workers, worker_problem = _workers(ws, task, task_id)
     summary_path = _summary_path(ws, task_id)
     return TaskView(
-        id=task.id, title=task.title, state=task.state, team=task.team, updated_at=task.updatedAt,
-        revision=task.revision, gates=tuple(task_gate_view(task, gate) for gate in task.gates),
-        workers=workers, summary_path=summary_path, problem=worker_problem,
+        id=task.id,
+        title=task.title,
+        state=task.state,
+        team=task.team,
+        updated_at=task.updatedAt,
+        revision=task.revision,
+        gates=tuple(task_gate_view(task, gate) for gate in task.gates),
+        workers=workers,
+        summary_path=summary_path,
+        problem=worker_problem,
     )
 
 
@@ -73,10 +81,23 @@ def task_gate_view(task: Task, gate: Gate) -> GateView:
     title = gate.reason or (questions[0] if questions else f"gate {gate.id}")
     notes = f"tasks/{task.id}/shared/human-notes.md"
     return GateView(
-        key=f"task:{task.id}:{gate.id}", kind="task-gate", subkind=gate.kind, state=gate.state,
-        created_at=gate.createdAt, source=f"task {task.id}", title=title, reason=gate.reason,
-        agent=gate.agentInstance, questions=questions, notes_path=notes, task_id=task.id, gate_id=gate.id,
-        team=task.team, decided_by=gate.decidedBy, decided_at=gate.decidedAt, note=gate.note,
+        key=f"task:{task.id}:{gate.id}",
+        kind="task-gate",
+        subkind=gate.kind,
+        state=gate.state,
+        created_at=gate.createdAt,
+        source=f"task {task.id}",
+        title=title,
+        reason=gate.reason,
+        agent=gate.agentInstance,
+        questions=questions,
+        notes_path=notes,
+        task_id=task.id,
+        gate_id=gate.id,
+        team=task.team,
+        decided_by=gate.decidedBy,
+        decided_at=gate.decidedAt,
+        note=gate.note,
     )
 
 
@@ -89,7 +110,11 @@ def _workers(ws: Workspace, task: Task, task_id: str) -> tuple[tuple[WorkerView,
     views = [worker_view(result, members.get(result.agent_id)) for result in results]
     known = {view.id for view in views}
     # Workers task.yaml names that have no directory yet are pending.
-    views += [WorkerView(id=worker.id, status="pending", member=worker.member) for worker in task.workers if worker.id not in known]
+    views += [
+        WorkerView(id=worker.id, status="pending", member=worker.member)
+        for worker in task.workers
+        if worker.id not in known
+    ]
     return tuple(views), None
 
 
@@ -97,9 +122,12 @@ def worker_view(result: WorkerResult, member: str | None = None) -> WorkerView:
     """A worker output as read by protocol/worker_outputs.py, as a :class:`WorkerView`."""
     output = result.output
     return WorkerView(
-        id=result.agent_id, status=result.status, summary=output.summary if output else "",
+        id=result.agent_id,
+        status=result.status,
+        summary=output.summary if output else "",
         questions=tuple(output.questions) if output else (),
-        problems=(result.headline(),) if result.problems else (), member=member,
+        problems=(result.headline(),) if result.problems else (),
+        member=member,
     )
 
 

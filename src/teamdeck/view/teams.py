@@ -151,8 +151,10 @@ def _read_config(ws: Workspace, team: str, previous: TeamFiles | None) -> tuple[
 
 def inbox_problems(ws: Workspace, files: TeamFiles) -> list[Problem]:
     """The team's unreadable inboxes and ignored inbox files, as problems."""
-    problems = [Problem(str(ws.rel(ws.inboxes_dir(files.name) / f"{recipient}.json")), "", why)
-                for recipient, why in files.inboxes.unreadable.items()]
+    problems = [
+        Problem(str(ws.rel(ws.inboxes_dir(files.name) / f"{recipient}.json")), "", why)
+        for recipient, why in files.inboxes.unreadable.items()
+    ]
     return problems + [Problem(str(ws.rel(ws.inboxes_dir(files.name))), "", line) for line in files.inboxes.ignored]
 
 
@@ -200,25 +202,46 @@ def team_view(files: TeamFiles, waiting_on_gates: frozenset[str] = frozenset()) 
     for member in config.members if config is not None else []:
         inbox = files.inbox_of(member.name)
         view = MemberView(
-            team=files.name, name=member.name, agent_type=member.agentType, model=member.model,
-            color=member.color, lead=config is not None and config.is_lead(member.name), active=member.isActive,
-            inbox_problem=Problem(f"teams/{files.name}/inboxes/{member.name}.json", "", inbox) if isinstance(inbox, str) else None,
+            team=files.name,
+            name=member.name,
+            agent_type=member.agentType,
+            model=member.model,
+            color=member.color,
+            lead=config is not None and config.is_lead(member.name),
+            active=member.isActive,
+            inbox_problem=Problem(f"teams/{files.name}/inboxes/{member.name}.json", "", inbox)
+            if isinstance(inbox, str)
+            else None,
             inbox=fold_inbox(inbox) if isinstance(inbox, Inbox) else (),
             unread=len(inbox.unread) if isinstance(inbox, Inbox) else 0,
             last_activity=iso(activity[member.name.lower()]) if member.name.lower() in activity else "",
         )
         members.append(_with_status(view, files.ledger, member.name.lower() in waiting_on_gates))
-    markers = tuple(f"{FAILURE_CLASSES[finding.code]}: {finding.detail}" for finding in files.ledger.failures
-                    if finding.member is None) if files.ledger else ()
-    return TeamView(name=files.name, description=(config.description or "") if config else "",
-                    lead=config.lead_name if config is not None else "team-lead",
-                    members=tuple(members), problem=files.problem, markers=markers)
+    markers = (
+        tuple(
+            f"{FAILURE_CLASSES[finding.code]}: {finding.detail}"
+            for finding in files.ledger.failures
+            if finding.member is None
+        )
+        if files.ledger
+        else ()
+    )
+    return TeamView(
+        name=files.name,
+        description=(config.description or "") if config else "",
+        lead=config.lead_name if config is not None else "team-lead",
+        members=tuple(members),
+        problem=files.problem,
+        markers=markers,
+    )
 
 
 def _handshakes(ledger: Ledger | None, kind: str, member: str) -> list[Handshake]:
     if ledger is None:
         return []
-    return [handshake for handshake in ledger.handshakes if handshake.kind == kind and handshake.member.lower() == member]
+    return [
+        handshake for handshake in ledger.handshakes if handshake.kind == kind and handshake.member.lower() == member
+    ]
 
 
 def _with_status(view: MemberView, ledger: Ledger | None, on_gate: bool) -> MemberView:
@@ -250,7 +273,10 @@ def _with_status(view: MemberView, ledger: Ledger | None, on_gate: bool) -> Memb
         detail = shutdown.detail
     failures = [finding for finding in ledger.failures if (finding.member or "").lower() == key] if ledger else []
     return replace(
-        view, status=status, since=since, detail=detail,
+        view,
+        status=status,
+        since=since,
+        detail=detail,
         markers=tuple(f"{FAILURE_CLASSES[finding.code]}: {finding.detail}" for finding in failures),
         pending_shutdown=shutdown.request_id if status == "shutdown-requested" and shutdown else None,
         pending_plan=plans[-1].request_id if plans else None,
@@ -266,14 +292,22 @@ def pending_plan_gates(files: TeamFiles, team: TeamView) -> list[GateView]:
         if handshake.kind != "plan" or handshake.state != "awaiting_decision":
             continue
         request = _find_plan_request(files, handshake)
-        gates.append(GateView(
-            key=f"plan:{files.name}:{handshake.member}:{handshake.request_id}", kind="plan-approval", state="blocked",
-            created_at=handshake.requested_at, source=f"team {files.name}",
-            title=f"plan approval requested by {handshake.member}",
-            reason=(request.planFilePath or "") if request else "", agent=handshake.member,
-            body=(request.planContent or "") if request else "", team=files.name, member=handshake.member,
-            request_id=handshake.request_id,
-        ))
+        gates.append(
+            GateView(
+                key=f"plan:{files.name}:{handshake.member}:{handshake.request_id}",
+                kind="plan-approval",
+                state="blocked",
+                created_at=handshake.requested_at,
+                source=f"team {files.name}",
+                title=f"plan approval requested by {handshake.member}",
+                reason=(request.planFilePath or "") if request else "",
+                agent=handshake.member,
+                body=(request.planContent or "") if request else "",
+                team=files.name,
+                member=handshake.member,
+                request_id=handshake.request_id,
+            )
+        )
     return gates
 
 
@@ -297,23 +331,55 @@ def fold_inbox(inbox: Inbox) -> tuple[MessageView, ...]:
     for entry in inbox.entries:
         message, kind = entry.message, entry.kind
         if message is None or kind is None:
-            rows.append(MessageView(index=entry.index, kind="invalid", sender="", timestamp="",
-                                    summary=entry.problem or "not a message", raw=_raw(entry.raw)))
+            rows.append(
+                MessageView(
+                    index=entry.index,
+                    kind="invalid",
+                    sender="",
+                    timestamp="",
+                    summary=entry.problem or "not a message",
+                    raw=_raw(entry.raw),
+                )
+            )
             continue
         if isinstance(kind, IdleNotification):
             last = rows[-1] if rows else None
             if last is not None and last.kind == "idle" and last.sender == message.from_:
-                rows[-1] = replace(last, count=last.count + 1, timestamp=message.timestamp,
-                                   read=last.read and message.read, summary=_idle_detail(kind), raw=message.text)
+                rows[-1] = replace(
+                    last,
+                    count=last.count + 1,
+                    timestamp=message.timestamp,
+                    read=last.read and message.read,
+                    summary=_idle_detail(kind),
+                    raw=message.text,
+                )
                 continue
-            rows.append(MessageView(index=entry.index, kind="idle", sender=message.from_, timestamp=message.timestamp,
-                                    summary=_idle_detail(kind), read=message.read, raw=message.text))
+            rows.append(
+                MessageView(
+                    index=entry.index,
+                    kind="idle",
+                    sender=message.from_,
+                    timestamp=message.timestamp,
+                    summary=_idle_detail(kind),
+                    read=message.read,
+                    raw=message.text,
+                )
+            )
             continue
         summary, text = describe(kind, message.summary)
-        rows.append(MessageView(
-            index=entry.index, kind=kind.KIND, sender=message.from_, timestamp=message.timestamp,
-            summary=summary, text=text, read=message.read, request_id=kind.correlation_id, raw=message.text,
-        ))
+        rows.append(
+            MessageView(
+                index=entry.index,
+                kind=kind.KIND,
+                sender=message.from_,
+                timestamp=message.timestamp,
+                summary=summary,
+                text=text,
+                read=message.read,
+                request_id=kind.correlation_id,
+                raw=message.text,
+            )
+        )
     return tuple(rows)
 
 
@@ -349,7 +415,9 @@ def describe(kind: Kind, summary: str | None = None) -> tuple[str, str]:
         what = f"{kind.tool_name or 'a tool'}" + (f": {kind.description}" if kind.description else "")
         return f"permission requested: {what}", _raw(kind.input)
     if isinstance(kind, PermissionResponse):
-        return f"permission response: {kind.subtype or '?'}", _raw(kind.response if kind.response is not None else kind.error)
+        return f"permission response: {kind.subtype or '?'}", _raw(
+            kind.response if kind.response is not None else kind.error
+        )
     if isinstance(kind, Unknown):
         why = f" ({kind.problem})" if kind.problem else ""
         return f"{kind.type} message{why}", _raw(kind.raw)

@@ -29,8 +29,13 @@ def _files(root):
 
 def _teamdeck(root, *args):
     env = {**os.environ, "TEAMDECK_WORKSPACE": ""}
-    return subprocess.Popen([sys.executable, "-m", "teamdeck", "--workspace", str(root), *args],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    return subprocess.Popen(
+        [sys.executable, "-m", "teamdeck", "--workspace", str(root), *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
 
 
 def test_c8_approve_and_reject_race_exactly_one_wins_and_the_loser_names_the_winner(tmp_path, run_cli):
@@ -42,14 +47,21 @@ def test_c8_approve_and_reject_race_exactly_one_wins_and_the_loser_names_the_win
     assert run_cli(root, "join", "t1").code == 0
     for agent in agents:
         gate = f"g-{agent}-1"
-        racers = [_teamdeck(root, "gate", "approve", "t1", gate), _teamdeck(root, "gate", "reject", "t1", gate, "--note", "no")]
+        racers = [
+            _teamdeck(root, "gate", "approve", "t1", gate),
+            _teamdeck(root, "gate", "reject", "t1", gate, "--note", "no"),
+        ]
         outcomes = [(proc.wait(timeout=60), *proc.communicate()) for proc in racers]
         codes = sorted(code for code, _out, _err in outcomes)
         assert codes == [0, 1], outcomes
         state = next(g["state"] for g in task_yaml(root, "t1")["gates"] if g["id"] == gate)
         (loser_err,) = [err for code, _out, err in outcomes if code == 1]
         assert f"gate {gate} already {state} by" in loser_err and no_traceback(loser_err)
-        decisions = [e for e in events(root, "t1") if e["type"] in ("gate.approved", "gate.rejected") and e["payload"]["gateId"] == gate]
+        decisions = [
+            e
+            for e in events(root, "t1")
+            if e["type"] in ("gate.approved", "gate.rejected") and e["payload"]["gateId"] == gate
+        ]
         assert len(decisions) == 1 and decisions[0]["type"] == f"gate.{state}"
     assert task_yaml(root, "t1")["state"] == "working"
 
@@ -134,14 +146,17 @@ def test_validate_lists_every_problem_of_a_broken_workspace_and_join_still_write
     assert (root / "tasks" / "t2" / "shared" / "reports" / "joined-summary.md").exists()
 
 
-@pytest.mark.parametrize("args, message", [
-    (("join", "nope"), "Could not join task nope: No task 'nope'"),
-    (("join", "../etc"), "invalid task id '../etc'"),
-    (("gate", "approve", "nope", "g1"), "Could not approve gate g1: No task 'nope'"),
-    (("gate", "approve", "t1", "g9"), "task t1 has no gate 'g9'"),
-    (("gate", "reject", "t1", "g9", "--note", "x"), "task t1 has no gate 'g9'"),
-    (("gate", "list", "nope"), "No task 'nope'"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("join", "nope"), "Could not join task nope: No task 'nope'"),
+        (("join", "../etc"), "invalid task id '../etc'"),
+        (("gate", "approve", "nope", "g1"), "Could not approve gate g1: No task 'nope'"),
+        (("gate", "approve", "t1", "g9"), "task t1 has no gate 'g9'"),
+        (("gate", "reject", "t1", "g9", "--note", "x"), "task t1 has no gate 'g9'"),
+        (("gate", "list", "nope"), "No task 'nope'"),
+    ],
+)
 def test_errors_are_one_line_with_no_traceback_and_nothing_written(tmp_path, run_cli, args, message):
     root = world(tmp_path)
     make_task(run_cli, root, "t1")

@@ -19,8 +19,16 @@ def blocked_world(tmp_path, run_cli):
     root = world(tmp_path)
     make_task(run_cli, root, "t1")
     write_output(root, "t1", "w1", {"status": "completed", "summary": "API done", "nextActions": ["deploy to staging"]})
-    write_output(root, "t1", "w2", {"status": "blocked", "summary": "Need a decision",
-                                    "questions": ["Use Postgres or SQLite?", "Is staging data disposable?"]})
+    write_output(
+        root,
+        "t1",
+        "w2",
+        {
+            "status": "blocked",
+            "summary": "Need a decision",
+            "questions": ["Use Postgres or SQLite?", "Is staging data disposable?"],
+        },
+    )
     result = run_cli(root, "join", "t1")
     assert result.code == 0 and no_traceback(result.out, result.err), result.err
     return root
@@ -56,7 +64,9 @@ def test_task_becomes_input_required_when_blocked(blocked_world, run_cli):
     assert task["state"] == "input-required"
     assert [gate["state"] for gate in task["gates"]] == ["blocked"]
     listing = run_cli(blocked_world, "gate", "list", "t1", "--json").json
-    assert [(gate["id"], gate["state"], gate["agentInstance"]) for gate in listing["gates"]] == [("g-w2-1", "blocked", "w2")]
+    assert [(gate["id"], gate["state"], gate["agentInstance"]) for gate in listing["gates"]] == [
+        ("g-w2-1", "blocked", "w2")
+    ]
 
 
 def test_gate_blocked_event_includes_gateid(blocked_world):

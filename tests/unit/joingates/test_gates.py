@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 
 import pytest
+from reliability.faults import Fault, FaultyFs
 
 from teamdeck.errors import Conflict, NotFound, Refused, WriteFailed
 from teamdeck.protocol.events import new_event
@@ -13,8 +14,6 @@ from teamdeck.protocol.join import join_task
 from teamdeck.protocol.lifecycle import transition_event
 from teamdeck.protocol.taskfile import load_task, read_events, transact
 from teamdeck.store import fs
-
-from reliability.faults import Fault, FaultyFs
 
 from .kit import blocked, file_bytes, new_task, write_output
 
@@ -36,10 +35,15 @@ def test_approve_records_the_decision_event_and_notes(two_gates):
     assert event.payload == {"gateId": "g-w1-1", "agentInstance": "w1", "by": "human:tester", "note": "use postgres"}
     task = load_task(ws, "t1")
     gate = task.gate("g-w1-1")
-    assert (gate.state, gate.decidedBy, gate.decidedAt, gate.note) == ("approved", "human:tester", event.ts, "use postgres")
+    assert (gate.state, gate.decidedBy, gate.decidedAt, gate.note) == (
+        "approved",
+        "human:tester",
+        event.ts,
+        "use postgres",
+    )
     assert task.state == "input-required"
     notes = ws.human_notes("t1").read_text()
-    section = notes[notes.index("<!-- teamdeck:gate g-w1-1 -->"):notes.index("<!-- teamdeck:gate g-w2-1 -->")]
+    section = notes[notes.index("<!-- teamdeck:gate g-w1-1 -->") : notes.index("<!-- teamdeck:gate g-w2-1 -->")]
     assert "<!-- teamdeck:decision g-w1-1 -->" in section and "approved" in section and "use postgres" in section
 
 
@@ -77,7 +81,10 @@ def test_c7_double_approve_is_refused_naming_who_and_when(two_gates):
     ws = two_gates
     decide_gate(ws, "t1", "g-w1-1", "approve")
     before = file_bytes(ws.root)
-    with pytest.raises(Conflict, match=r"gate g-w1-1 already approved by you \(human:tester\) at 2026-03-01 12:00:00 UTC; nothing was changed"):
+    with pytest.raises(
+        Conflict,
+        match=r"gate g-w1-1 already approved by you \(human:tester\) at 2026-03-01 12:00:00 UTC; nothing was changed",
+    ):
         decide_gate(ws, "t1", "g-w1-1", "approve")
     with pytest.raises(Conflict, match="already approved by"):
         decide_gate(ws, "t1", "g-w1-1", "reject", note="too late")
@@ -110,8 +117,15 @@ def test_decision_effects_are_looked_up_by_gate_kind(ws, monkeypatch):
         return [transition_event(ws_, task, "failed", reason="custom effect")]
 
     monkeypatch.setitem(GATE_EFFECTS, "plan-approval", effect)
-    transact(ws, "t1", lambda task: [new_event(ws, "gate.blocked", {"gateId": "p1", "kind": "plan-approval", "reason": "plan"}),
-                                     transition_event(ws, task, "input-required")], action="block")
+    transact(
+        ws,
+        "t1",
+        lambda task: [
+            new_event(ws, "gate.blocked", {"gateId": "p1", "kind": "plan-approval", "reason": "plan"}),
+            transition_event(ws, task, "input-required"),
+        ],
+        action="block",
+    )
     change = decide_gate(ws, "t1", "p1", "reject", note="bad plan")
     assert calls == [("rejected", "plan-approval", "reject")]
     assert [event.type for event in change.events] == ["gate.rejected", "task.state_changed"]

@@ -181,8 +181,17 @@ def _structure(markdown: str) -> list[str]:
 
 def test_s14_agent_text_cannot_pose_as_report_structure(ws):
     new_task(ws)
-    write_output(ws, "t1", "w1", {"status": "blocked", "summary": HOSTILE, "questions": [HOSTILE, "`tick` ``double``"],
-                                  "nextActions": [HOSTILE]})
+    write_output(
+        ws,
+        "t1",
+        "w1",
+        {
+            "status": "blocked",
+            "summary": HOSTILE,
+            "questions": [HOSTILE, "`tick` ``double``"],
+            "nextActions": [HOSTILE],
+        },
+    )
     write_output(ws, "t1", "w2", completed("plain"))
     join_task(ws, "t1")
     markdown = (ws.reports_dir("t1") / "joined-summary.md").read_text()

@@ -13,6 +13,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
+from reliability.faults import Fault, FaultyFs
 
 from teamdeck.errors import Conflict, WriteFailed
 from teamdeck.model.task import Task
@@ -24,19 +25,19 @@ from teamdeck.protocol.taskfile import load_task, parse_task_dict, read_events
 from teamdeck.store import fs
 from teamdeck.store.workspace import Workspace
 
-from reliability.faults import Fault, FaultyFs
-
 from .kit import files_state, new_task, write_output
 
 AGENTS = ("w1", "w2", "w3")
 texts = st.text(max_size=40)
 outputs = st.one_of(
-    st.fixed_dictionaries({
-        "status": st.sampled_from(["completed", "blocked", "failed"]),
-        "summary": texts,
-        "questions": st.lists(texts, max_size=3),
-        "nextActions": st.lists(texts, max_size=2),
-    }),
+    st.fixed_dictionaries(
+        {
+            "status": st.sampled_from(["completed", "blocked", "failed"]),
+            "summary": texts,
+            "questions": st.lists(texts, max_size=3),
+            "nextActions": st.lists(texts, max_size=2),
+        }
+    ),
     st.binary(max_size=30),  # anything at all, mostly invalid
     st.just(None),  # an agent directory with no final.json yet
 )
@@ -102,8 +103,11 @@ class JoinAndGates(RuleBasedStateMachine):
     def _gates(self):
         return load_task(self.ws, "t1").gates
 
-    @rule(agent=st.sampled_from(AGENTS), status=st.sampled_from(["completed", "blocked", "blocked", "failed"]),
-          questions=st.lists(st.sampled_from(["Q1", "Q2", "`Q3`"]), max_size=2))
+    @rule(
+        agent=st.sampled_from(AGENTS),
+        status=st.sampled_from(["completed", "blocked", "blocked", "failed"]),
+        questions=st.lists(st.sampled_from(["Q1", "Q2", "`Q3`"]), max_size=2),
+    )
     def worker_writes(self, agent, status, questions):
         self.writes += 1
         write_output(self.ws, "t1", agent, {"status": status, "summary": f"run {self.writes}", "questions": questions})
@@ -185,5 +189,6 @@ class JoinAndGates(RuleBasedStateMachine):
 
 
 TestJoinAndGates = JoinAndGates.TestCase
-TestJoinAndGates.settings = settings(max_examples=25, stateful_step_count=15, deadline=None,
-                                     suppress_health_check=[HealthCheck.too_slow])
+TestJoinAndGates.settings = settings(
+    max_examples=25, stateful_step_count=15, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)

@@ -20,7 +20,8 @@ def test_committed_schema_matches_its_model(filename):
     committed = data_dir("schemas") / filename
     assert committed.exists(), f"schemas/{filename} is missing; run: {REGENERATE}"
     assert committed.read_bytes() == schema_bytes(SCHEMAS[filename]), (
-        f"schemas/{filename} has drifted from its model; run: {REGENERATE}")
+        f"schemas/{filename} has drifted from its model; run: {REGENERATE}"
+    )
 
 
 @pytest.mark.parametrize("filename", sorted(SCHEMAS))
@@ -61,8 +62,12 @@ def test_every_format_our_schemas_use_has_a_checker():
     where jsonschema is imported the way teamdeck imports it (without iri checkers)."""
     used = {fmt for schema in SCHEMAS.values() for fmt in _formats(schema)}
     assert "date-time" in used
-    code = ("from teamdeck.protocol.worker_outputs import import_jsonschema; import_jsonschema(); "
-            "from jsonschema import Draft202012Validator as V; print(' '.join(sorted(V.FORMAT_CHECKER.checkers)))")
-    registered = set(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split())
+    code = (
+        "from teamdeck.protocol.worker_outputs import import_jsonschema; import_jsonschema(); "
+        "from jsonschema import Draft202012Validator as V; print(' '.join(sorted(V.FORMAT_CHECKER.checkers)))"
+    )
+    registered = set(
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    )
     assert "date-time" in registered and "iri" not in registered
     assert used <= registered, f"formats without a checker: {sorted(used - registered)}"

@@ -21,7 +21,9 @@ def test_every_broken_file_is_listed_with_its_place(ws):
     new_task(ws)
     new_task(ws, "t2")
     (ws.root / ".teamdeck.yaml").write_text("readOnly: maybe\n")
-    ws.task_file("t1").write_text("id: other\ntitle: x\nstate: nowhere\ngates: []\ncreatedAt: x\nupdatedAt: y\nrevision: 1\n")
+    ws.task_file("t1").write_text(
+        "id: other\ntitle: x\nstate: nowhere\ngates: []\ncreatedAt: x\nupdatedAt: y\nrevision: 1\n"
+    )
     ws.task_file("t2").write_text("!!python/object/apply:os.system ['true']\n")
     with ws.events_file("t1").open("ab") as log:
         log.write(b'{"id": 1}\nnot json\n\n{"torn":')
@@ -51,8 +53,11 @@ def test_every_broken_file_is_listed_with_its_place(ws):
 def test_task_yaml_consistency_rules(ws):
     new_task(ws)
     text = ws.task_file("t1").read_text().replace("id: t1", "id: t9")
-    text = text.replace("gates: []", "gates:\n- {id: g1, state: blocked, createdAt: '2026-03-01T12:00:00Z'}\n"
-                                      "- {id: g1, state: blocked, createdAt: '2026-03-01T12:00:00Z'}")
+    text = text.replace(
+        "gates: []",
+        "gates:\n- {id: g1, state: blocked, createdAt: '2026-03-01T12:00:00Z'}\n"
+        "- {id: g1, state: blocked, createdAt: '2026-03-01T12:00:00Z'}",
+    )
     ws.task_file("t1").write_text(text)
     assert [str(problem) for problem in validate_workspace(ws)] == [
         "tasks/t1/task.yaml $.id: 't9' does not match the directory name 't1'",
@@ -64,12 +69,14 @@ def test_a_missing_task_yaml_with_a_log_is_reported(ws):
     new_task(ws)
     ws.task_file("t1").unlink()
     assert [str(problem) for problem in validate_workspace(ws)] == [
-        "tasks/t1/task.yaml: missing; the next command rebuilds it from events.jsonl"]
+        "tasks/t1/task.yaml: missing; the next command rebuilds it from events.jsonl"
+    ]
 
 
 def test_a_checker_that_cannot_run_becomes_a_problem(ws, monkeypatch):
     def broken(_ws):
         from teamdeck.errors import InvalidFile
+
         raise InvalidFile("teams", "", "cannot list: Permission denied")
 
     monkeypatch.setattr("teamdeck.protocol.validate.CHECKERS", (*CHECKERS, broken))

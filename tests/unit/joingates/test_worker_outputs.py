@@ -20,7 +20,11 @@ def test_valid_outputs_are_read_sorted_with_pending_directories(ws):
     write_output(ws, "t1", "w1", completed("all good", "ship it"))
     (ws.agents_dir("t1") / "w3").mkdir()
     results = read_worker_outputs(ws, "t1")
-    assert [(r.agent_id, r.status, r.valid) for r in results] == [("w1", "completed", True), ("w2", "blocked", True), ("w3", "pending", True)]
+    assert [(r.agent_id, r.status, r.valid) for r in results] == [
+        ("w1", "completed", True),
+        ("w2", "blocked", True),
+        ("w3", "pending", True),
+    ]
     assert results[1].output.questions == ["Q1", "Q2"]
     assert results[0].digest.startswith("sha256:") and results[2].digest is None
     assert results[0].file == "agents/w1/artifacts/final.json"
@@ -123,17 +127,21 @@ def test_s12_hostile_text_in_schema_messages_is_sanitised_and_truncated(ws):
 
 
 def test_jsonschema_is_not_imported_by_the_cli_until_needed():
-    code = ("import sys; from teamdeck.cli.main import build_parser; build_parser(); "
-            "import teamdeck.protocol.join, teamdeck.protocol.gates, teamdeck.protocol.validate; "
-            "print('jsonschema' in sys.modules)")
+    code = (
+        "import sys; from teamdeck.cli.main import build_parser; build_parser(); "
+        "import teamdeck.protocol.join, teamdeck.protocol.gates, teamdeck.protocol.validate; "
+        "print('jsonschema' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
 
 
 def test_jsonschema_is_imported_without_rfc3987_syntax_but_with_date_time():
-    code = ("import sys; from teamdeck.protocol.worker_outputs import check_output; "
-            "r = check_output('w1', 'f', b'{\"status\": \"completed\", \"summary\": \"x\", \"finishedAt\": \"soon\"}'); "
-            "from jsonschema import Draft202012Validator as V; "
-            "print(r.status, 'date-time' in V.FORMAT_CHECKER.checkers, 'rfc3987_syntax' in sys.modules, 'iri' in V.FORMAT_CHECKER.checkers)")
+    code = (
+        "import sys; from teamdeck.protocol.worker_outputs import check_output; "
+        'r = check_output(\'w1\', \'f\', b\'{"status": "completed", "summary": "x", "finishedAt": "soon"}\'); '
+        "from jsonschema import Draft202012Validator as V; "
+        "print(r.status, 'date-time' in V.FORMAT_CHECKER.checkers, 'rfc3987_syntax' in sys.modules, 'iri' in V.FORMAT_CHECKER.checkers)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["invalid", "True", "False", "False"]

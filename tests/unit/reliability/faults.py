@@ -64,7 +64,11 @@ class FaultyFs(OsFs):
     def _fault_for(self, op: str, name: str) -> Fault | None:
         self.calls.append((op, name))
         for fault in self.faults:
-            if fault.op == op and fnmatch.fnmatch(name, fault.name) and (fault.times is None or fault.fired < fault.times):
+            if (
+                fault.op == op
+                and fnmatch.fnmatch(name, fault.name)
+                and (fault.times is None or fault.fired < fault.times)
+            ):
                 fault.fired += 1
                 return fault
         return None

@@ -16,7 +16,10 @@ def spawn(role: str, *args: object, env: dict[str, str] | None = None) -> subpro
     """Start ``python worker.py ROLE ARGS`` with pipes on stdin/stdout/stderr."""
     return subprocess.Popen(
         [sys.executable, str(WORKER), role, *map(str, args)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
         env={**os.environ, **(env or {})},
     )
 
@@ -51,4 +54,3 @@ def finish(proc: subprocess.Popen[str], timeout: float = DEADLINE_S) -> str:
     out, err = proc.communicate(timeout=timeout)
     assert proc.returncode == 0, f"{proc.args[2:]} exited {proc.returncode}:\n{err}"
     return out
-

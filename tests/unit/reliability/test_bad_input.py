@@ -61,7 +61,7 @@ def test_b1_other_explicit_tags_are_refused(tag):
 def test_b2_alias_bomb_is_refused_before_any_walk():
     levels = "abcdefghi"
     lines = ["id: t1", 'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
-    lines += [f"{name}: &{name} [{','.join(['*' + prev] * 9)}]" for prev, name in zip(levels, levels[1:])]
+    lines += [f"{name}: &{name} [{','.join(['*' + prev] * 9)}]" for prev, name in zip(levels, levels[1:], strict=False)]
     bomb = ("\n".join(lines) + "\n").encode()
     assert len(bomb) < 400  # the catalogue's 342-byte class of file: 9^9 strings once walked
     started = time.perf_counter()
@@ -94,7 +94,9 @@ def test_b3_the_cap_applies_to_json_and_to_raw_reads(tmp_path):
 
 
 def test_b4_yaml_1_1_implicit_types_are_schema_errors_naming_the_field(ws):
-    text = TASK_YAML.replace("gates: []", "gates:\n- id: 012\n  state: blocked\n  createdAt: '2026-03-01T12:00:00.000Z'")
+    text = TASK_YAML.replace(
+        "gates: []", "gates:\n- id: 012\n  state: blocked\n  createdAt: '2026-03-01T12:00:00.000Z'"
+    )
     _write_task(ws, text)
     assert "tasks/t1/task.yaml: gates[0].id: must be a string, got int 10" in _load_error(ws)
 
@@ -111,7 +113,9 @@ def test_b4_key_on_is_refused_with_its_line(ws):
     assert _load_error(ws) == "tasks/t1/task.yaml line 8: key 'on' is read as bool True; quote it"
 
 
-@pytest.mark.parametrize("text", ["012", "no", "on", "yes", "off", "null", "~", "1_000", "0x1f", "2026-03-01", "1e3", ".5", "true"])
+@pytest.mark.parametrize(
+    "text", ["012", "no", "on", "yes", "off", "null", "~", "1_000", "0x1f", "2026-03-01", "1e3", ".5", "true"]
+)
 def test_b4_our_writer_quotes_strings_yaml_would_misread(text):
     data = dump_yaml({"title": text})
     assert parse_yaml(data, Path("task.yaml")) == {"title": text}
@@ -186,10 +190,15 @@ def test_b6_deep_task_yaml_through_load_task(ws):
     assert _load_error(ws) == "tasks/t1/task.yaml line 8: nesting too deep (more than 100 levels)"
 
 
-@pytest.mark.parametrize(("shape", "depth"), [
-    (shape, depth) for shape in ("flow", "block-seq", "block-map") for depth in (101, 999, 1000, 1001, 5000)
-    if (shape, depth) != ("block-map", 5000)  # 12 MiB of indentation: refused by size first
-])
+@pytest.mark.parametrize(
+    ("shape", "depth"),
+    [
+        (shape, depth)
+        for shape in ("flow", "block-seq", "block-map")
+        for depth in (101, 999, 1000, 1001, 5000)
+        if (shape, depth) != ("block-map", 5000)  # 12 MiB of indentation: refused by size first
+    ],
+)
 def test_b6_every_depth_past_ours_gets_our_error_with_its_line(shape, depth):
     """B6, whatever the installed PyYAML does: libyaml >= 0.2.6 refuses at 1,000 levels
     itself (and its read-ahead refuses before the walk sees level 101), older ones do
@@ -217,11 +226,14 @@ def test_b6_nesting_up_to_the_limit_is_fine():
     assert parse_yaml(b"[" * 100 + b"]" * 100, Path("task.yaml")) is not None
 
 
-@pytest.mark.parametrize(("text", "where", "name"), [
-    ('{"status": "completed", "score": NaN}', "$.score", "NaN"),
-    ('{"metrics": [1, {"ratio": Infinity}]}', "$.metrics[1].ratio", "Infinity"),
-    ("-Infinity", "$", "-Infinity"),
-])
+@pytest.mark.parametrize(
+    ("text", "where", "name"),
+    [
+        ('{"status": "completed", "score": NaN}', "$.score", "NaN"),
+        ('{"metrics": [1, {"ratio": Infinity}]}', "$.metrics[1].ratio", "Infinity"),
+        ("-Infinity", "$", "-Infinity"),
+    ],
+)
 def test_b7_non_finite_numbers_are_refused_with_their_json_path(text, where, name):
     with pytest.raises(InvalidFile) as failure:
         parse_json(text.encode(), Path("final.json"))
@@ -237,10 +249,13 @@ def test_b7_we_never_write_non_finite_numbers(tmp_path):
     assert not log.exists() or log.read_bytes() == b""
 
 
-@pytest.mark.parametrize(("parse", "data"), [
-    (parse_json, b'{"n": ' + b"7" * 5000 + b"}"),
-    (parse_yaml, b"n: " + b"7" * 5000 + b"\n"),
-])
+@pytest.mark.parametrize(
+    ("parse", "data"),
+    [
+        (parse_json, b'{"n": ' + b"7" * 5000 + b"}"),
+        (parse_yaml, b"n: " + b"7" * 5000 + b"\n"),
+    ],
+)
 def test_b8_5000_digit_integer_is_an_invalid_file(parse, data):
     with pytest.raises(InvalidFile, match="number too large"):
         parse(data, Path("final.json"))

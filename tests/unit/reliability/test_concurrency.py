@@ -119,7 +119,10 @@ def test_c6_a_writer_that_keeps_interfering_gets_a_conflict_and_nothing_is_lost(
         return real_check(target, data)
 
     monkeypatch.setattr(taskfile, "_unchanged_on_disk", interfering_check)
-    with pytest.raises(Conflict, match=r"^Could not block on g1: task.yaml changed on disk while applying; the event is recorded and will be applied on the next command. Please retry.$"):
+    with pytest.raises(
+        Conflict,
+        match=r"^Could not block on g1: task.yaml changed on disk while applying; the event is recorded and will be applied on the next command. Please retry.$",
+    ):
         transact(ws, "t1", lambda _task: [_gate_event(ws, "g1")], action="block on g1")
     assert len(rewrites) == 3
     assert b"g1" not in path.read_bytes()  # not written over their file

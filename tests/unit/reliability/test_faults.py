@@ -33,7 +33,9 @@ CRASH_POINTS = ["task.after_tmp_write", "task.after_tmp_fsync", "task.after_repl
 
 
 def _temps(ws: Workspace, task_id: str) -> list[str]:
-    return sorted(name for name in os.listdir(ws.task_dir(task_id)) if name.startswith(".task.yaml.") and name.endswith(".tmp"))
+    return sorted(
+        name for name in os.listdir(ws.task_dir(task_id)) if name.startswith(".task.yaml.") and name.endswith(".tmp")
+    )
 
 
 def _run_transition(ws: Workspace, target: str, crash_at: str | None = None) -> subprocess.Popen[str]:
@@ -73,13 +75,19 @@ def test_f1_kill_9_writer_of_task_yaml_leaves_old_or_new(ws, crash_at, caplog):
         assert len(_temps(ws, "t1")) == 1  # the killed writer's temp file
     # The event was appended (fsync) before the crash, so the change is not lost:
     assert on_disk_state == "working"
-    assert [event.type for event in read_events(ws, "t1")] == ["task.created", "task.state_changed", "task.state_changed"]
+    assert [event.type for event in read_events(ws, "t1")] == [
+        "task.created",
+        "task.state_changed",
+        "task.state_changed",
+    ]
 
     caplog.set_level(logging.WARNING)
     change = transact(ws, "t1", _noop, action="open the task")
     assert _temps(ws, "t1") == []
     if crash_at != "task.after_replace":
-        assert any("removed a temp file left by a crashed writer: tasks/t1/.task.yaml." in notice for notice in change.notices)
+        assert any(
+            "removed a temp file left by a crashed writer: tasks/t1/.task.yaml." in notice for notice in change.notices
+        )
         assert "removed a temp file left by a crashed writer" in caplog.text
     # The action reported done (-> input-required) is on disk, followed by the crashed one.
     states = [event.payload["to"] for event in read_events(ws, "t1") if event.type == "task.state_changed"]
@@ -89,7 +97,9 @@ def test_f1_kill_9_writer_of_task_yaml_leaves_old_or_new(ws, crash_at, caplog):
 
 def test_f1_kill_9_during_cli_task_create_rebuilds_from_the_log(ws, run_cli):
     """F1 through the real CLI: killed after the temp write of a brand-new task.yaml."""
-    result = run_cli(ws.root, "task", "create", "t2", "--title", "Born in a crash", env={CRASH_ENV: "task.after_tmp_write"})
+    result = run_cli(
+        ws.root, "task", "create", "t2", "--title", "Born in a crash", env={CRASH_ENV: "task.after_tmp_write"}
+    )
     assert result.code == -signal.SIGKILL
     assert not ws.task_file("t2").exists()
     assert len(_temps(ws, "t2")) == 1
@@ -109,7 +119,9 @@ def _torn_log(ws: Workspace) -> tuple[bytes, bytes]:
     transact(ws, "t1", lambda task: [transition_event(ws, task, "input-required")], action="block")
     log = ws.events_file("t1")
     complete = log.read_bytes()
-    big = encode_record(new_event(ws, "gate.blocked", {"gateId": "g1", "reason": "x" * 60_000}).model_dump(mode="json"), log)
+    big = encode_record(
+        new_event(ws, "gate.blocked", {"gateId": "g1", "reason": "x" * 60_000}).model_dump(mode="json"), log
+    )
     torn = big[: len(big) * 2 // 3]  # what a writer killed inside its one big write leaves
     with open(log, "ab") as handle:
         handle.write(torn)
@@ -162,7 +174,9 @@ def test_f16_enospc_during_the_tail_repair_leaves_the_file_untouched(ws, op):
     with fs.installed(faulty), pytest.raises(WriteFailed) as failure:
         transact(ws, "t1", lambda task: [transition_event(ws, task, "working")], action="unblock")
     assert faulty.fired
-    assert str(failure.value).startswith("events.jsonl: could not save the incomplete last record to events.jsonl.broken-")
+    assert str(failure.value).startswith(
+        "events.jsonl: could not save the incomplete last record to events.jsonl.broken-"
+    )
     assert "No space left on device" in str(failure.value)
     assert str(failure.value).endswith("the file was left untouched")
     assert ws.events_file("t1").read_bytes() == complete + torn
@@ -200,7 +214,10 @@ def test_f3_a_partial_line_that_stops_growing_is_reported_after_5_s(tmp_path):
     assert len(tail.read_new()) == 1
     assert tail.grown_at is not None
     assert tail.stalled_partial(now=tail.grown_at + 4.9) is None  # still young: normal
-    assert tail.stalled_partial(now=tail.grown_at + 6) == "events.jsonl: incomplete last line at byte 11 has not grown for 6 s"
+    assert (
+        tail.stalled_partial(now=tail.grown_at + 6)
+        == "events.jsonl: incomplete last line at byte 11 has not grown for 6 s"
+    )
     with open(log, "ab") as handle:
         handle.write(b'xt":1}\n')
     assert tail.read_new() == [{"id": "b", "text": 1}]
@@ -215,20 +232,31 @@ def test_f6_short_write_on_append_is_truncated_back_and_reported(ws):
     log_before = ws.events_file("t1").read_bytes()
     task_before = ws.task_file("t1").read_bytes()
     faulty = FaultyFs(Fault("write", short=True, name="events.jsonl"))
-    with fs.installed(faulty), pytest.raises(WriteFailed, match=r"short write to events.jsonl \(\d+ of \d+ bytes\); the partial line was removed, nothing was written"):
+    with (
+        fs.installed(faulty),
+        pytest.raises(
+            WriteFailed,
+            match=r"short write to events.jsonl \(\d+ of \d+ bytes\); the partial line was removed, nothing was written",
+        ),
+    ):
         transact(ws, "t1", lambda task: [transition_event(ws, task, "input-required")], action="block")
     assert faulty.fired == 1
     assert ws.events_file("t1").read_bytes() == log_before  # no half line left
     assert ws.task_file("t1").read_bytes() == task_before
-    assert transact(ws, "t1", lambda task: [transition_event(ws, task, "input-required")], action="block").task.state == "input-required"
+    assert (
+        transact(ws, "t1", lambda task: [transition_event(ws, task, "input-required")], action="block").task.state
+        == "input-required"
+    )
 
 
 def test_f6_enospc_on_append_changes_nothing(ws):
     create_task(ws, "t1", "Full disk")
     log_before = ws.events_file("t1").read_bytes()
     task_before = ws.task_file("t1").read_bytes()
-    with fs.installed(FaultyFs(Fault("write", errno.ENOSPC, name="events.jsonl"))), \
-            pytest.raises(WriteFailed, match="No space left on device writing events.jsonl; nothing was written"):
+    with (
+        fs.installed(FaultyFs(Fault("write", errno.ENOSPC, name="events.jsonl"))),
+        pytest.raises(WriteFailed, match="No space left on device writing events.jsonl; nothing was written"),
+    ):
         transact(ws, "t1", lambda task: [transition_event(ws, task, "input-required")], action="block")
     assert ws.events_file("t1").read_bytes() == log_before
     assert ws.task_file("t1").read_bytes() == task_before
@@ -237,7 +265,10 @@ def test_f6_enospc_on_append_changes_nothing(ws):
 def test_f6_short_write_through_append_line_directly(tmp_path):
     log = tmp_path / "log.jsonl"
     log.write_bytes(b'{"id":"a"}\n')
-    with fs.installed(FaultyFs(Fault("write", short=True))), pytest.raises(WriteFailed, match="partial line was removed"):
+    with (
+        fs.installed(FaultyFs(Fault("write", short=True))),
+        pytest.raises(WriteFailed, match="partial line was removed"),
+    ):
         append_line(log, b'{"id":"b","pad":"' + b"x" * 1000 + b'"}\n')
     assert log.read_bytes() == b'{"id":"a"}\n'
 
@@ -330,7 +361,12 @@ def test_f8_fsync_eio_on_the_event_append_fails_the_action_as_not_durable(ws):
     create_task(ws, "t1", "Fsyncgate")
     task_before = ws.task_file("t1").read_bytes()
     faulty = FaultyFs(Fault("fsync", errno.EIO, name="events.jsonl"))
-    with fs.installed(faulty), pytest.raises(WriteFailed, match="Input/output error making events.jsonl durable; the record may not survive a crash"):
+    with (
+        fs.installed(faulty),
+        pytest.raises(
+            WriteFailed, match="Input/output error making events.jsonl durable; the record may not survive a crash"
+        ),
+    ):
         transact(ws, "t1", lambda task: [transition_event(ws, task, "input-required")], action="block the task")
     assert faulty.fired == 1  # no retry that could turn into a false success
     assert ws.task_file("t1").read_bytes() == task_before  # task.yaml not replaced after a failed fsync
@@ -347,7 +383,9 @@ def test_f9_directory_fsync_einval_warns_once_per_mount_and_continues(ws, monkey
         transact(ws, "t1", lambda task: [transition_event(ws, task, "input-required")], action="block")
         transact(ws, "t1", lambda task: [transition_event(ws, task, "working")], action="unblock")
     assert faulty.fired == 2
-    warnings = [record.getMessage() for record in caplog.records if "directory fsync unsupported" in record.getMessage()]
+    warnings = [
+        record.getMessage() for record in caplog.records if "directory fsync unsupported" in record.getMessage()
+    ]
     assert warnings == [f"directory fsync unsupported on {ws.task_dir('t1')}; renames may not survive power loss"]
     assert load_task(ws, "t1").state == "working"
 

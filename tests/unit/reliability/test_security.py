@@ -79,7 +79,9 @@ def test_s5_backspace_form_feed_and_other_c0_are_removed():
     assert sanitize("keep\ttabs\nand newlines") == "keep\ttabs\nand newlines"
 
 
-@pytest.mark.parametrize("char", ["\u202e", "\u202d", "\u2066", "\u2069", "\u200b", "\u200d", "\u200f", "\u061c", "\ufeff", "\u2028"])
+@pytest.mark.parametrize(
+    "char", ["\u202e", "\u202d", "\u2066", "\u2069", "\u200b", "\u200d", "\u200f", "\u061c", "\ufeff", "\u2028"]
+)
 def test_s6_bidi_and_zero_width_characters_are_shown_as_code_points(char):
     assert sanitize(f"ok{char}exe") == f"ok<U+{ord(char):04X}>exe"
 
@@ -128,8 +130,33 @@ def test_s7_a_100_kb_single_line_is_capped():
 # --- property: nothing dangerous survives, whatever the input ----------------------
 
 DANGEROUS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
-SPECIAL = [ESC, "[", "]", "P", "X", "^", "_", "\\", "\x07", "\x9b", "\x9c", "\x9d", "\x90", "\r", "\x08", "\x00",
-           "\x7f", "\u202e", "\u200b", "\ud800", ";", "2", "J", "\n", "\t"]
+SPECIAL = [
+    ESC,
+    "[",
+    "]",
+    "P",
+    "X",
+    "^",
+    "_",
+    "\\",
+    "\x07",
+    "\x9b",
+    "\x9c",
+    "\x9d",
+    "\x90",
+    "\r",
+    "\x08",
+    "\x00",
+    "\x7f",
+    "\u202e",
+    "\u200b",
+    "\ud800",
+    ";",
+    "2",
+    "J",
+    "\n",
+    "\t",
+]
 hostile_text = st.text(alphabet=st.one_of(st.sampled_from(SPECIAL), st.characters(exclude_categories=())), max_size=300)
 
 
@@ -142,14 +169,29 @@ def test_s1_property_no_escape_control_or_invisible_character_survives(text, lim
 
 
 @settings(max_examples=200, deadline=None)
-@given(text=st.text(alphabet=st.characters(min_codepoint=0x20, max_codepoint=0x7e) | st.sampled_from("\n\t"), max_size=300))
+@given(
+    text=st.text(alphabet=st.characters(min_codepoint=0x20, max_codepoint=0x7E) | st.sampled_from("\n\t"), max_size=300)
+)
 def test_s1_property_benign_text_is_unchanged(text):
     assert sanitize(text) == text
 
 
 # --- S8: hostile ids ----------------------------------------------------------------
 
-HOSTILE_IDS = ["../../etc", "/etc/passwd", "a\x00b", "", ".", "..", ".hidden", "ok\u202eexe", "UPPER", "a/b", "x" * 65, "-lead"]
+HOSTILE_IDS = [
+    "../../etc",
+    "/etc/passwd",
+    "a\x00b",
+    "",
+    ".",
+    "..",
+    ".hidden",
+    "ok\u202eexe",
+    "UPPER",
+    "a/b",
+    "x" * 65,
+    "-lead",
+]
 
 
 @pytest.mark.parametrize("value", HOSTILE_IDS)
@@ -158,14 +200,21 @@ def test_s8_hostile_worker_ids_are_refused_with_the_rule(ws, value):
         ws.final_output("t1", value)
     shown = value.encode("unicode_escape").decode("ascii")
     shown = shown if len(shown) <= 80 else shown[:77] + "..."
-    assert str(failure.value) == f"invalid worker id '{shown}': use a-z, 0-9, '.', '_', '-' (max 64, starting with a letter or digit)"
+    assert (
+        str(failure.value)
+        == f"invalid worker id '{shown}': use a-z, 0-9, '.', '_', '-' (max 64, starting with a letter or digit)"
+    )
     assert "\x00" not in str(failure.value) and "\u202e" not in str(failure.value)
 
 
 @pytest.mark.parametrize("value", ["../../etc", "/etc/passwd", "", "..", "a\x00b", "ok\u202eexe"])
 def test_s8_every_path_builder_checks_its_ids(ws, value):
-    for build in (lambda: ws.task_dir(value), lambda: ws.team_dir(value), lambda: ws.inbox("alpha", value),
-                  lambda: ws.final_output(value, "w1")):
+    for build in (
+        lambda: ws.task_dir(value),
+        lambda: ws.team_dir(value),
+        lambda: ws.inbox("alpha", value),
+        lambda: ws.final_output(value, "w1"),
+    ):
         with pytest.raises(InvalidId, match=r"^invalid (task id|team name|member name|worker id) '"):
             build()
 
@@ -199,7 +248,9 @@ S8_NOTHING_OPENED = textwrap.dedent(
 
 
 def test_s8_nothing_is_opened_for_a_hostile_id(ws):
-    proc = subprocess.run([sys.executable, "-c", S8_NOTHING_OPENED, str(ws.root)], capture_output=True, text=True, timeout=30)
+    proc = subprocess.run(
+        [sys.executable, "-c", S8_NOTHING_OPENED, str(ws.root)], capture_output=True, text=True, timeout=30
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "[]"
 
@@ -237,12 +288,16 @@ def test_s9_symlinked_artifacts_or_final_json_are_refused_too(ws, tmp_path):
     (agents / "w2" / "artifacts").mkdir(parents=True)
     (agents / "w1").mkdir()
     os.symlink("../w2/artifacts", agents / "w1" / "artifacts")
-    with pytest.raises(InvalidFile, match=r"^tasks/t1/agents/w1/artifacts: resolves outside tasks/t1/agents/w1; ignored$"):
+    with pytest.raises(
+        InvalidFile, match=r"^tasks/t1/agents/w1/artifacts: resolves outside tasks/t1/agents/w1; ignored$"
+    ):
         ws.final_output("t1", "w1")
     secret = tmp_path / "secret.json"
     secret.write_text("{}")
     os.symlink(secret, agents / "w2" / "artifacts" / "final.json")
-    with pytest.raises(InvalidFile, match=r"^tasks/t1/agents/w2/artifacts/final.json: resolves outside the workspace; ignored$"):
+    with pytest.raises(
+        InvalidFile, match=r"^tasks/t1/agents/w2/artifacts/final.json: resolves outside the workspace; ignored$"
+    ):
         ws.final_output("t1", "w2")
 
 

@@ -54,6 +54,7 @@ def flip_states(root: str, task_id: str, stop_file: str) -> None:
     _start_together()
     flips = 0
     while not os.path.exists(stop_file):
+
         def decide(task):  # type: ignore[no-untyped-def]
             return [transition_event(ws, task, "input-required" if task.state == "working" else "working")]
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 import small_worlds as worlds
 
 from teamdeck.protocol.gates import decide_gate
@@ -96,7 +95,9 @@ def test_shutdown_approved_but_still_active_is_marked(ws: Workspace) -> None:
     worlds.team(ws)
     sent = request_shutdown(ws, "alpha", "alice")
     # Claude Code's known failure: the approval arrives, isActive stays true.
-    send_structured(ws, "alpha", "team-lead", ShutdownApproved(requestId=sent.request_id, from_="alice"), sender="alice")
+    send_structured(
+        ws, "alpha", "team-lead", ShutdownApproved(requestId=sent.request_id, from_="alice"), sender="alice"
+    )
     snapshot = build_snapshot(ws)
     alice = snapshot.member("alpha/alice")
     assert alice.status == "shutdown-approved" and alice.active
@@ -184,8 +185,18 @@ def test_events_are_merged_in_time_order_and_older_ones_load_on_demand(ws: Works
     log = ws.events_file("t1")
     with open(log, "a") as handle:
         for n in range(3000):
-            handle.write(json.dumps({"id": f"01J{n:023d}", "ts": f"2026-03-01T11:{n // 60 % 60:02d}:{n % 60:02d}.000Z",
-                                     "type": "note.added", "actor": "agent", "payload": {"n": n}}) + "\n")
+            handle.write(
+                json.dumps(
+                    {
+                        "id": f"01J{n:023d}",
+                        "ts": f"2026-03-01T11:{n // 60 % 60:02d}:{n % 60:02d}.000Z",
+                        "type": "note.added",
+                        "actor": "agent",
+                        "payload": {"n": n},
+                    }
+                )
+                + "\n"
+            )
     snapshot = build_snapshot(ws, tail_budget=100)
     assert len(snapshot.events) == 100 and not snapshot.events_complete
     older = load_older(snapshot, 5000)

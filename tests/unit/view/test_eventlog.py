@@ -10,8 +10,14 @@ from teamdeck.view.eventlog import LogSource, event_row, message_row
 
 
 def _line(n: int, **extra) -> bytes:
-    record = {"id": f"E{n:08d}", "ts": f"2026-03-01T10:{n // 60 % 60:02d}:{n % 60:02d}.000Z",
-              "type": "task.state_changed", "actor": "human:t", "payload": {"n": n}, **extra}
+    record = {
+        "id": f"E{n:08d}",
+        "ts": f"2026-03-01T10:{n // 60 % 60:02d}:{n % 60:02d}.000Z",
+        "type": "task.state_changed",
+        "actor": "human:t",
+        "payload": {"n": n},
+        **extra,
+    }
     return (json.dumps(record) + "\n").encode()
 
 
@@ -132,6 +138,16 @@ def test_missing_file_appears_later(tmp_path: Path) -> None:
 
 
 def test_message_rows_show_sender_and_recipient() -> None:
-    row = message_row({"id": "M1", "ts": "2026-03-01T10:00:00.000Z", "type": "message", "from": "team-lead",
-                       "to": ["alice"], "summary": "hi"}, "team alpha", "teams/alpha/messages.jsonl")
+    row = message_row(
+        {
+            "id": "M1",
+            "ts": "2026-03-01T10:00:00.000Z",
+            "type": "message",
+            "from": "team-lead",
+            "to": ["alice"],
+            "summary": "hi",
+        },
+        "team alpha",
+        "teams/alpha/messages.jsonl",
+    )
     assert row.actor == "team-lead → alice" and row.text == "summary=hi" and row.kind == "message"

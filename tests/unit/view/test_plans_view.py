@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import plan_world as world
+
 from teamdeck.protocol.gates import decide_gate
 from teamdeck.view.build import build_snapshot, refresh
 
@@ -15,9 +16,17 @@ def test_a_failed_wave_shows_in_the_plan_and_the_verdict_history(tmp_path: Path)
     snapshot = build_snapshot(ws)
     plan = snapshot.plan("release")
     assert plan is not None and (plan.state, plan.current_wave, plan.problem) == ("NEEDS_FIX", 2, None)
-    assert [[task.title for task in wave] for wave in plan.waves] == [["Schema", "Fixtures", "Build"], ["Store", "Package"], ["Release notes"]]
+    assert [[task.title for task in wave] for wave in plan.waves] == [
+        ["Schema", "Fixtures", "Build"],
+        ["Store", "Package"],
+        ["Release notes"],
+    ]
     package = next(task for task in plan.tasks if task.title == "Package")
-    assert (package.state, package.verdict, package.gates) == ("input-required", "FAIL", ((world.fail_gate(ws), "verification-failed"),))
+    assert (package.state, package.verdict, package.gates) == (
+        "input-required",
+        "FAIL",
+        ((world.fail_gate(ws), "verification-failed"),),
+    )
     notes = next(task for task in plan.tasks if task.title == "Release notes")
     assert notes.waiting_on == (world.IDS["Package"],) and plan.done() == 4
     assert "decides the gates of release.05-package" in plan.next_step
@@ -25,7 +34,9 @@ def test_a_failed_wave_shows_in_the_plan_and_the_verdict_history(tmp_path: Path)
     assert [verdict.status for verdict in history.verdicts] == ["FAIL"] and history.problems == ()
     verdict = history.last
     assert verdict.guardian == "command" and [flag.code for flag in verdict.flags] == ["exit-code"]
-    assert dict(verdict.evidence)["exitCode"] == "1" and dict(verdict.evidence)["command"] == '["test", "-f", "dist-ok"]'
+    assert (
+        dict(verdict.evidence)["exitCode"] == "1" and dict(verdict.evidence)["command"] == '["test", "-f", "dist-ok"]'
+    )
     assert verdict.recommendations and verdict.created_at.startswith("2026-03-01T09:")
     assert [verdict.status for verdict in snapshot.verdicts[world.IDS["Schema"]].verdicts] == ["PASS"]
     assert world.IDS["Release notes"] not in snapshot.verdicts  # never verified: no history

@@ -40,8 +40,12 @@ class CommandGuardian:
     def verify(self, context: GuardianContext) -> GuardianResult:
         raw = context.config.get("command")
         if not raw:
-            return _fail("not-configured", "no command is configured for this task",
-                         {}, ["configure one: teamdeck guardian set TASK --command 'pytest -q' --cwd DIR"])
+            return _fail(
+                "not-configured",
+                "no command is configured for this task",
+                {},
+                ["configure one: teamdeck guardian set TASK --command 'pytest -q' --cwd DIR"],
+            )
         try:
             check = CommandCheck.model_validate(raw)
             argv = check.run if isinstance(check.run, list) else shlex.split(check.run)
@@ -60,7 +64,9 @@ def _run(argv: list[str], cwd: Path, timeout_s: float, evidence: dict[str, objec
     started = time.monotonic()
     with tempfile.TemporaryFile() as output:
         try:
-            proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=output, stderr=subprocess.STDOUT, start_new_session=True)
+            proc = subprocess.Popen(
+                argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=output, stderr=subprocess.STDOUT, start_new_session=True
+            )
         except OSError as err:
             return _fail("not-runnable", f"could not run {argv[0]}: {err.strerror or err}", evidence)
         child.stop_on_term(proc.pid)
@@ -77,8 +83,12 @@ def _run(argv: list[str], cwd: Path, timeout_s: float, evidence: dict[str, objec
     if exit_code is None:
         return _fail("timeout", f"{shlex.join(argv)} did not finish within {timeout_s:g} s and was stopped", evidence)
     if exit_code != 0:
-        return _fail("exit-code", f"{shlex.join(argv)} exited with code {exit_code}"[:500], evidence,
-                     [f"make `{shlex.join(argv)}` pass (exit code {exit_code}; see the output tail in the verdict)"[:500]])
+        return _fail(
+            "exit-code",
+            f"{shlex.join(argv)} exited with code {exit_code}"[:500],
+            evidence,
+            [f"make `{shlex.join(argv)}` pass (exit code {exit_code}; see the output tail in the verdict)"[:500]],
+        )
     return GuardianResult(status="PASS", evidence=evidence)
 
 
@@ -89,6 +99,12 @@ def _tail(output: BinaryIO) -> str:
     return output.read().decode("utf-8", "replace")[-OUTPUT_TAIL_CHARS:]
 
 
-def _fail(code: str, message: str, evidence: dict[str, object], recommendations: list[str] | None = None) -> GuardianResult:
-    return GuardianResult(status="FAIL", flags=[Flag(code=code, severity="fail", message=message)], evidence=evidence,
-                          recommendations=recommendations or [])
+def _fail(
+    code: str, message: str, evidence: dict[str, object], recommendations: list[str] | None = None
+) -> GuardianResult:
+    return GuardianResult(
+        status="FAIL",
+        flags=[Flag(code=code, severity="fail", message=message)],
+        evidence=evidence,
+        recommendations=recommendations or [],
+    )

@@ -38,8 +38,18 @@ class DiffGuardian:
                 owners.setdefault(path, []).append(result.agent_id)
         conflicts = {path: workers for path, workers in sorted(owners.items()) if len(workers) > 1}
         flags = [
-            Flag(code="conflict", severity="needs-changes", path=path, message=f"{path} was changed by {', '.join(workers)}")
+            Flag(
+                code="conflict",
+                severity="needs-changes",
+                path=path,
+                message=f"{path} was changed by {', '.join(workers)}",
+            )
             for path, workers in conflicts.items()
         ]
-        recommendations = [f"{', '.join(workers)}: reconcile your changes to {path} (one of you owns the file)" for path, workers in conflicts.items()]
-        return GuardianResult(flags=flags, evidence={"changedFiles": declared, "conflicts": conflicts}, recommendations=recommendations)
+        recommendations = [
+            f"{', '.join(workers)}: reconcile your changes to {path} (one of you owns the file)"
+            for path, workers in conflicts.items()
+        ]
+        return GuardianResult(
+            flags=flags, evidence={"changedFiles": declared, "conflicts": conflicts}, recommendations=recommendations
+        )

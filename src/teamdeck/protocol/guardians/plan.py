@@ -23,7 +23,9 @@ class PlanGuardian:
     def verify(self, context: GuardianContext) -> GuardianResult:
         plan_id = context.task.get("plan")
         if not plan_id:
-            return GuardianResult(flags=[Flag(code="not-a-plan", severity="fail", message=f"task {context.task_id} belongs to no plan")])
+            return GuardianResult(
+                flags=[Flag(code="not-a-plan", severity="fail", message=f"task {context.task_id} belongs to no plan")]
+            )
         ws = context.open_workspace()
         plan = load_plan(ws, plan_id)
         states: dict[str, str] = {}

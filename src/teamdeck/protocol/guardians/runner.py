@@ -46,7 +46,9 @@ class RunOutcome:
     duration_s: float
 
 
-def run_guardian(code: str, context: GuardianContext, *, timeout_s: float, isolation: Isolation = "process") -> RunOutcome:
+def run_guardian(
+    code: str, context: GuardianContext, *, timeout_s: float, isolation: Isolation = "process"
+) -> RunOutcome:
     """Run guardian ``code`` on ``context``, never longer than ``timeout_s``.
 
     Returns:
@@ -76,13 +78,18 @@ def coerce_result(value: Any) -> GuardianResult:
         try:
             return GuardianResult.model_validate(value)
         except ValidationError as err:
-            raise ValueError(f"the result is not a guardian result: {err.errors()[0]['loc']}: {err.errors()[0]['msg']}") from None
+            raise ValueError(
+                f"the result is not a guardian result: {err.errors()[0]['loc']}: {err.errors()[0]['msg']}"
+            ) from None
     raise ValueError(f"the result is a {type(value).__name__}, not a guardian result")
 
 
 def _timed_out(timeout_s: float, elapsed: float) -> GuardianResult:
-    return failure("timeout", f"the guardian did not finish within {timeout_s:g} s and was stopped",
-                   {"timeoutS": timeout_s, "stoppedAfterS": round(elapsed, 3)})
+    return failure(
+        "timeout",
+        f"the guardian did not finish within {timeout_s:g} s and was stopped",
+        {"timeoutS": timeout_s, "stoppedAfterS": round(elapsed, 3)},
+    )
 
 
 def _in_process(code: str, context: GuardianContext, timeout_s: float) -> GuardianResult:
@@ -90,7 +97,10 @@ def _in_process(code: str, context: GuardianContext, timeout_s: float) -> Guardi
     started = time.monotonic()
     proc = subprocess.Popen(
         [sys.executable, "-m", "teamdeck.protocol.guardians.child"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
     )
     try:
         out, err = proc.communicate(request.encode(), timeout=timeout_s)
@@ -105,12 +115,17 @@ def _in_process(code: str, context: GuardianContext, timeout_s: float) -> Guardi
     if not isinstance(answer, dict) or proc.returncode != 0 or not answer.get("ok"):
         error = answer.get("error") if isinstance(answer, dict) else None
         message = error or f"the guardian process exited with code {proc.returncode} without a result"
-        return failure("crashed", f"the guardian crashed: {message}"[:500],
-                       {"exitCode": proc.returncode, "error": message, "stderrTail": stderr_tail})
+        return failure(
+            "crashed",
+            f"the guardian crashed: {message}"[:500],
+            {"exitCode": proc.returncode, "error": message, "stderrTail": stderr_tail},
+        )
     try:
         return coerce_result(answer.get("result"))
     except ValueError as exc:
-        return failure("bad-result", f"the guardian answered something else than a verdict: {exc}"[:500], {"error": str(exc)})
+        return failure(
+            "bad-result", f"the guardian answered something else than a verdict: {exc}"[:500], {"error": str(exc)}
+        )
 
 
 def _stop(proc: subprocess.Popen[bytes]) -> None:
@@ -146,5 +161,7 @@ def _in_thread(code: str, context: GuardianContext, timeout_s: float) -> Guardia
     if "error" in box:
         exc = box["error"]
         message = f"{type(exc).__name__}: {exc}"
-        return failure("crashed", f"the guardian crashed: {message}"[:500], {"error": message, "traceback": box["trace"]})
+        return failure(
+            "crashed", f"the guardian crashed: {message}"[:500], {"error": message, "traceback": box["trace"]}
+        )
     return box["result"]

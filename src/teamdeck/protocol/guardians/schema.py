@@ -51,13 +51,25 @@ class SchemaGuardian:
             flags.extend(_output_flags(result, task.gates))
         for worker in task.workers:
             if worker.id not in reported or reported[worker.id].status == "pending":
-                flags.append(Flag(code="not-reported", severity="needs-changes", path=f"agents/{worker.id}",
-                                  message=f"worker {worker.id} has not written agents/{worker.id}/artifacts/final.json yet"))
+                flags.append(
+                    Flag(
+                        code="not-reported",
+                        severity="needs-changes",
+                        path=f"agents/{worker.id}",
+                        message=f"worker {worker.id} has not written agents/{worker.id}/artifacts/final.json yet",
+                    )
+                )
                 recommendations.append(f"{worker.id}: finish the task and write your final.json (teamdeck report)")
         for gate in task.open_gates:
-            flags.append(Flag(code="open-gate", severity="fail", message=f"gate {gate.id} still waits for a person: {gate.reason}"))
+            flags.append(
+                Flag(
+                    code="open-gate", severity="fail", message=f"gate {gate.id} still waits for a person: {gate.reason}"
+                )
+            )
         if not any(result.status in ("completed", "blocked", "failed") for result in results):
-            flags.append(Flag(code="no-evidence", severity="fail", message="no worker has reported: there is nothing to verify"))
+            flags.append(
+                Flag(code="no-evidence", severity="fail", message="no worker has reported: there is nothing to verify")
+            )
         flags.extend(_report_flags(ws, context.task_id, results))
         for result in results:
             if result.status == "invalid" and not result.ignored:
@@ -76,10 +88,23 @@ def _output_flags(result: WorkerResult, gates: list[Any]) -> list[Flag]:
         return [Flag(code="invalid-output", severity="needs-changes", message=result.headline(), path=result.file)]
     if result.status == "failed":
         summary = result.output.summary if result.output else ""
-        return [Flag(code="worker-failed", severity="fail", message=f"worker {result.agent_id} failed: {summary}"[:500], path=result.file)]
+        return [
+            Flag(
+                code="worker-failed",
+                severity="fail",
+                message=f"worker {result.agent_id} failed: {summary}"[:500],
+                path=result.file,
+            )
+        ]
     if result.status == "blocked" and not any(gate.agentInstance == result.agent_id for gate in gates):
-        return [Flag(code="blocked-without-gate", severity="fail", path=result.file,
-                     message=f"worker {result.agent_id} is blocked but no gate asks a person (run teamdeck join)")]
+        return [
+            Flag(
+                code="blocked-without-gate",
+                severity="fail",
+                path=result.file,
+                message=f"worker {result.agent_id} is blocked but no gate asks a person (run teamdeck join)",
+            )
+        ]
     return []
 
 
@@ -98,6 +123,12 @@ def _report_flags(ws: Any, task_id: str, results: list[WorkerResult]) -> list[Fl
     current = {result.agent_id: result.status for result in results}
     joined = {worker.agentId: worker.status for worker in summary.workers}
     if joined != current:
-        return [Flag(code="stale-report", severity="info", path=shown,
-                     message="the joined summary does not match the current worker outputs; run teamdeck join")]
+        return [
+            Flag(
+                code="stale-report",
+                severity="info",
+                path=shown,
+                message="the joined summary does not match the current worker outputs; run teamdeck join",
+            )
+        ]
     return []

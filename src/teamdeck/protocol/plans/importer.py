@@ -50,8 +50,15 @@ class Imported:
     gate_id: str
 
 
-def import_plan(ws: Workspace, text: str, *, source: str, plan_id: str | None = None, team: str | None = None,
-                title: str | None = None) -> Imported:
+def import_plan(
+    ws: Workspace,
+    text: str,
+    *,
+    source: str,
+    plan_id: str | None = None,
+    team: str | None = None,
+    title: str | None = None,
+) -> Imported:
     """Import the ``@@@task`` blocks of ``text`` as a plan waiting for approval.
 
     Args:
@@ -74,31 +81,72 @@ def import_plan(ws: Workspace, text: str, *, source: str, plan_id: str | None = 
     blocks = parse_blocks(text, source)
     plan_id = check_id(plan_id or slug(Path(source).stem, MAX_PLAN_ID), "plan id")
     if len(plan_id) > MAX_PLAN_ID:
-        raise Refused(f"Could not import {source}: the plan id '{plan_id}' is longer than {MAX_PLAN_ID} characters (its tasks' ids start with it)")
+        raise Refused(
+            f"Could not import {source}: the plan id '{plan_id}' is longer than {MAX_PLAN_ID} characters (its tasks' ids start with it)"
+        )
     if team is not None:
         read_team(ws, team)
     ids = task_ids(plan_id, blocks)
     dependencies = dict(zip(ids, resolve_dependencies(plan_id, blocks, ids, source), strict=True))
-    waves = compute_waves(dependencies, {task_id: block.title for task_id, block in zip(ids, blocks, strict=True)}, source)
+    waves = compute_waves(
+        dependencies, {task_id: block.title for task_id, block in zip(ids, blocks, strict=True)}, source
+    )
     digest = "sha256:" + hashlib.sha256(text.encode()).hexdigest()
     existing = _existing_plan(ws, plan_id)
     if existing is not None and existing.sourceDigest != digest:
-        raise Refused(f"Could not import {source}: plan '{plan_id}' already exists (imported from {existing.source}); "
-                      "choose another id with --id; nothing was imported")
+        raise Refused(
+            f"Could not import {source}: plan '{plan_id}' already exists (imported from {existing.source}); "
+            "choose another id with --id; nothing was imported"
+        )
     if existing is None:
         taken = [task_id for task_id in [plan_id, *ids] if ws.task_dir(task_id).exists()]
         if taken:
-            raise Refused(f"Could not import {source}: task(s) {', '.join(taken)} already exist; choose another plan id with --id; nothing was imported")
+            raise Refused(
+                f"Could not import {source}: task(s) {', '.join(taken)} already exist; choose another plan id with --id; nothing was imported"
+            )
     name = title or _heading(text) or Path(source).stem
-    entries = [{"id": task_id, "title": block.title, "wave": waves[task_id], "dependsOn": dependencies[task_id], "line": block.line}
-               for task_id, block in zip(ids, blocks, strict=True)]
+    entries = [
+        {
+            "id": task_id,
+            "title": block.title,
+            "wave": waves[task_id],
+            "dependsOn": dependencies[task_id],
+            "line": block.line,
+        }
+        for task_id, block in zip(ids, blocks, strict=True)
+    ]
     if existing is None:
-        change_plan(ws, plan_id, lambda _none: [new_event(ws, "plan.created", {"plan": {
-            "id": plan_id, "title": name, "state": "PLANNING", "team": team, "coordinator": plan_id, "source": source,
-            "sourceDigest": digest, "tasks": entries, "waves": max(waves.values()), "currentWave": 0,
-        }})], action=f"import plan {plan_id}", create=True)
-    created = [task_id for task_id, block in zip(ids, blocks, strict=True)
-               if _create_plan_task(ws, plan_id, task_id, block, waves[task_id], dependencies[task_id], team)]
+        change_plan(
+            ws,
+            plan_id,
+            lambda _none: [
+                new_event(
+                    ws,
+                    "plan.created",
+                    {
+                        "plan": {
+                            "id": plan_id,
+                            "title": name,
+                            "state": "PLANNING",
+                            "team": team,
+                            "coordinator": plan_id,
+                            "source": source,
+                            "sourceDigest": digest,
+                            "tasks": entries,
+                            "waves": max(waves.values()),
+                            "currentWave": 0,
+                        }
+                    },
+                )
+            ],
+            action=f"import plan {plan_id}",
+            create=True,
+        )
+    created = [
+        task_id
+        for task_id, block in zip(ids, blocks, strict=True)
+        if _create_plan_task(ws, plan_id, task_id, block, waves[task_id], dependencies[task_id], team)
+    ]
     plan = load_plan(ws, plan_id)
     _create_coordinator(ws, plan)
     return Imported(plan, created, APPROVAL_GATE)
@@ -120,12 +168,20 @@ def _heading(text: str) -> str | None:
     return None
 
 
-def _create_plan_task(ws: Workspace, plan_id: str, task_id: str, block: TaskBlock, wave: int, depends: list[str], team: str | None) -> bool:
+def _create_plan_task(
+    ws: Workspace, plan_id: str, task_id: str, block: TaskBlock, wave: int, depends: list[str], team: str | None
+) -> bool:
     if (ws.task_dir(task_id) / "task.yaml").exists():
         return False  # created by an earlier, interrupted import of the same file
     spec = {name: block.sections.get(name, "") for name in HEADINGS}
-    create_task(ws, task_id, block.title, team=team, state="planned",
-                extra={"plan": plan_id, "wave": wave, "dependsOn": depends, "spec": spec})
+    create_task(
+        ws,
+        task_id,
+        block.title,
+        team=team,
+        state="planned",
+        extra={"plan": plan_id, "wave": wave, "dependsOn": depends, "spec": spec},
+    )
     return True
 
 
@@ -133,26 +189,52 @@ def _create_coordinator(ws: Workspace, plan: Plan) -> None:
     """The coordinator task with its approval gate (nothing when it exists already)."""
     if (ws.task_dir(plan.coordinator) / "task.yaml").exists():
         return
-    waves = [(f"Wave {wave}: " + "; ".join(f"{task.title} ({task.id})" for task in plan.wave_tasks(wave)))[:QUESTION_CHARS]
-             for wave in range(1, plan.waves + 1)]
+    waves = [
+        (f"Wave {wave}: " + "; ".join(f"{task.title} ({task.id})" for task in plan.wave_tasks(wave)))[:QUESTION_CHARS]
+        for wave in range(1, plan.waves + 1)
+    ]
     lead = read_team(ws, plan.team).lead_name if plan.team else None
 
     def decide(_none: Task | None) -> list[Event]:
-        task = {"id": plan.coordinator, "title": f"Plan: {plan.title}", "state": "planned", "gates": [], "team": plan.team,
-                "creator": ws.actor, "workers": [], "plan": plan.id}
+        task = {
+            "id": plan.coordinator,
+            "title": f"Plan: {plan.title}",
+            "state": "planned",
+            "gates": [],
+            "team": plan.team,
+            "creator": ws.actor,
+            "workers": [],
+            "plan": plan.id,
+        }
         events = [new_event(ws, "task.created", {"task": task})]
         if lead is not None:
-            worker = {"id": check_id(lead.lower(), "worker id"), "member": lead, "role": "coordinator", "assignedAt": iso(ws.clock())}
+            worker = {
+                "id": check_id(lead.lower(), "worker id"),
+                "member": lead,
+                "role": "coordinator",
+                "assignedAt": iso(ws.clock()),
+            }
             events.append(new_event(ws, "task.delegated", {"worker": worker}))
-        events.append(new_event(ws, "gate.blocked", {
-            "gateId": APPROVAL_GATE, "kind": "plan-approval", "agentInstance": None,
-            "reason": f"plan '{plan.title}' ({len(plan.tasks)} tasks in {plan.waves} waves, from {plan.source}) waits for approval",
-            "questions": [f"Approve this plan? approve: it is READY to run (teamdeck plan run {plan.id}); reject: it is canceled.", *waves],
-        }))
+        events.append(
+            new_event(
+                ws,
+                "gate.blocked",
+                {
+                    "gateId": APPROVAL_GATE,
+                    "kind": "plan-approval",
+                    "agentInstance": None,
+                    "reason": f"plan '{plan.title}' ({len(plan.tasks)} tasks in {plan.waves} waves, from {plan.source}) waits for approval",
+                    "questions": [
+                        f"Approve this plan? approve: it is READY to run (teamdeck plan run {plan.id}); reject: it is canceled.",
+                        *waves,
+                    ],
+                },
+            )
+        )
         return events
 
-    change = transact(ws, plan.coordinator, decide, action=f"create the coordinator task of plan {plan.id}", create=True)
+    change = transact(
+        ws, plan.coordinator, decide, action=f"create the coordinator task of plan {plan.id}", create=True
+    )
     ws.agents_dir(plan.coordinator).mkdir(exist_ok=True)
     sync_human_notes(ws, change.task)
-
-

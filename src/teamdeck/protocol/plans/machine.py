@@ -30,7 +30,7 @@ from teamdeck.model.plan import Plan, PlanState
 from teamdeck.model.task import Task
 from teamdeck.protocol.events import new_event
 from teamdeck.protocol.guardians.runner import Isolation
-from teamdeck.protocol.lifecycle import TERMINAL, START, cancel, transition, unfinished_dependencies
+from teamdeck.protocol.lifecycle import START, TERMINAL, cancel, transition, unfinished_dependencies
 from teamdeck.protocol.plans.store import change_plan, load_plan
 from teamdeck.protocol.taskfile import load_task
 from teamdeck.protocol.worker_outputs import WorkerResult, read_worker_outputs
@@ -96,7 +96,9 @@ class _Driver:
         return [self.task(entry.id) for entry in plan.wave_tasks(plan.currentWave)]
 
 
-def plan_transition_event(ws: Workspace, plan: Plan, target: PlanState, *, reason: str, wave: int | None = None) -> Event:
+def plan_transition_event(
+    ws: Workspace, plan: Plan, target: PlanState, *, reason: str, wave: int | None = None
+) -> Event:
     """The ``plan.state_changed`` event moving ``plan`` to ``target``.
 
     Raises:
@@ -104,15 +106,24 @@ def plan_transition_event(ws: Workspace, plan: Plan, target: PlanState, *, reaso
     """
     if target not in PLAN_TRANSITIONS[plan.state]:
         nexts = ", ".join(sorted(PLAN_TRANSITIONS[plan.state])) or "none: it is final"
-        raise Refused(f"Plan {plan.id} cannot go from {plan.state} to {target}; from {plan.state} it can go to: {nexts}")
+        raise Refused(
+            f"Plan {plan.id} cannot go from {plan.state} to {target}; from {plan.state} it can go to: {nexts}"
+        )
     payload: dict[str, Any] = {"from": plan.state, "to": target, "reason": reason}
     if wave is not None:
         payload["wave"] = wave
     return new_event(ws, "plan.state_changed", payload)
 
 
-def advance(ws: Workspace, plan_id: str, *, start: bool = True, members: list[str] | None = None, verify: bool = True,
-            isolation: Isolation = "process") -> Advance:
+def advance(
+    ws: Workspace,
+    plan_id: str,
+    *,
+    start: bool = True,
+    members: list[str] | None = None,
+    verify: bool = True,
+    isolation: Isolation = "process",
+) -> Advance:
     """Drive the plan as far as it can go now (``teamdeck plan run``).
 
     Args:
@@ -138,7 +149,9 @@ def advance(ws: Workspace, plan_id: str, *, start: bool = True, members: list[st
         if step is None:
             driver.result.plan = plan
             break
-        change = change_plan(ws, plan_id, lambda current: _move(ws, current, plan, step), action=f"advance plan {plan_id}")
+        change = change_plan(
+            ws, plan_id, lambda current: _move(ws, current, plan, step), action=f"advance plan {plan_id}"
+        )
         driver.result.events.extend(change.events)
         driver.result.moves.append(f"{plan.state} -> {step.target}: {step.reason}")
     return driver.result
@@ -157,7 +170,9 @@ def _planning(driver: _Driver, plan: Plan) -> _Step | None:
         return _Step("CANCELED", "the plan was rejected at its approval gate")
     if coordinator.state != "planned":
         return _Step("READY", "approved at the approval gate")
-    driver.result.waiting.append(f"approval: gate plan-approval on task {plan.coordinator} (teamdeck gate approve {plan.coordinator} plan-approval)")
+    driver.result.waiting.append(
+        f"approval: gate plan-approval on task {plan.coordinator} (teamdeck gate approve {plan.coordinator} plan-approval)"
+    )
     return None
 
 
@@ -203,8 +218,16 @@ def _verifying(driver: _Driver, plan: Plan) -> _Step | None:
             transition(driver.ws, task.id, "done", reason=f"plan {plan.id}: verified in wave {plan.currentWave}")
             driver.result.actions.append(f"{task.id}: done")
         elif task.state == "working" or task.state in _UNDER_REVIEW:
-            run = verify(driver.ws, task.id, reason=f"plan {plan.id}, wave {plan.currentWave}", complete=True, isolation=driver.isolation)
-            driver.result.actions.append(f"{task.id}: {run.verdict.guardian} {run.verdict.status} ({run.verdict.id}) -> {run.task.state}")
+            run = verify(
+                driver.ws,
+                task.id,
+                reason=f"plan {plan.id}, wave {plan.currentWave}",
+                complete=True,
+                isolation=driver.isolation,
+            )
+            driver.result.actions.append(
+                f"{task.id}: {run.verdict.guardian} {run.verdict.status} ({run.verdict.id}) -> {run.task.state}"
+            )
     tasks = driver.wave(plan)
     ended = [f"{task.id} ({task.state})" for task in tasks if task.state in ("failed", "canceled")]
     if ended:
@@ -213,7 +236,11 @@ def _verifying(driver: _Driver, plan: Plan) -> _Step | None:
     if open_:
         return _Step("NEEDS_FIX", f"wave {plan.currentWave} did not pass: {', '.join(open_)}")
     if plan.currentWave < plan.waves:
-        return _Step("EXECUTING", f"wave {plan.currentWave} verified; wave {plan.currentWave + 1} started", wave=plan.currentWave + 1)
+        return _Step(
+            "EXECUTING",
+            f"wave {plan.currentWave} verified; wave {plan.currentWave + 1} started",
+            wave=plan.currentWave + 1,
+        )
     return _Step("COMPLETED", f"every wave verified ({len(plan.tasks)} tasks done)")
 
 
@@ -226,7 +253,10 @@ def _needs_fix(driver: _Driver, plan: Plan) -> _Step | None:
     if waiting:
         for task in waiting:
             gates = ", ".join(gate.id for gate in task.open_gates)
-            driver.result.waiting.append(f"{task.id} is {task.state}" + (f": gate(s) {gates} wait for a person (approve = retry, reject = give up)" if gates else ""))
+            driver.result.waiting.append(
+                f"{task.id} is {task.state}"
+                + (f": gate(s) {gates} wait for a person (approve = retry, reject = give up)" if gates else "")
+            )
         return None
     fixing = [task.id for task in tasks if task.state == "working"]
     return _Step("EXECUTING", f"fixes under way on {', '.join(fixing)}", wave=plan.currentWave)
@@ -240,7 +270,14 @@ def _completed(driver: _Driver, plan: Plan) -> None:
     _ensure_running(driver, plan.coordinator, "the plan is executing")
     coordinator = driver.task(plan.coordinator)
     if coordinator.state in ("working", *_UNDER_REVIEW):
-        run = verify(driver.ws, plan.coordinator, guardian="plan", reason=f"plan {plan.id} completed", complete=True, isolation=driver.isolation)
+        run = verify(
+            driver.ws,
+            plan.coordinator,
+            guardian="plan",
+            reason=f"plan {plan.id} completed",
+            complete=True,
+            isolation=driver.isolation,
+        )
         driver.result.actions.append(f"{plan.coordinator}: plan {run.verdict.status} -> {run.task.state}")
     return None
 
@@ -260,8 +297,15 @@ def _ended(driver: _Driver, plan: Plan) -> None:
 
 
 _HANDLERS = {
-    "PLANNING": _planning, "READY": _ready, "EXECUTING": _executing, "WAVE_COMPLETE": _wave_complete,
-    "VERIFYING": _verifying, "NEEDS_FIX": _needs_fix, "COMPLETED": _completed, "CANCELED": _ended, "FAILED": _ended,
+    "PLANNING": _planning,
+    "READY": _ready,
+    "EXECUTING": _executing,
+    "WAVE_COMPLETE": _wave_complete,
+    "VERIFYING": _verifying,
+    "NEEDS_FIX": _needs_fix,
+    "COMPLETED": _completed,
+    "CANCELED": _ended,
+    "FAILED": _ended,
 }
 
 
@@ -337,7 +381,9 @@ def _work_missing(ws: Workspace, task: Task) -> str | None:
             missing.append(f"{agent} has not reported")
         elif result.status == "blocked":
             missing.append(f"{agent} is blocked")
-        elif since is not None and ((at := work_finished_at(ws, task.id, result)) is None or parse_iso(at) < parse_iso(since)):
+        elif since is not None and (
+            (at := work_finished_at(ws, task.id, result)) is None or parse_iso(at) < parse_iso(since)
+        ):
             missing.append(f"{agent} has not reported since the last verdict")
     if not results and not task.workers:
         missing.append("no worker has reported")
@@ -350,8 +396,12 @@ def cancel_plan(ws: Workspace, plan_id: str, *, reason: str = "") -> Advance:
     Raises:
         Refused: the plan is already final.
     """
-    change = change_plan(ws, plan_id, lambda plan: [plan_transition_event(ws, plan, "CANCELED", reason=reason or "canceled by a person")],
-                         action=f"cancel plan {plan_id}")
+    change = change_plan(
+        ws,
+        plan_id,
+        lambda plan: [plan_transition_event(ws, plan, "CANCELED", reason=reason or "canceled by a person")],
+        action=f"cancel plan {plan_id}",
+    )
     result = advance(ws, plan_id, start=False, verify=False)
     result.events[:0] = change.events
     result.moves.insert(0, f"-> CANCELED: {reason or 'canceled by a person'}")

@@ -36,7 +36,12 @@ TITLE = re.compile(r"^#\s+(?P<text>\S.*?)\s*$")
 SECTION = re.compile(r"^##\s+(?P<name>\S.*?)\s*$")
 DEPENDS = re.compile(r"^\s*depends(?:\s+on)?\s*:\s*(?P<names>.*)$", re.IGNORECASE)
 
-HEADINGS = {"objective": "Objective", "scope": "Scope", "definitionOfDone": "Definition of Done", "verification": "Verification"}
+HEADINGS = {
+    "objective": "Objective",
+    "scope": "Scope",
+    "definitionOfDone": "Definition of Done",
+    "verification": "Verification",
+}
 """Field of the task's spec → its section heading."""
 SECTIONS = {heading.lower(): name for name, heading in HEADINGS.items()}
 """Section heading (any case) → field of the task's spec."""
@@ -116,7 +121,12 @@ def parse_blocks(text: str, source: str = "plan") -> list[TaskBlock]:
             close_section()
             name = heading["name"]
             if name.lower() not in SECTIONS:
-                problems.append((number, f"unknown section '## {name}' (sections: Objective, Scope, Definition of Done, Verification)"))
+                problems.append(
+                    (
+                        number,
+                        f"unknown section '## {name}' (sections: Objective, Scope, Definition of Done, Verification)",
+                    )
+                )
                 section = None
             elif SECTIONS[name.lower()] in current.sections:
                 problems.append((number, f"section '{name}' appears twice in this block"))

@@ -57,9 +57,13 @@ def change_plan(ws: Workspace, plan_id: str, decide: Any, *, action: str, create
 
 def plan_ids(ws: Workspace) -> list[str]:
     """The ids of the plans under ``plans/`` (directories with plan.yaml or events.jsonl)."""
-    return [entry.name for entry in list_entries(ws.plans_dir)
-            if entry.is_dir and ID_RE.fullmatch(entry.name)
-            and ((entry.path / "plan.yaml").exists() or (entry.path / "events.jsonl").exists())]
+    return [
+        entry.name
+        for entry in list_entries(ws.plans_dir)
+        if entry.is_dir
+        and ID_RE.fullmatch(entry.name)
+        and ((entry.path / "plan.yaml").exists() or (entry.path / "events.jsonl").exists())
+    ]
 
 
 def list_plans(ws: Workspace) -> tuple[list[Plan], list[str]]:

@@ -81,13 +81,20 @@ def plan_overview(ws: Workspace, plan_id: str) -> PlanOverview:
         try:
             task = load_task(ws, entry.id)
         except TeamdeckError as err:
-            rows[entry.id] = PlanTaskRow(entry.id, entry.title, entry.wave, "unreadable", tuple(entry.dependsOn), problem=str(err))
+            rows[entry.id] = PlanTaskRow(
+                entry.id, entry.title, entry.wave, "unreadable", tuple(entry.dependsOn), problem=str(err)
+            )
             states[entry.id] = "unreadable"
             continue
         states[entry.id] = task.state
         rows[entry.id] = PlanTaskRow(
-            entry.id, entry.title, entry.wave, task.state, tuple(entry.dependsOn),
-            open_gates=tuple(task.open_gates), verdict=task.verification.status if task.verification else None,
+            entry.id,
+            entry.title,
+            entry.wave,
+            task.state,
+            tuple(entry.dependsOn),
+            open_gates=tuple(task.open_gates),
+            verdict=task.verification.status if task.verification else None,
             workers=tuple(f"{worker.member or worker.id} ({worker.role or 'worker'})" for worker in task.workers),
         )
     for task_id, row in rows.items():

@@ -48,7 +48,12 @@ def resolve_dependencies(plan_id: str, blocks: list[TaskBlock], ids: list[str], 
         for name in block.depends:
             task_id = by_name.get(name.lower())
             if task_id is None:
-                problems.append((block.depends_line or block.line, f"'{block.title}' depends on '{name}', which is not a task of this plan"))
+                problems.append(
+                    (
+                        block.depends_line or block.line,
+                        f"'{block.title}' depends on '{name}', which is not a task of this plan",
+                    )
+                )
             elif task_id not in found:
                 found.append(task_id)
         resolved.append(found)
@@ -57,7 +62,9 @@ def resolve_dependencies(plan_id: str, blocks: list[TaskBlock], ids: list[str], 
     return resolved
 
 
-def compute_waves(dependencies: dict[str, list[str]], titles: dict[str, str] | None = None, source: str = "plan") -> dict[str, int]:
+def compute_waves(
+    dependencies: dict[str, list[str]], titles: dict[str, str] | None = None, source: str = "plan"
+) -> dict[str, int]:
     """Each task's wave (1 + its deepest dependency's wave).
 
     Args:
@@ -76,8 +83,10 @@ def compute_waves(dependencies: dict[str, list[str]], titles: dict[str, str] | N
         if task_id in wave:
             return wave[task_id]
         if task_id in visiting:
-            cycle = [*visiting[visiting.index(task_id):], task_id]
-            raise PlanProblems(source, [(0, "dependency cycle: " + " -> ".join(names.get(each, each) for each in cycle))])
+            cycle = [*visiting[visiting.index(task_id) :], task_id]
+            raise PlanProblems(
+                source, [(0, "dependency cycle: " + " -> ".join(names.get(each, each) for each in cycle))]
+            )
         visiting.append(task_id)
         depth = 1 + max((visit(dependency) for dependency in dependencies[task_id]), default=0)
         visiting.pop()

@@ -30,8 +30,16 @@ class ConfirmScreen(ModalScreen[Confirmed | None]):
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="confirm-cancel")]
 
-    def __init__(self, title: Content, body: Content, *, confirm: str = "Confirm", note: NoteRule = "none",
-                 note_label: str = "Note", danger: bool = False) -> None:
+    def __init__(
+        self,
+        title: Content,
+        body: Content,
+        *,
+        confirm: str = "Confirm",
+        note: NoteRule = "none",
+        note_label: str = "Note",
+        danger: bool = False,
+    ) -> None:
         super().__init__()
         self.title_content = title
         self.body = body

@@ -10,27 +10,50 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 KEYS = (
-    ("Everywhere", (
-        ("1-6, tab, shift+tab", "switch panel (decisions, roster, inbox, tasks, events, plans)"),
-        ("ctrl+p or :", "command palette: every action by name"),
-        ("?", "this help"), ("esc", "back / close"), ("q", "quit"),
-        ("up/down, pgup/pgdn, home/end", "move in a list; the mouse works too"),
-    )),
-    ("1 Decisions", (
-        ("enter", "read the whole request (questions, plan)"),
-        ("a", "approve (optional note, confirmed first)"), ("r", "reject (note required, confirmed first)"),
-        ("a / r on a FAIL gate", "retry (the task works again) / give up (the task fails)"),
-    )),
-    ("2 Roster", (
-        ("enter", "open the member's inbox"), ("m", "message the member"), ("b", "broadcast to the team"),
-        ("s", "ask the member to shut down (the handshake shows in its status)"),
-        ("p / P", "approve / reject the member's plan"),
-        ("d", "deactivate a member that approved shutdown but is still active"),
-    )),
+    (
+        "Everywhere",
+        (
+            ("1-6, tab, shift+tab", "switch panel (decisions, roster, inbox, tasks, events, plans)"),
+            ("ctrl+p or :", "command palette: every action by name"),
+            ("?", "this help"),
+            ("esc", "back / close"),
+            ("q", "quit"),
+            ("up/down, pgup/pgdn, home/end", "move in a list; the mouse works too"),
+        ),
+    ),
+    (
+        "1 Decisions",
+        (
+            ("enter", "read the whole request (questions, plan)"),
+            ("a", "approve (optional note, confirmed first)"),
+            ("r", "reject (note required, confirmed first)"),
+            ("a / r on a FAIL gate", "retry (the task works again) / give up (the task fails)"),
+        ),
+    ),
+    (
+        "2 Roster",
+        (
+            ("enter", "open the member's inbox"),
+            ("m", "message the member"),
+            ("b", "broadcast to the team"),
+            ("s", "ask the member to shut down (the handshake shows in its status)"),
+            ("p / P", "approve / reject the member's plan"),
+            ("d", "deactivate a member that approved shutdown but is still active"),
+        ),
+    ),
     ("3 Inbox", (("enter", "read the whole message"), ("v", "view it raw (escaped)"), ("m", "reply to the member"))),
-    ("4 Tasks", (("j", "run the join again"), ("enter", "read the joined summary"), ("v", "verdict history with evidence"),
-                 ("t", "move to a state the lifecycle allows (picker)"), ("g", "verify with the task's guardian"),
-                 ("R", "retry a blocked task"), ("x", "cancel the task"))),
+    (
+        "4 Tasks",
+        (
+            ("j", "run the join again"),
+            ("enter", "read the joined summary"),
+            ("v", "verdict history with evidence"),
+            ("t", "move to a state the lifecycle allows (picker)"),
+            ("g", "verify with the task's guardian"),
+            ("R", "retry a blocked task"),
+            ("x", "cancel the task"),
+        ),
+    ),
     ("5 Events", (("/", "filter"), ("o", "load older events"), ("enter", "read the whole record"))),
     ("6 Plans", (("enter", "focus the waves"), ("x", "run the plan (teamdeck plan run), confirmed first"))),
 )

@@ -22,8 +22,14 @@ from teamdeck.tui.widgets.tasks_panel import TasksPanel
 from teamdeck.view.snapshot import WorkspaceSnapshot
 
 PANELS = ("gates", "roster", "inbox", "tasks", "events", "plans")
-TITLES = {"gates": "1 Decisions", "roster": "2 Roster", "inbox": "3 Inbox", "tasks": "4 Tasks", "events": "5 Events",
-          "plans": "6 Plans"}
+TITLES = {
+    "gates": "1 Decisions",
+    "roster": "2 Roster",
+    "inbox": "3 Inbox",
+    "tasks": "4 Tasks",
+    "events": "5 Events",
+    "plans": "6 Plans",
+}
 
 
 class MainScreen(Screen[None]):
@@ -124,7 +130,7 @@ class MainScreen(Screen[None]):
             self._draw_panel(event.pane.id)
             self._panel_widget(event.pane.id).focus_list()
 
-    def _panel_widget(self, name: str):  # noqa: ANN202 - one of the panel classes
+    def _panel_widget(self, name: str):
         return self.query_one(f"#{name}-panel")
 
     def open_inbox(self, member_key: str) -> None:

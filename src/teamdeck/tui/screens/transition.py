@@ -51,8 +51,9 @@ class TransitionScreen(ModalScreen[Transition | None]):
             yield Static(self.title_content, classes="dialog--title")
             yield Static(self.body, classes="dialog--header")
             yield Label("Move to (the states the lifecycle allows from here)", classes="dialog--label")
-            yield OptionList(*(Option(Content(STATE_HELP.get(state, state)), id=state) for state in self.states),
-                             id="states")
+            yield OptionList(
+                *(Option(Content(STATE_HELP.get(state, state)), id=state) for state in self.states), id="states"
+            )
             yield Label("Reason (optional)", classes="dialog--label")
             yield Input(id="reason", placeholder="reason")
             with Horizontal(classes="dialog--buttons"):

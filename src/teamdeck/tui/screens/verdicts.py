@@ -31,8 +31,11 @@ class VerdictsScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         count = len(self.history.verdicts) if self.history else 0
-        title = Content.assemble(("Verdicts of ", "bold"), (cell(self.task_id, 64), "bold $accent"),
-                                 f"  ({count} verdict{'s' if count != 1 else ''}, newest first)")
+        title = Content.assemble(
+            ("Verdicts of ", "bold"),
+            (cell(self.task_id, 64), "bold $accent"),
+            f"  ({count} verdict{'s' if count != 1 else ''}, newest first)",
+        )
         with Vertical(id="dialog", classes="dialog dialog--wide dialog--tall"):
             yield Static(title, classes="dialog--title")
             with VerticalScroll(id="verdicts-scroll", classes="dialog--body"):
@@ -59,15 +62,22 @@ def verdict_content(verdict: VerdictView) -> Content:
     """One verdict: status, guardian, when, flags, evidence, recommendations."""
     parts: list[str | tuple[str, str]] = [
         (f"{verdict.status:<13}", STATUS_STYLES.get(verdict.status, "bold")),
-        (f" {cell(verdict.guardian, 40)}", "bold"), f"  {cell(verdict.created_at, 40)}",
-        (f"  {verdict.duration_s:.2f}s  {cell(verdict.id, 64)}  (assignment {cell(verdict.assignment, 64)})\n", "$text-muted"),
+        (f" {cell(verdict.guardian, 40)}", "bold"),
+        f"  {cell(verdict.created_at, 40)}",
+        (
+            f"  {verdict.duration_s:.2f}s  {cell(verdict.id, 64)}  (assignment {cell(verdict.assignment, 64)})\n",
+            "$text-muted",
+        ),
     ]
     if verdict.flags:
         parts.append(("  flags\n", "$text-muted"))
     for flag in verdict.flags:
         where = f" [{cell(flag.path, 120)}]" if flag.path else ""
-        parts += [("    ", ""), (f"{cell(flag.severity, 20)} {cell(flag.code, 40)}", SEVERITY_STYLES.get(flag.severity, "")),
-                  f"{where}: {cell(flag.message, 400)}\n"]
+        parts += [
+            ("    ", ""),
+            (f"{cell(flag.severity, 20)} {cell(flag.code, 40)}", SEVERITY_STYLES.get(flag.severity, "")),
+            f"{where}: {cell(flag.message, 400)}\n",
+        ]
     if verdict.evidence:
         parts.append(("  evidence\n", "$text-muted"))
     for key, value in verdict.evidence:

@@ -25,10 +25,13 @@ def matches(event: EventRow, query: str) -> bool:
 
 def event_row(event: EventRow) -> Row:
     clock = event.ts[11:19] if len(event.ts) >= 19 else event.ts
-    return Row(event.id or f"{event.path}@{event.ts}#{id(event)}", (
-        Cell(cell(clock, 20), 8, "line-list--dim"),
-        Cell(cell(event.source, 64), 16),
-        Cell(cell(event.kind, 64), 24, "line-list--accent"),
-        Cell(cell(event.actor, 64), 20, "line-list--bold"),
-        Cell(cell(event.text, 300)),
-    ))
+    return Row(
+        event.id or f"{event.path}@{event.ts}#{id(event)}",
+        (
+            Cell(cell(clock, 20), 8, "line-list--dim"),
+            Cell(cell(event.source, 64), 16),
+            Cell(cell(event.kind, 64), 24, "line-list--accent"),
+            Cell(cell(event.actor, 64), 20, "line-list--bold"),
+            Cell(cell(event.text, 300)),
+        ),
+    )

@@ -54,8 +54,11 @@ class EventsPanel(Vertical):
         events = self.query_one(EventList)
         events.show(snapshot.events, self.query_text)
         loaded = "all loaded" if snapshot.events_complete else "older ones not loaded: press o"
-        shown = f"{len(events.rows)} of {len(snapshot.events)} matching “{cell(self.query_text, 60)}”" if self.query_text \
+        shown = (
+            f"{len(events.rows)} of {len(snapshot.events)} matching “{cell(self.query_text, 60)}”"
+            if self.query_text
             else f"{len(snapshot.events)} events"
+        )
         self.query_one("#events-title", Static).update(Content.styled(f"{shown} ({loaded})", "$text-muted"))
 
     @property

@@ -22,10 +22,13 @@ class GateList(LineList):
 def gate_row(gate: GateView, now: datetime) -> Row:
     what = "plan" if gate.kind == "plan-approval" else ("FAIL" if gate.subkind == "verification-failed" else "gate")
     questions = f" ({len(gate.questions)} question{'s' if len(gate.questions) != 1 else ''})" if gate.questions else ""
-    return Row(gate.key, (
-        Cell(age(gate.created_at, now), 5, "line-list--warning"),
-        Cell(what, 4, "line-list--accent"),
-        Cell(cell(gate.task_id or gate.team or gate.source, 40), 16),
-        Cell(cell(gate.agent or "", 40), 14, "line-list--bold"),
-        Cell(cell(gate.title, 300) + questions),
-    ))
+    return Row(
+        gate.key,
+        (
+            Cell(age(gate.created_at, now), 5, "line-list--warning"),
+            Cell(what, 4, "line-list--accent"),
+            Cell(cell(gate.task_id or gate.team or gate.source, 40), 16),
+            Cell(cell(gate.agent or "", 40), 14, "line-list--bold"),
+            Cell(cell(gate.title, 300) + questions),
+        ),
+    )

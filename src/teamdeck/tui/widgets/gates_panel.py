@@ -70,7 +70,9 @@ class GatesPanel(Vertical):
     def action_open(self) -> None:
         gate = self.selected
         if gate is not None:
-            self.app.push_screen(TextScreen(Content(cell(gate.title, 200)), gate_text(gate), header=gate_detail(gate, short=True)))
+            self.app.push_screen(
+                TextScreen(Content(cell(gate.title, 200)), gate_text(gate), header=gate_detail(gate, short=True))
+            )
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         gate = self.selected
@@ -104,8 +106,14 @@ class GatesPanel(Vertical):
             verb = "Retry" if approve else "Give up"
             body = Content.assemble(body, "\n", (FAIL_OUTCOMES[approve], "bold"))
         title = Content.assemble((f"{verb} ", "bold"), (cell(gate.title, 120), "bold $warning"))
-        screen = ConfirmScreen(title, body, confirm=verb, note="optional" if approve else "required",
-                               note_label="Note" if gate.kind == "task-gate" else "Feedback", danger=not approve)
+        screen = ConfirmScreen(
+            title,
+            body,
+            confirm=verb,
+            note="optional" if approve else "required",
+            note_label="Note" if gate.kind == "task-gate" else "Feedback",
+            danger=not approve,
+        )
 
         def decided(result: Confirmed | None) -> None:
             if result is not None:
@@ -114,8 +122,10 @@ class GatesPanel(Vertical):
         self.app.push_screen(screen, decided)
 
 
-SUBKIND_LABELS = {FAIL_GATE: "verification FAILED: retry (a) or give up (r)",
-                  "plan-approval": "coordinator plan: approve to make it READY"}
+SUBKIND_LABELS = {
+    FAIL_GATE: "verification FAILED: retry (a) or give up (r)",
+    "plan-approval": "coordinator plan: approve to make it READY",
+}
 FAIL_OUTCOMES = {
     True: "Retry: the task goes back to working and its guardian can run again.",
     False: "Give up: the task fails (final) and its other open gates are closed.",
@@ -131,7 +141,8 @@ def gate_detail(gate: GateView, *, short: bool = False) -> Content:
     parts: list[str | tuple[str, str]] = [
         ("plan approval" if gate.kind == "plan-approval" else f"gate {cell(gate.gate_id, 64)}", "bold"),
         (f"  {SUBKIND_LABELS[gate.subkind]}" if gate.subkind in SUBKIND_LABELS else "", "bold $warning"),
-        f"  from {cell(gate.source, 80)}", f"  waiting since {cell(gate.created_at, 40)}\n",
+        f"  from {cell(gate.source, 80)}",
+        f"  waiting since {cell(gate.created_at, 40)}\n",
     ]
     if gate.agent:
         parts += [("who: ", "$text-muted"), f"{cell(gate.agent, 64)}\n"]

@@ -35,7 +35,9 @@ class InboxPanel(Vertical):
         self.member_key: str | None = None
 
     def compose(self) -> ComposeResult:
-        yield Static(Content.styled("select a member in the roster (2) and press enter", "$text-muted"), id="inbox-title")
+        yield Static(
+            Content.styled("select a member in the roster (2) and press enter", "$text-muted"), id="inbox-title"
+        )
         yield InboxList(empty="no messages", id="inbox-list")
         with VerticalScroll(id="message-preview", classes="detail"):
             yield Static(id="message-preview-text")
@@ -65,8 +67,11 @@ class InboxPanel(Vertical):
         if member is None:
             inbox.show((), self.app.ws.clock())  # type: ignore[attr-defined]
             return
-        parts: list[str | tuple[str, str]] = [("inbox of ", "$text-muted"), (cell(member.name, 64), "bold"),
-                                              f" (team {cell(member.team, 64)}) · {len(member.inbox)} row(s) · {member.unread} unread"]
+        parts: list[str | tuple[str, str]] = [
+            ("inbox of ", "$text-muted"),
+            (cell(member.name, 64), "bold"),
+            f" (team {cell(member.team, 64)}) · {len(member.inbox)} row(s) · {member.unread} unread",
+        ]
         if member.inbox_problem is not None:
             parts += ["  ", (f"! {cell(member.inbox_problem.text, 300)}", "bold $error")]
         title.update(Content.assemble(*parts))
@@ -104,8 +109,11 @@ class InboxPanel(Vertical):
         message = self.selected
         if message is None:
             return
-        screen = TextScreen(Content(f"{KIND_LABELS.get(message.kind, cell(message.kind, 40))} from {cell(message.sender, 64)}"),
-                            message.text or message.summary if not raw else message.raw, header=preview(message, header=True))
+        screen = TextScreen(
+            Content(f"{KIND_LABELS.get(message.kind, cell(message.kind, 40))} from {cell(message.sender, 64)}"),
+            message.text or message.summary if not raw else message.raw,
+            header=preview(message, header=True),
+        )
         if raw:
             screen.raw = True
         self.app.push_screen(screen)

@@ -58,8 +58,9 @@ class RowMemo:
     def __init__(self) -> None:
         self._rows: dict[int, tuple[Any, Hashable, Row]] = {}
 
-    def rows(self, items: Iterable[Item], make: Callable[[Item], Row],
-             stamp: Callable[[Item], Hashable] | None = None) -> list[Row]:
+    def rows(
+        self, items: Iterable[Item], make: Callable[[Item], Row], stamp: Callable[[Item], Hashable] | None = None
+    ) -> list[Row]:
         """A row per item: the one made last time when the item is the same object
         (and its ``stamp``, such as an age shown on the row, is unchanged)."""
         rows, kept = [], {}
@@ -79,8 +80,17 @@ class RowMemo:
 class LineList(ScrollView, can_focus=True):
     """A focusable, scrollable list of :class:`Row` drawn line by line."""
 
-    COMPONENT_CLASSES = {"line-list--cursor", "line-list--cursor-blurred", "line-list--dim", "line-list--accent", "line-list--warning",
-                         "line-list--error", "line-list--success", "line-list--bold", "line-list--empty"}
+    COMPONENT_CLASSES = {
+        "line-list--cursor",
+        "line-list--cursor-blurred",
+        "line-list--dim",
+        "line-list--accent",
+        "line-list--warning",
+        "line-list--error",
+        "line-list--success",
+        "line-list--bold",
+        "line-list--empty",
+    }
 
     BINDINGS = [
         # Arrows only: letters belong to the panels' actions (j joins a task...).
@@ -137,7 +147,7 @@ class LineList(ScrollView, can_focus=True):
             follow: keep the view at the end when it was there (a growing log).
         """
         rows = tuple(rows)
-        if len(rows) == len(self.rows) and all(new is old for new, old in zip(rows, self.rows)):
+        if len(rows) == len(self.rows) and all(new is old for new, old in zip(rows, self.rows, strict=True)):
             return  # nothing changed: no refresh at all
         at_end = self.is_vertical_scroll_end
         self.rows = rows
@@ -244,15 +254,21 @@ class LineList(ScrollView, can_focus=True):
         base = self.rich_style
         if not self.rows:
             if y == 0:
-                return Strip([Segment(set_cell_size(f" {self.empty}", width), base + self._style("line-list--empty"))], width)
+                return Strip(
+                    [Segment(set_cell_size(f" {self.empty}", width), base + self._style("line-list--empty"))], width
+                )
             return Strip.blank(width, base)
         if index >= len(self.rows):
             return Strip.blank(width, base)
         row = self.rows[index]
         is_cursor = index == self.cursor
         cached = self._cache.get(row.key)
-        if cached is not None and cached[1] == width and cached[2] == (is_cursor and self.has_focus) and (
-                cached[0] is row or cached[0] == row):
+        if (
+            cached is not None
+            and cached[1] == width
+            and cached[2] == (is_cursor and self.has_focus)
+            and (cached[0] is row or cached[0] == row)
+        ):
             return cached[3]
         strip = self._render_row(row, width, is_cursor, base)
         self._cache[row.key] = (row, width, is_cursor and self.has_focus, strip)

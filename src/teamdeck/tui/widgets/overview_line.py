@@ -13,7 +13,6 @@ from teamdeck.tui.render import cell
 from teamdeck.view.overview import overview
 from teamdeck.view.snapshot import WorkspaceSnapshot
 
-
 COMPACT_BELOW = 120
 """Narrower than this, the line uses short words so every number still fits."""
 
@@ -42,19 +41,30 @@ def overview_content(snapshot: WorkspaceSnapshot, now: datetime, *, compact: boo
     """The overview as styled ``Content`` (every part from sanitised text)."""
     counts = overview(snapshot, now)
     separator = ("│" if compact else " │ ", "$text-muted")
-    people = f"{counts.teams}t {counts.members}m " if compact else \
-        f"{counts.teams} team{_s(counts.teams)} · {counts.members} member{_s(counts.members)}: "
+    people = (
+        f"{counts.teams}t {counts.members}m "
+        if compact
+        else f"{counts.teams} team{_s(counts.teams)} · {counts.members} member{_s(counts.members)}: "
+    )
     # READ-ONLY leads the line: it must stay visible however narrow the terminal is.
     parts: list[str | tuple[str, str]] = [(" READ-ONLY ", "bold reverse $error")] if snapshot.read_only else []
-    parts += [(f" {cell(Path(snapshot.root).name or snapshot.root, 24 if compact else 40)} ", "bold"),
-              separator, people,
-              (f"{counts.active} active", "$success"), " ",
-              (f"{counts.idle} idle", "$text-muted"), " ",
-              (f"{counts.offline} off" if compact else f"{counts.offline} offline", "$text-muted"),
-              separator]
+    parts += [
+        (f" {cell(Path(snapshot.root).name or snapshot.root, 24 if compact else 40)} ", "bold"),
+        separator,
+        people,
+        (f"{counts.active} active", "$success"),
+        " ",
+        (f"{counts.idle} idle", "$text-muted"),
+        " ",
+        (f"{counts.offline} off" if compact else f"{counts.offline} offline", "$text-muted"),
+        separator,
+    ]
     if counts.gates:
-        waiting = f"{counts.gates} waiting, oldest {counts.oldest_gate_age}" if compact else \
-            f"{counts.gates} decision{_s(counts.gates)} waiting (oldest {counts.oldest_gate_age})"
+        waiting = (
+            f"{counts.gates} waiting, oldest {counts.oldest_gate_age}"
+            if compact
+            else f"{counts.gates} decision{_s(counts.gates)} waiting (oldest {counts.oldest_gate_age})"
+        )
         parts.append((waiting, "bold $warning"))
     elif compact:
         parts.append((f"none waiting ({counts.teams}t {counts.tasks} tasks scanned)", "$text-muted"))

@@ -7,9 +7,14 @@ from teamdeck.tui.widgets.line_list import Cell, LineList, Row
 from teamdeck.view.plans import PlanView
 
 PLAN_STATE_STYLES = {
-    "PLANNING": "line-list--warning", "NEEDS_FIX": "line-list--warning", "FAILED": "line-list--error",
-    "COMPLETED": "line-list--success", "CANCELED": "line-list--dim", "EXECUTING": "line-list--accent",
-    "VERIFYING": "line-list--accent", "WAVE_COMPLETE": "line-list--accent",
+    "PLANNING": "line-list--warning",
+    "NEEDS_FIX": "line-list--warning",
+    "FAILED": "line-list--error",
+    "COMPLETED": "line-list--success",
+    "CANCELED": "line-list--dim",
+    "EXECUTING": "line-list--accent",
+    "VERIFYING": "line-list--accent",
+    "WAVE_COMPLETE": "line-list--accent",
 }
 
 
@@ -22,11 +27,14 @@ class PlanList(LineList):
 
 def plan_row(plan: PlanView) -> Row:
     waves = len(plan.waves)
-    return Row(plan.id, (
-        Cell("!" if plan.problem else " ", 1, "line-list--error"),
-        Cell(cell(plan.id, 64), 16, "line-list--bold"),
-        Cell(plan.state, 14, PLAN_STATE_STYLES.get(plan.state, "")),
-        Cell(f"wave {plan.current_wave}/{waves}" if plan.current_wave else f"{waves} waves", 10, "line-list--dim"),
-        Cell(f"{plan.done()}/{len(plan.tasks)} done", 11, "line-list--dim"),
-        Cell(cell(plan.title, 200)),
-    ))
+    return Row(
+        plan.id,
+        (
+            Cell("!" if plan.problem else " ", 1, "line-list--error"),
+            Cell(cell(plan.id, 64), 16, "line-list--bold"),
+            Cell(plan.state, 14, PLAN_STATE_STYLES.get(plan.state, "")),
+            Cell(f"wave {plan.current_wave}/{waves}" if plan.current_wave else f"{waves} waves", 10, "line-list--dim"),
+            Cell(f"{plan.done()}/{len(plan.tasks)} done", 11, "line-list--dim"),
+            Cell(cell(plan.title, 200)),
+        ),
+    )

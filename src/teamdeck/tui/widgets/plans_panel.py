@@ -21,8 +21,13 @@ from teamdeck.tui.widgets.plan_wave import PlanWave
 from teamdeck.view.plans import PlanView
 from teamdeck.view.snapshot import WorkspaceSnapshot
 
-PLAN_STATE_STYLES = {"PLANNING": "$text-warning", "NEEDS_FIX": "$text-warning", "FAILED": "$text-error",
-                     "COMPLETED": "$text-success", "CANCELED": "$text-muted"}
+PLAN_STATE_STYLES = {
+    "PLANNING": "$text-warning",
+    "NEEDS_FIX": "$text-warning",
+    "FAILED": "$text-error",
+    "COMPLETED": "$text-success",
+    "CANCELED": "$text-muted",
+}
 
 
 class PlansPanel(Vertical):
@@ -82,8 +87,13 @@ class PlansPanel(Vertical):
             for dependency in task.depends_on:
                 waited_on_by.setdefault(dependency, []).append(task.id)
         for number, (column, tasks) in enumerate(zip(columns, waves, strict=True), 1):
-            column.show(number, tasks, current=number == plan.current_wave and plan.state not in ("COMPLETED", "CANCELED", "FAILED"),
-                        waited_on_by=waited_on_by, titles=titles)
+            column.show(
+                number,
+                tasks,
+                current=number == plan.current_wave and plan.state not in ("COMPLETED", "CANCELED", "FAILED"),
+                waited_on_by=waited_on_by,
+                titles=titles,
+            )
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         plan = self.selected
@@ -106,11 +116,15 @@ class PlansPanel(Vertical):
             return
         title = Content.assemble(("Run plan ", "bold"), (cell(plan.id, 64), "bold $accent"))
         body = Content.assemble(
-            plan_header(plan), "\n\nMoves the plan as far as it can go now (", ("teamdeck plan run", "bold"),
+            plan_header(plan),
+            "\n\nMoves the plan as far as it can go now (",
+            ("teamdeck plan run", "bold"),
             "): approves its tasks, starts the current wave, joins reports, verifies a complete wave with the "
             "guardians and marks passed tasks done. Tasks without a worker are delegated to the members below, in turn.",
         )
-        screen = ConfirmScreen(title, body, confirm="Run", note="optional", note_label="Delegate to (members, space-separated)")
+        screen = ConfirmScreen(
+            title, body, confirm="Run", note="optional", note_label="Delegate to (members, space-separated)"
+        )
 
         def confirmed(result: Confirmed | None) -> None:
             if result is not None:
@@ -125,12 +139,21 @@ def plan_header(plan: PlanView) -> Content:
     waves = len(plan.waves)
     wave = f"wave {plan.current_wave} of {waves}" if plan.current_wave else f"{waves} waves, not started"
     parts: list[str | tuple[str, str]] = [
-        (cell(plan.id, 64), "bold"), f"  {cell(plan.title, 120)}   ", ("state ", "$text-muted"),
-        (plan.state, f"bold {PLAN_STATE_STYLES.get(plan.state, '$text-accent')}"), f"   {wave}   ",
-        ("done ", "$text-muted"), f"{plan.done()}/{len(plan.tasks)}\n",
-        ("next: ", "bold $accent"), f"{cell(plan.next_step, 300)}\n",
-        ("approval ", "$text-muted"), f"{plan.approval or '-'}   ", ("coordinator ", "$text-muted"),
-        f"{cell(plan.coordinator, 64)} ({cell(plan.coordinator_state, 40)})   ", ("team ", "$text-muted"), cell(plan.team or "-", 64),
+        (cell(plan.id, 64), "bold"),
+        f"  {cell(plan.title, 120)}   ",
+        ("state ", "$text-muted"),
+        (plan.state, f"bold {PLAN_STATE_STYLES.get(plan.state, '$text-accent')}"),
+        f"   {wave}   ",
+        ("done ", "$text-muted"),
+        f"{plan.done()}/{len(plan.tasks)}\n",
+        ("next: ", "bold $accent"),
+        f"{cell(plan.next_step, 300)}\n",
+        ("approval ", "$text-muted"),
+        f"{plan.approval or '-'}   ",
+        ("coordinator ", "$text-muted"),
+        f"{cell(plan.coordinator, 64)} ({cell(plan.coordinator_state, 40)})   ",
+        ("team ", "$text-muted"),
+        cell(plan.team or "-", 64),
     ]
     if plan.problem:
         parts += [("\n! ", "bold $text-error"), cell(plan.problem, 400)]

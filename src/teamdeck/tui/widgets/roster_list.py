@@ -12,8 +12,12 @@ from teamdeck.view.overview import age
 from teamdeck.view.snapshot import MemberView
 
 STATUS_STYLES = {
-    "working": "line-list--success", "idle": "line-list--dim", "awaiting": "line-list--warning",
-    "shutdown-requested": "line-list--warning", "shutdown-approved": "line-list--error", "offline": "line-list--dim",
+    "working": "line-list--success",
+    "idle": "line-list--dim",
+    "awaiting": "line-list--warning",
+    "shutdown-requested": "line-list--warning",
+    "shutdown-approved": "line-list--error",
+    "offline": "line-list--dim",
 }
 STATUS_LABELS = {"shutdown-requested": "shutdown requested", "shutdown-approved": "shutdown approved"}
 
@@ -24,8 +28,13 @@ class RosterList(LineList):
     COMPONENT_CLASSES = LineList.COMPONENT_CLASSES | {f"roster--{color}" for color in COLORS}
 
     def show(self, members: tuple[MemberView, ...], now: datetime) -> None:
-        self.set_rows(self.memo.rows(members, lambda member: member_row(member, now),
-                                     lambda member: (age(member.since, now), age(member.last_activity, now))))
+        self.set_rows(
+            self.memo.rows(
+                members,
+                lambda member: member_row(member, now),
+                lambda member: (age(member.since, now), age(member.last_activity, now)),
+            )
+        )
 
 
 def status_text(member: MemberView, now: datetime) -> str:
@@ -42,13 +51,16 @@ def member_row(member: MemberView, now: datetime) -> Row:
     color = member.color if member.color in COLORS else None
     role = "lead" if member.lead else (member.agent_type or "")
     # Most important first: a narrow terminal cuts the columns on the right.
-    return Row(member.key, (
-        Cell("!" if flagged else " ", 1, "line-list--error"),
-        Cell(cell(member.name, 64), 16, f"roster--{color}" if color else "line-list--bold"),
-        Cell(status_text(member, now), 24, STATUS_STYLES.get(member.status, "")),
-        Cell(f"{member.unread} new" if member.unread else "", 6, "line-list--accent"),
-        Cell(age(member.last_activity, now) if member.last_activity else "", 5, "line-list--dim"),
-        Cell(cell(member.team, 64), 16, "line-list--dim"),
-        Cell(cell(role, 40), 16),
-        Cell(cell(member.model or "", 40), None, "line-list--dim"),
-    ))
+    return Row(
+        member.key,
+        (
+            Cell("!" if flagged else " ", 1, "line-list--error"),
+            Cell(cell(member.name, 64), 16, f"roster--{color}" if color else "line-list--bold"),
+            Cell(status_text(member, now), 24, STATUS_STYLES.get(member.status, "")),
+            Cell(f"{member.unread} new" if member.unread else "", 6, "line-list--accent"),
+            Cell(age(member.last_activity, now) if member.last_activity else "", 5, "line-list--dim"),
+            Cell(cell(member.team, 64), 16, "line-list--dim"),
+            Cell(cell(role, 40), 16),
+            Cell(cell(member.model or "", 40), None, "line-list--dim"),
+        ),
+    )

@@ -60,7 +60,9 @@ class RosterPanel(Vertical):
     @on(LineList.Highlighted, "#roster-list")
     def _show_detail(self) -> None:
         member = self.selected
-        self.query_one("#member-detail-text", Static).update(member_detail(member, self.app.ws.clock()) if member else Content(""))  # type: ignore[attr-defined]
+        self.query_one("#member-detail-text", Static).update(
+            member_detail(member, self.app.ws.clock()) if member else Content("")
+        )  # type: ignore[attr-defined]
         self.screen.update_bindings()  # type: ignore[attr-defined]
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -89,7 +91,9 @@ class RosterPanel(Vertical):
         member = self.selected
         if member is None or self.check_action("message", ()) is not True:
             return
-        title = Content.assemble(("Message ", "bold"), (cell(member.name, 64), "bold $accent"), f" (team {cell(member.team, 64)})")
+        title = Content.assemble(
+            ("Message ", "bold"), (cell(member.name, 64), "bold $accent"), f" (team {cell(member.team, 64)})"
+        )
 
         def send(draft: Draft | None) -> None:
             if draft is not None:
@@ -102,7 +106,9 @@ class RosterPanel(Vertical):
         if member is None or self.check_action("broadcast", ()) is not True:
             return
         team = member.team
-        title = Content.assemble(("Broadcast to team ", "bold"), (cell(team, 64), "bold $accent"), " (every member but the lead)")
+        title = Content.assemble(
+            ("Broadcast to team ", "bold"), (cell(team, 64), "bold $accent"), " (every member but the lead)"
+        )
 
         def send(draft: Draft | None) -> None:
             if draft is not None:
@@ -115,15 +121,19 @@ class RosterPanel(Vertical):
         if member is None or self.check_action("shutdown", ()) is not True:
             return
         title = Content.assemble(("Ask ", "bold"), (cell(member.name, 64), "bold $accent"), (" to shut down?", "bold"))
-        body = Content("A shutdown_request goes to its inbox; its status shows the handshake: requested → "
-                       "approved or rejected → offline.")
+        body = Content(
+            "A shutdown_request goes to its inbox; its status shows the handshake: requested → "
+            "approved or rejected → offline."
+        )
 
         def confirmed(result: Confirmed | None) -> None:
             if result is not None:
                 actions.shutdown(self.app, member, result.note)  # type: ignore[arg-type]
 
-        self.app.push_screen(ConfirmScreen(title, body, confirm="Request shutdown", note="optional",
-                                           note_label="Reason", danger=True), confirmed)
+        self.app.push_screen(
+            ConfirmScreen(title, body, confirm="Request shutdown", note="optional", note_label="Reason", danger=True),
+            confirmed,
+        )
 
     def action_plan_approve(self) -> None:
         self._answer_plan(approve=True)
@@ -135,8 +145,20 @@ class RosterPanel(Vertical):
         member = self.selected
         if member is None or self.check_action("plan_approve", ()) is not True:
             return
-        gate = next((gate for gate in self.snapshot.gates if gate.kind == "plan-approval" and gate.team == member.team
-                     and gate.request_id == member.pending_plan), None) if self.snapshot else None
+        gate = (
+            next(
+                (
+                    gate
+                    for gate in self.snapshot.gates
+                    if gate.kind == "plan-approval"
+                    and gate.team == member.team
+                    and gate.request_id == member.pending_plan
+                ),
+                None,
+            )
+            if self.snapshot
+            else None
+        )
         verb = "Approve" if approve else "Reject"
         title = Content.assemble((f"{verb} the plan of ", "bold"), (cell(member.name, 64), "bold $accent"))
         body = Content(block(gate.body if gate else "", 3000) or "(the plan is in the member's request)")
@@ -146,16 +168,27 @@ class RosterPanel(Vertical):
             if result is not None:
                 actions.answer(self.app, member.team, member.name, request_id, approve, result.note)  # type: ignore[arg-type]
 
-        self.app.push_screen(ConfirmScreen(title, body, confirm=verb, note="optional" if approve else "required",
-                                           note_label="Feedback", danger=not approve), confirmed)
+        self.app.push_screen(
+            ConfirmScreen(
+                title,
+                body,
+                confirm=verb,
+                note="optional" if approve else "required",
+                note_label="Feedback",
+                danger=not approve,
+            ),
+            confirmed,
+        )
 
     def action_deactivate(self) -> None:
         member = self.selected
         if member is None or self.check_action("deactivate", ()) is not True:
             return
         title = Content.assemble(("Mark ", "bold"), (cell(member.name, 64), "bold $accent"), (" inactive?", "bold"))
-        body = Content("It approved its shutdown but is still active (a known Claude Code failure). This sets "
-                       "isActive to false in config.json, logged in messages.jsonl.")
+        body = Content(
+            "It approved its shutdown but is still active (a known Claude Code failure). This sets "
+            "isActive to false in config.json, logged in messages.jsonl."
+        )
 
         def confirmed(result: Confirmed | None) -> None:
             if result is not None:
@@ -164,13 +197,16 @@ class RosterPanel(Vertical):
         self.app.push_screen(ConfirmScreen(title, body, confirm="Deactivate", danger=True), confirmed)
 
 
-def member_detail(member: MemberView, now) -> Content:  # noqa: ANN001 - a datetime
+def member_detail(member: MemberView, now) -> Content:
     """The selected member in words (sanitised)."""
     parts: list[str | tuple[str, str]] = [
-        (cell(member.name, 64), "bold"), f" of team {cell(member.team, 64)}",
+        (cell(member.name, 64), "bold"),
+        f" of team {cell(member.team, 64)}",
         f" · {cell(member.agent_type or '', 40)}" if member.agent_type else "",
-        f" · {cell(member.model or '', 40)}" if member.model else "", "\n",
-        ("status: ", "$text-muted"), status_text(member, now),
+        f" · {cell(member.model or '', 40)}" if member.model else "",
+        "\n",
+        ("status: ", "$text-muted"),
+        status_text(member, now),
     ]
     if member.detail:
         parts.append(f" — {cell(member.detail, 300)}")

@@ -22,8 +22,8 @@ from teamdeck.view.snapshot import TaskView
 LIFECYCLE_WRITES = frozenset({"transition", "verify", "retry", "cancel_task"})
 WHAT_HAPPENS = {
     "verify": "Runs the task's guardian in a child process (stopped at its timeout) and applies the verdict: "
-              "PASS → verified, NEEDS_CHANGES → working (the recommendations go to its workers), "
-              "FAIL → input-required with a FAIL gate in the decisions queue.",
+    "PASS → verified, NEEDS_CHANGES → working (the recommendations go to its workers), "
+    "FAIL → input-required with a FAIL gate in the decisions queue.",
     "retry": "Approves the task's FAIL gates (note: retry) and sends it back to working, so it can be verified again.",
     "cancel_task": "Cancels the task (final) and closes its open gates with the reason.",
 }
@@ -83,8 +83,15 @@ class TaskLifecycleKeys(Widget):
         self._confirm("retry", "Retry", lifecycle_actions.retry_task, note="optional", note_label="Note")
 
     def action_cancel_task(self) -> None:
-        self._confirm("cancel", "Cancel task", lifecycle_actions.cancel_task, note="optional", note_label="Reason",
-                      danger=True, what="cancel_task")
+        self._confirm(
+            "cancel",
+            "Cancel task",
+            lifecycle_actions.cancel_task,
+            note="optional",
+            note_label="Reason",
+            danger=True,
+            what="cancel_task",
+        )
 
     def _writable(self, action: str) -> TaskView | None:
         task: TaskView | None = self.selected
@@ -92,8 +99,17 @@ class TaskLifecycleKeys(Widget):
             return None
         return task
 
-    def _confirm(self, action: str, verb: str, run: Any, *, note: str, note_label: str, danger: bool = False,
-                 what: str | None = None) -> None:
+    def _confirm(
+        self,
+        action: str,
+        verb: str,
+        run: Any,
+        *,
+        note: str,
+        note_label: str,
+        danger: bool = False,
+        what: str | None = None,
+    ) -> None:
         task = self._writable(action)
         if task is None:
             return
@@ -111,5 +127,10 @@ class TaskLifecycleKeys(Widget):
 def task_summary(task: TaskView) -> Content:
     """``id  title`` and ``state`` with the open gates (sanitised)."""
     gates = ", ".join(cell(gate.gate_id, 40) for gate in task.open_gates)
-    return Content.assemble((cell(task.id, 64), "bold"), f"  {cell(task.title, 120)}\n", ("state ", "$text-muted"),
-                            (task.state, "bold"), (f"   open gates: {gates}" if gates else "", "$text-warning"))
+    return Content.assemble(
+        (cell(task.id, 64), "bold"),
+        f"  {cell(task.title, 120)}\n",
+        ("state ", "$text-muted"),
+        (task.state, "bold"),
+        (f"   open gates: {gates}" if gates else "", "$text-warning"),
+    )

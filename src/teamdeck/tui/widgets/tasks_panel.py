@@ -104,21 +104,32 @@ class TasksPanel(Vertical, TaskLifecycleKeys):
 
 def task_detail(task: TaskView) -> Content:
     """The task's state, workers and gates (sanitised)."""
-    parts: list[str | tuple[str, str]] = [(cell(task.id, 64), "bold"), f"  {cell(task.title, 200)}\n",
-                                          ("state: ", "$text-muted"), f"{cell(task.state, 40)}",
-                                          f"   team: {cell(task.team or '-', 64)}   revision {task.revision}\n"]
+    parts: list[str | tuple[str, str]] = [
+        (cell(task.id, 64), "bold"),
+        f"  {cell(task.title, 200)}\n",
+        ("state: ", "$text-muted"),
+        f"{cell(task.state, 40)}",
+        f"   team: {cell(task.team or '-', 64)}   revision {task.revision}\n",
+    ]
     if task.problem is not None:
         parts += [("! ", "bold $error"), f"{cell(task.problem.text, 400)}\n"]
     for worker in task.workers:
-        parts += [(f"  {cell(worker.id, 64)} ", "bold"), (f"{worker.status}", _status_style(worker.status)),
-                  f"  {cell(worker.summary, 200)}\n"]
+        parts += [
+            (f"  {cell(worker.id, 64)} ", "bold"),
+            (f"{worker.status}", _status_style(worker.status)),
+            f"  {cell(worker.summary, 200)}\n",
+        ]
         parts += [f"      ? {cell(question, 300)}\n" for question in worker.questions]
         parts += [(f"      ! {cell(problem, 300)}\n", "$error") for problem in worker.problems]
     for gate in task.gates:
         decided = f" by {cell(gate.decided_by, 64)}" if gate.decided_by else ""
         note = f": {cell(gate.note, 200)}" if gate.note else ""
-        parts += [("  gate ", "$text-muted"), (cell(gate.gate_id, 64), "bold"),
-                  (f" {gate.state}", "$warning" if gate.open else "$text-muted"), f"{decided}{note}\n"]
+        parts += [
+            ("  gate ", "$text-muted"),
+            (cell(gate.gate_id, 64), "bold"),
+            (f" {gate.state}", "$warning" if gate.open else "$text-muted"),
+            f"{decided}{note}\n",
+        ]
     return Content.assemble(*parts)
 
 
