@@ -288,7 +288,7 @@ def test_a_refused_action_is_a_notice_not_a_crash(world) -> None:
         notices.append((message, options.get("severity")))
         original(message, **options)
 
-    app.notify = record  # type: ignore[method-assign]
+    app.notify = record
 
     async def scenario(pilot):
         from teamdeck.protocol.gates import decide_gate

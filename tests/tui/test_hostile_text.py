@@ -317,7 +317,7 @@ def test_s7_huge_message_and_long_line_are_cut_with_a_way_to_read_them(hostile_w
         assert f"(truncated, {hostile.HUGE_BYTES:,} characters)" in assert_safe(app)
         await pilot.press("v")  # view raw (escaped)
         await pilot.pause()
-        assert "HHHH" in assert_safe(app) and app.screen.raw  # type: ignore[attr-defined]
+        assert "HHHH" in assert_safe(app) and app.screen.raw
         await pilot.press("escape")
         await until(pilot, lambda: isinstance(app.screen, MainScreen))
         assert time.monotonic() - started < 5, "the huge message took too long to show"

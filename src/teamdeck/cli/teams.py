@@ -30,7 +30,7 @@ class _IntermixedParser(argparse.ArgumentParser):
 
     _inside = False
 
-    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+    def parse_known_args(self, args=None, namespace=None):
         if self._inside:  # parse_known_intermixed_args calls back into this method
             return super().parse_known_args(args, namespace)
         self._inside = True
@@ -209,7 +209,7 @@ def _team_delete(args: argparse.Namespace, ws: Workspace) -> Output:
 
 def _team_list(_args: argparse.Namespace, ws: Workspace) -> Output:
     names, ignored = list_team_names(ws)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for name in names:
         try:
             config = teams.read_team(ws, name)

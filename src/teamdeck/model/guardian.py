@@ -58,7 +58,7 @@ class GuardianResult(BaseModel):
         severities = {flag.severity for flag in self.flags}
         for severity in ("fail", "needs-changes"):
             if severity in severities:
-                return VERDICT_FOR[severity]  # type: ignore[index]
+                return VERDICT_FOR[severity]
         return "PASS"
 
 

@@ -309,7 +309,7 @@ def member_roles(ws: Workspace, team: str) -> dict[str, list[str]]:
         for worker in task.workers:
             if worker.member and worker.role:
                 roles.setdefault(worker.member, set()).add(worker.role)
-    order = {role: index for index, role in enumerate(ROLES)}
+    order: dict[str, int] = {role: index for index, role in enumerate(ROLES)}
     return {
         member: sorted(found, key=lambda role: (order.get(role, len(ROLES)), role))
         for member, found in sorted(roles.items())

@@ -269,8 +269,9 @@ class _Context:
         self.idle_times: dict[str, list[str]] = {}
         for _recipient, entry in self.entries:
             if isinstance(entry.kind, IdleNotification):
-                who = (entry.kind.from_ or entry.message.from_).lower()  # type: ignore[union-attr]
-                self.idle_times.setdefault(who, []).append(entry.kind.timestamp or entry.message.timestamp)  # type: ignore[union-attr]
+                assert entry.message is not None  # a decoded kind comes from a message
+                who = (entry.kind.from_ or entry.message.from_).lower()
+                self.idle_times.setdefault(who, []).append(entry.kind.timestamp or entry.message.timestamp)
 
     def idle_after(self, member: str, moment: str) -> bool:
         """Whether ``member`` reported idle after ``moment`` (a turn ended since)."""
@@ -296,7 +297,7 @@ def _shutdowns(ctx: _Context) -> list[Handshake]:
         request, message = entry.kind, entry.message
         assert message is not None
         reply = replies.get(request.requestId)
-        base = dict(
+        base: dict[str, Any] = dict(
             kind="shutdown",
             request_id=request.requestId,
             member=recipient,
@@ -306,7 +307,7 @@ def _shutdowns(ctx: _Context) -> list[Handshake]:
             request_read=message.read,
         )
         if reply is not None:
-            assert reply.message is not None
+            assert reply.message is not None and reply.kind is not None
             approved = isinstance(reply.kind, ShutdownApproved)
             when, note = reply.message.timestamp, getattr(reply.kind, "reason", None)
             if not approved:
@@ -385,7 +386,7 @@ def _plans(ctx: _Context) -> list[Handshake]:
             continue
         message = entry.message
         assert message is not None
-        base = dict(
+        base: dict[str, Any] = dict(
             kind="plan",
             request_id=entry.kind.requestId,
             member=message.from_,
@@ -437,7 +438,7 @@ def _permissions(ctx: _Context) -> list[Handshake]:
             continue
         message, request = entry.message, entry.kind
         assert message is not None
-        base = dict(
+        base: dict[str, Any] = dict(
             kind="permission",
             request_id=request.request_id,
             member=message.from_,
@@ -481,13 +482,14 @@ def _orphans(ctx: _Context) -> list[Finding]:
     return [
         Finding(
             "orphan_reply",
-            f"{entry.kind.KIND} from {entry.message.from_} answers {entry.kind.correlation_id}, "  # type: ignore[union-attr]
+            f"{entry.kind.KIND} from {entry.message.from_} answers {entry.kind.correlation_id}, "
             "a request not found in any inbox",
             member=entry.message.from_,
             request_id=entry.kind.correlation_id,
-        )  # type: ignore[union-attr]
+        )
         for _r, entry in ctx.entries
-        if isinstance(entry.kind, (ShutdownApproved, ShutdownRejected, PlanApprovalResponse, PermissionResponse))
+        if entry.message is not None
+        and isinstance(entry.kind, (ShutdownApproved, ShutdownRejected, PlanApprovalResponse, PermissionResponse))
         and entry.kind.correlation_id not in requested
     ]
 
@@ -496,15 +498,15 @@ def _unread_after_idle(ctx: _Context) -> list[Finding]:
     """``not_injected`` for ordinary messages (handshakes are classified on their own)."""
     findings = []
     for recipient, entry in ctx.entries:
-        message = entry.message
-        assert message is not None
+        message, kind = entry.message, entry.kind
+        assert message is not None and kind is not None
         if message.read or isinstance(entry.kind, (ShutdownRequest, PlanApprovalResponse, IdleNotification)):
             continue
         if ctx.idle_after(recipient, message.timestamp):
             findings.append(
                 Finding(
                     "not_injected",
-                    f"{entry.kind.KIND} from {message.from_} at {message.timestamp} "  # type: ignore[union-attr]
+                    f"{kind.KIND} from {message.from_} at {message.timestamp} "
                     f"is still unread although {recipient} went idle after it",
                     member=recipient,
                 )
@@ -514,8 +516,9 @@ def _unread_after_idle(ctx: _Context) -> list[Finding]:
 
 def _log_findings(ctx: _Context, records: list[TeamLogRecord]) -> list[Finding]:
     present = {
-        (recipient, entry.message.from_, entry.message.timestamp, entry.message.text)  # type: ignore[union-attr]
+        (recipient, entry.message.from_, entry.message.timestamp, entry.message.text)
         for recipient, entry in ctx.entries
+        if entry.message is not None
     }
     failed = {
         (record.ref, (record.to or [""])[0]): record.error for record in records if record.type == "delivery_failed"

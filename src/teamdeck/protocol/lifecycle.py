@@ -85,7 +85,7 @@ def normalise_state(name: str) -> TaskState:
     state = ALIASES.get(key, key)
     if state not in STATES:
         raise Refused(f"Unknown task state '{name}'; states are: {', '.join(STATES)}")
-    return state  # type: ignore[return-value]
+    return state
 
 
 def can_transition(source: TaskState, target: TaskState) -> bool:
@@ -124,6 +124,7 @@ def unfinished_dependencies(ws: Workspace, task: Task) -> list[str]:
     one as ``id (missing)``)."""
     waiting = []
     for dependency in task.dependsOn:
+        state: str
         try:
             state = load_task(ws, dependency).state
         except NotFound:

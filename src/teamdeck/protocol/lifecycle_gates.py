@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from teamdeck.errors import Refused
 from teamdeck.model.event import Event
-from teamdeck.model.task import Gate, Task
+from teamdeck.model.task import Gate, Task, TaskState
 from teamdeck.protocol.gates import Decision, decide_gate, gate_effect, gate_follow_up
 from teamdeck.protocol.lifecycle import can_transition, close_gates_events, legal_next, transition, transition_event
 from teamdeck.protocol.plans.machine import advance
@@ -49,7 +49,7 @@ def retry_or_give_up(ws: Workspace, task: Task, gate: Gate, decision: Decision) 
 @gate_effect("plan-approval")
 def approve_or_drop_plan(ws: Workspace, task: Task, gate: Gate, decision: Decision) -> list[Event]:
     """Approve: the coordinator task is ``approved``; reject: ``canceled``."""
-    target = "approved" if decision == "approve" else "canceled"
+    target: TaskState = "approved" if decision == "approve" else "canceled"
     if not can_transition(task.state, target):
         return []
     return [transition_event(ws, task, target, reason=f"plan {gate.state} at gate {gate.id}")]

@@ -22,6 +22,7 @@ from teamdeck.clock import iso
 from teamdeck.errors import NotFound, Refused, TeamdeckError, WriteFailed
 from teamdeck.model.claude import (
     Kind,
+    Member,
     PlanApprovalRequest,
     PlanApprovalResponse,
     ShutdownApproved,
@@ -31,7 +32,7 @@ from teamdeck.model.claude import (
     decode_text,
     is_structured,
 )
-from teamdeck.model.team_log import TeamLogRecord
+from teamdeck.model.team_log import LogType, TeamLogRecord
 from teamdeck.protocol.teamlog import log, new_record
 from teamdeck.protocol.teams import epoch_ms, read_team
 from teamdeck.store.inbox import (
@@ -108,6 +109,25 @@ class Sent:
 # --- names ------------------------------------------------------------------------
 
 
+def _member(config: TeamConfig, name: str) -> Member:
+    """The member ``name`` that :func:`resolve_member` has already found on the roster."""
+    member = config.member(name)
+    assert member is not None, f"{name} was resolved against this roster"
+    return member
+
+
+def _sender(entry: InboxEntry) -> str:
+    """Who sent a decoded inbox message (``Inbox.messages`` holds only those)."""
+    assert entry.message is not None, "Inbox.messages holds decoded messages only"
+    return entry.message.from_
+
+
+def _request_id(entry: InboxEntry) -> str | None:
+    """The request id a decoded inbox message carries, if any."""
+    assert entry.kind is not None, "Inbox.messages holds decoded messages only"
+    return entry.kind.correlation_id
+
+
 def resolve_member(config: TeamConfig, team: str, name: str, *, role: str = "recipient") -> str:
     """The canonical member name that ``name`` means in ``team``.
 
@@ -154,7 +174,7 @@ def _entry(config: TeamConfig, sender: str, text: str, timestamp: str, summary: 
     return entry
 
 
-def _note(ws: Workspace, team: str, type_: str, **fields: Any) -> None:
+def _note(ws: Workspace, team: str, type_: LogType, **fields: Any) -> None:
     """Log a delivery note; a note that cannot be written must not hide the real error."""
     try:
         log(ws, team, new_record(ws, type_, **fields))
@@ -269,7 +289,7 @@ def broadcast(ws: Workspace, team: str, text: str, *, summary: str, sender: str 
 
 
 def send_structured(
-    ws: Workspace, team: str, to: str, kind: Kind, *, sender: str | None = None, record_type: str = "structured"
+    ws: Workspace, team: str, to: str, kind: Kind, *, sender: str | None = None, record_type: LogType = "structured"
 ) -> Sent:
     """Send a protocol message (its JSON in ``text``) to one member, logged first.
 
@@ -288,7 +308,7 @@ def send_structured(
 
 
 def _send_kind(
-    ws: Workspace, team: str, config: TeamConfig, source: str, target: str, kind: Kind, record_type: str
+    ws: Workspace, team: str, config: TeamConfig, source: str, target: str, kind: Kind, record_type: LogType
 ) -> Sent:
     text = kind.to_text()
     timestamp = kind.to_payload().get("timestamp") or iso(ws.clock())
@@ -396,7 +416,7 @@ def request_shutdown(
             f"Could not request shutdown of '{target}': only the team lead may; '{source}' cannot ask "
             "on another's behalf; nothing was written"
         )
-    if not config.member(target).isActive:  # type: ignore[union-attr] - resolved above
+    if not _member(config, target).isActive:
         raise Refused(f"Could not request shutdown of '{target}': it is already inactive; nothing was written")
     stamp = epoch_ms(ws)
     taken = {
@@ -456,7 +476,8 @@ def respond_shutdown(
             f"Could not answer shutdown request {request_id}: it was sent to '{addressee}', not "
             f"'{source}'; a member cannot answer on another's behalf; nothing was written"
         )
-    requester = resolve_member(config, team, request.kind.from_ or request.message.from_)  # type: ignore[union-attr]
+    assert isinstance(request.kind, ShutdownRequest)  # what _find_request looked for
+    requester = resolve_member(config, team, request.kind.from_ or _sender(request))
     if to is not None and resolve_member(config, team, to).lower() != requester.lower():
         raise Refused(
             f"Could not answer shutdown request {request_id}: the answer goes to the requester "
@@ -464,11 +485,12 @@ def respond_shutdown(
         )
     earlier = _replies(read_inbox(ws.inbox(team, requester)), (ShutdownApproved, ShutdownRejected), request_id)
     if earlier:
-        kind = earlier[-1].kind
+        kind, message = earlier[-1].kind, earlier[-1].message
+        assert kind is not None and message is not None  # _replies keeps decoded messages only
         raise Refused(
             f"Could not answer shutdown request {request_id}: already answered ({kind.KIND} at "
-            f"{earlier[-1].message.timestamp}); nothing was written"
-        )  # type: ignore[union-attr]
+            f"{message.timestamp}); nothing was written"
+        )
     if not approve and not (reason or "").strip():
         raise Refused(f"Could not reject shutdown request {request_id}: a reason is required; nothing was written")
     timestamp = iso(ws.clock())
@@ -538,27 +560,28 @@ def answer_plan(
     requests = [
         entry
         for entry in read_inbox(ws.inbox(team, source)).messages
-        if isinstance(entry.kind, PlanApprovalRequest) and entry.message.from_.lower() == target.lower()
-    ]  # type: ignore[union-attr]
+        if isinstance(entry.kind, PlanApprovalRequest) and _sender(entry).lower() == target.lower()
+    ]
     answered = {
         entry.kind.correlation_id
         for entry in read_inbox(ws.inbox(team, target)).messages
         if isinstance(entry.kind, PlanApprovalResponse)
     }
+    chosen: InboxEntry | None
     if request_id is None:
-        open_requests = [entry for entry in requests if entry.kind.correlation_id not in answered]  # type: ignore[union-attr]
+        open_requests = [entry for entry in requests if _request_id(entry) not in answered]
         if not open_requests:
             raise NotFound(f"No unanswered plan_approval_request from '{target}' in team '{team}'")
         chosen = open_requests[-1]
     else:
-        chosen = next((entry for entry in requests if entry.kind.correlation_id == request_id), None)  # type: ignore[union-attr]
+        chosen = next((entry for entry in requests if _request_id(entry) == request_id), None)
         if chosen is None:
             raise NotFound(f"No plan_approval_request '{shown(request_id)}' from '{target}' in team '{team}'")
         if request_id in answered:
             raise Refused(f"Could not answer plan request {request_id}: already answered; nothing was written")
     if not approve and not (feedback or "").strip():
         raise Refused(f"Could not reject the plan of '{target}': feedback is required to reject; nothing was written")
-    fields: dict[str, Any] = {"requestId": chosen.kind.correlation_id, "approved": approve}  # type: ignore[union-attr]
+    fields: dict[str, Any] = {"requestId": _request_id(chosen), "approved": approve}
     if feedback:
         fields["feedback"] = feedback
     fields["timestamp"] = iso(ws.clock())
@@ -612,13 +635,13 @@ def deactivate_member(ws: Workspace, team: str, member: str, *, force: bool = Fa
     target = resolve_member(config, team, member, role="member")
     if config.is_lead(target):
         raise Refused(f"Could not deactivate '{target}': it is the team lead; nothing was written")
-    if not config.member(target).isActive:  # type: ignore[union-attr] - resolved above
+    if not _member(config, target).isActive:
         raise Refused(f"Could not deactivate '{target}': it is already inactive; nothing was written")
     approvals = [
         entry.kind.correlation_id
         for _recipient, entry in read_inboxes(ws, team).entries()
-        if isinstance(entry.kind, ShutdownApproved) and entry.message.from_.lower() == target.lower()
-    ]  # type: ignore[union-attr]
+        if isinstance(entry.kind, ShutdownApproved) and _sender(entry).lower() == target.lower()
+    ]
     if not approvals and not force:
         raise Refused(
             f"Could not deactivate '{target}': it has not approved a shutdown. Ask first with "
@@ -690,7 +713,7 @@ def inject(ws: Workspace, team: str, member: str) -> list[Injected]:
     taken = take_unread(ws.inbox(team, recipient))
     injected = []
     for raw in taken:
-        text = raw.get("text") if isinstance(raw.get("text"), str) else ""
+        text = raw["text"] if isinstance(raw.get("text"), str) else ""
         kind = decode_text(text)
         injected.append(
             Injected(

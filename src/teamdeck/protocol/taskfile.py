@@ -17,7 +17,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from pydantic import BaseModel, ValidationError
 
@@ -172,7 +172,7 @@ def load_task(ws: Workspace, task_id: str) -> Task:
         NotFound: no such task.
         InvalidFile: task.yaml or the folded result is not a valid task.
     """
-    return load_document(ws, task_id, TASK)  # type: ignore[return-value]
+    return cast(Task, load_document(ws, task_id, TASK))  # TASK documents validate as Task
 
 
 def load_document(ws: Workspace, doc_id: str, kind: DocumentKind) -> BaseModel:
@@ -271,17 +271,19 @@ def transact(
         if not create and loaded.task is None:
             raise NotFound(f"Could not {action}: no {kind.noun} '{task_id}' in {ws.root}")
         current = _validated(ws, task_id, loaded.task, kind) if loaded.task is not None else None
-        events = decide(current)  # type: ignore[arg-type]
+        events = decide(current)
         if not events and not loaded.reconciled:
-            return TaskChange(current, [], notices)  # type: ignore[arg-type]
+            assert current is not None, "creating a document needs an event"
+            return TaskChange(current, [], notices)
         for event in events:
             append_record(kind.log(ws, task_id), event.model_dump(mode="json"))
         for _attempt in range(_CAS_ATTEMPTS):
             after = kind.ledger.replay(events, loaded.task)
-            new_task = _validated(ws, task_id, after, kind)  # type: ignore[arg-type]
+            assert after is not None, "the document exists (created now or before)"
+            new_task = _validated(ws, task_id, after, kind)
             if _unchanged_on_disk(path, loaded.data):
                 try:
-                    atomic_replace(path, dump_task(after), crash_prefix=kind.noun)  # type: ignore[arg-type]
+                    atomic_replace(path, dump_task(after), crash_prefix=kind.noun)
                 except WriteFailed as err:  # the events are in the log: say so (R11, F5)
                     raise WriteFailed(
                         f"Could not {action}: {err}; the change is recorded in {kind.log(ws, task_id).name} and will be applied on the next command"

@@ -9,7 +9,7 @@ from pydantic import ValidationError
 from ulid import ULID
 
 from teamdeck.clock import iso
-from teamdeck.model.team_log import TeamLogRecord
+from teamdeck.model.team_log import LogType, TeamLogRecord
 from teamdeck.store.jsonl import Tail, append_record, repair_torn_tail
 from teamdeck.store.locks import locked
 from teamdeck.store.workspace import Workspace
@@ -17,7 +17,7 @@ from teamdeck.store.workspace import Workspace
 logger = logging.getLogger(__name__)
 
 
-def new_record(ws: Workspace, type_: str, **fields: Any) -> TeamLogRecord:
+def new_record(ws: Workspace, type_: LogType, **fields: Any) -> TeamLogRecord:
     """A record stamped with a fresh ULID, the workspace clock and actor.
 
     Args:

@@ -235,7 +235,7 @@ def _check_events(path: Path, rel: str) -> Iterator[Problem]:
         if not raw.strip():
             continue
         try:
-            record = decode_line(raw, rel, number)  # type: ignore[arg-type]
+            record = decode_line(raw, rel, number)
             Event.model_validate(record)
         except InvalidFile as err:
             yield Problem(rel, f"line {number}", clean_message(err.why))

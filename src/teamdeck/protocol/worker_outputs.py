@@ -185,7 +185,7 @@ def import_jsonschema() -> None:
     affected. Every format our schemas do use is checked (see the tests)."""
     if "jsonschema" in sys.modules or "rfc3987_syntax" in sys.modules:
         return
-    sys.modules["rfc3987_syntax"] = None  # type: ignore[assignment]
+    sys.modules["rfc3987_syntax"] = None  # type: ignore[assignment]  # None in sys.modules blocks an import: documented, not typed
     try:
         import jsonschema  # noqa: F401 - imported for its side effect: the format checkers register now
     finally:

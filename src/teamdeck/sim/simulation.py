@@ -32,6 +32,7 @@ from __future__ import annotations
 import random
 import threading
 from dataclasses import dataclass, field
+from functools import partial
 
 from teamdeck.errors import TeamdeckError
 from teamdeck.model.claude import LEAD_NAME, PlanApprovalResponse, decode_text
@@ -145,15 +146,15 @@ class Simulation:
     def _script(self) -> None:
         active = [mate for mate in self.teammates if not mate.persona.crashed]
         for index, mate in enumerate(active):
-            self.scheduler.after(0.5 + 0.2 * index, f"poll {mate.label}", lambda mate=mate: self._poll(mate))
+            self.scheduler.after(0.5 + 0.2 * index, f"poll {mate.label}", partial(self._poll, mate))
             if mate.persona.plan:
-                self.scheduler.after(PLAN_AT, f"plan {mate.label}", lambda mate=mate: self._ask_plan(mate))
+                self.scheduler.after(PLAN_AT, f"plan {mate.label}", partial(self._ask_plan, mate))
         for index, worker in enumerate(pending_workers(self.ws)):
             outcome = "blocked" if index % 2 == 0 else "completed"
             self.scheduler.after(
                 FIRST_OUTPUT_AT + OUTPUT_EVERY * index,
                 f"output {worker.task_id}/{worker.agent_id}",
-                lambda worker=worker, outcome=outcome: self._report(worker, outcome),
+                partial(self._report, worker, outcome),
             )
         self.scheduler.after(GATE_CHECK_S, "check gates", self._check_gates)
         self.scheduler.after(self.rng.uniform(*CHATTER_S), "chatter", self._chatter)
@@ -302,11 +303,12 @@ class Simulation:
                 continue
             for gate in decided:
                 self._followed.add(f"{task_id}/{gate.id}")
-                if output_status(self.ws, task_id, gate.agentInstance) == "blocked":
+                agent = gate.agentInstance
+                if agent is not None and output_status(self.ws, task_id, agent) == "blocked":
                     self.scheduler.after(
                         RESUME_AFTER_S,
-                        f"resume {task_id}/{gate.agentInstance}",
-                        lambda task=task, gate=gate: self._resume(task, gate.agentInstance, gate.state, gate.note),
+                        f"resume {task_id}/{agent}",
+                        partial(self._resume, task, agent, gate.state, gate.note),
                     )
 
     def _resume(self, task: Task, agent_id: str, decision: str, note: str | None) -> None:
@@ -325,7 +327,7 @@ class Simulation:
 
 def discover_teammates(ws: Workspace) -> list[Teammate]:
     """Every active, non-lead member of every readable team, sorted by team and name."""
-    mates = []
+    mates: list[Teammate] = []
     for team in list_teams(ws):
         try:
             config = read_team(ws, team)
@@ -341,7 +343,7 @@ def discover_teammates(ws: Workspace) -> list[Teammate]:
 
 def pending_workers(ws: Workspace) -> list[PendingWorker]:
     """The workers of ``working`` tasks with no final.json yet, by task then worker order."""
-    pending = []
+    pending: list[PendingWorker] = []
     for task_id in task_ids(ws):
         try:
             task = load_task(ws, task_id)

@@ -113,7 +113,7 @@ def remove_stale_temps(directory: Path, target_name: str) -> list[Path]:
     Returns:
         The temp files removed (the caller logs them).
     """
-    removed = []
+    removed: list[Path] = []
     prefix = f".{target_name}."
     try:
         names = os.listdir(directory)

@@ -94,7 +94,7 @@ def append_record(path: Path, record: dict[str, Any], *, durable: bool = True) -
     append_line(path, encode_record(record, path), durable=durable)
 
 
-def decode_line(raw: bytes, path: Path, line_no: int) -> dict[str, Any]:
+def decode_line(raw: bytes, path: Path | str, line_no: int) -> dict[str, Any]:
     """Decode one log line into a dict.
 
     Raises:

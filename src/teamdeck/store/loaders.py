@@ -49,7 +49,7 @@ def human_size(size: int) -> str:
     return f"{value:.1f}".removesuffix(".0") + f" {unit}"
 
 
-def check_size(path: Path, size: int, limit: int = MAX_FILE_BYTES) -> None:
+def check_size(path: Path | str, size: int, limit: int = MAX_FILE_BYTES) -> None:
     """Refuse a file bigger than ``limit`` before reading it (B3)."""
     if size > limit:
         raise InvalidFile(path, "", f"file is {human_size(size)}; limit is {human_size(limit)}")
@@ -72,7 +72,7 @@ def read_capped(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
         raise InvalidFile(path, "", f"cannot read: {err.strerror or err}") from err
 
 
-class _StrictLoader(_CLoader):  # type: ignore[misc, valid-type]
+class _StrictLoader(_CLoader):  # type: ignore[misc, valid-type]  # a base chosen at run time (C or Python loader)
     """The C safe loader, with duplicate and non-string mapping keys refused."""
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
@@ -94,7 +94,7 @@ class _StrictLoader(_CLoader):  # type: ignore[misc, valid-type]
 _StrictLoader.add_constructor("tag:yaml.org,2002:map", _StrictLoader.construct_yaml_map)
 
 
-def _scan_yaml_events(text: str, path: Path) -> None:
+def _scan_yaml_events(text: str, path: Path | str) -> None:
     """Refuse anchors, aliases, non-standard tags and deep nesting before anything is built.
 
     The event stream is flat, so this walk is safe on any input; libyaml's composer is
@@ -107,7 +107,7 @@ def _scan_yaml_events(text: str, path: Path) -> None:
         raise
 
 
-def _refuse_if_too_deep(text: str, err: yaml.MarkedYAMLError, path: Path) -> None:
+def _refuse_if_too_deep(text: str, err: yaml.MarkedYAMLError, path: Path | str) -> None:
     """Raise teamdeck's own depth error when that is why libyaml refused ``text``.
 
     libyaml 0.2.6 (PyYAML 6.0.4) has a nesting limit of its own, deeper than ours, and its
@@ -129,10 +129,10 @@ def _refuse_if_too_deep(text: str, err: yaml.MarkedYAMLError, path: Path) -> Non
         pass  # the prefix ends mid-document: expected, and not a depth problem
 
 
-def _walk_yaml_events(text: str, path: Path) -> None:
+def _walk_yaml_events(text: str, path: Path | str) -> None:
     depth = 0
     for event in yaml.parse(text, Loader=_CLoader):
-        line = f"line {event.start_mark.line + 1}"
+        line = f"line {event.start_mark.line + 1}" if event.start_mark else ""
         if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
             depth += 1
             if depth > MAX_DEPTH:
@@ -147,7 +147,7 @@ def _walk_yaml_events(text: str, path: Path) -> None:
             raise InvalidFile(path, line, f"tag {shown.split(':')[0]} is not allowed")
 
 
-def parse_yaml(data: bytes, path: Path) -> Any:
+def parse_yaml(data: bytes, path: Path | str) -> Any:
     """Parse YAML bytes safely.
 
     Raises:
@@ -171,7 +171,7 @@ def parse_yaml(data: bytes, path: Path) -> Any:
         raise InvalidFile(path, "", _reason(err, "invalid YAML")) from None
 
 
-class _QuotingDumper(_CDumper):  # type: ignore[misc, valid-type]
+class _QuotingDumper(_CDumper):  # type: ignore[misc, valid-type]  # a base chosen at run time (C or Python dumper)
     """The C safe dumper, also quoting strings a YAML 1.2 reader takes for numbers.
 
     PyYAML already quotes what YAML 1.1 would misread (``'012'``, ``'no'``); agents
@@ -245,7 +245,7 @@ def _duplicate_key_line(text: str) -> str:
                 is_key, expecting_key[-1] = expecting_key[-1], not expecting_key[-1]
                 if is_key and isinstance(event, yaml.ScalarEvent):
                     if event.value in current:
-                        return f"line {event.start_mark.line + 1}"
+                        return f"line {event.start_mark.line + 1}" if event.start_mark else ""
                     current.add(event.value)
             if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
                 keys.append(set() if isinstance(event, yaml.MappingStartEvent) else None)
@@ -288,7 +288,7 @@ def _non_finite_path(value: Any) -> tuple[str, str] | None:
     return None
 
 
-def parse_json(data: bytes, path: Path, *, limit: int = MAX_FILE_BYTES) -> Any:
+def parse_json(data: bytes, path: Path | str, *, limit: int = MAX_FILE_BYTES) -> Any:
     """Parse JSON bytes safely (BOM accepted; NaN, duplicates, deep nesting refused).
 
     Raises:

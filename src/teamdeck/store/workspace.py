@@ -10,6 +10,7 @@ import getpass
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from teamdeck.clock import Clock, utc_now
 from teamdeck.errors import ReadOnly
@@ -46,9 +47,9 @@ class Workspace:
     read_only_reason: str = ""
 
     @classmethod
-    def at(cls, root: Path | str, **options: object) -> Workspace:
+    def at(cls, root: Path | str, **options: Any) -> Workspace:
         """A workspace rooted at ``root`` (resolved), with optional settings."""
-        return cls(Path(root).expanduser().resolve(), **options)  # type: ignore[arg-type]
+        return cls(Path(root).expanduser().resolve(), **options)
 
     def require_writable(self, action: str) -> None:
         """Refuse ``action`` when writes are off.

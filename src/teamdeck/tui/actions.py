@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from teamdeck.protocol.gates import decide_gate
+from teamdeck.protocol.gates import Decision, decide_gate
 from teamdeck.protocol.join import join_task
 from teamdeck.protocol.messaging import answer_plan, broadcast, deactivate_member, request_shutdown, send_message
 from teamdeck.tui.lifecycle_actions import plan_paths
@@ -32,7 +32,7 @@ def _team_paths(app: TeamdeckApp, team: str) -> list[Path]:
 def decide(app: TeamdeckApp, gate: GateView, approve: bool, note: str | None) -> None:
     """Approve or reject a gate: a task gate (``decide_gate``) or a plan approval
     request (``answer_plan``)."""
-    verb = "approve" if approve else "reject"
+    verb: Decision = "approve" if approve else "reject"
     if gate.kind == "plan-approval":
         answer(app, gate.team or "", gate.member or "", gate.request_id, approve, note)
         return

@@ -138,10 +138,10 @@ class TeamdeckApp(App[None]):
                 while True:
                     if item == _STOP:
                         return
-                    if item == _OLDER:
+                    if isinstance(item, str):  # _OLDER
                         older = True
                     else:
-                        paths |= item  # type: ignore[arg-type]
+                        paths |= item
                     try:
                         item = self._changes.get_nowait()
                     except queue.Empty:

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
+from textual.style import Style
 
 from teamdeck.tui.lifecycle_commands import lifecycle_commands
 from teamdeck.tui.render import cell
@@ -49,7 +50,7 @@ class TeamdeckCommands(Provider):
 
     @property
     def _app(self) -> TeamdeckApp:
-        return self.app  # type: ignore[return-value]
+        return cast("TeamdeckApp", self.app)  # a provider of this app's palette
 
     def _commands(self) -> list[tuple[str, Callable[[], object], str]]:
         app = self._app
@@ -94,16 +95,18 @@ class TeamdeckCommands(Provider):
         for name, callback, help_text in self._commands():
             score, offsets = matcher.fuzzy_search.match(matcher.query, name)
             if score > 0:
-                yield Hit(score, highlighted(name, offsets, matcher.match_style), callback, text=name, help=help_text)
+                yield Hit(
+                    score, highlighted(name, tuple(offsets), matcher.match_style), callback, text=name, help=help_text
+                )
 
 
-def highlighted(name: str, offsets: tuple[int, ...], style: object) -> Content:
+def highlighted(name: str, offsets: tuple[int, ...], style: Style) -> Content:
     """``name`` as literal text with the matched characters styled. (``Matcher.highlight``
     parses its argument as markup, and names here come from agents' files.)"""
     content = Content(name)
     for offset in offsets:
         if not name[offset].isspace():
-            content = content.stylize(style, offset, offset + 1)  # type: ignore[arg-type]
+            content = content.stylize(style, offset, offset + 1)
     return content
 
 

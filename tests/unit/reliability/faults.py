@@ -86,11 +86,11 @@ class FaultyFs(OsFs):
             return ""
 
     # --- the seam -------------------------------------------------------------
-    def open(self, path, flags, mode=0o644):  # type: ignore[no-untyped-def]
+    def open(self, path, flags, mode=0o644):
         self._check("open", os.path.basename(path))
         return super().open(path, flags, mode)
 
-    def write(self, fd, data):  # type: ignore[no-untyped-def]
+    def write(self, fd, data):
         fault = self._fault_for("write", self._fd_name(fd))
         if fault is None:
             return super().write(fd, data)
@@ -98,30 +98,30 @@ class FaultyFs(OsFs):
             return os.write(fd, bytes(data[: max(1, len(data) // 2)]))
         raise OSError(fault.errno, os.strerror(fault.errno))
 
-    def fsync(self, fd):  # type: ignore[no-untyped-def]
+    def fsync(self, fd):
         self._check("fsync", self._fd_name(fd))
         super().fsync(fd)
 
-    def fsync_dir(self, fd):  # type: ignore[no-untyped-def]
+    def fsync_dir(self, fd):
         self._check("fsync_dir", self._fd_name(fd))
         super().fsync_dir(fd)
 
-    def replace(self, src, dst):  # type: ignore[no-untyped-def]
+    def replace(self, src, dst):
         self._check("replace", os.path.basename(dst))
         super().replace(src, dst)
 
-    def unlink(self, path):  # type: ignore[no-untyped-def]
+    def unlink(self, path):
         self._check("unlink", os.path.basename(path))
         super().unlink(path)
 
-    def ftruncate(self, fd, length):  # type: ignore[no-untyped-def]
+    def ftruncate(self, fd, length):
         self._check("ftruncate", self._fd_name(fd))
         super().ftruncate(fd, length)
 
-    def mkdir(self, path, mode=0o755):  # type: ignore[no-untyped-def]
+    def mkdir(self, path, mode=0o755):
         self._check("mkdir", os.path.basename(path))
         super().mkdir(path, mode)
 
-    def rmdir(self, path):  # type: ignore[no-untyped-def]
+    def rmdir(self, path):
         self._check("rmdir", os.path.basename(path))
         super().rmdir(path)

@@ -33,13 +33,13 @@ revision: 1
 """
 
 
-def _write_task(ws, text: str | bytes) -> None:  # type: ignore[no-untyped-def]
+def _write_task(ws, text: str | bytes) -> None:
     ws.task_dir("t1").mkdir(parents=True)
     data = text.encode() if isinstance(text, str) else text
     ws.task_file("t1").write_bytes(data)
 
 
-def _load_error(ws) -> str:  # type: ignore[no-untyped-def]
+def _load_error(ws) -> str:
     with pytest.raises(InvalidFile) as failure:
         load_task(ws, "t1")
     return str(failure.value)

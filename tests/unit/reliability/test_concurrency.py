@@ -29,7 +29,7 @@ from teamdeck.store.locks import lock_path_for, locked
 from .procs import expect_line, finish, release, spawn
 
 
-def _gate_event(ws, gate_id: str):  # type: ignore[no-untyped-def]
+def _gate_event(ws, gate_id: str):
     return new_event(ws, "gate.blocked", {"gateId": gate_id, "reason": "ours", "agentInstance": "w1", "questions": []})
 
 
@@ -92,7 +92,7 @@ def test_c6_external_writer_between_our_read_and_replace_is_detected_and_ours_re
     create_task(ws, "t1", "Original title")
     path = ws.task_file("t1")
 
-    def decide(task):  # type: ignore[no-untyped-def]
+    def decide(task):
         # Another tool, ignoring our lock, rewrites task.yaml after we read it.
         path.write_text(path.read_text().replace("Original title", "Renamed by another tool") + "otherTool: true\n")
         return [_gate_event(ws, "g1")]
@@ -113,7 +113,7 @@ def test_c6_a_writer_that_keeps_interfering_gets_a_conflict_and_nothing_is_lost(
     real_check = taskfile._unchanged_on_disk
     rewrites = []
 
-    def interfering_check(target, data):  # type: ignore[no-untyped-def]
+    def interfering_check(target, data):
         rewrites.append(1)  # the other tool rewrites just before every compare-and-swap
         target.write_text(target.read_text() + f"touched{len(rewrites)}: true\n")
         return real_check(target, data)

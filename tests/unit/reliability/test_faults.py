@@ -44,7 +44,7 @@ def _run_transition(ws: Workspace, target: str, crash_at: str | None = None) -> 
     return proc
 
 
-def _noop(_task):  # type: ignore[no-untyped-def]
+def _noop(_task):
     return []
 
 

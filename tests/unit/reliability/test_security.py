@@ -258,7 +258,7 @@ def test_s8_nothing_is_opened_for_a_hostile_id(ws):
 # --- S9: symlinks out ---------------------------------------------------------------
 
 
-def _agents(ws):  # type: ignore[no-untyped-def]
+def _agents(ws):
     agents = ws.agents_dir("t1")
     agents.mkdir(parents=True)
     return agents

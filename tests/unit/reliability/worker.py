@@ -55,7 +55,7 @@ def flip_states(root: str, task_id: str, stop_file: str) -> None:
     flips = 0
     while not os.path.exists(stop_file):
 
-        def decide(task):  # type: ignore[no-untyped-def]
+        def decide(task):
             return [transition_event(ws, task, "input-required" if task.state == "working" else "working")]
 
         transact(ws, task_id, decide, action="flip")

@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from teamdeck.clock import iso
 from teamdeck.errors import NotFound, Refused
@@ -196,7 +197,7 @@ def _create_coordinator(ws: Workspace, plan: Plan) -> None:
     lead = read_team(ws, plan.team).lead_name if plan.team else None
 
     def decide(_none: Task | None) -> list[Event]:
-        task = {
+        task: dict[str, Any] = {
             "id": plan.coordinator,
             "title": f"Plan: {plan.title}",
             "state": "planned",

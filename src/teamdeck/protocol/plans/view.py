@@ -101,6 +101,7 @@ def plan_overview(ws: Workspace, plan_id: str) -> PlanOverview:
         waiting = tuple(dependency for dependency in row.depends_on if states.get(dependency) != "done")
         rows[task_id] = PlanTaskRow(**{**row.__dict__, "waiting_on": waiting})
     waves = [[rows[entry.id] for entry in plan.wave_tasks(wave)] for wave in range(1, plan.waves + 1)]
+    coordinator_state: str
     try:
         coordinator = load_task(ws, plan.coordinator)
         coordinator_state, approval = coordinator.state, coordinator.gate("plan-approval")

@@ -42,20 +42,20 @@ def resolve_dependencies(plan_id: str, blocks: list[TaskBlock], ids: list[str], 
         for key in (block.title.lower(), str(index), f"#{index}", task_id):
             by_name.setdefault(key, task_id)
     problems: list[tuple[int, str]] = []
-    resolved = []
+    resolved: list[list[str]] = []
     for block in blocks:
-        found = []
+        found: list[str] = []
         for name in block.depends:
-            task_id = by_name.get(name.lower())
-            if task_id is None:
+            dependency = by_name.get(name.lower())
+            if dependency is None:
                 problems.append(
                     (
                         block.depends_line or block.line,
                         f"'{block.title}' depends on '{name}', which is not a task of this plan",
                     )
                 )
-            elif task_id not in found:
-                found.append(task_id)
+            elif dependency not in found:
+                found.append(dependency)
         resolved.append(found)
     if problems:
         raise PlanProblems(source, problems)

@@ -12,6 +12,8 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static, TextArea
 
+from teamdeck.tui.typed import deck
+
 
 @dataclass(frozen=True)
 class Draft:
@@ -47,7 +49,7 @@ class ComposeScreen(ModalScreen[Draft | None]):
                 yield Button("Cancel", id="cancel")
 
     def on_mount(self) -> None:
-        self.app.apply_cursor_blink(self)  # type: ignore[attr-defined]
+        deck(self).apply_cursor_blink(self)
         self.query_one("#summary", Input).focus()
 
     @on(Input.Submitted, "#summary")

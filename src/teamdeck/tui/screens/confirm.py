@@ -15,6 +15,8 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
+from teamdeck.tui.typed import deck
+
 NoteRule = Literal["none", "optional", "required"]
 
 
@@ -63,7 +65,7 @@ class ConfirmScreen(ModalScreen[Confirmed | None]):
                 yield Button("Cancel", id="cancel")
 
     def on_mount(self) -> None:
-        self.app.apply_cursor_blink(self)  # type: ignore[attr-defined]
+        deck(self).apply_cursor_blink(self)
         if self.note_rule != "none":
             self.query_one("#note", Input).focus()
         else:

@@ -12,6 +12,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer, TabbedContent, TabPane
 
+from teamdeck.tui.typed import deck
 from teamdeck.tui.widgets.events_panel import EventsPanel
 from teamdeck.tui.widgets.gates_panel import GatesPanel
 from teamdeck.tui.widgets.inbox_panel import InboxPanel
@@ -87,7 +88,7 @@ class MainScreen(Screen[None]):
             return
         self._waiting = None
         self.snapshot = snapshot
-        self.query_one(OverviewLine).show(snapshot, self.app.ws.clock())  # type: ignore[attr-defined]
+        self.query_one(OverviewLine).show(snapshot, deck(self).ws.clock())
         self._draw_panel(self.current_panel)
         self.update_bindings()
 

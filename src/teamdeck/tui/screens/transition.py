@@ -14,6 +14,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
+from teamdeck.tui.typed import deck
+
 STATE_HELP = {
     "approved": "approved: may start once its dependencies are done",
     "working": "working: a worker is on it (seed: RUNNING)",
@@ -61,7 +63,7 @@ class TransitionScreen(ModalScreen[Transition | None]):
                 yield Button("Cancel", id="cancel")
 
     def on_mount(self) -> None:
-        self.app.apply_cursor_blink(self)  # type: ignore[attr-defined]
+        deck(self).apply_cursor_blink(self)
         options = self.query_one("#states", OptionList)
         options.highlighted = 0
         options.focus()

@@ -12,6 +12,7 @@ from textual.widgets import Input, Static
 
 from teamdeck.tui.render import cell
 from teamdeck.tui.screens.text_view import TextScreen
+from teamdeck.tui.typed import deck
 from teamdeck.tui.widgets.event_list import EventList
 from teamdeck.tui.widgets.line_list import LineList
 from teamdeck.view.eventlog import EventRow
@@ -38,7 +39,7 @@ class EventsPanel(Vertical):
         yield Input(placeholder="filter: any text (esc closes)", id="events-query", classes="-hidden")
 
     def on_mount(self) -> None:
-        self.app.apply_cursor_blink(self)  # type: ignore[attr-defined]
+        deck(self).apply_cursor_blink(self)
 
     def focus_list(self) -> None:
         self.query_one(EventList).focus()
@@ -102,7 +103,7 @@ class EventsPanel(Vertical):
         return True
 
     def action_older(self) -> None:
-        self.app.load_older_events()  # type: ignore[attr-defined]
+        deck(self).load_older_events()
 
     @on(LineList.Chosen, "#event-list")
     def action_read(self) -> None:

@@ -15,6 +15,7 @@ from teamdeck.tui import actions
 from teamdeck.tui.render import block, cell
 from teamdeck.tui.screens.confirm import Confirmed, ConfirmScreen
 from teamdeck.tui.screens.text_view import TextScreen
+from teamdeck.tui.typed import deck, main_screen
 from teamdeck.tui.widgets.gate_list import GateList
 from teamdeck.tui.widgets.line_list import LineList
 from teamdeck.view.overview import overview
@@ -52,7 +53,7 @@ class GatesPanel(Vertical):
         self.snapshot = snapshot
         gates = self.query_one(GateList)
         gates.empty = f"no decisions waiting — {overview(snapshot).scanned()}"
-        gates.show(snapshot.gates, self.app.ws.clock())  # type: ignore[attr-defined]
+        gates.show(snapshot.gates, deck(self).ws.clock())
         self._show_detail()
 
     @property
@@ -64,7 +65,7 @@ class GatesPanel(Vertical):
     def _show_detail(self) -> None:
         gate = self.selected
         self.query_one("#gate-detail-text", Static).update(gate_detail(gate) if gate else Content(""))
-        self.screen.update_bindings()  # type: ignore[attr-defined]
+        main_screen(self).update_bindings()
 
     @on(LineList.Chosen, "#gate-list")
     def action_open(self) -> None:
@@ -78,7 +79,7 @@ class GatesPanel(Vertical):
         gate = self.selected
         if action in WRITES and gate is not None and (gate.subkind == FAIL_GATE) != (action in ("retry", "give_up")):
             return False  # the other pair of keys is the one shown for this gate
-        if action in WRITES and (self.app.read_only or self.selected is None):  # type: ignore[attr-defined]
+        if action in WRITES and (deck(self).read_only or self.selected is None):
             return None
         if action == "open" and self.selected is None:
             return None
@@ -98,7 +99,7 @@ class GatesPanel(Vertical):
 
     def _decide(self, *, approve: bool) -> None:
         gate = self.selected
-        if gate is None or self.app.read_only:  # type: ignore[attr-defined]
+        if gate is None or deck(self).read_only:
             return
         verb = "Approve" if approve else "Reject"
         body = gate_detail(gate)
@@ -117,7 +118,7 @@ class GatesPanel(Vertical):
 
         def decided(result: Confirmed | None) -> None:
             if result is not None:
-                actions.decide(self.app, gate, approve, result.note)  # type: ignore[arg-type]
+                actions.decide(deck(self), gate, approve, result.note)
 
         self.app.push_screen(screen, decided)
 

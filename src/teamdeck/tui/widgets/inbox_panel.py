@@ -13,8 +13,10 @@ from textual.widgets import Static
 
 from teamdeck.tui.render import block, cell
 from teamdeck.tui.screens.text_view import TextScreen
+from teamdeck.tui.typed import deck
 from teamdeck.tui.widgets.inbox_list import KIND_LABELS, InboxList
 from teamdeck.tui.widgets.line_list import LineList
+from teamdeck.tui.widgets.roster_panel import RosterPanel
 from teamdeck.view.snapshot import MemberView, MessageView, WorkspaceSnapshot
 
 PREVIEW_CHARS = 600
@@ -65,7 +67,7 @@ class InboxPanel(Vertical):
         title = self.query_one("#inbox-title", Static)
         inbox = self.query_one(InboxList)
         if member is None:
-            inbox.show((), self.app.ws.clock())  # type: ignore[attr-defined]
+            inbox.show((), deck(self).ws.clock())
             return
         parts: list[str | tuple[str, str]] = [
             ("inbox of ", "$text-muted"),
@@ -75,7 +77,7 @@ class InboxPanel(Vertical):
         if member.inbox_problem is not None:
             parts += ["  ", (f"! {cell(member.inbox_problem.text, 300)}", "bold $error")]
         title.update(Content.assemble(*parts))
-        inbox.show(member.inbox, self.app.ws.clock())  # type: ignore[attr-defined]
+        inbox.show(member.inbox, deck(self).ws.clock())
         self._preview()
 
     @property
@@ -94,7 +96,7 @@ class InboxPanel(Vertical):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("read", "raw") and self.selected is None:
             return None
-        if action == "reply" and (self.member is None or self.app.read_only):  # type: ignore[attr-defined]
+        if action == "reply" and (self.member is None or deck(self).read_only):
             return None
         return True
 
@@ -119,8 +121,8 @@ class InboxPanel(Vertical):
         self.app.push_screen(screen)
 
     def action_reply(self) -> None:
-        roster = self.screen.query_one("#roster-panel")
-        if self.member is not None and roster.query_one("#roster-list").select_key(self.member.key):
+        roster = self.screen.query_one("#roster-panel", RosterPanel)
+        if self.member is not None and roster.query_one("#roster-list", LineList).select_key(self.member.key):
             roster.action_message()
 
 

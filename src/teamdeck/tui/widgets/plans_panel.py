@@ -15,6 +15,7 @@ from textual.widgets import Static
 from teamdeck.tui import lifecycle_actions
 from teamdeck.tui.render import cell
 from teamdeck.tui.screens.confirm import Confirmed, ConfirmScreen
+from teamdeck.tui.typed import deck, main_screen
 from teamdeck.tui.widgets.line_list import LineList
 from teamdeck.tui.widgets.plan_list import PlanList
 from teamdeck.tui.widgets.plan_wave import PlanWave
@@ -69,7 +70,7 @@ class PlansPanel(Vertical):
         self._shown = plan
         self.query_one("#plan-header", Static).update(plan_header(plan) if plan else Content(""))
         self._show_waves(plan)
-        self.screen.update_bindings()  # type: ignore[attr-defined]
+        main_screen(self).update_bindings()
 
     def _show_waves(self, plan: PlanView | None) -> None:
         box = self.query_one("#plan-waves", HorizontalScroll)
@@ -99,7 +100,7 @@ class PlansPanel(Vertical):
         plan = self.selected
         if plan is None:
             return None
-        if action == "run" and (self.app.read_only or not lifecycle_actions.plan_allows_run(plan)):  # type: ignore[attr-defined]
+        if action == "run" and (deck(self).read_only or not lifecycle_actions.plan_allows_run(plan)):
             return None
         return True
 
@@ -112,7 +113,7 @@ class PlansPanel(Vertical):
 
     def action_run(self) -> None:
         plan = self.selected
-        if plan is None or self.app.read_only or not lifecycle_actions.plan_allows_run(plan):  # type: ignore[attr-defined]
+        if plan is None or deck(self).read_only or not lifecycle_actions.plan_allows_run(plan):
             return
         title = Content.assemble(("Run plan ", "bold"), (cell(plan.id, 64), "bold $accent"))
         body = Content.assemble(
@@ -129,7 +130,7 @@ class PlansPanel(Vertical):
         def confirmed(result: Confirmed | None) -> None:
             if result is not None:
                 members = (result.note or "").replace(",", " ").split()
-                lifecycle_actions.run_plan(self.app, plan, members)  # type: ignore[arg-type]
+                lifecycle_actions.run_plan(deck(self), plan, members)
 
         self.app.push_screen(screen, confirmed)
 

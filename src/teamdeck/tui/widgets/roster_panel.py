@@ -15,6 +15,7 @@ from teamdeck.tui import actions
 from teamdeck.tui.render import block, cell
 from teamdeck.tui.screens.compose import ComposeScreen, Draft
 from teamdeck.tui.screens.confirm import Confirmed, ConfirmScreen
+from teamdeck.tui.typed import deck, main_screen
 from teamdeck.tui.widgets.line_list import LineList
 from teamdeck.tui.widgets.roster_list import RosterList, status_text
 from teamdeck.view.snapshot import MemberView, WorkspaceSnapshot
@@ -49,7 +50,7 @@ class RosterPanel(Vertical):
 
     def show(self, snapshot: WorkspaceSnapshot) -> None:
         self.snapshot = snapshot
-        self.query_one(RosterList).show(snapshot.members, self.app.ws.clock())  # type: ignore[attr-defined]
+        self.query_one(RosterList).show(snapshot.members, deck(self).ws.clock())
         self._show_detail()
 
     @property
@@ -61,9 +62,9 @@ class RosterPanel(Vertical):
     def _show_detail(self) -> None:
         member = self.selected
         self.query_one("#member-detail-text", Static).update(
-            member_detail(member, self.app.ws.clock()) if member else Content("")
-        )  # type: ignore[attr-defined]
-        self.screen.update_bindings()  # type: ignore[attr-defined]
+            member_detail(member, deck(self).ws.clock()) if member else Content("")
+        )
+        main_screen(self).update_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         member = self.selected
@@ -71,7 +72,7 @@ class RosterPanel(Vertical):
             return True if member is not None else None
         if action not in WRITES:
             return True
-        if self.app.read_only or member is None:  # type: ignore[attr-defined]
+        if deck(self).read_only or member is None:
             return None
         if action in ("plan_approve", "plan_reject") and member.pending_plan is None:
             return None
@@ -85,7 +86,7 @@ class RosterPanel(Vertical):
     def action_open_inbox(self) -> None:
         member = self.selected
         if member is not None:
-            self.screen.open_inbox(member.key)  # type: ignore[attr-defined]
+            main_screen(self).open_inbox(member.key)
 
     def action_message(self) -> None:
         member = self.selected
@@ -97,7 +98,7 @@ class RosterPanel(Vertical):
 
         def send(draft: Draft | None) -> None:
             if draft is not None:
-                actions.message(self.app, member, draft.summary, draft.text)  # type: ignore[arg-type]
+                actions.message(deck(self), member, draft.summary, draft.text)
 
         self.app.push_screen(ComposeScreen(title), send)
 
@@ -112,7 +113,7 @@ class RosterPanel(Vertical):
 
         def send(draft: Draft | None) -> None:
             if draft is not None:
-                actions.broadcast_to(self.app, team, draft.summary, draft.text)  # type: ignore[arg-type]
+                actions.broadcast_to(deck(self), team, draft.summary, draft.text)
 
         self.app.push_screen(ComposeScreen(title), send)
 
@@ -128,7 +129,7 @@ class RosterPanel(Vertical):
 
         def confirmed(result: Confirmed | None) -> None:
             if result is not None:
-                actions.shutdown(self.app, member, result.note)  # type: ignore[arg-type]
+                actions.shutdown(deck(self), member, result.note)
 
         self.app.push_screen(
             ConfirmScreen(title, body, confirm="Request shutdown", note="optional", note_label="Reason", danger=True),
@@ -166,7 +167,7 @@ class RosterPanel(Vertical):
 
         def confirmed(result: Confirmed | None) -> None:
             if result is not None:
-                actions.answer(self.app, member.team, member.name, request_id, approve, result.note)  # type: ignore[arg-type]
+                actions.answer(deck(self), member.team, member.name, request_id, approve, result.note)
 
         self.app.push_screen(
             ConfirmScreen(
@@ -192,7 +193,7 @@ class RosterPanel(Vertical):
 
         def confirmed(result: Confirmed | None) -> None:
             if result is not None:
-                actions.deactivate(self.app, member)  # type: ignore[arg-type]
+                actions.deactivate(deck(self), member)
 
         self.app.push_screen(ConfirmScreen(title, body, confirm="Deactivate", danger=True), confirmed)
 

@@ -14,9 +14,10 @@ from textual.widget import Widget
 
 from teamdeck.tui import lifecycle_actions
 from teamdeck.tui.render import cell
-from teamdeck.tui.screens.confirm import Confirmed, ConfirmScreen
+from teamdeck.tui.screens.confirm import Confirmed, ConfirmScreen, NoteRule
 from teamdeck.tui.screens.transition import Transition, TransitionScreen
 from teamdeck.tui.screens.verdicts import VerdictsScreen
+from teamdeck.tui.typed import deck
 from teamdeck.view.snapshot import TaskView
 
 LIFECYCLE_WRITES = frozenset({"transition", "verify", "retry", "cancel_task"})
@@ -53,7 +54,7 @@ class TaskLifecycleKeys(Widget):
             return None
         if action == "verdicts":
             return True
-        if self.app.read_only:  # type: ignore[attr-defined]
+        if deck(self).read_only:
             return None
         name = "cancel" if action == "cancel_task" else action
         return True if lifecycle_actions.task_allows(task, name) else None
@@ -72,7 +73,7 @@ class TaskLifecycleKeys(Widget):
 
         def picked(result: Transition | None) -> None:
             if result is not None:
-                lifecycle_actions.move(self.app, task, result.state, result.reason)  # type: ignore[arg-type]
+                lifecycle_actions.move(deck(self), task, result.state, result.reason)
 
         self.app.push_screen(screen, picked)
 
@@ -95,7 +96,7 @@ class TaskLifecycleKeys(Widget):
 
     def _writable(self, action: str) -> TaskView | None:
         task: TaskView | None = self.selected
-        if task is None or self.app.read_only or not lifecycle_actions.task_allows(task, action):  # type: ignore[attr-defined]
+        if task is None or deck(self).read_only or not lifecycle_actions.task_allows(task, action):
             return None
         return task
 
@@ -105,7 +106,7 @@ class TaskLifecycleKeys(Widget):
         verb: str,
         run: Any,
         *,
-        note: str,
+        note: NoteRule,
         note_label: str,
         danger: bool = False,
         what: str | None = None,
@@ -115,7 +116,7 @@ class TaskLifecycleKeys(Widget):
             return
         title = Content.assemble((f"{verb} ", "bold"), (cell(task.id, 64), "bold $accent"))
         body = Content.assemble(task_summary(task), "\n\n", WHAT_HAPPENS[what or action])
-        screen = ConfirmScreen(title, body, confirm=verb, note=note, note_label=note_label, danger=danger)  # type: ignore[arg-type]
+        screen = ConfirmScreen(title, body, confirm=verb, note=note, note_label=note_label, danger=danger)
 
         def confirmed(result: Confirmed | None) -> None:
             if result is not None:

@@ -14,6 +14,7 @@ from teamdeck.errors import TeamdeckError
 from teamdeck.store.files import read_optional
 from teamdeck.tui import actions
 from teamdeck.tui.render import block, cell
+from teamdeck.tui.typed import deck, main_screen
 from teamdeck.tui.widgets.line_list import LineList
 from teamdeck.tui.widgets.task_lifecycle import LIFECYCLE_WRITES, TaskLifecycleKeys
 from teamdeck.tui.widgets.task_list import TaskList
@@ -59,7 +60,7 @@ class TasksPanel(Vertical, TaskLifecycleKeys):
     def _show_detail(self) -> None:
         task = self.selected
         self.query_one("#task-detail-text", Static).update(task_detail(task) if task else Content(""))
-        self.screen.update_bindings()  # type: ignore[attr-defined]
+        main_screen(self).update_bindings()
         stamp = (task.id, task.updated_at + str(task.summary_path)) if task else None
         if task is not None and task.summary_path and stamp != self._summary_for:
             self._summary_for = stamp
@@ -70,7 +71,7 @@ class TasksPanel(Vertical, TaskLifecycleKeys):
 
     @work(thread=True, exclusive=True, group="summary", exit_on_error=False, description="read the joined summary")
     def _load_summary(self, relative: str) -> None:
-        path = self.app.ws.root / relative  # type: ignore[attr-defined]
+        path = deck(self).ws.root / relative
         try:
             data = read_optional(path, shown=relative)
             text = data.decode("utf-8", "replace") if data is not None else "*the joined summary is gone*"
@@ -83,14 +84,14 @@ class TasksPanel(Vertical, TaskLifecycleKeys):
             return None
         if action in LIFECYCLE_WRITES or action == "verdicts":
             return self.lifecycle_state(action)
-        if action == "join" and self.app.read_only:  # type: ignore[attr-defined]
+        if action == "join" and deck(self).read_only:
             return None
         return True
 
     def action_join(self) -> None:
         task = self.selected
-        if task is not None and not self.app.read_only:  # type: ignore[attr-defined]
-            actions.join(self.app, task.id)  # type: ignore[arg-type]
+        if task is not None and not deck(self).read_only:
+            actions.join(deck(self), task.id)
 
     @on(LineList.Chosen, "#task-list")
     def action_read(self) -> None:
