@@ -18,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import Result, latency_result, print_table  # type: ignore[import-not-found]
+from common import Result, latency_result, print_table
 
 from teamdeck.protocol.gates import decide_gate
 from teamdeck.protocol.join import join_task

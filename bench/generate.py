@@ -1,4 +1,4 @@
-"""Generated workspaces of a given size, for the benchmarks (issue 4, "Benchmarks").
+"""Generated workspaces of a given size, for the benchmarks (the TUI's performance targets).
 
 A workspace here looks like one real agents and teamdeck wrote (docs/protocol.md,
 fixtures/claude-code/FORMAT.md): Claude Code teams (``config.json``, one inbox per

@@ -1,4 +1,4 @@
-"""The performance benchmarks of issue 4: each target measured and printed as a table
+"""The performance benchmarks of the TUI: each target measured and printed as a table
 row against its target (never asserted). See bench/README.md for what each one does.
 
 Usage::
@@ -196,7 +196,7 @@ def run_commit(revision: str, argv: list[str]) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="teamdeck performance benchmarks (issue 4)")
+    parser = argparse.ArgumentParser(description="teamdeck performance benchmarks")
     parser.add_argument("targets", nargs="*", metavar="TARGET", help=f"all (default) or some of: {', '.join(TARGETS)}")
     parser.add_argument("--quick", action="store_true", help="tiny sizes: checks that every benchmark runs")
     parser.add_argument("--dir", type=Path, help="where to generate workspaces (kept)")

@@ -1,4 +1,4 @@
-"""The on-screen targets of issue 4, measured on the real app in a pty
+"""The on-screen performance targets, measured on the real app in a pty
 (bench/screen.py) with the watcher on, while this process plays the agents.
 
 What is on screen is read from the bytes the app writes to its terminal: the overview

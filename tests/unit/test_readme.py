@@ -1,0 +1,48 @@
+"""The README's promises about setting up (the fresh-machine contract): its two commands
+come first and are the Makefile's, CI runs the same test command, and the picture it shows
+is a snapshot the suite keeps up to date."""
+
+from __future__ import annotations
+
+import re
+
+from locations import REPO
+
+README = (REPO / "README.md").read_text(encoding="utf-8")
+MAKEFILE = (REPO / "Makefile").read_text(encoding="utf-8")
+
+
+def _target(name: str) -> str:
+    """The recipe lines of a Makefile target."""
+    found = re.search(rf"^{name}:[^\n]*\n((?:\t[^\n]*\n)+)", MAKEFILE, re.M)
+    assert found, f"no '{name}' target in the Makefile"
+    return found.group(1)
+
+
+def test_try_it_starts_with_the_two_make_commands():
+    section = README.split("## Try it", 1)[1]
+    first_block = re.search(r"```sh\n(.*?)```", section, re.S)
+    assert first_block is not None
+    commands = [line.split("#")[0].strip() for line in first_block.group(1).splitlines()]
+    assert commands == ["make demo", "make test"]
+
+
+def test_make_test_runs_the_suite_after_building_the_venv_from_the_lock():
+    assert "python -m pytest -n 2" in _target("test")
+    stamp_recipe = _target(r"\$\(STAMP\)")
+    assert "--require-hashes" in stamp_recipe and "requirements.lock" in stamp_recipe
+    assert re.search(r"^\$\(STAMP\): requirements\.lock pyproject\.toml$", MAKEFILE, re.M)
+
+
+def test_ci_runs_make_test_then_make_check():
+    ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
+    lines = [line.strip() for line in ci.splitlines()]
+    assert lines.index("make test") < lines.index("make check")
+
+
+def test_the_readme_picture_is_a_snapshot_of_the_suite():
+    pictures = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", README)
+    assert pictures, "the README shows the first screen"
+    for picture in pictures:
+        assert picture.startswith("tests/tui/__snapshots__/") and picture.endswith(".svg")
+        assert (REPO / picture).is_file(), picture
