@@ -28,13 +28,13 @@ venv: $(STAMP)
 # without build isolation (hatchling is in the lock), so nothing unpinned is fetched.
 $(STAMP): requirements.lock pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --require-hashes --no-deps -r requirements.lock
-	$(BIN)/python -m pip install -q --no-deps --no-build-isolation -e .
+	$(BIN)/python -m pip install -q --disable-pip-version-check --require-hashes --no-deps -r requirements.lock
+	$(BIN)/python -m pip install -q --disable-pip-version-check --no-deps --no-build-isolation -e .
 	touch $(STAMP)
 
 # Regenerate the lock after changing a dependency in pyproject.toml (uv resolves for
 # every Python >= 3.11 and platform at once; it is used for this and nothing else).
 lock: $(STAMP)
-	$(BIN)/python -m pip install -q uv
+	$(BIN)/python -m pip install -q --disable-pip-version-check uv
 	$(BIN)/uv pip compile pyproject.toml --extra test --extra dev --universal \
 		--python-version 3.11 --generate-hashes -o requirements.lock
