@@ -1,4 +1,4 @@
-"""Hostile text (RELIABILITY.md S1-S7) and a small workspace full of it, shared by the
+"""Hostile text (docs/reliability.md S1-S7) and a small workspace full of it, shared by the
 widget-level tests (tests/tui/test_hostile_text.py) and the pty test
 (tests/e2e/test_tui_pty.py).
 

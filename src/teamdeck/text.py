@@ -1,4 +1,4 @@
-"""Making untrusted text safe to show in a terminal (RELIABILITY.md R9, S1-S7).
+"""Making untrusted text safe to show in a terminal (docs/reliability.md R9, S1-S7).
 
 Agents write names, messages, summaries and file contents; any of them may carry
 terminal escape sequences (OSC 52 clipboard writes, title changes, hyperlinks, screen

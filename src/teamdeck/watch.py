@@ -1,9 +1,9 @@
-"""Batches of changed paths under a workspace, for the live views (ARCHITECTURE.md).
+"""Batches of changed paths under a workspace, for the live views.
 
 watchfiles gives a batch once pending changes stop growing for one ``step``; with its
 defaults (debounce 1600 ms, step 50 ms) a single change takes ~76 ms to arrive and a
 burst of new files over a second, so this module tunes it low (debounce 50, step 10:
-~16 ms, PERFORMANCE.md). Atomic replaces arrive as *added* plus our temp file's name:
+~16 ms, measured). Atomic replaces arrive as *added* plus our temp file's name:
 every kind of change is treated the same (the reader re-reads the path), and our temp
 files and Claude Code's ``*.lock`` directories are dropped.
 

@@ -1,4 +1,4 @@
-"""The lifecycle in the TUI (issue 5), through the keys: the plan-approval and FAIL gates
+"""The lifecycle in the TUI, through the keys: the plan-approval and FAIL gates
 in the decisions queue, plan run, move / cancel / retry / verify a task, the verdict
 history, and read-only mode. Each test asserts what was written to disk."""
 

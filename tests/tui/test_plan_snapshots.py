@@ -1,4 +1,4 @@
-"""Snapshots of a coordinator plan in each phase (issue 5, "Done when"): imported and
+"""Snapshots of a coordinator plan in each phase: imported and
 waiting for approval, executing wave 1, a FAIL gate in the queue after verification
 failed, completed; plus the verdict history and the dialogs of the lifecycle keys.
 

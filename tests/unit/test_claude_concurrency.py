@@ -1,4 +1,4 @@
-"""Many writers on one Claude Code inbox (RELIABILITY.md C1, C2, C10).
+"""Many writers on one Claude Code inbox (docs/reliability.md C1, C2, C10).
 
 C1/C10: six processes append 100 messages each through our writer while a seventh
 keeps marking messages read (what a teammate does); a reader checks the file between

@@ -5,6 +5,7 @@ is a snapshot the suite keeps up to date."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from locations import REPO
 
@@ -46,3 +47,33 @@ def test_the_readme_picture_is_a_snapshot_of_the_suite():
     for picture in pictures:
         assert picture.startswith("tests/tui/__snapshots__/") and picture.endswith(".svg")
         assert (REPO / picture).is_file(), picture
+
+
+def _sources() -> list[Path]:
+    return [p for top in ("src", "tests", "bench", "scripts") for p in (REPO / top).rglob("*.py")]
+
+
+def test_code_points_only_at_documents_the_repo_has():
+    """A docstring that says "see ARCHITECTURE.md" or "issue 5" sends a reader to
+    something a clone does not contain; the reliability ids it cites are defined in
+    docs/reliability.md."""
+    outside = re.compile(r"\b(?:ARCHITECTURE|PERFORMANCE|RELIABILITY)\.md\b|\bissue \d+\b")
+    found = [
+        f"{p.relative_to(REPO)}:{n}"
+        for p in _sources()
+        if p.name != "test_readme.py"  # this test spells out what it looks for
+        for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+        if outside.search(line)
+    ]
+    assert found == []
+
+
+def test_every_reliability_id_cited_is_defined():
+    catalogue = (REPO / "docs" / "reliability.md").read_text(encoding="utf-8")
+    defined = set(re.findall(r"^\| ([FBCSR]\d+) \|", catalogue, re.M))
+    cited = {
+        m for p in _sources() for m in re.findall(r"\b[FBCS]\d{1,2}\b|\bR\d{1,2}\b", p.read_text(encoding="utf-8"))
+    }
+    # C0/C1 name control-character sets, not catalogue cases; F401 and friends are lint codes.
+    undefined = {c for c in cited if c not in defined and c not in {"C0", "C1"}}
+    assert undefined == set()

@@ -1,4 +1,4 @@
-"""The one filesystem seam (RELIABILITY.md R12).
+"""The one filesystem seam (docs/reliability.md R12): tests inject failures and crash points here.
 
 Every write teamdeck makes goes through :data:`fs`, an :class:`OsFs` by default. Tests
 swap in a subclass that raises ``ENOSPC``/``EIO``/``EROFS``/``EACCES``, returns short

@@ -1,6 +1,6 @@
 """The teamdeck app: wiring, global keys, the watcher and the refresh loop.
 
-Data flows one way (ARCHITECTURE.md): the watcher thread collects changed paths; one
+Data flows one way: the watcher thread collects changed paths; one
 refresh worker at a time turns them into the next snapshot (view.refresh) and posts a
 :class:`SnapshotChanged`; the main screen draws it. An action runs a protocol function
 on a worker and then asks for the paths it touched to be refreshed - there is no
@@ -195,7 +195,7 @@ class TeamdeckApp(App[None]):
         if first:
             # Everything alive now (the widget tree, the first snapshot) lives as long as
             # the app: keep it out of every future garbage collection, whose full passes
-            # would walk it all and stall the UI (PERFORMANCE.md). Collection was off
+            # would walk it all and stall the UI (355 ms per pass at 1M live objects). Collection was off
             # while it was read.
             gc.freeze()
             gc.enable()

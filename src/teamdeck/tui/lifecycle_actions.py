@@ -1,4 +1,4 @@
-"""What the lifecycle keys do to the files (issue 5): transition, cancel, retry and verify
+"""What the lifecycle keys do to the files: transition, cancel, retry and verify
 a task, run a plan. Like tui/actions.py: one protocol call per action, run by the app on
 a worker (:meth:`TeamdeckApp.perform`), with the paths it changes so the view refreshes
 from disk at once; nothing here writes a file itself or shows anything optimistic.

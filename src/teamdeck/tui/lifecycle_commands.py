@@ -1,4 +1,4 @@
-"""The lifecycle's entries in the command palette (issue 5): per task, its verdicts and
+"""The lifecycle's entries in the command palette: per task, its verdicts and
 the moves its state allows (move, verify, retry, cancel); per plan, run it; per FAIL
 gate, retry or give up. Each opens the same confirmation as its key. Writes are left
 out in read-only mode, as the palette does for every other write."""

@@ -1,5 +1,5 @@
 """Making a :class:`WorkspaceSnapshot` from disk, and the next one from a batch of
-changed paths (ARCHITECTURE.md, "Data flow").
+changed paths.
 
 :func:`build_snapshot` reads everything once (event logs tail-first). :func:`refresh`
 maps each changed path to what it belongs to - one task, one team's config or inbox,

@@ -1,4 +1,4 @@
-"""Plans and verdict histories in the read model (issue 5, "In the TUI").
+"""Plans and verdict histories in the read model.
 
 A :class:`PlanView` is :func:`~teamdeck.protocol.plans.view.plan_overview` frozen for a
 snapshot: the plan's state, its waves with each task's state and what blocks it, and

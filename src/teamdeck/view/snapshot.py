@@ -1,4 +1,4 @@
-"""The read model: one immutable picture of a workspace (ARCHITECTURE.md, "view/").
+"""The read model: one immutable picture of a workspace.
 
 Every front draws from a :class:`WorkspaceSnapshot`: the CLI's ``status`` and the TUI's
 panels. It is made of frozen dataclasses and tuples, so a worker thread can build the

@@ -1,4 +1,4 @@
-"""One reusable failing filesystem for the fault tests (RELIABILITY.md R12).
+"""One reusable failing filesystem for the fault tests (docs/reliability.md R12).
 
 ``FaultyFs`` is the production :class:`~teamdeck.store.fs.OsFs` with chosen operations
 failing, the way SQLite's crash tests swap in a failing VFS::

@@ -1,4 +1,4 @@
-"""Bad input (RELIABILITY.md 3.2): every hostile file becomes one InvalidFile line.
+"""Bad input (docs/reliability.md 3.2): every hostile file becomes one InvalidFile line.
 
 Checked at the loaders (parse_yaml / parse_json / read_capped) and, for task.yaml,
 through protocol.taskfile.load_task, which is what every front calls.

@@ -1,4 +1,4 @@
-"""Concurrency (RELIABILITY.md 3.3) and locks (F10, F11): real processes, short runs.
+"""Concurrency (docs/reliability.md 3.3) and locks (F10, F11): real processes, short runs.
 
 Writers are separate Python processes (worker.py) released together, so the races are
 the kernel's, not the GIL's. Each test checks that the race really happened where that

@@ -1,4 +1,4 @@
-"""Faults (RELIABILITY.md 3.1): crashes, torn and partial log lines, failing disks.
+"""Faults (docs/reliability.md 3.1): crashes, torn and partial log lines, failing disks.
 
 Crashes are real: the writer runs in a subprocess and kills itself with SIGKILL at a
 named crash point (``TEAMDECK_CRASH_AT``). Disk failures go through the fs seam

@@ -1,4 +1,4 @@
-"""Security (RELIABILITY.md 3.4): hostile text (S1-S7) and hostile ids and links (S8, S9).
+"""Security (docs/reliability.md 3.4): hostile text (S1-S7) and hostile ids and links (S8, S9).
 
 S1-S7 here test :func:`teamdeck.text.sanitize` itself, the one function every front
 uses; the end-to-end pty run of the TUI belongs to the TUI tests.

@@ -1,5 +1,5 @@
 """A virtualised list: the line API (``ScrollView.render_line``) with one cached
-``Strip`` per row (PERFORMANCE.md 3c: ~0.6 ms to update a row at any size, where a
+``Strip`` per row (~0.6 ms to update a row at any size, measured, where a
 DataTable re-renders every visible cell and a widget per row re-lays out them all).
 
 A subclass turns its items into :class:`Row` objects (sanitised cells, each with a
@@ -52,7 +52,7 @@ class RowMemo:
 
     Snapshots reuse the objects of everything that did not change, so an update makes
     new rows only for what changed: no work, and no garbage that the collector would
-    have to walk later (large collections stall the UI, PERFORMANCE.md).
+    have to walk later (large collections stall the UI).
     """
 
     def __init__(self) -> None:

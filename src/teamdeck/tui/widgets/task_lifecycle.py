@@ -1,4 +1,4 @@
-"""The lifecycle keys of a task (issue 5), mixed into the tasks panel: ``v`` its verdict
+"""The lifecycle keys of a task, mixed into the tasks panel: ``v`` its verdict
 history, ``t`` move it (a picker of the legal next states), ``g`` verify it with its
 guardian, ``R`` retry it, ``x`` cancel it. Every write is confirmed in a modal and run
 through the protocol on a worker (tui/lifecycle_actions.py); in read-only mode the
