@@ -76,7 +76,7 @@ class TeamdeckMCP(MCPServer[Any]):
             return await super().call_tool(name, arguments, context)
         except ToolError as err:
             if isinstance(err.__cause__, ValidationError):
-                raise ToolError(f"invalid arguments for {name}: {_problems(err.__cause__)}") from None
+                raise ToolError(f"Error executing tool {name}: invalid arguments: {_problems(err.__cause__)}") from None
             raise
 
 
