@@ -91,7 +91,12 @@ async def tour(root: Path, lead, coder) -> None:
     assert created["started"] is False
     config = json.loads((root / "teams" / TEAM / "config.json").read_text())
     helper = next(m for m in config["members"] if m["name"] == "helper")
-    assert (helper["agentType"], helper["model"], helper["prompt"], helper["isActive"]) == ("researcher", "sonnet", "dig", True)
+    assert (helper["agentType"], helper["model"], helper["prompt"], helper["isActive"]) == (
+        "researcher",
+        "sonnet",
+        "dig",
+        True,
+    )
     assert log_records(root)[-1]["type"] == "member_added" and log_records(root)[-1]["member"] == "helper"
 
     sent = await call(lead, "message_agent", member="CODER", summary="hello", text="Read the spec first.")
@@ -105,7 +110,12 @@ async def tour(root: Path, lead, coder) -> None:
         False,
     )
     record = log_records(root)[-1]
-    assert (record["type"], record["from"], record["to"], record["id"]) == ("message", "team-lead", ["coder"], sent["id"])
+    assert (record["type"], record["from"], record["to"], record["id"]) == (
+        "message",
+        "team-lead",
+        ["coder"],
+        sent["id"],
+    )
 
     delegated = await call(lead, "delegate", task="t1", member="coder", note="parse JSON only")
     assert delegated["task"]["state"] == "working" and delegated["worker"]["assignedBy"] == "team-lead"
@@ -182,7 +192,9 @@ def test_bad_input_is_refused_in_one_line_and_nothing_is_written(tmp_path: Path)
                     "hostile member": await refused(lead, "message_agent", member=HOSTILE, summary="s", text="x"),
                     "hostile name": await refused(lead, "create_agent", name=HOSTILE),
                     "hostile task": await refused(lead, "delegate", task=HOSTILE, member="coder"),
-                    "10 MB text": await refused(lead, "message_agent", member="coder", summary="s", text="x" * 10_000_000),
+                    "10 MB text": await refused(
+                        lead, "message_agent", member="coder", summary="s", text="x" * 10_000_000
+                    ),
                     "unknown task": await refused(lead, "delegate", task="nope", member="coder"),
                     "report unknown task": await refused(
                         lead, "report_to_parent", task="nope", status="completed", summary="s"
@@ -192,7 +204,9 @@ def test_bad_input_is_refused_in_one_line_and_nothing_is_written(tmp_path: Path)
                     ),
                     "no question": await refused(lead, "request_decision", task="t1", reason="r", questions=[" "]),
                     "unknown gate": await refused(lead, "get_decision", task="t1", gate="g-nope"),
-                    "wait unknown task": await refused(lead, "wait_for_agent", member="coder", task="nope", timeout_s=1),
+                    "wait unknown task": await refused(
+                        lead, "wait_for_agent", member="coder", task="nope", timeout_s=1
+                    ),
                     "bad status": await refused(lead, "report_to_parent", task="t1", status="done", summary="s"),
                     "bad limit": await refused(lead, "read_agent_conversation", member="coder", limit=0),
                 }
