@@ -96,10 +96,12 @@ def http_server(root: Path, member: str, *, token: str | None = None) -> Iterato
     finally:
         proc.terminate()
         try:
-            proc.wait(timeout=15)
+            _out, err = proc.communicate(timeout=15)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(timeout=5)
+            raise
+        assert proc.returncode == 128 + 15 and "Traceback" not in err, (proc.returncode, err)
 
 
 @asynccontextmanager

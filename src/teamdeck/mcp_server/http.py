@@ -129,17 +129,20 @@ def serve_http(seat: Seat, address: Address, token: str | None) -> None:
     """
     if token is None and not address.loopback:
         raise Refused(f"refusing to serve {address.url} without a bearer token")
-    # uvicorn re-raises the signal that stopped it once it has shut down: make SIGTERM
-    # an exception (as SIGINT is) so the heartbeat file is removed on the way out.
-    previous = signal.signal(signal.SIGTERM, _terminated)
+    # uvicorn stops on SIGINT/SIGTERM and, once shut down, raises the signal again:
+    # record it instead, so the heartbeat is removed first and the exit is quiet.
+    stopped: list[int] = []
+    handled = (signal.SIGINT, signal.SIGTERM)
+    previous = {signum: signal.signal(signum, lambda signum, _frame: stopped.append(signum)) for signum in handled}
     try:
         anyio.run(_serve, seat, address, token)
     finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
-def _terminated(signum: int, _frame: object) -> None:
-    raise SystemExit(128 + signum)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    if signal.SIGINT in stopped:
+        raise KeyboardInterrupt
+    if stopped:
+        raise SystemExit(128 + stopped[0])
 
 
 async def _serve(seat: Seat, address: Address, token: str | None) -> None:
