@@ -300,9 +300,11 @@ def build_server(seat: Seat, heartbeat: Heartbeat | None = None) -> TeamdeckMCP:
             found = decisions.decision_json(task, decisions.get_decision(ws, task, gate))
             return found if found["status"] != "pending" else None
 
-        first = await _in_thread(
-            "get_decision", lambda: decisions.decision_json(task, decisions.get_decision(ws, task, gate))
-        )
+        def start() -> dict[str, Any]:
+            _own_task(seat, task, f"read gate {gate} of task {task}")
+            return decisions.decision_json(task, decisions.get_decision(ws, task, gate))
+
+        first = await _in_thread("get_decision", start)
         if first["status"] != "pending" or wait_s <= 0:
             return first
         decided = await _waited("get_decision", [ws.task_dir(task)], check, wait_s)
