@@ -225,3 +225,10 @@ def test_bad_input_is_refused_in_one_line_and_nothing_is_written(tmp_path: Path)
 
     anyio.run(main)
     assert workspace_bytes(root) == before
+
+
+def test_help_lists_the_tools(tmp_path: Path, run_cli) -> None:
+    result = run_cli(tmp_path, "mcp", "--help")
+    assert result.code == 0
+    for name in TOOLS:
+        assert f"\n  {name} " in result.out, name

@@ -13,8 +13,10 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
+import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, InputRequiredResult
@@ -27,6 +29,7 @@ from teamdeck.protocol import agent_watch, decisions, delegation, messaging, tea
 from teamdeck.protocol.connections import Heartbeat
 from teamdeck.protocol.conversation import MAX_LIMIT, read_conversation
 from teamdeck.protocol.taskfile import load_task
+from teamdeck.store.inbox import InboxEntry
 from teamdeck.store.workspace import Workspace
 from teamdeck.view import agents as agent_views
 from teamdeck.watch import wait_until
@@ -296,13 +299,16 @@ def build_server(seat: Seat, heartbeat: Heartbeat | None = None) -> TeamdeckMCP:
         if heartbeat is not None:
             heartbeat.called()
 
-        def check() -> dict[str, Any] | None:
-            found = decisions.decision_json(task, decisions.get_decision(ws, task, gate))
-            return found if found["status"] != "pending" else None
+        def current() -> dict[str, Any]:
+            return decisions.decision_json(task, decisions.get_decision(ws, task, gate))
 
         def start() -> dict[str, Any]:
             _own_task(seat, task, f"read gate {gate} of task {task}")
-            return decisions.decision_json(task, decisions.get_decision(ws, task, gate))
+            return current()
+
+        def check() -> dict[str, Any] | None:
+            found = current()
+            return found if found["status"] != "pending" else None
 
         first = await _in_thread("get_decision", start)
         if first["status"] != "pending" or wait_s <= 0:
@@ -350,9 +356,10 @@ def build_server(seat: Seat, heartbeat: Heartbeat | None = None) -> TeamdeckMCP:
     return server
 
 
-def _earlier_json(seat: Seat, entry: Any) -> dict[str, Any]:
+def _earlier_json(seat: Seat, entry: InboxEntry) -> dict[str, Any]:
     """A message read earlier, in the shape of :meth:`messaging.Injected.to_json`."""
     message, kind = entry.message, entry.kind
+    assert message is not None and kind is not None, "list_inbox returns decoded messages only"
     return messaging.Injected(
         seat.team,
         message.from_,
@@ -368,11 +375,9 @@ def _earlier_json(seat: Seat, entry: Any) -> dict[str, Any]:
 
 async def _in_thread(action: str, call: Callable[[], T]) -> T:
     """Run a blocking teamdeck call on a worker thread, errors as for :func:`_call`."""
-    import anyio
-
     return await anyio.to_thread.run_sync(lambda: _call(action, call))
 
 
-async def _waited(action: str, paths: list[Any], check: Callable[[], T | None], timeout_s: float) -> T | None:
+async def _waited(action: str, paths: list[Path], check: Callable[[], T | None], timeout_s: float) -> T | None:
     """:func:`teamdeck.watch.wait_until`, with ``check``'s errors as tool errors."""
     return await wait_until(paths, lambda: _call(action, check), timeout_s)
