@@ -56,9 +56,9 @@ def member_row(member: MemberView, now: datetime) -> Row:
     return Row(
         member.key,
         (
-            Cell("!", 1, "line-list--error")
-            if flagged
-            else Cell(CONNECTED if member.connected else " ", 1, "line-list--success"),
+            Cell(CONNECTED, 1, "line-list--success")
+            if member.connected and not flagged
+            else Cell("!" if flagged else " ", 1, "line-list--error"),
             Cell(cell(member.name, 64), 16, f"roster--{color}" if color else "line-list--bold"),
             Cell(status_text(member, now), 24, STATUS_STYLES.get(member.status, "")),
             Cell(f"{member.unread} new" if member.unread else "", 6, "line-list--accent"),
