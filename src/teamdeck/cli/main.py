@@ -29,6 +29,7 @@ COMMAND_MODULES = (
     "teamdeck.cli.verification",
     "teamdeck.cli.coordination",
     "teamdeck.cli.plans",
+    "teamdeck.cli.mcp",
     "teamdeck.cli.demo",
 )
 """Modules whose ``register(subparsers, common)`` adds commands, in help order."""

@@ -198,8 +198,11 @@ def _plan_gates(ws: Workspace, task: Task, results: list[WorkerResult]) -> _Plan
         if result.output is None or result.output.status != "blocked":
             continue
         agent = result.agent_id
-        mine = [gate for gate in task.gates if gate.agentInstance == agent and gate.kind == "worker-blocked"]
-        latest = mine[-1] if mine else None
+        mine = worker_gates(task, agent)
+        # Only gates a join raised (they carry the output's digest) follow final.json:
+        # a gate the worker asked for directly (request_decision) is left as it is.
+        raised = [gate for gate in mine if gate.outputDigest is not None]
+        latest = raised[-1] if raised else None
         payload = _gate_payload(result)
         if latest is not None and latest.state == "blocked":
             plan.gate_ids[agent] = latest.id
@@ -209,39 +212,63 @@ def _plan_gates(ws: Workspace, task: Task, results: list[WorkerResult]) -> _Plan
         elif latest is not None and latest.outputDigest == result.digest:
             plan.gate_ids[agent] = latest.id  # this very output was already decided on
         else:
-            gate_id = _new_gate_id(agent, len(mine) + 1, taken)
+            gate_id = new_gate_id(agent, len(mine) + 1, taken)
             taken.add(gate_id)
             plan.gate_ids[agent] = gate_id
             plan.events.append(new_event(ws, "gate.blocked", {"gateId": gate_id, **payload}))
             plan.opened.append(gate_id)
-    waiting = plan.opened or plan.updated or task.open_gates
-    if waiting and task.state != "input-required":
-        if can_transition(task.state, "input-required"):
-            reason = "a worker is blocked: " + ", ".join(
-                plan.opened or plan.updated or [gate.id for gate in task.open_gates]
-            )
-            plan.events.append(transition_event(ws, task, "input-required", reason=reason))
-        else:
-            notice = f"task {task.id} stays {task.state}: a {task.state} task cannot become input-required"
-            log.warning("%s", notice)
-            plan.notices.append(notice)
+    waiting = plan.opened or plan.updated or [gate.id for gate in task.open_gates]
+    events, notices = wait_for_person(ws, task, waiting)
+    plan.events += events
+    plan.notices += notices
     return plan
+
+
+def worker_gates(task: Task, agent: str) -> list[Gate]:
+    """The ``worker-blocked`` gates of one worker, oldest first."""
+    return [gate for gate in task.gates if gate.agentInstance == agent and gate.kind == "worker-blocked"]
+
+
+def wait_for_person(ws: Workspace, task: Task, gate_ids: list[str]) -> tuple[list[Event], list[str]]:
+    """The move to ``input-required`` while the gates ``gate_ids`` wait (none when
+    nothing waits or the task is already there), and a notice when the task's state
+    cannot make that move (each notice is also logged as a warning)."""
+    if not gate_ids or task.state == "input-required":
+        return [], []
+    if can_transition(task.state, "input-required"):
+        reason = "a worker is blocked: " + ", ".join(gate_ids)
+        return [transition_event(ws, task, "input-required", reason=reason)], []
+    notice = f"task {task.id} stays {task.state}: a {task.state} task cannot become input-required"
+    log.warning("%s", notice)
+    return [], [notice]
 
 
 def _gate_payload(result: WorkerResult) -> dict[str, object]:
     """The ``gate.blocked`` payload fields (all but ``gateId``) for a blocked worker."""
     assert result.output is not None
-    questions = [sanitize(question, QUESTION_CHARS) for question in result.output.questions[:MAX_GATE_QUESTIONS]]
-    extra = len(result.output.questions) - MAX_GATE_QUESTIONS
+    payload = gate_fields(
+        result.agent_id,
+        f"worker {result.agent_id} is blocked: {one_line(result.output.summary, 200)}",
+        result.output.questions,
+        more_in=result.file,
+    )
+    return {**payload, "outputDigest": result.digest}
+
+
+def gate_fields(agent: str, reason: str, questions: list[str], *, more_in: str) -> dict[str, object]:
+    """The ``gate.blocked`` payload of a ``worker-blocked`` gate (without ``gateId``):
+    questions sanitised and capped (:data:`MAX_GATE_QUESTIONS`, :data:`QUESTION_CHARS`),
+    the rest named as being in ``more_in``."""
+    kept = [sanitize(question, QUESTION_CHARS) for question in questions[:MAX_GATE_QUESTIONS]]
+    extra = len(questions) - MAX_GATE_QUESTIONS
     if extra > 0:
-        questions.append(f"(+{extra} more questions in {result.file})")
+        kept.append(f"(+{extra} more questions in {more_in})")
     return {
         "kind": "worker-blocked",
-        "reason": f"worker {result.agent_id} is blocked: {one_line(result.output.summary, 200)}",
-        "agentInstance": result.agent_id,
-        "questions": questions,
+        "reason": reason,
+        "agentInstance": agent,
+        "questions": kept,
         "instructionsRef": INSTRUCTIONS_REF,
-        "outputDigest": result.digest,
     }
 
 
@@ -254,7 +281,7 @@ def _differs(gate: Gate, payload: dict[str, object]) -> bool:
     )
 
 
-def _new_gate_id(agent: str, number: int, taken: set[str]) -> str:
+def new_gate_id(agent: str, number: int, taken: set[str]) -> str:
     """``g-<agent>-<n>``: the n-th gate of a worker (the agent part is cut to keep the
     id within 64 characters; the number grows past any id already taken)."""
     stem = f"g-{agent[:52]}"

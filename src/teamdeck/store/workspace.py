@@ -152,6 +152,14 @@ class Workspace:
         """teamdeck's append-only log of every message it sent in ``team``."""
         return self.team_dir(team) / "messages.jsonl"
 
+    def connections_dir(self, team: str) -> Path:
+        """``teams/<team>/connections/``: heartbeats of ``teamdeck mcp --http`` servers."""
+        return self.team_dir(team) / "connections"
+
+    def connection_file(self, team: str, member: str) -> Path:
+        """The heartbeat of the MCP server acting as ``member`` over HTTP."""
+        return self.connections_dir(team) / f"{check_member(member)}.json"
+
     def claude_tasks_dir(self, team: str) -> Path:
         """``tasks/<team>/``: a Claude Code task list (numbered JSON files)."""
         return self.tasks_dir / check_id(team, "team name")

@@ -43,6 +43,7 @@ from teamdeck.view.teams import (
     pending_plan_gates,
     read_team_files,
     reread_config,
+    reread_connections,
     reread_inbox,
     team_view,
     with_ledger,
@@ -231,6 +232,8 @@ def _classify(root: Path, changed: Iterable[Path]) -> _Work:
                 team.add("config")
             elif parts[2] == "messages.jsonl":
                 team.add("messages")
+            elif parts[2] == "connections":
+                team.add("connections")
             elif parts[2] == "inboxes":
                 team.add(f"inbox:{parts[3]}" if len(parts) == 4 else "all")
     return work
@@ -352,7 +355,9 @@ def _refresh_team(state: _State, team: str, parts: set[str]) -> bool:
                 except InvalidId:
                     continue
                 files = reread_inbox(ws, files, path)
-        if files is not None:
+        if files is not None and "connections" in parts:
+            files = reread_connections(ws, files)
+        if files is not None and parts != {"connections"}:
             files = with_ledger(ws, files)
     if files is None:
         state.teams.pop(team, None)
@@ -371,7 +376,7 @@ def _derive_teams(state: _State, changed: set[str]) -> None:
     for team, files in state.teams.items():
         members = waiting.get(team, frozenset())
         if team in changed or team not in state.team_views or state.waiting.get(team) != members:
-            state.team_views[team] = team_view(files, members)
+            state.team_views[team] = team_view(files, members, state.ws.clock())
             state.plan_gates[team] = tuple(pending_plan_gates(files, state.team_views[team]))
     state.waiting = waiting
 

@@ -219,6 +219,8 @@ class MemberView:
         inbox_problem: its inbox could not be read.
         pending_shutdown: the open shutdown request id, if any.
         pending_plan: the open plan approval request id, if any.
+        connected: the URL of a live ``teamdeck mcp --http`` server acting as this
+            member (its heartbeat is fresh), else ``""``.
     """
 
     team: str
@@ -238,6 +240,7 @@ class MemberView:
     inbox_problem: Problem | None = None
     pending_shutdown: str | None = None
     pending_plan: str | None = None
+    connected: str = ""
 
     @property
     def key(self) -> str:

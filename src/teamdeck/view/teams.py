@@ -31,9 +31,11 @@ from teamdeck.model.claude import (
     TeamConfig,
     Unknown,
 )
+from teamdeck.model.connection import STALE_S, Connection
 from teamdeck.protocol.ledger import FAILURE_CLASSES, Handshake, Ledger, build_ledger
 from teamdeck.protocol.messaging import TeamInboxes, read_inboxes
 from teamdeck.protocol.teamlog import TeamLog
+from teamdeck.store.connections import read_connections
 from teamdeck.store.inbox import Inbox, UnreadableInbox, read_inbox, recipient_of
 from teamdeck.store.loaders import dumps_json
 from teamdeck.store.teamfiles import read_team_config
@@ -55,6 +57,8 @@ class TeamFiles:
             config.json cannot be read.
         log: the incremental reader of the team's messages.jsonl, shared by every
             later version of these files (only appended records are parsed again).
+        connections: member name → the heartbeat of an MCP server acting as it
+            (``connections/<member>.json``), and the heartbeat files that could not be read.
     """
 
     name: str
@@ -63,6 +67,8 @@ class TeamFiles:
     inboxes: TeamInboxes = field(default_factory=TeamInboxes)
     ledger: Ledger | None = None
     log: TeamLog | None = field(default=None, compare=False, repr=False)
+    connections: dict[str, Connection] = field(default_factory=dict)
+    connection_problems: tuple[str, ...] = ()
 
     def inbox_of(self, name: str) -> Inbox | str | None:
         """A member's inbox, or the line saying why it is unreadable (any case)."""
@@ -90,7 +96,7 @@ def read_team_files(ws: Workspace, team: str, previous: TeamFiles | None = None)
     if not ws.team_config(team).exists():
         return None
     log = previous.log if previous is not None and previous.log is not None else TeamLog(ws, team)
-    files = with_ledger(ws, TeamFiles(team, None, None, read_inboxes(ws, team), log=log))
+    files = reread_connections(ws, with_ledger(ws, TeamFiles(team, None, None, read_inboxes(ws, team), log=log)))
     if files.ledger is not None:
         return files
     config, problem = _read_config(ws, team, previous)  # the ledger could not read it: say why
@@ -128,6 +134,24 @@ def reread_inbox(ws: Workspace, files: TeamFiles, path: Path) -> TeamFiles:
     return replace(files, inboxes=inboxes)
 
 
+def reread_connections(ws: Workspace, files: TeamFiles) -> TeamFiles:
+    """``files`` with the team's MCP heartbeats read again."""
+    connections, problems = read_connections(ws, files.name)
+    return replace(files, connections=connections, connection_problems=tuple(problems))
+
+
+def connected(files: TeamFiles, member: str, now: datetime | None) -> str:
+    """Where an MCP server acting as ``member`` serves (its URL), or ``""`` when none
+    has a heartbeat newer than :data:`STALE_S` seconds at ``now`` (None: any heartbeat)."""
+    found = next((conn for name, conn in files.connections.items() if name.lower() == member.lower()), None)
+    if found is None:
+        return ""
+    beat = _moment(found.beatAt)
+    if now is not None and (beat is None or (now - beat).total_seconds() > STALE_S):
+        return ""
+    return found.url
+
+
 def with_ledger(ws: Workspace, files: TeamFiles) -> TeamFiles:
     """``files`` with the team's ledger built again from the inboxes already read
     (None when config.json is unreadable; ``config`` and ``problem`` then stay)."""
@@ -150,12 +174,16 @@ def _read_config(ws: Workspace, team: str, previous: TeamFiles | None) -> tuple[
 
 
 def inbox_problems(ws: Workspace, files: TeamFiles) -> list[Problem]:
-    """The team's unreadable inboxes and ignored inbox files, as problems."""
+    """The team's unreadable inboxes, ignored inbox files and unreadable MCP heartbeats,
+    as problems."""
     problems = [
         Problem(str(ws.rel(ws.inboxes_dir(files.name) / f"{recipient}.json")), "", why)
         for recipient, why in files.inboxes.unreadable.items()
     ]
-    return problems + [Problem(str(ws.rel(ws.inboxes_dir(files.name))), "", line) for line in files.inboxes.ignored]
+    problems += [Problem(str(ws.rel(ws.inboxes_dir(files.name))), "", line) for line in files.inboxes.ignored]
+    return problems + [
+        Problem(str(ws.rel(ws.connections_dir(files.name))), "", line) for line in files.connection_problems
+    ]
 
 
 # --- deriving what the roster shows -------------------------------------------------
@@ -188,13 +216,16 @@ def _last_activity(files: TeamFiles) -> dict[str, datetime]:
     return newest
 
 
-def team_view(files: TeamFiles, waiting_on_gates: frozenset[str] = frozenset()) -> TeamView:
+def team_view(
+    files: TeamFiles, waiting_on_gates: frozenset[str] = frozenset(), now: datetime | None = None
+) -> TeamView:
     """The team as the roster shows it.
 
     Args:
         files: what was read (with the team's ledger).
         waiting_on_gates: lower-cased names of members whose worker waits on an open
             task gate (they are ``awaiting``).
+        now: the time heartbeats are judged fresh at (None: every heartbeat counts).
     """
     config = files.config
     activity = _last_activity(files)
@@ -215,6 +246,7 @@ def team_view(files: TeamFiles, waiting_on_gates: frozenset[str] = frozenset()) 
             inbox=fold_inbox(inbox) if isinstance(inbox, Inbox) else (),
             unread=len(inbox.unread) if isinstance(inbox, Inbox) else 0,
             last_activity=iso(activity[member.name.lower()]) if member.name.lower() in activity else "",
+            connected=connected(files, member.name, now),
         )
         members.append(_with_status(view, files.ledger, member.name.lower() in waiting_on_gates))
     markers = (

@@ -1,5 +1,5 @@
-"""Every member of every team: marker, name in its colour, team, role, derived status,
-unread count, last activity, model."""
+"""Every member of every team: marker (``!`` a problem, ``●`` connected over MCP), name
+in its colour, team, role, derived status, unread count, last activity, model."""
 
 from __future__ import annotations
 
@@ -19,6 +19,8 @@ STATUS_STYLES = {
     "shutdown-approved": "line-list--error",
     "offline": "line-list--dim",
 }
+CONNECTED = "●"
+"""The marker of a member an MCP server acts as (``teamdeck mcp --http``)."""
 STATUS_LABELS = {"shutdown-requested": "shutdown requested", "shutdown-approved": "shutdown approved"}
 
 
@@ -54,7 +56,9 @@ def member_row(member: MemberView, now: datetime) -> Row:
     return Row(
         member.key,
         (
-            Cell("!" if flagged else " ", 1, "line-list--error"),
+            Cell(CONNECTED, 1, "line-list--success")
+            if member.connected and not flagged
+            else Cell("!" if flagged else " ", 1, "line-list--error"),
             Cell(cell(member.name, 64), 16, f"roster--{color}" if color else "line-list--bold"),
             Cell(status_text(member, now), 24, STATUS_STYLES.get(member.status, "")),
             Cell(f"{member.unread} new" if member.unread else "", 6, "line-list--accent"),

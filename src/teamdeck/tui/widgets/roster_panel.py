@@ -212,6 +212,8 @@ def member_detail(member: MemberView, now) -> Content:
     if member.detail:
         parts.append(f" — {cell(member.detail, 300)}")
     parts.append(f"   unread: {member.unread}\n")
+    if member.connected:
+        parts += [("● ", "bold $success"), f"connected over MCP at {cell(member.connected, 200)}\n"]
     for marker in member.markers:
         parts += [("! ", "bold $error"), f"{cell(marker, 300)}\n"]
     if member.inbox_problem is not None:

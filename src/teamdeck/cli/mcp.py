@@ -1,0 +1,69 @@
+"""``teamdeck mcp``: serve the coordination tools to an agent over MCP, acting as one
+member of a team (stdio by default, streamable HTTP with ``--http``)."""
+
+from __future__ import annotations
+
+import argparse
+
+from teamdeck.cli.common import Output
+from teamdeck.mcp_server.catalog import help_text
+from teamdeck.store.workspace import Workspace
+
+
+def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    server = subparsers.add_parser(
+        "mcp",
+        help="serve the coordination tools over MCP, acting as one member of a team",
+        description=(
+            "Serve teamdeck's coordination tools to an agent over MCP (Model Context Protocol), acting as "
+            "MEMBER of TEAM: the member sends the messages, delegates, reports and asks for decisions. "
+            "stdio by default (the agent runtime starts this command); --http serves the streamable HTTP "
+            "transport at http://HOST:PORT/mcp for agents elsewhere."
+        ),
+        epilog=help_text(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        parents=[common],
+    )
+    server.add_argument("--team", required=True, metavar="TEAM", help="the team (teams/TEAM/config.json)")
+    server.add_argument(
+        "--as", dest="member", required=True, metavar="MEMBER", help="the member the tools act as (must be on the team)"
+    )
+    server.add_argument(
+        "--http",
+        metavar="HOST:PORT",
+        help="serve streamable HTTP instead of stdio (e.g. 127.0.0.1:8765; other than loopback needs --token-env)",
+    )
+    server.add_argument(
+        "--token-env",
+        metavar="VAR",
+        help="require 'Authorization: Bearer <token>' with the token in $VAR (required beyond loopback)",
+    )
+    server.set_defaults(handler=_serve)
+
+
+def _serve(args: argparse.Namespace, ws: Workspace) -> Output:
+    # The MCP SDK is imported here, not at start-up: every other command stays fast.
+    from teamdeck.mcp_server.server import take_seat
+
+    seat = take_seat(ws, args.team, args.member)
+    if args.http is None:
+        if args.token_env is not None:
+            raise _usage("--token-env needs --http (stdio has no requests to authenticate)")
+        from teamdeck.mcp_server.server import build_server
+
+        build_server(seat).run("stdio")
+        return Output({"ok": True})
+    from teamdeck.mcp_server.http import parse_address, serve_http, token_from
+
+    address = parse_address(args.http)
+    token = token_from(args.token_env, address)
+    serve_http(seat, address, token)
+    return Output({"ok": True})
+
+
+def _usage(message: str) -> Exception:
+    from teamdeck.errors import Refused
+
+    error = Refused(message)
+    error.exit_code = 2
+    return error
