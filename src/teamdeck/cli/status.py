@@ -27,6 +27,10 @@ def _status(_args: argparse.Namespace, ws: Workspace) -> Output:
     return Output(data=snapshot_json(snapshot), text=render_status(snapshot))
 
 
+REQUEST_LABELS = {"plan-approval": "plan", "permission": "permission", "shutdown-stuck": "shutdown"}
+"""How a team's request in the decision queue is named, by gate kind."""
+
+
 def render_status(snapshot: WorkspaceSnapshot) -> str:
     """The status as text for a terminal (every agent-written value sanitised)."""
     counts = overview(snapshot)
@@ -41,7 +45,7 @@ def render_status(snapshot: WorkspaceSnapshot) -> str:
     if snapshot.gates:
         lines.append(f"DECISIONS WAITING ({counts.gates}, oldest {counts.oldest_gate_age})")
         for gate in snapshot.gates:
-            what = f"gate {gate.gate_id}" if gate.kind == "task-gate" else f"plan {gate.request_id}"
+            what = f"gate {gate.gate_id}" if gate.kind == "task-gate" else f"{REQUEST_LABELS[gate.kind]} {gate.request_id}"
             lines.append(
                 f"  {age(gate.created_at, snapshot.taken_at):>4}  {one_line(gate.source)}  "
                 f"{one_line(what, 80)}  {one_line(gate.title, 120)}"
