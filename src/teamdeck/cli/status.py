@@ -45,7 +45,9 @@ def render_status(snapshot: WorkspaceSnapshot) -> str:
     if snapshot.gates:
         lines.append(f"DECISIONS WAITING ({counts.gates}, oldest {counts.oldest_gate_age})")
         for gate in snapshot.gates:
-            what = f"gate {gate.gate_id}" if gate.kind == "task-gate" else f"{REQUEST_LABELS[gate.kind]} {gate.request_id}"
+            what = (
+                f"gate {gate.gate_id}" if gate.kind == "task-gate" else f"{REQUEST_LABELS[gate.kind]} {gate.request_id}"
+            )
             lines.append(
                 f"  {age(gate.created_at, snapshot.taken_at):>4}  {one_line(gate.source)}  "
                 f"{one_line(what, 80)}  {one_line(gate.title, 120)}"

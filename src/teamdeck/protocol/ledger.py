@@ -275,9 +275,7 @@ def _later(a: str | None, b: str | None) -> bool:
 class _Context:
     """What the classification rules share: the roster, the messages, idle times."""
 
-    def __init__(
-        self, config: TeamConfig, inboxes: TeamInboxes, now: datetime, shutdown_timeout: timedelta
-    ) -> None:
+    def __init__(self, config: TeamConfig, inboxes: TeamInboxes, now: datetime, shutdown_timeout: timedelta) -> None:
         self.config = config
         self.inboxes = inboxes
         self.now = now

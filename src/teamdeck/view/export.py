@@ -98,7 +98,7 @@ def _gate(gate: GateView) -> dict[str, Any]:
     else:
         data.update(team=gate.team, member=gate.member, requestId=gate.request_id)
     if gate.kind == "permission":
-        data.update(tool=gate.subkind, input=gate.body)
+        data.update(tool=gate.tool, input=gate.body)
     return data
 
 

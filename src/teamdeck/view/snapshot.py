@@ -113,6 +113,7 @@ class GateView:
         notes_path: the human-notes.md to read and write (task gates).
         task_id, gate_id: for task gates.
         team, member, request_id: for team requests (plan, permission, shutdown).
+        tool: the tool a permission request asks for.
         decided_by, decided_at, note: the decision, once made.
     """
 
@@ -133,6 +134,7 @@ class GateView:
     team: str | None = None
     member: str | None = None
     request_id: str | None = None
+    tool: str = ""
     decided_by: str | None = None
     decided_at: str | None = None
     note: str | None = None

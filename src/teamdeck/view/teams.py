@@ -357,7 +357,7 @@ def pending_permission_gates(files: TeamFiles) -> list[GateView]:
                 source=f"team {files.name}",
                 title=f"{handshake.member} asks to use {tool}"
                 + (f": {request.description}" if request and request.description else ""),
-                subkind=tool,
+                tool=tool,
                 reason=(request.description or "") if request else "",
                 agent=handshake.member,
                 body=_raw(request.input) if request else "",
