@@ -152,7 +152,12 @@ def test_cli_approve_and_deny_on_the_captured_fixture(tmp_path: Path, run_cli) -
     assert denied.code == 0, denied.err
     assert "permission denied (perm-fixture-0001)" in denied.out
     answer = json.loads(inbox(ws, "worker-b", "fixture-team")[-1]["text"])
-    assert answer == {"type": "permission_response", "request_id": "perm-fixture-0001", "subtype": "error", "error": "no"}
+    assert answer == {
+        "type": "permission_response",
+        "request_id": "perm-fixture-0001",
+        "subtype": "error",
+        "error": "no",
+    }
     again = run_cli(root, "permission", "approve", "fixture-team", "worker-b", "perm-fixture-0001", "--json")
     assert again.code != 0 and "it is answered" in again.err
     assert json.loads(again.out)["ok"] is False

@@ -50,7 +50,12 @@ def test_overdue_at_the_timeout_and_reported_as_not_offline(team_ws: Workspace) 
     team_ws.clock.advance(1)
     ledger = build_ledger(team_ws, "alpha")
     [stuck] = ledger.handshakes
-    assert (stuck.state, stuck.overdue, stuck.failure, stuck.is_open) == ("awaiting_response", True, "not_offline", True)
+    assert (stuck.state, stuck.overdue, stuck.failure, stuck.is_open) == (
+        "awaiting_response",
+        True,
+        "not_offline",
+        True,
+    )
     assert stuck.detail.startswith(f"awaiting shutdown_response from alice since {sent.timestamp}")
     assert [(f.code, f.member, f.request_id) for f in ledger.failures] == [("not_offline", "alice", sent.request_id)]
 
