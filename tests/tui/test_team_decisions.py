@@ -88,6 +88,21 @@ def test_allow_and_deny_permission_requests_from_the_queue(team_ws: Workspace) -
     run(app, scenario)
 
 
+def test_the_palette_names_each_answer(team_ws: Workspace) -> None:
+    world.ask_permission(team_ws, "alpha", "bob", "perm-1")
+    app = make_app(team_ws)
+
+    async def scenario(pilot):
+        await pilot.press("ctrl+p")
+        await type_text(pilot, "deny perm-1")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the deny dialog from the palette")
+        assert app.screen.confirm_label == "Deny"
+
+    run(app, scenario)
+
+
 def test_cancel_writes_no_permission_response(team_ws: Workspace) -> None:
     world.ask_permission(team_ws, "alpha", "bob", "perm-1")
     app = make_app(team_ws)

@@ -147,16 +147,16 @@ class GatesPanel(Vertical):
             ("?", "bold"),
         )
         outcome = (
-            "The tool runs with this input, unchanged (permission_response success)."
+            "The tool runs with this input, unchanged (permission_response success); a note is only logged."
             if approve
-            else "The teammate gets the note as the reason (default: Permission denied)."
+            else "The teammate gets the reason as the error (default: Permission denied)."
         )
         screen = ConfirmScreen(
             title,
             Content.assemble(gate_detail(gate), "\n", (outcome, "bold")),
             confirm=verb,
             note="optional",
-            note_label="Note (logged)" if approve else "Reason",
+            note_label="Note" if approve else "Reason",
             danger=not approve,
         )
 
