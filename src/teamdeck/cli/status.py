@@ -83,7 +83,7 @@ def _task_line(task: TaskView) -> str:
 def _member_line(member: MemberView, snapshot: WorkspaceSnapshot) -> str:
     role = "lead" if member.lead else one_line(member.agent_type or "member", 30)
     status: str = member.status
-    if member.since and member.status in ("idle", "shutdown-requested", "awaiting"):
+    if member.since and member.status in ("idle", "shutdown-requested", "shutdown-stuck", "awaiting"):
         status += f" {age(member.since, snapshot.taken_at)}"
     unread = f"  {member.unread} unread" if member.unread else ""
     line = f"    {one_line(member.name, 40):<20} {role:<16} {status}{unread}"
