@@ -27,6 +27,10 @@ def _status(_args: argparse.Namespace, ws: Workspace) -> Output:
     return Output(data=snapshot_json(snapshot), text=render_status(snapshot))
 
 
+REQUEST_LABELS = {"plan-approval": "plan", "permission": "permission", "shutdown-stuck": "shutdown"}
+"""How a team's request in the decision queue is named, by gate kind."""
+
+
 def render_status(snapshot: WorkspaceSnapshot) -> str:
     """The status as text for a terminal (every agent-written value sanitised)."""
     counts = overview(snapshot)
@@ -41,7 +45,9 @@ def render_status(snapshot: WorkspaceSnapshot) -> str:
     if snapshot.gates:
         lines.append(f"DECISIONS WAITING ({counts.gates}, oldest {counts.oldest_gate_age})")
         for gate in snapshot.gates:
-            what = f"gate {gate.gate_id}" if gate.kind == "task-gate" else f"plan {gate.request_id}"
+            what = (
+                f"gate {gate.gate_id}" if gate.kind == "task-gate" else f"{REQUEST_LABELS[gate.kind]} {gate.request_id}"
+            )
             lines.append(
                 f"  {age(gate.created_at, snapshot.taken_at):>4}  {one_line(gate.source)}  "
                 f"{one_line(what, 80)}  {one_line(gate.title, 120)}"
@@ -77,7 +83,7 @@ def _task_line(task: TaskView) -> str:
 def _member_line(member: MemberView, snapshot: WorkspaceSnapshot) -> str:
     role = "lead" if member.lead else one_line(member.agent_type or "member", 30)
     status: str = member.status
-    if member.since and member.status in ("idle", "shutdown-requested", "awaiting"):
+    if member.since and member.status in ("idle", "shutdown-requested", "shutdown-stuck", "awaiting"):
         status += f" {age(member.since, snapshot.taken_at)}"
     unread = f"  {member.unread} unread" if member.unread else ""
     line = f"    {one_line(member.name, 40):<20} {role:<16} {status}{unread}"

@@ -1,5 +1,5 @@
 """Claude Code team commands: ``team``, ``send``, ``broadcast``, ``shutdown``, ``plan``,
-``inbox``, ``member`` and ``doctor`` (seed 004).
+``permission``, ``inbox``, ``member`` and ``doctor`` (seed 004).
 
 Everything a team member wrote (names, summaries, message bodies, reasons) reaches
 the terminal only through :func:`teamdeck.text.sanitize` / :func:`one_line` (S1).
@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from datetime import timedelta
 from typing import Any
 
 from teamdeck.cli.common import Output, command_group
@@ -17,7 +18,10 @@ from teamdeck.errors import Refused
 from teamdeck.model.claude import COLORS
 from teamdeck.protocol import messaging, teams
 from teamdeck.protocol.ledger import FAILURE_CLASSES, NOTICES, Ledger, build_ledger
+from teamdeck.protocol.permissions import answer_permission
+from teamdeck.protocol.shutdown_resend import resend_shutdown
 from teamdeck.store.inbox import InboxEntry
+from teamdeck.store.settings import load_settings
 from teamdeck.store.teamfiles import list_team_names
 from teamdeck.store.workspace import Workspace
 from teamdeck.text import one_line, sanitize
@@ -103,7 +107,12 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     )
     shutdown.add_argument("team", metavar="TEAM")
     shutdown.add_argument("member", metavar="MEMBER")
-    shutdown.add_argument("--reason")
+    shutdown.add_argument("--reason", help="default with --resend: the unanswered request's reason")
+    shutdown.add_argument(
+        "--resend",
+        action="store_true",
+        help="ask again under a new request id; the unanswered request is recorded as superseded",
+    )
     shutdown.set_defaults(handler=_shutdown)
 
     plan_actions = command_group(
@@ -118,6 +127,19 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
         answer.add_argument("--request-id", metavar="ID")
         answer.add_argument("--feedback", help="required to reject")
         answer.set_defaults(handler=_plan, approve=action == "approve")
+
+    permission_actions = command_group(subparsers, "permission", common, help="answer a teammate's permission request")
+    for action, verb in (("approve", "allow"), ("deny", "deny")):
+        permit = permission_actions.add_parser(
+            action, help=f"{verb} the tool use (writes permission_response to the member's inbox)", parents=[common]
+        )
+        permit.add_argument("team", metavar="TEAM")
+        permit.add_argument("member", metavar="MEMBER", help="the teammate that asked")
+        permit.add_argument("request_id", metavar="REQUEST_ID", help="its request_id (`teamdeck status` lists them)")
+        permit.add_argument(
+            "--note", help="deny: what the teammate is told (default: Permission denied); approve: logged only"
+        )
+        permit.set_defaults(handler=_permission, approve=action == "approve")
 
     inbox = subparsers.add_parser(
         "inbox", help="a member's messages (--inject: deliver unread ones, marking them read)", parents=[common]
@@ -260,10 +282,18 @@ def _broadcast(args: argparse.Namespace, ws: Workspace) -> Output:
 
 
 def _shutdown(args: argparse.Namespace, ws: Workspace) -> Output:
-    sent = messaging.request_shutdown(ws, args.team, args.member, reason=args.reason)
+    superseded: tuple[str, ...] = ()
+    if args.resend:
+        resent = resend_shutdown(ws, args.team, args.member, reason=args.reason)
+        sent, superseded = resent.sent, resent.superseded
+    else:
+        sent = messaging.request_shutdown(ws, args.team, args.member, reason=args.reason)
     output = _sent(sent, "shutdown_request")
     output.text = f"{sent.request_id}\n{output.text}; awaiting shutdown_response"
+    if superseded:
+        output.text += f"\nsuperseded: {', '.join(one_line(old, 100) for old in superseded)}"
     output.data["requestId"] = sent.request_id
+    output.data["superseded"] = list(superseded)
     return output
 
 
@@ -272,6 +302,11 @@ def _plan(args: argparse.Namespace, ws: Workspace) -> Output:
         ws, args.team, args.member, approve=args.approve, feedback=args.feedback, request_id=args.request_id
     )
     return _sent(sent, f"plan {'approved' if args.approve else 'rejected'} ({sent.request_id}):")
+
+
+def _permission(args: argparse.Namespace, ws: Workspace) -> Output:
+    sent = answer_permission(ws, args.team, args.member, args.request_id, approve=args.approve, note=args.note)
+    return _sent(sent, f"permission {'allowed' if args.approve else 'denied'} ({one_line(args.request_id, 100)}):")
 
 
 def _entry_json(entry: InboxEntry, recipient: str) -> dict[str, Any]:
@@ -328,10 +363,11 @@ def _deactivate(args: argparse.Namespace, ws: Workspace) -> Output:
 
 def _doctor(args: argparse.Namespace, ws: Workspace) -> Output:
     names, ignored = ([args.team], []) if args.team else list_team_names(ws)
+    timeout = timedelta(seconds=load_settings(ws.root).shutdownTimeoutSeconds)
     reports, lines = [], []
     for name in names:
         try:
-            ledger = build_ledger(ws, name)
+            ledger = build_ledger(ws, name, shutdown_timeout=timeout)
         except Exception as err:
             if args.team:
                 raise

@@ -14,3 +14,9 @@ class Settings(OurModel):
     autoJoin: bool = Field(
         default=True, description="the TUI re-runs join when a worker's final.json appears or changes"
     )
+    shutdownTimeoutSeconds: int = Field(
+        default=120,
+        ge=1,
+        description="a shutdown_request unanswered this long is stuck: offered for resend or force, "
+        "reported as not offline",
+    )

@@ -23,6 +23,7 @@ SEND_TYPES = (
     "shutdown_approved",
     "shutdown_rejected",
     "plan_approval_response",
+    "permission_response",
     "structured",
 )
 """Records of a message delivered to inboxes (``to``); ``structured`` is any other
@@ -36,6 +37,7 @@ NOTE_TYPES = (
     "member_reactivated",
     "member_deactivated",
     "team_delete_refused",
+    "shutdown_superseded",
 )
 """Records about a send (``ref`` names it) or about the team itself."""
 
@@ -46,6 +48,7 @@ LogType = Literal[
     "shutdown_approved",
     "shutdown_rejected",
     "plan_approval_response",
+    "permission_response",
     "structured",
     "delivery_failed",
     "delivery_unconfirmed",
@@ -54,6 +57,7 @@ LogType = Literal[
     "member_reactivated",
     "member_deactivated",
     "team_delete_refused",
+    "shutdown_superseded",
 ]
 
 
@@ -68,13 +72,16 @@ class TeamLogRecord(ClosedModel):
         from_: the sender (member name), for sends.
         to: the recipients (canonical member names), for sends and delivery notes.
         summary: the message summary (plain messages and broadcasts).
-        requestId: the handshake id (shutdown and plan messages).
+        requestId: the handshake id (shutdown, plan and permission messages; for
+            ``shutdown_superseded``, the request that was replaced).
         kind: the protocol ``type`` of a ``structured`` send.
         timestamp: the inbox entry's ``timestamp`` (with ``from`` and ``text``, its identity).
         text: the inbox entry's ``text``, exactly as delivered.
-        ref: the id of the send a delivery note is about.
+        ref: the id of the send a delivery note is about (for ``shutdown_superseded``,
+            the send of the request that replaced it).
         member: the member a roster change is about.
-        reason: a reason given (deactivation, rejection...).
+        reason: a reason given (deactivation, rejection, the note of a permission
+            answer...).
         error: why a delivery failed.
         blockers: the active members that blocked a team delete.
     """

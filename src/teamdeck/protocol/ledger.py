@@ -10,9 +10,15 @@ wrong with the seed's failure classes:
   *after* it arrived (a turn ended without seeing it).
 - ``not_consumed`` (未消费): a shutdown request was read, the member went idle after it,
   and no reply came.
-- ``not_offline`` (未下线): a member approved its shutdown yet is still active.
+- ``not_offline`` (未下线): a member approved its shutdown yet is still active, or a
+  shutdown request has waited past the timeout (``shutdownTimeoutSeconds``, default
+  2 min) with no reply and no finer class (the handshake is ``overdue``: resend or force).
 - ``team_delete_blocked`` (TeamDelete 被阻塞): a delete was refused and active members
   still block it.
+
+A shutdown request named in a ``shutdown_superseded`` record of messages.jsonl (it was
+resent under a new id) and a permission request its requester asked again (same
+``tool_use_id``) or that an offline member left behind are ``superseded``: closed.
 
 It also folds idle notifications per member (count, last reason, idle since), and
 lists messages addressed to names that are not members, inboxes that cannot be read,
@@ -22,7 +28,7 @@ and entries that are not messages. Pure reading: nothing is written.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from teamdeck.clock import parse_iso
@@ -63,6 +69,10 @@ NOTICES = {
 }
 """Other things the ledger reports that are not handshake failures."""
 
+DEFAULT_SHUTDOWN_TIMEOUT = timedelta(minutes=2)
+"""How long a shutdown request may wait for its reply before it is overdue (the
+workspace setting ``shutdownTimeoutSeconds`` overrides it)."""
+
 OPEN_STATES = ("awaiting_response", "awaiting_decision", "approved")
 """Handshake states that still need something to happen (``approved`` shutdowns wait
 for the member to go offline)."""
@@ -80,14 +90,15 @@ class Handshake:
         answerer: who must reply.
         requested_at: the request's timestamp.
         request_read: whether the answerer's inbox marks the request read.
-        state: ``awaiting_response`` / ``approved`` / ``rejected`` / ``offline`` (shutdown);
-            ``awaiting_decision`` / ``approved`` / ``rejected`` (plan);
-            ``awaiting_decision`` / ``answered`` (permission).
+        state: ``awaiting_response`` / ``approved`` / ``rejected`` / ``offline`` /
+            ``superseded`` (shutdown); ``awaiting_decision`` / ``approved`` / ``rejected``
+            (plan); ``awaiting_decision`` / ``answered`` / ``superseded`` (permission).
         reply: the reply's type, if any.
         replied_at: the reply's timestamp.
         note: the reply's reason or feedback.
         failure: a failure class code (:data:`FAILURE_CLASSES`), or None.
         detail: one line for people.
+        overdue: a shutdown request still awaiting its reply past the timeout.
     """
 
     kind: str
@@ -103,6 +114,7 @@ class Handshake:
     note: str | None = None
     failure: str | None = None
     detail: str = ""
+    overdue: bool = False
 
     @property
     def is_open(self) -> bool:
@@ -124,6 +136,7 @@ class Handshake:
             "note": self.note,
             "failure": self.failure,
             "detail": self.detail,
+            "overdue": self.overdue,
         }
 
 
@@ -262,9 +275,11 @@ def _later(a: str | None, b: str | None) -> bool:
 class _Context:
     """What the classification rules share: the roster, the messages, idle times."""
 
-    def __init__(self, config: TeamConfig, inboxes: TeamInboxes) -> None:
+    def __init__(self, config: TeamConfig, inboxes: TeamInboxes, now: datetime, shutdown_timeout: timedelta) -> None:
         self.config = config
         self.inboxes = inboxes
+        self.now = now
+        self.shutdown_timeout = shutdown_timeout
         self.entries = inboxes.entries()
         self.idle_times: dict[str, list[str]] = {}
         for _recipient, entry in self.entries:
@@ -284,8 +299,22 @@ class _Context:
     def is_member(self, name: str) -> bool:
         return self.config.is_lead(name) or self.config.member(name) is not None
 
+    def overdue(self, moment: str) -> bool:
+        """Whether a request made at ``moment`` has waited the shutdown timeout or more."""
+        made = _moment(moment)
+        return made is not None and self.now - made >= self.shutdown_timeout
 
-def _shutdowns(ctx: _Context) -> list[Handshake]:
+
+def duration(span: timedelta) -> str:
+    """A duration in a few characters: ``90s``, ``2m``, ``1h30m``."""
+    seconds = max(0, int(span.total_seconds()))
+    if seconds < 60 or seconds % 60:
+        return f"{seconds}s" if seconds < 60 else f"{seconds // 60}m{seconds % 60}s"
+    minutes = seconds // 60
+    return f"{minutes}m" if minutes < 60 else f"{minutes // 60}h" + (f"{minutes % 60}m" if minutes % 60 else "")
+
+
+def _shutdowns(ctx: _Context, superseded: dict[str, TeamLogRecord]) -> list[Handshake]:
     replies: dict[str, InboxEntry] = {}
     for _recipient, entry in ctx.entries:
         if isinstance(entry.kind, (ShutdownApproved, ShutdownRejected)):
@@ -346,13 +375,28 @@ def _shutdowns(ctx: _Context) -> list[Handshake]:
             continue
         if ctx.is_offline(recipient):
             result.append(Handshake(**base, state="offline", detail=f"{recipient} went offline without replying"))
-        elif not message.read and ctx.idle_after(recipient, message.timestamp):
+            continue
+        if request.requestId in superseded:
+            note = superseded[request.requestId]
+            result.append(
+                Handshake(
+                    **base,
+                    state="superseded",
+                    note=note.reason,
+                    detail=f"shutdown request to {recipient} superseded at {note.ts}"
+                    + (f": {note.reason}" if note.reason else ""),
+                )
+            )
+            continue
+        overdue = ctx.overdue(message.timestamp)
+        if not message.read and ctx.idle_after(recipient, message.timestamp):
             result.append(
                 Handshake(
                     **base,
                     state="awaiting_response",
                     failure="not_injected",
                     detail=f"shutdown request still unread although {recipient} went idle after it",
+                    overdue=overdue,
                 )
             )
         elif message.read and ctx.idle_after(recipient, message.timestamp):
@@ -362,6 +406,18 @@ def _shutdowns(ctx: _Context) -> list[Handshake]:
                     state="awaiting_response",
                     failure="not_consumed",
                     detail=f"{recipient} read the shutdown request and went idle without a shutdown_response",
+                    overdue=overdue,
+                )
+            )
+        elif overdue:
+            result.append(
+                Handshake(
+                    **base,
+                    state="awaiting_response",
+                    failure="not_offline",
+                    detail=f"awaiting shutdown_response from {recipient} since {message.timestamp} "
+                    f"(timeout {duration(ctx.shutdown_timeout)}); resend the request or force it offline",
+                    overdue=True,
                 )
             )
         else:
@@ -432,6 +488,13 @@ def _permissions(ctx: _Context) -> list[Handshake]:
     responses = {
         entry.kind.request_id: entry for _r, entry in ctx.entries if isinstance(entry.kind, PermissionResponse)
     }
+    asked: dict[tuple[str, str], str] = {}  # (requester, tool_use_id) -> its newest request id
+    for _recipient, entry in ctx.entries:
+        if isinstance(entry.kind, PermissionRequest) and entry.kind.tool_use_id and entry.message is not None:
+            key = (entry.message.from_.lower(), entry.kind.tool_use_id)
+            newest = asked.get(key)
+            if newest is None or not _later(newest, entry.message.timestamp):
+                asked[key] = entry.message.timestamp
     result = []
     for recipient, entry in ctx.entries:
         if not isinstance(entry.kind, PermissionRequest):
@@ -449,6 +512,19 @@ def _permissions(ctx: _Context) -> list[Handshake]:
         )
         what = f"{request.tool_name or 'a tool'}" + (f" ({request.description})" if request.description else "")
         answer = responses.get(request.request_id)
+        retried = request.tool_use_id and _later(
+            asked.get((message.from_.lower(), request.tool_use_id)), message.timestamp
+        )
+        if answer is None and (retried or ctx.is_offline(message.from_)):
+            why = "asked again for the same tool use" if retried else "is offline"
+            result.append(
+                Handshake(
+                    **base,
+                    state="superseded",
+                    detail=f"{message.from_}'s request to use {what} is superseded: {message.from_} {why}",
+                )
+            )
+            continue
         if answer is None:
             result.append(
                 Handshake(
@@ -580,7 +656,14 @@ def _idle_folds(ctx: _Context) -> dict[str, IdleFold]:
     return dict(sorted(folds.items()))
 
 
-def build_ledger(ws: Workspace, team: str, *, inboxes: TeamInboxes | None = None, log: TeamLog | None = None) -> Ledger:
+def build_ledger(
+    ws: Workspace,
+    team: str,
+    *,
+    inboxes: TeamInboxes | None = None,
+    log: TeamLog | None = None,
+    shutdown_timeout: timedelta = DEFAULT_SHUTDOWN_TIMEOUT,
+) -> Ledger:
     """Read the team and build its :class:`Ledger`.
 
     Args:
@@ -590,6 +673,8 @@ def build_ledger(ws: Workspace, team: str, *, inboxes: TeamInboxes | None = None
             re-reads only the inbox that changed); read here when None.
         log: the caller's incremental reader of the team's messages.jsonl (the live
             view keeps one per team); the whole log is read here when None.
+        shutdown_timeout: how long a shutdown request waits before it is overdue
+            (measured against the workspace clock).
 
     Raises:
         NotFound: no such team.
@@ -599,7 +684,7 @@ def build_ledger(ws: Workspace, team: str, *, inboxes: TeamInboxes | None = None
     if inboxes is None:
         inboxes = read_inboxes(ws, team)
     records, bad_records = log.read() if log is not None else read_log(ws, team)
-    ctx = _Context(config, inboxes)
+    ctx = _Context(config, inboxes, ws.clock(), shutdown_timeout)
     ledger = Ledger(team, config, delete_blockers=delete_blockers(config))
     for member in config.members:
         inbox = inboxes.inboxes.get(member.name)
@@ -614,7 +699,10 @@ def build_ledger(ws: Workspace, team: str, *, inboxes: TeamInboxes | None = None
                 len(inbox.messages) if inbox else 0,
             )
         )
-    ledger.handshakes = _shutdowns(ctx) + _plans(ctx) + _permissions(ctx)
+    superseded = {
+        record.requestId: record for record in records if record.type == "shutdown_superseded" and record.requestId
+    }
+    ledger.handshakes = _shutdowns(ctx, superseded) + _plans(ctx) + _permissions(ctx)
     ledger.idles = _idle_folds(ctx)
     findings = ledger.findings
     findings += [

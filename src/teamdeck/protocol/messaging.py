@@ -289,12 +289,20 @@ def broadcast(ws: Workspace, team: str, text: str, *, summary: str, sender: str 
 
 
 def send_structured(
-    ws: Workspace, team: str, to: str, kind: Kind, *, sender: str | None = None, record_type: LogType = "structured"
+    ws: Workspace,
+    team: str,
+    to: str,
+    kind: Kind,
+    *,
+    sender: str | None = None,
+    record_type: LogType = "structured",
+    reason: str | None = None,
 ) -> Sent:
     """Send a protocol message (its JSON in ``text``) to one member, logged first.
 
     The handshake functions below build on this; simulators may use it for kinds a
-    teammate sends (idle notifications, plan approval requests).
+    teammate sends (idle notifications, plan approval requests). ``reason`` goes into
+    the log record only (a person's note the wire format has no field for).
 
     Raises:
         ReadOnly, NotFound: nothing was written.
@@ -304,11 +312,19 @@ def send_structured(
     config = read_team(ws, team)
     source = resolve_member(config, team, sender or config.lead_name, role="sender")
     target = resolve_member(config, team, to)
-    return _send_kind(ws, team, config, source, target, kind, record_type)
+    return _send_kind(ws, team, config, source, target, kind, record_type, reason=reason)
 
 
 def _send_kind(
-    ws: Workspace, team: str, config: TeamConfig, source: str, target: str, kind: Kind, record_type: LogType
+    ws: Workspace,
+    team: str,
+    config: TeamConfig,
+    source: str,
+    target: str,
+    kind: Kind,
+    record_type: LogType,
+    *,
+    reason: str | None = None,
 ) -> Sent:
     text = kind.to_text()
     timestamp = kind.to_payload().get("timestamp") or iso(ws.clock())
@@ -322,6 +338,7 @@ def _send_kind(
         timestamp=timestamp,
         text=text,
         kind=kind.KIND if record_type == "structured" else None,
+        reason=reason,
     )
     return _deliver(ws, team, config, record, entry, [target])
 

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING
 from teamdeck.protocol.gates import Decision, decide_gate
 from teamdeck.protocol.join import join_task
 from teamdeck.protocol.messaging import answer_plan, broadcast, deactivate_member, request_shutdown, send_message
+from teamdeck.protocol.permissions import answer_permission
+from teamdeck.protocol.shutdown_resend import resend_shutdown
 from teamdeck.tui.lifecycle_actions import plan_paths
 from teamdeck.view.snapshot import GateView, MemberView
 
@@ -61,6 +63,43 @@ def answer(
         return f"plan of {member} {verb}d ({sent.request_id})"
 
     app.perform(f"{verb} the plan of {member}", call, _team_paths(app, team))
+
+
+def permit(app: TeamdeckApp, gate: GateView, approve: bool, note: str | None) -> None:
+    """Allow or deny a member's permission request (a ``permission_response`` to it)."""
+    team, member, request_id = gate.team or "", gate.member or "", gate.request_id or ""
+    verb = "allow" if approve else "deny"
+
+    def call() -> str:
+        answer_permission(app.ws, team, member, request_id, approve=approve, note=note)
+        return f"permission {'allowed' if approve else 'denied'}: {member} ({request_id})"
+
+    app.perform(f"{verb} the permission request of {member}", call, _team_paths(app, team))
+
+
+def resend_stuck_shutdown(app: TeamdeckApp, gate: GateView, reason: str | None) -> None:
+    """Ask the member of a stuck shutdown again (the old request is recorded as superseded)."""
+    team, member = gate.team or "", gate.member or ""
+
+    def call() -> str:
+        resent = resend_shutdown(app.ws, team, member, reason=reason)
+        return (
+            f"shutdown request resent to {member} ({resent.sent.request_id}); superseded {', '.join(resent.superseded)}"
+        )
+
+    app.perform(f"resend the shutdown request to {member}", call, _team_paths(app, team))
+
+
+def force_offline(app: TeamdeckApp, gate: GateView, reason: str | None) -> None:
+    """Mark the member of a stuck shutdown inactive (forced), the reason logged."""
+    team, member = gate.team or "", gate.member or ""
+    why = reason or f"no shutdown_response to {gate.request_id} since {gate.created_at}; forced offline"
+
+    def call() -> str:
+        name = deactivate_member(app.ws, team, member, force=True, reason=why)
+        return f"{name} forced offline"
+
+    app.perform(f"force {member} offline", call, _team_paths(app, team))
 
 
 def message(app: TeamdeckApp, member: MemberView, summary: str, text: str) -> None:

@@ -4,8 +4,10 @@ Data flows one way: the watcher thread collects changed paths; one
 refresh worker at a time turns them into the next snapshot (view.refresh) and posts a
 :class:`SnapshotChanged`; the main screen draws it. An action runs a protocol function
 on a worker and then asks for the paths it touched to be refreshed - there is no
-optimistic update: what the person sees is what is on disk. Any failure becomes a
-notice, never an exit.
+optimistic update: what the person sees is what is on disk. Every
+:data:`CLOCK_TICK_S` the refresher also looks at the clock (view.retime): a shutdown
+request becomes overdue by time passing alone. Any failure becomes a notice, never an
+exit.
 """
 
 from __future__ import annotations
@@ -33,13 +35,17 @@ from teamdeck.tui.messages import SnapshotChanged
 from teamdeck.tui.render import cell
 from teamdeck.tui.screens.help import HelpScreen
 from teamdeck.tui.screens.main import MainScreen
-from teamdeck.view.build import build_snapshot, load_older, refresh
+from teamdeck.view.build import build_snapshot, load_older, refresh, retime
 from teamdeck.view.snapshot import WorkspaceSnapshot
 from teamdeck.watch import watch_batches
 
 NOTICE_CHARS = 400
+CLOCK_TICK_S = 5.0
+"""How often the live view checks whether time alone changed something (overdue
+shutdown requests); cheap: only teams with a shutdown awaiting its reply are looked at."""
 _STOP = "stop"
 _OLDER = "older"
+_CLOCK = "clock"
 
 
 class TeamdeckApp(App[None]):
@@ -98,6 +104,7 @@ class TeamdeckApp(App[None]):
         self._refresher()
         if self.watch_files:
             self._watch()
+        self.set_interval(CLOCK_TICK_S, self.recheck_clock)
 
     def on_unmount(self) -> None:
         self._stop.set()
@@ -134,23 +141,28 @@ class TeamdeckApp(App[None]):
             self._busy.set()
             try:
                 paths: set[Path] = set()
-                older = False
+                older = clock = False
                 while True:
                     if item == _STOP:
                         return
-                    if isinstance(item, str):  # _OLDER
+                    if item == _OLDER:
                         older = True
-                    else:
+                    elif item == _CLOCK:
+                        clock = True
+                    elif not isinstance(item, str):
                         paths |= item
                     try:
                         item = self._changes.get_nowait()
                     except queue.Empty:
                         break
+                before = snapshot
                 try:
                     if paths:
                         snapshot = refresh(snapshot, paths)
                     if older:
                         snapshot = load_older(snapshot)
+                    if clock:
+                        snapshot = retime(snapshot)
                 except Exception as err:  # noqa: BLE001 - a bad refresh must not end live updates
                     self.call_from_thread(
                         self.notify,
@@ -160,7 +172,8 @@ class TeamdeckApp(App[None]):
                         markup=False,
                     )
                     continue
-                self._publish(snapshot)
+                if snapshot is not before:
+                    self._publish(snapshot)
             finally:
                 self._busy.clear()
 
@@ -203,6 +216,11 @@ class TeamdeckApp(App[None]):
     def load_older_events(self) -> None:
         """Load older lines of every log into the events view."""
         self._changes.put(_OLDER)
+
+    def recheck_clock(self) -> None:
+        """Have the refresher look at the workspace clock again (a shutdown request
+        may have become overdue); every :data:`CLOCK_TICK_S`, and tests that move time."""
+        self._changes.put(_CLOCK)
 
     # --- actions ------------------------------------------------------------------------
 

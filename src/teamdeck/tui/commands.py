@@ -14,6 +14,7 @@ from textual.style import Style
 
 from teamdeck.tui.lifecycle_commands import lifecycle_commands
 from teamdeck.tui.render import cell
+from teamdeck.tui.widgets.gates_panel import answers
 
 if TYPE_CHECKING:
     from teamdeck.tui.app import TeamdeckApp
@@ -23,6 +24,12 @@ PANEL_ACTIONS = (
     ("gates", "approve", "Approve the selected decision", "a: approve the selected gate or plan (confirm first)"),
     ("gates", "reject", "Reject the selected decision", "r: reject with a note (confirm first)"),
     ("gates", "open", "Read the selected decision", "enter: questions, reason, plan"),
+    ("gates", "retry", "Retry the selected FAIL gate", "a: the task works again (confirm first)"),
+    ("gates", "give_up", "Give up the selected FAIL gate", "r: the task fails (confirm first)"),
+    ("gates", "allow", "Allow the selected permission request", "a: the tool runs with its input (confirm first)"),
+    ("gates", "deny", "Deny the selected permission request", "r: with a reason for the teammate (confirm first)"),
+    ("gates", "resend", "Resend the selected stuck shutdown request", "a: a new request id; the old one superseded"),
+    ("gates", "force", "Force the member of the stuck shutdown offline", "r: isActive false, reason logged"),
     ("roster", "message", "Message the selected member", "m: a message from the team lead"),
     ("roster", "broadcast", "Broadcast to the selected member's team", "b: a message to every member"),
     ("roster", "shutdown", "Ask the selected member to shut down", "s: start the shutdown handshake"),
@@ -37,10 +44,23 @@ PANEL_ACTIONS = (
     ("roster", "open_inbox", "Open the selected member's inbox", "enter"),
     ("inbox", "read", "Read the selected message", "enter: the whole text"),
     ("inbox", "raw", "View the selected message raw", "v: every control character escaped"),
+    ("inbox", "toggle_fold", "Show the selected idle fold one by one (or fold it)", "e or enter"),
     ("tasks", "join", "Join the selected task again", "j: rebuild the summary and gates"),
     ("events", "filter", "Filter the events", "/"),
     ("events", "older", "Load older events", "o"),
 )
+
+VERBS = {
+    "approve": "Approve",
+    "reject": "Reject",
+    "retry": "Retry",
+    "give_up": "Give up",
+    "allow": "Allow",
+    "deny": "Deny",
+    "resend": "Resend",
+    "force": "Force offline",
+}
+"""How the palette names each answer to a decision."""
 
 PANEL_NAMES = {"gates": "Decisions", "roster": "Roster", "inbox": "Inbox", "tasks": "Tasks", "events": "Events"}
 
@@ -70,8 +90,9 @@ class TeamdeckCommands(Provider):
             label = cell(f"{gate.gate_id or gate.request_id} ({gate.source}): {gate.title}", 120)
             commands.append((f"Read decision {label}", partial(_on_item, main, "gates", gate.key, "open"), "enter"))
             if not app.read_only:
-                commands.append((f"Approve {label}", partial(_on_item, main, "gates", gate.key, "approve"), "a"))
-                commands.append((f"Reject {label}", partial(_on_item, main, "gates", gate.key, "reject"), "r"))
+                for action, key in zip(answers(gate), ("a", "r"), strict=True):
+                    verb = VERBS[action]
+                    commands.append((f"{verb} {label}", partial(_on_item, main, "gates", gate.key, action), key))
         for member in snapshot.members:
             who = cell(f"{member.name} ({member.team})", 100)
             commands.append((f"Inbox of {who}", partial(_on_item, main, "roster", member.key, "open_inbox"), "enter"))

@@ -6,6 +6,8 @@ maps each changed path to what it belongs to - one task, one team's config or in
 an event log, the settings - re-reads only that, and derives the rest (gate queue,
 member statuses, problems) in memory. Refreshing with paths that did not change gives
 an equal snapshot: our own writes come back through the watcher harmlessly.
+:func:`retime` is the one refresh no file asks for: time passing makes a shutdown
+request overdue, so the live view calls it now and then.
 
 The snapshot carries the refresher's private state (what was read, and the event log
 readers, which advance); always refresh the newest snapshot. One thread at a time.
@@ -15,11 +17,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from teamdeck.clock import parse_iso
 from teamdeck.errors import TeamdeckError
+from teamdeck.protocol.ledger import DEFAULT_SHUTDOWN_TIMEOUT
 from teamdeck.store.files import list_entries
 from teamdeck.store.paths import InvalidId, check_id
 from teamdeck.store.settings import load_settings
@@ -39,12 +42,13 @@ from teamdeck.view.snapshot import GateView, Problem, TaskView, TeamView, Worksp
 from teamdeck.view.tasks import read_task
 from teamdeck.view.teams import (
     TeamFiles,
+    connected,
     inbox_problems,
-    pending_plan_gates,
     read_team_files,
     reread_config,
     reread_connections,
     reread_inbox,
+    team_gates,
     team_view,
     with_ledger,
 )
@@ -67,7 +71,7 @@ class _State:
     tasks: dict[str, TaskView] = field(default_factory=dict)
     teams: dict[str, TeamFiles] = field(default_factory=dict)
     team_views: dict[str, TeamView] = field(default_factory=dict)
-    plan_gates: dict[str, tuple[GateView, ...]] = field(default_factory=dict)
+    team_gates: dict[str, tuple[GateView, ...]] = field(default_factory=dict)
     waiting: dict[str, frozenset[str]] = field(default_factory=dict)
     logs: dict[str, LogSource] = field(default_factory=dict)
     plans: dict[str, PlanView] = field(default_factory=dict)
@@ -77,6 +81,7 @@ class _State:
     read_only: bool = False
     read_only_reason: str = ""
     auto_join: bool = True
+    shutdown_timeout: timedelta = DEFAULT_SHUTDOWN_TIMEOUT
 
     def copy(self) -> _State:
         """A copy whose dicts can change without touching the snapshot this came from
@@ -86,7 +91,7 @@ class _State:
             tasks=dict(self.tasks),
             teams=dict(self.teams),
             team_views=dict(self.team_views),
-            plan_gates=dict(self.plan_gates),
+            team_gates=dict(self.team_gates),
             waiting=dict(self.waiting),
             logs=dict(self.logs),
             plans=dict(self.plans),
@@ -114,7 +119,7 @@ def build_snapshot(ws: Workspace, *, tail_budget: int = TAIL_BUDGET) -> Workspac
         _read_task(state, task_id)
     for team in team_names:
         _open_log(state, ws.messages_log(team), f"team {team}", per_log, event=False)
-        files = read_team_files(ws, team)
+        files = read_team_files(ws, team, shutdown_timeout=state.shutdown_timeout)
         if files is not None:
             state.teams[team] = files
     _derive_teams(state, set(state.teams))
@@ -140,7 +145,11 @@ def refresh(snapshot: WorkspaceSnapshot, changed: Iterable[Path]) -> WorkspaceSn
     ws = state.ws
     work = _classify(ws.root, changed)
     if work.settings:
+        timeout = state.shutdown_timeout
         _load_settings(state)
+        if state.shutdown_timeout != timeout:  # every team's overdue shutdowns change
+            for team in state.teams:
+                work.teams.setdefault(team, set()).add("timeout")
     if work.relist:
         _relist(state)
     new_rows: list[EventRow] = []
@@ -170,6 +179,36 @@ def refresh(snapshot: WorkspaceSnapshot, changed: Iterable[Path]) -> WorkspaceSn
     else:
         rows = snapshot.events
     return _snapshot(state, rows, notices)
+
+
+def retime(snapshot: WorkspaceSnapshot) -> WorkspaceSnapshot:
+    """The snapshot as of the workspace clock now: teams with a shutdown request still
+    awaiting its reply within the timeout get their ledger built again (it may be
+    overdue by now), and teams where an MCP heartbeat went stale are shown again (a
+    server killed without removing its file). The same snapshot when nothing it shows
+    changed."""
+    state: _State = snapshot.state.copy()
+    changed = set()
+    now = state.ws.clock()
+    for team, files in state.teams.items():
+        view = state.team_views.get(team)
+        if view is not None and any(m.connected and not connected(files, m.name, now) for m in view.members):
+            changed.add(team)
+        if files.ledger is None or not any(
+            handshake.kind == "shutdown" and handshake.state == "awaiting_response" and not handshake.overdue
+            for handshake in files.ledger.handshakes
+        ):
+            continue
+        again = with_ledger(state.ws, files)
+        if again.ledger is not None and [h.overdue for h in again.ledger.handshakes] != [
+            h.overdue for h in files.ledger.handshakes
+        ]:
+            state.teams[team] = again
+            changed.add(team)
+    if not changed:
+        return snapshot
+    _derive_teams(state, changed)
+    return _snapshot(state, snapshot.events, ())
 
 
 def load_older(snapshot: WorkspaceSnapshot, count: int = 1000) -> WorkspaceSnapshot:
@@ -251,6 +290,7 @@ def _load_settings(state: _State) -> None:
         state.settings_problem = Problem.of(err, SETTINGS_FILE)
         return
     state.auto_join = settings.autoJoin
+    state.shutdown_timeout = timedelta(seconds=settings.shutdownTimeoutSeconds)
     if ws.read_only:
         state.read_only, state.read_only_reason = True, ws.read_only_reason or "read-only mode"
     elif settings.readOnly:
@@ -343,8 +383,10 @@ def _refresh_team(state: _State, team: str, parts: set[str]) -> bool:
         return False
     files = state.teams.get(team)
     if files is None or "all" in parts:
-        files = read_team_files(ws, team, files)
+        files = read_team_files(ws, team, files, state.shutdown_timeout)
     else:
+        if files.shutdown_timeout != state.shutdown_timeout:
+            files = replace(files, shutdown_timeout=state.shutdown_timeout)
         if "config" in parts:
             files = reread_config(ws, files)
         for part in parts:
@@ -362,7 +404,7 @@ def _refresh_team(state: _State, team: str, parts: set[str]) -> bool:
     if files is None:
         state.teams.pop(team, None)
         state.team_views.pop(team, None)
-        state.plan_gates.pop(team, None)
+        state.team_gates.pop(team, None)
         state.logs.pop(str(ws.rel(ws.messages_log(team))), None)
         return True
     changed = state.teams.get(team) is not files
@@ -377,7 +419,7 @@ def _derive_teams(state: _State, changed: set[str]) -> None:
         members = waiting.get(team, frozenset())
         if team in changed or team not in state.team_views or state.waiting.get(team) != members:
             state.team_views[team] = team_view(files, members, state.ws.clock())
-            state.plan_gates[team] = tuple(pending_plan_gates(files, state.team_views[team]))
+            state.team_gates[team] = tuple(team_gates(files, state.team_views[team]))
     state.waiting = waiting
 
 
@@ -458,8 +500,8 @@ def _snapshot(state: _State, rows: tuple[EventRow, ...], notices: tuple[str, ...
     tasks = tuple(state.tasks[task_id] for task_id in sorted(state.tasks))
     teams = tuple(state.team_views[name] for name in sorted(state.team_views))
     gates: list[GateView] = [gate for task in tasks for gate in task.open_gates]
-    for name in sorted(state.plan_gates):
-        gates += state.plan_gates[name]
+    for name in sorted(state.team_gates):
+        gates += state.team_gates[name]
     gates.sort(key=lambda gate: (_moment(gate.created_at), gate.key))
     return WorkspaceSnapshot(
         root=str(state.ws.root),

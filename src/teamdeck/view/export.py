@@ -97,6 +97,8 @@ def _gate(gate: GateView) -> dict[str, Any]:
         )
     else:
         data.update(team=gate.team, member=gate.member, requestId=gate.request_id)
+    if gate.kind == "permission":
+        data.update(tool=gate.tool, input=gate.body)
     return data
 
 

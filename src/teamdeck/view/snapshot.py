@@ -21,12 +21,16 @@ from teamdeck.errors import InvalidFile
 from teamdeck.view.eventlog import EventRow
 from teamdeck.view.plans import PlanView, TaskVerdicts
 
-MemberStatus = Literal["working", "idle", "awaiting", "shutdown-requested", "shutdown-approved", "offline"]
+MemberStatus = Literal[
+    "working", "idle", "awaiting", "shutdown-requested", "shutdown-stuck", "shutdown-approved", "offline"
+]
 """Derived from the roster and the messages (see view/teams.py):
 
 - ``offline``: ``isActive`` is false.
 - ``shutdown-approved``: the member approved a shutdown request but is still active
   (a known Claude Code failure: the ledger flags it, deactivate is offered).
+- ``shutdown-stuck``: a shutdown request has waited past the timeout with no reply
+  (the decision queue offers resend and force).
 - ``shutdown-requested``: a shutdown request to the member has no reply yet.
 - ``awaiting``: the member waits for a human: an unanswered plan approval request, or
   a blocked gate of a task its worker belongs to.
@@ -34,9 +38,10 @@ MemberStatus = Literal["working", "idle", "awaiting", "shutdown-requested", "shu
 - ``working``: anything else.
 """
 
-GateKind = Literal["task-gate", "plan-approval"]
-"""What kind of decision waits: a blocked gate in a task.yaml, or a plan approval
-request in a team lead's inbox. Later issues add more."""
+GateKind = Literal["task-gate", "plan-approval", "permission", "shutdown-stuck"]
+"""What kind of decision waits: a blocked gate in a task.yaml, a plan approval request
+or a permission request in a team lead's inbox, or a shutdown request that got no
+reply in time (resend it or force the member offline)."""
 
 
 @dataclass(frozen=True)
@@ -92,8 +97,8 @@ class GateView:
     """One decision a person is asked to make (open), or made (decided).
 
     Attributes:
-        key: unique across the workspace: ``task:<task>:<gate>`` or
-            ``plan:<team>:<member>:<requestId>``.
+        key: unique across the workspace: ``task:<task>:<gate>``, or
+            ``<plan|permission|shutdown>:<team>:<member>:<requestId>``.
         kind: see :data:`GateKind`.
         subkind: a task gate's own kind (``worker-blocked``, ``verification-failed``,
             ``plan-approval``; model/task.py).
@@ -104,10 +109,11 @@ class GateView:
         reason: why it waits (a worker's reason; a plan's file).
         agent: the worker or member that waits.
         questions: what is asked (a blocked worker's questions).
-        body: longer text to read before deciding (a plan's content).
+        body: longer text to read before deciding (a plan's content, a tool's input).
         notes_path: the human-notes.md to read and write (task gates).
         task_id, gate_id: for task gates.
-        team, member, request_id: for plan approvals.
+        team, member, request_id: for team requests (plan, permission, shutdown).
+        tool: the tool a permission request asks for.
         decided_by, decided_at, note: the decision, once made.
     """
 
@@ -128,6 +134,7 @@ class GateView:
     team: str | None = None
     member: str | None = None
     request_id: str | None = None
+    tool: str = ""
     decided_by: str | None = None
     decided_at: str | None = None
     note: str | None = None
@@ -185,6 +192,7 @@ class MessageView:
         count: how many idle notifications a fold stands for (1 otherwise).
         raw: the entry's ``text`` exactly as written (a fold: the last one's), for
             "view raw".
+        folded: a fold's idle notifications one by one, oldest first (empty otherwise).
     """
 
     index: int
@@ -197,6 +205,7 @@ class MessageView:
     request_id: str | None = None
     count: int = 1
     raw: str = ""
+    folded: tuple[MessageView, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@ each member's derived status (snapshot.py, :data:`MemberStatus`).
 
 What was read is kept as a :class:`TeamFiles` between refreshes, so a change to one
 inbox re-reads that inbox alone. Handshakes (shutdown, plan
-approval), idle folds and delivery failures come from the team's ledger
+approval, permission), idle folds and delivery failures come from the team's ledger
 (protocol/ledger.py), rebuilt whenever any file of the team changed: a member's status
 depends on what it sent to others as much as on what it received.
 """
@@ -11,8 +11,9 @@ depends on what it sent to others as much as on what it received.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
+from typing import TypeVar
 
 from teamdeck.clock import iso, parse_iso
 from teamdeck.errors import NotFound, TeamdeckError
@@ -32,7 +33,7 @@ from teamdeck.model.claude import (
     Unknown,
 )
 from teamdeck.model.connection import STALE_S, Connection
-from teamdeck.protocol.ledger import FAILURE_CLASSES, Handshake, Ledger, build_ledger
+from teamdeck.protocol.ledger import DEFAULT_SHUTDOWN_TIMEOUT, FAILURE_CLASSES, Handshake, Ledger, build_ledger
 from teamdeck.protocol.messaging import TeamInboxes, read_inboxes
 from teamdeck.protocol.teamlog import TeamLog
 from teamdeck.store.connections import read_connections
@@ -41,6 +42,8 @@ from teamdeck.store.loaders import dumps_json
 from teamdeck.store.teamfiles import read_team_config
 from teamdeck.store.workspace import Workspace
 from teamdeck.view.snapshot import GateView, MemberStatus, MemberView, MessageView, Problem, TeamView
+
+RequestKind = TypeVar("RequestKind", bound=Kind)
 
 
 @dataclass(frozen=True)
@@ -59,6 +62,8 @@ class TeamFiles:
             later version of these files (only appended records are parsed again).
         connections: member name → the heartbeat of an MCP server acting as it
             (``connections/<member>.json``), and the heartbeat files that could not be read.
+        shutdown_timeout: how long a shutdown request waits before the ledger calls
+            it overdue (the workspace setting).
     """
 
     name: str
@@ -69,6 +74,7 @@ class TeamFiles:
     log: TeamLog | None = field(default=None, compare=False, repr=False)
     connections: dict[str, Connection] = field(default_factory=dict)
     connection_problems: tuple[str, ...] = ()
+    shutdown_timeout: timedelta = DEFAULT_SHUTDOWN_TIMEOUT
 
     def inbox_of(self, name: str) -> Inbox | str | None:
         """A member's inbox, or the line saying why it is unreadable (any case)."""
@@ -81,7 +87,9 @@ class TeamFiles:
         return None
 
 
-def read_team_files(ws: Workspace, team: str, previous: TeamFiles | None = None) -> TeamFiles | None:
+def read_team_files(
+    ws: Workspace, team: str, previous: TeamFiles | None = None, shutdown_timeout: timedelta | None = None
+) -> TeamFiles | None:
     """Read a team's config.json, every inbox and its ledger.
 
     Args:
@@ -89,6 +97,7 @@ def read_team_files(ws: Workspace, team: str, previous: TeamFiles | None = None)
         team: a valid team name.
         previous: what was read before; a config.json that is now unreadable keeps the
             previous roster (and carries the problem).
+        shutdown_timeout: the shutdown timeout (default: the previous one's, else 2 min).
 
     Returns:
         The files, or None when the team is gone.
@@ -96,7 +105,14 @@ def read_team_files(ws: Workspace, team: str, previous: TeamFiles | None = None)
     if not ws.team_config(team).exists():
         return None
     log = previous.log if previous is not None and previous.log is not None else TeamLog(ws, team)
-    files = reread_connections(ws, with_ledger(ws, TeamFiles(team, None, None, read_inboxes(ws, team), log=log)))
+    if shutdown_timeout is None:
+        shutdown_timeout = previous.shutdown_timeout if previous is not None else DEFAULT_SHUTDOWN_TIMEOUT
+    files = reread_connections(
+        ws,
+        with_ledger(
+            ws, TeamFiles(team, None, None, read_inboxes(ws, team), log=log, shutdown_timeout=shutdown_timeout)
+        ),
+    )
     if files.ledger is not None:
         return files
     config, problem = _read_config(ws, team, previous)  # the ledger could not read it: say why
@@ -156,7 +172,9 @@ def with_ledger(ws: Workspace, files: TeamFiles) -> TeamFiles:
     """``files`` with the team's ledger built again from the inboxes already read
     (None when config.json is unreadable; ``config`` and ``problem`` then stay)."""
     try:
-        ledger = build_ledger(ws, files.name, inboxes=files.inboxes, log=files.log)
+        ledger = build_ledger(
+            ws, files.name, inboxes=files.inboxes, log=files.log, shutdown_timeout=files.shutdown_timeout
+        )
     except TeamdeckError:
         return replace(files, ledger=None)
     # The ledger read config.json last: its roster is the freshest.
@@ -292,6 +310,9 @@ def _with_status(view: MemberView, ledger: Ledger | None, on_gate: bool) -> Memb
             since = shutdown.replied_at
     elif shutdown is not None and shutdown.state == "approved":
         status, since, detail = "shutdown-approved", shutdown.replied_at or "", shutdown.detail
+    elif shutdown is not None and shutdown.state == "awaiting_response" and shutdown.overdue:
+        status, since = "shutdown-stuck", shutdown.requested_at
+        detail = f"awaiting shutdown_response since {shutdown.requested_at}: resend or force (Decisions)"
     elif shutdown is not None and shutdown.state == "awaiting_response":
         status, since, detail = "shutdown-requested", shutdown.requested_at, shutdown.detail
     elif plans or on_gate:
@@ -310,9 +331,17 @@ def _with_status(view: MemberView, ledger: Ledger | None, on_gate: bool) -> Memb
         since=since,
         detail=detail,
         markers=tuple(f"{FAILURE_CLASSES[finding.code]}: {finding.detail}" for finding in failures),
-        pending_shutdown=shutdown.request_id if status == "shutdown-requested" and shutdown else None,
+        pending_shutdown=shutdown.request_id
+        if status in ("shutdown-requested", "shutdown-stuck") and shutdown
+        else None,
         pending_plan=plans[-1].request_id if plans else None,
     )
+
+
+def team_gates(files: TeamFiles, team: TeamView) -> list[GateView]:
+    """Every decision the team waits for: plan approvals, permission requests and
+    stuck shutdowns (the caller sorts the whole queue, oldest first)."""
+    return pending_plan_gates(files, team) + pending_permission_gates(files) + stuck_shutdown_gates(files)
 
 
 def pending_plan_gates(files: TeamFiles, team: TeamView) -> list[GateView]:
@@ -323,7 +352,7 @@ def pending_plan_gates(files: TeamFiles, team: TeamView) -> list[GateView]:
     for handshake in files.ledger.handshakes:
         if handshake.kind != "plan" or handshake.state != "awaiting_decision":
             continue
-        request = _find_plan_request(files, handshake)
+        request = _find_request(files, handshake, PlanApprovalRequest)
         gates.append(
             GateView(
                 key=f"plan:{files.name}:{handshake.member}:{handshake.request_id}",
@@ -343,12 +372,69 @@ def pending_plan_gates(files: TeamFiles, team: TeamView) -> list[GateView]:
     return gates
 
 
-def _find_plan_request(files: TeamFiles, handshake: Handshake) -> PlanApprovalRequest | None:
+def pending_permission_gates(files: TeamFiles) -> list[GateView]:
+    """The team's open permission requests as gates: the tool, what it is for, and its
+    input (raw here; fronts sanitise)."""
+    if files.ledger is None:
+        return []
+    gates = []
+    for handshake in files.ledger.handshakes:
+        if handshake.kind != "permission" or handshake.state != "awaiting_decision":
+            continue
+        request = _find_request(files, handshake, PermissionRequest)
+        tool = (request.tool_name if request else None) or "a tool"
+        gates.append(
+            GateView(
+                key=f"permission:{files.name}:{handshake.member}:{handshake.request_id}",
+                kind="permission",
+                state="blocked",
+                created_at=handshake.requested_at,
+                source=f"team {files.name}",
+                title=f"{handshake.member} asks to use {tool}"
+                + (f": {request.description}" if request and request.description else ""),
+                tool=tool,
+                reason=(request.description or "") if request else "",
+                agent=handshake.member,
+                body=_raw(request.input) if request else "",
+                team=files.name,
+                member=handshake.member,
+                request_id=handshake.request_id,
+            )
+        )
+    return gates
+
+
+def stuck_shutdown_gates(files: TeamFiles) -> list[GateView]:
+    """Shutdown requests that waited past the timeout with no reply, as gates whose
+    two answers are "resend" and "force offline"."""
+    if files.ledger is None:
+        return []
+    return [
+        GateView(
+            key=f"shutdown:{files.name}:{handshake.member}:{handshake.request_id}",
+            kind="shutdown-stuck",
+            state="blocked",
+            created_at=handshake.requested_at,
+            source=f"team {files.name}",
+            title=f"awaiting shutdown_response since {handshake.requested_at}",
+            reason=handshake.detail,
+            agent=handshake.member,
+            team=files.name,
+            member=handshake.member,
+            request_id=handshake.request_id,
+        )
+        for handshake in files.ledger.handshakes
+        if handshake.kind == "shutdown" and handshake.state == "awaiting_response" and handshake.overdue
+    ]
+
+
+def _find_request(files: TeamFiles, handshake: Handshake, kind: type[RequestKind]) -> RequestKind | None:
+    """The request a handshake is about, from the answerer's inbox."""
     inbox = files.inbox_of(handshake.answerer)
     if not isinstance(inbox, Inbox):
         return None
     for entry in inbox.messages:
-        if isinstance(entry.kind, PlanApprovalRequest) and entry.kind.requestId == handshake.request_id:
+        if isinstance(entry.kind, kind) and entry.kind.correlation_id == handshake.request_id:
             return entry.kind
     return None
 
@@ -358,8 +444,10 @@ def _find_plan_request(files: TeamFiles, handshake: Handshake) -> PlanApprovalRe
 
 def fold_inbox(inbox: Inbox) -> tuple[MessageView, ...]:
     """An inbox oldest first, each entry decoded; consecutive idle notifications from
-    the same sender become one row that counts them (FORMAT.md: a view must fold them)."""
+    the same sender become one row that counts them and keeps them one by one in
+    ``folded`` (FORMAT.md: a view must fold them; a front may expand the fold)."""
     rows: list[MessageView] = []
+    folds: dict[int, list[MessageView]] = {}  # row position -> the idle notifications it folds
     for entry in inbox.entries:
         message, kind = entry.message, entry.kind
         if message is None or kind is None:
@@ -375,28 +463,28 @@ def fold_inbox(inbox: Inbox) -> tuple[MessageView, ...]:
             )
             continue
         if isinstance(kind, IdleNotification):
+            one = MessageView(
+                index=entry.index,
+                kind="idle",
+                sender=message.from_,
+                timestamp=message.timestamp,
+                summary=_idle_detail(kind),
+                read=message.read,
+                raw=message.text,
+            )
             last = rows[-1] if rows else None
             if last is not None and last.kind == "idle" and last.sender == message.from_:
                 rows[-1] = replace(
                     last,
                     count=last.count + 1,
-                    timestamp=message.timestamp,
-                    read=last.read and message.read,
-                    summary=_idle_detail(kind),
-                    raw=message.text,
+                    timestamp=one.timestamp,
+                    read=last.read and one.read,
+                    summary=one.summary,
+                    raw=one.raw,
                 )
+                folds.setdefault(len(rows) - 1, [last]).append(one)
                 continue
-            rows.append(
-                MessageView(
-                    index=entry.index,
-                    kind="idle",
-                    sender=message.from_,
-                    timestamp=message.timestamp,
-                    summary=_idle_detail(kind),
-                    read=message.read,
-                    raw=message.text,
-                )
-            )
+            rows.append(one)
             continue
         summary, text = describe(kind, message.summary)
         rows.append(
@@ -412,6 +500,8 @@ def fold_inbox(inbox: Inbox) -> tuple[MessageView, ...]:
                 raw=message.text,
             )
         )
+    for position, folded in folds.items():
+        rows[position] = replace(rows[position], folded=tuple(folded))
     return tuple(rows)
 
 

@@ -28,6 +28,8 @@ KEYS = (
             ("a", "approve (optional note, confirmed first)"),
             ("r", "reject (note required, confirmed first)"),
             ("a / r on a FAIL gate", "retry (the task works again) / give up (the task fails)"),
+            ("a / r on a permission request", "allow (the tool runs with its input) / deny (reason sent)"),
+            ("a / r on a stuck shutdown", "resend (new request id) / force offline (reason logged)"),
         ),
     ),
     (
@@ -41,7 +43,15 @@ KEYS = (
             ("d", "deactivate a member that approved shutdown but is still active"),
         ),
     ),
-    ("3 Inbox", (("enter", "read the whole message"), ("v", "view it raw (escaped)"), ("m", "reply to the member"))),
+    (
+        "3 Inbox",
+        (
+            ("enter", "read the whole message; on an idle fold (idle ×7): show them all"),
+            ("e", "show an idle fold one by one, or fold it again"),
+            ("v", "view it raw (escaped)"),
+            ("m", "reply to the member"),
+        ),
+    ),
     (
         "4 Tasks",
         (

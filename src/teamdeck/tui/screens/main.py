@@ -10,9 +10,10 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer, TabbedContent, TabPane
+from textual.widgets import TabbedContent, TabPane
 
 from teamdeck.tui.typed import deck
+from teamdeck.tui.widgets.deck_footer import DeckFooter
 from teamdeck.tui.widgets.events_panel import EventsPanel
 from teamdeck.tui.widgets.gates_panel import GatesPanel
 from teamdeck.tui.widgets.inbox_panel import InboxPanel
@@ -63,7 +64,7 @@ class MainScreen(Screen[None]):
                 yield EventsPanel(id="events-panel")
             with TabPane(TITLES["plans"], id="plans"):
                 yield PlansPanel(id="plans-panel")
-        yield Footer()
+        yield DeckFooter()
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)

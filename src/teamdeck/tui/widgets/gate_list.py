@@ -9,7 +9,7 @@ from teamdeck.tui.widgets.line_list import Cell, LineList, Row
 from teamdeck.view.overview import age
 from teamdeck.view.snapshot import GateView
 
-KIND_LABELS = {"task-gate": "gate", "plan-approval": "plan"}
+KIND_LABELS = {"task-gate": "gate", "plan-approval": "plan", "permission": "perm", "shutdown-stuck": "shut"}
 
 
 class GateList(LineList):
@@ -20,7 +20,7 @@ class GateList(LineList):
 
 
 def gate_row(gate: GateView, now: datetime) -> Row:
-    what = "plan" if gate.kind == "plan-approval" else ("FAIL" if gate.subkind == "verification-failed" else "gate")
+    what = "FAIL" if gate.kind == "task-gate" and gate.subkind == "verification-failed" else KIND_LABELS[gate.kind]
     questions = f" ({len(gate.questions)} question{'s' if len(gate.questions) != 1 else ''})" if gate.questions else ""
     return Row(
         gate.key,

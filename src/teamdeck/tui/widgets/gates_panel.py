@@ -1,6 +1,8 @@
-"""Panel 1: the decisions waiting (blocked task gates, plan approval requests), the
-selected one's questions below, and the keys to decide: ``a`` approve, ``r`` reject
-(both confirmed first), ``enter`` to read everything."""
+"""Panel 1: the decisions waiting (blocked task gates, plan approval and permission
+requests, stuck shutdowns), the selected one's questions below, and the keys to
+decide: ``a`` for the positive answer (approve, retry, allow, resend), ``r`` for the
+negative one (reject, give up, deny, force offline), both confirmed first; ``enter``
+to read everything."""
 
 from __future__ import annotations
 
@@ -21,8 +23,23 @@ from teamdeck.tui.widgets.line_list import LineList
 from teamdeck.view.overview import overview
 from teamdeck.view.snapshot import GateView, WorkspaceSnapshot
 
-WRITES = frozenset({"approve", "reject", "retry", "give_up"})
 FAIL_GATE = "verification-failed"
+PAIRS = {
+    "task-gate": ("approve", "reject"),
+    "plan-approval": ("approve", "reject"),
+    "fail-gate": ("retry", "give_up"),
+    "permission": ("allow", "deny"),
+    "shutdown-stuck": ("resend", "force"),
+}
+"""The two answers (``a``, ``r``) each kind of decision has."""
+WRITES = frozenset(action for pair in PAIRS.values() for action in pair)
+OLD_PAIRS = frozenset(PAIRS["task-gate"] + PAIRS["fail-gate"])
+"""Shown (greyed) when nothing is selected."""
+
+
+def answers(gate: GateView) -> tuple[str, str]:
+    """The actions of ``a`` and ``r`` for ``gate``."""
+    return PAIRS["fail-gate" if gate.kind == "task-gate" and gate.subkind == FAIL_GATE else gate.kind]
 
 
 class GatesPanel(Vertical):
@@ -35,6 +52,12 @@ class GatesPanel(Vertical):
         # A FAIL gate (verification-failed): approve is retry, reject is give up.
         Binding("a", "retry", "Retry", id="gate-retry"),
         Binding("r", "give_up", "Give up", id="gate-give-up"),
+        # A permission request: allow or deny the tool use.
+        Binding("a", "allow", "Allow", id="permission-allow"),
+        Binding("r", "deny", "Deny", id="permission-deny"),
+        # A stuck shutdown: ask again, or force the member offline.
+        Binding("a", "resend", "Resend", id="shutdown-resend"),
+        Binding("r", "force", "Force offline", id="shutdown-force"),
     ]
 
     def __init__(self, *, id: str | None = None) -> None:
@@ -77,8 +100,10 @@ class GatesPanel(Vertical):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         gate = self.selected
-        if action in WRITES and gate is not None and (gate.subkind == FAIL_GATE) != (action in ("retry", "give_up")):
-            return False  # the other pair of keys is the one shown for this gate
+        if action in WRITES and gate is not None and action not in answers(gate):
+            return False  # another pair of keys is the one shown for this gate
+        if action in WRITES and gate is None and action not in OLD_PAIRS:
+            return False
         if action in WRITES and (deck(self).read_only or self.selected is None):
             return None
         if action == "open" and self.selected is None:
@@ -97,9 +122,89 @@ class GatesPanel(Vertical):
     def action_give_up(self) -> None:
         self._decide(approve=False)
 
+    def action_allow(self) -> None:
+        self._permit(approve=True)
+
+    def action_deny(self) -> None:
+        self._permit(approve=False)
+
+    def action_resend(self) -> None:
+        self._unstick(force=False)
+
+    def action_force(self) -> None:
+        self._unstick(force=True)
+
+    def _permit(self, *, approve: bool) -> None:
+        gate = self.selected
+        if gate is None or gate.kind != "permission" or deck(self).read_only:
+            return
+        verb = "Allow" if approve else "Deny"
+        title = Content.assemble(
+            (f"{verb} ", "bold"),
+            (cell(gate.member, 64), "bold $accent"),
+            (" to use " if approve else " the use of ", "bold"),
+            (cell(gate.tool, 64), "bold $warning"),
+            ("?", "bold"),
+        )
+        outcome = (
+            "The tool runs with this input, unchanged (permission_response success); a note is only logged."
+            if approve
+            else "The teammate gets the reason as the error (default: Permission denied)."
+        )
+        screen = ConfirmScreen(
+            title,
+            Content.assemble(gate_detail(gate), "\n", (outcome, "bold")),
+            confirm=verb,
+            note="optional",
+            note_label="Note" if approve else "Reason",
+            danger=not approve,
+        )
+
+        def decided(result: Confirmed | None) -> None:
+            if result is not None:
+                actions.permit(deck(self), gate, approve, result.note)
+
+        self.app.push_screen(screen, decided)
+
+    def _unstick(self, *, force: bool) -> None:
+        gate = self.selected
+        if gate is None or gate.kind != "shutdown-stuck" or deck(self).read_only:
+            return
+        who = (cell(gate.member, 64), "bold $accent")
+        if force:
+            title = Content.assemble(("Force ", "bold"), who, (" offline?", "bold"))
+            outcome = (
+                "isActive becomes false in config.json (it no longer blocks TeamDelete); the reason "
+                "is recorded in messages.jsonl. Use it when the agent is gone for good."
+            )
+        else:
+            title = Content.assemble(("Resend the shutdown request to ", "bold"), who, ("?", "bold"))
+            outcome = (
+                "A new shutdown_request (new requestId) goes to its inbox; the unanswered one is "
+                "recorded as superseded in messages.jsonl."
+            )
+        screen = ConfirmScreen(
+            title,
+            Content.assemble(gate_detail(gate), "\n", (outcome, "bold")),
+            confirm="Force offline" if force else "Resend",
+            note="optional",
+            note_label="Reason",
+            danger=force,
+        )
+
+        def decided(result: Confirmed | None) -> None:
+            if result is None:
+                return
+            if force:
+                actions.force_offline(deck(self), gate, result.note)
+            else:
+                actions.resend_stuck_shutdown(deck(self), gate, result.note)
+
+        self.app.push_screen(screen, decided)
+
     def _decide(self, *, approve: bool) -> None:
         gate = self.selected
-        if gate is None or deck(self).read_only:
+        if gate is None or gate.kind not in ("task-gate", "plan-approval") or deck(self).read_only:
             return
         verb = "Approve" if approve else "Reject"
         body = gate_detail(gate)
@@ -123,6 +228,7 @@ class GatesPanel(Vertical):
         self.app.push_screen(screen, decided)
 
 
+HEADINGS = {"plan-approval": "plan approval", "permission": "permission request", "shutdown-stuck": "stuck shutdown"}
 SUBKIND_LABELS = {
     FAIL_GATE: "verification FAILED: retry (a) or give up (r)",
     "plan-approval": "coordinator plan: approve to make it READY",
@@ -140,13 +246,16 @@ def gate_detail(gate: GateView, *, short: bool = False) -> Content:
     whose body already holds them whole (:func:`gate_text`).
     """
     parts: list[str | tuple[str, str]] = [
-        ("plan approval" if gate.kind == "plan-approval" else f"gate {cell(gate.gate_id, 64)}", "bold"),
+        (HEADINGS[gate.kind] if gate.kind in HEADINGS else f"gate {cell(gate.gate_id, 64)}", "bold"),
         (f"  {SUBKIND_LABELS[gate.subkind]}" if gate.subkind in SUBKIND_LABELS else "", "bold $warning"),
+        (f"  tool {cell(gate.tool, 64)}" if gate.kind == "permission" else "", "bold $warning"),
         f"  from {cell(gate.source, 80)}",
         f"  waiting since {cell(gate.created_at, 40)}\n",
     ]
     if gate.agent:
         parts += [("who: ", "$text-muted"), f"{cell(gate.agent, 64)}\n"]
+    if gate.request_id and gate.kind in ("permission", "shutdown-stuck"):
+        parts += [("request: ", "$text-muted"), f"{cell(gate.request_id, 120)}\n"]
     if gate.reason and not short:
         parts += [("reason: ", "$text-muted"), f"{cell(gate.reason, 500)}\n"]
     for number, question in enumerate(() if short else gate.questions, 1):
@@ -154,7 +263,7 @@ def gate_detail(gate: GateView, *, short: bool = False) -> Content:
     if gate.notes_path:
         parts += [("notes: ", "$text-muted"), f"{cell(gate.notes_path, 200)}\n"]
     if gate.body and not short:
-        parts += [("plan:\n", "$text-muted"), block(gate.body, 1500)]
+        parts += [("input:\n" if gate.kind == "permission" else "plan:\n", "$text-muted"), block(gate.body, 1500)]
     return Content.assemble(*parts)
 
 

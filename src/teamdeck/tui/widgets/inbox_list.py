@@ -1,5 +1,6 @@
 """One member's messages, oldest first: unread mark, age, sender, kind, summary
-(idle notifications folded into one row that counts them)."""
+(consecutive idle notifications folded into one row that counts them, "idle ×7 ▸ last
+2m ago"; an expanded fold lists them one by one)."""
 
 from __future__ import annotations
 
@@ -34,28 +35,76 @@ KIND_STYLES = {
 
 
 class InboxList(LineList):
-    """One row per message or idle fold (line API)."""
+    """One row per message or idle fold (line API); an expanded fold is followed by a
+    row per idle notification it folds."""
 
-    def show(self, messages: tuple[MessageView, ...], now: datetime) -> None:
+    def __init__(self, *, empty: str = "nothing to show", id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(empty=empty, id=id, classes=classes)
+        self.by_key: dict[str, MessageView] = {}
+        """Every message shown, by row key."""
+        self.parents: dict[str, int] = {}
+        """The row key of each idle notification shown inside a fold -> the fold's index."""
+
+    def show(self, messages: tuple[MessageView, ...], now: datetime, expanded: frozenset[int] = frozenset()) -> None:
+        """Show ``messages``; the folds whose index is in ``expanded`` show their
+        notifications one by one below them."""
+        items: list[MessageView] = []
+        self.by_key, self.parents = {}, {}
+        for message in messages:
+            items.append(message)
+            self.by_key[row_key(message)] = message
+            if message.folded and message.index in expanded:
+                items += message.folded
+                for one in message.folded:
+                    self.by_key[row_key(one, inside=True)] = one
+                    self.parents[row_key(one, inside=True)] = message.index
+        inside = {id(one) for message in messages if message.index in expanded for one in message.folded}
         self.set_rows(
             self.memo.rows(
-                messages, lambda message: message_row(message, now), lambda message: age(message.timestamp, now)
+                items,
+                lambda message: (
+                    folded_row(message, now) if id(message) in inside else message_row(message, now, expanded)
+                ),
+                lambda message: (age(message.timestamp, now), message.index in expanded, id(message) in inside),
             ),
             follow=True,
         )
 
 
-def message_row(message: MessageView, now: datetime) -> Row:
+def row_key(message: MessageView, *, inside: bool = False) -> str:
+    """A row's key: the inbox index, or ``idle-<index>`` for a notification shown
+    inside its fold (the fold's own row has the first one's index)."""
+    return f"idle-{message.index}" if inside else f"{message.index}"
+
+
+def message_row(message: MessageView, now: datetime, expanded: frozenset[int] = frozenset()) -> Row:
     kind = KIND_LABELS.get(message.kind, message.kind)
+    summary = cell(message.summary, 300)
     if message.count > 1:
         kind = f"idle ×{message.count}"
+        mark = "▾" if message.index in expanded else "▸"
+        summary = f"{mark} last {age(message.timestamp, now)} ago · {summary}"
     return Row(
-        f"{message.index}",
+        row_key(message),
         (
             Cell("●" if not message.read else " ", 1, "line-list--accent"),
             Cell(age(message.timestamp, now), 5, "line-list--dim"),
             Cell(cell(message.sender, 64), 16, "line-list--bold"),
             Cell(cell(kind, 40), 18, KIND_STYLES.get(message.kind, "")),
-            Cell(cell(message.summary, 300)),
+            Cell(summary),
+        ),
+    )
+
+
+def folded_row(message: MessageView, now: datetime) -> Row:
+    """One idle notification of an expanded fold, indented under it."""
+    return Row(
+        row_key(message, inside=True),
+        (
+            Cell("●" if not message.read else " ", 1, "line-list--accent"),
+            Cell(age(message.timestamp, now), 5, "line-list--dim"),
+            Cell("", 16),
+            Cell("  └ idle", 18, "line-list--dim"),
+            Cell(cell(message.summary, 300), None, "line-list--dim"),
         ),
     )

@@ -1,6 +1,7 @@
 """Panel 3: the inbox of the member selected in the roster - each kind rendered for
 what it is, unread marked, long text cut in the preview with ``enter`` to read all
-of it and ``v`` to see it raw (escaped)."""
+of it and ``v`` to see it raw (escaped). Consecutive idle notifications are one row;
+``enter`` or ``e`` on it shows them all (and ``e`` folds them again)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from textual.widgets import Static
 
 from teamdeck.tui.render import block, cell
 from teamdeck.tui.screens.text_view import TextScreen
-from teamdeck.tui.typed import deck
+from teamdeck.tui.typed import deck, main_screen
 from teamdeck.tui.widgets.inbox_list import KIND_LABELS, InboxList
 from teamdeck.tui.widgets.line_list import LineList
 from teamdeck.tui.widgets.roster_panel import RosterPanel
@@ -27,6 +28,7 @@ class InboxPanel(Vertical):
 
     BINDINGS = [
         Binding("enter", "read", "Read all", id="message-read"),
+        Binding("e", "toggle_fold", "Expand/fold", id="message-fold"),
         Binding("v", "raw", "View raw", id="message-raw"),
         Binding("m", "reply", "Message", id="message-reply"),
     ]
@@ -35,6 +37,8 @@ class InboxPanel(Vertical):
         super().__init__(id=id)
         self.snapshot: WorkspaceSnapshot | None = None
         self.member_key: str | None = None
+        self.expanded: set[tuple[str, int]] = set()
+        """The idle folds shown one by one: (member key, the fold's inbox index)."""
 
     def compose(self) -> ComposeResult:
         yield Static(
@@ -77,32 +81,59 @@ class InboxPanel(Vertical):
         if member.inbox_problem is not None:
             parts += ["  ", (f"! {cell(member.inbox_problem.text, 300)}", "bold $error")]
         title.update(Content.assemble(*parts))
-        inbox.show(member.inbox, deck(self).ws.clock())
+        expanded = frozenset(index for key, index in self.expanded if key == member.key)
+        inbox.show(member.inbox, deck(self).ws.clock(), expanded)
         self._preview()
 
     @property
     def selected(self) -> MessageView | None:
-        member = self.member
-        key = self.query_one(InboxList).current_key
-        if member is None or key is None:
+        inbox = self.query_one(InboxList)
+        key = inbox.current_key
+        return inbox.by_key.get(key) if self.member is not None and key is not None else None
+
+    def _fold_under_cursor(self) -> int | None:
+        """The inbox index of the idle fold under the cursor (its row, or one of the
+        notifications it shows), or None."""
+        inbox = self.query_one(InboxList)
+        key = inbox.current_key
+        if key is None:
             return None
-        return next((message for message in member.inbox if str(message.index) == key), None)
+        if key in inbox.parents:
+            return inbox.parents[key]
+        message = inbox.by_key.get(key)
+        return message.index if message is not None and message.folded else None
 
     @on(LineList.Highlighted, "#inbox-list")
     def _preview(self) -> None:
         message = self.selected
         self.query_one("#message-preview-text", Static).update(preview(message) if message else Content(""))
+        main_screen(self).update_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("read", "raw") and self.selected is None:
             return None
+        if action == "toggle_fold" and self._fold_under_cursor() is None:
+            return False
         if action == "reply" and (self.member is None or deck(self).read_only):
             return None
         return True
 
     @on(LineList.Chosen, "#inbox-list")
     def action_read(self) -> None:
+        message = self.selected
+        if message is not None and message.folded:
+            self.action_toggle_fold()
+            return
         self._open(raw=False)
+
+    def action_toggle_fold(self) -> None:
+        """Show the idle fold under the cursor one by one, or fold it again."""
+        index, member = self._fold_under_cursor(), self.member
+        if index is None or member is None or self.snapshot is None:
+            return
+        self.expanded ^= {(member.key, index)}
+        self.show(self.snapshot)
+        self.query_one(InboxList).select_key(str(index))
 
     def action_raw(self) -> None:
         self._open(raw=True)
@@ -134,7 +165,7 @@ def preview(message: MessageView, *, header: bool = False) -> Content:
         ("" if message.read else "  unread"),
     ]
     if message.count > 1:
-        parts.append(f"  ({message.count} idle notifications folded)")
+        parts.append(f"  ({message.count} idle notifications folded; enter or e: show them all)")
     if message.request_id:
         parts.append(f"  request {cell(message.request_id, 100)}")
     parts.append("\n")

@@ -303,6 +303,12 @@ class LineList(ScrollView, can_focus=True):
         return Strip(segments, width)
 
 
+def header_text(titles: Sequence[tuple[str, int | None]]) -> str:
+    """Column titles (``(title, width)``, widths as in :class:`Cell`) laid out exactly as
+    :class:`LineList` lays out a row with those widths, for a header line above it."""
+    return " " + " ".join(title if width is None else _fit(title, width) for title, width in titles)
+
+
 def _fit(text: str, width: int) -> str:
     """``text`` padded or cut to exactly ``width`` cells; a cut ends in ``…`` so a
     person can tell a shortened name from a whole one."""

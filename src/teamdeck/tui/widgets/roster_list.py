@@ -1,5 +1,6 @@
 """Every member of every team: marker (``!`` a problem, ``●`` connected over MCP), name
-in its colour, team, role, derived status, unread count, last activity, model."""
+in its colour, derived status, unread count, last activity, team, role, model - under a
+header line naming the columns."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from datetime import datetime
 
 from teamdeck.model.claude import COLORS
 from teamdeck.tui.render import cell
-from teamdeck.tui.widgets.line_list import Cell, LineList, Row
+from teamdeck.tui.widgets.line_list import Cell, LineList, Row, header_text
 from teamdeck.view.overview import age
 from teamdeck.view.snapshot import MemberView
 
@@ -16,12 +17,30 @@ STATUS_STYLES = {
     "idle": "line-list--dim",
     "awaiting": "line-list--warning",
     "shutdown-requested": "line-list--warning",
+    "shutdown-stuck": "line-list--error",
     "shutdown-approved": "line-list--error",
     "offline": "line-list--dim",
 }
 CONNECTED = "●"
 """The marker of a member an MCP server acts as (``teamdeck mcp --http``)."""
-STATUS_LABELS = {"shutdown-requested": "shutdown requested", "shutdown-approved": "shutdown approved"}
+STATUS_LABELS = {
+    "shutdown-requested": "shutdown requested",
+    "shutdown-stuck": "awaiting shutdown_response",
+    "shutdown-approved": "shutdown approved",
+}
+COLUMNS: tuple[tuple[str, int | None], ...] = (
+    ("", 1),
+    ("member", 16),
+    ("status", 30),
+    ("unread", 6),
+    ("last", 5),
+    ("team", 16),
+    ("role", 16),
+    ("model", None),
+)
+"""The roster's columns: title and width (None: the rest of the line). Most important
+first: a narrow terminal cuts the columns on the right."""
+HEADER = header_text(COLUMNS)
 
 
 class RosterList(LineList):
@@ -52,19 +71,21 @@ def member_row(member: MemberView, now: datetime) -> Row:
     flagged = bool(member.markers or member.inbox_problem)
     color = member.color if member.color in COLORS else None
     role = "lead" if member.lead else (member.agent_type or "")
-    # Most important first: a narrow terminal cuts the columns on the right.
+    texts_and_styles = (
+        (CONNECTED, "line-list--success")
+        if member.connected and not flagged
+        else ("!" if flagged else " ", "line-list--error"),
+        (cell(member.name, 64), f"roster--{color}" if color else "line-list--bold"),
+        (status_text(member, now), STATUS_STYLES.get(member.status, "")),
+        (f"{member.unread} new" if member.unread else "", "line-list--accent"),
+        (age(member.last_activity, now) if member.last_activity else "", "line-list--dim"),
+        (cell(member.team, 64), "line-list--dim"),
+        (cell(role, 40), ""),
+        (cell(member.model or "", 40), "line-list--dim"),
+    )
     return Row(
         member.key,
-        (
-            Cell(CONNECTED, 1, "line-list--success")
-            if member.connected and not flagged
-            else Cell("!" if flagged else " ", 1, "line-list--error"),
-            Cell(cell(member.name, 64), 16, f"roster--{color}" if color else "line-list--bold"),
-            Cell(status_text(member, now), 24, STATUS_STYLES.get(member.status, "")),
-            Cell(f"{member.unread} new" if member.unread else "", 6, "line-list--accent"),
-            Cell(age(member.last_activity, now) if member.last_activity else "", 5, "line-list--dim"),
-            Cell(cell(member.team, 64), 16, "line-list--dim"),
-            Cell(cell(role, 40), 16),
-            Cell(cell(member.model or "", 40), None, "line-list--dim"),
+        tuple(
+            Cell(text, width, style) for (text, style), (_title, width) in zip(texts_and_styles, COLUMNS, strict=True)
         ),
     )

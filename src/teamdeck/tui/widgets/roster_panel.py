@@ -17,7 +17,7 @@ from teamdeck.tui.screens.compose import ComposeScreen, Draft
 from teamdeck.tui.screens.confirm import Confirmed, ConfirmScreen
 from teamdeck.tui.typed import deck, main_screen
 from teamdeck.tui.widgets.line_list import LineList
-from teamdeck.tui.widgets.roster_list import RosterList, status_text
+from teamdeck.tui.widgets.roster_list import HEADER, RosterList, status_text
 from teamdeck.view.snapshot import MemberView, WorkspaceSnapshot
 
 WRITES = frozenset({"message", "broadcast", "shutdown", "plan_approve", "plan_reject", "deactivate"})
@@ -41,6 +41,7 @@ class RosterPanel(Vertical):
         self.snapshot: WorkspaceSnapshot | None = None
 
     def compose(self) -> ComposeResult:
+        yield Static(Content.styled(HEADER, "bold $text-muted"), id="roster-header")
         yield RosterList(empty="no teams: nothing under teams/", id="roster-list")
         with VerticalScroll(id="member-detail", classes="detail"):
             yield Static(id="member-detail-text")
