@@ -1,4 +1,4 @@
-"""Team requests that become decisions (issue 9 part B), made with the protocol functions
+"""Team requests that become decisions, made with the protocol functions
 as a teammate would make them: permission requests, idle notifications; and a clock the
 test moves forward (a shutdown request becomes overdue by time alone)."""
 

@@ -1,6 +1,6 @@
 """``teamdeck mcp --http``: the SDK's streamable HTTP client on loopback, the bearer
 token, the heartbeat the roster shows, and the issue's end-to-end run - a coordinator
-and a worker, each its own server, and a person deciding with the CLI (issue 10)."""
+and a worker, each its own server, and a person deciding with the CLI."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``teamdeck mcp`` over stdio, driven by the MCP SDK's own client (issue 10): the ten
+"""``teamdeck mcp`` over stdio, driven by the MCP SDK's own client: the ten
 tools with their schemas, each tool called and the files it writes checked, and bad
 input refused with one clear line and nothing written."""
 

@@ -1,4 +1,4 @@
-"""The roster marks a member an MCP server acts as over HTTP (issue 10): ``●`` on its
+"""The roster marks a member an MCP server acts as over HTTP: ``●`` on its
 row unless a problem marker (``!``) takes the place, and where it listens in the detail."""
 
 from __future__ import annotations

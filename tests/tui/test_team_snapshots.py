@@ -1,4 +1,4 @@
-"""Snapshots of the team requests that became decisions (issue 9 part B): a permission
+"""Snapshots of the team requests that became decisions: a permission
 request in the queue and its dialog, a stuck shutdown in the queue, and an inbox whose
 idle notifications are folded, then expanded.
 

@@ -1,4 +1,4 @@
-"""The protocol functions issue 10 adds for the MCP tools, in-process: request_decision
+"""The protocol functions behind the MCP tools, in-process: request_decision
 and get_decision (a gate opened as a join opens one), read_conversation (inboxes plus
 messages.jsonl), agent_watch (what wait_for_agent waits for) and the MCP heartbeat the
 roster shows."""

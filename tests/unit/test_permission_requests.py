@@ -1,4 +1,4 @@
-"""Permission requests are decisions (issue 9, item 3): a teammate's permission_request
+"""Permission requests are decisions: a teammate's permission_request
 in the lead's inbox is in the one decision queue with its tool and input; approving or
 denying writes Claude Code's permission_response (same request_id) to the requester's
 inbox through the logged writer; answered or superseded requests leave the queue."""

@@ -1,4 +1,4 @@
-"""Stuck shutdowns (issue 9, item 4): a shutdown_request with no reply past the timeout
+"""Stuck shutdowns: a shutdown_request with no reply past the timeout
 (default 2 min, ``shutdownTimeoutSeconds`` in .teamdeck.yaml) is overdue - in the roster,
 in the decision queue, and "not offline" for doctor - and can be resent (new requestId,
 the old one recorded as superseded) or forced offline (the reason in messages.jsonl)."""
