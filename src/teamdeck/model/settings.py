@@ -7,6 +7,16 @@ from pydantic import Field
 from teamdeck.model.base import OurModel
 
 
+class ForgeSettings(OurModel):
+    """``forge:``: the Gitea bridge of issue-driven teams (seed 001)."""
+
+    agents: dict[str, str] = Field(
+        default_factory=dict,
+        description="Gitea login -> 'team/member' for agents whose login is not a member name",
+    )
+    url: str | None = Field(default=None, description="Gitea's base URL, for comments teamdeck posts")
+
+
 class Settings(OurModel):
     """Settings a workspace may carry; every field is optional."""
 
@@ -14,3 +24,4 @@ class Settings(OurModel):
     autoJoin: bool = Field(
         default=True, description="the TUI re-runs join when a worker's final.json appears or changes"
     )
+    forge: ForgeSettings = Field(default_factory=ForgeSettings)
