@@ -53,7 +53,9 @@ def delivery(name: str) -> tuple[dict[str, str], bytes]:
     return json.loads((folder / "headers.json").read_text()), (folder / "body.json").read_bytes()
 
 
-def signed(body: bytes, event: str, delivery_id: str, *, event_type: str | None = None, secret: str = SECRET) -> dict[str, str]:
+def signed(
+    body: bytes, event: str, delivery_id: str, *, event_type: str | None = None, secret: str = SECRET
+) -> dict[str, str]:
     """Headers as Gitea sends them for ``body``."""
     return {
         "Content-Type": "application/json",

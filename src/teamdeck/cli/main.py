@@ -30,6 +30,7 @@ COMMAND_MODULES = (
     "teamdeck.cli.coordination",
     "teamdeck.cli.plans",
     "teamdeck.cli.demo",
+    "teamdeck.cli.forge",
 )
 """Modules whose ``register(subparsers, common)`` adds commands, in help order."""
 

@@ -131,7 +131,9 @@ def _apply(ws: Workspace, event_name: str, body: bytes) -> Outcome:
     try:
         payload = GiteaPayload.model_validate(raw)
     except ValidationError as err:
-        return Outcome(400, "invalid", f"not a Gitea {shown(event_name)} payload: {validation_message(err)}"[:DETAIL_CHARS])
+        return Outcome(
+            400, "invalid", f"not a Gitea {shown(event_name)} payload: {validation_message(err)}"[:DETAIL_CHARS]
+        )
     try:
         effects = apply_delivery(ws, event_name, payload)
     except TeamdeckError as err:

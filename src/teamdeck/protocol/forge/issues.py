@@ -35,7 +35,9 @@ TITLE_CHARS = 500
 
 def cut(text: str, limit: int = TEXT_CHARS) -> str:
     """``text`` cut to ``limit`` characters, saying so."""
-    return text if len(text) <= limit else text[:limit] + f"\n[... cut by teamdeck: {len(text) - limit:,} more characters]"
+    return (
+        text if len(text) <= limit else text[:limit] + f"\n[... cut by teamdeck: {len(text) - limit:,} more characters]"
+    )
 
 
 def repo_key(repo: str) -> str:

@@ -6,6 +6,7 @@ bridge acts with the lead's authority, like the person at the keyboard).
 
 from __future__ import annotations
 
+import re
 from string import Template
 
 from teamdeck.errors import InvalidFile
@@ -30,6 +31,7 @@ KINDS = (
 
 SUMMARY_PREFIX = "Summary:"
 SUMMARY_CHARS = 200
+_BLANK_RUNS = re.compile(r"\n{3,}")
 
 
 def load_template(kind: str) -> str:
@@ -58,7 +60,7 @@ def render(kind: str, values: dict[str, str]) -> tuple[str, str]:
         raise InvalidFile(where, "line 1", f"must start with '{SUMMARY_PREFIX}'")
     try:
         summary = Template(first[len(SUMMARY_PREFIX) :]).substitute(values).strip()
-        text = Template(rest).substitute(values).strip("\n") + "\n"
+        text = _BLANK_RUNS.sub("\n\n", Template(rest).substitute(values)).strip("\n") + "\n"
     except KeyError as err:
         raise InvalidFile(where, "", f"unknown placeholder ${err.args[0]}") from None
     except ValueError as err:

@@ -114,7 +114,12 @@ def open_round_review(
 
 
 def _create_task(
-    ws: Workspace, parent: ForgeIssue, subs: list[ForgeIssue], coordinator: Agent | None, task_id: str, round_number: int
+    ws: Workspace,
+    parent: ForgeIssue,
+    subs: list[ForgeIssue],
+    coordinator: Agent | None,
+    task_id: str,
+    round_number: int,
 ) -> None:
     def decide(_none: Task | None) -> list[Event]:
         task: dict[str, Any] = {
@@ -189,9 +194,16 @@ def report_the_outcome(ws: Workspace, task: Task, gate: Gate, decision: Decision
         action=f"record the round {round_number} outcome of {parent.ref}",
     )
     notices = [f"{parent.ref}: round {round_number} {'goal achieved' if outcome == 'achieved' else 'new round'}"]
-    notices += _post_outcome(ws, parent, round_number, decision, gate)
+    posted, closed = _post_outcome(ws, parent, round_number, decision, gate)
+    notices.append(posted)
     coordinator = known_agents(ws).get(parent.creator)
     if coordinator is not None:
+        if outcome == "new-round":
+            then = f"Open the next round: create its sub issues (body `Parent: #{parent.number}`) and register them on the parent."
+        elif closed:
+            then = "The parent issue is closed: nothing else is needed."
+        else:
+            then = f"Close the parent issue #{parent.number} on Gitea: teamdeck did not ({posted})."
         send(
             ws,
             coordinator,
@@ -203,11 +215,7 @@ def report_the_outcome(ws: Workspace, task: Task, gate: Gate, decision: Decision
                 "by": gate.decidedBy or ws.actor,
                 "outcome": "goal achieved" if outcome == "achieved" else "a new round",
                 "note": fenced(gate.note) if gate.note else "",
-                "next": "The parent issue is closed: nothing else is needed."
-                if outcome == "achieved"
-                else "Open the next round: create its sub issues (Parent: #"
-                + str(parent.number)
-                + ") and register them on the parent.",
+                "next": then,
             },
         )
         notices.append(f"told {coordinator.team}/{coordinator.member}")
@@ -223,18 +231,27 @@ def outcome_comment(parent: ForgeIssue, round_number: int, decision: Decision, g
     return f"[teamdeck] Round {round_number} review: a new round is needed (decided by {who}).\n\n{note}\n\n@{parent.creator}"
 
 
-def _post_outcome(ws: Workspace, parent: ForgeIssue, round_number: int, decision: Decision, gate: Gate) -> list[str]:
+def _post_outcome(
+    ws: Workspace, parent: ForgeIssue, round_number: int, decision: Decision, gate: Gate
+) -> tuple[str, bool]:
+    """Post the outcome on the parent issue (and close it when the goal is achieved).
+
+    Returns:
+        What happened, for the person, and whether the parent was closed.
+    """
     api = api_from_env(ws)
     if api is None:
-        return ["the outcome was not posted on Gitea (set $TEAMDECK_FORGE_URL and $TEAMDECK_FORGE_TOKEN)"]
+        return "the outcome was not posted on Gitea (set $TEAMDECK_FORGE_URL and $TEAMDECK_FORGE_TOKEN)", False
     try:
         api.comment(parent.repo, parent.number, outcome_comment(parent, round_number, decision, gate))
         if decision == "approve":
             api.close_issue(parent.repo, parent.number)
     except TeamdeckError as err:
         log.warning("%s", err)
-        return [f"the outcome is recorded, but Gitea was not updated: {err}"]
-    return [f"posted on {parent.ref}" + (" and closed it" if decision == "approve" else "")]
+        return f"the outcome is recorded, but Gitea was not updated: {err}", False
+    if decision == "approve":
+        return f"posted the outcome on {parent.ref} and closed it", True
+    return f"posted the outcome on {parent.ref}", False
 
 
 def _parent(ws: Workspace, key: str) -> ForgeIssue | None:

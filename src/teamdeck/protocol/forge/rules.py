@@ -433,7 +433,9 @@ def _on_review(ctx: _Context, approved: bool, payload: GiteaPayload) -> None:
             if not issue.final:
                 _set_status(ctx, issue, "review", f"PR #{pull.number} approved")
             for agent in _workers(ctx, issue, pull):
-                ctx.message(agent, "review_approved", {**_pull_values(issue, pull), "reviewer": ctx.sender, "review": review})
+                ctx.message(
+                    agent, "review_approved", {**_pull_values(issue, pull), "reviewer": ctx.sender, "review": review}
+                )
             continue
         _record(ctx, issue, "issue.reviewed", {"review": "changes_requested", "by": ctx.sender, "pull": pull.number})
         ctx.effects.add(f"issue {issue.ref} changes requested by {ctx.sender}")
