@@ -9,12 +9,20 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
+import httpx2
+import uvicorn
 from locations import REPO
 
 from teamdeck.protocol.teams import add_member, create_team
 from teamdeck.store.workspace import Workspace
+from teamdeck.webhook.app import create_app
 
 GITEA = REPO / "tests" / "fixtures" / "gitea"
 SECRET = "teamdeck-test-secret"
@@ -74,3 +82,35 @@ def inbox(ws: Workspace, member: str) -> list[dict]:
 def tree_bytes(root: Path) -> dict[str, bytes]:
     """Every file under ``root`` with its bytes (lock files included)."""
     return {str(path.relative_to(root)): path.read_bytes() for path in sorted(root.rglob("*")) if path.is_file()}
+
+
+@contextmanager
+def serving(ws: Workspace, *, secret: str = SECRET, max_body: int | None = None) -> Iterator[str]:
+    """``forge serve``'s application on Uvicorn in a thread, on a free loopback port;
+    yields the hook URL. Stops the server (and waits for it, bounded) on exit."""
+    app = create_app(ws, secret, **({"max_body": max_body} if max_body else {}))
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(16)
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("the webhook server did not start within 10 s")
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}/hook"
+    finally:
+        server.should_exit = True
+        thread.join(10)
+        sock.close()
+
+
+def post(url: str, headers: dict[str, str], body: bytes) -> httpx2.Response:
+    """POST one delivery (bounded in time)."""
+    sent = {name: value for name, value in headers.items() if name.lower() != "content-length"}
+    return httpx2.post(url, content=body, headers=sent, timeout=20)
