@@ -11,10 +11,6 @@ from __future__ import annotations
 
 import re
 
-MAX_MENTIONS = 100
-"""Distinct logins read from one comment; the rest are ignored (a comment of 10,000
-mentions costs the same as one of 100)."""
-
 _PARENT_TITLE = re.compile(r"\[parent\s*#(\d{1,9})\]", re.IGNORECASE)
 _PARENT_BODY = re.compile(r"^[ \t]*Parent:[ \t]*#(\d{1,9})\b", re.IGNORECASE | re.MULTILINE)
 _DEPENDS_LINE = re.compile(r"^[ \t]*Depends(?: on)?:[ \t]*(.*)$", re.IGNORECASE | re.MULTILINE)
@@ -53,13 +49,12 @@ def closes_of(body: str) -> list[int]:
     return numbers
 
 
-def mentions_of(text: str, limit: int = MAX_MENTIONS) -> list[str]:
-    """The logins ``@``-mentioned in ``text`` (lowercase, in order, each once, at most ``limit``)."""
-    logins: list[str] = []
+def mentions_of(text: str) -> list[str]:
+    """The logins ``@``-mentioned in ``text`` (lowercase, in order, each once; linear in
+    the text, so a comment of 10,000 mentions is cheap)."""
+    logins: dict[str, None] = {}
     for found in _MENTION.finditer(text):
         login = found.group(1).rstrip(".").lower()
-        if login and login not in logins:
-            logins.append(login)
-            if len(logins) >= limit:
-                break
-    return logins
+        if login:
+            logins.setdefault(login)
+    return list(logins)

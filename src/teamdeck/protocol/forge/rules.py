@@ -286,7 +286,8 @@ def _is_open(ctx: _Context, repo: str, number: int) -> bool:
 
 
 def _cycle(ctx: _Context, issue: ForgeIssue) -> list[int]:
-    """The Depends: path from ``issue`` back to itself, if there is one (empty: none)."""
+    """The Depends: path from ``issue`` back to itself through open issues, if there is
+    one (empty: none; a closed issue on the way breaks the cycle)."""
     stack: list[tuple[int, list[int]]] = [(number, [issue.number, number]) for number in issue.depends]
     seen: set[int] = set()
     while stack:
@@ -297,7 +298,7 @@ def _cycle(ctx: _Context, issue: ForgeIssue) -> list[int]:
             continue
         seen.add(number)
         dep = find_issue(ctx.ws, issue.repo, number)
-        if dep is not None:
+        if dep is not None and dep.state == "open":
             stack.extend((after, [*path, after]) for after in dep.depends)
     return []
 
