@@ -74,10 +74,10 @@ def known_agents(ws: Workspace) -> Agents:
             found.setdefault(member.name.lower(), _agent(member.name, team, config, member))
     for login, target in load_settings(ws.root).forge.agents.items():
         team, _, name = target.partition("/")
-        config = configs.get(team)
-        member = config.member(name) if config is not None else None
-        if config is None or member is None:
+        mapped = configs.get(team)
+        found_member = mapped.member(name) if mapped is not None else None
+        if mapped is None or found_member is None:
             log.warning("forge: .teamdeck.yaml forge.agents %s: no member '%s'; ignored", login, target)
             continue
-        found[login.lower()] = _agent(login, team, config, member)
+        found[login.lower()] = _agent(login, team, mapped, found_member)
     return Agents(found)

@@ -125,7 +125,8 @@ def _apply(ws: Workspace, event_name: str, body: bytes) -> Outcome:
         return Outcome(400, "invalid", f"the body is not JSON: {err}"[:DETAIL_CHARS])
     if not isinstance(raw, dict):
         return Outcome(400, "invalid", f"the body is JSON {type(raw).__name__}, not an object")
-    action = raw.get("action") if isinstance(raw.get("action"), str) else ""
+    found = raw.get("action")
+    action = found if isinstance(found, str) else ""
     if not handles(event_name, action):
         return Outcome(202, "ignored", f"no rule for event '{shown(event_name)}' action '{shown(action)}'")
     try:

@@ -27,7 +27,7 @@ from teamdeck.clock import iso
 from teamdeck.errors import TeamdeckError
 from teamdeck.model.event import Event
 from teamdeck.model.forge import ForgeIssue
-from teamdeck.model.task import Gate, Task
+from teamdeck.model.task import Gate, Task, TaskState
 from teamdeck.protocol.events import new_event
 from teamdeck.protocol.forge.agents import Agent, known_agents
 from teamdeck.protocol.forge.gitea_api import api_from_env
@@ -167,7 +167,7 @@ def _create_task(
 @gate_effect(KIND)
 def achieved_or_new_round(ws: Workspace, task: Task, gate: Gate, decision: Decision) -> list[Event]:
     """Approve: the round's task is ``done`` (goal achieved); reject: ``canceled`` (a new round)."""
-    target = "done" if decision == "approve" else "canceled"
+    target: TaskState = "done" if decision == "approve" else "canceled"
     if not can_transition(task.state, target):
         return []
     reason = "goal achieved" if decision == "approve" else f"new round: {gate.note or ''}".rstrip(": ")
