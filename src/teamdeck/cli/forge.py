@@ -94,7 +94,7 @@ def _comment(args: argparse.Namespace, ws: Workspace) -> Output:
 def issue_line(row: IssueView) -> str:
     """One line of ``forge issues``: the tree, state, assignee, depends, PR and review."""
     indent = "  └ " if row.depth else ""
-    parts = [f"{indent}#{row.number}", row.status if row.state == "open" else f"{row.status} (closed)"]
+    parts = [f"{indent}#{row.number}", row.shown_status]
     parts.append(", ".join(row.assignees) or "unassigned")
     if row.depends:
         waits = f" (waits for {', '.join(f'#{n}' for n in row.waiting_on)})" if row.waiting_on else ""

@@ -40,9 +40,18 @@ PANEL_ACTIONS = (
     ("tasks", "join", "Join the selected task again", "j: rebuild the summary and gates"),
     ("events", "filter", "Filter the events", "/"),
     ("events", "older", "Load older events", "o"),
+    ("issues", "decision", "Open the selected issue's round review", "enter: the decision in panel 1"),
 )
 
-PANEL_NAMES = {"gates": "Decisions", "roster": "Roster", "inbox": "Inbox", "tasks": "Tasks", "events": "Events"}
+PANEL_NAMES = {
+    "gates": "Decisions",
+    "roster": "Roster",
+    "inbox": "Inbox",
+    "tasks": "Tasks",
+    "events": "Events",
+    "plans": "Plans",
+    "issues": "Issues",
+}
 
 
 class TeamdeckCommands(Provider):

@@ -32,6 +32,10 @@ class IssueView:
         rounds: round reviews opened (parents); ``round_task`` holds the last one's gate.
         outcome: the last round's decision.
         updated_at: issue.yaml's updatedAt.
+        phase: where a parent issue is (seed 001 §14b.2): ``discussion`` (no sub yet),
+            ``executing`` (a sub is not final), ``round review`` (its gate waits),
+            ``new round`` / ``achieved`` (the last round's decision), ``closed``;
+            None for a sub or an issue worked on without subs.
     """
 
     repo: str
@@ -54,10 +58,16 @@ class IssueView:
     round_task: str | None = None
     outcome: str | None = None
     updated_at: str = ""
+    phase: str | None = None
 
     @property
     def ref(self) -> str:
         return f"{self.repo}#{self.number}"
+
+    @property
+    def shown_status(self) -> str:
+        """The phase of a parent, else the status."""
+        return self.phase or self.status
 
     def to_json(self) -> dict[str, Any]:
         """The row for ``--json``."""
@@ -81,10 +91,31 @@ class IssueView:
             "rounds": self.rounds,
             "roundTask": self.round_task,
             "outcome": self.outcome,
+            "phase": self.phase,
         }
 
 
-def _row(issue: ForgeIssue, depth: int, open_numbers: set[tuple[str, int]]) -> IssueView:
+def _phase(issue: ForgeIssue, subs: list[ForgeIssue]) -> str | None:
+    if issue.parent is not None or (not subs and issue.assignees):
+        return None
+    if issue.state == "closed":
+        return "closed"
+    if not subs:
+        return "discussion"
+    if (
+        issue.roundTask is not None
+        and issue.outcome is None
+        and sorted(s.number for s in subs) == sorted(issue.reviewedSubs)
+    ):
+        return "round review"
+    if not all(sub.final for sub in subs):
+        return "executing"
+    return {"achieved": "achieved", "new-round": "new round"}.get(issue.outcome or "", "executing")
+
+
+def _row(
+    issue: ForgeIssue, depth: int, open_numbers: set[tuple[str, int]], subs: list[ForgeIssue] | None = None
+) -> IssueView:
     return IssueView(
         repo=issue.repo,
         number=issue.number,
@@ -106,6 +137,7 @@ def _row(issue: ForgeIssue, depth: int, open_numbers: set[tuple[str, int]]) -> I
         round_task=issue.roundTask,
         outcome=issue.outcome,
         updated_at=issue.updatedAt,
+        phase=_phase(issue, subs or []) if depth == 0 else None,
     )
 
 
@@ -124,8 +156,9 @@ def issue_tree(issues: list[ForgeIssue]) -> tuple[IssueView, ...]:
             tops.append(issue)
     rows: list[IssueView] = []
     for top in tops:
-        rows.append(_row(top, 0, open_numbers))
-        rows.extend(_row(sub, 1, open_numbers) for sub in subs.get((top.repo.lower(), top.number), []))
+        children = subs.get((top.repo.lower(), top.number), [])
+        rows.append(_row(top, 0, open_numbers, children))
+        rows.extend(_row(sub, 1, open_numbers) for sub in children)
     return tuple(rows)
 
 
