@@ -3,7 +3,7 @@ messages it puts in agents' inboxes.
 
 | delivery | effect |
 |---|---|
-| issue opened, no assignee, no parent | discussion: every known agent but the opener gets the discussion prompt |
+| issue opened, no assignee, no parent | discussion: every known agent of the opener's team (all, for a human opener) but the opener gets the discussion prompt |
 | issue opened with an assignee, or assigned | the assignee gets the work once, with its Depends: issues' last comments; while one of them is open the issue is ``waiting`` |
 | issue closed | its creator is told, unless it closed it or is no agent; issues waiting on it are released; its parent's round may be over |
 | comment created | each @-mentioned agent but the commenter gets a mention (edited comments: no message) |
@@ -175,8 +175,11 @@ def _reload(ctx: _Context, issue: ForgeIssue) -> ForgeIssue:
 
 
 def _discussion(ctx: _Context, issue: ForgeIssue) -> None:
-    """Seed 001 §13: every known agent but the opener is asked to discuss the issue."""
-    agents = ctx.agents.all()
+    """Seed 001 §13: every known agent but the opener is asked to discuss the issue (the
+    agents of the opener's team when the opener is an agent: a workspace may supervise
+    several teams, and only this one works on the issue)."""
+    opener = ctx.agents.get(issue.creator)
+    agents = [agent for agent in ctx.agents.all() if opener is None or agent.team == opener.team]
     coordinator = issue.creator
     for agent in agents:
         if agent.login == issue.creator.lower():
