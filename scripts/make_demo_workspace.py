@@ -707,6 +707,7 @@ def tell(story: Story) -> None:
         "simayi-review requested changes on PR #104 (look-ahead bias in the crossover); fixing it on feat/101-dual-ma.",
         summary="Fixing PR #104 after review",
     )
+    take_messages(s.ws, QUANT, "guanyu-risk")
     s.idle(QUANT, "guanyu-risk", summary="Waiting for #101 before starting #102")
 
 

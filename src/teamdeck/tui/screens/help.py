@@ -13,7 +13,7 @@ KEYS = (
     (
         "Everywhere",
         (
-            ("1-7, tab, shift+tab", "switch panel (decisions, roster, inbox, tasks, events, plans, issues)"),
+            ("1-7, tab, shift+tab", "switch panel (the numbers are on the tabs)"),
             ("ctrl+p or :", "command palette: every action by name"),
             ("?", "this help"),
             ("esc", "back / close"),
