@@ -200,3 +200,25 @@ def test_a_depends_cycle_holds_both_issues_with_the_cycle_named_and_closing_one_
         assert (b.status, b.problem) == ("working", None)
         assert [e["summary"] for e in inbox(ws, "guanyu-risk")] == ["work on acme/quant#202: [q][sub][parent #100] b"]
         _still_serving(url, ws)
+
+
+def test_a_bug_in_one_delivery_is_a_500_and_gitea_s_retry_applies_it_later(team_ws, monkeypatch):
+    ws = team_ws
+    from teamdeck.protocol.forge import deliveries
+
+    def broken(*_args, **_kwargs):
+        raise RuntimeError("a bug")
+
+    headers, body = delivery("issues-opened-sub-101")
+    with serving(ws) as url:
+        with monkeypatch.context() as patch:
+            patch.setattr(deliveries, "apply_delivery", broken)
+            response = post(url, headers, body)
+            assert response.status_code == 500 and response.json()["outcome"] == "failed"
+        assert read_deliveries(ws) == [], "an unexpected failure is not recorded as done"
+        retried = post(url, headers, body)
+        assert retried.status_code == 200 and retried.json()["outcome"] == "applied"
+        assert [entry["summary"] for entry in inbox(ws, "zhangfei-dev")] == [
+            "work on acme/quant#101: [quant][sub][parent #100] 策略编码"
+        ]
+        _still_serving(url, ws)

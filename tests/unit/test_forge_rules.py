@@ -10,6 +10,7 @@ from forge_world import SECRET, STORY, delivery, inbox, make_team, signed
 from teamdeck.protocol.forge.deliveries import read_deliveries, receive
 from teamdeck.protocol.forge.issues import issue_events, load_issue
 from teamdeck.protocol.teams import add_member, create_team
+from teamdeck.protocol.validate import validate_workspace
 from teamdeck.store.workspace import Workspace
 
 
@@ -85,3 +86,17 @@ def test_a_delivery_interrupted_after_its_messages_sends_nothing_twice_when_gite
     assert [record["outcome"] for record in read_deliveries(ws)] == ["applied"]
     assert load_issue(ws, "acme__quant/101").notified == ["assigned:zhangfei-dev"]
     assert issue_events(ws, "acme__quant/101")[0].type == "issue.created"
+
+
+def test_validate_names_a_broken_issue_file_and_a_bad_delivery_line(ws):
+    make_team(ws)
+    headers, body = delivery("issues-opened-sub-101")
+    assert receive(ws, headers, body, SECRET).status == 200
+    assert [p for p in validate_workspace(ws) if p.path.startswith("forge/")] == []
+    path = ws.forge_issue_file("acme__quant/101")
+    path.write_text(path.read_text().replace("status: working", "status: sleeping"))
+    with ws.deliveries_log.open("a") as log:
+        log.write("{not json\n")
+    problems = {p.path: p for p in validate_workspace(ws) if p.path.startswith("forge/")}
+    assert "status" in problems["forge/acme__quant/issues/101/issue.yaml"].where
+    assert set(problems) == {"forge/acme__quant/issues/101/issue.yaml", "forge/deliveries.jsonl"}

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from teamdeck.model.event import Event
 from teamdeck.model.forge import ForgeIssue, GiteaIssue, GiteaPayload, GiteaPull
@@ -131,7 +131,7 @@ def _sync(ctx: _Context, gitea: GiteaIssue) -> ForgeIssue:
     change = change_issue(ctx.ws, key, decide, action=f"record {ctx.repo}#{gitea.number}", create=not exists)
     if change.events:
         ctx.effects.add(f"issue {key} {'recorded' if not exists else 'updated'}")
-    return change.task  # type: ignore[return-value]  # an ISSUE document is a ForgeIssue
+    return cast(ForgeIssue, change.task)  # an ISSUE document validates as ForgeIssue
 
 
 def _record(ctx: _Context, issue: ForgeIssue, type_: str, payload: dict[str, Any], *, once: str | None = None) -> None:
