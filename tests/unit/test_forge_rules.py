@@ -100,3 +100,15 @@ def test_validate_names_a_broken_issue_file_and_a_bad_delivery_line(ws):
     problems = {p.path: p for p in validate_workspace(ws) if p.path.startswith("forge/")}
     assert "status" in problems["forge/acme__quant/issues/101/issue.yaml"].where
     assert set(problems) == {"forge/acme__quant/issues/101/issue.yaml", "forge/deliveries.jsonl"}
+
+
+def test_a_repository_or_number_that_cannot_be_a_path_is_refused_as_invalid(ws):
+    make_team(ws)
+    for delivery_id, repo, number in (("evil-repo", "../../etc", 101), ("evil-number", "acme/quant", -1)):
+        payload = _payload("issues-opened-sub-101")
+        payload["repository"]["full_name"] = repo
+        payload["issue"]["number"] = payload["number"] = number
+        outcome = _send(ws, payload, "issues", delivery_id)
+        assert (outcome.status, outcome.outcome) == (400, "invalid"), delivery_id
+    assert [path for path in ws.forge_dir.iterdir() if path.is_dir()] == [], "no issue directory was made"
+    assert [record["outcome"] for record in read_deliveries(ws)] == ["invalid", "invalid"]

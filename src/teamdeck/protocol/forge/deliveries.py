@@ -35,7 +35,7 @@ from teamdeck.protocol.taskfile import validation_message
 from teamdeck.store.files import ensure_dir
 from teamdeck.store.jsonl import append_record, read_records
 from teamdeck.store.locks import locked
-from teamdeck.store.paths import shown
+from teamdeck.store.paths import InvalidId, shown
 from teamdeck.store.workspace import Workspace
 
 log = logging.getLogger(__name__)
@@ -137,6 +137,8 @@ def _apply(ws: Workspace, event_name: str, body: bytes) -> Outcome:
         )
     try:
         effects = apply_delivery(ws, event_name, payload)
+    except InvalidId as err:  # a repository or number no path may be built from: retrying will not help
+        return Outcome(400, "invalid", str(err)[:DETAIL_CHARS])
     except TeamdeckError as err:
         return Outcome(500, "failed", str(err)[:DETAIL_CHARS])
     return Outcome(200, "applied", f"{event_name} {action}", effects=tuple(effects.lines))
