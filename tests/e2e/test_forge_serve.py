@@ -15,6 +15,7 @@ from teamdeck.protocol.forge.deliveries import read_deliveries
 from teamdeck.protocol.forge.issues import issue_events, load_issue
 from teamdeck.protocol.taskfile import load_task
 from teamdeck.view.build import build_snapshot
+from teamdeck.view.issues import read_issue_tree
 
 MEMBERS = ("team-lead", "pangtong-fujunshi", "zhangfei-dev", "guanyu-risk", "simayi-review")
 ROUND_TASK = "round-acme__quant-100-1"
@@ -110,6 +111,13 @@ def test_the_story_over_http_has_exactly_the_effects_of_seed_001(team_ws):
         "round:1",
     ]
     assert parent.commenters == ["guanyu-risk"]
+    tree, problems = read_issue_tree(ws)
+    assert problems == () and [(row.number, row.depth, row.shown_status) for row in tree] == [
+        (100, 0, "round review"),
+        (101, 1, "done"),
+        (102, 1, "closed"),
+    ]
+    assert (tree[0].commented, tree[0].silent) == (("guanyu-risk",), ("simayi-review", "zhangfei-dev"))
     assert (first.status, first.state, first.parent, first.review, first.retries) == (
         "done",
         "closed",

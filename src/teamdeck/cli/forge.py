@@ -108,6 +108,8 @@ def issue_line(row: IssueView) -> str:
         )
     if row.rounds:
         parts.append(f"round {row.rounds}" + (f" {row.outcome}" if row.outcome else f" waits ({row.round_task})"))
+    if row.silent:
+        parts.append(f"not commented yet: {', '.join(row.silent)}")
     if row.problem:
         parts.append(f"PROBLEM: {row.problem}")
     return f"{' · '.join(parts)} · {one_line(row.title, 60)}"

@@ -32,6 +32,8 @@ class IssueView:
         rounds: round reviews opened (parents); ``round_task`` holds the last one's gate.
         outcome: the last round's decision.
         updated_at: issue.yaml's updatedAt.
+        commented: who commented (first comment first).
+        silent: agents asked to discuss it who have not commented yet.
         phase: where a parent issue is (seed 001 §14b.2): ``discussion`` (no sub yet),
             ``executing`` (a sub is not final), ``round review`` (its gate waits),
             ``new round`` / ``achieved`` (the last round's decision), ``closed``;
@@ -59,6 +61,8 @@ class IssueView:
     outcome: str | None = None
     updated_at: str = ""
     phase: str | None = None
+    commented: tuple[str, ...] = ()
+    silent: tuple[str, ...] = ()
 
     @property
     def ref(self) -> str:
@@ -92,6 +96,8 @@ class IssueView:
             "roundTask": self.round_task,
             "outcome": self.outcome,
             "phase": self.phase,
+            "commented": list(self.commented),
+            "silent": list(self.silent),
         }
 
 
@@ -138,7 +144,17 @@ def _row(
         outcome=issue.outcome,
         updated_at=issue.updatedAt,
         phase=_phase(issue, subs or []) if depth == 0 else None,
+        commented=tuple(issue.commenters),
+        silent=_silent(issue),
     )
+
+
+def _silent(issue: ForgeIssue) -> tuple[str, ...]:
+    """The agents asked to discuss ``issue`` (its ``discussion:<login>`` notifications)
+    that have not commented on it."""
+    spoke = {login.lower() for login in issue.commenters}
+    asked = [key.partition(":")[2] for key in issue.notified if key.startswith("discussion:")]
+    return tuple(login for login in asked if login not in spoke)
 
 
 def issue_tree(issues: list[ForgeIssue]) -> tuple[IssueView, ...]:

@@ -120,6 +120,13 @@ def issue_detail(issue: IssueView | None, problems: tuple[str, ...] = ()) -> Con
             ("retries ", "$text-muted"),
             f"{issue.retries}",
         ]
+        if issue.commented or issue.silent:
+            parts += [
+                ("\ncommented ", "$text-muted"),
+                cell(", ".join(issue.commented) or "nobody yet", 200),
+                ("   not yet ", "$text-muted"),
+                (cell(", ".join(issue.silent) or "-", 200), "$text-warning" if issue.silent else ""),
+            ]
         if issue.rounds:
             decided = issue.outcome or "waits in 1 Decisions (enter)"
             parts += [
