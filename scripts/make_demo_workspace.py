@@ -22,6 +22,10 @@ The story (2026-03-01, UTC; docs/protocol.md has the tour):
   handshake (docs-writer, now offline) and one in progress (test-writer), unread
   messages both ways, and a Claude Code task list.
 - team ``perf-audit``: a smaller team with a plan-mode member and a crashed one.
+- team ``quant``: an issue-driven team (seed 001) whose blackboard is Gitea: the
+  recorded webhook deliveries of tests/fixtures/gitea/ up to the rejected review are
+  received through ``forge serve``'s function, so panel 7 shows parent #100 executing,
+  sub #101 back to working after changes were requested, and sub #102 waiting on it.
 - teamdeck tasks: ``checkout-api`` and ``payment-retry`` wait for a person (blocked
   gates with questions; payment-retry also has a failed worker and an invalid
   final.json), ``search-index`` is working (two workers have not reported: the
@@ -34,6 +38,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import itertools
+import json
 import shutil
 import sys
 import tempfile
@@ -46,6 +51,7 @@ import ulid
 
 from teamdeck.clock import iso
 from teamdeck.model.claude import LEAD_NAME
+from teamdeck.protocol.forge.deliveries import receive
 from teamdeck.protocol.gates import decide_gate
 from teamdeck.protocol.join import join_task
 from teamdeck.protocol.lifecycle import transition
@@ -182,6 +188,55 @@ PERF_MEMBERS = (
         "You are log-miner on perf-audit. Mine the CI logs for the flaky tests (task #3).",
     ),
 )
+QUANT = "quant"
+QUANT_MEMBERS = (
+    (
+        "pangtong-fujunshi",
+        "purple",
+        "claude-opus-4-6",
+        "in-process",
+        False,
+        "You are pangtong-fujunshi, the coordinator of acme/quant: open parent issues, guide the discussion, "
+        "run the round reviews.",
+    ),
+    (
+        "zhangfei-dev",
+        "red",
+        "claude-sonnet-4-5-20250929",
+        "in-process",
+        False,
+        "You are zhangfei-dev on acme/quant: strategy code, scripts, implementation.",
+    ),
+    ("guanyu-risk", "green", "claude-opus-4-6", "in-process", False, "You are guanyu-risk on acme/quant: risk rules."),
+    ("simayi-review", "blue", "haiku", "in-process", False, "You are simayi-review on acme/quant: review PRs."),
+)
+QUANT_TASKS = (
+    (
+        "1",
+        "Work the acme/quant issues",
+        "Gitea is the blackboard: teamdeck forge serve puts each issue event in your inbox.",
+        "Working the acme/quant issues",
+        "in_progress",
+        "",
+        [],
+        [],
+    ),
+)
+GITEA_FIXTURES = REPO / "tests" / "fixtures" / "gitea"
+GITEA_SECRET = "teamdeck-test-secret"
+"""The secret the recorded deliveries are signed with (tests/fixtures/gitea/README.md)."""
+GITEA_STORY = (
+    "issues-opened-parent-100",
+    "issue-comment-created-100-guanyu",
+    "issues-opened-sub-101",
+    "issues-assigned-sub-101-at-create",
+    "issues-opened-sub-102",
+    "issues-assigned-sub-102",
+    "pull-request-opened-104",
+    "pull-request-review-rejected-104",
+)
+"""The deliveries the demo has received: the story up to the rejected review."""
+
 CHECKOUT_TASKS = (
     # id, subject, description, activeForm, status, owner, blocks, blockedBy
     (
@@ -376,6 +431,13 @@ class Story:
         join_task(self.ws, task_id)
 
     # --- messages ------------------------------------------------------------
+    def gitea(self, folder: str) -> None:
+        """Gitea delivers a recorded webhook; it is received as ``forge serve`` receives it."""
+        headers = json.loads((GITEA_FIXTURES / folder / "headers.json").read_text())
+        outcome = receive(self.ws, headers, (GITEA_FIXTURES / folder / "body.json").read_bytes(), GITEA_SECRET)
+        if outcome.status != 200:
+            raise RuntimeError(f"the demo's delivery {folder} was not applied: {outcome.detail}")
+
     def lead_reads(self, team: str) -> None:
         """The person reads the lead's inbox in teamdeck: everything so far is marked read."""
         take_messages(self.ws, team, LEAD_NAME)
@@ -629,6 +691,24 @@ def tell(story: Story) -> None:
     request_shutdown(s.ws, CHECKOUT, "test-writer", reason="The e2e suite is green; you can stop.")
     s.at("11:52")
     s.idle(PERF, "bench-runner")
+
+    s.at("11:53").team(
+        QUANT, "Issue-driven team of acme/quant (Gitea is its blackboard)", "claude-opus-4-6", QUANT_MEMBERS
+    )
+    s.at("11:54").task_list(QUANT, QUANT_TASKS, QUANT_MEMBERS)
+    for folder in GITEA_STORY:
+        s.clock.now += timedelta(seconds=20)
+        s.gitea(folder)
+    s.at("11:58")
+    tell_lead(
+        s.ws,
+        QUANT,
+        "zhangfei-dev",
+        "simayi-review requested changes on PR #104 (look-ahead bias in the crossover); fixing it on feat/101-dual-ma.",
+        summary="Fixing PR #104 after review",
+    )
+    take_messages(s.ws, QUANT, "guanyu-risk")
+    s.idle(QUANT, "guanyu-risk", summary="Waiting for #101 before starting #102")
 
 
 def build(out: Path) -> None:

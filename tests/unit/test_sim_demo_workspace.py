@@ -68,7 +68,7 @@ def test_only_the_one_deliberately_invalid_output_is_a_problem(ws: Workspace):
 
 
 def test_every_team_file_reads_cleanly(ws: Workspace):
-    assert list_teams(ws) == ["checkout-revamp", "perf-audit"]
+    assert list_teams(ws) == ["checkout-revamp", "perf-audit", "quant"]
     for team in list_teams(ws):
         config = read_team(ws, team)
         inboxes = read_inboxes(ws, team)

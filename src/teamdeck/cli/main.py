@@ -31,6 +31,7 @@ COMMAND_MODULES = (
     "teamdeck.cli.plans",
     "teamdeck.cli.mcp",
     "teamdeck.cli.demo",
+    "teamdeck.cli.forge",
 )
 """Modules whose ``register(subparsers, common)`` adds commands, in help order."""
 

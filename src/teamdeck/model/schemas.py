@@ -14,6 +14,7 @@ from pydantic import BaseModel
 
 from teamdeck.model.claude import ClaudeTask, InboxMessage, TeamConfig
 from teamdeck.model.event import Event
+from teamdeck.model.forge import ForgeIssue
 from teamdeck.model.guardian import GuardianAssignment, GuardianVerdictSnapshot
 from teamdeck.model.plan import Plan
 from teamdeck.model.report import JoinedSummary
@@ -40,6 +41,7 @@ SCHEMA_MODELS: dict[str, type[BaseModel]] = {
     "claude-inbox-message.schema.json": InboxMessage,
     "claude-task.schema.json": ClaudeTask,
     "team-log-record.schema.json": TeamLogRecord,
+    "forge-issue.schema.json": ForgeIssue,
 }
 """File name under schemas/ → the model it describes."""
 

@@ -7,6 +7,16 @@ from pydantic import Field
 from teamdeck.model.base import OurModel
 
 
+class ForgeSettings(OurModel):
+    """``forge:``: the Gitea bridge of issue-driven teams (seed 001)."""
+
+    agents: dict[str, str] = Field(
+        default_factory=dict,
+        description="Gitea login -> 'team/member' for agents whose login is not a member name",
+    )
+    url: str | None = Field(default=None, description="Gitea's base URL, for comments teamdeck posts")
+
+
 class Settings(OurModel):
     """Settings a workspace may carry; every field is optional."""
 
@@ -20,3 +30,4 @@ class Settings(OurModel):
         description="a shutdown_request unanswered this long is stuck: offered for resend or force, "
         "reported as not offline",
     )
+    forge: ForgeSettings = Field(default_factory=ForgeSettings)

@@ -30,9 +30,10 @@ TaskState = Literal[
 
 GateState = Literal["blocked", "approved", "rejected"]
 
-GateKind = Literal["worker-blocked", "verification-failed", "plan-approval"]
+GateKind = Literal["worker-blocked", "verification-failed", "plan-approval", "round-review"]
 """Why a person is asked: a worker blocked (spec 000), a guardian said FAIL (seed 003),
-a coordinator plan waits for approval (seed 002)."""
+a coordinator plan waits for approval (seed 002), every sub issue of a parent issue is
+final (seed 001's round review)."""
 
 
 class Gate(OurModel):

@@ -59,7 +59,7 @@ after the decision's transaction; returns lines worth telling the person."""
 GATE_FOLLOW_UPS: dict[str, GateFollowUp] = {}
 """Gate kind → what runs once a decision on such a gate is on disk (see the module)."""
 
-EFFECT_MODULES = ("teamdeck.protocol.lifecycle_gates",)
+EFFECT_MODULES = ("teamdeck.protocol.lifecycle_gates", "teamdeck.protocol.forge.round_review")
 """Modules that register effects here; :func:`decide_gate` imports them first, so what a
 decision does never depends on which other modules happen to be imported."""
 

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ValidationError
 from teamdeck.errors import InvalidFile, TeamdeckError
 from teamdeck.model.claude import ClaudeTask, InboxMessage, TeamConfig, Unknown
 from teamdeck.model.event import Event
+from teamdeck.model.forge import ForgeIssue
 from teamdeck.model.guardian import GuardianAssignment, GuardianVerdictSnapshot
 from teamdeck.model.plan import Plan
 from teamdeck.model.report import JoinedSummary
@@ -30,7 +31,7 @@ from teamdeck.protocol.worker_outputs import read_worker_outputs
 from teamdeck.store.claude_json import read_json_retrying
 from teamdeck.store.files import list_entries, read_optional
 from teamdeck.store.inbox import read_inbox
-from teamdeck.store.jsonl import decode_line
+from teamdeck.store.jsonl import decode_line, read_records
 from teamdeck.store.loaders import parse_json, parse_yaml
 from teamdeck.store.paths import ID_RE, MEMBER_RE, shown
 from teamdeck.store.teamfiles import TASK_FILE_RE, list_inbox_paths, list_team_names, task_dir_kind
@@ -343,11 +344,43 @@ def check_claude_task_list(ws: Workspace, team: str) -> Iterator[Problem]:
                     )
 
 
+def check_forge(ws: Workspace) -> Iterator[Problem]:
+    """Every issue of an issue-driven team under ``forge/``: issue.yaml and its
+    events.jsonl, and the delivery log."""
+    for repo in list_entries(ws.forge_dir):
+        if not repo.is_dir:
+            continue
+        rel = f"forge/{shown(repo.name)}"
+        if not ID_RE.fullmatch(repo.name):
+            yield Problem(rel, "", f"'{shown(repo.name)}' is not a valid repository key; its files were not read")
+            continue
+        for entry in list_entries(repo.path / "issues"):
+            if not entry.is_dir:
+                continue
+            if not (entry.name.isdigit() and ID_RE.fullmatch(entry.name)):
+                yield Problem(f"{rel}/issues/{shown(entry.name)}", "", "not an issue number; its files were not read")
+                continue
+            key = f"{repo.name}/{entry.name}"
+            base = f"{rel}/issues/{entry.name}"
+            yield from _check_model_file(
+                ws.forge_issue_file(key),
+                f"{base}/issue.yaml",
+                ForgeIssue,
+                parse_yaml,
+                missing="missing; the next delivery rebuilds it from events.jsonl",
+            )
+            yield from _check_events(ws.forge_issue_log(key), f"{base}/events.jsonl")
+    _records, problems = read_records(ws.deliveries_log)
+    for problem in problems:
+        yield Problem.of(problem, "forge/deliveries.jsonl")
+
+
 CHECKERS: tuple[Checker, ...] = (
     check_settings,
     check_tasks,
     check_teams,
     check_claude_task_lists,
     check_plans,
+    check_forge,
 )
 """Every area ``teamdeck validate`` checks, in order; add a checker here."""

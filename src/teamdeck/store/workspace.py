@@ -131,6 +131,30 @@ class Workspace:
         """``plans/<plan-id>/events.jsonl``: the plan's event log."""
         return self.plan_dir(plan_id) / "events.jsonl"
 
+    # --- issue-driven teams (seed 001) ----------------------------------------
+    @property
+    def forge_dir(self) -> Path:
+        return self.root / "forge"
+
+    @property
+    def deliveries_log(self) -> Path:
+        """``forge/deliveries.jsonl``: one record per webhook delivery, by X-Gitea-Delivery."""
+        return self.forge_dir / "deliveries.jsonl"
+
+    def forge_repo_dir(self, repo_key: str) -> Path:
+        return self.forge_dir / check_id(repo_key, "repository key")
+
+    def forge_issue_dir(self, issue_key: str) -> Path:
+        """``forge/<owner>__<repo>/issues/<n>/`` for the key ``<owner>__<repo>/<n>``."""
+        repo_key, _, number = issue_key.partition("/")
+        return self.forge_repo_dir(repo_key) / "issues" / check_id(number, "issue number")
+
+    def forge_issue_file(self, issue_key: str) -> Path:
+        return self.forge_issue_dir(issue_key) / "issue.yaml"
+
+    def forge_issue_log(self, issue_key: str) -> Path:
+        return self.forge_issue_dir(issue_key) / "events.jsonl"
+
     # --- Claude Code teams ----------------------------------------------------
     @property
     def teams_dir(self) -> Path:

@@ -48,6 +48,7 @@ PANEL_ACTIONS = (
     ("tasks", "join", "Join the selected task again", "j: rebuild the summary and gates"),
     ("events", "filter", "Filter the events", "/"),
     ("events", "older", "Load older events", "o"),
+    ("issues", "decision", "Open the selected issue's round review", "enter: the decision in panel 1"),
 )
 
 VERBS = {
@@ -62,7 +63,15 @@ VERBS = {
 }
 """How the palette names each answer to a decision."""
 
-PANEL_NAMES = {"gates": "Decisions", "roster": "Roster", "inbox": "Inbox", "tasks": "Tasks", "events": "Events"}
+PANEL_NAMES = {
+    "gates": "Decisions",
+    "roster": "Roster",
+    "inbox": "Inbox",
+    "tasks": "Tasks",
+    "events": "Events",
+    "plans": "Plans",
+    "issues": "Issues",
+}
 
 
 class TeamdeckCommands(Provider):

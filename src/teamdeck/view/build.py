@@ -29,6 +29,7 @@ from teamdeck.store.settings import load_settings
 from teamdeck.store.teamfiles import list_team_names, task_dir_kind
 from teamdeck.store.workspace import SETTINGS_FILE, Workspace
 from teamdeck.view.eventlog import EventRow, LogSource, event_row, message_row
+from teamdeck.view.issues import IssueView, read_issue_tree
 from teamdeck.view.plans import (
     PlanView,
     TaskVerdicts,
@@ -76,6 +77,8 @@ class _State:
     logs: dict[str, LogSource] = field(default_factory=dict)
     plans: dict[str, PlanView] = field(default_factory=dict)
     verdicts: dict[str, TaskVerdicts] = field(default_factory=dict)
+    issues: tuple[IssueView, ...] = ()
+    issue_problems: tuple[str, ...] = ()
     listing_problems: tuple[Problem, ...] = ()
     settings_problem: Problem | None = None
     read_only: bool = False
@@ -124,6 +127,7 @@ def build_snapshot(ws: Workspace, *, tail_budget: int = TAIL_BUDGET) -> Workspac
             state.teams[team] = files
     _derive_teams(state, set(state.teams))
     state.plans = read_plans(ws)
+    state.issues, state.issue_problems = read_issue_tree(ws)
     for task_id in state.tasks:
         _read_verdicts(state, task_id)
     rows = _merge_all(state)
@@ -171,6 +175,8 @@ def refresh(snapshot: WorkspaceSnapshot, changed: Iterable[Path]) -> WorkspaceSn
     for task_id in work.verdicts:
         _read_verdicts(state, task_id)
     update_plans(ws, state.plans, work.plans, work.tasks, relist=work.relist or work.relist_plans)
+    if work.forge or work.relist:
+        state.issues, state.issue_problems = read_issue_tree(ws)
     notices = tuple(notice for log in state.logs.values() if (notice := _take_notice(log)))
     if rebuild:
         rows = _merge_all(state)
@@ -234,6 +240,8 @@ class _Work:
     relist_plans: bool = False
     verdicts: set[str] = field(default_factory=set)
     """Tasks whose ``guardian/`` changed: their verdict history is read again."""
+    forge: bool = False
+    """Something under ``forge/`` changed: the issues are read again."""
 
 
 def _classify(root: Path, changed: Iterable[Path]) -> _Work:
@@ -247,6 +255,8 @@ def _classify(root: Path, changed: Iterable[Path]) -> _Work:
             work.relist = True
         elif parts == (SETTINGS_FILE,):
             work.settings = True
+        elif parts[0] == "forge":
+            work.forge = True
         elif parts[0] == "plans":
             plan = plan_of_path(parts)
             if plan is None:
@@ -518,6 +528,8 @@ def _snapshot(state: _State, rows: tuple[EventRow, ...], notices: tuple[str, ...
         auto_join=state.auto_join,
         plans=tuple(state.plans[plan_id] for plan_id in sorted(state.plans)),
         verdicts=state.verdicts,
+        issues=state.issues,
+        issue_problems=state.issue_problems,
         state=state,
     )
 

@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from teamdeck.errors import InvalidFile
 from teamdeck.view.eventlog import EventRow
+from teamdeck.view.issues import IssueView
 from teamdeck.view.plans import PlanView, TaskVerdicts
 
 MemberStatus = Literal[
@@ -290,6 +291,8 @@ class WorkspaceSnapshot:
         auto_join: the workspace setting autoJoin.
         plans: coordinator plans by id order (see view/plans.py).
         verdicts: task id -> its verdict history (tasks that have one).
+        issues: issue-driven teams' issues as a tree, parents before their subs (view/issues.py).
+        issue_problems: one line per issue file that could not be read.
     """
 
     root: str
@@ -306,6 +309,8 @@ class WorkspaceSnapshot:
     auto_join: bool = True
     plans: tuple[PlanView, ...] = ()
     verdicts: Mapping[str, TaskVerdicts] = field(default_factory=dict)
+    issues: tuple[IssueView, ...] = ()
+    issue_problems: tuple[str, ...] = ()
     state: Any = field(default=None, compare=False, repr=False)
     """The refresher's private state (parsed files, log readers); not for fronts."""
 

@@ -13,7 +13,7 @@ KEYS = (
     (
         "Everywhere",
         (
-            ("1-6, tab, shift+tab", "switch panel (decisions, roster, inbox, tasks, events, plans)"),
+            ("1-7, tab, shift+tab", "switch panel (the numbers are on the tabs)"),
             ("ctrl+p or :", "command palette: every action by name"),
             ("?", "this help"),
             ("esc", "back / close"),
@@ -66,6 +66,7 @@ KEYS = (
     ),
     ("5 Events", (("/", "filter"), ("o", "load older events"), ("enter", "read the whole record"))),
     ("6 Plans", (("enter", "focus the waves"), ("x", "run the plan (teamdeck plan run), confirmed first"))),
+    ("7 Issues", (("enter", "open a parent's waiting round review in 1 Decisions"),)),
 )
 
 

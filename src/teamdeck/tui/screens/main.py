@@ -1,7 +1,7 @@
-"""The main screen: the overview line, five panels in tabs, the footer.
+"""The main screen: the overview line, seven panels in tabs, the footer.
 
 Panels: 1 gates (decisions waiting), 2 roster, 3 inbox of the selected member,
-4 tasks, 5 events, 6 plans. ``tab``/``shift+tab`` and ``1``-``6`` move between them; the footer
+4 tasks, 5 events, 6 plans, 7 issues. ``tab``/``shift+tab`` and ``1``-``7`` move between them; the footer
 shows the keys of the panel that has the focus.
 """
 
@@ -17,13 +17,15 @@ from teamdeck.tui.widgets.deck_footer import DeckFooter
 from teamdeck.tui.widgets.events_panel import EventsPanel
 from teamdeck.tui.widgets.gates_panel import GatesPanel
 from teamdeck.tui.widgets.inbox_panel import InboxPanel
+from teamdeck.tui.widgets.issues_panel import IssuesPanel
+from teamdeck.tui.widgets.line_list import LineList
 from teamdeck.tui.widgets.overview_line import OverviewLine
 from teamdeck.tui.widgets.plans_panel import PlansPanel
 from teamdeck.tui.widgets.roster_panel import RosterPanel
 from teamdeck.tui.widgets.tasks_panel import TasksPanel
 from teamdeck.view.snapshot import WorkspaceSnapshot
 
-PANELS = ("gates", "roster", "inbox", "tasks", "events", "plans")
+PANELS = ("gates", "roster", "inbox", "tasks", "events", "plans", "issues")
 TITLES = {
     "gates": "1 Decisions",
     "roster": "2 Roster",
@@ -31,6 +33,7 @@ TITLES = {
     "tasks": "4 Tasks",
     "events": "5 Events",
     "plans": "6 Plans",
+    "issues": "7 Issues",
 }
 
 
@@ -44,6 +47,7 @@ class MainScreen(Screen[None]):
         Binding("4", "panel('tasks')", "Tasks", show=False, id="panel-tasks"),
         Binding("5", "panel('events')", "Events", show=False, id="panel-events"),
         Binding("6", "panel('plans')", "Plans", show=False, id="panel-plans"),
+        Binding("7", "panel('issues')", "Issues", show=False, id="panel-issues"),
         Binding("tab", "next_panel(1)", "Next panel", show=False, priority=True, id="next-panel"),
         Binding("shift+tab", "next_panel(-1)", "Previous panel", show=False, priority=True, id="previous-panel"),
         Binding("escape", "back", "Back", show=False, id="back"),
@@ -64,6 +68,8 @@ class MainScreen(Screen[None]):
                 yield EventsPanel(id="events-panel")
             with TabPane(TITLES["plans"], id="plans"):
                 yield PlansPanel(id="plans-panel")
+            with TabPane(TITLES["issues"], id="issues"):
+                yield IssuesPanel(id="issues-panel")
         yield DeckFooter()
 
     def __init__(self, *, id: str | None = None) -> None:
@@ -139,6 +145,11 @@ class MainScreen(Screen[None]):
         """Show the inbox of ``member_key`` (``team/name``)."""
         self.action_panel("inbox")
         self.query_one(InboxPanel).select_member(member_key)
+
+    def open_decision(self, key: str) -> None:
+        """Show panel 1 with the decision ``key`` selected."""
+        self.action_panel("gates")
+        self.query_one("#gate-list", LineList).select_key(key)
 
     def action_back(self) -> None:
         """Close the filter, or go back from the inbox to the roster."""

@@ -1,0 +1,133 @@
+"""``teamdeck forge serve | replay | comment | issues``: issue-driven teams (seed 001)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+from pathlib import Path
+
+from teamdeck.cli.common import Output, command_group
+from teamdeck.errors import Refused
+from teamdeck.protocol.forge.gitea_api import require_api
+from teamdeck.store.workspace import Workspace
+from teamdeck.text import one_line
+from teamdeck.view.issues import IssueView, read_issue_tree
+
+ENV_SECRET = "TEAMDECK_FORGE_SECRET"
+DEFAULT_LISTEN = "127.0.0.1:8787"
+
+
+def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    actions = command_group(subparsers, "forge", common, help="issue-driven teams: the Gitea webhook bridge")
+    serve = actions.add_parser("serve", help=f"receive Gitea webhooks (secret from ${ENV_SECRET})", parents=[common])
+    serve.add_argument("--listen", default=DEFAULT_LISTEN, metavar="HOST:PORT", help=f"default {DEFAULT_LISTEN}")
+    serve.add_argument("--max-body", type=int, default=None, metavar="BYTES", help="largest delivery accepted")
+    serve.set_defaults(handler=_serve)
+
+    replay = actions.add_parser(
+        "replay", help="post recorded deliveries (folders of headers.json + body.json) to a server", parents=[common]
+    )
+    replay.add_argument("folders", nargs="+", metavar="DIR")
+    replay.add_argument("--url", default=f"http://{DEFAULT_LISTEN}/hook", help="the server's hook URL")
+    replay.set_defaults(handler=_replay)
+
+    comment = actions.add_parser(
+        "comment", help="post a comment on a Gitea issue ($TEAMDECK_FORGE_URL, $TEAMDECK_FORGE_TOKEN)", parents=[common]
+    )
+    comment.add_argument("repo", metavar="OWNER/REPO")
+    comment.add_argument("number", type=int, metavar="N")
+    comment.add_argument("text", metavar="TEXT")
+    comment.set_defaults(handler=_comment)
+
+    issues = actions.add_parser("issues", help="the issues as a tree: parent, subs, who is on what", parents=[common])
+    issues.set_defaults(handler=_issues)
+
+
+def _serve(args: argparse.Namespace, ws: Workspace) -> Output:
+    import uvicorn
+
+    from teamdeck.webhook.app import MAX_BODY, create_app, parse_listen
+
+    secret = os.environ.get(ENV_SECRET, "")
+    if not secret.strip():
+        raise Refused(
+            f"Could not start: set ${ENV_SECRET} to the webhook's secret (Gitea signs every delivery with it)"
+        )
+    try:
+        host, port = parse_listen(args.listen)
+    except ValueError as err:
+        raise Refused(f"Could not start: --listen {err}") from None
+    ws.require_writable("serve Gitea webhooks")
+    logging.getLogger("teamdeck.forge").setLevel(logging.INFO)
+    app = create_app(ws, secret, max_body=args.max_body or MAX_BODY)
+    print(f"teamdeck: forge webhooks for {ws.root} on http://{args.listen}/hook", flush=True)
+    uvicorn.run(app, host=host, port=port, log_level="warning")
+    return Output(data={"ok": True}, text="teamdeck: forge server stopped")
+
+
+def _replay(args: argparse.Namespace, ws: Workspace) -> Output:
+    from teamdeck.webhook.replay import replay
+
+    done = replay(args.url, [Path(folder) for folder in args.folders])
+    lines = [f"{item.status} {item.answer.get('outcome', '?')} {item.folder}" for item in done]
+    failed = [item for item in done if item.status >= 400]
+    return Output(
+        data={
+            "ok": not failed,
+            "deliveries": [{"folder": str(item.folder), "status": item.status, "answer": item.answer} for item in done],
+        },
+        text="\n".join(lines),
+        exit_code=1 if failed else 0,
+    )
+
+
+def _comment(args: argparse.Namespace, ws: Workspace) -> Output:
+    api = require_api(ws, f"comment on {args.repo}#{args.number}")
+    comment_id = api.comment(args.repo, args.number, args.text)
+    return Output(
+        data={"ok": True, "repo": args.repo, "number": args.number, "commentId": comment_id},
+        text=f"commented on {args.repo}#{args.number}" + (f" (comment {comment_id})" if comment_id else ""),
+    )
+
+
+def issue_line(row: IssueView) -> str:
+    """One line of ``forge issues``: the tree, state, assignee, depends, PR and review."""
+    indent = "  └ " if row.depth else ""
+    parts = [f"{indent}#{row.number}", row.shown_status]
+    parts.append(", ".join(row.assignees) or "unassigned")
+    if row.depends:
+        waits = f" (waits for {', '.join(f'#{n}' for n in row.waiting_on)})" if row.waiting_on else ""
+        parts.append("depends " + ", ".join(f"#{n}" for n in row.depends) + waits)
+    if row.pull:
+        parts.append(f"PR {row.pull}" + (f" {row.branch}" if row.branch else ""))
+    if row.review:
+        parts.append(
+            f"review {row.review}"
+            + (f" ({row.retries} {'retry' if row.retries == 1 else 'retries'})" if row.retries else "")
+        )
+    if row.rounds:
+        parts.append(f"round {row.rounds}" + (f" {row.outcome}" if row.outcome else f" waits ({row.round_task})"))
+    if row.silent:
+        parts.append(f"not commented yet: {', '.join(row.silent)}")
+    if row.problem:
+        parts.append(f"PROBLEM: {row.problem}")
+    return f"{' · '.join(parts)} · {one_line(row.title, 60)}"
+
+
+def _issues(args: argparse.Namespace, ws: Workspace) -> Output:
+    rows, problems = read_issue_tree(ws)
+    lines: list[str] = []
+    repo = None
+    for row in rows:
+        if row.repo != repo:
+            repo = row.repo
+            lines.append(one_line(repo, 100))
+        lines.append("  " + issue_line(row))
+    if not rows:
+        lines.append("no issues yet (teamdeck forge serve records them as Gitea's webhooks arrive)")
+    return Output(
+        data={"ok": not problems, "issues": [row.to_json() for row in rows], "problems": list(problems)},
+        text="\n".join(lines),
+        warnings=list(problems),
+    )

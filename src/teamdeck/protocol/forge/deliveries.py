@@ -1,0 +1,168 @@
+"""Receiving one Gitea webhook delivery, exactly once: the function every front calls
+(``teamdeck forge serve`` and the tests).
+
+1. The signature: ``X-Gitea-Signature`` must be the hex HMAC-SHA256 of the raw body
+   with the shared secret, compared in constant time. A mismatch is 401 and nothing
+   is written.
+2. The delivery id ``X-Gitea-Delivery``: under the lock of ``forge/deliveries.jsonl``,
+   a delivery recorded there (applied, ignored or invalid) is not applied again: a
+   redelivery answers 200 ``duplicate`` and changes nothing.
+3. The body is parsed and the rules run (protocol/forge/rules.py). Then one record is
+   appended to deliveries.jsonl: ``applied`` (200), ``ignored`` (202: an event or
+   action without rules), ``invalid`` (400: not JSON, or not a Gitea payload) or
+   ``failed`` (500/503: a file could not be written; not deduplicated, so Gitea's
+   redelivery tries again, and one-time messages are not sent twice).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import ValidationError
+from ulid import ULID
+
+from teamdeck.clock import iso
+from teamdeck.errors import Busy, ReadOnly, TeamdeckError
+from teamdeck.model.forge import GiteaPayload
+from teamdeck.protocol.forge.rules import apply_delivery, handles
+from teamdeck.protocol.taskfile import validation_message
+from teamdeck.store.files import ensure_dir
+from teamdeck.store.jsonl import append_record, read_records
+from teamdeck.store.locks import locked
+from teamdeck.store.paths import InvalidId, shown
+from teamdeck.store.workspace import Workspace
+
+log = logging.getLogger(__name__)
+
+FINAL_OUTCOMES = frozenset({"applied", "ignored", "invalid"})
+"""Outcomes a redelivery does not change (``failed`` is tried again)."""
+DETAIL_CHARS = 500
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What receiving a delivery did: the HTTP status and what the body says."""
+
+    status: int
+    outcome: str
+    detail: str = ""
+    delivery: str | None = None
+    effects: tuple[str, ...] = field(default_factory=tuple)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "ok": self.status < 300,
+            "outcome": self.outcome,
+            "delivery": self.delivery,
+            "detail": self.detail,
+            "effects": list(self.effects),
+        }
+
+
+def _header(headers: Mapping[str, str], *names: str) -> str | None:
+    lowered = {key.lower(): value for key, value in headers.items()}
+    return next((lowered[name.lower()] for name in names if name.lower() in lowered), None)
+
+
+def signature_ok(secret: str, body: bytes, signature: str | None) -> bool:
+    """Whether ``signature`` is the hex HMAC-SHA256 of ``body`` keyed with ``secret`` (constant time)."""
+    if not signature or not secret:
+        return False
+    expected = hmac.new(secret.encode("utf-8"), body, hashlib.sha256).hexdigest()
+    given = signature.strip().lower().removeprefix("sha256=")
+    return hmac.compare_digest(expected.encode("ascii"), given.encode("ascii", "replace"))
+
+
+def delivered(ws: Workspace, delivery: str) -> dict[str, Any] | None:
+    """The final record of ``delivery`` in deliveries.jsonl, if there is one."""
+    records, _problems = read_records(ws.deliveries_log)
+    return next(
+        (
+            record
+            for record in reversed(records)
+            if record.get("delivery") == delivery and record.get("outcome") in FINAL_OUTCOMES
+        ),
+        None,
+    )
+
+
+def receive(ws: Workspace, headers: Mapping[str, str], body: bytes, secret: str) -> Outcome:
+    """Check, deduplicate, apply and record one delivery (see the module)."""
+    if not signature_ok(secret, body, _header(headers, "X-Gitea-Signature", "X-Gogs-Signature", "X-Hub-Signature-256")):
+        return Outcome(401, "unauthorized", "the signature does not match the body and the secret; nothing was written")
+    delivery = _header(headers, "X-Gitea-Delivery", "X-Gogs-Delivery", "X-GitHub-Delivery")
+    if not delivery or len(delivery) > 100:
+        return Outcome(400, "invalid", "no usable X-Gitea-Delivery header; nothing was written")
+    event_name = _header(headers, "X-Gitea-Event", "X-Gogs-Event", "X-GitHub-Event") or ""
+    event_type = _header(headers, "X-Gitea-Event-Type", "X-Gogs-Event-Type") or event_name
+    try:
+        ws.require_writable(f"receive Gitea delivery {shown(delivery)}")
+        ensure_dir(ws.forge_dir)
+        with locked(ws.deliveries_log, what=str(ws.rel(ws.deliveries_log))):
+            seen = delivered(ws, delivery)
+            if seen is not None:
+                return Outcome(200, "duplicate", f"already {seen.get('outcome')} at {seen.get('receivedAt')}", delivery)
+            outcome = _apply(ws, event_name, body)
+            _record(ws, delivery, event_name, event_type, outcome)
+            return Outcome(outcome.status, outcome.outcome, outcome.detail, delivery, outcome.effects)
+    except (ReadOnly, Busy) as err:
+        return Outcome(503, "failed", str(err), delivery)
+    except TeamdeckError as err:
+        log.warning("forge: delivery %s failed: %s", shown(delivery), err)
+        return Outcome(500, "failed", str(err), delivery)
+
+
+def _apply(ws: Workspace, event_name: str, body: bytes) -> Outcome:
+    try:
+        raw = json.loads(body)
+    except (UnicodeDecodeError, ValueError) as err:
+        return Outcome(400, "invalid", f"the body is not JSON: {err}"[:DETAIL_CHARS])
+    if not isinstance(raw, dict):
+        return Outcome(400, "invalid", f"the body is JSON {type(raw).__name__}, not an object")
+    found = raw.get("action")
+    action = found if isinstance(found, str) else ""
+    if not handles(event_name, action):
+        return Outcome(202, "ignored", f"no rule for event '{shown(event_name)}' action '{shown(action)}'")
+    try:
+        payload = GiteaPayload.model_validate(raw)
+    except ValidationError as err:
+        return Outcome(
+            400, "invalid", f"not a Gitea {shown(event_name)} payload: {validation_message(err)}"[:DETAIL_CHARS]
+        )
+    try:
+        effects = apply_delivery(ws, event_name, payload)
+    except InvalidId as err:  # a repository or number no path may be built from: retrying will not help
+        return Outcome(400, "invalid", str(err)[:DETAIL_CHARS])
+    except TeamdeckError as err:
+        return Outcome(500, "failed", str(err)[:DETAIL_CHARS])
+    return Outcome(200, "applied", f"{event_name} {action}", effects=tuple(effects.lines))
+
+
+def _record(ws: Workspace, delivery: str, event_name: str, event_type: str, outcome: Outcome) -> None:
+    moment = ws.clock()
+    append_record(
+        ws.deliveries_log,
+        {
+            "id": str(ULID.from_datetime(moment)),
+            "delivery": delivery,
+            "event": event_name[:100],
+            "type": event_type[:100],
+            "receivedAt": iso(moment),
+            "outcome": outcome.outcome,
+            "status": outcome.status,
+            "detail": outcome.detail[:DETAIL_CHARS],
+            "effects": list(outcome.effects),
+        },
+    )
+
+
+def read_deliveries(ws: Workspace) -> list[dict[str, Any]]:
+    """Every record of forge/deliveries.jsonl, oldest first."""
+    records, _problems = read_records(ws.deliveries_log)
+    return records

@@ -1,0 +1,86 @@
+"""``teamdeck forge serve``: Gitea webhooks over HTTP.
+
+``POST /hook`` (also ``POST /``) takes one delivery: the body is read from the stream
+with a cap (a declared or actual size over the limit is 413 before more is read, so a
+50 MB body is never buffered), then :func:`receive` checks the signature, deduplicates
+and applies it in a worker thread, one delivery at a time. Its outcome is the answer
+(200 applied or duplicate, 202 ignored, 400 invalid, 401 bad signature, 5xx failed).
+A bug in one delivery is a 500 and a logged traceback; the server keeps serving.
+``GET /health`` answers 200 for probes.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Mapping
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from teamdeck.protocol.forge.deliveries import Outcome, receive
+from teamdeck.store.workspace import Workspace
+
+log = logging.getLogger("teamdeck.forge")
+
+MAX_BODY = 5 * 1024 * 1024
+"""The largest delivery accepted, in bytes (Gitea's payloads are a few KiB; an issue
+body is cut to 8,000 characters anyway)."""
+
+
+def _too_large(limit: int) -> JSONResponse:
+    detail = f"the body is larger than {limit:,} bytes; nothing was written"
+    return JSONResponse(Outcome(413, "too-large", detail).to_json(), status_code=413)
+
+
+def create_app(ws: Workspace, secret: str, *, max_body: int = MAX_BODY) -> Starlette:
+    """The webhook application for workspace ``ws`` and the shared ``secret``."""
+    one_at_a_time = threading.Lock()
+
+    def handle(headers: Mapping[str, str], body: bytes) -> Outcome:
+        with one_at_a_time:
+            try:
+                outcome = receive(ws, headers, body, secret)
+            except Exception:  # one broken delivery must not stop the server (logged with its traceback)
+                log.exception("forge: unexpected error in a delivery")
+                return Outcome(500, "failed", "internal error (logged by the server); nothing else was affected")
+        log.info("forge: %s %s %s", outcome.status, outcome.outcome, outcome.delivery or "-")
+        return outcome
+
+    async def hook(request: Request) -> JSONResponse:
+        declared = request.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > max_body:
+            return _too_large(max_body)
+        body = bytearray()
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > max_body:
+                return _too_large(max_body)
+        outcome = await run_in_threadpool(handle, dict(request.headers), bytes(body))
+        return JSONResponse(outcome.to_json(), status_code=outcome.status)
+
+    async def health(_request: Request) -> JSONResponse:
+        return JSONResponse({"ok": True})
+
+    return Starlette(
+        routes=[
+            Route("/hook", hook, methods=["POST"]),
+            Route("/", hook, methods=["POST"]),
+            Route("/health", health, methods=["GET"]),
+        ]
+    )
+
+
+def parse_listen(text: str) -> tuple[str, int]:
+    """``127.0.0.1:8787`` / ``[::1]:8787`` → host and port.
+
+    Raises:
+        ValueError: not HOST:PORT with a port in 1-65535 (0: any free port).
+    """
+    host, sep, port = text.rpartition(":")
+    if not sep or not host or not port.isdigit() or int(port) > 65535:
+        raise ValueError(f"'{text}' is not HOST:PORT (e.g. 127.0.0.1:8787)")
+    return host.strip("[]"), int(port)
