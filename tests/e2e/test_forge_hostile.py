@@ -1,4 +1,4 @@
-"""Hostile deliveries to ``teamdeck forge serve`` (issue 11): a 50 MB body, invalid
+"""Hostile deliveries to ``teamdeck forge serve``: a 50 MB body, invalid
 JSON, a title full of escape sequences and markup, a comment with 10,000 mentions, a
 ``Depends:`` cycle. Each has a clear outcome, loses nothing, and the server keeps
 serving (every test ends with an ordinary delivery that is applied)."""

@@ -1,4 +1,4 @@
-"""Talking back to Gitea (issue 11): ``teamdeck forge comment`` and the round-review
+"""Talking back to Gitea: ``teamdeck forge comment`` and the round-review
 outcome, checked against a local stand-in for Gitea's REST API on 127.0.0.1 that
 records method, path, headers and JSON body; and ``teamdeck forge replay`` /
 ``teamdeck forge serve`` as a person runs them."""

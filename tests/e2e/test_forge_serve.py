@@ -1,6 +1,6 @@
 """``teamdeck forge serve`` over real HTTP on loopback: the Gitea story of
 tests/fixtures/gitea/ yields exactly seed 001's effects, a bad signature writes
-nothing, a redelivery does nothing twice (issue 11 acceptance)."""
+nothing, a redelivery does nothing twice."""
 
 from __future__ import annotations
 

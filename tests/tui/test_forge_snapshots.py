@@ -1,4 +1,4 @@
-"""Snapshots of issue-driven teams in the TUI (issue 11): the Issues panel mid-story
+"""Snapshots of issue-driven teams in the TUI: the Issues panel mid-story
 and at the round review, and the round-review decision in the one decision queue.
 
 The workspace is the Gitea story of tests/fixtures/gitea/ received through the same

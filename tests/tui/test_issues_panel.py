@@ -1,4 +1,4 @@
-"""The Issues panel (issue 11): live as deliveries arrive (the watcher sees forge/),
+"""The Issues panel: live as deliveries arrive (the watcher sees forge/),
 and hostile titles drawn as literal, harmless text."""
 
 from __future__ import annotations
