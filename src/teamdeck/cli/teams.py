@@ -351,7 +351,10 @@ def _doctor(args: argparse.Namespace, ws: Workspace) -> Output:
         lines.append(f"no teams in {ws.root / 'teams'}")
     healthy = all(report.get("healthy") for report in reports)
     return Output(
-        {"ok": True, "healthy": healthy, "teams": reports, "ignored": ignored}, "\n".join(lines), warnings=ignored
+        {"ok": True, "healthy": healthy, "teams": reports, "ignored": ignored},
+        "\n".join(lines),
+        exit_code=0 if healthy else 1,  # a failure found (or a team unreadable): scripts and CI can tell
+        warnings=ignored,
     )
 
 
