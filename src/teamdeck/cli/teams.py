@@ -13,6 +13,7 @@ import sys
 from typing import Any
 
 from teamdeck.cli.common import Output, command_group
+from teamdeck.cli.team_tasks import register_team_task
 from teamdeck.errors import Refused
 from teamdeck.model.claude import COLORS
 from teamdeck.protocol import messaging, teams
@@ -76,6 +77,7 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     delete.set_defaults(handler=_team_delete)
     listing = actions.add_parser("list", help="the teams of the workspace", parents=[common])
     listing.set_defaults(handler=_team_list)
+    register_team_task(actions, common)
 
     send = _add_intermixed(subparsers, "send", help="send a message to one member (SendMessage)", parents=[common])
     send.add_argument("team", metavar="TEAM")

@@ -14,3 +14,9 @@ class Settings(OurModel):
     autoJoin: bool = Field(
         default=True, description="the TUI re-runs join when a worker's final.json appears or changes"
     )
+    stalledAfterSeconds: int = Field(
+        default=600,
+        ge=1,
+        description="a Claude Code team task in_progress whose owner has been idle this long (or is offline) is "
+        "flagged stalled",
+    )
