@@ -50,9 +50,11 @@ def render_status(snapshot: WorkspaceSnapshot) -> str:
             )
     else:
         lines.append(f"no decisions waiting — {counts.scanned()}")
-    lines += ["", "TASKS" if snapshot.tasks else ("no teamdeck tasks" if snapshot.team_tasks else "no tasks")]
+    lines += ["", "TASKS" if snapshot.tasks else ("no teamdeck tasks" if counts.team_tasks else "no tasks")]
     lines += [_task_line(task) for task in snapshot.tasks]
     for listing in snapshot.team_tasks:
+        if not listing.tasks and not listing.problems:
+            continue  # an empty list (a team that has not made a task yet) says nothing
         lines += ["", _task_list_head(listing)]
         lines += [_team_task_line(task) for task in listing.visible]
     lines += ["", "TEAMS" if snapshot.teams else "no teams"]

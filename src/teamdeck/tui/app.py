@@ -33,13 +33,17 @@ from teamdeck.tui.messages import SnapshotChanged
 from teamdeck.tui.render import cell
 from teamdeck.tui.screens.help import HelpScreen
 from teamdeck.tui.screens.main import MainScreen
-from teamdeck.view.build import build_snapshot, load_older, refresh
+from teamdeck.view.build import build_snapshot, load_older, refresh, retime
 from teamdeck.view.snapshot import WorkspaceSnapshot
 from teamdeck.watch import watch_batches
 
 NOTICE_CHARS = 400
+RETIME_EVERY_S = 30.0
+"""How often a live app re-derives what the passing of time changes (a team task whose
+owner stays idle becomes stalled without any file changing)."""
 _STOP = "stop"
 _OLDER = "older"
+_RETIME = "retime"
 
 
 class TeamdeckApp(App[None]):
@@ -98,6 +102,7 @@ class TeamdeckApp(App[None]):
         self._refresher()
         if self.watch_files:
             self._watch()
+            self.set_interval(RETIME_EVERY_S, self.retime)
 
     def on_unmount(self) -> None:
         self._stop.set()
@@ -134,23 +139,28 @@ class TeamdeckApp(App[None]):
             self._busy.set()
             try:
                 paths: set[Path] = set()
-                older = False
+                older = retimed = False
                 while True:
                     if item == _STOP:
                         return
-                    if isinstance(item, str):  # _OLDER
+                    if item == _OLDER:
                         older = True
-                    else:
+                    elif item == _RETIME:
+                        retimed = True
+                    elif not isinstance(item, str):
                         paths |= item
                     try:
                         item = self._changes.get_nowait()
                     except queue.Empty:
                         break
+                before = snapshot
                 try:
                     if paths:
                         snapshot = refresh(snapshot, paths)
                     if older:
                         snapshot = load_older(snapshot)
+                    if retimed and not paths:  # a refresh derives the time-dependent views itself
+                        snapshot = retime(snapshot)
                 except Exception as err:  # noqa: BLE001 - a bad refresh must not end live updates
                     self.call_from_thread(
                         self.notify,
@@ -160,7 +170,8 @@ class TeamdeckApp(App[None]):
                         markup=False,
                     )
                     continue
-                self._publish(snapshot)
+                if snapshot is not before:
+                    self._publish(snapshot)
             finally:
                 self._busy.clear()
 
@@ -203,6 +214,11 @@ class TeamdeckApp(App[None]):
     def load_older_events(self) -> None:
         """Load older lines of every log into the events view."""
         self._changes.put(_OLDER)
+
+    def retime(self) -> None:
+        """Derive again what the passing of time changes (stalled team tasks); drawn
+        only if something did change."""
+        self._changes.put(_RETIME)
 
     # --- actions ------------------------------------------------------------------------
 
