@@ -133,3 +133,23 @@ def test_team_task_keys_are_off_for_teamdeck_tasks_and_in_read_only(tmp_path) ->
         assert (ws.claude_tasks_dir(TEAM) / "2.json").read_bytes() == before
 
     run(app, scenario)
+
+
+def test_the_team_task_list_updates_live_from_the_watcher(tmp_path) -> None:
+    ws = captured(tmp_path)
+    app = make_app(ws, watch=True)
+
+    async def scenario(pilot):
+        await pilot.press("4")
+        rows = lambda: {row.key for row in app.main.query_one(TaskList).rows}  # noqa: E731
+        assert f"{TEAM}#9" not in rows()
+        task = {"id": "9", "subject": "Write the summary", "description": "", "status": "in_progress"}
+        (ws.claude_tasks_dir(TEAM) / "9.json").write_text(json.dumps(dict(task, owner="config-analyst"), indent=2))
+        await until(pilot, lambda: f"{TEAM}#9" in rows(), "the new task's row")
+        assert app.snapshot.team_task(f"{TEAM}#9").stalled  # its owner has been idle for days
+        (ws.claude_tasks_dir(TEAM) / "10.json").write_text("{broken")
+        await until(
+            pilot, lambda: any(key.startswith(f"problem:{TEAM}:") for key in rows()), "the bad file as a problem row"
+        )
+
+    run(app, scenario)

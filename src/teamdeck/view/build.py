@@ -579,6 +579,6 @@ def _problems(state: _State, tasks: tuple[TaskView, ...], teams: tuple[TeamView,
     problems += [Problem(f"plans/{plan.id}", "", plan.problem) for plan in state.plans.values() if plan.problem]
     for verdicts in state.verdicts.values():
         problems += [Problem(f"tasks/{verdicts.task_id}/guardian", "", line) for line in verdicts.problems]
-    for team in sorted(state.task_list_views):
-        problems += state.task_list_views[team].problems
+    for name in sorted(state.task_list_views):
+        problems += state.task_list_views[name].problems
     return tuple(problems)
