@@ -115,12 +115,13 @@ def read_task_file(ws: Workspace, team: str, name: str) -> ClaudeTask:
 
 
 def _parse(ws: Workspace, team: str, name: str) -> tuple[bytes, dict[str, Any], ClaudeTask]:
+    """:func:`read_task_file`, also returning the bytes read and the raw object."""
     path = ws.claude_tasks_dir(team) / name
     where = shown_task_path(ws, team, name)
     try:
         size = path.stat().st_size
     except FileNotFoundError:
-        raise
+        raise  # gone: the caller decides what that means
     except OSError as err:
         raise InvalidFile(where, "", f"cannot read: {err.strerror or err}") from err
     if size > TASK_FILE_MAX_BYTES:
