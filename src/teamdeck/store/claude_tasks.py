@@ -201,7 +201,7 @@ def list_locked(ws: Workspace, team: str, *, stale_after: float = LOCK_STALE_S) 
 
 def _stamp(previous: Any, now: datetime) -> Any:
     """``now`` in the form ``previous`` had (epoch ms for a number, else ISO text)."""
-    if isinstance(previous, int) and not isinstance(previous, bool):
+    if isinstance(previous, (int, float)) and not isinstance(previous, bool):
         return int(now.timestamp() * 1000)
     return iso(now)
 
