@@ -509,19 +509,12 @@ def tell(story: Story) -> None:
     s.at("09:21").join("release-notes")
     s.at("09:22").lead_reads(CHECKOUT)
     s.at("09:25")
-    decide_gate(
+    decide_gate(  # docs-writer is told in its inbox, from the lead
         s.ws,
         "release-notes",
         "g-docs-writer-1",
         "approve",
         "2.4.0: guest checkout ships behind a flag, so the public API does not change.",
-    )
-    send_message(
-        s.ws,
-        CHECKOUT,
-        "docs-writer",
-        "Your gate is answered in shared/human-notes.md: it is 2.4.0.",
-        summary="Version decided: 2.4.0",
     )
     s.at("09:26")
     take_messages(s.ws, CHECKOUT, "docs-writer")

@@ -117,7 +117,9 @@ def test_seed_smoke_test(tmp_path: Path, run_cli) -> None:
         )
     )
 
-    report = ok(cli("doctor", TEAM, "--json")).json["teams"][0]
+    unhealthy = cli("doctor", TEAM, "--json")
+    assert unhealthy.code == 1 and unhealthy.json["healthy"] is False  # exit 1: it found failures
+    report = unhealthy.json["teams"][0]
     shutdowns = {h["requestId"]: h for h in report["handshakes"]}
     assert shutdowns[request_a]["state"] == "offline" and shutdowns[request_a]["reply"] == "shutdown_approved"
     assert shutdowns[request_b]["state"] == "rejected" and shutdowns[request_b]["note"] == "still writing tests"
@@ -200,10 +202,12 @@ def test_s1_agent_text_is_sanitised_on_the_terminal(tmp_path: Path, run_cli) -> 
 )
 def test_doctor_reads_a_claude_directory_in_place_without_writing(run_cli, root: str, team: str) -> None:
     before = fixture_digest()
-    result = ok(run_cli(FIXTURES / root, "doctor"))
-    assert result.out.startswith(f"team {team}  (lead: team-lead)")
-    data = ok(run_cli(FIXTURES / root, "doctor", "--json")).json
-    assert [report["team"] for report in data["teams"]] == [team]
+    result = run_cli(FIXTURES / root, "doctor")
+    assert result.out.startswith(f"team {team}  (lead: team-lead)"), result.err
+    data = run_cli(FIXTURES / root, "doctor", "--json")
+    assert [report["team"] for report in data.json["teams"]] == [team]
+    # exit 1 exactly when a failure was found (the synthesized team has one: not offline)
+    assert result.code == data.code == (0 if data.json["healthy"] else 1)
     assert fixture_digest() == before
 
 
@@ -215,7 +219,9 @@ def test_doctor_on_the_fixtures_shows_rosters_idles_and_open_handshakes(run_cli)
         analysis,
     )
     assert "team delete would be refused: 4 active member(s)" in analysis
-    synthesized = ok(run_cli(FIXTURES / "synthesized", "doctor", "--json")).json
+    doctor = run_cli(FIXTURES / "synthesized", "doctor", "--json")
+    assert doctor.code == 1, doctor.err  # it found a failure
+    synthesized = doctor.json
     report = synthesized["teams"][0]
     assert synthesized["healthy"] is False
     assert [(f["code"], f["member"]) for f in report["findings"] if f["failure"]] == [("not_offline", "worker-a")]

@@ -29,11 +29,11 @@ from teamdeck.model.claude import (
     decode_text,
     is_structured,
 )
+from teamdeck.store.claude_tasks import read_claude_tasks
 from teamdeck.store.inbox import read_inbox
 from teamdeck.store.teamfiles import (
     list_inbox_paths,
     list_team_names,
-    read_claude_tasks,
     read_team_config,
     task_dir_kind,
 )

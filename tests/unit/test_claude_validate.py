@@ -91,4 +91,4 @@ def test_fixtures_fit_the_published_claude_code_schemas() -> None:
     for path in FIXTURES.glob("*/tasks/*/*.json"):
         schemas["claude-task.schema.json"].validate(json.loads(path.read_text()))
         checked += 1
-    assert checked == 3 + 19 + 3
+    assert checked == 3 + 19 + 3 + 8  # configs, inbox entries, task files (synthesized, analysis-team)

@@ -40,3 +40,13 @@ def test_a_broken_plan_leaves_the_decision_recorded_and_says_so(tmp_path: Path) 
     assert len(change.notices) == 1 and "what follows it did not run" in change.notices[0]
     lines = ws.events_file("release").read_text().splitlines()
     assert json.loads(lines[-2])["type"] == "gate.approved"
+
+
+def test_text_mode_gate_approve_prints_the_plan_move(tmp_path: Path, run_cli) -> None:
+    """Issue 9 item 6: what the decision moved is printed without --json too."""
+    ws = world.build(tmp_path / "ws", "imported")
+    approved = run_cli(ws.root, "gate", "approve", "release", "plan-approval", "--note", "go")
+    assert approved.code == 0, approved.err
+    lines = approved.out.splitlines()
+    assert lines[0].startswith("approved gate plan-approval of task release")
+    assert "plan release: PLANNING -> READY: approved at the approval gate" in lines[1:]

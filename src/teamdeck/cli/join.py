@@ -100,7 +100,9 @@ def _decide(args: argparse.Namespace, ws: Workspace) -> Output:
     change = decide_gate(ws, args.task_id, args.gate_id, args.decision, note=args.note)
     gate = change.task.gate(args.gate_id)
     assert gate is not None
-    text = f"{gate.state} gate {gate.id} of task {change.task.id}; the task is {change.task.state}"
+    text = "\n".join(
+        [f"{gate.state} gate {gate.id} of task {change.task.id}; the task is {change.task.state}", *change.said]
+    )
     data = {
         "ok": True,
         "task": change.task.id,
@@ -109,7 +111,7 @@ def _decide(args: argparse.Namespace, ws: Workspace) -> Output:
         "events": [event.id for event in change.events],
         "notices": list(change.notices),
     }
-    return Output(data=data, text=text)  # notices were logged as warnings
+    return Output(data=data, text=text)  # the other notices were logged as warnings
 
 
 def _validate(args: argparse.Namespace, ws: Workspace) -> Output:

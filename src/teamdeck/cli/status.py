@@ -14,7 +14,7 @@ from teamdeck.text import one_line
 from teamdeck.view.build import build_snapshot
 from teamdeck.view.export import snapshot_json
 from teamdeck.view.overview import age, overview
-from teamdeck.view.snapshot import MemberView, TaskView, WorkspaceSnapshot
+from teamdeck.view.snapshot import MemberView, TaskView, TeamTaskListView, TeamTaskView, WorkspaceSnapshot
 
 
 def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -39,6 +39,8 @@ def render_status(snapshot: WorkspaceSnapshot) -> str:
         f"({counts.active} active, {counts.idle} idle, {counts.offline} offline), {counts.tasks} task(s), "
         f"{counts.unread} unread"
     )
+    if counts.team_tasks:
+        head += f", {counts.team_tasks} team task(s) ({counts.stalled} stalled)"
     if snapshot.read_only:
         head += f"; read-only ({one_line(snapshot.read_only_reason)})"
     lines = [head, ""]
@@ -54,8 +56,13 @@ def render_status(snapshot: WorkspaceSnapshot) -> str:
             )
     else:
         lines.append(f"no decisions waiting — {counts.scanned()}")
-    lines += ["", "TASKS" if snapshot.tasks else "no tasks"]
+    lines += ["", "TASKS" if snapshot.tasks else ("no teamdeck tasks" if counts.team_tasks else "no tasks")]
     lines += [_task_line(task) for task in snapshot.tasks]
+    for listing in snapshot.team_tasks:
+        if not listing.tasks and not listing.problems:
+            continue  # an empty list (a team that has not made a task yet) says nothing
+        lines += ["", _task_list_head(listing)]
+        lines += [_team_task_line(task) for task in listing.visible]
     lines += ["", "TEAMS" if snapshot.teams else "no teams"]
     for team in snapshot.teams:
         active = sum(1 for member in team.members if member.active)
@@ -78,6 +85,31 @@ def _task_line(task: TaskView) -> str:
     open_gates = task.open_gates
     gates = f"{len(open_gates)} gate(s) waiting" if open_gates else f"{len(task.gates)} gate(s), none waiting"
     return f"  {task.id}  {task.state}  {one_line(task.title, 60)}  [{workers}; {gates}]"
+
+
+def _task_list_head(listing: TeamTaskListView) -> str:
+    """``TEAM TASKS alpha (3, 1 stalled, 2 internal hidden)``."""
+    parts = [str(len(listing.visible))]
+    if listing.stalled:
+        parts.append(f"{len(listing.stalled)} stalled")
+    if listing.hidden:
+        parts.append(f"{listing.hidden} internal hidden")
+    if listing.problems:
+        parts.append(f"{len(listing.problems)} bad file(s), see PROBLEMS")
+    return f"TEAM TASKS {listing.team} ({', '.join(parts)})"
+
+
+def _team_task_line(task: TeamTaskView) -> str:
+    """``  #2  in_progress  owner bob  Migrate schema  [blocked by #1]  ! STALLED: ...``."""
+    line = (
+        f"  #{task.id:<4} {one_line(task.status, 20):<12} owner {one_line(task.owner or '-', 32):<18} "
+        f"{one_line(task.subject, 80)}"
+    )
+    if task.blocked_by:
+        line += "  [blocked by " + ", ".join(f"#{one_line(other, 12)}" for other in task.blocked_by) + "]"
+    if task.stalled:
+        line += f"  ! STALLED: {one_line(task.stalled, 120)}"
+    return line
 
 
 def _member_line(member: MemberView, snapshot: WorkspaceSnapshot) -> str:

@@ -14,6 +14,7 @@ from datetime import timedelta
 from typing import Any
 
 from teamdeck.cli.common import Output, command_group
+from teamdeck.cli.team_tasks import register_team_task
 from teamdeck.errors import Refused
 from teamdeck.model.claude import COLORS
 from teamdeck.protocol import messaging, teams
@@ -80,6 +81,7 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     delete.set_defaults(handler=_team_delete)
     listing = actions.add_parser("list", help="the teams of the workspace", parents=[common])
     listing.set_defaults(handler=_team_list)
+    register_team_task(actions, common)
 
     send = _add_intermixed(subparsers, "send", help="send a message to one member (SendMessage)", parents=[common])
     send.add_argument("team", metavar="TEAM")
@@ -387,7 +389,10 @@ def _doctor(args: argparse.Namespace, ws: Workspace) -> Output:
         lines.append(f"no teams in {ws.root / 'teams'}")
     healthy = all(report.get("healthy") for report in reports)
     return Output(
-        {"ok": True, "healthy": healthy, "teams": reports, "ignored": ignored}, "\n".join(lines), warnings=ignored
+        {"ok": True, "healthy": healthy, "teams": reports, "ignored": ignored},
+        "\n".join(lines),
+        exit_code=0 if healthy else 1,  # a failure found (or a team unreadable): scripts and CI can tell
+        warnings=ignored,
     )
 
 

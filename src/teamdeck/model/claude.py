@@ -329,7 +329,9 @@ def is_structured(text: str) -> bool:
 
 
 class ClaudeTask(ClaudeModel):
-    """One Claude Code task file. ``status`` is kept as written (unknown values too)."""
+    """One Claude Code task file. ``status`` is kept as written (unknown values too);
+    ``createdAt`` / ``updatedAt`` are epoch milliseconds in the captures (any other
+    form is kept as written)."""
 
     id: str
     subject: str = ""
@@ -340,6 +342,8 @@ class ClaudeTask(ClaudeModel):
     blockedBy: list[str] = Field(default_factory=list)
     owner: str | None = None
     metadata: dict[str, Any] | None = None
+    createdAt: int | float | str | None = None
+    updatedAt: int | float | str | None = None
 
     KNOWN_STATUSES: ClassVar[tuple[str, ...]] = ("pending", "in_progress", "completed", "deleted")
 

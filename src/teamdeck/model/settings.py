@@ -31,3 +31,9 @@ class Settings(OurModel):
         "reported as not offline",
     )
     forge: ForgeSettings = Field(default_factory=ForgeSettings)
+    stalledAfterSeconds: int = Field(
+        default=600,
+        ge=1,
+        description="a Claude Code team task in_progress whose owner has been idle this long (or is offline) is "
+        "flagged stalled",
+    )

@@ -32,7 +32,7 @@ from teamdeck.protocol.worker_outputs import check_output
 from teamdeck.store.atomic import atomic_replace
 from teamdeck.store.files import ensure_dir
 from teamdeck.store.loaders import dumps_json
-from teamdeck.store.paths import check_id
+from teamdeck.store.paths import InvalidId, check_id
 from teamdeck.store.workspace import Workspace
 
 ROLES: tuple[WorkerRole, ...] = ("coordinator", "implementor", "verifier")
@@ -251,6 +251,8 @@ def _tell_delegator(ws: Workspace, task: Task, agent_id: str, output: WorkerOutp
     worker = next((worker for worker in task.workers if worker.id == agent_id), None)
     if worker is None or not worker.assignedBy or not task.team:
         return [], []
+    if worker.member and worker.member.lower() == worker.assignedBy.lower():
+        return [], []  # it delegated to itself: it knows what it reported
     lines = [f"Task {task.id} ({task.title}): {output.status}. {output.summary}"]
     lines += [f"Question: {question}" for question in output.questions]
     lines += [f"Next: {action}" for action in output.nextActions]
@@ -277,18 +279,97 @@ def notify_workers(ws: Workspace, task: Task, text: str, *, summary: str) -> tup
     """
     if not task.team:
         return [], [f"task {task.id} has no team: its workers were not sent the message"]
-    told, notices = [], []
-    for worker in task.workers:
-        if not worker.member:
-            continue
-        try:
-            send_message(ws, task.team, worker.member, text, summary=summary)
-            told.append(worker.member)
-        except TeamdeckError as err:
-            notices.append(f"{worker.member} was not sent the message: {err}")
+    told, notices = _send_each(
+        ws, task.team, [worker.member for worker in task.workers if worker.member], text, summary
+    )
     if not told and not notices:
         notices.append(f"task {task.id} has no delegated workers: nobody was sent the message")
     return told, notices
+
+
+def _send_each(ws: Workspace, team: str, members: list[str], text: str, summary: str) -> tuple[list[str], list[str]]:
+    """Send ``text`` from the team lead to each of ``members`` (each delivery on its
+    own: one failing does not stop the others)."""
+    told, notices = [], []
+    for member in members:
+        try:
+            send_message(ws, team, member, text, summary=summary)
+            told.append(member)
+        except TeamdeckError as err:
+            notices.append(f"{member} was not sent the message: {err}")
+    return told, notices
+
+
+def member_of_worker(ws: Workspace, task: Task, agent_id: str) -> str | None:
+    """The team member a worker of ``task`` is: the delegated worker's ``member``, else
+    the member whose worker id (:func:`worker_id_for`) is ``agent_id`` (a worker that
+    wrote its final.json without being delegated), else None.
+
+    Raises:
+        NotFound, InvalidFile: only when the roster has to be read and cannot be.
+    """
+    worker = next((worker for worker in task.workers if worker.id == agent_id), None)
+    if worker is not None and worker.member:
+        return worker.member
+    if not task.team:
+        return None
+    for member in read_team(ws, task.team).members:
+        try:
+            if worker_id_for(member.name) == agent_id:
+                return member.name
+        except InvalidId:
+            continue
+    return None
+
+
+FAIL_GATE_KINDS = ("verification-failed",)
+"""Gate kinds that name no worker but concern every worker of the task (a guardian's
+FAIL: retry or give up)."""
+
+GATE_VERDICTS = {
+    ("verification-failed", "approved"): "approved (retry: the task works again)",
+    ("verification-failed", "rejected"): "rejected (give up: the task failed)",
+}
+"""How a decision reads for gate kinds whose approve/reject mean more than yes/no."""
+
+
+def tell_gate_decision(ws: Workspace, task: Task, gate_id: str) -> tuple[list[str], list[str]]:
+    """Tell the worker(s) a decided gate concerns, in their Claude Code inboxes, from
+    the team lead: the worker named by the gate's ``agentInstance``, or, for a FAIL gate
+    (which names none), every delegated worker of the task. Nobody else: a task with no
+    team (its human-notes.md is the answer, as always), a gate naming no worker (a
+    coordinator plan's approval, which moves the plan instead), and never the lead
+    itself (the sender).
+
+    Returns:
+        The members told, and notices for those who could not be (never raises: the
+        decision is already on disk).
+    """
+    gate = task.gate(gate_id)
+    if gate is None or gate.state == "blocked" or not task.team:
+        return [], []
+    try:
+        lead = read_team(ws, task.team).lead_name
+        if gate.agentInstance:
+            member = member_of_worker(ws, task, gate.agentInstance)
+            members = [member] if member else []
+        elif gate.kind in FAIL_GATE_KINDS:
+            members = [worker.member for worker in task.workers if worker.member]
+        else:
+            members = []
+    except TeamdeckError as err:
+        return [], [f"the workers of task {task.id} were not told of the decision: {err}"]
+    members = [member for member in dict.fromkeys(members) if member.lower() != lead.lower()]
+    if not members:
+        return [], []
+    verdict = GATE_VERDICTS.get((gate.kind, gate.state), gate.state)
+    notes = ws.rel(ws.human_notes(task.id))
+    lines = [
+        f"Gate {gate.id} of task {task.id} ({task.title}) was {verdict} by {gate.decidedBy or 'someone'}.",
+        f"Note: {gate.note}" if gate.note else "No note was given.",
+        f'The question, the decision and any answer are in {notes}, under "Gate {gate.id}".',
+    ]
+    return _send_each(ws, task.team, members, "\n".join(lines), f"gate {gate.id} {gate.state}")
 
 
 def member_roles(ws: Workspace, team: str) -> dict[str, list[str]]:

@@ -11,6 +11,11 @@ returns the task to ``working`` once no gate waits any more; other modules regis
 their kinds with :func:`gate_effect` (a kind without an entry behaves like
 ``worker-blocked``).
 
+When the task belongs to a team, the worker the gate names (``agentInstance``; for a
+gate that names none, every delegated worker) is then told in its Claude Code inbox,
+from the team lead (protocol/delegation.py ``tell_gate_decision``): an agent waiting on
+the answer learns it without reading human-notes.md. A task with no team tells nobody.
+
 A kind may also have a **follow-up** (:data:`GATE_FOLLOW_UPS`, :func:`gate_follow_up`):
 what the decision sets going in *other* documents once it is on disk, e.g. a decided
 ``plan-approval`` moves its plan at once. It runs after the task's transaction, outside
@@ -23,12 +28,13 @@ from __future__ import annotations
 import importlib
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Literal
 
 from teamdeck.errors import Conflict, NotFound, Refused, TeamdeckError, WriteFailed
 from teamdeck.model.event import Event
 from teamdeck.model.task import Gate, GateState, Task
+from teamdeck.protocol.delegation import tell_gate_decision
 from teamdeck.protocol.events import new_event
 from teamdeck.protocol.human_notes import sync_human_notes, when
 from teamdeck.protocol.lifecycle import can_transition, transition_event
@@ -93,7 +99,7 @@ def resume_when_nothing_waits(ws: Workspace, task: Task, gate: Gate, decision: D
     return [transition_event(ws, task, "working", reason=f"gate {gate.id} {gate.state}; no gate is waiting")]
 
 
-def decide_gate(ws: Workspace, task_id: str, gate_id: str, decision: Decision, note: str | None = None) -> TaskChange:
+def decide_gate(ws: Workspace, task_id: str, gate_id: str, decision: Decision, note: str | None = None) -> GateChange:
     """Approve or reject a blocked gate.
 
     Args:
@@ -104,9 +110,10 @@ def decide_gate(ws: Workspace, task_id: str, gate_id: str, decision: Decision, n
         note: why (required to reject); recorded in the gate, the event and human-notes.md.
 
     Returns:
-        The task after the decision and the events appended; ``notices`` (each also
-        logged as a warning) says if human-notes.md could not be updated (the decision
-        itself is recorded).
+        The task after the decision and the events appended; ``notices`` says if
+        human-notes.md could not be updated or a worker could not be told (each also
+        logged as a warning; the decision itself is recorded), and, like ``said``,
+        which workers were told and what the follow-up moved.
 
     Raises:
         Refused: unknown decision, or a reject without a note (nothing written).
@@ -161,22 +168,43 @@ def decide_gate(ws: Workspace, task_id: str, gate_id: str, decision: Decision, n
         notice = f"the decision is recorded, but human-notes.md was not updated ({err}); the next join adds it"
         log.warning("%s", notice)
         notices.append(notice)
-    notices += _follow_up(ws, change.task, gate_id, decision)
-    return replace(change, notices=(*change.notices, *notices)) if notices else change
+    told, not_told = tell_gate_decision(ws, change.task, gate_id)
+    said = [f"told {', '.join(told)} (team {change.task.team}) in their inbox"] if told else []
+    for notice in not_told:
+        notice = f"the decision is recorded, but {notice}"
+        log.warning("%s", notice)
+        notices.append(notice)
+    moved, failed = _follow_up(ws, change.task, gate_id, decision)
+    said += moved
+    notices += [*said, *failed]
+    return GateChange(change.task, change.events, (*change.notices, *notices), tuple(said))
 
 
-def _follow_up(ws: Workspace, task: Task, gate_id: str, decision: Decision) -> list[str]:
-    """Run the follow-up of the decided gate's kind; its failure is a notice."""
+@dataclass(frozen=True)
+class GateChange(TaskChange):
+    """What :func:`decide_gate` did: a :class:`TaskChange` whose ``notices`` hold every
+    line for the person, and ``said`` the ones that report what followed (workers told,
+    a plan moved) rather than warn (the warnings are also logged)."""
+
+    said: tuple[str, ...] = ()
+
+
+def _follow_up(ws: Workspace, task: Task, gate_id: str, decision: Decision) -> tuple[list[str], list[str]]:
+    """Run the follow-up of the decided gate's kind.
+
+    Returns:
+        What it reports, and its failure as a notice (also logged).
+    """
     gate = task.gate(gate_id)
     follow_up = GATE_FOLLOW_UPS.get(gate.kind) if gate is not None else None
     if gate is None or follow_up is None:
-        return []
+        return [], []
     try:
-        return follow_up(ws, task, gate, decision)
+        return follow_up(ws, task, gate, decision), []
     except TeamdeckError as err:
         notice = f"the decision is recorded, but what follows it did not run ({err})"
         log.warning("%s", notice)
-        return [notice]
+        return [], [notice]
 
 
 def already_decided(ws: Workspace, gate: Gate) -> str:

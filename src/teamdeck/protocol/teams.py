@@ -17,12 +17,11 @@ from typing import Any
 from teamdeck.errors import Refused
 from teamdeck.model.claude import COLORS, LEAD_NAME, Member, TeamConfig
 from teamdeck.protocol.teamlog import log, new_record
+from teamdeck.store.claude_tasks import ClaudeTaskList, read_claude_tasks
 from teamdeck.store.paths import check_id, check_member, shown
 from teamdeck.store.teamfiles import (
-    ClaudeTaskList,
     create_team_files,
     list_team_names,
-    read_claude_tasks,
     read_team_config,
     remove_team_files,
     transact_config,

@@ -26,6 +26,7 @@ from teamdeck.model.settings import Settings
 from teamdeck.model.task import Task
 from teamdeck.protocol.join import REPORT_JSON
 from teamdeck.protocol.problems import clean_message, pydantic_problems
+from teamdeck.protocol.team_tasks import dependency_problems
 from teamdeck.protocol.teamlog import read_log
 from teamdeck.protocol.worker_outputs import read_worker_outputs
 from teamdeck.store.claude_json import read_json_retrying
@@ -308,7 +309,8 @@ def _check_inbox(path: Path, rel: str) -> Iterator[Problem]:
 
 def check_claude_task_lists(ws: Workspace) -> Iterator[Problem]:
     """Every Claude Code task list ``tasks/<team>/<n>.json``: each file a task whose id
-    is its file name, with ``blocks``/``blockedBy`` kept in both directions."""
+    is its file name, with ``blocks``/``blockedBy`` naming tasks of the list and kept in
+    both directions."""
     for entry in list_entries(ws.tasks_dir):
         if entry.is_dir and task_dir_kind(entry.path) == "claude" and ID_RE.fullmatch(entry.name):
             yield from check_claude_task_list(ws, entry.name)
@@ -332,16 +334,8 @@ def check_claude_task_list(ws: Workspace, team: str) -> Iterator[Problem]:
         if task.id != entry.name[: -len(".json")]:
             yield Problem(rel, "$.id", f"'{shown(task.id)}' does not match the file name")
         tasks[task.id] = (rel, task)
-    for rel, task in tasks.values():
-        for field_name, other_field in (("blocks", "blockedBy"), ("blockedBy", "blocks")):
-            for other_id in getattr(task, field_name):
-                other = tasks.get(other_id)
-                if other is not None and task.id not in getattr(other[1], other_field):
-                    yield Problem(
-                        rel,
-                        f"$.{field_name}",
-                        f"lists task {shown(other_id)}, whose {other_field} does not list {shown(task.id)}",
-                    )
+    for problem in dependency_problems(task for _, task in tasks.values()):
+        yield Problem(tasks[problem.task_id][0], f"$.{problem.field}", problem.why)
 
 
 def check_forge(ws: Workspace) -> Iterator[Problem]:

@@ -16,14 +16,13 @@ import os
 import re
 import shutil
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from teamdeck.errors import InvalidFile, NotFound, Refused, WriteFailed
-from teamdeck.model.claude import ClaudeTask, TeamConfig
+from teamdeck.model.claude import TeamConfig
 from teamdeck.store.atomic import atomic_replace, is_temp_name
 from teamdeck.store.claude_json import encode_pretty, read_json_retrying
 from teamdeck.store.dirlock import LOCK_STALE_S, dir_locked
@@ -253,43 +252,3 @@ def task_dir_kind(path: Path) -> TaskDirKind | Literal["missing"]:
     if ".lock" in names or any(TASK_FILE_RE.match(name) for name in names):
         return "claude"
     return "empty" if not names else "other"
-
-
-@dataclass
-class ClaudeTaskList:
-    """A Claude Code task list as read.
-
-    Attributes:
-        team: the list's directory name (the team).
-        tasks: every task file that parsed, sorted by numeric id (internal ones too).
-        problems: one line per task file that did not.
-    """
-
-    team: str
-    tasks: list[ClaudeTask] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
-
-    @property
-    def visible(self) -> list[ClaudeTask]:
-        """The tasks a task list shows: ``metadata._internal`` ones hidden."""
-        return [task for task in self.tasks if not task.internal]
-
-
-def read_claude_tasks(ws: Workspace, team: str) -> ClaudeTaskList:
-    """Read ``tasks/<team>/<n>.json``; a bad file is reported, the others still read."""
-    directory = ws.claude_tasks_dir(team)
-    result = ClaudeTaskList(team)
-    try:
-        names = os.listdir(directory)
-    except (FileNotFoundError, NotADirectoryError):
-        return result
-    for name in sorted((name for name in names if TASK_FILE_RE.match(name)), key=lambda n: int(n[:-5])):
-        shown_path = ws.rel(directory / name)
-        try:
-            raw = read_json_retrying(directory / name, dict, shown=shown_path)
-            result.tasks.append(validate_raw(ClaudeTask, raw, shown_path))
-        except FileNotFoundError:
-            continue
-        except InvalidFile as err:
-            result.problems.append(str(err))
-    return result

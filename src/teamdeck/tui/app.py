@@ -41,8 +41,9 @@ from teamdeck.watch import watch_batches
 
 NOTICE_CHARS = 400
 CLOCK_TICK_S = 5.0
-"""How often the live view checks whether time alone changed something (overdue
-shutdown requests); cheap: only teams with a shutdown awaiting its reply are looked at."""
+"""How often the live view checks whether time alone changed something (a shutdown
+request overdue, an MCP heartbeat gone stale, a team task stalled); cheap: only what
+depends on the clock is derived again, and nothing is drawn unless it changed."""
 _STOP = "stop"
 _OLDER = "older"
 _CLOCK = "clock"

@@ -46,6 +46,8 @@ PANEL_ACTIONS = (
     ("inbox", "raw", "View the selected message raw", "v: every control character escaped"),
     ("inbox", "toggle_fold", "Show the selected idle fold one by one (or fold it)", "e or enter"),
     ("tasks", "join", "Join the selected task again", "j: rebuild the summary and gates"),
+    ("tasks", "reassign", "Reassign the selected team task", "o: pick a member of its team (Claude Code task list)"),
+    ("tasks", "mark_pending", "Mark the selected team task pending", "p: back to pending, confirmed first"),
     ("events", "filter", "Filter the events", "/"),
     ("events", "older", "Load older events", "o"),
     ("issues", "decision", "Open the selected issue's round review", "enter: the decision in panel 1"),
@@ -113,6 +115,19 @@ class TeamdeckCommands(Provider):
             if not app.read_only:
                 commands.append(
                     (f"Join task {cell(task.id, 64)}", partial(_on_item, main, "tasks", task.id, "join"), "j")
+                )
+        if not app.read_only:
+            for stalled in snapshot.stalled_tasks:
+                what = cell(f"#{stalled.id} of {stalled.team}: {stalled.subject}", 120)
+                commands.append(
+                    (f"Reassign stalled task {what}", partial(_on_item, main, "tasks", stalled.key, "reassign"), "o")
+                )
+                commands.append(
+                    (
+                        f"Mark stalled task {what} pending",
+                        partial(_on_item, main, "tasks", stalled.key, "mark_pending"),
+                        "p",
+                    )
                 )
         return commands + lifecycle_commands(app)
 

@@ -39,8 +39,9 @@ from teamdeck.view.plans import (
     update_plans,
     verdict_task_of_path,
 )
-from teamdeck.view.snapshot import GateView, Problem, TaskView, TeamView, WorkspaceSnapshot
+from teamdeck.view.snapshot import GateView, Problem, TaskView, TeamTaskListView, TeamView, WorkspaceSnapshot
 from teamdeck.view.tasks import read_task
+from teamdeck.view.team_tasks import TaskListFiles, read_task_list_files, reread_task_files, task_list_view
 from teamdeck.view.teams import (
     TeamFiles,
     connected,
@@ -79,12 +80,16 @@ class _State:
     verdicts: dict[str, TaskVerdicts] = field(default_factory=dict)
     issues: tuple[IssueView, ...] = ()
     issue_problems: tuple[str, ...] = ()
+    task_lists: dict[str, TaskListFiles] = field(default_factory=dict)
+    """Team -> what was read of its Claude Code task list (``tasks/<team>/<n>.json``)."""
+    task_list_views: dict[str, TeamTaskListView] = field(default_factory=dict)
     listing_problems: tuple[Problem, ...] = ()
     settings_problem: Problem | None = None
     read_only: bool = False
     read_only_reason: str = ""
     auto_join: bool = True
     shutdown_timeout: timedelta = DEFAULT_SHUTDOWN_TIMEOUT
+    stalled_after: int = 600
 
     def copy(self) -> _State:
         """A copy whose dicts can change without touching the snapshot this came from
@@ -99,6 +104,8 @@ class _State:
             logs=dict(self.logs),
             plans=dict(self.plans),
             verdicts=dict(self.verdicts),
+            task_lists=dict(self.task_lists),
+            task_list_views=dict(self.task_list_views),
         )
 
 
@@ -126,6 +133,9 @@ def build_snapshot(ws: Workspace, *, tail_budget: int = TAIL_BUDGET) -> Workspac
         if files is not None:
             state.teams[team] = files
     _derive_teams(state, set(state.teams))
+    for team in _task_list_names(state):
+        state.task_lists[team] = read_task_list_files(ws, team)
+    _derive_task_lists(state)
     state.plans = read_plans(ws)
     state.issues, state.issue_problems = read_issue_tree(ws)
     for task_id in state.tasks:
@@ -172,6 +182,12 @@ def refresh(snapshot: WorkspaceSnapshot, changed: Iterable[Path]) -> WorkspaceSn
             log = _open_log(state, ws.messages_log(team), f"team {team}", NEW_LOG_TAIL, event=False)
             rebuild |= _advance(log, new_rows)
     _derive_teams(state, teams_changed)
+    for team in teams_changed:  # a team that appeared or went: its task list with it
+        if (team in state.teams) != (team in state.task_lists):
+            work.task_lists.setdefault(team, set()).add("all")
+    for team, names in sorted(work.task_lists.items()):
+        _refresh_task_list(state, team, names)
+    _derive_task_lists(state)
     for task_id in work.verdicts:
         _read_verdicts(state, task_id)
     update_plans(ws, state.plans, work.plans, work.tasks, relist=work.relist or work.relist_plans)
@@ -188,11 +204,13 @@ def refresh(snapshot: WorkspaceSnapshot, changed: Iterable[Path]) -> WorkspaceSn
 
 
 def retime(snapshot: WorkspaceSnapshot) -> WorkspaceSnapshot:
-    """The snapshot as of the workspace clock now: teams with a shutdown request still
-    awaiting its reply within the timeout get their ledger built again (it may be
-    overdue by now), and teams where an MCP heartbeat went stale are shown again (a
-    server killed without removing its file). The same snapshot when nothing it shows
-    changed."""
+    """The snapshot as of the workspace clock now, for what time alone changes (a live
+    front calls this now and then, since the passing of time changes no file): teams
+    with a shutdown request still awaiting its reply within the timeout get their
+    ledger built again (it may be overdue by now), teams where an MCP heartbeat went
+    stale are shown again (a server killed without removing its file), and the team
+    task lists are derived again (a task whose owner stays idle becomes stalled). The
+    same snapshot when nothing it shows changed."""
     state: _State = snapshot.state.copy()
     changed = set()
     now = state.ws.clock()
@@ -211,9 +229,10 @@ def retime(snapshot: WorkspaceSnapshot) -> WorkspaceSnapshot:
         ]:
             state.teams[team] = again
             changed.add(team)
-    if not changed:
+    if changed:
+        _derive_teams(state, changed)
+    if not _derive_task_lists(state) and not changed:
         return snapshot
-    _derive_teams(state, changed)
     return _snapshot(state, snapshot.events, ())
 
 
@@ -242,6 +261,9 @@ class _Work:
     """Tasks whose ``guardian/`` changed: their verdict history is read again."""
     forge: bool = False
     """Something under ``forge/`` changed: the issues are read again."""
+    task_lists: dict[str, set[str]] = field(default_factory=dict)
+    """``tasks/<name>/`` -> the file names changed in it (``all``: the directory
+    itself), in case it is a team's Claude Code task list."""
 
 
 def _classify(root: Path, changed: Iterable[Path]) -> _Work:
@@ -270,6 +292,8 @@ def _classify(root: Path, changed: Iterable[Path]) -> _Work:
                 work.tasks.add(parts[1])
                 if verdict_task_of_path(parts):
                     work.verdicts.add(parts[1])
+                if len(parts) <= 3:
+                    work.task_lists.setdefault(parts[1], set()).add(parts[2] if len(parts) == 3 else "all")
         elif parts[0] == "teams":
             if len(parts) == 1:
                 work.relist = True
@@ -301,6 +325,7 @@ def _load_settings(state: _State) -> None:
         return
     state.auto_join = settings.autoJoin
     state.shutdown_timeout = timedelta(seconds=settings.shutdownTimeoutSeconds)
+    state.stalled_after = settings.stalledAfterSeconds
     if ws.read_only:
         state.read_only, state.read_only_reason = True, ws.read_only_reason or "read-only mode"
     elif settings.readOnly:
@@ -354,6 +379,11 @@ def _relist(state: _State) -> None:
         _refresh_team(state, team, {"all"})
     for team in set(state.teams) - set(team_names):
         _refresh_team(state, team, {"all"})
+    lists = set(_task_list_names(state))
+    for team in lists - set(state.task_lists):
+        state.task_lists[team] = read_task_list_files(state.ws, team)
+    for team in set(state.task_lists) - lists:
+        _drop_task_list(state, team)
 
 
 def _read_task(state: _State, task_id: str) -> None:
@@ -447,6 +477,53 @@ def _waiting_members(state: _State) -> dict[str, frozenset[str]]:
     return {team: frozenset(names) for team, names in waiting.items()}
 
 
+# --- Claude Code task lists ---------------------------------------------------------------
+
+
+def _task_list_names(state: _State) -> list[str]:
+    """The teams (read into ``state.teams``) whose ``tasks/<team>/`` is a Claude Code
+    task list; a list whose name is no team is not shown (a solo session's)."""
+    return [team for team in sorted(state.teams) if task_dir_kind(state.ws.tasks_dir / team) == "claude"]
+
+
+def _refresh_task_list(state: _State, name: str, changed: set[str]) -> None:
+    """Re-read what changed of ``tasks/<name>/`` if it is (or was) a team's task list."""
+    known = state.task_lists.get(name)
+    if name not in state.teams:
+        _drop_task_list(state, name)
+        return
+    if task_dir_kind(state.ws.tasks_dir / name) != "claude":
+        _drop_task_list(state, name)
+        return
+    if known is None:
+        state.task_lists[name] = read_task_list_files(state.ws, name)
+    else:
+        state.task_lists[name] = reread_task_files(state.ws, known, changed - {"all"})
+
+
+def _drop_task_list(state: _State, team: str) -> None:
+    state.task_lists.pop(team, None)
+    state.task_list_views.pop(team, None)
+
+
+def _derive_task_lists(state: _State) -> bool:
+    """Derive every task list's view again (the clock and the rosters decide which
+    tasks are stalled); returns whether any view changed."""
+    now = state.ws.clock()
+    changed = False
+    for team in set(state.task_list_views) - set(state.task_lists):
+        del state.task_list_views[team]
+        changed = True
+    for team, files in state.task_lists.items():
+        previous = state.task_list_views.get(team)
+        view = task_list_view(
+            state.ws, files, state.team_views.get(team), now=now, stalled_after=state.stalled_after, previous=previous
+        )
+        changed |= view is not previous
+        state.task_list_views[team] = view
+    return changed
+
+
 # --- event logs --------------------------------------------------------------------------
 
 
@@ -530,6 +607,7 @@ def _snapshot(state: _State, rows: tuple[EventRow, ...], notices: tuple[str, ...
         verdicts=state.verdicts,
         issues=state.issues,
         issue_problems=state.issue_problems,
+        team_tasks=tuple(state.task_list_views[team] for team in sorted(state.task_list_views)),
         state=state,
     )
 
@@ -553,4 +631,6 @@ def _problems(state: _State, tasks: tuple[TaskView, ...], teams: tuple[TeamView,
     problems += [Problem(f"plans/{plan.id}", "", plan.problem) for plan in state.plans.values() if plan.problem]
     for verdicts in state.verdicts.values():
         problems += [Problem(f"tasks/{verdicts.task_id}/guardian", "", line) for line in verdicts.problems]
+    for name in sorted(state.task_list_views):
+        problems += state.task_list_views[name].problems
     return tuple(problems)

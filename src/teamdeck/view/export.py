@@ -10,7 +10,16 @@ from typing import Any
 
 from teamdeck.clock import iso
 from teamdeck.view.overview import overview
-from teamdeck.view.snapshot import GateView, MemberView, Problem, TaskView, TeamView, WorkspaceSnapshot
+from teamdeck.view.snapshot import (
+    GateView,
+    MemberView,
+    Problem,
+    TaskView,
+    TeamTaskListView,
+    TeamTaskView,
+    TeamView,
+    WorkspaceSnapshot,
+)
 
 
 def snapshot_json(snapshot: WorkspaceSnapshot) -> dict[str, Any]:
@@ -35,11 +44,39 @@ def snapshot_json(snapshot: WorkspaceSnapshot) -> dict[str, Any]:
             "oldestGateAge": counts.oldest_gate_age or None,
             "unread": counts.unread,
             "problems": counts.problems,
+            "teamTasks": counts.team_tasks,
+            "stalled": counts.stalled,
         },
         "tasks": [_task(task) for task in snapshot.tasks],
         "gates": [_gate(gate) for gate in snapshot.gates],
         "teams": [_team(team) for team in snapshot.teams],
+        "teamTasks": [_task_list(listing) for listing in snapshot.team_tasks],
         "problems": [_problem(problem) for problem in snapshot.problems],
+    }
+
+
+def _task_list(listing: TeamTaskListView) -> dict[str, Any]:
+    """A team's Claude Code task list: the visible tasks, how many internal ones are
+    hidden, and the files that are not valid tasks."""
+    return {
+        "team": listing.team,
+        "tasks": [_team_task(task) for task in listing.visible],
+        "hidden": listing.hidden,
+        "problems": [_problem(problem) for problem in listing.problems],
+    }
+
+
+def _team_task(task: TeamTaskView) -> dict[str, Any]:
+    return {
+        "id": task.id,
+        "subject": task.subject,
+        "status": task.status,
+        "owner": task.owner,
+        "activeForm": task.active_form or None,
+        "blockedBy": list(task.blocked_by),
+        "blocks": list(task.blocks),
+        "stalled": task.stalled or None,
+        "file": task.path,
     }
 
 

@@ -25,6 +25,8 @@ class Overview:
         oldest_gate_age: how long the oldest one has waited (``"12m"``), or ``""``.
         unread: unread messages in every inbox.
         problems: files that could not be read.
+        team_tasks: tasks of the teams' Claude Code task lists (internal ones not counted).
+        stalled: those of them that look stuck (view/team_tasks.py).
     """
 
     teams: int
@@ -37,6 +39,8 @@ class Overview:
     oldest_gate_age: str
     unread: int
     problems: int
+    team_tasks: int = 0
+    stalled: int = 0
 
     def scanned(self) -> str:
         """What an empty queue was checked against: ``3 teams, 12 tasks scanned``."""
@@ -61,6 +65,8 @@ def overview(snapshot: WorkspaceSnapshot, now: datetime | None = None) -> Overvi
         oldest_gate_age=oldest,
         unread=snapshot.unread,
         problems=len(snapshot.problems),
+        team_tasks=sum(len(listing.visible) for listing in snapshot.team_tasks),
+        stalled=len(snapshot.stalled_tasks),
     )
 
 

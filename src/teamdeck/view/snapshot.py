@@ -274,6 +274,65 @@ class TeamView:
 
 
 @dataclass(frozen=True)
+class TeamTaskView:
+    """A task of a team's Claude Code task list (``tasks/<team>/<n>.json``).
+
+    Attributes:
+        team, id: which task (``id`` is the file's number).
+        subject, description, active_form: what it is, as written.
+        status: as written (``pending``, ``in_progress``, ``completed``, ``deleted`` or
+            any other value).
+        owner: the member it is assigned to, or None.
+        blocked_by: the ids it waits for that are not completed yet ("what blocks it").
+        blocks: the ids that wait for it.
+        internal: a teammate tracker (``metadata._internal``): lists hide it.
+        stalled: why it looks stuck (``in_progress`` and its owner offline, or idle
+            for longer than the workspace's ``stalledAfterSeconds``), else ``""``.
+        path: the file, relative to the workspace.
+    """
+
+    team: str
+    id: str
+    subject: str = ""
+    description: str = ""
+    active_form: str = ""
+    status: str = "pending"
+    owner: str | None = None
+    blocked_by: tuple[str, ...] = ()
+    blocks: tuple[str, ...] = ()
+    internal: bool = False
+    stalled: str = ""
+    path: str = ""
+
+    @property
+    def key(self) -> str:
+        """Unique in the workspace: ``<team>#<id>``."""
+        return f"{self.team}#{self.id}"
+
+
+@dataclass(frozen=True)
+class TeamTaskListView:
+    """A team's Claude Code task list: its tasks by id (internal ones too, flagged) and
+    the files that are not valid tasks (also in :attr:`WorkspaceSnapshot.problems`)."""
+
+    team: str
+    tasks: tuple[TeamTaskView, ...] = ()
+    problems: tuple[Problem, ...] = ()
+
+    @property
+    def visible(self) -> tuple[TeamTaskView, ...]:
+        return tuple(task for task in self.tasks if not task.internal)
+
+    @property
+    def hidden(self) -> int:
+        return len(self.tasks) - len(self.visible)
+
+    @property
+    def stalled(self) -> tuple[TeamTaskView, ...]:
+        return tuple(task for task in self.visible if task.stalled)
+
+
+@dataclass(frozen=True)
 class WorkspaceSnapshot:
     """Everything the fronts show, as of :attr:`taken_at`.
 
@@ -293,6 +352,7 @@ class WorkspaceSnapshot:
         verdicts: task id -> its verdict history (tasks that have one).
         issues: issue-driven teams' issues as a tree, parents before their subs (view/issues.py).
         issue_problems: one line per issue file that could not be read.
+        team_tasks: the Claude Code task list of each team that has one, by team.
     """
 
     root: str
@@ -311,6 +371,7 @@ class WorkspaceSnapshot:
     verdicts: Mapping[str, TaskVerdicts] = field(default_factory=dict)
     issues: tuple[IssueView, ...] = ()
     issue_problems: tuple[str, ...] = ()
+    team_tasks: tuple[TeamTaskListView, ...] = ()
     state: Any = field(default=None, compare=False, repr=False)
     """The refresher's private state (parsed files, log readers); not for fronts."""
 
@@ -333,6 +394,17 @@ class WorkspaceSnapshot:
 
     def plan(self, plan_id: str) -> PlanView | None:
         return next((plan for plan in self.plans if plan.id == plan_id), None)
+
+    def team_task(self, key: str) -> TeamTaskView | None:
+        """The team task ``<team>#<id>``."""
+        team, _, task_id = key.partition("#")
+        listing = next((listing for listing in self.team_tasks if listing.team == team), None)
+        return next((task for task in listing.tasks if task.id == task_id), None) if listing else None
+
+    @property
+    def stalled_tasks(self) -> tuple[TeamTaskView, ...]:
+        """Every visible team task that looks stuck (see :attr:`TeamTaskView.stalled`)."""
+        return tuple(task for listing in self.team_tasks for task in listing.stalled)
 
     @property
     def unread(self) -> int:

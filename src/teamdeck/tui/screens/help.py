@@ -62,6 +62,8 @@ KEYS = (
             ("g", "verify with the task's guardian"),
             ("R", "retry a blocked task"),
             ("x", "cancel the task"),
+            ("o", "team task (Claude Code task list): reassign to a member of its team (picker)"),
+            ("p", "team task: mark it pending again (confirmed first)"),
         ),
     ),
     ("5 Events", (("/", "filter"), ("o", "load older events"), ("enter", "read the whole record"))),

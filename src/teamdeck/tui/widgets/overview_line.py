@@ -1,5 +1,6 @@
 """The one-line overview at the top: workspace, teams, members by liveness, decisions
-waiting (with the oldest one's age), unread messages, problems, read-only."""
+waiting (with the oldest one's age), stalled team tasks, unread messages, problems,
+read-only."""
 
 from __future__ import annotations
 
@@ -70,6 +71,9 @@ def overview_content(snapshot: WorkspaceSnapshot, now: datetime, *, compact: boo
         parts.append((f"none waiting ({counts.teams}t {counts.tasks} tasks scanned)", "$text-muted"))
     else:
         parts.append((f"no decisions waiting — {counts.scanned()}", "$text-muted"))
+    if counts.stalled:
+        label = f"{counts.stalled} stalled" if compact else f"{counts.stalled} stalled task{_s(counts.stalled)}"
+        parts += [separator, (label, "bold $warning")]
     parts += [separator, (f"{counts.unread} unread", "bold" if counts.unread else "$text-muted")]
     if counts.problems:
         label = f"{counts.problems} bad" if compact else f"{counts.problems} problem{_s(counts.problems)}"

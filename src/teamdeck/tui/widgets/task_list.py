@@ -1,10 +1,14 @@
-"""Every teamdeck task: id, state, gates waiting, workers by status, title."""
+"""Every task: teamdeck's own (id, state, gates waiting, workers by status, title), then
+each team's Claude Code task list under a header row (``#id``, status, owner, subject,
+what blocks it; a stalled task flagged), with its bad files as rows of their own."""
 
 from __future__ import annotations
 
+from rich.cells import cell_len
+
 from teamdeck.tui.render import cell
 from teamdeck.tui.widgets.line_list import Cell, LineList, Row
-from teamdeck.view.snapshot import TaskView
+from teamdeck.view.snapshot import Problem, TaskView, TeamTaskListView, TeamTaskView
 
 STATE_STYLES = {
     "input-required": "line-list--warning",
@@ -14,13 +18,27 @@ STATE_STYLES = {
     "canceled": "line-list--dim",
     "working": "line-list--accent",
 }
+TEAM_TASK_STYLES = {
+    "in_progress": "line-list--accent",
+    "completed": "line-list--success",
+    "deleted": "line-list--dim",
+}
+HEADER_PREFIX = "team-tasks:"
+"""Keys of the header rows (``team-tasks:<team>``); team task rows are ``<team>#<id>``."""
 
 
 class TaskList(LineList):
     """One row per task (line API)."""
 
-    def show(self, tasks: tuple[TaskView, ...]) -> None:
-        self.set_rows(self.memo.rows(tasks, task_row))
+    def show(self, tasks: tuple[TaskView, ...], team_tasks: tuple[TeamTaskListView, ...] = ()) -> None:
+        rows = self.memo.rows(tasks, task_row)
+        for listing in team_tasks:
+            if not listing.tasks and not listing.problems:
+                continue  # an empty list (a team that has not made a task yet) says nothing
+            rows.append(header_row(listing))
+            rows += [team_task_row(task) for task in listing.visible]
+            rows += [problem_row(listing.team, problem) for problem in listing.problems]
+        self.set_rows(rows)
 
 
 def workers_text(task: TaskView) -> str:
@@ -41,4 +59,48 @@ def task_row(task: TaskView) -> Row:
             Cell(cell(task.title, 200), 32),
             Cell(workers_text(task), None, "line-list--dim"),
         ),
+    )
+
+
+def header_row(listing: TeamTaskListView) -> Row:
+    """``team alpha · Claude Code task list: 6 tasks, 1 stalled (3 internal hidden)``."""
+    counts = [f"{len(listing.visible)} task{'' if len(listing.visible) == 1 else 's'}"]
+    if listing.stalled:
+        counts.append(f"{len(listing.stalled)} stalled")
+    if listing.problems:
+        counts.append(f"{len(listing.problems)} bad file{'' if len(listing.problems) == 1 else 's'}")
+    hidden = f" ({listing.hidden} internal hidden)" if listing.hidden else ""
+    name = f"team {cell(listing.team, 64)}"
+    return Row(
+        f"{HEADER_PREFIX}{listing.team}",
+        (
+            Cell("▸", 2, "line-list--accent"),
+            Cell(name, cell_len(name), "line-list--bold"),
+            Cell(f" · Claude Code task list: {', '.join(counts)}{hidden}", None, "line-list--dim"),
+        ),
+    )
+
+
+def team_task_row(task: TeamTaskView) -> Row:
+    blockers = (
+        ("blocked by " + ", ".join(f"#{cell(other, 12)}" for other in task.blocked_by)) if task.blocked_by else ""
+    )
+    return Row(
+        task.key,
+        (
+            Cell("!" if task.stalled else " ", 1, "line-list--warning"),
+            Cell(f" #{cell(task.id, 12)}", 6, "line-list--bold"),
+            Cell(cell(task.status, 20), 12, TEAM_TASK_STYLES.get(task.status, "")),
+            Cell("STALLED" if task.stalled else "", 8, "line-list--warning"),
+            Cell(cell(task.owner or "-", 40), 18),
+            Cell(cell(task.subject, 200), 32),
+            Cell(blockers, None, "line-list--dim"),
+        ),
+    )
+
+
+def problem_row(team: str, problem: Problem) -> Row:
+    return Row(
+        f"problem:{team}:{problem.path}:{problem.where}",
+        (Cell("!", 1, "line-list--error"), Cell(f" {cell(problem.text, 300)}", None, "line-list--error")),
     )

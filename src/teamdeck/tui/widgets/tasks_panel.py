@@ -1,5 +1,9 @@
 """Panel 4: every task - state, gates, workers - and the selected task's workers,
-gates and joined summary (Markdown, links never opened by a click). ``j`` joins again."""
+gates and joined summary (Markdown, links never opened by a click). ``j`` joins again.
+
+Below teamdeck's tasks, each team's Claude Code task list (issue 9): select one of its
+tasks to read it; ``o`` reassigns it (a picker of the team's members) and ``p`` marks
+it pending again (confirmed first) - the fix for a stalled task."""
 
 from __future__ import annotations
 
@@ -12,15 +16,18 @@ from textual.widgets import Markdown, Static
 
 from teamdeck.errors import TeamdeckError
 from teamdeck.store.files import read_optional
-from teamdeck.tui import actions
+from teamdeck.tui import actions, team_task_actions
 from teamdeck.tui.render import block, cell
+from teamdeck.tui.screens.confirm import Confirmed, ConfirmScreen
+from teamdeck.tui.screens.reassign import ReassignScreen
 from teamdeck.tui.typed import deck, main_screen
 from teamdeck.tui.widgets.line_list import LineList
 from teamdeck.tui.widgets.task_lifecycle import LIFECYCLE_WRITES, TaskLifecycleKeys
 from teamdeck.tui.widgets.task_list import TaskList
-from teamdeck.view.snapshot import TaskView, WorkspaceSnapshot
+from teamdeck.view.snapshot import TaskView, TeamTaskView, WorkspaceSnapshot
 
 SUMMARY_CHARS = 200_000
+TEAM_TASK_WRITES = frozenset({"reassign", "mark_pending"})
 
 
 class TasksPanel(Vertical, TaskLifecycleKeys):
@@ -30,6 +37,8 @@ class TasksPanel(Vertical, TaskLifecycleKeys):
     BINDINGS = [
         Binding("j", "join", "Join again", id="task-join"),
         Binding("enter", "read", "Summary", id="task-summary"),
+        Binding("o", "reassign", "Reassign…", id="team-task-reassign"),
+        Binding("p", "mark_pending", "Mark pending", id="team-task-pending"),
     ]
 
     def __init__(self, *, id: str | None = None) -> None:
@@ -48,7 +57,7 @@ class TasksPanel(Vertical, TaskLifecycleKeys):
 
     def show(self, snapshot: WorkspaceSnapshot) -> None:
         self.snapshot = snapshot
-        self.query_one(TaskList).show(snapshot.tasks)
+        self.query_one(TaskList).show(snapshot.tasks, snapshot.team_tasks)
         self._show_detail()
 
     @property
@@ -56,8 +65,21 @@ class TasksPanel(Vertical, TaskLifecycleKeys):
         key = self.query_one(TaskList).current_key
         return self.snapshot.task(key) if self.snapshot is not None and key else None
 
+    @property
+    def selected_team_task(self) -> TeamTaskView | None:
+        """The selected task of a team's Claude Code task list, if that is what is selected."""
+        key = self.query_one(TaskList).current_key
+        return self.snapshot.team_task(key) if self.snapshot is not None and key and "#" in key else None
+
     @on(LineList.Highlighted, "#task-list")
     def _show_detail(self) -> None:
+        team_task = self.selected_team_task
+        if team_task is not None:
+            self._summary_for = None
+            self.query_one("#task-detail-text", Static).update(team_task_detail(team_task))
+            self.query_one(Markdown).update("")
+            main_screen(self).update_bindings()
+            return
         task = self.selected
         self.query_one("#task-detail-text", Static).update(task_detail(task) if task else Content(""))
         main_screen(self).update_bindings()
@@ -77,9 +99,25 @@ class TasksPanel(Vertical, TaskLifecycleKeys):
             text = data.decode("utf-8", "replace") if data is not None else "*the joined summary is gone*"
         except TeamdeckError as err:
             text = f"*could not read the joined summary: {cell(str(err), 300)}*"
-        self.app.call_from_thread(self.query_one(Markdown).update, block(text, SUMMARY_CHARS))
+        self.app.call_from_thread(self._show_summary, relative, block(text, SUMMARY_CHARS))
+
+    def _show_summary(self, relative: str, text: str) -> None:
+        """Show a summary that was read, unless the selection moved off its task meanwhile."""
+        if self._summary_for is not None and self._summary_for[1].endswith(relative):
+            self.query_one(Markdown).update(text)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # The footer shows the keys of what is selected: a team task's (o, p) or a
+        # teamdeck task's; the other kind's are hidden (False), not shown disabled.
+        team_task = self.selected_team_task
+        if action in TEAM_TASK_WRITES:
+            if team_task is None:
+                return False
+            if deck(self).read_only or not team_task_actions.allows(team_task, action):
+                return None
+            return True
+        if team_task is not None:
+            return False
         if self.selected is None:
             return None
         if action in LIFECYCLE_WRITES or action == "verdicts":
@@ -92,6 +130,45 @@ class TasksPanel(Vertical, TaskLifecycleKeys):
         task = self.selected
         if task is not None and not deck(self).read_only:
             actions.join(deck(self), task.id)
+
+    def action_reassign(self) -> None:
+        task = self._writable_team_task("reassign")
+        if task is None or self.snapshot is None:
+            return
+        team = self.snapshot.team(task.team)
+        members = [member for member in team.members if member.active] if team is not None else []
+        title = Content.assemble(("Reassign task ", "bold"), (f"#{cell(task.id, 12)}", "bold $accent"))
+        screen = ReassignScreen(title, team_task_summary(task), members, current=task.owner)
+
+        def picked(member: str | None) -> None:
+            if member is not None:
+                team_task_actions.reassign(deck(self), task, member)
+
+        self.app.push_screen(screen, picked)
+
+    def action_mark_pending(self) -> None:
+        task = self._writable_team_task("mark_pending")
+        if task is None:
+            return
+        title = Content.assemble(("Mark pending ", "bold"), (f"#{cell(task.id, 12)}", "bold $accent"))
+        body = Content.assemble(
+            team_task_summary(task),
+            "\n\nSets its status back to pending in Claude Code's task list (the owner is kept), "
+            "so it can be picked up again.",
+        )
+        screen = ConfirmScreen(title, body, confirm="Mark pending")
+
+        def confirmed(result: Confirmed | None) -> None:
+            if result is not None:
+                team_task_actions.mark_pending(deck(self), task)
+
+        self.app.push_screen(screen, confirmed)
+
+    def _writable_team_task(self, action: str) -> TeamTaskView | None:
+        task = self.selected_team_task
+        if task is None or deck(self).read_only or not team_task_actions.allows(task, action):
+            return None
+        return task
 
     @on(LineList.Chosen, "#task-list")
     def action_read(self) -> None:
@@ -132,6 +209,46 @@ def task_detail(task: TaskView) -> Content:
             f"{decided}{note}\n",
         ]
     return Content.assemble(*parts)
+
+
+def team_task_summary(task: TeamTaskView) -> Content:
+    """``#id  subject`` and ``status, owner`` (sanitised)."""
+    return Content.assemble(
+        (f"#{cell(task.id, 12)}", "bold"),
+        f"  {cell(task.subject, 120)}\n",
+        ("team ", "$text-muted"),
+        cell(task.team, 64),
+        ("   status ", "$text-muted"),
+        (cell(task.status, 20), "bold"),
+        ("   owner ", "$text-muted"),
+        cell(task.owner or "-", 40),
+        (f"\nSTALLED: {cell(task.stalled, 200)}" if task.stalled else "", "bold $warning"),
+    )
+
+
+def team_task_detail(task: TeamTaskView) -> Content:
+    """A team task: what it is, who has it, what blocks it, its description (sanitised)."""
+    parts: list[str | tuple[str, str]] = [
+        (f"#{cell(task.id, 12)}", "bold"),
+        f"  {cell(task.subject, 200)}\n",
+        ("status: ", "$text-muted"),
+        (cell(task.status, 20), TEAM_TASK_TEXT_STYLES.get(task.status, "")),
+        f"   owner: {cell(task.owner or '-', 40)}   team: {cell(task.team, 64)}\n",
+    ]
+    if task.stalled:
+        parts += [("! stalled: ", "bold $warning"), f"{cell(task.stalled, 200)} (o reassigns, p marks it pending)\n"]
+    if task.active_form:
+        parts += [("doing: ", "$text-muted"), f"{cell(task.active_form, 200)}\n"]
+    if task.blocked_by:
+        parts += [("blocked by: ", "$text-muted"), ", ".join(f"#{cell(other, 12)}" for other in task.blocked_by), "\n"]
+    if task.blocks:
+        parts += [("blocks: ", "$text-muted"), ", ".join(f"#{cell(other, 12)}" for other in task.blocks), "\n"]
+    parts += [("file: ", "$text-muted"), f"{cell(task.path, 200)}\n\n", block(task.description, DESCRIPTION_CHARS)]
+    return Content.assemble(*parts)
+
+
+TEAM_TASK_TEXT_STYLES = {"in_progress": "$accent", "completed": "$success", "deleted": "$text-muted"}
+DESCRIPTION_CHARS = 20_000
 
 
 def _status_style(status: str) -> str:
