@@ -1,4 +1,4 @@
-"""Snapshots of a team's Claude Code task list in the tasks panel (issue 9): the demo's
+"""Snapshots of a team's Claude Code task list in the tasks panel: the demo's
 two teams under teamdeck's own tasks, a stalled task selected with its detail, and the
 reassign picker. Regenerate with ``pytest tests/tui/test_team_task_snapshots.py
 --snapshot-update`` and look at every changed SVG as PNG before committing it."""

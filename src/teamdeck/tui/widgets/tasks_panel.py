@@ -1,7 +1,7 @@
 """Panel 4: every task - state, gates, workers - and the selected task's workers,
 gates and joined summary (Markdown, links never opened by a click). ``j`` joins again.
 
-Below teamdeck's tasks, each team's Claude Code task list (issue 9): select one of its
+Below teamdeck's tasks, each team's Claude Code task list: select one of its
 tasks to read it; ``o`` reassigns it (a picker of the team's members) and ``p`` marks
 it pending again (confirmed first) - the fix for a stalled task."""
 
