@@ -9,7 +9,9 @@ from teamdeck.tui.widgets.line_list import Cell, LineList, Row
 from teamdeck.view.overview import age
 from teamdeck.view.snapshot import GateView
 
-KIND_LABELS = {"task-gate": "gate", "plan-approval": "plan", "permission": "perm", "shutdown-stuck": "shut"}
+KIND_LABELS = {"task-gate": "gate", "plan-approval": "plan", "permission": "permit", "shutdown-stuck": "shutdown"}
+SUBKIND_LABELS = {"verification-failed": "FAIL", "round-review": "round"}
+"""A task gate's own kind, where it says more than "gate"."""
 
 
 class GateList(LineList):
@@ -20,13 +22,13 @@ class GateList(LineList):
 
 
 def gate_row(gate: GateView, now: datetime) -> Row:
-    what = "FAIL" if gate.kind == "task-gate" and gate.subkind == "verification-failed" else KIND_LABELS[gate.kind]
+    what = SUBKIND_LABELS.get(gate.subkind, KIND_LABELS[gate.kind]) if gate.kind == "task-gate" else KIND_LABELS[gate.kind]
     questions = f" ({len(gate.questions)} question{'s' if len(gate.questions) != 1 else ''})" if gate.questions else ""
     return Row(
         gate.key,
         (
             Cell(age(gate.created_at, now), 5, "line-list--warning"),
-            Cell(what, 4, "line-list--accent"),
+            Cell(what, 8, "line-list--accent"),
             Cell(cell(gate.task_id or gate.team or gate.source, 40), 16),
             Cell(cell(gate.agent or "", 40), 14, "line-list--bold"),
             Cell(cell(gate.title, 300) + questions),
