@@ -169,7 +169,13 @@ def test_a_gate_written_from_outside_appears_and_is_approved_with_keys(demo: Pat
         # The screen shows the decision: the task's detail lists the gate as approved.
         session.keys("4")
         session.wait_for("j Join again")
-        session.keys("End")
+        session.keys("Home")
+        # The team task lists follow teamdeck's tasks: walk down to ours.
+        for _ in range(12):
+            if f"gate {gate.id} approved" in session.screen():
+                break
+            session.keys("Down")
+            time.sleep(0.2)
         session.wait_for(f"gate {gate.id} approved")
     finally:
         session.kill()

@@ -14,9 +14,6 @@ from teamdeck.tui.render import cell
 from teamdeck.view.overview import overview
 from teamdeck.view.snapshot import WorkspaceSnapshot
 
-COMPACT_BELOW = 120
-"""Narrower than this, the line uses short words so every number still fits."""
-
 
 class OverviewLine(Static):
     """The header line (drawn from the snapshot's :func:`overview`)."""
@@ -31,7 +28,10 @@ class OverviewLine(Static):
     def show(self, snapshot: WorkspaceSnapshot, now: datetime) -> None:
         """Draw the overview of ``snapshot`` with ages measured at ``now``."""
         self._drawn = (snapshot, now)
-        self.update(overview_content(snapshot, now, compact=self.size.width < COMPACT_BELOW))
+        content = overview_content(snapshot, now)
+        if content.cell_length > self.size.width:  # short words, so every number still fits
+            content = overview_content(snapshot, now, compact=True)
+        self.update(content)
 
     def on_resize(self) -> None:
         if self._drawn is not None:
