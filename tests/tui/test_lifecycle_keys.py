@@ -13,10 +13,10 @@ from conftest import busy, make_app, run, type_text, until
 from teamdeck.protocol.plans.store import load_plan
 from teamdeck.protocol.taskfile import load_task
 from teamdeck.store.inbox import read_inbox
-from teamdeck.tui.lifecycle_actions import next_states
 from teamdeck.tui.screens.confirm import ConfirmScreen
 from teamdeck.tui.screens.transition import TransitionScreen
 from teamdeck.tui.screens.verdicts import VerdictsScreen
+from teamdeck.tui.task_actions import next_states
 from teamdeck.tui.widgets.gate_list import GateList
 from teamdeck.tui.widgets.plan_list import PlanList
 from teamdeck.tui.widgets.task_list import TaskList

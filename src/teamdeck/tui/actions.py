@@ -12,7 +12,7 @@ from teamdeck.protocol.join import join_task
 from teamdeck.protocol.messaging import answer_plan, broadcast, deactivate_member, request_shutdown, send_message
 from teamdeck.protocol.permissions import answer_permission
 from teamdeck.protocol.shutdown_resend import resend_shutdown
-from teamdeck.tui.lifecycle_actions import plan_paths
+from teamdeck.tui.task_actions import plan_paths
 from teamdeck.view.snapshot import GateView, MemberView
 
 if TYPE_CHECKING:

@@ -12,7 +12,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 from textual.style import Style
 
-from teamdeck.tui.lifecycle_commands import lifecycle_commands
+from teamdeck.tui.item_commands import item_commands
 from teamdeck.tui.render import cell
 from teamdeck.tui.widgets.gates_panel import answers
 
@@ -129,7 +129,7 @@ class TeamdeckCommands(Provider):
                         "p",
                     )
                 )
-        return commands + lifecycle_commands(app)
+        return commands + item_commands(app)
 
     async def discover(self) -> Hits:
         for name, callback, help_text in self._commands():

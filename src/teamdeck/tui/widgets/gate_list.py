@@ -22,7 +22,9 @@ class GateList(LineList):
 
 
 def gate_row(gate: GateView, now: datetime) -> Row:
-    what = SUBKIND_LABELS.get(gate.subkind, KIND_LABELS[gate.kind]) if gate.kind == "task-gate" else KIND_LABELS[gate.kind]
+    what = (
+        SUBKIND_LABELS.get(gate.subkind, KIND_LABELS[gate.kind]) if gate.kind == "task-gate" else KIND_LABELS[gate.kind]
+    )
     questions = f" ({len(gate.questions)} question{'s' if len(gate.questions) != 1 else ''})" if gate.questions else ""
     return Row(
         gate.key,

@@ -12,7 +12,7 @@ from textual.containers import HorizontalScroll, Vertical
 from textual.content import Content
 from textual.widgets import Static
 
-from teamdeck.tui import lifecycle_actions
+from teamdeck.tui import task_actions
 from teamdeck.tui.render import cell
 from teamdeck.tui.screens.confirm import Confirmed, ConfirmScreen
 from teamdeck.tui.typed import deck, main_screen
@@ -100,7 +100,7 @@ class PlansPanel(Vertical):
         plan = self.selected
         if plan is None:
             return None
-        if action == "run" and (deck(self).read_only or not lifecycle_actions.plan_allows_run(plan)):
+        if action == "run" and (deck(self).read_only or not task_actions.plan_allows_run(plan)):
             return None
         return True
 
@@ -113,7 +113,7 @@ class PlansPanel(Vertical):
 
     def action_run(self) -> None:
         plan = self.selected
-        if plan is None or deck(self).read_only or not lifecycle_actions.plan_allows_run(plan):
+        if plan is None or deck(self).read_only or not task_actions.plan_allows_run(plan):
             return
         title = Content.assemble(("Run plan ", "bold"), (cell(plan.id, 64), "bold $accent"))
         body = Content.assemble(
@@ -130,7 +130,7 @@ class PlansPanel(Vertical):
         def confirmed(result: Confirmed | None) -> None:
             if result is not None:
                 members = (result.note or "").replace(",", " ").split()
-                lifecycle_actions.run_plan(deck(self), plan, members)
+                task_actions.run_plan(deck(self), plan, members)
 
         self.app.push_screen(screen, confirmed)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from teamdeck.tui import lifecycle_actions
+from teamdeck.tui import task_actions
 from teamdeck.tui.render import cell
 
 if TYPE_CHECKING:
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 Command = tuple[str, Callable[[], object], str]
 TASK_COMMANDS = (
-    # (action on the tasks panel, what lifecycle_actions.task_allows checks, name, key)
+    # (action on the tasks panel, what task_actions.task_allows checks, name, key)
     ("transition", "transition", "Move task {} to another state", "t"),
     ("verify", "verify", "Verify task {} with its guardian", "g"),
     ("retry", "retry", "Retry task {}", "R"),
@@ -25,7 +25,7 @@ TASK_COMMANDS = (
 LISTS = {"gates": "#gate-list", "tasks": "#task-list", "plans": "#plan-list"}
 
 
-def lifecycle_commands(app: TeamdeckApp) -> list[Command]:
+def item_commands(app: TeamdeckApp) -> list[Command]:
     """The palette's lifecycle commands for the snapshot on screen."""
     snapshot = app.snapshot
     if snapshot is None:
@@ -40,12 +40,12 @@ def lifecycle_commands(app: TeamdeckApp) -> list[Command]:
             commands += [
                 (label.format(name), _on_item(main, "tasks", task.id, action), key)
                 for action, check, label, key in TASK_COMMANDS
-                if lifecycle_actions.task_allows(task, check)
+                if task_actions.task_allows(task, check)
             ]
     for plan in snapshot.plans:
         name = cell(plan.id, 64)
         commands.append((f"Show plan {name}", _on_item(main, "plans", plan.id, "read"), "enter"))
-        if writable and lifecycle_actions.plan_allows_run(plan):
+        if writable and task_actions.plan_allows_run(plan):
             commands.append((f"Run plan {name} (plan run)", _on_item(main, "plans", plan.id, "run"), "x"))
     if writable:
         for gate in snapshot.gates:
