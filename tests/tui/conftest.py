@@ -13,6 +13,7 @@ import small_worlds as worlds
 
 from teamdeck.store.workspace import Workspace
 from teamdeck.tui.app import TeamdeckApp, create_app
+from teamdeck.tui.widgets.confirm_bar import ConfirmBar
 
 SIZE = (120, 36)
 DEADLINE_S = 20.0
@@ -82,3 +83,11 @@ async def type_text(pilot: Any, text: str) -> None:
     }
     for char in text:
         await pilot.press(keys.get(char, char))
+
+
+def showing(app: TeamdeckApp, kind: type) -> bool:
+    """Whether ``kind`` asks the person now: the main screen's confirm bar (nothing over
+    it), or a screen of that type on top."""
+    if kind is ConfirmBar:
+        return app.screen is app.main and app.main.confirm_bar.asking
+    return isinstance(app.screen, kind)

@@ -20,7 +20,6 @@ from pathlib import Path
 
 from textual import on, work
 from textual.app import App
-from textual.binding import Binding
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, TextArea
@@ -29,7 +28,7 @@ from textual.worker import Worker, WorkerState
 from teamdeck.errors import TeamdeckError
 from teamdeck.resources import data_dir
 from teamdeck.store.workspace import Workspace
-from teamdeck.tui import actions
+from teamdeck.tui import actions, registry
 from teamdeck.tui.commands import TeamdeckCommands
 from teamdeck.tui.messages import SnapshotChanged
 from teamdeck.tui.render import cell
@@ -55,13 +54,7 @@ class TeamdeckApp(App[None]):
     TITLE = "teamdeck"
     CSS_PATH = [data_dir("styles") / "app.tcss", data_dir("styles") / "plans.tcss"]
     COMMANDS = App.COMMANDS | {TeamdeckCommands}
-    BINDINGS = [
-        Binding("q", "quit", "Quit", id="quit"),
-        Binding("question_mark", "help", "Help", id="help"),
-        # Declaring a command_palette binding stops Textual adding its own ctrl+p: keep both.
-        Binding("ctrl+p", "command_palette", "Commands", id="palette", show=False, priority=True),
-        Binding("colon", "command_palette", "Commands", id="palette-colon", show=False),
-    ]
+    BINDINGS = registry.bindings("app")
 
     def __init__(
         self, ws: Workspace, *, watch: bool = True, force_polling: bool | None = None, cursor_blink: bool = True

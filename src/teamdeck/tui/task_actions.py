@@ -4,17 +4,17 @@ a worker (:meth:`TeamdeckApp.perform`), with the paths it changes so the view re
 from disk at once; nothing here writes a file itself or shows anything optimistic.
 
 Which actions a task or plan allows right now (for the keys, the footer and the
-palette) is decided here too, from the lifecycle table, so every front agrees.
+palette) is asked of the protocol's predicates (protocol/allowed.py), so every front agrees.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from teamdeck.errors import Refused
-from teamdeck.protocol.lifecycle import cancel, legal_next, normalise_state, transition
+from teamdeck.protocol.allowed import task_actions_allowed
+from teamdeck.protocol.lifecycle import cancel, transition
 from teamdeck.protocol.lifecycle_gates import retry
-from teamdeck.protocol.plans.machine import PLAN_FINAL, advance
+from teamdeck.protocol.plans.machine import advance, can_run_plan
 from teamdeck.protocol.verification import verify
 from teamdeck.view.plans import PlanView
 from teamdeck.view.snapshot import TaskView
@@ -25,38 +25,21 @@ if TYPE_CHECKING:
     from teamdeck.store.workspace import Workspace
     from teamdeck.tui.app import TeamdeckApp
 
-VERIFIABLE = frozenset({"working", "verifying", "guard-review"})
-"""States from which ``verify`` starts (working) or resumes an unfinished assignment."""
-TASK_ACTIONS = ("transition", "cancel", "retry", "verify")
-
-
-def next_states(state: str) -> list[str]:
-    """The states a task in ``state`` may move to (empty: final or unknown)."""
-    try:
-        return list(legal_next(normalise_state(state)))
-    except Refused:  # an unreadable task ("?") has no next state
-        return []
-
 
 def task_allows(task: TaskView, action: str) -> bool:
-    """Whether ``action`` (one of :data:`TASK_ACTIONS`) makes sense for the task now."""
-    if task.problem is not None and task.state == "?":
-        return False
-    nexts = next_states(task.state)
-    if action == "transition":
-        return bool(nexts)
-    if action == "cancel":
-        return "canceled" in nexts
-    if action == "retry":
-        return task.state == "input-required"
-    if action == "verify":
-        return task.state in VERIFIABLE
-    return False
+    """Whether lifecycle ``action`` (protocol/allowed.py's TASK_ACTIONS) is allowed for
+    the task now: the protocol's predicates, asked with what the snapshot holds."""
+    allowed = task_actions_allowed(
+        task.state,
+        [gate.subkind for gate in task.open_gates],
+        unreadable=task.problem is not None and task.state == "?",
+    )
+    return action in allowed
 
 
 def plan_allows_run(plan: PlanView) -> bool:
-    """Whether running the plan can do anything (it is not final)."""
-    return plan.problem is None and plan.state not in PLAN_FINAL
+    """Whether running the plan can do anything (it is readable and not final)."""
+    return plan.problem is None and can_run_plan(plan.state)
 
 
 def task_paths(ws: Workspace, task_id: str, team: str | None = None) -> list[Path]:

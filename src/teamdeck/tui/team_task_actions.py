@@ -3,13 +3,13 @@ team's Claude Code task list, or mark it pending again (protocol/team_tasks.py).
 tui/actions.py: one protocol call per action, run by the app on a worker, with the
 paths it changes; nothing here writes a file itself.
 
-Which of them a task allows right now (for the keys, the footer and the palette) is
-decided here too."""
+Which of them a task allows right now is protocol/allowed.py's rule."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from teamdeck.protocol.allowed import can_update_team_task
 from teamdeck.protocol.team_tasks import update_team_task
 from teamdeck.view.snapshot import TeamTaskView
 
@@ -18,17 +18,11 @@ if TYPE_CHECKING:
 
     from teamdeck.tui.app import TeamdeckApp
 
-CLOSED = frozenset({"completed", "deleted"})
-
 
 def allows(task: TeamTaskView, action: str) -> bool:
-    """Whether ``action`` (``reassign`` or ``mark_pending``) makes sense for ``task``:
-    reassigning a task that is not closed; marking pending one that is not pending yet."""
-    if action == "reassign":
-        return task.status not in CLOSED
-    if action == "mark_pending":
-        return task.status not in CLOSED and task.status != "pending"
-    return False
+    """Whether ``action`` (``reassign`` or ``mark_pending``) is allowed for ``task`` now
+    (protocol/allowed.py's rule)."""
+    return can_update_team_task(task.status, "pending" if action == "mark_pending" else action)
 
 
 def _paths(app: TeamdeckApp, task: TeamTaskView) -> list[Path]:

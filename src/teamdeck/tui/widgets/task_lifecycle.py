@@ -8,16 +8,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from textual.binding import Binding
 from textual.content import Content
 from textual.widget import Widget
 
+from teamdeck.protocol.allowed import next_states
 from teamdeck.tui import task_actions
 from teamdeck.tui.render import cell
-from teamdeck.tui.screens.confirm import Confirmed, ConfirmScreen, NoteRule
 from teamdeck.tui.screens.transition import Transition, TransitionScreen
 from teamdeck.tui.screens.verdicts import VerdictsScreen
 from teamdeck.tui.typed import deck
+from teamdeck.tui.widgets.confirm_bar import AskConfirm, Confirmed, ConfirmRequest, NoteRule
 from teamdeck.view.snapshot import TaskView
 
 LIFECYCLE_WRITES = frozenset({"transition", "verify", "retry", "cancel_task"})
@@ -34,14 +34,6 @@ class TaskLifecycleKeys(Widget):
     """Mixin for a panel with a ``selected`` :class:`TaskView` and a ``snapshot``. List it
     after the panel's container class (``class P(Vertical, TaskLifecycleKeys)``): Textual
     takes CSS from the first base only, bindings from every base."""
-
-    BINDINGS = [
-        Binding("v", "verdicts", "Verdicts", id="task-verdicts"),
-        Binding("t", "transition", "Move…", id="task-transition"),
-        Binding("g", "verify", "Verify", id="task-verify"),
-        Binding("R", "retry", "Retry", id="task-retry"),
-        Binding("x", "cancel_task", "Cancel task", id="task-cancel"),
-    ]
 
     selected: Any
     snapshot: Any
@@ -69,7 +61,7 @@ class TaskLifecycleKeys(Widget):
         if task is None:
             return
         title = Content.assemble(("Move task ", "bold"), (cell(task.id, 64), "bold $accent"))
-        screen = TransitionScreen(title, task_summary(task), task_actions.next_states(task.state))
+        screen = TransitionScreen(title, task_summary(task), next_states(task.state))
 
         def picked(result: Transition | None) -> None:
             if result is not None:
@@ -116,13 +108,13 @@ class TaskLifecycleKeys(Widget):
             return
         title = Content.assemble((f"{verb} ", "bold"), (cell(task.id, 64), "bold $accent"))
         body = Content.assemble(task_summary(task), "\n\n", WHAT_HAPPENS[what or action])
-        screen = ConfirmScreen(title, body, confirm=verb, note=note, note_label=note_label, danger=danger)
+        screen = ConfirmRequest(title, body, confirm=verb, note=note, note_label=note_label, danger=danger)
 
         def confirmed(result: Confirmed | None) -> None:
             if result is not None:
                 run(self.app, task, result.note)
 
-        self.app.push_screen(screen, confirmed)
+        self.post_message(AskConfirm(screen, confirmed))
 
 
 def task_summary(task: TaskView) -> Content:
