@@ -8,7 +8,7 @@ import json
 from conftest import busy, make_app, run, showing, type_text, until
 
 from teamdeck.model.claude import ShutdownApproved
-from teamdeck.protocol.messaging import request_shutdown, send_structured
+from teamdeck.protocol.messaging import request_shutdown, send_message, send_structured
 from teamdeck.protocol.taskfile import load_task
 from teamdeck.sim.outputs import write_final_output
 from teamdeck.store.inbox import read_inbox
@@ -359,5 +359,41 @@ def test_events_filter(world) -> None:
         await pilot.press("escape")
         await pilot.pause()
         assert len(events.rows) == total
+
+    run(app, scenario)
+
+
+def test_an_action_refreshes_what_it_wrote_once_and_the_watchers_echo_is_dropped(world, monkeypatch) -> None:
+    """The action's own refresh reads the files it wrote; the watcher's later report of
+    the same write reads nothing again (an external write after it still does)."""
+    import teamdeck.tui.app as app_module
+
+    refreshed: list[frozenset] = []
+    real_refresh = app_module.refresh
+
+    def counting(snapshot, paths):
+        refreshed.append(frozenset(paths))
+        return real_refresh(snapshot, paths)
+
+    monkeypatch.setattr(app_module, "refresh", counting)
+    app = make_app(world, watch=True)
+    task_file = world.task_file("t1")
+
+    async def scenario(pilot):
+        assert app.watching
+        await _open(pilot, app, GateList, TASK_GATE, "a", ConfirmBar)
+        await pilot.press("enter")
+        await until(pilot, lambda: load_task(world, "t1").gates[0].state == "approved" and not busy(app), "approve")
+        await until(pilot, lambda: any(task_file in paths for paths in refreshed), "the action's refresh")
+        # A later external write is seen, so by then the watcher has reported (or dropped) the echo.
+        send_message(world, "alpha", "alice", "after the approval", summary="later")
+        inbox = world.inbox("alpha", "alice")
+        await until(pilot, lambda: any(inbox in paths for paths in refreshed), "the external write")
+        assert sum(task_file in paths for paths in refreshed) == 1, refreshed
+        # The task file written again by someone else is read again.
+        task_file.write_bytes(task_file.read_bytes())
+        with task_file.open("ab") as handle:
+            handle.write(b"\n")
+        await until(pilot, lambda: sum(task_file in paths for paths in refreshed) == 2, "the external rewrite")
 
     run(app, scenario)

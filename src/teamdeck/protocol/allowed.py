@@ -46,8 +46,9 @@ def can_verify(state: str) -> bool:
     return state in VERIFIABLE
 
 
-def why_not_retry(state: str, open_gate_kinds: Iterable[str]) -> str | None:
-    """Why a task in ``state`` with these open gates cannot be retried (None: it can).
+def why_not_retry(state: str, open_gates: Iterable[tuple[str, str]]) -> str | None:
+    """Why a task in ``state`` with these open gates (``(id, kind)``) cannot be retried
+    (None: it can).
 
     Only a blocked (input-required) task is retried; a worker's question (any open gate
     but a ``verification-failed`` one) must be answered first.
@@ -55,28 +56,29 @@ def why_not_retry(state: str, open_gate_kinds: Iterable[str]) -> str | None:
     if state != "input-required":
         nexts = ", ".join(next_states(state)) or "none: it is final"
         return f"only a blocked (input-required) task can be retried; it is {state}, from which it can go to: {nexts}"
-    others = [kind for kind in open_gate_kinds if kind != "verification-failed"]
+    others = [gate_id for gate_id, kind in open_gates if kind != "verification-failed"]
     if others:
-        return "a gate waits for a person's answer; decide it with teamdeck gate approve|reject"
+        return f"gates {', '.join(others)} wait for a person's answer; decide them with teamdeck gate approve|reject"
     return None
 
 
-def can_retry(state: str, open_gate_kinds: Iterable[str]) -> bool:
+def can_retry(state: str, open_gates: Iterable[tuple[str, str]]) -> bool:
     """Whether :func:`why_not_retry` has nothing against it."""
-    return why_not_retry(state, open_gate_kinds) is None
+    return why_not_retry(state, open_gates) is None
 
 
 def task_actions_allowed(
-    state: str, open_gate_kinds: Iterable[str] = (), *, unreadable: bool = False
+    state: str, open_gates: Iterable[tuple[str, str]] = (), *, unreadable: bool = False
 ) -> frozenset[str]:
-    """The lifecycle actions (:data:`TASK_ACTIONS`) a task allows now."""
+    """The lifecycle actions (:data:`TASK_ACTIONS`) a task with these open gates
+    (``(id, kind)``) allows now."""
     if unreadable:
         return frozenset()
-    kinds = tuple(open_gate_kinds)
+    gates = tuple(open_gates)
     checks = {
         "transition": can_move(state),
         "cancel": can_cancel(state),
-        "retry": can_retry(state, kinds),
+        "retry": can_retry(state, gates),
         "verify": can_verify(state),
     }
     return frozenset(action for action, ok in checks.items() if ok)

@@ -79,7 +79,7 @@ def retry(ws: Workspace, task_id: str, *, note: str = RETRY_NOTE) -> TaskChange:
             question waits; nothing was written.
     """
     task = load_task(ws, task_id)
-    why = why_not_retry(task.state, [gate.kind for gate in task.open_gates])
+    why = why_not_retry(task.state, [(gate.id, gate.kind) for gate in task.open_gates])
     if why is not None:
         raise Refused(f"Could not retry task {task_id}: {why}")
     failed = [gate for gate in task.open_gates if gate.kind == "verification-failed"]

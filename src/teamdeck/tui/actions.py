@@ -1,6 +1,7 @@
 """What each key does to the files: one protocol call per action, run by the app on a
-worker (:meth:`TeamdeckApp.perform`), with the paths it changes so the view refreshes
-from disk at once. Nothing here writes a file itself or shows anything optimistic.
+worker (:meth:`TeamdeckApp.perform`), which refreshes exactly the paths the call wrote
+(recorded by the store's seam, protocol/written.py). Nothing here writes a file itself,
+names the files a call touches, or shows anything optimistic.
 """
 
 from __future__ import annotations
@@ -12,23 +13,10 @@ from teamdeck.protocol.join import join_task
 from teamdeck.protocol.messaging import answer_plan, broadcast, deactivate_member, request_shutdown, send_message
 from teamdeck.protocol.permissions import answer_permission
 from teamdeck.protocol.shutdown_resend import resend_shutdown
-from teamdeck.tui.task_actions import plan_paths
 from teamdeck.view.snapshot import GateView, MemberView
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from teamdeck.tui.app import TeamdeckApp
-
-
-def _task_paths(app: TeamdeckApp, task_id: str) -> list[Path]:
-    ws = app.ws
-    return [ws.task_file(task_id), ws.events_file(task_id), ws.reports_dir(task_id) / "joined-summary.md"]
-
-
-def _team_paths(app: TeamdeckApp, team: str) -> list[Path]:
-    ws = app.ws
-    return [ws.team_dir(team)]
 
 
 def decide(app: TeamdeckApp, gate: GateView, approve: bool, note: str | None) -> None:
@@ -39,17 +27,12 @@ def decide(app: TeamdeckApp, gate: GateView, approve: bool, note: str | None) ->
         answer(app, gate.team or "", gate.member or "", gate.request_id, approve, note)
         return
     task_id, gate_id = gate.task_id or "", gate.gate_id or ""
-    touched = _task_paths(app, task_id)
-    if gate.subkind == "plan-approval" and app.snapshot is not None:
-        for plan in app.snapshot.plans:  # the decision moves the plan and approves (or cancels) its tasks
-            if plan.coordinator == task_id:
-                touched += plan_paths(app.ws, plan)
 
     def call() -> str:
         change = decide_gate(app.ws, task_id, gate_id, verb, note)
         return "; ".join([f"gate {gate_id} of task {task_id} {verb}d", *change.notices])
 
-    app.perform(f"{verb} gate {gate_id}", call, touched)
+    app.perform(f"{verb} gate {gate_id}", call)
 
 
 def answer(
@@ -62,7 +45,7 @@ def answer(
         sent = answer_plan(app.ws, team, member, approve=approve, feedback=feedback, request_id=request_id)
         return f"plan of {member} {verb}d ({sent.request_id})"
 
-    app.perform(f"{verb} the plan of {member}", call, _team_paths(app, team))
+    app.perform(f"{verb} the plan of {member}", call)
 
 
 def permit(app: TeamdeckApp, gate: GateView, approve: bool, note: str | None) -> None:
@@ -74,7 +57,7 @@ def permit(app: TeamdeckApp, gate: GateView, approve: bool, note: str | None) ->
         answer_permission(app.ws, team, member, request_id, approve=approve, note=note)
         return f"permission {'allowed' if approve else 'denied'}: {member} ({request_id})"
 
-    app.perform(f"{verb} the permission request of {member}", call, _team_paths(app, team))
+    app.perform(f"{verb} the permission request of {member}", call)
 
 
 def resend_stuck_shutdown(app: TeamdeckApp, gate: GateView, reason: str | None) -> None:
@@ -87,7 +70,7 @@ def resend_stuck_shutdown(app: TeamdeckApp, gate: GateView, reason: str | None) 
             f"shutdown request resent to {member} ({resent.sent.request_id}); superseded {', '.join(resent.superseded)}"
         )
 
-    app.perform(f"resend the shutdown request to {member}", call, _team_paths(app, team))
+    app.perform(f"resend the shutdown request to {member}", call)
 
 
 def force_offline(app: TeamdeckApp, gate: GateView, reason: str | None) -> None:
@@ -99,7 +82,7 @@ def force_offline(app: TeamdeckApp, gate: GateView, reason: str | None) -> None:
         name = deactivate_member(app.ws, team, member, force=True, reason=why)
         return f"{name} forced offline"
 
-    app.perform(f"force {member} offline", call, _team_paths(app, team))
+    app.perform(f"force {member} offline", call)
 
 
 def message(app: TeamdeckApp, member: MemberView, summary: str, text: str) -> None:
@@ -109,7 +92,7 @@ def message(app: TeamdeckApp, member: MemberView, summary: str, text: str) -> No
         sent = send_message(app.ws, member.team, member.name, text, summary=summary)
         return f"message sent to {member.name}" + _warnings(sent.warnings)
 
-    app.perform(f"send a message to {member.name}", call, _team_paths(app, member.team))
+    app.perform(f"send a message to {member.name}", call)
 
 
 def broadcast_to(app: TeamdeckApp, team: str, summary: str, text: str) -> None:
@@ -119,7 +102,7 @@ def broadcast_to(app: TeamdeckApp, team: str, summary: str, text: str) -> None:
         sent = broadcast(app.ws, team, text, summary=summary)
         return f"broadcast sent to {len(sent.recipients)} member(s) of {team}" + _warnings(sent.warnings)
 
-    app.perform(f"broadcast to team {team}", call, _team_paths(app, team))
+    app.perform(f"broadcast to team {team}", call)
 
 
 def shutdown(app: TeamdeckApp, member: MemberView, reason: str | None) -> None:
@@ -129,7 +112,7 @@ def shutdown(app: TeamdeckApp, member: MemberView, reason: str | None) -> None:
         sent = request_shutdown(app.ws, member.team, member.name, reason=reason)
         return f"shutdown requested from {member.name} ({sent.request_id})"
 
-    app.perform(f"ask {member.name} to shut down", call, _team_paths(app, member.team))
+    app.perform(f"ask {member.name} to shut down", call)
 
 
 def deactivate(app: TeamdeckApp, member: MemberView) -> None:
@@ -139,7 +122,7 @@ def deactivate(app: TeamdeckApp, member: MemberView) -> None:
         name = deactivate_member(app.ws, member.team, member.name)
         return f"{name} marked inactive"
 
-    app.perform(f"deactivate {member.name}", call, _team_paths(app, member.team))
+    app.perform(f"deactivate {member.name}", call)
 
 
 def join(app: TeamdeckApp, task_id: str) -> None:
@@ -150,7 +133,7 @@ def join(app: TeamdeckApp, task_id: str) -> None:
         opened = f"; opened {', '.join(result.gates_opened)}" if result.gates_opened else ""
         return f"joined task {task_id}: {result.summary.totals.total} worker(s){opened}"
 
-    app.perform(f"join task {task_id}", call, _task_paths(app, task_id))
+    app.perform(f"join task {task_id}", call)
 
 
 def _warnings(warnings: tuple[str, ...]) -> str:

@@ -13,10 +13,10 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 from textual.style import Style
 
-from teamdeck.protocol.allowed import can_shutdown, can_update_team_task, task_actions_allowed
-from teamdeck.protocol.plans.machine import can_run_plan
+from teamdeck.protocol.allowed import can_shutdown, can_update_team_task
 from teamdeck.tui import registry
 from teamdeck.tui.render import cell
+from teamdeck.tui.task_actions import plan_allows_run, task_allows
 from teamdeck.tui.widgets.gates_panel import answers
 
 if TYPE_CHECKING:
@@ -99,9 +99,8 @@ def item_commands(app: TeamdeckApp) -> list[Command]:
         add(f"Verdicts of task {name}", "tasks", task.id, "verdicts")
         if writable:
             add(f"Join task {name}", "tasks", task.id, "join")
-            allowed = task_actions_allowed(task.state, unreadable=task.problem is not None and task.state == "?")
             for action, label in TASK_COMMANDS:
-                if action in allowed:
+                if task_allows(task, action):
                     add(label.format(name), "tasks", task.id, "cancel_task" if action == "cancel" else action)
     if writable:
         for stalled in snapshot.stalled_tasks:
@@ -113,7 +112,7 @@ def item_commands(app: TeamdeckApp) -> list[Command]:
     for plan in snapshot.plans:
         name = cell(plan.id, 64)
         add(f"Show plan {name}", "plans", plan.id, "read")
-        if writable and plan.problem is None and can_run_plan(plan.state):
+        if writable and plan_allows_run(plan):
             add(f"Run plan {name} (plan run)", "plans", plan.id, "run")
     return commands
 

@@ -1,7 +1,7 @@
 """What the lifecycle keys do to the files: transition, cancel, retry and verify
 a task, run a plan. Like tui/actions.py: one protocol call per action, run by the app on
-a worker (:meth:`TeamdeckApp.perform`), with the paths it changes so the view refreshes
-from disk at once; nothing here writes a file itself or shows anything optimistic.
+a worker (:meth:`TeamdeckApp.perform`), which refreshes exactly what the call wrote;
+nothing here writes a file itself or shows anything optimistic.
 
 Which actions a task or plan allows right now (for the keys, the footer and the
 palette) is asked of the protocol's predicates (protocol/allowed.py), so every front agrees.
@@ -20,9 +20,6 @@ from teamdeck.view.plans import PlanView
 from teamdeck.view.snapshot import TaskView
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
-    from teamdeck.store.workspace import Workspace
     from teamdeck.tui.app import TeamdeckApp
 
 
@@ -31,7 +28,7 @@ def task_allows(task: TaskView, action: str) -> bool:
     the task now: the protocol's predicates, asked with what the snapshot holds."""
     allowed = task_actions_allowed(
         task.state,
-        [gate.subkind for gate in task.open_gates],
+        [(gate.gate_id or "", gate.subkind) for gate in task.open_gates],
         unreadable=task.problem is not None and task.state == "?",
     )
     return action in allowed
@@ -42,30 +39,6 @@ def plan_allows_run(plan: PlanView) -> bool:
     return plan.problem is None and can_run_plan(plan.state)
 
 
-def task_paths(ws: Workspace, task_id: str, team: str | None = None) -> list[Path]:
-    """What a lifecycle action on ``task_id`` may change: its task.yaml and log, its
-    guardian records, its joined summary, and its team's inboxes (messages to workers)."""
-    paths = [
-        ws.task_file(task_id),
-        ws.events_file(task_id),
-        ws.task_dir(task_id) / "guardian",
-        ws.reports_dir(task_id) / "joined-summary.md",
-    ]
-    if team:
-        paths.append(ws.team_dir(team))
-    return paths
-
-
-def plan_paths(ws: Workspace, plan: PlanView) -> list[Path]:
-    """What running ``plan`` may change: the plan's files and every one of its tasks'."""
-    paths = [ws.plan_file(plan.id), ws.plan_events_file(plan.id)]
-    for task_id in sorted(plan.task_ids):
-        paths += task_paths(ws, task_id)
-    if plan.team:
-        paths.append(ws.team_dir(plan.team))
-    return paths
-
-
 def move(app: TeamdeckApp, task: TaskView, target: str, reason: str | None) -> None:
     """Move ``task`` to ``target`` (the lifecycle table decides; a refusal is a notice)."""
 
@@ -73,7 +46,7 @@ def move(app: TeamdeckApp, task: TaskView, target: str, reason: str | None) -> N
         change = transition(app.ws, task.id, target, reason=reason or "moved by a person in teamdeck")
         return f"task {task.id} is {change.task.state}"
 
-    app.perform(f"move task {task.id} to {target}", call, task_paths(app.ws, task.id, task.team))
+    app.perform(f"move task {task.id} to {target}", call)
 
 
 def cancel_task(app: TeamdeckApp, task: TaskView, reason: str | None) -> None:
@@ -83,7 +56,7 @@ def cancel_task(app: TeamdeckApp, task: TaskView, reason: str | None) -> None:
         change = cancel(app.ws, task.id, reason=reason or "")
         return f"task {task.id} is {change.task.state}"
 
-    app.perform(f"cancel task {task.id}", call, task_paths(app.ws, task.id, task.team))
+    app.perform(f"cancel task {task.id}", call)
 
 
 def retry_task(app: TeamdeckApp, task: TaskView, note: str | None) -> None:
@@ -93,7 +66,7 @@ def retry_task(app: TeamdeckApp, task: TaskView, note: str | None) -> None:
         change = retry(app.ws, task.id, note=note or "retry")
         return f"task {task.id} is {change.task.state}"
 
-    app.perform(f"retry task {task.id}", call, task_paths(app.ws, task.id, task.team))
+    app.perform(f"retry task {task.id}", call)
 
 
 def verify_task(app: TeamdeckApp, task: TaskView, reason: str | None) -> None:
@@ -104,7 +77,7 @@ def verify_task(app: TeamdeckApp, task: TaskView, reason: str | None) -> None:
         gate = f"; gate {done.gate_id} waits" if done.gate_id else ""
         return f"task {task.id}: {done.verdict.guardian} said {done.verdict.status}; it is {done.task.state}{gate}"
 
-    app.perform(f"verify task {task.id}", call, task_paths(app.ws, task.id, task.team))
+    app.perform(f"verify task {task.id}", call)
 
 
 def run_plan(app: TeamdeckApp, plan: PlanView, members: list[str]) -> None:
@@ -115,4 +88,4 @@ def run_plan(app: TeamdeckApp, plan: PlanView, members: list[str]) -> None:
         waits = f"; waits for: {'; '.join(result.waiting)}" if result.waiting else ""
         return f"plan {plan.id} is {result.plan.state} ({len(result.moves)} move(s), {len(result.actions)} action(s)){waits}"
 
-    app.perform(f"run plan {plan.id}", call, plan_paths(app.ws, plan))
+    app.perform(f"run plan {plan.id}", call)

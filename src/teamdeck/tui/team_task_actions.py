@@ -1,7 +1,7 @@
 """What the team-task keys of the tasks panel do to the files: reassign a task of a
 team's Claude Code task list, or mark it pending again (protocol/team_tasks.py). Like
-tui/actions.py: one protocol call per action, run by the app on a worker, with the
-paths it changes; nothing here writes a file itself.
+tui/actions.py: one protocol call per action, run by the app on a worker, which
+refreshes what it wrote; nothing here writes a file itself.
 
 Which of them a task allows right now is protocol/allowed.py's rule."""
 
@@ -14,8 +14,6 @@ from teamdeck.protocol.team_tasks import update_team_task
 from teamdeck.view.snapshot import TeamTaskView
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from teamdeck.tui.app import TeamdeckApp
 
 
@@ -23,11 +21,6 @@ def allows(task: TeamTaskView, action: str) -> bool:
     """Whether ``action`` (``reassign`` or ``mark_pending``) is allowed for ``task`` now
     (protocol/allowed.py's rule)."""
     return can_update_team_task(task.status, "pending" if action == "mark_pending" else action)
-
-
-def _paths(app: TeamdeckApp, task: TeamTaskView) -> list[Path]:
-    ws = app.ws
-    return [ws.claude_tasks_dir(task.team) / f"{task.id}.json", ws.team_dir(task.team)]
 
 
 def reassign(app: TeamdeckApp, task: TeamTaskView, member: str) -> None:
@@ -38,7 +31,7 @@ def reassign(app: TeamdeckApp, task: TeamTaskView, member: str) -> None:
         told = f"; {done.told} was sent a task_assignment" if done.told else ""
         return "; ".join([f"task #{task.id} of {task.team} is now owned by {done.after.owner}{told}", *done.notices])
 
-    app.perform(f"reassign task #{task.id} of {task.team}", call, _paths(app, task))
+    app.perform(f"reassign task #{task.id} of {task.team}", call)
 
 
 def mark_pending(app: TeamdeckApp, task: TeamTaskView) -> None:
@@ -48,4 +41,4 @@ def mark_pending(app: TeamdeckApp, task: TeamTaskView) -> None:
         done = update_team_task(app.ws, task.team, task.id, status="pending")
         return f"task #{task.id} of {task.team} is {done.after.status}"
 
-    app.perform(f"mark task #{task.id} of {task.team} pending", call, _paths(app, task))
+    app.perform(f"mark task #{task.id} of {task.team} pending", call)

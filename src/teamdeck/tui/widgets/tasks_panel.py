@@ -14,7 +14,7 @@ from textual.content import Content
 from textual.widgets import Markdown, Static
 
 from teamdeck.errors import TeamdeckError
-from teamdeck.store.files import read_optional
+from teamdeck.protocol.join import read_joined_summary
 from teamdeck.tui import actions, registry, team_task_actions
 from teamdeck.tui.render import block, cell
 from teamdeck.tui.screens.reassign import ReassignScreen
@@ -78,17 +78,15 @@ class TasksPanel(Panel, TaskLifecycleKeys):
         stamp = (task.id, task.updated_at + str(task.summary_path)) if task else None
         if task is not None and task.summary_path and stamp != self._summary_for:
             self._summary_for = stamp
-            self._load_summary(task.summary_path)
+            self._load_summary(task.id, task.summary_path)
         elif task is None or not task.summary_path:
             self._summary_for = None
             self.query_one(Markdown).update("*no joined summary yet: press j to join*" if task else "")
 
     @work(thread=True, exclusive=True, group="summary", exit_on_error=False, description="read the joined summary")
-    def _load_summary(self, relative: str) -> None:
-        path = deck(self).ws.root / relative
+    def _load_summary(self, task_id: str, relative: str) -> None:
         try:
-            data = read_optional(path, shown=relative)
-            text = data.decode("utf-8", "replace") if data is not None else "*the joined summary is gone*"
+            text = read_joined_summary(deck(self).ws, task_id) or "*the joined summary is gone*"
         except TeamdeckError as err:
             text = f"*could not read the joined summary: {cell(str(err), 300)}*"
         self.app.call_from_thread(self._show_summary, relative, block(text, SUMMARY_CHARS))
