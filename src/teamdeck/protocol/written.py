@@ -9,15 +9,43 @@ record is complete for every protocol function without each result type listing 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Generic, TypeVar
 
 from teamdeck.store.files import Stamp, stamp
-from teamdeck.store.fs import recording_writes
+from teamdeck.store.fs import observing
 
 T = TypeVar("T")
+
+
+class Written:
+    """The paths one call changed, as the seam reported them: files replaced, appended
+    to, linked, created or removed, directories made or removed; a temp file renamed or
+    linked into place counts as its target, and a lock directory made and removed
+    again is left out."""
+
+    def __init__(self) -> None:
+        self._changed: dict[Path, None] = {}
+        self._transient: set[Path] = set()
+        self._made_dirs: set[Path] = set()
+
+    def __call__(self, change: str, raw: str | os.PathLike[str]) -> None:
+        path = Path(raw)
+        if change == "moved":
+            self._transient.add(path)
+        elif change == "rmdir" and path in self._made_dirs:
+            self._transient.add(path)
+        else:
+            if change == "mkdir":
+                self._made_dirs.add(path)
+            self._changed[path] = None
+
+    @property
+    def paths(self) -> frozenset[Path]:
+        return frozenset(path for path in self._changed if path not in self._transient)
 
 
 @dataclass(frozen=True)
@@ -35,7 +63,8 @@ def recorded(call: Callable[[], T], written: set[Path] | None = None) -> Recorde
         written: when given, filled with the written paths even if ``call`` raises
             (a refusal after a partial write still shows what changed).
     """
-    with recording_writes() as record:
+    record = Written()
+    with observing(record):
         try:
             result = call()
         finally:

@@ -14,55 +14,24 @@ from __future__ import annotations
 import errno
 import os
 import signal
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from pathlib import Path
 
 CRASH_ENV = "TEAMDECK_CRASH_AT"
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR
 
 
-class Written:
-    """The paths one call changed, as the seam saw them (:func:`recording_writes`):
-    files replaced, appended to, linked, created or removed, and directories made or
-    removed; a temp file renamed or linked into place counts as its target, and a
-    lock directory made and removed again is left out."""
-
-    def __init__(self) -> None:
-        self._changed: dict[Path, None] = {}
-        self._transient: set[Path] = set()
-        self._made_dirs: set[Path] = set()
-
-    def note(self, path: str | os.PathLike[str]) -> None:
-        self._changed[Path(path)] = None
-
-    def moved(self, src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
-        self._transient.add(Path(src))
-        self.note(dst)
-
-    def made_dir(self, path: str | os.PathLike[str]) -> None:
-        self._made_dirs.add(Path(path))
-        self.note(path)
-
-    def removed_dir(self, path: str | os.PathLike[str]) -> None:
-        if Path(path) in self._made_dirs:
-            self._transient.add(Path(path))
-        else:
-            self.note(path)
-
-    @property
-    def paths(self) -> frozenset[Path]:
-        return frozenset(path for path in self._changed if path not in self._transient)
+Observer = Callable[[str, "str | os.PathLike[str]"], None]
+"""Told each change the seam makes: ``("write", path)``, ``("moved", temp)`` (renamed
+or linked into place), ``("mkdir", path)``, ``("rmdir", path)``."""
+_observer: ContextVar[Observer | None] = ContextVar("teamdeck_fs_observer", default=None)
 
 
-_recording: ContextVar[Written | None] = ContextVar("teamdeck_written", default=None)
-
-
-def _note(path: str | os.PathLike[str]) -> None:
-    written = _recording.get()
-    if written is not None:
-        written.note(path)
+def _seen(change: str, path: str | os.PathLike[str]) -> None:
+    observer = _observer.get()
+    if observer is not None:
+        observer(change, path)
 
 
 class OsFs:
@@ -71,7 +40,7 @@ class OsFs:
     def open(self, path: str | os.PathLike[str], flags: int, mode: int = 0o644) -> int:
         fd = os.open(path, flags, mode)
         if flags & _WRITE_FLAGS:
-            _note(path)
+            _seen("write", path)
         return fd
 
     def write(self, fd: int, data: bytes | memoryview) -> int:
@@ -102,30 +71,28 @@ class OsFs:
 
     def replace(self, src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
         os.replace(src, dst)
-        if (written := _recording.get()) is not None:
-            written.moved(src, dst)
+        _seen("moved", src)
+        _seen("write", dst)
 
     def unlink(self, path: str | os.PathLike[str]) -> None:
         os.unlink(path)
-        _note(path)
+        _seen("write", path)
 
     def link(self, src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
         os.link(src, dst)
-        if (written := _recording.get()) is not None:
-            written.moved(src, dst)
+        _seen("moved", src)
+        _seen("write", dst)
 
     def ftruncate(self, fd: int, length: int) -> None:
         os.ftruncate(fd, length)
 
     def mkdir(self, path: str | os.PathLike[str], mode: int = 0o755) -> None:
         os.mkdir(path, mode)
-        if (written := _recording.get()) is not None:
-            written.made_dir(path)
+        _seen("mkdir", path)
 
     def rmdir(self, path: str | os.PathLike[str]) -> None:
         os.rmdir(path)
-        if (written := _recording.get()) is not None:
-            written.removed_dir(path)
+        _seen("rmdir", path)
 
     def crash_point(self, name: str) -> None:
         """Die here (SIGKILL) if ``$TEAMDECK_CRASH_AT`` names this point."""
@@ -153,12 +120,11 @@ def current() -> OsFs:
 
 
 @contextmanager
-def recording_writes() -> Iterator[Written]:
-    """Record every path the seam changes inside the ``with`` block (this thread or
-    task only): a front refreshes exactly what a protocol call wrote."""
-    written = Written()
-    token = _recording.set(written)
+def observing(observer: Observer) -> Iterator[None]:
+    """Tell ``observer`` every change the seam makes inside the ``with`` block, in this
+    thread or task only (protocol/written.py records what a call wrote)."""
+    token = _observer.set(observer)
     try:
-        yield written
+        yield
     finally:
-        _recording.reset(token)
+        _observer.reset(token)
