@@ -2,20 +2,19 @@
 worker (:meth:`TeamdeckApp.perform`), which refreshes exactly the paths the call wrote
 (recorded by the store's seam, protocol/written.py). Nothing here writes a file itself,
 names the files a call touches, or shows anything optimistic.
+
+Each call imports its protocol module when it runs, on the worker: the first frame does
+not wait for modules only an action needs, and the UI thread never loads them.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from teamdeck.protocol.gates import Decision, decide_gate
-from teamdeck.protocol.join import join_task
-from teamdeck.protocol.messaging import answer_plan, broadcast, deactivate_member, request_shutdown, send_message
-from teamdeck.protocol.permissions import answer_permission
-from teamdeck.protocol.shutdown_resend import resend_shutdown
 from teamdeck.view.snapshot import GateView, MemberView
 
 if TYPE_CHECKING:
+    from teamdeck.protocol.gates import Decision
     from teamdeck.tui.app import TeamdeckApp
 
 
@@ -29,6 +28,8 @@ def decide(app: TeamdeckApp, gate: GateView, approve: bool, note: str | None) ->
     task_id, gate_id = gate.task_id or "", gate.gate_id or ""
 
     def call() -> str:
+        from teamdeck.protocol.gates import decide_gate
+
         change = decide_gate(app.ws, task_id, gate_id, verb, note)
         return "; ".join([f"gate {gate_id} of task {task_id} {verb}d", *change.notices])
 
@@ -42,6 +43,8 @@ def answer(
     verb = "approve" if approve else "reject"
 
     def call() -> str:
+        from teamdeck.protocol.messaging import answer_plan
+
         sent = answer_plan(app.ws, team, member, approve=approve, feedback=feedback, request_id=request_id)
         return f"plan of {member} {verb}d ({sent.request_id})"
 
@@ -54,6 +57,8 @@ def permit(app: TeamdeckApp, gate: GateView, approve: bool, note: str | None) ->
     verb = "allow" if approve else "deny"
 
     def call() -> str:
+        from teamdeck.protocol.permissions import answer_permission
+
         answer_permission(app.ws, team, member, request_id, approve=approve, note=note)
         return f"permission {'allowed' if approve else 'denied'}: {member} ({request_id})"
 
@@ -65,6 +70,8 @@ def resend_stuck_shutdown(app: TeamdeckApp, gate: GateView, reason: str | None) 
     team, member = gate.team or "", gate.member or ""
 
     def call() -> str:
+        from teamdeck.protocol.shutdown_resend import resend_shutdown
+
         resent = resend_shutdown(app.ws, team, member, reason=reason)
         return (
             f"shutdown request resent to {member} ({resent.sent.request_id}); superseded {', '.join(resent.superseded)}"
@@ -79,6 +86,8 @@ def force_offline(app: TeamdeckApp, gate: GateView, reason: str | None) -> None:
     why = reason or f"no shutdown_response to {gate.request_id} since {gate.created_at}; forced offline"
 
     def call() -> str:
+        from teamdeck.protocol.messaging import deactivate_member
+
         name = deactivate_member(app.ws, team, member, force=True, reason=why)
         return f"{name} forced offline"
 
@@ -89,6 +98,8 @@ def message(app: TeamdeckApp, member: MemberView, summary: str, text: str) -> No
     """Send ``member`` a message from the team lead."""
 
     def call() -> str:
+        from teamdeck.protocol.messaging import send_message
+
         sent = send_message(app.ws, member.team, member.name, text, summary=summary)
         return f"message sent to {member.name}" + _warnings(sent.warnings)
 
@@ -99,6 +110,8 @@ def broadcast_to(app: TeamdeckApp, team: str, summary: str, text: str) -> None:
     """Send every member of ``team`` (but the lead) a message."""
 
     def call() -> str:
+        from teamdeck.protocol.messaging import broadcast
+
         sent = broadcast(app.ws, team, text, summary=summary)
         return f"broadcast sent to {len(sent.recipients)} member(s) of {team}" + _warnings(sent.warnings)
 
@@ -109,6 +122,8 @@ def shutdown(app: TeamdeckApp, member: MemberView, reason: str | None) -> None:
     """Ask ``member`` to shut down (the handshake then shows in the roster)."""
 
     def call() -> str:
+        from teamdeck.protocol.messaging import request_shutdown
+
         sent = request_shutdown(app.ws, member.team, member.name, reason=reason)
         return f"shutdown requested from {member.name} ({sent.request_id})"
 
@@ -119,6 +134,8 @@ def deactivate(app: TeamdeckApp, member: MemberView) -> None:
     """Mark ``member`` inactive (guarded: only after it approved a shutdown)."""
 
     def call() -> str:
+        from teamdeck.protocol.messaging import deactivate_member
+
         name = deactivate_member(app.ws, member.team, member.name)
         return f"{name} marked inactive"
 
@@ -129,6 +146,8 @@ def join(app: TeamdeckApp, task_id: str) -> None:
     """Run the join of ``task_id`` again."""
 
     def call() -> str:
+        from teamdeck.protocol.join import join_task
+
         result = join_task(app.ws, task_id)
         opened = f"; opened {', '.join(result.gates_opened)}" if result.gates_opened else ""
         return f"joined task {task_id}: {result.summary.totals.total} worker(s){opened}"

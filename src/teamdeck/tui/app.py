@@ -28,7 +28,6 @@ from textual.widgets import Input, TextArea
 from textual.worker import Worker, WorkerState
 
 from teamdeck.errors import TeamdeckError
-from teamdeck.protocol.worker_outputs import tasks_with_final_output
 from teamdeck.protocol.written import recorded, stamps
 from teamdeck.resources import data_dir
 from teamdeck.tui import actions, registry
@@ -127,6 +126,8 @@ class TeamdeckApp(App[None]):
     def _watch(self) -> None:
         """Feed each batch of changed paths straight to the refresher (no hop through
         the UI thread: it may be busy drawing)."""
+        from teamdeck.protocol.worker_outputs import tasks_with_final_output  # JSON Schema: only here, off the UI
+
         try:
             for batch in watch_batches(
                 self.ws.root, self._stop, force_polling=self.force_polling, ready=self._watching

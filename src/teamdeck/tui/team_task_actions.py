@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from teamdeck.protocol.allowed import can_update_team_task
-from teamdeck.protocol.team_tasks import update_team_task
 from teamdeck.view.snapshot import TeamTaskView
 
 if TYPE_CHECKING:
@@ -27,6 +26,8 @@ def reassign(app: TeamdeckApp, task: TeamTaskView, member: str) -> None:
     """Give ``task`` to ``member`` (who is sent a task_assignment)."""
 
     def call() -> str:
+        from teamdeck.protocol.team_tasks import update_team_task
+
         done = update_team_task(app.ws, task.team, task.id, owner=member)
         told = f"; {done.told} was sent a task_assignment" if done.told else ""
         return "; ".join([f"task #{task.id} of {task.team} is now owned by {done.after.owner}{told}", *done.notices])
@@ -38,6 +39,8 @@ def mark_pending(app: TeamdeckApp, task: TeamTaskView) -> None:
     """Set ``task`` back to ``pending`` (its owner kept), for anyone to pick up again."""
 
     def call() -> str:
+        from teamdeck.protocol.team_tasks import update_team_task
+
         done = update_team_task(app.ws, task.team, task.id, status="pending")
         return f"task #{task.id} of {task.team} is {done.after.status}"
 

@@ -14,7 +14,6 @@ from textual.content import Content
 from textual.widgets import Markdown, Static
 
 from teamdeck.errors import TeamdeckError
-from teamdeck.protocol.join import read_joined_summary
 from teamdeck.tui import actions, registry, team_task_actions
 from teamdeck.tui.render import block, cell
 from teamdeck.tui.screens.reassign import ReassignScreen
@@ -85,6 +84,8 @@ class TasksPanel(Panel, TaskLifecycleKeys):
 
     @work(thread=True, exclusive=True, group="summary", exit_on_error=False, description="read the joined summary")
     def _load_summary(self, task_id: str, relative: str) -> None:
+        from teamdeck.protocol.join import read_joined_summary  # the join's modules: on this worker, when needed
+
         try:
             text = read_joined_summary(deck(self).ws, task_id) or "*the joined summary is gone*"
         except TeamdeckError as err:
