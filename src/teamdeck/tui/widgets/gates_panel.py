@@ -132,7 +132,7 @@ class GatesPanel(Panel):
             if approve
             else "The teammate gets the reason as the error (default: Permission denied)."
         )
-        screen = ConfirmRequest(
+        request = ConfirmRequest(
             title,
             Content.assemble(gate_detail(gate, short=True), "\n", (outcome, "bold")),
             confirm=verb,
@@ -145,7 +145,7 @@ class GatesPanel(Panel):
             if result is not None:
                 actions.permit(deck(self), gate, approve, result.note)
 
-        self.post_message(AskConfirm(screen, decided))
+        self.post_message(AskConfirm(request, decided))
 
     def _unstick(self, *, force: bool) -> None:
         gate = self.selected
@@ -164,7 +164,7 @@ class GatesPanel(Panel):
                 "A new shutdown_request (new requestId) goes to its inbox; the unanswered one is "
                 "recorded as superseded in messages.jsonl."
             )
-        screen = ConfirmRequest(
+        request = ConfirmRequest(
             title,
             Content.assemble(gate_detail(gate, short=True), "\n", (outcome, "bold")),
             confirm="Force offline" if force else "Resend",
@@ -181,7 +181,7 @@ class GatesPanel(Panel):
             else:
                 actions.resend_stuck_shutdown(deck(self), gate, result.note)
 
-        self.post_message(AskConfirm(screen, decided))
+        self.post_message(AskConfirm(request, decided))
 
     def _decide(self, *, approve: bool) -> None:
         gate = self.selected
@@ -193,7 +193,7 @@ class GatesPanel(Panel):
             verb = "Retry" if approve else "Give up"
             body = Content.assemble(body, "\n", (FAIL_OUTCOMES[approve], "bold"))
         title = Content.assemble((f"{verb} ", "bold"), (cell(gate.title, 120), "bold $warning"))
-        screen = ConfirmRequest(
+        request = ConfirmRequest(
             title,
             body,
             confirm=verb,
@@ -206,7 +206,7 @@ class GatesPanel(Panel):
             if result is not None:
                 actions.decide(deck(self), gate, approve, result.note)
 
-        self.post_message(AskConfirm(screen, decided))
+        self.post_message(AskConfirm(request, decided))
 
 
 HEADINGS = {"plan-approval": "plan approval", "permission": "permission request", "shutdown-stuck": "stuck shutdown"}

@@ -117,7 +117,7 @@ class PlansPanel(Panel):
             "): approves its tasks, starts the current wave, joins reports, verifies a complete wave with the "
             "guardians and marks passed tasks done. Tasks without a worker are delegated to the members below, in turn.",
         )
-        screen = ConfirmRequest(
+        request = ConfirmRequest(
             title, body, confirm="Run", note="optional", note_label="Delegate to (members, space-separated)"
         )
 
@@ -126,7 +126,7 @@ class PlansPanel(Panel):
                 members = (result.note or "").replace(",", " ").split()
                 task_actions.run_plan(deck(self), plan, members)
 
-        self.post_message(AskConfirm(screen, confirmed))
+        self.post_message(AskConfirm(request, confirmed))
 
 
 def plan_header(plan: PlanView) -> Content:

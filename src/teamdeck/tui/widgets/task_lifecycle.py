@@ -1,6 +1,6 @@
 """The lifecycle keys of a task, mixed into the tasks panel: ``v`` its verdict
 history, ``t`` move it (a picker of the legal next states), ``g`` verify it with its
-guardian, ``R`` retry it, ``x`` cancel it. Every write is confirmed in a modal and run
+guardian, ``R`` retry it, ``x`` cancel it. Every write is confirmed in the confirm bar and run
 through the protocol on a worker (tui/task_actions.py); in read-only mode the
 writes show disabled."""
 
@@ -108,13 +108,13 @@ class TaskLifecycleKeys(Widget):
             return
         title = Content.assemble((f"{verb} ", "bold"), (cell(task.id, 64), "bold $accent"))
         body = Content.assemble(task_summary(task), "\n\n", WHAT_HAPPENS[what or action])
-        screen = ConfirmRequest(title, body, confirm=verb, note=note, note_label=note_label, danger=danger)
+        request = ConfirmRequest(title, body, confirm=verb, note=note, note_label=note_label, danger=danger)
 
         def confirmed(result: Confirmed | None) -> None:
             if result is not None:
                 run(self.app, task, result.note)
 
-        self.post_message(AskConfirm(screen, confirmed))
+        self.post_message(AskConfirm(request, confirmed))
 
 
 def task_summary(task: TaskView) -> Content:

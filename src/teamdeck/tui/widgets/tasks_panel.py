@@ -147,13 +147,13 @@ class TasksPanel(Panel, TaskLifecycleKeys):
             "\n\nSets its status back to pending in Claude Code's task list (the owner is kept), "
             "so it can be picked up again.",
         )
-        screen = ConfirmRequest(title, body, confirm="Mark pending")
+        request = ConfirmRequest(title, body, confirm="Mark pending")
 
         def confirmed(result: Confirmed | None) -> None:
             if result is not None:
                 team_task_actions.mark_pending(deck(self), task)
 
-        self.post_message(AskConfirm(screen, confirmed))
+        self.post_message(AskConfirm(request, confirmed))
 
     def _writable_team_task(self, action: str) -> TeamTaskView | None:
         task = self.selected_team_task
