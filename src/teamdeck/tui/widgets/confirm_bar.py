@@ -121,7 +121,7 @@ class ConfirmBar(Vertical, can_focus=True):
         note.value = ""
         note.placeholder = request.note_label.lower()
         note.display = asks_note
-        self.query_one("#confirm-problem", Static).update("")
+        self._problem(None)
         hint = Content.assemble(("enter", "bold"), f" {request.confirm.lower()} · ", ("esc", "bold"), " cancel")
         self.query_one("#confirm-hint", Static).update(hint)
         self.display = True
@@ -134,11 +134,17 @@ class ConfirmBar(Vertical, can_focus=True):
             return
         note = self.query_one("#confirm-note", Input).value.strip() if request.note != "none" else ""
         if request.note == "required" and not note:
-            self.query_one("#confirm-problem", Static).update(Content(f"{request.note_label} is required."))
+            self._problem(f"{request.note_label} is required.")
             self.query_one("#confirm-note", Input).focus()
             return
         self._close()
         run(Confirmed(note or None))
+
+    def _problem(self, text: str | None) -> None:
+        """Say why the answer cannot be taken yet (None: nothing to say, no line)."""
+        problem = self.query_one("#confirm-problem", Static)
+        problem.update(Content(text or ""))
+        problem.display = text is not None
 
     def action_cancel(self) -> None:
         self._close()
