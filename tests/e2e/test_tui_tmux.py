@@ -106,7 +106,8 @@ def test_a_gate_written_from_outside_appears_and_is_approved_with_keys(demo: Pat
     # written into a directory created a moment earlier (the watch on the new directory
     # comes too late; watch.py misses about one in three such final.json writes).
     (demo / "tasks" / TASK / "agents" / WORKER / "artifacts").mkdir(parents=True)
-    session = Tmux(env_command)
+    # 140 columns: at 120 the overview line (with its stalled-tasks count) cuts the unread count.
+    session = Tmux(env_command, width=140)
     try:
         first = session.wait_for("1 Decisions", "a Approve", " unread")  # the first snapshot is drawn
         unread = re.search(r"(\d+) unread", first)
@@ -167,9 +168,15 @@ def test_a_gate_written_from_outside_appears_and_is_approved_with_keys(demo: Pat
         assert decided.state == "approved" and decided.note == "8 shards"
 
         # The screen shows the decision: the task's detail lists the gate as approved.
+        # (teamdeck's tasks come first, then the teams' Claude Code task lists: walk down to it.)
         session.keys("4")
         session.wait_for("j Join again")
-        session.keys("End")
+        session.keys("Home")
+        for _row in range(12):
+            if f"gate {gate.id} approved" in session.screen():
+                break
+            session.keys("Down")
+            time.sleep(0.2)
         session.wait_for(f"gate {gate.id} approved")
     finally:
         session.kill()
