@@ -390,6 +390,7 @@ def test_an_action_refreshes_what_it_wrote_once_and_the_watchers_echo_is_dropped
         inbox = world.inbox("alpha", "alice")
         await until(pilot, lambda: any(inbox in paths for paths in refreshed), "the external write")
         assert sum(task_file in paths for paths in refreshed) == 1, refreshed
+        assert not any(task_file.parent in paths for paths in refreshed), refreshed  # nor its directory
         # The task file written again by someone else is read again.
         task_file.write_bytes(task_file.read_bytes())
         with task_file.open("ab") as handle:

@@ -281,12 +281,15 @@ class TeamdeckApp(App[None]):
         return "done"
 
     def _refresh_own_write(self, written: set[Path]) -> None:
-        """Refresh exactly what an action wrote, now, and remember each file's stamp:
-        when the watcher reports the same write, it is not read and drawn again."""
+        """Refresh exactly what an action wrote, now, and remember the stamp of each
+        file and of the directory it is in (a file replaced there changes the
+        directory too): when the watcher reports the same write, it is not read and
+        drawn again."""
         if not written:
             return
-        with self._echo_lock:
-            self._echoes.update(stamps(written))
+        if self.watch_files:
+            with self._echo_lock:
+                self._echoes.update(stamps(written | {path.parent for path in written}))
         self.paths_changed(written)
 
     def _drop_echoes(self, batch: frozenset[Path]) -> frozenset[Path]:
