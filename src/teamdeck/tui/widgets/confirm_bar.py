@@ -1,9 +1,11 @@
 """The confirm bar: every destructive or outward action (approve, reject, retry, give
 up, allow, deny, resend, force offline, shutdown, deactivate, verify, cancel, mark
-pending, plan run) asks here, docked at the bottom of the main screen above the footer,
-instead of in a dialog over it: what will happen, an optional or required note;
-``enter`` confirms, ``esc`` cancels. The panels stay in view, so the person sees the
-decision and its effect in the same place, and nothing is pushed or popped."""
+pending, plan run) asks here, docked over the bottom of the main screen just above the
+footer, instead of in a dialog screen pushed over it: the question, what will happen
+(for a decision, its whole detail: the questions stay readable while the answer is
+typed), an optional or required note; ``enter`` confirms, ``esc`` cancels. It lies on
+its own layer, so showing and hiding it lays nothing else out again (the approve key
+reaches the disk and the screen sooner), and nothing is pushed or popped."""
 
 from __future__ import annotations
 

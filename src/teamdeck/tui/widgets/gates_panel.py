@@ -134,7 +134,7 @@ class GatesPanel(Panel):
         )
         request = ConfirmRequest(
             title,
-            Content.assemble(gate_detail(gate, short=True), "\n", (outcome, "bold")),
+            Content.assemble(gate_detail(gate), "\n", (outcome, "bold")),
             confirm=verb,
             note="optional",
             note_label="Note" if approve else "Reason",
@@ -166,7 +166,7 @@ class GatesPanel(Panel):
             )
         request = ConfirmRequest(
             title,
-            Content.assemble(gate_detail(gate, short=True), "\n", (outcome, "bold")),
+            Content.assemble(gate_detail(gate), "\n", (outcome, "bold")),
             confirm="Force offline" if force else "Resend",
             note="optional",
             note_label="Reason",
@@ -188,7 +188,7 @@ class GatesPanel(Panel):
         if gate is None or gate.kind not in ("task-gate", "plan-approval") or deck(self).read_only:
             return
         verb = "Approve" if approve else "Reject"
-        body = gate_detail(gate, short=True)
+        body = gate_detail(gate)
         if gate.subkind == FAIL_GATE:
             verb = "Retry" if approve else "Give up"
             body = Content.assemble(body, "\n", (FAIL_OUTCOMES[approve], "bold"))
