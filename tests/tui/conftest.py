@@ -60,8 +60,8 @@ async def until(pilot: Any, condition: Callable[[], bool], what: str = "the cond
 def busy(app: TeamdeckApp) -> bool:
     """Whether an action or a join is running or a change waits to be read (the watcher
     and the refresher run as long as the app)."""
-    return not app.settled or any(
-        worker.group in ("actions", "summary") and worker.is_running for worker in app.workers
+    return (
+        not app.settled or app.acting or any(worker.group == "summary" and worker.is_running for worker in app.workers)
     )
 
 

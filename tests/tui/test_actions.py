@@ -398,3 +398,22 @@ def test_an_action_refreshes_what_it_wrote_once_and_the_watchers_echo_is_dropped
         await until(pilot, lambda: sum(task_file in paths for paths in refreshed) == 2, "the external rewrite")
 
     run(app, scenario)
+
+
+def test_actions_run_one_at_a_time_in_order_and_a_failing_one_does_not_stop_the_next(world) -> None:
+    app = make_app(world)
+    ran: list[str] = []
+
+    def broken() -> str:
+        ran.append("broken")
+        raise RuntimeError("a bug in one action")
+
+    async def scenario(pilot):
+        app.perform("first", lambda: ran.append("first") or "first done")
+        app.perform("broken", broken)
+        app.perform("third", lambda: ran.append("third") or "third done")
+        await until(pilot, lambda: not busy(app), "the actions")
+        assert ran == ["first", "broken", "third"]
+        assert app.is_running
+
+    run(app, scenario)

@@ -3,7 +3,7 @@
 Data flows one way: the watcher thread collects changed paths; one
 refresh worker at a time turns them into the next snapshot (view.refresh) and posts a
 :class:`SnapshotChanged`; the main screen draws it. An action runs a protocol function
-on a worker and then asks for the paths it touched to be refreshed - there is no
+on the action thread and then has exactly the paths it wrote refreshed - there is no
 optimistic update: what the person sees is what is on disk. Every
 :data:`CLOCK_TICK_S` the refresher also looks at the clock (view.retime): a shutdown
 request becomes overdue by time passing alone. Any failure becomes a notice, never an
@@ -82,6 +82,9 @@ class TeamdeckApp(App[None]):
         self._echoes: dict[Path, Stamp | None] = {}
         """Files the app's own actions wrote and refreshed, with their stamps then."""
         self._echo_lock = threading.Lock()
+        self._actions: queue.SimpleQueue[tuple[str, Callable[[], str | None]] | str] = queue.SimpleQueue()
+        self._actions_waiting = 0
+        self._action_lock = threading.Lock()
         self._watching = threading.Event()
         """Set once the watcher's watch is in place (a change after it is seen)."""
 
@@ -116,11 +119,13 @@ class TeamdeckApp(App[None]):
         if self.watch_files:
             self._watch()
         self._refresher()
+        self._action_thread()
         self.set_interval(CLOCK_TICK_S, self.recheck_clock)
 
     def on_unmount(self) -> None:
         self._stop.set()
         self._changes.put(_STOP)
+        self._actions.put(_STOP)
 
     @work(thread=True, group="watch", exit_on_error=False, description="watch the workspace")
     def _watch(self) -> None:
@@ -252,15 +257,46 @@ class TeamdeckApp(App[None]):
     # --- actions ------------------------------------------------------------------------
 
     def perform(self, what: str, call: Callable[[], str | None]) -> None:
-        """Run a protocol call on a worker; say how it went; refresh what it wrote.
+        """Run a protocol call on the action thread; say how it went; refresh what it
+        wrote. Actions run one at a time, in the order asked.
 
         Args:
             what: what is being done, for the notice ("approve gate g1").
             call: the protocol call; returns a line for the person (or None).
         """
-        self._perform(what, call)
+        with self._action_lock:
+            self._actions_waiting += 1
+        self._actions.put((what, call))
 
-    @work(thread=True, group="actions", exit_on_error=False, description="action")
+    @property
+    def acting(self) -> bool:
+        """An action is waiting or running (tests wait on it)."""
+        return self._actions_waiting > 0
+
+    @work(thread=True, group="action-thread", exit_on_error=False, description="run actions")
+    def _action_thread(self) -> None:
+        """One long-lived thread for the actions: a key press starts its protocol call
+        at once (no thread to start first)."""
+        while True:
+            item = self._actions.get()
+            if isinstance(item, str):
+                return  # _STOP
+            what, call = item
+            try:
+                self._perform(what, call)
+            except Exception as err:  # noqa: BLE001 - a bug in one action must not stop the others
+                self.call_from_thread(
+                    self.notify,
+                    cell(f"{type(err).__name__}: {err}", NOTICE_CHARS),
+                    title=cell(f"Could not {what}", 80),
+                    severity="error",
+                    markup=False,
+                    timeout=10,
+                )
+            finally:
+                with self._action_lock:
+                    self._actions_waiting -= 1
+
     def _perform(self, what: str, call: Callable[[], str | None]) -> str:
         written: set[Path] = set()
         try:
