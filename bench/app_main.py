@@ -60,9 +60,10 @@ def main() -> None:
     gc.callbacks.append(_on_gc)
     if args.stats:
         atexit.register(_write_stats, args.stats)
+    from teamdeck.store.workspace import Workspace
     from teamdeck.tui.app import create_app
 
-    app = create_app(args.workspace, watch=not args.no_watch)
+    app = create_app(Workspace.at(args.workspace), watch=not args.no_watch)
     profile_to = os.environ.get("TEAMDECK_BENCH_PROFILE")
     if profile_to:
         profiler = cProfile.Profile()

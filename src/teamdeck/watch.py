@@ -104,6 +104,7 @@ def watch_batches(
     force_polling: bool | None = None,
     debounce_ms: int = DEBOUNCE_MS,
     step_ms: int = STEP_MS,
+    ready: threading.Event | None = None,
 ) -> Iterator[frozenset[Path]]:
     """Yield each batch of changed paths under ``root`` until ``stop`` is set.
 
@@ -114,6 +115,8 @@ def watch_batches(
             type (:func:`needs_polling`) or ``$WATCHFILES_FORCE_POLLING``.
         debounce_ms: the longest a batch may keep growing before it is yielded.
         step_ms: a batch is yielded once no new change arrived for this long.
+        ready: set once the watch is in place: a change made after that is reported
+            (a reader that reads everything after it misses nothing).
 
     Yields:
         Absolute paths that were added, modified or deleted (noise dropped); never empty.
@@ -124,17 +127,30 @@ def watch_batches(
         else force_polling
     )
     try:
-        yield from _batches(root, stop, polling, debounce_ms, step_ms)
+        yield from _batches(root, _Armed(stop, ready), polling, debounce_ms, step_ms)
     except (OSError, RuntimeError) as err:
         if polling:
             raise
         # inotify refused (watch limit reached, unsupported filesystem): poll instead.
         log.warning("file notifications unavailable for %s (%s); polling every %d ms", root, err, POLL_DELAY_MS)
-        yield from _batches(root, stop, True, debounce_ms, step_ms)
+        yield from _batches(root, _Armed(stop, ready), True, debounce_ms, step_ms)
+
+
+class _Armed:
+    """``stop`` as watchfiles asks it, which it does only once its watch is in place:
+    the first question sets ``ready``."""
+
+    def __init__(self, stop: threading.Event, ready: threading.Event | None) -> None:
+        self.stop, self.ready = stop, ready
+
+    def is_set(self) -> bool:
+        if self.ready is not None:
+            self.ready.set()
+        return self.stop.is_set()
 
 
 def _batches(
-    root: Path, stop: threading.Event, polling: bool | None, debounce_ms: int, step_ms: int
+    root: Path, stop: _Armed, polling: bool | None, debounce_ms: int, step_ms: int
 ) -> Iterator[frozenset[Path]]:
     for changes in watchfiles.watch(
         root,

@@ -13,6 +13,7 @@ import small_worlds as worlds
 
 from teamdeck.store.workspace import Workspace
 from teamdeck.tui.app import TeamdeckApp, create_app
+from teamdeck.tui.widgets.confirm_bar import ConfirmBar
 
 SIZE = (120, 36)
 DEADLINE_S = 20.0
@@ -59,8 +60,8 @@ async def until(pilot: Any, condition: Callable[[], bool], what: str = "the cond
 def busy(app: TeamdeckApp) -> bool:
     """Whether an action or a join is running or a change waits to be read (the watcher
     and the refresher run as long as the app)."""
-    return not app.settled or any(
-        worker.group in ("actions", "summary") and worker.is_running for worker in app.workers
+    return (
+        not app.settled or app.acting or any(worker.group == "summary" and worker.is_running for worker in app.workers)
     )
 
 
@@ -82,3 +83,11 @@ async def type_text(pilot: Any, text: str) -> None:
     }
     for char in text:
         await pilot.press(keys.get(char, char))
+
+
+def showing(app: TeamdeckApp, kind: type) -> bool:
+    """Whether ``kind`` asks the person now: the main screen's confirm bar (nothing over
+    it), or a screen of that type on top."""
+    if kind is ConfirmBar:
+        return app.screen is app.main and app.main.confirm_bar.asking
+    return isinstance(app.screen, kind)

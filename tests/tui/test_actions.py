@@ -5,17 +5,17 @@ from __future__ import annotations
 
 import json
 
-from conftest import busy, make_app, run, type_text, until
+from conftest import busy, make_app, run, showing, type_text, until
 
 from teamdeck.model.claude import ShutdownApproved
-from teamdeck.protocol.messaging import request_shutdown, send_structured
+from teamdeck.protocol.messaging import request_shutdown, send_message, send_structured
 from teamdeck.protocol.taskfile import load_task
 from teamdeck.sim.outputs import write_final_output
 from teamdeck.store.inbox import read_inbox
 from teamdeck.tui.screens.compose import ComposeScreen
-from teamdeck.tui.screens.confirm import ConfirmScreen
 from teamdeck.tui.screens.help import HelpScreen
 from teamdeck.tui.screens.text_view import TextScreen
+from teamdeck.tui.widgets.confirm_bar import ConfirmBar
 from teamdeck.tui.widgets.event_list import EventList
 from teamdeck.tui.widgets.gate_list import GateList
 from teamdeck.tui.widgets.roster_list import RosterList
@@ -44,7 +44,7 @@ async def _open(pilot, app, widget_type, row_key, key, screen_type, *, panel=Non
         await pilot.press(panel)
     _select(app, widget_type, row_key)
     await pilot.press(key)
-    await until(pilot, lambda: isinstance(app.screen, screen_type), f"the {screen_type.__name__}")
+    await until(pilot, lambda: showing(app, screen_type), f"the {screen_type.__name__}")
 
 
 def test_approve_a_gate_with_a_note_writes_the_event_and_task_yaml(world) -> None:
@@ -54,7 +54,7 @@ def test_approve_a_gate_with_a_note_writes_the_event_and_task_yaml(world) -> Non
         assert [row.key for row in app.main.query_one(GateList).rows] == [PLAN_GATE, TASK_GATE] or {
             row.key for row in app.main.query_one(GateList).rows
         } == {PLAN_GATE, TASK_GATE}
-        await _open(pilot, app, GateList, TASK_GATE, "a", ConfirmScreen)
+        await _open(pilot, app, GateList, TASK_GATE, "a", ConfirmBar)
         await type_text(pilot, "use the LALR grammar")
         await pilot.press("enter")
         await until(
@@ -75,10 +75,10 @@ def test_reject_needs_a_note_and_writes_nothing_without_one(world) -> None:
 
     async def scenario(pilot):
         before = world.events_file("t1").read_bytes()
-        await _open(pilot, app, GateList, TASK_GATE, "r", ConfirmScreen)
+        await _open(pilot, app, GateList, TASK_GATE, "r", ConfirmBar)
         await pilot.press("enter")
         await pilot.pause()
-        assert isinstance(app.screen, ConfirmScreen)  # still asking: the note is required
+        assert showing(app, ConfirmBar)  # still asking: the note is required
         assert world.events_file("t1").read_bytes() == before
         await type_text(pilot, "not now")
         await pilot.press("enter")
@@ -93,9 +93,9 @@ def test_cancel_writes_nothing(world) -> None:
 
     async def scenario(pilot):
         before = world.events_file("t1").read_bytes()
-        await _open(pilot, app, GateList, TASK_GATE, "a", ConfirmScreen)
+        await _open(pilot, app, GateList, TASK_GATE, "a", ConfirmBar)
         await pilot.press("escape")
-        await until(pilot, lambda: not isinstance(app.screen, ConfirmScreen))
+        await until(pilot, lambda: not showing(app, ConfirmBar))
         await until(pilot, lambda: not busy(app), "the workers to finish")
         assert world.events_file("t1").read_bytes() == before
 
@@ -106,7 +106,7 @@ def test_approve_a_plan_from_the_queue_answers_in_the_inbox(world) -> None:
     app = make_app(world)
 
     async def scenario(pilot):
-        await _open(pilot, app, GateList, PLAN_GATE, "a", ConfirmScreen)
+        await _open(pilot, app, GateList, PLAN_GATE, "a", ConfirmBar)
         await pilot.press("enter")
         await until(
             pilot,
@@ -129,7 +129,7 @@ def test_reject_a_plan_from_the_roster_with_feedback(world) -> None:
     app = make_app(world)
 
     async def scenario(pilot):
-        await _open(pilot, app, RosterList, "alpha/bob", "P", ConfirmScreen, panel="2")
+        await _open(pilot, app, RosterList, "alpha/bob", "P", ConfirmBar, panel="2")
         await type_text(pilot, "split it in two")
         await pilot.press("enter")
         await until(pilot, lambda: app.snapshot.member("alpha/bob").pending_plan is None, "the answer")
@@ -177,7 +177,7 @@ def test_shutdown_request_then_the_handshake_progresses_live(world) -> None:
     app = make_app(world, watch=True)
 
     async def scenario(pilot):
-        await _open(pilot, app, RosterList, "alpha/alice", "s", ConfirmScreen, panel="2")
+        await _open(pilot, app, RosterList, "alpha/alice", "s", ConfirmBar, panel="2")
         await type_text(pilot, "done")
         await pilot.press("enter")
         await until(pilot, lambda: app.snapshot.member("alpha/alice").status == "shutdown-requested", "requested")
@@ -206,11 +206,11 @@ def test_deactivate_is_guarded_and_writes_config(world) -> None:
         _select(app, RosterList, "alpha/bob")
         await pilot.press("d")  # bob did not approve a shutdown: nothing happens
         await pilot.pause()
-        assert not isinstance(app.screen, ConfirmScreen)
+        assert not showing(app, ConfirmBar)
         _select(app, RosterList, "alpha/alice")
         await pilot.pause()
         await pilot.press("d")
-        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await until(pilot, lambda: showing(app, ConfirmBar))
         await pilot.press("enter")
         await until(pilot, lambda: app.snapshot.member("alpha/alice").status == "offline", "offline")
         config = json.loads(world.team_config("alpha").read_text())
@@ -269,7 +269,7 @@ def test_read_only_disables_every_action_visibly(world) -> None:
         assert bindings["a"].enabled is False and bindings["r"].enabled is False
         await pilot.press("a")
         await pilot.pause()
-        assert not isinstance(app.screen, ConfirmScreen)
+        assert not showing(app, ConfirmBar)
         await pilot.press("2")
         await pilot.pause()
         assert all(app.screen.active_bindings[key].enabled is False for key in ("m", "b", "s"))
@@ -293,7 +293,7 @@ def test_a_refused_action_is_a_notice_not_a_crash(world) -> None:
     async def scenario(pilot):
         from teamdeck.protocol.gates import decide_gate
 
-        await _open(pilot, app, GateList, TASK_GATE, "a", ConfirmScreen)
+        await _open(pilot, app, GateList, TASK_GATE, "a", ConfirmBar)
         decide_gate(world, "t1", "g-w1-1", "reject", note="someone else was faster")
         await pilot.press("enter")
         await until(pilot, lambda: any(severity == "error" for _message, severity in notices), "the error notice")
@@ -322,7 +322,7 @@ def test_help_palette_and_panels(world) -> None:
         await type_text(pilot, "approve g-w1")
         await pilot.pause(0.3)
         await pilot.press("enter")
-        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the confirm dialog from the palette")
+        await until(pilot, lambda: showing(app, ConfirmBar), "the confirm dialog from the palette")
 
     run(app, scenario)
 
@@ -359,5 +359,61 @@ def test_events_filter(world) -> None:
         await pilot.press("escape")
         await pilot.pause()
         assert len(events.rows) == total
+
+    run(app, scenario)
+
+
+def test_an_action_refreshes_what_it_wrote_once_and_the_watchers_echo_is_dropped(world, monkeypatch) -> None:
+    """The action's own refresh reads the files it wrote; the watcher's later report of
+    the same write reads nothing again (an external write after it still does)."""
+    import teamdeck.tui.app as app_module
+
+    refreshed: list[frozenset] = []
+    real_refresh = app_module.refresh
+
+    def counting(snapshot, paths):
+        refreshed.append(frozenset(paths))
+        return real_refresh(snapshot, paths)
+
+    monkeypatch.setattr(app_module, "refresh", counting)
+    app = make_app(world, watch=True)
+    task_file = world.task_file("t1")
+
+    async def scenario(pilot):
+        assert app.watching
+        await _open(pilot, app, GateList, TASK_GATE, "a", ConfirmBar)
+        await pilot.press("enter")
+        await until(pilot, lambda: load_task(world, "t1").gates[0].state == "approved" and not busy(app), "approve")
+        await until(pilot, lambda: any(task_file in paths for paths in refreshed), "the action's refresh")
+        # A later external write is seen, so by then the watcher has reported (or dropped) the echo.
+        send_message(world, "alpha", "alice", "after the approval", summary="later")
+        inbox = world.inbox("alpha", "alice")
+        await until(pilot, lambda: any(inbox in paths for paths in refreshed), "the external write")
+        assert sum(task_file in paths for paths in refreshed) == 1, refreshed
+        assert not any(task_file.parent in paths for paths in refreshed), refreshed  # nor its directory
+        # The task file written again by someone else is read again.
+        task_file.write_bytes(task_file.read_bytes())
+        with task_file.open("ab") as handle:
+            handle.write(b"\n")
+        await until(pilot, lambda: sum(task_file in paths for paths in refreshed) == 2, "the external rewrite")
+
+    run(app, scenario)
+
+
+def test_actions_run_one_at_a_time_in_order_and_a_failing_one_does_not_stop_the_next(world) -> None:
+    app = make_app(world)
+    ran: list[str] = []
+
+    def broken() -> str:
+        ran.append("broken")
+        raise RuntimeError("a bug in one action")
+
+    async def scenario(pilot):
+        app.perform("first", lambda: ran.append("first") or "first done")
+        app.perform("broken", broken)
+        app.perform("third", lambda: ran.append("third") or "third done")
+        await until(pilot, lambda: not busy(app), "the actions")
+        assert ran == ["first", "broken", "third"]
+        assert app.is_running
 
     run(app, scenario)

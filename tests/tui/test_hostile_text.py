@@ -13,15 +13,15 @@ import time
 
 import hostile
 import pytest
-from conftest import make_app, run, until
+from conftest import make_app, run, showing, until
 from rich.cells import cell_len
 
 from teamdeck.store.workspace import Workspace
 from teamdeck.tui.app import TeamdeckApp
 from teamdeck.tui.screens.compose import ComposeScreen
-from teamdeck.tui.screens.confirm import ConfirmScreen
 from teamdeck.tui.screens.main import MainScreen
 from teamdeck.tui.screens.text_view import TextScreen
+from teamdeck.tui.widgets.confirm_bar import ConfirmBar
 from teamdeck.tui.widgets.gate_list import GateList
 from teamdeck.tui.widgets.inbox_list import InboxList
 from teamdeck.tui.widgets.roster_list import RosterList
@@ -232,7 +232,7 @@ def test_s3_s4_dialogs_show_hostile_text_literally(hostile_ws: Workspace) -> Non
         before = hostile_ws.events_file(hostile.TASK).read_bytes()
         app.main.query_one(GateList).select_key("task:t1:g-w1-1")
         await pilot.press("a")
-        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the approve dialog")
+        await until(pilot, lambda: showing(app, ConfirmBar), "the approve dialog")
         await pilot.pause()
         assert_literal(assert_safe(app), f"Approve worker w1 is blocked: summary {hostile.CLICK}", "question [/x]")
         await pilot.press("escape")

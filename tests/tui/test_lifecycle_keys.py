@@ -8,15 +8,15 @@ import json
 from pathlib import Path
 
 import plan_world as world
-from conftest import busy, make_app, run, type_text, until
+from conftest import busy, make_app, run, showing, type_text, until
 
+from teamdeck.protocol.allowed import next_states
 from teamdeck.protocol.plans.store import load_plan
 from teamdeck.protocol.taskfile import load_task
 from teamdeck.store.inbox import read_inbox
-from teamdeck.tui.lifecycle_actions import next_states
-from teamdeck.tui.screens.confirm import ConfirmScreen
 from teamdeck.tui.screens.transition import TransitionScreen
 from teamdeck.tui.screens.verdicts import VerdictsScreen
+from teamdeck.tui.widgets.confirm_bar import ConfirmBar
 from teamdeck.tui.widgets.gate_list import GateList
 from teamdeck.tui.widgets.plan_list import PlanList
 from teamdeck.tui.widgets.task_list import TaskList
@@ -34,7 +34,7 @@ async def _open(pilot, app, panel: str, widget_type, key: str, press: str, scree
     assert app.main.query_one(widget_type).select_key(key), key
     await pilot.pause()
     await pilot.press(press)
-    await until(pilot, lambda: isinstance(app.screen, screen_type), screen_type.__name__)
+    await until(pilot, lambda: showing(app, screen_type), screen_type.__name__)
 
 
 def test_approving_the_plan_in_the_queue_makes_it_ready(tmp_path: Path) -> None:
@@ -44,8 +44,8 @@ def test_approving_the_plan_in_the_queue_makes_it_ready(tmp_path: Path) -> None:
     async def scenario(pilot):
         row = next(row for row in app.main.query_one(GateList).rows if row.key == "task:release:plan-approval")
         assert row.cells[1].text == "gate"
-        await _open(pilot, app, "1", GateList, "task:release:plan-approval", "a", ConfirmScreen)
-        assert "coordinator plan: approve to make it READY" in str(app.screen.body)
+        await _open(pilot, app, "1", GateList, "task:release:plan-approval", "a", ConfirmBar)
+        assert "coordinator plan: approve to make it READY" in str(app.main.confirm_bar.body)
         await type_text(pilot, "go")
         await pilot.press("enter")
         await until(
@@ -75,7 +75,7 @@ def test_running_the_plan_starts_wave_one_and_delegates(tmp_path: Path) -> None:
     app = make_app(ws)
 
     async def scenario(pilot):
-        await _open(pilot, app, "6", PlanList, "release", "x", ConfirmScreen)
+        await _open(pilot, app, "6", PlanList, "release", "x", ConfirmBar)
         await type_text(pilot, "alice bob")
         await pilot.press("enter")
         await until(
@@ -105,8 +105,10 @@ def test_a_fail_gate_is_labelled_and_retry_sends_the_task_back_to_work(tmp_path:
         keys = {binding.binding.key: binding.binding.description for binding in app.screen.active_bindings.values()}
         assert keys["a"] == "Retry" and keys["r"] == "Give up"
         await pilot.press("a")
-        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the confirm dialog")
-        assert app.screen.confirm_label == "Retry" and "goes back to working" in str(app.screen.body)
+        await until(pilot, lambda: showing(app, ConfirmBar), "the confirm dialog")
+        assert app.main.confirm_bar.confirm_label == "Retry" and "goes back to working" in str(
+            app.main.confirm_bar.body
+        )
         await pilot.press("enter")
         await until(pilot, lambda: not busy(app) and app.snapshot.task(PACKAGE).state == "working", "the retry")
         events = _events(ws.events_file(PACKAGE))
@@ -122,8 +124,8 @@ def test_giving_up_at_a_fail_gate_needs_a_note_and_fails_the_task(tmp_path: Path
     app = make_app(ws)
 
     async def scenario(pilot):
-        await _open(pilot, app, "1", GateList, key, "r", ConfirmScreen)
-        assert app.screen.confirm_label == "Give up" and app.screen.note_rule == "required"
+        await _open(pilot, app, "1", GateList, key, "r", ConfirmBar)
+        assert app.main.confirm_bar.confirm_label == "Give up" and app.main.confirm_bar.note_rule == "required"
         await type_text(pilot, "not worth it")
         await pilot.press("enter")
         await until(pilot, lambda: not busy(app) and app.snapshot.task(PACKAGE).state == "failed", "the give-up")
@@ -161,12 +163,12 @@ def test_cancel_and_retry_keys(tmp_path: Path) -> None:
     app = make_app(ws)
 
     async def scenario(pilot):
-        await _open(pilot, app, "4", TaskList, PACKAGE, "R", ConfirmScreen)
+        await _open(pilot, app, "4", TaskList, PACKAGE, "R", ConfirmBar)
         await pilot.press("enter")
         await until(pilot, lambda: not busy(app) and app.snapshot.task(PACKAGE).state == "working", "the retry")
         assert _events(ws.events_file(PACKAGE))[-2]["payload"]["note"] == "retry"
         notes = world.IDS["Release notes"]
-        await _open(pilot, app, "4", TaskList, notes, "x", ConfirmScreen)
+        await _open(pilot, app, "4", TaskList, notes, "x", ConfirmBar)
         await type_text(pilot, "out of scope")
         await pilot.press("enter")
         await until(pilot, lambda: not busy(app) and app.snapshot.task(notes).state == "canceled", "the cancel")
@@ -184,7 +186,7 @@ def test_verify_runs_the_guardian_and_the_verdict_history_shows_it(tmp_path: Pat
     app = make_app(ws)
 
     async def scenario(pilot):
-        await _open(pilot, app, "4", TaskList, SCHEMA, "g", ConfirmScreen)
+        await _open(pilot, app, "4", TaskList, SCHEMA, "g", ConfirmBar)
         await pilot.press("enter")
         await until(pilot, lambda: not busy(app) and SCHEMA in app.snapshot.verdicts, "the verdict")
         verdicts = list(ws.verdicts_dir(SCHEMA).glob("gv-*.json"))

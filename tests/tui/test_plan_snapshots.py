@@ -16,15 +16,15 @@ from pathlib import Path
 
 import plan_world as world
 import pytest
-from conftest import SIZE, until
+from conftest import SIZE, showing, until
 from test_snapshots import prepared
 
 from teamdeck.clock import fixed_clock
 from teamdeck.store.workspace import Workspace
 from teamdeck.tui.app import TeamdeckApp, create_app
-from teamdeck.tui.screens.confirm import ConfirmScreen
 from teamdeck.tui.screens.transition import TransitionScreen
 from teamdeck.tui.screens.verdicts import VerdictsScreen
+from teamdeck.tui.widgets.confirm_bar import ConfirmBar
 
 NOW = world.START + timedelta(hours=1)
 
@@ -82,7 +82,7 @@ def test_retry_dialog_of_a_fail_gate(tmp_path: Path, snap_compare) -> None:
         gate = next(gate for gate in app.snapshot.gates if gate.subkind == "verification-failed")
         await show(pilot, app, "1", "#gate-list", gate.key)
         await pilot.press("a")
-        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the retry dialog")
+        await until(pilot, lambda: showing(app, ConfirmBar), "the retry dialog")
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=prepared(app, scenario))

@@ -10,6 +10,7 @@ from teamdeck.protocol.messaging import send_message
 from teamdeck.tui.screens.text_view import TextScreen
 from teamdeck.tui.widgets.gate_list import GateList
 from teamdeck.tui.widgets.inbox_list import InboxList
+from teamdeck.tui.widgets.inbox_panel import InboxPanel
 from teamdeck.tui.widgets.roster_list import RosterList
 
 HOSTILE = (
@@ -50,8 +51,14 @@ def test_s1_s7_hostile_message_is_shown_harmlessly(world) -> None:
 
     async def scenario(pilot):
         app.main.open_inbox("alpha/alice")
-        inbox = app.main.query_one(InboxList)
-        await until(pilot, lambda: inbox.size.height >= 2 and len(inbox.rows) == 2, "the inbox on screen")
+        panel, inbox = app.main.query_one(InboxPanel), app.main.query_one(InboxList)
+        # Wait for alice's inbox itself (both of her messages, laid out), not for any two rows:
+        # the panel first draws whichever member it had, and under load a frame may show that.
+        await until(
+            pilot,
+            lambda: panel.member_key == "alpha/alice" and set(inbox.by_key) == {"0", "1"} and inbox.size.height >= 2,
+            "alice's inbox on screen",
+        )
         assert inbox.select_key("1")
         await pilot.pause()
         text = "\n".join(_lines(inbox))

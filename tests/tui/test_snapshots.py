@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import SIZE, until
+from conftest import SIZE, showing, until
 from textual.widgets import Input, Markdown, TextArea
 
 from teamdeck.clock import fixed_clock
@@ -21,10 +21,10 @@ from teamdeck.sim.clock import DEMO_NOW
 from teamdeck.store.workspace import Workspace
 from teamdeck.tui.app import TeamdeckApp, create_app
 from teamdeck.tui.screens.compose import ComposeScreen
-from teamdeck.tui.screens.confirm import ConfirmScreen
 from teamdeck.tui.screens.help import HelpScreen
 from teamdeck.tui.screens.main import MainScreen
 from teamdeck.tui.screens.text_view import TextScreen
+from teamdeck.tui.widgets.confirm_bar import ConfirmBar
 
 SMALL, LARGE = (80, 24), (250, 70)
 TASK_GATE = "task:payment-retry:g-db-migrator-1"
@@ -71,7 +71,7 @@ async def select(pilot, app: TeamdeckApp, panel: str, list_id: str, key: str) ->
 
 async def open_screen(pilot, app: TeamdeckApp, key: str, screen_type: type) -> None:
     await pilot.press(key)
-    await until(pilot, lambda: isinstance(app.screen, screen_type), screen_type.__name__)
+    await until(pilot, lambda: showing(app, screen_type), screen_type.__name__)
     await pilot.pause()
 
 
@@ -133,10 +133,10 @@ def test_events_filtered(demo: Path, snap_compare) -> None:
 DIALOGS = {
     # name: (panel, list, row, key that opens it, the dialog, text typed into it)
     "gate_detail": ("gates", "#gate-list", TASK_GATE, "enter", TextScreen, ""),
-    "approve": ("gates", "#gate-list", TASK_GATE, "a", ConfirmScreen, ""),
+    "approve": ("gates", "#gate-list", TASK_GATE, "a", ConfirmBar, ""),
     "message": ("roster", "#roster-list", "checkout-revamp/api-dev", "m", ComposeScreen, "guest checkout"),
     "broadcast": ("roster", "#roster-list", "perf-audit/profiler", "b", ComposeScreen, ""),
-    "shutdown": ("roster", "#roster-list", "perf-audit/profiler", "s", ConfirmScreen, ""),
+    "shutdown": ("roster", "#roster-list", "perf-audit/profiler", "s", ConfirmBar, ""),
 }
 
 
@@ -160,10 +160,10 @@ def test_reject_dialog_asks_for_the_note(demo: Path, snap_compare) -> None:
 
     async def scenario(pilot) -> None:
         await select(pilot, app, "gates", "#gate-list", TASK_GATE)
-        await open_screen(pilot, app, "r", ConfirmScreen)
+        await open_screen(pilot, app, "r", ConfirmBar)
         await pilot.press("enter")
         await pilot.pause()
-        assert isinstance(app.screen, ConfirmScreen)
+        assert showing(app, ConfirmBar)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=prepared(app, scenario))
 

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import decision_world as world
 import pytest
-from conftest import busy, make_app, run, type_text, until
+from conftest import busy, make_app, run, showing, type_text, until
 from textual.widgets._footer import FooterKey
 
 from teamdeck.protocol.messaging import request_shutdown
 from teamdeck.store.inbox import read_inbox
 from teamdeck.store.workspace import Workspace
-from teamdeck.tui.screens.confirm import ConfirmScreen
+from teamdeck.tui.widgets.confirm_bar import ConfirmBar
 from teamdeck.tui.widgets.gate_list import GateList
 from teamdeck.tui.widgets.inbox_list import InboxList
 from teamdeck.tui.widgets.roster_list import RosterList
@@ -49,11 +49,11 @@ async def answer(pilot, app, gate_key: str, key: str, note: str = "") -> None:
     assert app.main.query_one(GateList).select_key(gate_key), gate_key
     await pilot.pause()
     await pilot.press(key)
-    await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the confirm dialog")
+    await until(pilot, lambda: showing(app, ConfirmBar), "the confirm dialog")
     if note:
         await type_text(pilot, note)
     await pilot.press("enter")
-    await until(pilot, lambda: not isinstance(app.screen, ConfirmScreen) and not busy(app), "the action")
+    await until(pilot, lambda: not showing(app, ConfirmBar) and not busy(app), "the action")
 
 
 def test_allow_and_deny_permission_requests_from_the_queue(team_ws: Workspace) -> None:
@@ -97,8 +97,8 @@ def test_the_palette_names_each_answer(team_ws: Workspace) -> None:
         await type_text(pilot, "deny perm-1")
         await pilot.pause(0.3)
         await pilot.press("enter")
-        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the deny dialog from the palette")
-        assert app.screen.confirm_label == "Deny"
+        await until(pilot, lambda: showing(app, ConfirmBar), "the deny dialog from the palette")
+        assert app.main.confirm_bar.confirm_label == "Deny"
 
     run(app, scenario)
 
@@ -111,9 +111,9 @@ def test_cancel_writes_no_permission_response(team_ws: Workspace) -> None:
         before = sorted(path.name for path in team_ws.inboxes_dir("alpha").iterdir())
         assert app.main.query_one(GateList).select_key("permission:alpha:bob:perm-1")
         await pilot.press("r")
-        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await until(pilot, lambda: showing(app, ConfirmBar))
         await pilot.press("escape")
-        await until(pilot, lambda: not isinstance(app.screen, ConfirmScreen))
+        await until(pilot, lambda: not showing(app, ConfirmBar))
         assert not team_ws.inbox("alpha", "bob").exists()  # nothing was sent to bob
         assert sorted(path.name for path in team_ws.inboxes_dir("alpha").iterdir()) == before
         assert gate_keys(app) == ["permission:alpha:bob:perm-1"]

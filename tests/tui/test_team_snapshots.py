@@ -13,14 +13,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import decision_world as world
-from conftest import SIZE, until
+from conftest import SIZE, showing, until
 from test_snapshots import prepared
 
 from teamdeck.clock import fixed_clock
 from teamdeck.protocol.messaging import request_shutdown, send_message
 from teamdeck.store.workspace import Workspace
 from teamdeck.tui.app import TeamdeckApp, create_app
-from teamdeck.tui.screens.confirm import ConfirmScreen
+from teamdeck.tui.widgets.confirm_bar import ConfirmBar
 
 PERMISSION = "permission:alpha:bob:perm-7"
 
@@ -71,7 +71,7 @@ def test_deny_dialog_of_a_permission_request(tmp_path: Path, snap_compare) -> No
     async def scenario(pilot) -> None:
         assert app.main.query_one("#gate-list").select_key(PERMISSION)
         await pilot.press("r")
-        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the deny dialog")
+        await until(pilot, lambda: showing(app, ConfirmBar), "the deny dialog")
 
     assert snap_compare(app, terminal_size=SIZE, run_before=prepared(app, scenario))
 

@@ -8,7 +8,7 @@ import json
 import shutil
 from pathlib import Path
 
-from conftest import busy, make_app, run, type_text, until
+from conftest import busy, make_app, run, showing, type_text, until
 from locations import FIXED_NOW, FIXTURES
 
 from teamdeck.clock import fixed_clock
@@ -18,8 +18,8 @@ from teamdeck.protocol.tasks import create_task
 from teamdeck.protocol.teams import add_member, create_team
 from teamdeck.sim.outputs import write_final_output
 from teamdeck.store.workspace import Workspace
-from teamdeck.tui.screens.confirm import ConfirmScreen
 from teamdeck.tui.screens.reassign import ReassignScreen
+from teamdeck.tui.widgets.confirm_bar import ConfirmBar
 from teamdeck.tui.widgets.gate_list import GateList
 from teamdeck.tui.widgets.task_list import TaskList
 
@@ -42,7 +42,7 @@ def test_a_decision_in_the_tui_reaches_the_blocked_workers_inject(ws, run_cli) -
         await pilot.press("1")
         assert app.main.query_one(GateList).select_key("task:t1:g-bob-1")
         await pilot.press("a")
-        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the confirm dialog")
+        await until(pilot, lambda: showing(app, ConfirmBar), "the confirm dialog")
         await type_text(pilot, "PEG, keep it small")
         await pilot.press("enter")
         await until(pilot, lambda: app.snapshot.gate("task:t1:g-bob-1") is None, "the gate to leave the queue")
@@ -100,12 +100,12 @@ def test_mark_pending_is_confirmed_first_and_cancel_writes_nothing(tmp_path) -> 
         await pilot.press("4")
         assert app.main.query_one(TaskList).select_key(f"{TEAM}#2")
         await pilot.press("p")
-        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the confirm dialog")
+        await until(pilot, lambda: showing(app, ConfirmBar), "the confirm dialog")
         await pilot.press("escape")
-        await until(pilot, lambda: not isinstance(app.screen, ConfirmScreen), "the dialog to close")
+        await until(pilot, lambda: not showing(app, ConfirmBar), "the dialog to close")
         assert path.read_bytes() == before
         await pilot.press("p")
-        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the confirm dialog")
+        await until(pilot, lambda: showing(app, ConfirmBar), "the confirm dialog")
         await pilot.press("enter")
         await until(pilot, lambda: json.loads(path.read_text())["status"] == "pending", "the status")
         await until(pilot, lambda: not busy(app), "the action to finish")
@@ -129,7 +129,7 @@ def test_team_task_keys_are_off_for_teamdeck_tasks_and_in_read_only(tmp_path) ->
         before = (ws.claude_tasks_dir(TEAM) / "2.json").read_bytes()
         await pilot.press("o", "p")
         await pilot.pause()
-        assert not isinstance(app.screen, (ReassignScreen, ConfirmScreen))
+        assert not (showing(app, ReassignScreen) or showing(app, ConfirmBar))
         assert (ws.claude_tasks_dir(TEAM) / "2.json").read_bytes() == before
 
     run(app, scenario)

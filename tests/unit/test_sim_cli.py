@@ -14,6 +14,7 @@ from pathlib import Path
 
 from teamdeck.cli.main import main
 from teamdeck.sim.clock import DEMO_NOW
+from teamdeck.store.workspace import Workspace
 
 
 class StandInApp:
@@ -31,15 +32,15 @@ class StandInApp:
 def test_quitting_the_tui_stops_the_simulation(tmp_path: Path, monkeypatch, capsys):
     built: list[StandInApp] = []
 
-    def create_app(root: Path, **options: object) -> StandInApp:
-        built.append(StandInApp(root, **options))
+    def create_app(ws: Workspace, **options: object) -> StandInApp:
+        built.append(StandInApp(ws.root, clock=ws.clock, **options))
         return built[-1]
 
     monkeypatch.setitem(sys.modules, "teamdeck.tui.app", types.SimpleNamespace(create_app=create_app))
     root = tmp_path / "demo"
     assert main(["--workspace", str(root), "demo", "--speed", "50"]) == 0
     app = built[0]
-    assert app.root == root and app.options["read_only"] is False
+    assert app.root == root.resolve() and app.options["read_only"] is False
     now = app.options["clock"]()
     assert DEMO_NOW <= now < DEMO_NOW + timedelta(minutes=1)  # the TUI shares the demo clock
     out = capsys.readouterr().out

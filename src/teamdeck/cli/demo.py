@@ -127,7 +127,7 @@ def _run_with_tui(sim: Simulation, stop: threading.Event, root: Path, clock: Clo
 
     thread = sim.start(stop, duration=args.duration)
     try:
-        create_app(root, clock=clock, read_only=bool(getattr(args, "read_only", False))).run()
+        create_app(Workspace.at(root, clock=clock), read_only=bool(getattr(args, "read_only", False))).run()
     finally:
         stop.set()
         thread.join()

@@ -288,3 +288,14 @@ def new_gate_id(agent: str, number: int, taken: set[str]) -> str:
     while f"{stem}-{number}" in taken:
         number += 1
     return f"{stem}-{number}"
+
+
+def read_joined_summary(ws: Workspace, task_id: str) -> str | None:
+    """The task's joined-summary.md as text (None: not joined yet), for a front to show.
+
+    Raises:
+        InvalidFile: it is not a regular file, or too large.
+    """
+    path = ws.reports_dir(task_id) / REPORT_MD
+    data = read_optional(path, shown=ws.rel(path))
+    return data.decode("utf-8", "replace") if data is not None else None

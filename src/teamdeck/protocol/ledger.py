@@ -195,7 +195,7 @@ class IdleFold:
 
 
 @dataclass(frozen=True)
-class MemberStatus:
+class RosterEntry:
     """One roster line: who, whether active, unread messages waiting for them."""
 
     name: str
@@ -224,7 +224,7 @@ class Ledger:
 
     team: str
     config: TeamConfig
-    members: list[MemberStatus] = field(default_factory=list)
+    members: list[RosterEntry] = field(default_factory=list)
     handshakes: list[Handshake] = field(default_factory=list)
     idles: dict[str, IdleFold] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
@@ -689,7 +689,7 @@ def build_ledger(
     for member in config.members:
         inbox = inboxes.inboxes.get(member.name)
         ledger.members.append(
-            MemberStatus(
+            RosterEntry(
                 member.name,
                 member.agentType,
                 member.color,

@@ -21,8 +21,9 @@ from __future__ import annotations
 from teamdeck.errors import Refused
 from teamdeck.model.event import Event
 from teamdeck.model.task import Gate, Task, TaskState
+from teamdeck.protocol.allowed import why_not_retry
 from teamdeck.protocol.gates import Decision, decide_gate, gate_effect, gate_follow_up
-from teamdeck.protocol.lifecycle import can_transition, close_gates_events, legal_next, transition, transition_event
+from teamdeck.protocol.lifecycle import can_transition, close_gates_events, transition, transition_event
 from teamdeck.protocol.plans.machine import advance
 from teamdeck.protocol.taskfile import TaskChange, load_task
 from teamdeck.store.workspace import Workspace
@@ -78,18 +79,9 @@ def retry(ws: Workspace, task_id: str, *, note: str = RETRY_NOTE) -> TaskChange:
             question waits; nothing was written.
     """
     task = load_task(ws, task_id)
-    if task.state != "input-required":
-        nexts = ", ".join(legal_next(task.state)) or "none: it is final"
-        raise Refused(
-            f"Could not retry task {task_id}: only a blocked (input-required) task can be retried; "
-            f"it is {task.state}, from which it can go to: {nexts}"
-        )
-    others = [gate.id for gate in task.open_gates if gate.kind != "verification-failed"]
-    if others:
-        raise Refused(
-            f"Could not retry task {task_id}: gates {', '.join(others)} wait for a person's answer; "
-            "decide them with teamdeck gate approve|reject"
-        )
+    why = why_not_retry(task.state, [(gate.id, gate.kind) for gate in task.open_gates])
+    if why is not None:
+        raise Refused(f"Could not retry task {task_id}: {why}")
     failed = [gate for gate in task.open_gates if gate.kind == "verification-failed"]
     if not failed:
         return transition(ws, task_id, "working", reason=note)

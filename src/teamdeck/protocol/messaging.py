@@ -33,6 +33,7 @@ from teamdeck.model.claude import (
     is_structured,
 )
 from teamdeck.model.team_log import LogType, TeamLogRecord
+from teamdeck.protocol.allowed import NOT_APPROVED, why_not_deactivate, why_not_shutdown
 from teamdeck.protocol.teamlog import log, new_record
 from teamdeck.protocol.teams import epoch_ms, read_team
 from teamdeck.store.inbox import (
@@ -433,8 +434,9 @@ def request_shutdown(
             f"Could not request shutdown of '{target}': only the team lead may; '{source}' cannot ask "
             "on another's behalf; nothing was written"
         )
-    if not _member(config, target).isActive:
-        raise Refused(f"Could not request shutdown of '{target}': it is already inactive; nothing was written")
+    why = why_not_shutdown(lead=False, active=_member(config, target).isActive)
+    if why is not None:
+        raise Refused(f"Could not request shutdown of '{target}': {why}; nothing was written")
     stamp = epoch_ms(ws)
     taken = {
         entry.kind.correlation_id
@@ -650,20 +652,21 @@ def deactivate_member(ws: Workspace, team: str, member: str, *, force: bool = Fa
     ws.require_writable(f"deactivate a member of team '{team}'")
     config = read_team(ws, team)
     target = resolve_member(config, team, member, role="member")
-    if config.is_lead(target):
-        raise Refused(f"Could not deactivate '{target}': it is the team lead; nothing was written")
-    if not _member(config, target).isActive:
-        raise Refused(f"Could not deactivate '{target}': it is already inactive; nothing was written")
     approvals = [
         entry.kind.correlation_id
         for _recipient, entry in read_inboxes(ws, team).entries()
         if isinstance(entry.kind, ShutdownApproved) and _sender(entry).lower() == target.lower()
     ]
-    if not approvals and not force:
-        raise Refused(
-            f"Could not deactivate '{target}': it has not approved a shutdown. Ask first with "
-            f"`teamdeck shutdown {team} {target}`, or use --force if it is gone for good; nothing was written"
-        )
+    why_not = why_not_deactivate(
+        lead=config.is_lead(target),
+        active=_member(config, target).isActive,
+        approved_shutdown=bool(approvals),
+        force=force,
+    )
+    if why_not == NOT_APPROVED:
+        why_not += f". Ask first with `teamdeck shutdown {team} {target}`, or use --force if it is gone for good"
+    if why_not is not None:
+        raise Refused(f"Could not deactivate '{target}': {why_not}; nothing was written")
     why = reason or (f"approved shutdown {approvals[-1]} but stayed active" if approvals else "forced by hand")
     _set_inactive(ws, team, target, reason=why)
     return target

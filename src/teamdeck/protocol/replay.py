@@ -20,7 +20,7 @@ Reducer = Callable[[dict[str, Any], Event], bool]
 
 
 @dataclass(frozen=True)
-class Ledger:
+class DocumentFold:
     """One kind of event-sourced document (a task, a plan): how its events fold into it.
 
     Attributes:
@@ -79,7 +79,7 @@ class Ledger:
         return doc
 
 
-TASKS = Ledger("task", lists=("gates", "workers"))
+TASKS = DocumentFold("task", lists=("gates", "workers"))
 """Tasks: task.yaml is the fold of events.jsonl."""
 
 reducer = TASKS.reducer
@@ -87,7 +87,7 @@ reducer = TASKS.reducer
 
 
 def apply_event(task: dict[str, Any] | None, event: Event) -> dict[str, Any]:
-    """The task after ``event`` (see :meth:`Ledger.apply`)."""
+    """The task after ``event`` (see :meth:`DocumentFold.apply`)."""
     return TASKS.apply(task, event)
 
 

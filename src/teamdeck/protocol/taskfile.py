@@ -7,7 +7,7 @@ which events to add, appends them durably (fsync) *before* replacing task.yaml (
 and guards the replace with a compare-and-swap against writers that ignore the lock (C6).
 
 The same machinery keeps every event-sourced document: a :class:`DocumentKind` names
-the document's model, its file, its log and its :class:`~teamdeck.protocol.replay.Ledger`
+the document's model, its file, its log and its :class:`~teamdeck.protocol.replay.DocumentFold`
 (tasks are :data:`TASK`; coordinator plans are another kind, see protocol/plans/).
 """
 
@@ -24,7 +24,7 @@ from pydantic import BaseModel, ValidationError
 from teamdeck.errors import Conflict, InvalidFile, NotFound, Refused, WriteFailed
 from teamdeck.model.event import Event
 from teamdeck.model.task import Task
-from teamdeck.protocol.replay import TASKS, Ledger
+from teamdeck.protocol.replay import TASKS, DocumentFold
 from teamdeck.store.atomic import atomic_replace, remove_stale_temps
 from teamdeck.store.jsonl import append_record, read_records, records_after, repair_torn_tail
 from teamdeck.store.loaders import dump_yaml, parse_yaml, read_capped
@@ -48,7 +48,7 @@ class DocumentKind:
         log: its events.jsonl for an id.
     """
 
-    ledger: Ledger
+    ledger: DocumentFold
     model: type[BaseModel]
     file: Callable[[Workspace, str], Path]
     log: Callable[[Workspace, str], Path]

@@ -36,6 +36,7 @@ from teamdeck.errors import InvalidFile, Refused
 from teamdeck.model.event import Event
 from teamdeck.model.guardian import GuardianAssignment, GuardianResult, GuardianVerdictSnapshot, VerdictStatus
 from teamdeck.model.task import Task, TaskState
+from teamdeck.protocol.allowed import can_verify
 from teamdeck.protocol.events import new_event
 from teamdeck.protocol.guardians.registry import GuardianContext, check_code
 from teamdeck.protocol.guardians.runner import Isolation, run_guardian
@@ -178,7 +179,7 @@ def _assign(
                 )
             made.append(_assignment_from_log(ws, task.id, open_assignment.assignment))
             return []
-        if task.state not in ("working", "verifying", "guard-review"):
+        if not can_verify(task.state):
             raise refusal(task, "verifying")
         config = task.guardian
         code = check_code(guardian or (config.code if config else DEFAULT_GUARDIAN))

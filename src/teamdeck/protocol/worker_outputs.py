@@ -14,7 +14,9 @@ from __future__ import annotations
 import functools
 import hashlib
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
@@ -216,3 +218,22 @@ def _invalid(agent_id: str, file: str, problems: list[tuple[str, str]], digest: 
 def _ignored(agent_id: str, where: str, why: str) -> WorkerResult:
     problem = OutputProblem(file=where, path="", message=clean_message(why))
     return WorkerResult(agent_id, where, "invalid", problems=(problem,), problem_count=1, ignored=True)
+
+
+def tasks_with_final_output(ws: Workspace, paths: Iterable[Path]) -> set[str]:
+    """The tasks one of whose workers' ``final.json`` is among ``paths`` (changed files
+    the watcher reported): the ones a live front joins again (autoJoin)."""
+    found = set()
+    for path in paths:
+        if path.name != "final.json" or path.parent.name != "artifacts":
+            continue
+        agent_dir = path.parent.parent
+        task_dir = agent_dir.parent.parent
+        if agent_dir.parent.name != "agents" or task_dir.parent != ws.tasks_dir:
+            continue
+        try:
+            if ws.final_output(task_dir.name, agent_dir.name) == path:
+                found.add(task_dir.name)
+        except (InvalidId, InvalidFile):  # a name that is no id, or a path that leads out
+            continue
+    return found

@@ -117,3 +117,16 @@ def replace_if_changed(path: Path, data: bytes, *, crash_prefix: str = "file") -
 def ensure_dir(directory: Path) -> None:
     """Create ``directory`` and its parents if missing."""
     directory.mkdir(parents=True, exist_ok=True)
+
+
+Stamp = tuple[int, int]
+"""A file's (mtime in ns, size): equal stamps mean nothing changed it in between."""
+
+
+def stamp(path: Path) -> Stamp | None:
+    """The stamp of ``path`` now (None: it does not exist or cannot be stat'ed)."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_mtime_ns, info.st_size

@@ -14,17 +14,34 @@ from __future__ import annotations
 import errno
 import os
 import signal
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 
 CRASH_ENV = "TEAMDECK_CRASH_AT"
+_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR
+
+
+Observer = Callable[[str, "str | os.PathLike[str]"], None]
+"""Told each change the seam makes: ``("write", path)``, ``("moved", temp)`` (renamed
+or linked into place), ``("mkdir", path)``, ``("rmdir", path)``."""
+_observer: ContextVar[Observer | None] = ContextVar("teamdeck_fs_observer", default=None)
+
+
+def _seen(change: str, path: str | os.PathLike[str]) -> None:
+    observer = _observer.get()
+    if observer is not None:
+        observer(change, path)
 
 
 class OsFs:
     """Thin wrappers over the ``os`` calls the writers use; override to inject faults."""
 
     def open(self, path: str | os.PathLike[str], flags: int, mode: int = 0o644) -> int:
-        return os.open(path, flags, mode)
+        fd = os.open(path, flags, mode)
+        if flags & _WRITE_FLAGS:
+            _seen("write", path)
+        return fd
 
     def write(self, fd: int, data: bytes | memoryview) -> int:
         return os.write(fd, data)
@@ -54,21 +71,28 @@ class OsFs:
 
     def replace(self, src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
         os.replace(src, dst)
+        _seen("moved", src)
+        _seen("write", dst)
 
     def unlink(self, path: str | os.PathLike[str]) -> None:
         os.unlink(path)
+        _seen("write", path)
 
     def link(self, src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
         os.link(src, dst)
+        _seen("moved", src)
+        _seen("write", dst)
 
     def ftruncate(self, fd: int, length: int) -> None:
         os.ftruncate(fd, length)
 
     def mkdir(self, path: str | os.PathLike[str], mode: int = 0o755) -> None:
         os.mkdir(path, mode)
+        _seen("mkdir", path)
 
     def rmdir(self, path: str | os.PathLike[str]) -> None:
         os.rmdir(path)
+        _seen("rmdir", path)
 
     def crash_point(self, name: str) -> None:
         """Die here (SIGKILL) if ``$TEAMDECK_CRASH_AT`` names this point."""
@@ -93,3 +117,14 @@ def installed(replacement: OsFs) -> Iterator[OsFs]:
 def current() -> OsFs:
     """The seam in force now (read it at call time so :func:`installed` takes effect)."""
     return fs
+
+
+@contextmanager
+def observing(observer: Observer) -> Iterator[None]:
+    """Tell ``observer`` every change the seam makes inside the ``with`` block, in this
+    thread or task only (protocol/written.py records what a call wrote)."""
+    token = _observer.set(observer)
+    try:
+        yield
+    finally:
+        _observer.reset(token)

@@ -3,7 +3,7 @@
 Data flows one way: the watcher thread collects changed paths; one
 refresh worker at a time turns them into the next snapshot (view.refresh) and posts a
 :class:`SnapshotChanged`; the main screen draws it. An action runs a protocol function
-on a worker and then asks for the paths it touched to be refreshed - there is no
+on the action thread and then has exactly the paths it wrote refreshed - there is no
 optimistic update: what the person sees is what is on disk. Every
 :data:`CLOCK_TICK_S` the refresher also looks at the clock (view.retime): a shutdown
 request becomes overdue by time passing alone. Any failure becomes a notice, never an
@@ -16,20 +16,21 @@ import gc
 import queue
 import threading
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import App
-from textual.binding import Binding
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, TextArea
 from textual.worker import Worker, WorkerState
 
 from teamdeck.errors import TeamdeckError
+from teamdeck.protocol.written import recorded, stamps
 from teamdeck.resources import data_dir
-from teamdeck.store.workspace import Workspace
-from teamdeck.tui import actions
+from teamdeck.tui import actions, registry
 from teamdeck.tui.commands import TeamdeckCommands
 from teamdeck.tui.messages import SnapshotChanged
 from teamdeck.tui.render import cell
@@ -39,11 +40,17 @@ from teamdeck.view.build import build_snapshot, load_older, refresh, retime
 from teamdeck.view.snapshot import WorkspaceSnapshot
 from teamdeck.watch import watch_batches
 
+if TYPE_CHECKING:
+    from teamdeck.protocol.written import Stamp
+    from teamdeck.store.workspace import Workspace
+
 NOTICE_CHARS = 400
 CLOCK_TICK_S = 5.0
 """How often the live view checks whether time alone changed something (a shutdown
 request overdue, an MCP heartbeat gone stale, a team task stalled); cheap: only what
 depends on the clock is derived again, and nothing is drawn unless it changed."""
+WATCH_SETUP_S = 2.0
+"""The longest the first read waits for the watcher to be in place."""
 _STOP = "stop"
 _OLDER = "older"
 _CLOCK = "clock"
@@ -55,13 +62,7 @@ class TeamdeckApp(App[None]):
     TITLE = "teamdeck"
     CSS_PATH = [data_dir("styles") / "app.tcss", data_dir("styles") / "plans.tcss"]
     COMMANDS = App.COMMANDS | {TeamdeckCommands}
-    BINDINGS = [
-        Binding("q", "quit", "Quit", id="quit"),
-        Binding("question_mark", "help", "Help", id="help"),
-        # Declaring a command_palette binding stops Textual adding its own ctrl+p: keep both.
-        Binding("ctrl+p", "command_palette", "Commands", id="palette", show=False, priority=True),
-        Binding("colon", "command_palette", "Commands", id="palette-colon", show=False),
-    ]
+    BINDINGS = registry.bindings("app")
 
     def __init__(
         self, ws: Workspace, *, watch: bool = True, force_polling: bool | None = None, cursor_blink: bool = True
@@ -78,6 +79,14 @@ class TeamdeckApp(App[None]):
         self._changes: queue.SimpleQueue[frozenset[Path] | str] = queue.SimpleQueue()
         self._busy = threading.Event()
         self._stop = threading.Event()
+        self._echoes: dict[Path, Stamp | None] = {}
+        """Files the app's own actions wrote and refreshed, with their stamps then."""
+        self._echo_lock = threading.Lock()
+        self._actions: queue.SimpleQueue[tuple[str, Callable[[], str | None]] | str] = queue.SimpleQueue()
+        self._actions_waiting = 0
+        self._action_lock = threading.Lock()
+        self._watching = threading.Event()
+        """Set once the watcher's watch is in place (a change after it is seen)."""
 
     def get_default_screen(self) -> Screen:
         return MainScreen(id="main")
@@ -101,27 +110,44 @@ class TeamdeckApp(App[None]):
 
     # --- lifecycle ------------------------------------------------------------------
 
+    @property
+    def watching(self) -> bool:
+        """The watcher is in place: every change from now on reaches the view."""
+        return self._watching.is_set()
+
     def on_mount(self) -> None:
-        self._refresher()
         if self.watch_files:
             self._watch()
+        self._refresher()
+        self._action_thread()
         self.set_interval(CLOCK_TICK_S, self.recheck_clock)
 
     def on_unmount(self) -> None:
         self._stop.set()
         self._changes.put(_STOP)
+        self._actions.put(_STOP)
 
     @work(thread=True, group="watch", exit_on_error=False, description="watch the workspace")
     def _watch(self) -> None:
         """Feed each batch of changed paths straight to the refresher (no hop through
         the UI thread: it may be busy drawing)."""
-        for batch in watch_batches(self.ws.root, self._stop, force_polling=self.force_polling):
-            if self._stop.is_set():
-                return
-            self._changes.put(batch)
-            joins = final_output_tasks(self.ws.root, batch)
-            if joins:
-                self.call_from_thread(self._auto_join, joins)
+        from teamdeck.protocol.worker_outputs import tasks_with_final_output  # JSON Schema: only here, off the UI
+
+        try:
+            for batch in watch_batches(
+                self.ws.root, self._stop, force_polling=self.force_polling, ready=self._watching
+            ):
+                if self._stop.is_set():
+                    return
+                batch = self._drop_echoes(batch)
+                if not batch:
+                    continue
+                self._changes.put(batch)
+                joins = tasks_with_final_output(self.ws, batch)
+                if joins:
+                    self.call_from_thread(self._auto_join, joins)
+        finally:
+            self._watching.set()  # a watcher that failed must not keep the first read waiting
 
     @work(thread=True, group="refresh", exit_on_error=False, description="read the workspace")
     def _refresher(self) -> None:
@@ -129,6 +155,11 @@ class TeamdeckApp(App[None]):
         thread, so one refresh at a time; batches that queued up meanwhile are merged
         into one refresh (only the newest state matters)."""
         self._busy.set()
+        if self.watch_files:
+            # Read only once the watch is in place, so a change made between the read and
+            # the watch cannot be missed (bounded: a watcher that cannot start does not
+            # keep the screen empty).
+            self._watching.wait(WATCH_SETUP_S)
         gc.disable()  # the first read allocates most of what the app holds: no collections meanwhile
         try:
             snapshot = build_snapshot(self.ws)
@@ -225,20 +256,51 @@ class TeamdeckApp(App[None]):
 
     # --- actions ------------------------------------------------------------------------
 
-    def perform(self, what: str, call: Callable[[], str | None], touched: Iterable[Path] = ()) -> None:
-        """Run a protocol call on a worker; say how it went; refresh what it touched.
+    def perform(self, what: str, call: Callable[[], str | None]) -> None:
+        """Run a protocol call on the action thread; say how it went; refresh what it
+        wrote. Actions run one at a time, in the order asked.
 
         Args:
             what: what is being done, for the notice ("approve gate g1").
             call: the protocol call; returns a line for the person (or None).
-            touched: paths the call changes (refreshed at once, watcher or not).
         """
-        self._perform(what, call, tuple(touched))
+        with self._action_lock:
+            self._actions_waiting += 1
+        self._actions.put((what, call))
 
-    @work(thread=True, group="actions", exit_on_error=False, description="action")
-    def _perform(self, what: str, call: Callable[[], str | None], touched: tuple[Path, ...]) -> str:
+    @property
+    def acting(self) -> bool:
+        """An action is waiting or running (tests wait on it)."""
+        return self._actions_waiting > 0
+
+    @work(thread=True, group="action-thread", exit_on_error=False, description="run actions")
+    def _action_thread(self) -> None:
+        """One long-lived thread for the actions: a key press starts its protocol call
+        at once (no thread to start first)."""
+        while True:
+            item = self._actions.get()
+            if isinstance(item, str):
+                return  # _STOP
+            what, call = item
+            try:
+                self._perform(what, call)
+            except Exception as err:  # noqa: BLE001 - a bug in one action must not stop the others
+                self.call_from_thread(
+                    self.notify,
+                    cell(f"{type(err).__name__}: {err}", NOTICE_CHARS),
+                    title=cell(f"Could not {what}", 80),
+                    severity="error",
+                    markup=False,
+                    timeout=10,
+                )
+            finally:
+                with self._action_lock:
+                    self._actions_waiting -= 1
+
+    def _perform(self, what: str, call: Callable[[], str | None]) -> str:
+        written: set[Path] = set()
         try:
-            done = call()
+            done = recorded(call, written).result
         except TeamdeckError as err:
             self.call_from_thread(
                 self.notify,
@@ -250,9 +312,34 @@ class TeamdeckApp(App[None]):
             )
             return "failed"
         finally:
-            self.paths_changed(touched)
+            self._refresh_own_write(written)
         self.call_from_thread(self.notify, cell(done or f"done: {what}", NOTICE_CHARS), markup=False)
         return "done"
+
+    def _refresh_own_write(self, written: set[Path]) -> None:
+        """Refresh exactly what an action wrote, now, and remember the stamp of each
+        file and of the directory it is in (a file replaced there changes the
+        directory too): when the watcher reports the same write, it is not read and
+        drawn again."""
+        if not written:
+            return
+        if self.watch_files:
+            with self._echo_lock:
+                self._echoes.update(stamps(written | {path.parent for path in written}))
+        self.paths_changed(written)
+
+    def _drop_echoes(self, batch: frozenset[Path]) -> frozenset[Path]:
+        """``batch`` without the paths that are the app's own writes, already read
+        (a path whose stamp changed since was written again by someone: kept)."""
+        with self._echo_lock:
+            if not self._echoes:
+                return batch
+            mine = {path for path in batch if path in self._echoes}
+            if not mine:
+                return batch
+            now = stamps(mine)
+            echoes = {path for path in mine if now[path] == self._echoes.pop(path)}
+        return batch - echoes
 
     def _auto_join(self, task_ids: set[str]) -> None:
         """Join the tasks whose workers' final.json appeared or changed (unless the
@@ -295,55 +382,27 @@ class TeamdeckApp(App[None]):
             self.push_screen(HelpScreen())
 
 
-def final_output_tasks(root: Path, paths: Iterable[Path]) -> set[str]:
-    """The task ids whose ``agents/<id>/artifacts/final.json`` is among ``paths``."""
-    tasks = set()
-    for path in paths:
-        try:
-            parts = path.relative_to(root).parts
-        except ValueError:
-            continue
-        if (
-            len(parts) == 6
-            and parts[0] == "tasks"
-            and parts[2] == "agents"
-            and parts[4:] == ("artifacts", "final.json")
-        ):
-            tasks.add(parts[1])
-    return tasks
-
-
 def create_app(
-    workspace: Workspace | Path | str,
+    ws: Workspace,
     *,
     watch: bool = True,
     read_only: bool = False,
     force_polling: bool | None = None,
     cursor_blink: bool = True,
-    **workspace_options: object,
 ) -> TeamdeckApp:
     """The app for a workspace: the one way the CLI and the tests build it.
 
     Args:
-        workspace: a :class:`Workspace` (with its clock, actor and read-only flag), or
-            its directory.
+        ws: the workspace (with its clock, actor and read-only flag); the CLI opens it.
         watch: watch the files (off: only the app's own actions refresh the view;
             snapshots and most tests).
         read_only: refuse every write (the actions are shown disabled).
         force_polling: poll instead of inotify (None: decide from the filesystem).
         cursor_blink: text cursors blink (turn off for deterministic screenshots).
-        workspace_options: ``clock``, ``actor`` for a workspace given as a path.
 
     Returns:
         The app, not yet running.
     """
-    if isinstance(workspace, Workspace):
-        ws = workspace
-        if read_only and not ws.read_only:
-            ws = Workspace(ws.root, ws.clock, ws.actor, True, "--read-only")
-    else:
-        options = dict(workspace_options)
-        if read_only:
-            options.update(read_only=True, read_only_reason="--read-only")
-        ws = Workspace.at(workspace, **options)
+    if read_only and not ws.read_only:
+        ws = replace(ws, read_only=True, read_only_reason="--read-only")
     return TeamdeckApp(ws, watch=watch, force_polling=force_polling, cursor_blink=cursor_blink)

@@ -1,135 +1,41 @@
-"""The command palette (``ctrl+p`` or ``:``): every action of every panel by name, plus
-one command per decision waiting and per member, so a person can type
-"approve g-w1" or "shutdown alice" instead of navigating."""
+"""The command palette (``ctrl+p`` or ``:``): every action of tui/registry.py by name
+(acting on what is selected, listed when the panel enables it), plus one command per
+decision waiting, member, task, team task and plan, so a person can type "approve g-w1"
+or "shutdown alice" instead of navigating. Each names its key, from the registry; each
+runs the same panel method as the key, so the palette can never do something else."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import partial
 from typing import TYPE_CHECKING, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 from textual.style import Style
 
-from teamdeck.tui.lifecycle_commands import lifecycle_commands
+from teamdeck.protocol.allowed import can_shutdown, can_update_team_task
+from teamdeck.tui import registry
 from teamdeck.tui.render import cell
+from teamdeck.tui.task_actions import plan_allows_run, task_allows
 from teamdeck.tui.widgets.gates_panel import answers
 
 if TYPE_CHECKING:
     from teamdeck.tui.app import TeamdeckApp
+    from teamdeck.tui.screens.main import MainScreen
 
-PANEL_ACTIONS = (
-    # (panel, action, name, help)
-    ("gates", "approve", "Approve the selected decision", "a: approve the selected gate or plan (confirm first)"),
-    ("gates", "reject", "Reject the selected decision", "r: reject with a note (confirm first)"),
-    ("gates", "open", "Read the selected decision", "enter: questions, reason, plan"),
-    ("gates", "retry", "Retry the selected FAIL gate", "a: the task works again (confirm first)"),
-    ("gates", "give_up", "Give up the selected FAIL gate", "r: the task fails (confirm first)"),
-    ("gates", "allow", "Allow the selected permission request", "a: the tool runs with its input (confirm first)"),
-    ("gates", "deny", "Deny the selected permission request", "r: with a reason for the teammate (confirm first)"),
-    ("gates", "resend", "Resend the selected stuck shutdown request", "a: a new request id; the old one superseded"),
-    ("gates", "force", "Force the member of the stuck shutdown offline", "r: isActive false, reason logged"),
-    ("roster", "message", "Message the selected member", "m: a message from the team lead"),
-    ("roster", "broadcast", "Broadcast to the selected member's team", "b: a message to every member"),
-    ("roster", "shutdown", "Ask the selected member to shut down", "s: start the shutdown handshake"),
-    ("roster", "plan_approve", "Approve the selected member's plan", "p: answer its plan approval request"),
-    ("roster", "plan_reject", "Reject the selected member's plan", "P: answer with feedback"),
-    (
-        "roster",
-        "deactivate",
-        "Deactivate the selected member",
-        "d: for a member that approved shutdown but stays active",
-    ),
-    ("roster", "open_inbox", "Open the selected member's inbox", "enter"),
-    ("inbox", "read", "Read the selected message", "enter: the whole text"),
-    ("inbox", "raw", "View the selected message raw", "v: every control character escaped"),
-    ("inbox", "toggle_fold", "Show the selected idle fold one by one (or fold it)", "e or enter"),
-    ("tasks", "join", "Join the selected task again", "j: rebuild the summary and gates"),
-    ("tasks", "reassign", "Reassign the selected team task", "o: pick a member of its team (Claude Code task list)"),
-    ("tasks", "mark_pending", "Mark the selected team task pending", "p: back to pending, confirmed first"),
-    ("events", "filter", "Filter the events", "/"),
-    ("events", "older", "Load older events", "o"),
-    ("issues", "decision", "Open the selected issue's round review", "enter: the decision in panel 1"),
-)
-
-VERBS = {
-    "approve": "Approve",
-    "reject": "Reject",
-    "retry": "Retry",
-    "give_up": "Give up",
-    "allow": "Allow",
-    "deny": "Deny",
-    "resend": "Resend",
-    "force": "Force offline",
-}
-"""How the palette names each answer to a decision."""
-
-PANEL_NAMES = {
-    "gates": "Decisions",
-    "roster": "Roster",
-    "inbox": "Inbox",
-    "tasks": "Tasks",
-    "events": "Events",
-    "plans": "Plans",
-    "issues": "Issues",
-}
+Command = tuple[str, Callable[[], object], str]
 
 
 class TeamdeckCommands(Provider):
-    """Commands for the palette, from the current snapshot."""
+    """Commands for the palette, from the registry and the current snapshot."""
 
     @property
     def _app(self) -> TeamdeckApp:
         return cast("TeamdeckApp", self.app)  # a provider of this app's palette
 
-    def _commands(self) -> list[tuple[str, Callable[[], object], str]]:
+    def _commands(self) -> list[Command]:
         app = self._app
-        main = app.main
-        commands: list[tuple[str, Callable[[], object], str]] = []
-        for number, (panel, title) in enumerate(PANEL_NAMES.items(), 1):
-            commands.append((f"Go to {title}", partial(main.action_panel, panel), f"{number}"))
-        for panel, action, name, help_text in PANEL_ACTIONS:
-            widget = main.query_one(f"#{panel}-panel")
-            if widget.check_action(action, ()) is True:
-                commands.append((name, partial(_run_on_panel, main, panel, action), help_text))
-        commands.append(("Help: every key", app.action_help, "?"))
-        snapshot = app.snapshot
-        if snapshot is None:
-            return commands
-        for gate in snapshot.gates:
-            label = cell(f"{gate.gate_id or gate.request_id} ({gate.source}): {gate.title}", 120)
-            commands.append((f"Read decision {label}", partial(_on_item, main, "gates", gate.key, "open"), "enter"))
-            if not app.read_only:
-                for action, key in zip(answers(gate), ("a", "r"), strict=True):
-                    verb = VERBS[action]
-                    commands.append((f"{verb} {label}", partial(_on_item, main, "gates", gate.key, action), key))
-        for member in snapshot.members:
-            who = cell(f"{member.name} ({member.team})", 100)
-            commands.append((f"Inbox of {who}", partial(_on_item, main, "roster", member.key, "open_inbox"), "enter"))
-            if not app.read_only:
-                commands.append((f"Message {who}", partial(_on_item, main, "roster", member.key, "message"), "m"))
-                if member.active and not member.lead:
-                    commands.append((f"Shutdown {who}", partial(_on_item, main, "roster", member.key, "shutdown"), "s"))
-        for task in snapshot.tasks:
-            if not app.read_only:
-                commands.append(
-                    (f"Join task {cell(task.id, 64)}", partial(_on_item, main, "tasks", task.id, "join"), "j")
-                )
-        if not app.read_only:
-            for stalled in snapshot.stalled_tasks:
-                what = cell(f"#{stalled.id} of {stalled.team}: {stalled.subject}", 120)
-                commands.append(
-                    (f"Reassign stalled task {what}", partial(_on_item, main, "tasks", stalled.key, "reassign"), "o")
-                )
-                commands.append(
-                    (
-                        f"Mark stalled task {what} pending",
-                        partial(_on_item, main, "tasks", stalled.key, "mark_pending"),
-                        "p",
-                    )
-                )
-        return commands + lifecycle_commands(app)
+        return registry_commands(app) + item_commands(app)
 
     async def discover(self) -> Hits:
         for name, callback, help_text in self._commands():
@@ -145,6 +51,80 @@ class TeamdeckCommands(Provider):
                 )
 
 
+def registry_commands(app: TeamdeckApp) -> list[Command]:
+    """One command per action of the registry that is enabled now (the panel's
+    ``check_action`` says True), named by the registry, running the key's action."""
+    main = app.main
+    commands: list[Command] = []
+    for action in registry.ACTIONS:
+        if action.command is None:
+            continue
+        if action.scope == "app":
+            commands.append((action.command, _run(app, action.action), action.key_text))
+        elif action.scope == "main":
+            commands.append((action.command, _run(main, action.action), action.key_text))
+        elif main.panel(action.scope).check_action(action.name, ()) is True:
+            commands.append((action.command, _on_panel(main, action), f"{action.key_text}: {action.help}"))
+    return commands
+
+
+def item_commands(app: TeamdeckApp) -> list[Command]:
+    """One command per thing on screen and per action it allows now."""
+    snapshot = app.snapshot
+    if snapshot is None:
+        return []
+    main = app.main
+    writable = not app.read_only
+    commands: list[Command] = []
+
+    def add(name: str, scope: str, key: str, action: str) -> None:
+        entry = registry.find(scope, action)
+        commands.append((name, _on_item(main, entry, key), entry.key_text))
+
+    for gate in snapshot.gates:
+        label = cell(f"{gate.gate_id or gate.request_id} ({gate.source}): {gate.title}", 120)
+        add(f"Read decision {label}", "gates", gate.key, "open")
+        if writable:
+            for action in answers(gate):
+                add(f"{registry.find('gates', action).label} {label}", "gates", gate.key, action)
+    for member in snapshot.members:
+        who = cell(f"{member.name} ({member.team})", 100)
+        add(f"Inbox of {who}", "roster", member.key, "open_inbox")
+        if writable:
+            add(f"Message {who}", "roster", member.key, "message")
+            if can_shutdown(member.active, member.lead):
+                add(f"Shutdown {who}", "roster", member.key, "shutdown")
+    for task in snapshot.tasks:
+        name = cell(task.id, 64)
+        add(f"Verdicts of task {name}", "tasks", task.id, "verdicts")
+        if writable:
+            add(f"Join task {name}", "tasks", task.id, "join")
+            for action, label in TASK_COMMANDS:
+                if task_allows(task, action):
+                    add(label.format(name), "tasks", task.id, "cancel_task" if action == "cancel" else action)
+    if writable:
+        for stalled in snapshot.stalled_tasks:
+            what = cell(f"#{stalled.id} of {stalled.team}: {stalled.subject}", 120)
+            if can_update_team_task(stalled.status, "reassign"):
+                add(f"Reassign stalled task {what}", "tasks", stalled.key, "reassign")
+            if can_update_team_task(stalled.status, "pending"):
+                add(f"Mark stalled task {what} pending", "tasks", stalled.key, "mark_pending")
+    for plan in snapshot.plans:
+        name = cell(plan.id, 64)
+        add(f"Show plan {name}", "plans", plan.id, "read")
+        if writable and plan_allows_run(plan):
+            add(f"Run plan {name} (plan run)", "plans", plan.id, "run")
+    return commands
+
+
+TASK_COMMANDS = (
+    ("transition", "Move task {} to another state"),
+    ("verify", "Verify task {} with its guardian"),
+    ("retry", "Retry task {}"),
+    ("cancel", "Cancel task {}"),
+)
+
+
 def highlighted(name: str, offsets: tuple[int, ...], style: Style) -> Content:
     """``name`` as literal text with the matched characters styled. (``Matcher.highlight``
     parses its argument as markup, and names here come from agents' files.)"""
@@ -155,15 +135,27 @@ def highlighted(name: str, offsets: tuple[int, ...], style: Style) -> Content:
     return content
 
 
-def _run_on_panel(main, panel: str, action: str) -> None:
-    main.action_panel(panel)
-    getattr(main.query_one(f"#{panel}-panel"), f"action_{action}")()
+def _run(target: TeamdeckApp | MainScreen, action: str) -> Callable[[], object]:
+    return lambda: target.run_action(action)
 
 
-def _on_item(main, panel: str, key: str, action: str) -> None:
-    """Select ``key`` in ``panel``'s list, then run ``action`` on it."""
-    main.action_panel(panel)
-    widget = main.query_one(f"#{panel}-panel")
-    lists = {"gates": "#gate-list", "roster": "#roster-list", "tasks": "#task-list"}
-    widget.query_one(lists[panel]).select_key(key)
-    getattr(widget, f"action_{action}")()
+def _on_panel(main: MainScreen, action: registry.Action) -> Callable[[], None]:
+    """Show the action's panel, then run the action on what is selected there."""
+
+    def run() -> None:
+        main.action_panel(action.scope)
+        main.panel(action.scope).run_registered(action)
+
+    return run
+
+
+def _on_item(main: MainScreen, action: registry.Action, key: str) -> Callable[[], None]:
+    """Select ``key`` in the action's panel, then run the action on it."""
+
+    def run() -> None:
+        main.action_panel(action.scope)
+        panel = main.panel(action.scope)
+        panel.select_key(key)
+        panel.run_registered(action)
+
+    return run

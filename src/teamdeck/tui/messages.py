@@ -1,4 +1,5 @@
-"""Messages that travel across the whole app."""
+"""Messages that travel across the whole app: the refresher's snapshots, and what a
+panel asks of the main screen (instead of calling it)."""
 
 from __future__ import annotations
 
@@ -17,3 +18,31 @@ class SnapshotChanged(Message):
     def __init__(self, snapshot: WorkspaceSnapshot) -> None:
         super().__init__()
         self.snapshot = snapshot
+
+
+class SelectionMoved(Message):
+    """A panel's selection changed: the footer's keys may have changed."""
+
+
+class OpenInbox(Message):
+    """Show the inbox of the member ``key`` (``team/name``) in panel 3."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__()
+        self.key = key
+
+
+class OpenDecision(Message):
+    """Show panel 1 with the decision ``key`` selected."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__()
+        self.key = key
+
+
+class MessageMember(Message):
+    """Start writing to the member ``key`` (``team/name``), as the roster's ``m`` does."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__()
+        self.key = key

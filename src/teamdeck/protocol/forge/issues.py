@@ -16,13 +16,13 @@ from teamdeck.errors import TeamdeckError
 from teamdeck.model.event import Event
 from teamdeck.model.forge import ForgeIssue
 from teamdeck.protocol.events import new_event
-from teamdeck.protocol.replay import Ledger
+from teamdeck.protocol.replay import DocumentFold
 from teamdeck.protocol.taskfile import DocumentKind, TaskChange, load_document, read_events, transact
 from teamdeck.store.files import list_entries
 from teamdeck.store.paths import ID_RE, check_id
 from teamdeck.store.workspace import Workspace
 
-ISSUES = Ledger("issue", lists=())
+ISSUES = DocumentFold("issue", lists=())
 """Issues: issue.yaml is the fold of its events.jsonl."""
 
 ISSUE = DocumentKind(ISSUES, ForgeIssue, Workspace.forge_issue_file, Workspace.forge_issue_log)

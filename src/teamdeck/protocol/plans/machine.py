@@ -54,6 +54,11 @@ _MAX_STEPS = 50
 _UNDER_REVIEW = ("verifying", "guard-review")
 
 
+def can_run_plan(state: str) -> bool:
+    """Whether ``plan run`` can move a plan in ``state`` (it is not final)."""
+    return state not in PLAN_FINAL
+
+
 @dataclass
 class Advance:
     """What :func:`advance` did.

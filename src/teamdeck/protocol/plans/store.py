@@ -14,13 +14,13 @@ from typing import Any, cast
 from teamdeck.errors import TeamdeckError
 from teamdeck.model.event import Event
 from teamdeck.model.plan import Plan
-from teamdeck.protocol.replay import Ledger
+from teamdeck.protocol.replay import DocumentFold
 from teamdeck.protocol.taskfile import DocumentKind, TaskChange, load_document, read_events, transact
 from teamdeck.store.files import list_entries
 from teamdeck.store.paths import ID_RE
 from teamdeck.store.workspace import Workspace
 
-PLANS = Ledger("plan", lists=("tasks",))
+PLANS = DocumentFold("plan", lists=("tasks",))
 """Plans: plan.yaml is the fold of plans/<id>/events.jsonl."""
 
 PLAN = DocumentKind(PLANS, Plan, Workspace.plan_file, Workspace.plan_events_file)

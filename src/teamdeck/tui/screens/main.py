@@ -1,57 +1,41 @@
 """The main screen: the overview line, seven panels in tabs, the footer.
 
 Panels: 1 gates (decisions waiting), 2 roster, 3 inbox of the selected member,
-4 tasks, 5 events, 6 plans, 7 issues. ``tab``/``shift+tab`` and ``1``-``7`` move between them; the footer
+4 tasks, 5 events, 6 plans, 7 issues; the confirm bar docked above the footer. ``tab``/``shift+tab`` and ``1``-``7`` move between them; the footer
 shows the keys of the panel that has the focus.
 """
 
 from __future__ import annotations
 
+from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import TabbedContent, TabPane
 
+from teamdeck.tui import registry
+from teamdeck.tui.messages import MessageMember, OpenDecision, OpenInbox, SelectionMoved
 from teamdeck.tui.typed import deck
+from teamdeck.tui.widgets.confirm_bar import AskConfirm, ConfirmBar
 from teamdeck.tui.widgets.deck_footer import DeckFooter
 from teamdeck.tui.widgets.events_panel import EventsPanel
 from teamdeck.tui.widgets.gates_panel import GatesPanel
 from teamdeck.tui.widgets.inbox_panel import InboxPanel
 from teamdeck.tui.widgets.issues_panel import IssuesPanel
-from teamdeck.tui.widgets.line_list import LineList
 from teamdeck.tui.widgets.overview_line import OverviewLine
+from teamdeck.tui.widgets.panel import Panel
 from teamdeck.tui.widgets.plans_panel import PlansPanel
 from teamdeck.tui.widgets.roster_panel import RosterPanel
 from teamdeck.tui.widgets.tasks_panel import TasksPanel
 from teamdeck.view.snapshot import WorkspaceSnapshot
 
-PANELS = ("gates", "roster", "inbox", "tasks", "events", "plans", "issues")
-TITLES = {
-    "gates": "1 Decisions",
-    "roster": "2 Roster",
-    "inbox": "3 Inbox",
-    "tasks": "4 Tasks",
-    "events": "5 Events",
-    "plans": "6 Plans",
-    "issues": "7 Issues",
-}
+PANELS = tuple(registry.PANEL_TITLES)
+TITLES = registry.PANEL_TITLES
 
 
 class MainScreen(Screen[None]):
     """Everything at a glance; each panel owns its keys and actions."""
 
-    BINDINGS = [
-        Binding("1", "panel('gates')", "Decisions", show=False, id="panel-gates"),
-        Binding("2", "panel('roster')", "Roster", show=False, id="panel-roster"),
-        Binding("3", "panel('inbox')", "Inbox", show=False, id="panel-inbox"),
-        Binding("4", "panel('tasks')", "Tasks", show=False, id="panel-tasks"),
-        Binding("5", "panel('events')", "Events", show=False, id="panel-events"),
-        Binding("6", "panel('plans')", "Plans", show=False, id="panel-plans"),
-        Binding("7", "panel('issues')", "Issues", show=False, id="panel-issues"),
-        Binding("tab", "next_panel(1)", "Next panel", show=False, priority=True, id="next-panel"),
-        Binding("shift+tab", "next_panel(-1)", "Previous panel", show=False, priority=True, id="previous-panel"),
-        Binding("escape", "back", "Back", show=False, id="back"),
-    ]
+    BINDINGS = registry.bindings("main")
 
     def compose(self) -> ComposeResult:
         yield OverviewLine(id="overview")
@@ -70,6 +54,7 @@ class MainScreen(Screen[None]):
                 yield PlansPanel(id="plans-panel")
             with TabPane(TITLES["issues"], id="issues"):
                 yield IssuesPanel(id="issues-panel")
+        yield ConfirmBar(id="confirm-bar")
         yield DeckFooter()
 
     def __init__(self, *, id: str | None = None) -> None:
@@ -103,8 +88,11 @@ class MainScreen(Screen[None]):
         """Redraw the footer's keys, but only when one of the visible panel's actions
         became enabled or disabled: the footer rebuilds its widgets on every refresh,
         and doing that on each change churns the garbage collector."""
-        panel = self._panel_widget(self.current_panel)
-        state = (self.current_panel, tuple(panel.check_action(binding.action, ()) for binding in panel.BINDINGS))
+        panel = self.panel(self.current_panel)
+        state = (
+            self.current_panel,
+            tuple(panel.check_action(action.name, ()) for action in registry.scope_actions(self.current_panel)),
+        )
         if state != self._binding_state:
             self._binding_state = state
             self.refresh_bindings()
@@ -112,7 +100,7 @@ class MainScreen(Screen[None]):
     def _draw_panel(self, name: str) -> None:
         """Draw the current snapshot in panel ``name`` unless it shows it already (only
         the visible panel is drawn on each change; the others catch up when shown)."""
-        panel = self._panel_widget(name)
+        panel = self.panel(name)
         if self.snapshot is not None and panel.snapshot is not self.snapshot:
             panel.show(self.snapshot)
 
@@ -127,7 +115,7 @@ class MainScreen(Screen[None]):
         tabs = self.query_one(TabbedContent)
         tabs.active = name
         self._draw_panel(name)
-        self._panel_widget(name).focus_list()
+        self.panel(name).focus_list()
 
     def action_next_panel(self, step: int) -> None:
         index = PANELS.index(self.current_panel) if self.current_panel in PANELS else 0
@@ -136,10 +124,25 @@ class MainScreen(Screen[None]):
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         if event.pane.id in PANELS:
             self._draw_panel(event.pane.id)
-            self._panel_widget(event.pane.id).focus_list()
+            self.panel(event.pane.id).focus_list()
 
-    def _panel_widget(self, name: str):
-        return self.query_one(f"#{name}-panel")
+    def panel(self, name: str) -> Panel:
+        """The panel ``name`` (a key of registry.PANEL_TITLES)."""
+        return self.query_one(f"#{name}-panel", Panel)
+
+    # --- what panels ask (messages, so no widget calls its screen) ------------------------
+
+    @on(SelectionMoved)
+    def _selection_moved(self) -> None:
+        self.update_bindings()
+
+    @on(OpenInbox)
+    def _open_inbox(self, message: OpenInbox) -> None:
+        self.open_inbox(message.key)
+
+    @on(OpenDecision)
+    def _open_decision(self, message: OpenDecision) -> None:
+        self.open_decision(message.key)
 
     def open_inbox(self, member_key: str) -> None:
         """Show the inbox of ``member_key`` (``team/name``)."""
@@ -149,7 +152,28 @@ class MainScreen(Screen[None]):
     def open_decision(self, key: str) -> None:
         """Show panel 1 with the decision ``key`` selected."""
         self.action_panel("gates")
-        self.query_one("#gate-list", LineList).select_key(key)
+        self.panel("gates").select_key(key)
+
+    @on(MessageMember)
+    def _message_member(self, message: MessageMember) -> None:
+        """Write to a member, as the roster's ``m`` does."""
+        roster = self.panel("roster")
+        if roster.select_key(message.key):
+            roster.run_registered(registry.BY_ID["member-message"])
+
+    @on(AskConfirm)
+    def _ask(self, message: AskConfirm) -> None:
+        self.confirm_bar.ask(message.request, message.on_confirm)
+
+    @property
+    def confirm_bar(self) -> ConfirmBar:
+        return self.query_one(ConfirmBar)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # While the confirm bar asks, the panel keys of this screen wait: the answer comes first.
+        if self.is_mounted and self.confirm_bar.asking:
+            return None
+        return True
 
     def action_back(self) -> None:
         """Close the filter, or go back from the inbox to the roster."""

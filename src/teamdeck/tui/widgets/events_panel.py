@@ -5,32 +5,28 @@ from __future__ import annotations
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Input, Static
 
+from teamdeck.tui import registry
 from teamdeck.tui.render import cell
 from teamdeck.tui.screens.text_view import TextScreen
 from teamdeck.tui.typed import deck
 from teamdeck.tui.widgets.event_list import EventList
 from teamdeck.tui.widgets.line_list import LineList
+from teamdeck.tui.widgets.panel import Panel
 from teamdeck.view.eventlog import EventRow
 from teamdeck.view.snapshot import WorkspaceSnapshot
 
 
-class EventsPanel(Vertical):
+class EventsPanel(Panel):
     """The merged event tail with its filter."""
 
-    BINDINGS = [
-        Binding("slash", "filter", "Filter", id="events-filter"),
-        Binding("o", "older", "Older", id="events-older"),
-        Binding("enter", "read", "Record", id="events-read"),
-    ]
+    LIST = "#event-list"
+    BINDINGS = registry.bindings("events")
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.snapshot: WorkspaceSnapshot | None = None
         self.query_text = ""
 
     def compose(self) -> ComposeResult:
@@ -40,9 +36,6 @@ class EventsPanel(Vertical):
 
     def on_mount(self) -> None:
         deck(self).apply_cursor_blink(self)
-
-    def focus_list(self) -> None:
-        self.query_one(EventList).focus()
 
     def show(self, snapshot: WorkspaceSnapshot) -> None:
         self.snapshot = snapshot

@@ -8,18 +8,18 @@ from __future__ import annotations
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from teamdeck.tui import actions
+from teamdeck.tui import actions, registry
 from teamdeck.tui.render import block, cell
-from teamdeck.tui.screens.confirm import Confirmed, ConfirmScreen
 from teamdeck.tui.screens.text_view import TextScreen
-from teamdeck.tui.typed import deck, main_screen
+from teamdeck.tui.typed import deck
+from teamdeck.tui.widgets.confirm_bar import AskConfirm, Confirmed, ConfirmRequest
 from teamdeck.tui.widgets.gate_list import GateList
 from teamdeck.tui.widgets.line_list import LineList
+from teamdeck.tui.widgets.panel import Panel
 from teamdeck.view.overview import overview
 from teamdeck.view.snapshot import GateView, WorkspaceSnapshot
 
@@ -42,35 +42,16 @@ def answers(gate: GateView) -> tuple[str, str]:
     return PAIRS["fail-gate" if gate.kind == "task-gate" and gate.subkind == FAIL_GATE else gate.kind]
 
 
-class GatesPanel(Vertical):
+class GatesPanel(Panel):
     """The gate queue with its detail."""
 
-    BINDINGS = [
-        Binding("enter", "open", "Read", id="gate-open"),
-        Binding("a", "approve", "Approve", id="gate-approve"),
-        Binding("r", "reject", "Reject", id="gate-reject"),
-        # A FAIL gate (verification-failed): approve is retry, reject is give up.
-        Binding("a", "retry", "Retry", id="gate-retry"),
-        Binding("r", "give_up", "Give up", id="gate-give-up"),
-        # A permission request: allow or deny the tool use.
-        Binding("a", "allow", "Allow", id="permission-allow"),
-        Binding("r", "deny", "Deny", id="permission-deny"),
-        # A stuck shutdown: ask again, or force the member offline.
-        Binding("a", "resend", "Resend", id="shutdown-resend"),
-        Binding("r", "force", "Force offline", id="shutdown-force"),
-    ]
-
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id)
-        self.snapshot: WorkspaceSnapshot | None = None
+    LIST = "#gate-list"
+    BINDINGS = registry.bindings("gates")
 
     def compose(self) -> ComposeResult:
         yield GateList(empty="reading…", id="gate-list")
         with VerticalScroll(id="gate-detail", classes="detail"):
             yield Static(id="gate-detail-text")
-
-    def focus_list(self) -> None:
-        self.query_one(GateList).focus()
 
     def show(self, snapshot: WorkspaceSnapshot) -> None:
         self.snapshot = snapshot
@@ -88,7 +69,7 @@ class GatesPanel(Vertical):
     def _show_detail(self) -> None:
         gate = self.selected
         self.query_one("#gate-detail-text", Static).update(gate_detail(gate) if gate else Content(""))
-        main_screen(self).update_bindings()
+        self.selection_moved()
 
     @on(LineList.Chosen, "#gate-list")
     def action_open(self) -> None:
@@ -151,7 +132,7 @@ class GatesPanel(Vertical):
             if approve
             else "The teammate gets the reason as the error (default: Permission denied)."
         )
-        screen = ConfirmScreen(
+        request = ConfirmRequest(
             title,
             Content.assemble(gate_detail(gate), "\n", (outcome, "bold")),
             confirm=verb,
@@ -164,7 +145,7 @@ class GatesPanel(Vertical):
             if result is not None:
                 actions.permit(deck(self), gate, approve, result.note)
 
-        self.app.push_screen(screen, decided)
+        self.post_message(AskConfirm(request, decided))
 
     def _unstick(self, *, force: bool) -> None:
         gate = self.selected
@@ -183,7 +164,7 @@ class GatesPanel(Vertical):
                 "A new shutdown_request (new requestId) goes to its inbox; the unanswered one is "
                 "recorded as superseded in messages.jsonl."
             )
-        screen = ConfirmScreen(
+        request = ConfirmRequest(
             title,
             Content.assemble(gate_detail(gate), "\n", (outcome, "bold")),
             confirm="Force offline" if force else "Resend",
@@ -200,7 +181,7 @@ class GatesPanel(Vertical):
             else:
                 actions.resend_stuck_shutdown(deck(self), gate, result.note)
 
-        self.app.push_screen(screen, decided)
+        self.post_message(AskConfirm(request, decided))
 
     def _decide(self, *, approve: bool) -> None:
         gate = self.selected
@@ -212,7 +193,7 @@ class GatesPanel(Vertical):
             verb = "Retry" if approve else "Give up"
             body = Content.assemble(body, "\n", (FAIL_OUTCOMES[approve], "bold"))
         title = Content.assemble((f"{verb} ", "bold"), (cell(gate.title, 120), "bold $warning"))
-        screen = ConfirmScreen(
+        request = ConfirmRequest(
             title,
             body,
             confirm=verb,
@@ -225,7 +206,7 @@ class GatesPanel(Vertical):
             if result is not None:
                 actions.decide(deck(self), gate, approve, result.note)
 
-        self.app.push_screen(screen, decided)
+        self.post_message(AskConfirm(request, decided))
 
 
 HEADINGS = {"plan-approval": "plan approval", "permission": "permission request", "shutdown-stuck": "stuck shutdown"}

@@ -7,35 +7,31 @@ from __future__ import annotations
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
+from teamdeck.tui import registry
+from teamdeck.tui.messages import MessageMember
 from teamdeck.tui.render import block, cell
 from teamdeck.tui.screens.text_view import TextScreen
-from teamdeck.tui.typed import deck, main_screen
+from teamdeck.tui.typed import deck
 from teamdeck.tui.widgets.inbox_list import KIND_LABELS, InboxList
 from teamdeck.tui.widgets.line_list import LineList
-from teamdeck.tui.widgets.roster_panel import RosterPanel
+from teamdeck.tui.widgets.panel import Panel
 from teamdeck.view.snapshot import MemberView, MessageView, WorkspaceSnapshot
 
 PREVIEW_CHARS = 600
 
 
-class InboxPanel(Vertical):
+class InboxPanel(Panel):
     """One member's inbox with a preview of the selected message."""
 
-    BINDINGS = [
-        Binding("enter", "read", "Read all", id="message-read"),
-        Binding("e", "toggle_fold", "Expand/fold", id="message-fold"),
-        Binding("v", "raw", "View raw", id="message-raw"),
-        Binding("m", "reply", "Message", id="message-reply"),
-    ]
+    LIST = "#inbox-list"
+    BINDINGS = registry.bindings("inbox")
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.snapshot: WorkspaceSnapshot | None = None
         self.member_key: str | None = None
         self.expanded: set[tuple[str, int]] = set()
         """The idle folds shown one by one: (member key, the fold's inbox index)."""
@@ -47,9 +43,6 @@ class InboxPanel(Vertical):
         yield InboxList(empty="no messages", id="inbox-list")
         with VerticalScroll(id="message-preview", classes="detail"):
             yield Static(id="message-preview-text")
-
-    def focus_list(self) -> None:
-        self.query_one(InboxList).focus()
 
     def select_member(self, key: str) -> None:
         """Show the inbox of member ``key`` (``team/name``)."""
@@ -107,7 +100,7 @@ class InboxPanel(Vertical):
     def _preview(self) -> None:
         message = self.selected
         self.query_one("#message-preview-text", Static).update(preview(message) if message else Content(""))
-        main_screen(self).update_bindings()
+        self.selection_moved()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("read", "raw") and self.selected is None:
@@ -152,9 +145,8 @@ class InboxPanel(Vertical):
         self.app.push_screen(screen)
 
     def action_reply(self) -> None:
-        roster = self.screen.query_one("#roster-panel", RosterPanel)
-        if self.member is not None and roster.query_one("#roster-list", LineList).select_key(self.member.key):
-            roster.action_message()
+        if self.member is not None:
+            self.post_message(MessageMember(self.member.key))
 
 
 def preview(message: MessageView, *, header: bool = False) -> Content:

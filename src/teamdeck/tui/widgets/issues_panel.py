@@ -8,29 +8,29 @@ from __future__ import annotations
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Static
 
+from teamdeck.tui import registry
+from teamdeck.tui.messages import OpenDecision
 from teamdeck.tui.render import cell
-from teamdeck.tui.typed import main_screen
 from teamdeck.tui.widgets.issue_list import IssueList
 from teamdeck.tui.widgets.line_list import LineList
+from teamdeck.tui.widgets.panel import Panel
 from teamdeck.view.issues import IssueView
 from teamdeck.view.snapshot import WorkspaceSnapshot
 
 ROUND_GATE = "round-review"
 
 
-class IssuesPanel(Vertical):
+class IssuesPanel(Panel):
     """The issue tree with the selected issue's details."""
 
-    BINDINGS = [Binding("enter", "decision", "Round review", id="issue-decision")]
+    LIST = "#issue-list"
+    BINDINGS = registry.bindings("issues")
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.snapshot: WorkspaceSnapshot | None = None
         self._shown: IssueView | None = None
 
     def compose(self) -> ComposeResult:
@@ -38,9 +38,6 @@ class IssuesPanel(Vertical):
             empty="no issues: teamdeck forge serve records them as Gitea's webhooks arrive", id="issue-list"
         )
         yield Static(id="issue-detail", classes="detail")
-
-    def focus_list(self) -> None:
-        self.query_one(IssueList).focus()
 
     def show(self, snapshot: WorkspaceSnapshot) -> None:
         self.snapshot = snapshot
@@ -63,7 +60,7 @@ class IssuesPanel(Vertical):
         self._shown = issue
         problems = self.snapshot.issue_problems if self.snapshot is not None else ()
         self.query_one("#issue-detail", Static).update(issue_detail(issue, problems))
-        main_screen(self).update_bindings()
+        self.selection_moved()
 
     def _waiting_gate(self) -> str | None:
         """The decision-queue key of the selected issue's waiting round review, if any."""
@@ -81,7 +78,7 @@ class IssuesPanel(Vertical):
     def action_decision(self) -> None:
         key = self._waiting_gate()
         if key is not None:
-            main_screen(self).open_decision(key)
+            self.post_message(OpenDecision(key))
 
     @on(LineList.Chosen, "#issue-list")
     def _chosen(self) -> None:

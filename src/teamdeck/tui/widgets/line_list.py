@@ -144,12 +144,16 @@ class LineList(ScrollView, can_focus=True):
 
         Args:
             rows: the new rows, in order.
-            follow: keep the view at the end when it was there (a growing log).
+            follow: a growing log: when the cursor was on the last row, it moves to the
+                new last row and the view follows it (like ``tail -f``); elsewhere, the
+                cursor and the view stay where the person put them.
         """
         rows = tuple(rows)
         if len(rows) == len(self.rows) and all(new is old for new, old in zip(rows, self.rows, strict=True)):
             return  # nothing changed: no refresh at all
-        at_end = self.is_vertical_scroll_end
+        # Following is decided by the cursor, not the scroll position (which lags the
+        # layout once the rows outgrow the view): on the last row, it stays on the last.
+        at_end = self.cursor >= len(self.rows) - 1
         self.rows = rows
         self._index = {row.key: index for index, row in enumerate(self.rows)}
         keys = self._index.keys()
@@ -162,7 +166,9 @@ class LineList(ScrollView, can_focus=True):
             self.cursor = min(self.cursor, max(0, len(self.rows) - 1))
         if follow and at_end:
             self.cursor = max(0, len(self.rows) - 1)
-            self.scroll_end(animate=False, immediate=True, x_axis=False)
+            # Once the new virtual size is laid out, show the last row (now, the view may
+            # not yet know it can scroll that far).
+            self.call_after_refresh(self.scroll_to_region_row, self.cursor)
         self.refresh()
 
     @property

@@ -7,16 +7,16 @@ from __future__ import annotations
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.containers import HorizontalScroll, Vertical
+from textual.containers import HorizontalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from teamdeck.tui import lifecycle_actions
+from teamdeck.tui import registry, task_actions
 from teamdeck.tui.render import cell
-from teamdeck.tui.screens.confirm import Confirmed, ConfirmScreen
-from teamdeck.tui.typed import deck, main_screen
+from teamdeck.tui.typed import deck
+from teamdeck.tui.widgets.confirm_bar import AskConfirm, Confirmed, ConfirmRequest
 from teamdeck.tui.widgets.line_list import LineList
+from teamdeck.tui.widgets.panel import Panel
 from teamdeck.tui.widgets.plan_list import PlanList
 from teamdeck.tui.widgets.plan_wave import PlanWave
 from teamdeck.view.plans import PlanView
@@ -31,26 +31,20 @@ PLAN_STATE_STYLES = {
 }
 
 
-class PlansPanel(Vertical):
+class PlansPanel(Panel):
     """The plan list with the selected plan's waves."""
 
-    BINDINGS = [
-        Binding("x", "run", "Run plan", id="plan-run"),
-        Binding("enter", "read", "Waves", id="plan-waves"),
-    ]
+    LIST = "#plan-list"
+    BINDINGS = registry.bindings("plans")
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.snapshot: WorkspaceSnapshot | None = None
         self._shown: PlanView | None = None
 
     def compose(self) -> ComposeResult:
         yield PlanList(empty="no plans: teamdeck plan import FILE makes one", id="plan-list")
         yield Static(id="plan-header")
         yield HorizontalScroll(id="plan-waves")
-
-    def focus_list(self) -> None:
-        self.query_one(PlanList).focus()
 
     def show(self, snapshot: WorkspaceSnapshot) -> None:
         self.snapshot = snapshot
@@ -70,7 +64,7 @@ class PlansPanel(Vertical):
         self._shown = plan
         self.query_one("#plan-header", Static).update(plan_header(plan) if plan else Content(""))
         self._show_waves(plan)
-        main_screen(self).update_bindings()
+        self.selection_moved()
 
     def _show_waves(self, plan: PlanView | None) -> None:
         box = self.query_one("#plan-waves", HorizontalScroll)
@@ -100,7 +94,7 @@ class PlansPanel(Vertical):
         plan = self.selected
         if plan is None:
             return None
-        if action == "run" and (deck(self).read_only or not lifecycle_actions.plan_allows_run(plan)):
+        if action == "run" and (deck(self).read_only or not task_actions.plan_allows_run(plan)):
             return None
         return True
 
@@ -113,7 +107,7 @@ class PlansPanel(Vertical):
 
     def action_run(self) -> None:
         plan = self.selected
-        if plan is None or deck(self).read_only or not lifecycle_actions.plan_allows_run(plan):
+        if plan is None or deck(self).read_only or not task_actions.plan_allows_run(plan):
             return
         title = Content.assemble(("Run plan ", "bold"), (cell(plan.id, 64), "bold $accent"))
         body = Content.assemble(
@@ -123,16 +117,16 @@ class PlansPanel(Vertical):
             "): approves its tasks, starts the current wave, joins reports, verifies a complete wave with the "
             "guardians and marks passed tasks done. Tasks without a worker are delegated to the members below, in turn.",
         )
-        screen = ConfirmScreen(
+        request = ConfirmRequest(
             title, body, confirm="Run", note="optional", note_label="Delegate to (members, space-separated)"
         )
 
         def confirmed(result: Confirmed | None) -> None:
             if result is not None:
                 members = (result.note or "").replace(",", " ").split()
-                lifecycle_actions.run_plan(deck(self), plan, members)
+                task_actions.run_plan(deck(self), plan, members)
 
-        self.app.push_screen(screen, confirmed)
+        self.post_message(AskConfirm(request, confirmed))
 
 
 def plan_header(plan: PlanView) -> Content:

@@ -6,48 +6,36 @@ from __future__ import annotations
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from teamdeck.tui import actions
+from teamdeck.protocol.allowed import can_deactivate, can_shutdown
+from teamdeck.tui import actions, registry
+from teamdeck.tui.messages import OpenInbox
 from teamdeck.tui.render import block, cell
 from teamdeck.tui.screens.compose import ComposeScreen, Draft
-from teamdeck.tui.screens.confirm import Confirmed, ConfirmScreen
-from teamdeck.tui.typed import deck, main_screen
+from teamdeck.tui.typed import deck
+from teamdeck.tui.widgets.confirm_bar import AskConfirm, Confirmed, ConfirmRequest
 from teamdeck.tui.widgets.line_list import LineList
+from teamdeck.tui.widgets.panel import Panel
 from teamdeck.tui.widgets.roster_list import HEADER, RosterList, status_text
 from teamdeck.view.snapshot import MemberView, WorkspaceSnapshot
 
 WRITES = frozenset({"message", "broadcast", "shutdown", "plan_approve", "plan_reject", "deactivate"})
 
 
-class RosterPanel(Vertical):
+class RosterPanel(Panel):
     """The roster with the selected member's status in words."""
 
-    BINDINGS = [
-        Binding("enter", "open_inbox", "Inbox", id="member-inbox"),
-        Binding("m", "message", "Message", id="member-message"),
-        Binding("b", "broadcast", "Broadcast", id="team-broadcast"),
-        Binding("s", "shutdown", "Shutdown", id="member-shutdown"),
-        Binding("p", "plan_approve", "Approve plan", id="plan-approve"),
-        Binding("P", "plan_reject", "Reject plan", id="plan-reject"),
-        Binding("d", "deactivate", "Deactivate", id="member-deactivate"),
-    ]
-
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id)
-        self.snapshot: WorkspaceSnapshot | None = None
+    LIST = "#roster-list"
+    BINDINGS = registry.bindings("roster")
 
     def compose(self) -> ComposeResult:
         yield Static(Content.styled(HEADER, "bold $text-muted"), id="roster-header")
         yield RosterList(empty="no teams: nothing under teams/", id="roster-list")
         with VerticalScroll(id="member-detail", classes="detail"):
             yield Static(id="member-detail-text")
-
-    def focus_list(self) -> None:
-        self.query_one(RosterList).focus()
 
     def show(self, snapshot: WorkspaceSnapshot) -> None:
         self.snapshot = snapshot
@@ -65,7 +53,7 @@ class RosterPanel(Vertical):
         self.query_one("#member-detail-text", Static).update(
             member_detail(member, deck(self).ws.clock()) if member else Content("")
         )
-        main_screen(self).update_bindings()
+        self.selection_moved()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         member = self.selected
@@ -77,9 +65,11 @@ class RosterPanel(Vertical):
             return None
         if action in ("plan_approve", "plan_reject") and member.pending_plan is None:
             return None
-        if action == "deactivate" and member.status != "shutdown-approved":
+        if action == "deactivate" and not can_deactivate(
+            lead=member.lead, active=member.active, approved_shutdown=member.status == "shutdown-approved"
+        ):
             return None
-        if action == "shutdown" and (member.lead or not member.active):
+        if action == "shutdown" and not can_shutdown(member.active, member.lead):
             return None
         return True
 
@@ -87,7 +77,7 @@ class RosterPanel(Vertical):
     def action_open_inbox(self) -> None:
         member = self.selected
         if member is not None:
-            main_screen(self).open_inbox(member.key)
+            self.post_message(OpenInbox(member.key))
 
     def action_message(self) -> None:
         member = self.selected
@@ -132,9 +122,13 @@ class RosterPanel(Vertical):
             if result is not None:
                 actions.shutdown(deck(self), member, result.note)
 
-        self.app.push_screen(
-            ConfirmScreen(title, body, confirm="Request shutdown", note="optional", note_label="Reason", danger=True),
-            confirmed,
+        self.post_message(
+            AskConfirm(
+                ConfirmRequest(
+                    title, body, confirm="Request shutdown", note="optional", note_label="Reason", danger=True
+                ),
+                confirmed,
+            )
         )
 
     def action_plan_approve(self) -> None:
@@ -170,16 +164,18 @@ class RosterPanel(Vertical):
             if result is not None:
                 actions.answer(deck(self), member.team, member.name, request_id, approve, result.note)
 
-        self.app.push_screen(
-            ConfirmScreen(
-                title,
-                body,
-                confirm=verb,
-                note="optional" if approve else "required",
-                note_label="Feedback",
-                danger=not approve,
-            ),
-            confirmed,
+        self.post_message(
+            AskConfirm(
+                ConfirmRequest(
+                    title,
+                    body,
+                    confirm=verb,
+                    note="optional" if approve else "required",
+                    note_label="Feedback",
+                    danger=not approve,
+                ),
+                confirmed,
+            )
         )
 
     def action_deactivate(self) -> None:
@@ -196,7 +192,7 @@ class RosterPanel(Vertical):
             if result is not None:
                 actions.deactivate(deck(self), member)
 
-        self.app.push_screen(ConfirmScreen(title, body, confirm="Deactivate", danger=True), confirmed)
+        self.post_message(AskConfirm(ConfirmRequest(title, body, confirm="Deactivate", danger=True), confirmed))
 
 
 def member_detail(member: MemberView, now) -> Content:

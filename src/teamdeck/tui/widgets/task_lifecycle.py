@@ -1,23 +1,23 @@
 """The lifecycle keys of a task, mixed into the tasks panel: ``v`` its verdict
 history, ``t`` move it (a picker of the legal next states), ``g`` verify it with its
-guardian, ``R`` retry it, ``x`` cancel it. Every write is confirmed in a modal and run
-through the protocol on a worker (tui/lifecycle_actions.py); in read-only mode the
+guardian, ``R`` retry it, ``x`` cancel it. Every write is confirmed in the confirm bar and run
+through the protocol on a worker (tui/task_actions.py); in read-only mode the
 writes show disabled."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from textual.binding import Binding
 from textual.content import Content
 from textual.widget import Widget
 
-from teamdeck.tui import lifecycle_actions
+from teamdeck.protocol.allowed import next_states
+from teamdeck.tui import task_actions
 from teamdeck.tui.render import cell
-from teamdeck.tui.screens.confirm import Confirmed, ConfirmScreen, NoteRule
 from teamdeck.tui.screens.transition import Transition, TransitionScreen
 from teamdeck.tui.screens.verdicts import VerdictsScreen
 from teamdeck.tui.typed import deck
+from teamdeck.tui.widgets.confirm_bar import AskConfirm, Confirmed, ConfirmRequest, NoteRule
 from teamdeck.view.snapshot import TaskView
 
 LIFECYCLE_WRITES = frozenset({"transition", "verify", "retry", "cancel_task"})
@@ -35,14 +35,6 @@ class TaskLifecycleKeys(Widget):
     after the panel's container class (``class P(Vertical, TaskLifecycleKeys)``): Textual
     takes CSS from the first base only, bindings from every base."""
 
-    BINDINGS = [
-        Binding("v", "verdicts", "Verdicts", id="task-verdicts"),
-        Binding("t", "transition", "Move…", id="task-transition"),
-        Binding("g", "verify", "Verify", id="task-verify"),
-        Binding("R", "retry", "Retry", id="task-retry"),
-        Binding("x", "cancel_task", "Cancel task", id="task-cancel"),
-    ]
-
     selected: Any
     snapshot: Any
 
@@ -57,7 +49,7 @@ class TaskLifecycleKeys(Widget):
         if deck(self).read_only:
             return None
         name = "cancel" if action == "cancel_task" else action
-        return True if lifecycle_actions.task_allows(task, name) else None
+        return True if task_actions.task_allows(task, name) else None
 
     def action_verdicts(self) -> None:
         task: TaskView | None = self.selected
@@ -69,25 +61,25 @@ class TaskLifecycleKeys(Widget):
         if task is None:
             return
         title = Content.assemble(("Move task ", "bold"), (cell(task.id, 64), "bold $accent"))
-        screen = TransitionScreen(title, task_summary(task), lifecycle_actions.next_states(task.state))
+        screen = TransitionScreen(title, task_summary(task), next_states(task.state))
 
         def picked(result: Transition | None) -> None:
             if result is not None:
-                lifecycle_actions.move(deck(self), task, result.state, result.reason)
+                task_actions.move(deck(self), task, result.state, result.reason)
 
         self.app.push_screen(screen, picked)
 
     def action_verify(self) -> None:
-        self._confirm("verify", "Verify", lifecycle_actions.verify_task, note="optional", note_label="Reason")
+        self._confirm("verify", "Verify", task_actions.verify_task, note="optional", note_label="Reason")
 
     def action_retry(self) -> None:
-        self._confirm("retry", "Retry", lifecycle_actions.retry_task, note="optional", note_label="Note")
+        self._confirm("retry", "Retry", task_actions.retry_task, note="optional", note_label="Note")
 
     def action_cancel_task(self) -> None:
         self._confirm(
             "cancel",
             "Cancel task",
-            lifecycle_actions.cancel_task,
+            task_actions.cancel_task,
             note="optional",
             note_label="Reason",
             danger=True,
@@ -96,7 +88,7 @@ class TaskLifecycleKeys(Widget):
 
     def _writable(self, action: str) -> TaskView | None:
         task: TaskView | None = self.selected
-        if task is None or deck(self).read_only or not lifecycle_actions.task_allows(task, action):
+        if task is None or deck(self).read_only or not task_actions.task_allows(task, action):
             return None
         return task
 
@@ -116,13 +108,13 @@ class TaskLifecycleKeys(Widget):
             return
         title = Content.assemble((f"{verb} ", "bold"), (cell(task.id, 64), "bold $accent"))
         body = Content.assemble(task_summary(task), "\n\n", WHAT_HAPPENS[what or action])
-        screen = ConfirmScreen(title, body, confirm=verb, note=note, note_label=note_label, danger=danger)
+        request = ConfirmRequest(title, body, confirm=verb, note=note, note_label=note_label, danger=danger)
 
         def confirmed(result: Confirmed | None) -> None:
             if result is not None:
                 run(self.app, task, result.note)
 
-        self.app.push_screen(screen, confirmed)
+        self.post_message(AskConfirm(request, confirmed))
 
 
 def task_summary(task: TaskView) -> Content:

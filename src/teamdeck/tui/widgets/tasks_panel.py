@@ -9,19 +9,18 @@ from __future__ import annotations
 
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Markdown, Static
 
 from teamdeck.errors import TeamdeckError
-from teamdeck.store.files import read_optional
-from teamdeck.tui import actions, team_task_actions
+from teamdeck.tui import actions, registry, team_task_actions
 from teamdeck.tui.render import block, cell
-from teamdeck.tui.screens.confirm import Confirmed, ConfirmScreen
 from teamdeck.tui.screens.reassign import ReassignScreen
-from teamdeck.tui.typed import deck, main_screen
+from teamdeck.tui.typed import deck
+from teamdeck.tui.widgets.confirm_bar import AskConfirm, Confirmed, ConfirmRequest
 from teamdeck.tui.widgets.line_list import LineList
+from teamdeck.tui.widgets.panel import Panel
 from teamdeck.tui.widgets.task_lifecycle import LIFECYCLE_WRITES, TaskLifecycleKeys
 from teamdeck.tui.widgets.task_list import TaskList
 from teamdeck.view.snapshot import TaskView, TeamTaskView, WorkspaceSnapshot
@@ -30,20 +29,15 @@ SUMMARY_CHARS = 200_000
 TEAM_TASK_WRITES = frozenset({"reassign", "mark_pending"})
 
 
-class TasksPanel(Vertical, TaskLifecycleKeys):
+class TasksPanel(Panel, TaskLifecycleKeys):
     """The task list with the selected task's details and joined summary (and the
     lifecycle keys of tui/widgets/task_lifecycle.py)."""
 
-    BINDINGS = [
-        Binding("j", "join", "Join again", id="task-join"),
-        Binding("enter", "read", "Summary", id="task-summary"),
-        Binding("o", "reassign", "Reassign…", id="team-task-reassign"),
-        Binding("p", "mark_pending", "Mark pending", id="team-task-pending"),
-    ]
+    LIST = "#task-list"
+    BINDINGS = registry.bindings("tasks")
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.snapshot: WorkspaceSnapshot | None = None
         self._summary_for: tuple[str, str] | None = None
 
     def compose(self) -> ComposeResult:
@@ -51,9 +45,6 @@ class TasksPanel(Vertical, TaskLifecycleKeys):
         with VerticalScroll(id="task-detail", classes="detail"):
             yield Static(id="task-detail-text")
             yield Markdown(id="task-summary", open_links=False)
-
-    def focus_list(self) -> None:
-        self.query_one(TaskList).focus()
 
     def show(self, snapshot: WorkspaceSnapshot) -> None:
         self.snapshot = snapshot
@@ -78,25 +69,25 @@ class TasksPanel(Vertical, TaskLifecycleKeys):
             self._summary_for = None
             self.query_one("#task-detail-text", Static).update(team_task_detail(team_task))
             self.query_one(Markdown).update("")
-            main_screen(self).update_bindings()
+            self.selection_moved()
             return
         task = self.selected
         self.query_one("#task-detail-text", Static).update(task_detail(task) if task else Content(""))
-        main_screen(self).update_bindings()
+        self.selection_moved()
         stamp = (task.id, task.updated_at + str(task.summary_path)) if task else None
         if task is not None and task.summary_path and stamp != self._summary_for:
             self._summary_for = stamp
-            self._load_summary(task.summary_path)
+            self._load_summary(task.id, task.summary_path)
         elif task is None or not task.summary_path:
             self._summary_for = None
             self.query_one(Markdown).update("*no joined summary yet: press j to join*" if task else "")
 
     @work(thread=True, exclusive=True, group="summary", exit_on_error=False, description="read the joined summary")
-    def _load_summary(self, relative: str) -> None:
-        path = deck(self).ws.root / relative
+    def _load_summary(self, task_id: str, relative: str) -> None:
+        from teamdeck.protocol.join import read_joined_summary  # the join's modules: on this worker, when needed
+
         try:
-            data = read_optional(path, shown=relative)
-            text = data.decode("utf-8", "replace") if data is not None else "*the joined summary is gone*"
+            text = read_joined_summary(deck(self).ws, task_id) or "*the joined summary is gone*"
         except TeamdeckError as err:
             text = f"*could not read the joined summary: {cell(str(err), 300)}*"
         self.app.call_from_thread(self._show_summary, relative, block(text, SUMMARY_CHARS))
@@ -156,13 +147,13 @@ class TasksPanel(Vertical, TaskLifecycleKeys):
             "\n\nSets its status back to pending in Claude Code's task list (the owner is kept), "
             "so it can be picked up again.",
         )
-        screen = ConfirmScreen(title, body, confirm="Mark pending")
+        request = ConfirmRequest(title, body, confirm="Mark pending")
 
         def confirmed(result: Confirmed | None) -> None:
             if result is not None:
                 team_task_actions.mark_pending(deck(self), task)
 
-        self.app.push_screen(screen, confirmed)
+        self.post_message(AskConfirm(request, confirmed))
 
     def _writable_team_task(self, action: str) -> TeamTaskView | None:
         task = self.selected_team_task

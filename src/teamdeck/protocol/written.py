@@ -1,0 +1,79 @@
+"""What a protocol call wrote, for the fronts that show the files: the TUI refreshes
+exactly these paths after an action (no front computes which files a protocol function
+touches), and drops the watcher's echo of its own write.
+
+Every write goes through the store's one filesystem seam (store/fs.py), which records
+the paths it changes while :func:`recording` is active in the calling thread, so the
+record is complete for every protocol function without each result type listing them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Generic, TypeVar
+
+from teamdeck.store.files import Stamp, stamp
+from teamdeck.store.fs import observing
+
+T = TypeVar("T")
+
+
+class Written:
+    """The paths one call changed, as the seam reported them: files replaced, appended
+    to, linked, created or removed, directories made or removed; a temp file renamed or
+    linked into place counts as its target, and a lock directory made and removed
+    again is left out."""
+
+    def __init__(self) -> None:
+        self._changed: dict[Path, None] = {}
+        self._transient: set[Path] = set()
+        self._made_dirs: set[Path] = set()
+
+    def __call__(self, change: str, raw: str | os.PathLike[str]) -> None:
+        path = Path(raw)
+        if change == "moved":
+            self._transient.add(path)
+        elif change == "rmdir" and path in self._made_dirs:
+            self._transient.add(path)
+        else:
+            if change == "mkdir":
+                self._made_dirs.add(path)
+            self._changed[path] = None
+
+    @property
+    def paths(self) -> frozenset[Path]:
+        return frozenset(path for path in self._changed if path not in self._transient)
+
+
+@dataclass(frozen=True)
+class Recorded(Generic[T]):
+    """A protocol call's result with the paths it wrote."""
+
+    result: T
+    written: frozenset[Path]
+
+
+def recorded(call: Callable[[], T], written: set[Path] | None = None) -> Recorded[T]:
+    """Run ``call`` (a protocol function) and return its result with what it wrote.
+
+    Args:
+        written: when given, filled with the written paths even if ``call`` raises
+            (a refusal after a partial write still shows what changed).
+    """
+    record = Written()
+    with observing(record):
+        try:
+            result = call()
+        finally:
+            if written is not None:
+                written.update(record.paths)
+    return Recorded(result, record.paths)
+
+
+def stamps(paths: Iterable[Path]) -> dict[Path, Stamp | None]:
+    """Each path's (mtime ns, size) now, to recognise the watcher's report of the same
+    write later (an equal stamp: nothing else wrote it in between)."""
+    return {path: stamp(path) for path in paths}

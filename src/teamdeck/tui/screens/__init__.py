@@ -1,0 +1,1 @@
+"""The TUI's screens: the main screen and the dialogs over it (help, compose, pickers, text)."""

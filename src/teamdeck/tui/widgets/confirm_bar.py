@@ -1,0 +1,159 @@
+"""The confirm bar: every destructive or outward action (approve, reject, retry, give
+up, allow, deny, resend, force offline, shutdown, deactivate, verify, cancel, mark
+pending, plan run) asks here, docked over the bottom of the main screen just above the
+footer, instead of in a dialog screen pushed over it: the question, what will happen
+(for a decision, its whole detail: the questions stay readable while the answer is
+typed), an optional or required note; ``enter`` confirms, ``esc`` cancels. It lies on
+its own layer, so showing and hiding it lays nothing else out again (the approve key
+reaches the disk and the screen sooner), and nothing is pushed or popped."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.message import Message
+from textual.widget import Widget
+from textual.widgets import Input, Label, Static
+
+NoteRule = Literal["none", "optional", "required"]
+
+
+@dataclass(frozen=True)
+class Confirmed:
+    """The person confirmed; ``note`` is what they typed (None when empty or not asked)."""
+
+    note: str | None
+
+
+@dataclass(frozen=True)
+class ConfirmRequest:
+    """What to ask.
+
+    Attributes:
+        title: the question ("Approve gate g1?").
+        body: what will happen, and what the person decides on.
+        confirm: the verb of the confirmation ("Approve").
+        note: whether a note is asked, and whether it may be empty.
+        note_label: what the note is called ("Reason", "Feedback").
+        danger: the action cannot be undone or hurts (drawn in the error colour).
+    """
+
+    title: Content
+    body: Content
+    confirm: str = "Confirm"
+    note: NoteRule = "none"
+    note_label: str = "Note"
+    danger: bool = False
+
+
+class AskConfirm(Message):
+    """Ask ``request`` in the confirm bar; ``on_confirm`` runs when the person confirms
+    (never when they cancel). Posted by a panel; the main screen shows the bar."""
+
+    def __init__(self, request: ConfirmRequest, on_confirm: Callable[[Confirmed], None]) -> None:
+        super().__init__()
+        self.request = request
+        self.on_confirm = on_confirm
+
+
+class ConfirmBar(Vertical, can_focus=True):
+    """The bar; hidden until :meth:`ask`."""
+
+    BINDINGS = [
+        Binding("enter", "confirm", "Confirm", id="confirm-yes"),
+        Binding("escape", "cancel", "Cancel", id="confirm-cancel"),
+    ]
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.request: ConfirmRequest | None = None
+        self._on_confirm: Callable[[Confirmed], None] | None = None
+        self._return_to: Widget | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="confirm-title")
+        with VerticalScroll(id="confirm-body"):
+            yield Static(id="confirm-body-text")
+        yield Label("", id="confirm-note-label")
+        yield Input(id="confirm-note")
+        yield Static("", id="confirm-problem")
+        yield Static("", id="confirm-hint")
+
+    # --- what tests and the screen read -----------------------------------------------
+
+    @property
+    def asking(self) -> bool:
+        """Whether a question is open."""
+        return self.request is not None
+
+    @property
+    def confirm_label(self) -> str:
+        return self.request.confirm if self.request else ""
+
+    @property
+    def note_rule(self) -> NoteRule:
+        return self.request.note if self.request else "none"
+
+    @property
+    def body(self) -> Content:
+        return self.request.body if self.request else Content("")
+
+    # --- asking -------------------------------------------------------------------------
+
+    def ask(self, request: ConfirmRequest, on_confirm: Callable[[Confirmed], None]) -> None:
+        """Show ``request`` and take the focus (given back when it is answered)."""
+        self.request, self._on_confirm = request, on_confirm
+        self._return_to = self.screen.focused if self.screen.focused is not self else None
+        self.set_class(request.danger, "-danger")
+        self.query_one("#confirm-title", Static).update(request.title)
+        self.query_one("#confirm-body-text", Static).update(request.body)
+        asks_note = request.note != "none"
+        required = " (required)" if request.note == "required" else " (optional)"
+        label = self.query_one("#confirm-note-label", Label)
+        label.update(request.note_label + required if asks_note else "")
+        label.display = asks_note
+        note = self.query_one("#confirm-note", Input)
+        note.value = ""
+        note.placeholder = request.note_label.lower()
+        note.display = asks_note
+        self._problem(None)
+        hint = Content.assemble(("enter", "bold"), f" {request.confirm.lower()} · ", ("esc", "bold"), " cancel")
+        self.query_one("#confirm-hint", Static).update(hint)
+        self.display = True
+        (note if asks_note else self).focus()
+
+    @on(Input.Submitted, "#confirm-note")
+    def action_confirm(self) -> None:
+        request, run = self.request, self._on_confirm
+        if request is None or run is None:
+            return
+        note = self.query_one("#confirm-note", Input).value.strip() if request.note != "none" else ""
+        if request.note == "required" and not note:
+            self._problem(f"{request.note_label} is required.")
+            self.query_one("#confirm-note", Input).focus()
+            return
+        self._close()
+        run(Confirmed(note or None))
+
+    def _problem(self, text: str | None) -> None:
+        """Say why the answer cannot be taken yet (None: nothing to say, no line)."""
+        problem = self.query_one("#confirm-problem", Static)
+        problem.update(Content(text or ""))
+        problem.display = text is not None
+
+    def action_cancel(self) -> None:
+        self._close()
+
+    def _close(self) -> None:
+        self.request = self._on_confirm = None
+        self.display = False
+        if self._return_to is not None and self._return_to.is_attached:
+            self._return_to.focus()
+        self._return_to = None

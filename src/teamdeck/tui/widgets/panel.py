@@ -1,0 +1,52 @@
+"""The base of the seven panels: what the main screen, the palette and the registry may
+ask of any of them, typed once (no reaching into a panel by name and ``getattr``).
+
+A panel never calls its screen: it posts a message (tui/messages.py) and the main
+screen acts on it, so the widgets do not import the screen that composes them.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.containers import Vertical
+
+from teamdeck.tui.messages import SelectionMoved
+from teamdeck.tui.registry import Action
+from teamdeck.tui.widgets.line_list import LineList
+from teamdeck.view.snapshot import WorkspaceSnapshot
+
+
+class Panel(Vertical):
+    """A panel: a list of things (:attr:`LIST`) with the selected one's details; its keys
+    come from tui/registry.py."""
+
+    LIST: ClassVar[str] = ""
+    """The selector of the panel's list."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.snapshot: WorkspaceSnapshot | None = None
+
+    def show(self, snapshot: WorkspaceSnapshot) -> None:
+        """Draw ``snapshot``."""
+        raise NotImplementedError
+
+    @property
+    def list(self) -> LineList:
+        return self.query_one(self.LIST, LineList)
+
+    def focus_list(self) -> None:
+        self.list.focus()
+
+    def select_key(self, key: str) -> bool:
+        """Select the row ``key`` of the list (False: there is none)."""
+        return self.list.select_key(key)
+
+    def run_registered(self, action: Action) -> None:
+        """Run ``action`` (of this panel) on what is selected, as its key does."""
+        getattr(self, f"action_{action.name}")()
+
+    def selection_moved(self) -> None:
+        """Tell the screen the selection changed (the footer's keys may change with it)."""
+        self.post_message(SelectionMoved())
