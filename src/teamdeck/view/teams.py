@@ -33,9 +33,15 @@ from teamdeck.model.claude import (
     Unknown,
 )
 from teamdeck.model.connection import STALE_S, Connection
-from teamdeck.protocol.ledger import DEFAULT_SHUTDOWN_TIMEOUT, FAILURE_CLASSES, Handshake, Ledger, build_ledger
+from teamdeck.protocol.ledger import (
+    DEFAULT_SHUTDOWN_TIMEOUT,
+    FAILURE_CLASSES,
+    Handshake,
+    Ledger,
+    LedgerFold,
+    build_ledger,
+)
 from teamdeck.protocol.messaging import TeamInboxes, read_inboxes
-from teamdeck.protocol.teamlog import TeamLog
 from teamdeck.store.connections import read_connections
 from teamdeck.store.inbox import Inbox, UnreadableInbox, read_inbox, recipient_of
 from teamdeck.store.loaders import dumps_json
@@ -58,8 +64,12 @@ class TeamFiles:
             unreadable ones with their problem, ignored file names).
         ledger: the team's handshake ledger (protocol/ledger.py), or None when
             config.json cannot be read.
-        log: the incremental reader of the team's messages.jsonl, shared by every
-            later version of these files (only appended records are parsed again).
+        fold: the team's ledger state (protocol/ledger.py), shared by every later
+            version of these files: the next ledger folds only the inboxes read
+            since and the log records appended since.
+        rows: recipient → the inbox it was made from, its rows (:func:`fold_inbox`)
+            and when each name last sent or received in it; shared like ``fold``,
+            so an inbox is turned into rows once per read.
         connections: member name → the heartbeat of an MCP server acting as it
             (``connections/<member>.json``), and the heartbeat files that could not be read.
         shutdown_timeout: how long a shutdown request waits before the ledger calls
@@ -71,7 +81,8 @@ class TeamFiles:
     problem: Problem | None = None
     inboxes: TeamInboxes = field(default_factory=TeamInboxes)
     ledger: Ledger | None = None
-    log: TeamLog | None = field(default=None, compare=False, repr=False)
+    fold: LedgerFold | None = field(default=None, compare=False, repr=False)
+    rows: dict[str, InboxRows] = field(default_factory=dict, compare=False, repr=False)
     connections: dict[str, Connection] = field(default_factory=dict)
     connection_problems: tuple[str, ...] = ()
     shutdown_timeout: timedelta = DEFAULT_SHUTDOWN_TIMEOUT
@@ -104,13 +115,16 @@ def read_team_files(
     """
     if not ws.team_config(team).exists():
         return None
-    log = previous.log if previous is not None and previous.log is not None else TeamLog(ws, team)
+    fold = previous.fold if previous is not None and previous.fold is not None else LedgerFold(ws, team)
+    rows = previous.rows if previous is not None else {}
     if shutdown_timeout is None:
         shutdown_timeout = previous.shutdown_timeout if previous is not None else DEFAULT_SHUTDOWN_TIMEOUT
     files = reread_connections(
         ws,
         with_ledger(
-            ws, TeamFiles(team, None, None, read_inboxes(ws, team), log=log, shutdown_timeout=shutdown_timeout)
+            ws, TeamFiles(
+                team, None, None, read_inboxes(ws, team), fold=fold, rows=rows, shutdown_timeout=shutdown_timeout
+            )
         ),
     )
     if files.ledger is not None:
@@ -147,6 +161,7 @@ def reread_inbox(ws: Workspace, files: TeamFiles, path: Path) -> TeamFiles:
         if not path.exists():  # a missing file reads as an empty inbox: it was removed
             del inboxes.inboxes[recipient]
     inboxes.inboxes = dict(sorted(inboxes.inboxes.items()))
+    inboxes.unreadable = dict(sorted(inboxes.unreadable.items()))  # in file order, as a full read has them
     return replace(files, inboxes=inboxes)
 
 
@@ -173,7 +188,7 @@ def with_ledger(ws: Workspace, files: TeamFiles) -> TeamFiles:
     (None when config.json is unreadable; ``config`` and ``problem`` then stay)."""
     try:
         ledger = build_ledger(
-            ws, files.name, inboxes=files.inboxes, log=files.log, shutdown_timeout=files.shutdown_timeout
+            ws, files.name, inboxes=files.inboxes, fold=files.fold, shutdown_timeout=files.shutdown_timeout
         )
     except TeamdeckError:
         return replace(files, ledger=None)
@@ -216,21 +231,52 @@ def _moment(text: str | None) -> datetime | None:
         return None
 
 
-def _last_activity(files: TeamFiles) -> dict[str, datetime]:
-    """Per member (lower-cased), the newest message it sent or received."""
-    newest: dict[str, datetime] = {}
+@dataclass(frozen=True)
+class InboxRows:
+    """One inbox as the roster shows it, made once per read of the inbox.
 
-    def seen(name: str, when: datetime | None) -> None:
-        key = name.lower()
-        if when is not None and (key not in newest or when > newest[key]):
-            newest[key] = when
+    Attributes:
+        inbox: the inbox these were made from.
+        rows: its messages as rows (:func:`fold_inbox`).
+        activity: name (lower-cased) → the newest message it sent or received here.
+        unread: how many of its messages are unread.
+    """
 
-    for recipient, inbox in files.inboxes.inboxes.items():
+    inbox: Inbox
+    rows: tuple[MessageView, ...]
+    activity: dict[str, datetime]
+    unread: int
+
+    @classmethod
+    def of(cls, inbox: Inbox) -> InboxRows:
+        newest: dict[str, datetime] = {}
         for entry in inbox.messages:
             assert entry.message is not None
             when = _moment(entry.message.timestamp)
-            seen(recipient, when)
-            seen(entry.message.from_, when)
+            if when is None:
+                continue
+            for name in (inbox.recipient, entry.message.from_):
+                key = name.lower()
+                if key not in newest or when > newest[key]:
+                    newest[key] = when
+        return cls(inbox, fold_inbox(inbox), newest, len(inbox.unread))
+
+
+def inbox_rows(files: TeamFiles, inbox: Inbox) -> InboxRows:
+    """The rows of ``inbox``, made again only if this is another read of it."""
+    made = files.rows.get(inbox.recipient)
+    if made is None or made.inbox is not inbox:
+        made = files.rows[inbox.recipient] = InboxRows.of(inbox)
+    return made
+
+
+def _last_activity(files: TeamFiles) -> dict[str, datetime]:
+    """Per member (lower-cased), the newest message it sent or received."""
+    newest: dict[str, datetime] = {}
+    for inbox in files.inboxes.inboxes.values():
+        for key, when in inbox_rows(files, inbox).activity.items():
+            if key not in newest or when > newest[key]:
+                newest[key] = when
     return newest
 
 
@@ -261,8 +307,8 @@ def team_view(
             inbox_problem=Problem(f"teams/{files.name}/inboxes/{member.name}.json", "", inbox)
             if isinstance(inbox, str)
             else None,
-            inbox=fold_inbox(inbox) if isinstance(inbox, Inbox) else (),
-            unread=len(inbox.unread) if isinstance(inbox, Inbox) else 0,
+            inbox=inbox_rows(files, inbox).rows if isinstance(inbox, Inbox) else (),
+            unread=inbox_rows(files, inbox).unread if isinstance(inbox, Inbox) else 0,
             last_activity=iso(activity[member.name.lower()]) if member.name.lower() in activity else "",
             connected=connected(files, member.name, now),
         )
