@@ -47,7 +47,7 @@ from teamdeck.model.team_log import SEND_TYPES, TeamLogRecord
 from teamdeck.protocol.messaging import TeamInboxes, read_inboxes
 from teamdeck.protocol.teamlog import TeamLog
 from teamdeck.protocol.teams import delete_blockers, read_team
-from teamdeck.store.inbox import InboxEntry
+from teamdeck.store.inbox import Inbox, InboxEntry
 from teamdeck.store.workspace import Workspace
 
 FAILURE_CLASSES = {
@@ -332,14 +332,26 @@ class InboxFold:
     spoke: dict[str, datetime]
 
     @classmethod
-    def of(cls, inbox: Inbox) -> InboxFold:
-        """Fold ``inbox`` (decoding every message once)."""
-        requests, replies, ordinary, problems, present = [], [], [], [], set()
+    def of(cls, inbox: Inbox, earlier: InboxFold | None = None) -> InboxFold:
+        """Fold ``inbox``; when it extends the inbox ``earlier`` folded (the same entries
+        first, :meth:`Inbox.extends`), only the entries after them are folded."""
+        start = 0
+        requests: list[InboxEntry] = []
+        replies: list[InboxEntry] = []
+        ordinary: list[InboxEntry] = []
+        problems: list[str] = []
+        present: set[tuple[str, str, str]] = set()
         idle_latest: dict[str, datetime] = {}
         idles: dict[str, _IdleTally] = {}
         spoke: dict[str, datetime] = {}
         messages = unread = 0
-        for entry in inbox.entries:
+        if earlier is not None and inbox.extends(earlier.inbox):
+            start = len(earlier.inbox.entries)
+            requests, replies = list(earlier.requests), list(earlier.replies)
+            ordinary, problems, present = list(earlier.ordinary_unread), list(earlier.problems), set(earlier.present)
+            idle_latest, idles, spoke = dict(earlier.idle_latest), dict(earlier.idles), dict(earlier.spoke)
+            messages, unread = earlier.messages, earlier.unread
+        for entry in inbox.entries[start:]:
             message, kind = entry.message, entry.kind
             if entry.problem:
                 problems.append(entry.problem)
@@ -447,15 +459,14 @@ class LedgerFold:
         self.reader = TeamLog(ws, team)
         self._inboxes: dict[str, InboxFold] = {}
         self._log = _LogFold()
-        self._delivery: dict[
-            str, tuple[InboxFold | None, tuple[object, ...], list[tuple[int, int, int, Finding]]]
-        ] = {}
+        self._delivery: dict[str, tuple[InboxFold | None, tuple[object, ...], list[tuple[int, int, int, Finding]]]] = {}
 
     def inbox(self, inbox: Inbox) -> InboxFold:
-        """The fold of ``inbox``, made again only if this is another read of it."""
+        """The fold of ``inbox``, made again only if this is another read of it (and
+        then from the earlier fold when the inbox only grew)."""
         fold = self._inboxes.get(inbox.recipient)
         if fold is None or fold.inbox is not inbox:
-            fold = self._inboxes[inbox.recipient] = InboxFold.of(inbox)
+            fold = self._inboxes[inbox.recipient] = InboxFold.of(inbox, fold)
         return fold
 
     def log(self) -> tuple[_LogFold, list[str]]:
@@ -772,9 +783,7 @@ def _permissions(ctx: _Context) -> list[Handshake]:
 
 
 def _orphans(ctx: _Context) -> list[Finding]:
-    requested = {
-        entry.kind.correlation_id for _r, entry in ctx.requests if isinstance(entry.kind, _HANDSHAKE_REQUESTS)
-    }
+    requested = {entry.kind.correlation_id for _r, entry in ctx.requests if isinstance(entry.kind, _HANDSHAKE_REQUESTS)}
     return [
         Finding(
             "orphan_reply",
@@ -943,8 +952,7 @@ def build_ledger(
             findings.append(
                 Finding(
                     "non_member",
-                    f"inbox {recipient}.json holds {folded.messages} message(s) for "
-                    f"'{recipient}', who is not a member",
+                    f"inbox {recipient}.json holds {folded.messages} message(s) for '{recipient}', who is not a member",
                     member=recipient,
                 )
             )

@@ -122,9 +122,10 @@ def read_team_files(
     files = reread_connections(
         ws,
         with_ledger(
-            ws, TeamFiles(
+            ws,
+            TeamFiles(
                 team, None, None, read_inboxes(ws, team), fold=fold, rows=rows, shutdown_timeout=shutdown_timeout
-            )
+            ),
         ),
     )
     if files.ledger is not None:
@@ -149,10 +150,10 @@ def reread_inbox(ws: Workspace, files: TeamFiles, path: Path) -> TeamFiles:
     :func:`with_ledger` once every changed part is read."""
     recipient = recipient_of(path)
     inboxes = TeamInboxes(dict(files.inboxes.inboxes), dict(files.inboxes.unreadable), list(files.inboxes.ignored))
-    inboxes.inboxes.pop(recipient, None)
+    earlier = inboxes.inboxes.pop(recipient, None)
     inboxes.unreadable.pop(recipient, None)
     try:
-        inboxes.inboxes[recipient] = read_inbox(path)
+        inboxes.inboxes[recipient] = read_inbox(path, earlier)
     except FileNotFoundError:
         pass
     except UnreadableInbox as err:
@@ -248,10 +249,19 @@ class InboxRows:
     unread: int
 
     @classmethod
-    def of(cls, inbox: Inbox) -> InboxRows:
+    def of(cls, inbox: Inbox, earlier: InboxRows | None = None) -> InboxRows:
+        """The rows of ``inbox``; when it extends the inbox ``earlier`` was made from,
+        only the entries after those are turned into rows."""
+        start, unread = 0, 0
+        rows: tuple[MessageView, ...] = ()
         newest: dict[str, datetime] = {}
-        for entry in inbox.messages:
-            assert entry.message is not None
+        if earlier is not None and inbox.extends(earlier.inbox):
+            start, rows, unread = len(earlier.inbox.entries), earlier.rows, earlier.unread
+            newest = dict(earlier.activity)
+        for entry in inbox.entries[start:]:
+            if entry.message is None:
+                continue
+            unread += not entry.message.read
             when = _moment(entry.message.timestamp)
             if when is None:
                 continue
@@ -259,14 +269,15 @@ class InboxRows:
                 key = name.lower()
                 if key not in newest or when > newest[key]:
                     newest[key] = when
-        return cls(inbox, fold_inbox(inbox), newest, len(inbox.unread))
+        return cls(inbox, fold_inbox(inbox, start, rows), newest, unread)
 
 
 def inbox_rows(files: TeamFiles, inbox: Inbox) -> InboxRows:
-    """The rows of ``inbox``, made again only if this is another read of it."""
+    """The rows of ``inbox``, made again only if this is another read of it (and
+    then from the earlier rows when the inbox only grew)."""
     made = files.rows.get(inbox.recipient)
     if made is None or made.inbox is not inbox:
-        made = files.rows[inbox.recipient] = InboxRows.of(inbox)
+        made = files.rows[inbox.recipient] = InboxRows.of(inbox, made)
     return made
 
 
@@ -488,13 +499,21 @@ def _find_request(files: TeamFiles, handshake: Handshake, kind: type[RequestKind
 # --- the inbox as a list ------------------------------------------------------------
 
 
-def fold_inbox(inbox: Inbox) -> tuple[MessageView, ...]:
+def fold_inbox(inbox: Inbox, start: int = 0, before: tuple[MessageView, ...] = ()) -> tuple[MessageView, ...]:
     """An inbox oldest first, each entry decoded; consecutive idle notifications from
     the same sender become one row that counts them and keeps them one by one in
-    ``folded`` (FORMAT.md: a view must fold them; a front may expand the fold)."""
-    rows: list[MessageView] = []
+    ``folded`` (FORMAT.md: a view must fold them; a front may expand the fold).
+
+    Args:
+        inbox: the inbox.
+        start, before: go on from ``before``, the rows of the inbox's first ``start``
+            entries (an inbox that only grew is folded from where it was).
+    """
+    rows: list[MessageView] = list(before)
     folds: dict[int, list[MessageView]] = {}  # row position -> the idle notifications it folds
-    for entry in inbox.entries:
+    if rows and rows[-1].folded:  # the last row's fold may take in the next notification
+        folds[len(rows) - 1] = list(rows[-1].folded)
+    for entry in inbox.entries[start:]:
         message, kind = entry.message, entry.kind
         if message is None or kind is None:
             rows.append(

@@ -55,16 +55,16 @@ payloads = st.one_of(
 )
 
 steps = st.one_of(
-    st.tuples(
-        st.just("append"), st.sampled_from(NAMES), st.sampled_from(NAMES), st.sampled_from(TIMES), payloads
-    ),
+    st.tuples(st.just("append"), st.sampled_from(NAMES), st.sampled_from(NAMES), st.sampled_from(TIMES), payloads),
     st.tuples(st.just("mark_read"), st.sampled_from(NAMES)),
     st.tuples(st.just("bad_entry"), st.sampled_from(NAMES)),
     st.tuples(st.just("unreadable"), st.sampled_from(NAMES)),
     st.tuples(st.just("remove"), st.sampled_from(NAMES)),
     st.tuples(
         st.just("log"),
-        st.sampled_from(("message", "shutdown_request", "delivery_failed", "shutdown_superseded", "team_delete_refused")),
+        st.sampled_from(
+            ("message", "shutdown_request", "delivery_failed", "shutdown_superseded", "team_delete_refused")
+        ),
         st.sampled_from(NAMES),
         st.sampled_from(TIMES),
         st.booleans(),
@@ -128,9 +128,7 @@ def _apply(ws: Workspace, step: tuple[object, ...], sent: list[tuple[str, str, s
         _, type_, recipient, at, matching = step
         record: dict[str, object] = {"id": str(ULID()), "ts": TIMES[0], "type": type_, "actor": "human:t"}
         if type_ in ("message", "shutdown_request"):
-            sender, to, when, text = (
-                sent[-1] if matching and sent else ("team-lead", str(recipient), str(at), "logged")
-            )
+            sender, to, when, text = sent[-1] if matching and sent else ("team-lead", str(recipient), str(at), "logged")
             record.update({"from": sender, "to": [to], "timestamp": when, "text": text, "requestId": "r1"})
         elif type_ == "delivery_failed":
             record.update({"ref": _last_send_id(ws), "to": [recipient], "error": "disk full"})
