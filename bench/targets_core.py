@@ -32,7 +32,7 @@ STAMP = "2026-03-01T12:00:00.000Z"
 
 def watcher_latency(layout: Layout, changes: int) -> Result:
     """File write → the batch holding its path, from :func:`watch_batches` on a thread
-    (debounce 50 / step 10, inotify), one change at a time, with every file watched."""
+    (watch.py's debounce and step, inotify), one change at a time, with every file watched."""
     stop = threading.Event()
     batches: queue.Queue[tuple[float, frozenset[Path]]] = queue.Queue()
     ready = threading.Event()

@@ -457,7 +457,7 @@ def _derive_teams(state: _State, changed: set[str]) -> None:
     waiting = _waiting_members(state)
     for team, files in state.teams.items():
         members = waiting.get(team, frozenset())
-        if team in changed or team not in state.team_views or state.waiting.get(team) != members:
+        if team in changed or team not in state.team_views or state.waiting.get(team, frozenset()) != members:
             state.team_views[team] = team_view(files, members, state.ws.clock())
             state.team_gates[team] = tuple(team_gates(files, state.team_views[team]))
     state.waiting = waiting
