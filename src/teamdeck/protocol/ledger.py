@@ -391,10 +391,6 @@ class InboxFold:
             spoke,
         )
 
-    @property
-    def recipient(self) -> str:
-        return self.inbox.recipient
-
 
 def _count_idle(before: _IdleTally | None, after: _IdleTally) -> _IdleTally:
     """Two tallies of the same sender, ``after`` later in file order, as one."""
