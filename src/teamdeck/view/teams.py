@@ -2,10 +2,12 @@
 each member's derived status (snapshot.py, :data:`MemberStatus`).
 
 What was read is kept as a :class:`TeamFiles` between refreshes, so a change to one
-inbox re-reads that inbox alone. Handshakes (shutdown, plan
-approval, permission), idle folds and delivery failures come from the team's ledger
-(protocol/ledger.py), rebuilt whenever any file of the team changed: a member's status
-depends on what it sent to others as much as on what it received.
+inbox re-reads that inbox alone (taking over its unchanged entries) and turns only it
+into rows again. Handshakes (shutdown, plan approval, permission), idle folds and
+delivery failures come from the team's ledger (protocol/ledger.py), built again
+whenever any file of the team changed - a member's status depends on what it sent to
+others as much as on what it received - from the ledger state the files keep, which
+folds only the inbox that changed and the log records appended since.
 """
 
 from __future__ import annotations
