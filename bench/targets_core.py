@@ -8,6 +8,7 @@ These separate the on-screen numbers of targets_screen.py into their parts.
 from __future__ import annotations
 
 import json
+import os
 import queue
 import random
 import shutil
@@ -20,6 +21,7 @@ from pathlib import Path
 
 from common import Result, append_inbox_in_place, latency_result
 from generate import Layout
+from ulid import ULID
 
 from teamdeck.store.workspace import Workspace
 from teamdeck.view.build import build_snapshot, refresh
@@ -30,7 +32,7 @@ STAMP = "2026-03-01T12:00:00.000Z"
 
 def watcher_latency(layout: Layout, changes: int) -> Result:
     """File write → the batch holding its path, from :func:`watch_batches` on a thread
-    (debounce 50 / step 10, inotify), one change at a time, with every file watched."""
+    (watch.py's debounce and step, inotify), one change at a time, with every file watched."""
     stop = threading.Event()
     batches: queue.Queue[tuple[float, frozenset[Path]]] = queue.Queue()
     ready = threading.Event()
@@ -94,9 +96,11 @@ def refresh_costs(layout: Layout, changes: int) -> list[Result]:
 
 
 def refresh_in_long_team(layout: Layout, changes: int) -> Result:
-    """view.refresh of one inbox of the first team, whose messages.jsonl holds the sends
-    of a long session (generate(team_log=N)): the team's ledger is rebuilt from the
-    whole log on every change of any of its inboxes."""
+    """view.refresh after one more send in the first team, whose messages.jsonl already
+    holds the sends of a long session (generate(team_log=N)): each change appends the
+    send's record to messages.jsonl and the message to a member's inbox, as ``teamdeck
+    send`` does, and the refresh is given both paths. Only what was appended should
+    cost: the team's ledger state is kept between refreshes."""
     ws = Workspace.at(layout.root)
     snapshot = build_snapshot(ws)
     team = next(iter(layout.teams))
@@ -105,14 +109,28 @@ def refresh_in_long_team(layout: Layout, changes: int) -> Result:
     inbox = ws.inbox(team, layout.teams[team][0])
     samples = []
     for n in range(changes):
-        append_inbox_in_place(inbox, "bench", f"long team {n}", STAMP)
+        text = f"long team {n}"
+        record = {
+            "id": str(ULID()),
+            "ts": STAMP,
+            "type": "message",
+            "actor": "human:bench",
+            "from": "bench",
+            "to": [inbox.stem],
+            "timestamp": STAMP,
+            "text": text,
+        }
+        with open(log, "a", encoding="utf-8") as handle:
+            handle.write(json.dumps(record) + "\n")
+        append_inbox_in_place(inbox, "bench", text, STAMP)
         started = time.perf_counter()
-        snapshot = refresh(snapshot, [inbox])
+        snapshot = refresh(snapshot, [log, inbox])
         samples.append((time.perf_counter() - started) * 1000)
     return latency_result(
-        f"view.refresh: one inbox changed, team with {records:,} records in messages.jsonl",
+        f"view.refresh: one send (log line + inbox) in a team with {records:,} records in messages.jsonl",
         samples,
-        note="the ledger reads and validates the whole log each time",
+        median_target=10,
+        note="the ledger folds the appended record and the changed inbox",
     )
 
 
@@ -133,10 +151,16 @@ def approve_durable(layout: Layout, changes: int) -> Result:
 def approve_in_big_task(layout: Layout, repeat: int) -> Result:
     """decide_gate on the task whose events.jsonl holds the big log (transact must find
     the events task.yaml has not applied: reading the whole log took 1-2 minutes before
-    bb645eb read it backwards to ``lastEventId``)."""
+    bb645eb read it backwards to ``lastEventId``).
+
+    The workspace is a fresh copy: it is written back to disk (``os.sync``) before the
+    clock starts, or the first fsync of events.jsonl would flush the copy's 243 MB of
+    dirty pages and measure the copy, not the approval (60-100 ms of the 108 ms
+    reported before this was done)."""
     from teamdeck.protocol.gates import decide_gate
 
     assert layout.big_log is not None
+    os.sync()
     ws = Workspace.at(layout.root, actor="human:bench")
     gates = [gate for task, gate in layout.gates if task == layout.big_task][:repeat]
     samples = []
@@ -148,8 +172,8 @@ def approve_in_big_task(layout: Layout, repeat: int) -> Result:
     return Result(
         f"protocol only: decide_gate(approve) in the task with {lines:,} events",
         f"median {statistics.median(samples):,.0f} / max {max(samples):,.0f} ms (n={len(samples)})",
-        "(key action: p99 ≤ 100 ms)",
-        max(samples) <= 100,
+        "≤ 30 ms",
+        max(samples) <= 30,
         "the generated task has one gate",
     )
 

@@ -318,3 +318,21 @@ def test_appends_keep_the_bytes_of_a_file_formatted_otherwise(lead_inbox: Path) 
     after = lead_inbox.read_bytes()
     assert after.startswith(before.rstrip()[:-1].rstrip())
     assert json.loads(after) == json.loads(before) + [_message(1)]
+
+
+def test_a_read_given_an_earlier_read_takes_over_only_the_unchanged_entries(tmp_path: Path) -> None:
+    """Entries equal at their place are the earlier read's objects (their decoded kind
+    with them); a changed or appended entry is parsed anew; the result reads the same
+    as a read from scratch."""
+    path = tmp_path / "worker-b.json"
+    path.write_text(json.dumps([_message(1), _message(2)]))
+    earlier = read_inbox(path)
+    path.write_text(json.dumps([_message(1), _message(2, read=True), _message(3)]))
+    again = read_inbox(path, earlier)
+    assert again.entries[0] is earlier.entries[0]
+    assert again.entries[1] is not earlier.entries[1] and again.entries[1].message.read
+    assert [entry.raw for entry in again.entries] == [entry.raw for entry in read_inbox(path).entries]
+    assert not again.extends(earlier)
+    path.write_text(json.dumps([_message(1), _message(2, read=True), _message(3), _message(4)]))
+    grown = read_inbox(path, again)
+    assert grown.extends(again) and len(grown.entries) == 4

@@ -45,9 +45,9 @@ from teamdeck.model.claude import (
 )
 from teamdeck.model.team_log import SEND_TYPES, TeamLogRecord
 from teamdeck.protocol.messaging import TeamInboxes, read_inboxes
-from teamdeck.protocol.teamlog import TeamLog, read_log
+from teamdeck.protocol.teamlog import TeamLog
 from teamdeck.protocol.teams import delete_blockers, read_team
-from teamdeck.store.inbox import InboxEntry
+from teamdeck.store.inbox import Inbox, InboxEntry
 from teamdeck.store.workspace import Workspace
 
 FAILURE_CLASSES = {
@@ -272,25 +272,254 @@ def _later(a: str | None, b: str | None) -> bool:
     return first is not None and second is not None and first > second
 
 
+def _newer(a: datetime | None, b: datetime | None) -> datetime | None:
+    """The later of two readable moments (an unreadable one, None, never wins)."""
+    if a is None:
+        return b
+    return a if b is None or a > b else b
+
+
+_HANDSHAKE_REQUESTS = (ShutdownRequest, PlanApprovalRequest, PermissionRequest)
+_HANDSHAKE_REPLIES = (ShutdownApproved, ShutdownRejected, PlanApprovalResponse, PermissionResponse)
+_NOT_ORDINARY = (ShutdownRequest, PlanApprovalResponse, IdleNotification)
+"""Unread messages of these kinds are classified by their handshake or idle fold, not
+as ordinary unread messages (``not_injected``)."""
+
+
+@dataclass(frozen=True)
+class _IdleTally:
+    """One sender's idle notifications within one inbox: how many, and the newest
+    (the greatest readable timestamp; on a tie, or when none is readable, the later
+    in file order)."""
+
+    count: int
+    moment: datetime | None
+    at: str
+    reason: str | None
+
+
+@dataclass(frozen=True)
+class InboxFold:
+    """What one inbox contributes to its team's ledger, folded once per inbox read.
+
+    The ledger combines these per inbox (cheap: they hold only handshake messages,
+    unread messages and per-sender summaries), so a change to one inbox folds that
+    inbox alone however many messages the others hold.
+
+    Attributes:
+        inbox: the inbox folded (a newer read of the same file is folded again).
+        messages, unread: how many messages, how many of them unread.
+        requests, replies: the handshake requests and replies in file order.
+        ordinary_unread: unread messages that no handshake or idle fold classifies.
+        problems: one line per entry that is not a message.
+        present: ``(from, timestamp, text)`` of every message (what a logged send is
+            looked up by).
+        idle_latest: sender (lower-cased) → the newest readable time it reported idle.
+        idles: sender (as written) → its idle notifications here.
+        spoke: sender (lower-cased) → the newest readable time it sent anything else.
+    """
+
+    inbox: Inbox
+    messages: int
+    unread: int
+    requests: tuple[InboxEntry, ...]
+    replies: tuple[InboxEntry, ...]
+    ordinary_unread: tuple[InboxEntry, ...]
+    problems: tuple[str, ...]
+    present: frozenset[tuple[str, str, str]]
+    idle_latest: dict[str, datetime]
+    idles: dict[str, _IdleTally]
+    spoke: dict[str, datetime]
+
+    @classmethod
+    def of(cls, inbox: Inbox, earlier: InboxFold | None = None) -> InboxFold:
+        """Fold ``inbox``; when it extends the inbox ``earlier`` folded (the same entries
+        first, :meth:`Inbox.extends`), only the entries after them are folded."""
+        start = 0
+        requests: list[InboxEntry] = []
+        replies: list[InboxEntry] = []
+        ordinary: list[InboxEntry] = []
+        problems: list[str] = []
+        present: set[tuple[str, str, str]] = set()
+        idle_latest: dict[str, datetime] = {}
+        idles: dict[str, _IdleTally] = {}
+        spoke: dict[str, datetime] = {}
+        messages = unread = 0
+        if earlier is not None and inbox.extends(earlier.inbox):
+            start = len(earlier.inbox.entries)
+            requests, replies = list(earlier.requests), list(earlier.replies)
+            ordinary, problems, present = list(earlier.ordinary_unread), list(earlier.problems), set(earlier.present)
+            idle_latest, idles, spoke = dict(earlier.idle_latest), dict(earlier.idles), dict(earlier.spoke)
+            messages, unread = earlier.messages, earlier.unread
+        for entry in inbox.entries[start:]:
+            message, kind = entry.message, entry.kind
+            if entry.problem:
+                problems.append(entry.problem)
+            if message is None or kind is None:
+                continue
+            messages += 1
+            unread += not message.read
+            present.add((message.from_, message.timestamp, message.text))
+            if isinstance(kind, _HANDSHAKE_REQUESTS):
+                requests.append(entry)
+            elif isinstance(kind, _HANDSHAKE_REPLIES):
+                replies.append(entry)
+            if not message.read and not isinstance(kind, _NOT_ORDINARY):
+                ordinary.append(entry)
+            if isinstance(kind, IdleNotification):
+                who = kind.from_ or message.from_
+                at = kind.timestamp or message.timestamp
+                moment = _moment(at)
+                if moment is not None:
+                    idle_latest[who.lower()] = _newer(idle_latest.get(who.lower()), moment) or moment
+                idles[who] = _count_idle(idles.get(who), _IdleTally(1, moment, at, kind.idleReason))
+            else:
+                moment = _moment(message.timestamp)
+                if moment is not None:
+                    spoke[message.from_.lower()] = _newer(spoke.get(message.from_.lower()), moment) or moment
+        return cls(
+            inbox,
+            messages,
+            unread,
+            tuple(requests),
+            tuple(replies),
+            tuple(ordinary),
+            tuple(problems),
+            frozenset(present),
+            idle_latest,
+            idles,
+            spoke,
+        )
+
+
+def _count_idle(before: _IdleTally | None, after: _IdleTally) -> _IdleTally:
+    """Two tallies of the same sender, ``after`` later in file order, as one."""
+    if before is None:
+        return after
+    newest = after
+    if before.moment is not None and (after.moment is None or before.moment > after.moment):
+        newest = before
+    return _IdleTally(before.count + after.count, newest.moment, newest.at, newest.reason)
+
+
+@dataclass
+class _LogFold:
+    """What the ledger needs of messages.jsonl, folded record by record as the log grows.
+
+    Attributes:
+        taken: how many of the log reader's records are folded.
+        generation: the reader's generation they came from (a replaced log starts over).
+        sends: recipient → ``(record number, position in to, record)`` of each send to it.
+        versions: recipient → a number that changes whenever a send to it or a failed
+            delivery to it is logged (its findings are computed again).
+        failed: ``(send id, recipient)`` → the error of its failed delivery.
+        superseded: shutdown request id → the record that superseded it.
+        refused: the newest ``team_delete_refused`` record.
+    """
+
+    taken: int = 0
+    generation: int = 0
+    sends: dict[str, list[tuple[int, int, TeamLogRecord]]] = field(default_factory=dict)
+    versions: dict[str, int] = field(default_factory=dict)
+    failed: dict[tuple[str | None, str], str | None] = field(default_factory=dict)
+    superseded: dict[str, TeamLogRecord] = field(default_factory=dict)
+    refused: TeamLogRecord | None = None
+
+    def add(self, record: TeamLogRecord) -> None:
+        number = self.taken
+        self.taken += 1
+        if record.type in SEND_TYPES:
+            for position, recipient in enumerate(record.to or []):
+                self.sends.setdefault(recipient, []).append((number, position, record))
+                self.versions[recipient] = self.versions.get(recipient, 0) + 1
+        elif record.type == "delivery_failed":
+            recipient = (record.to or [""])[0]
+            self.failed[(record.ref, recipient)] = record.error
+            self.versions[recipient] = self.versions.get(recipient, 0) + 1
+        elif record.type == "shutdown_superseded" and record.requestId:
+            self.superseded[record.requestId] = record
+        elif record.type == "team_delete_refused":
+            self.refused = record
+
+
+class LedgerFold:
+    """A team's ledger state kept between builds (protocol/ledger.py
+    :func:`build_ledger`): each inbox folded once per read (:class:`InboxFold`), the
+    log folded only as far as it grew (through its incremental reader), and each
+    recipient's delivery findings computed again only when its inbox, its logged sends
+    or the roster changed. A build with a fresh one reads and folds everything; a
+    build with a kept one gives the same ledger.
+    """
+
+    def __init__(self, ws: Workspace, team: str) -> None:
+        self.reader = TeamLog(ws, team)
+        self._inboxes: dict[str, InboxFold] = {}
+        self._log = _LogFold()
+        self._delivery: dict[str, tuple[InboxFold | None, tuple[object, ...], list[tuple[int, int, int, Finding]]]] = {}
+
+    def inbox(self, inbox: Inbox) -> InboxFold:
+        """The fold of ``inbox``, made again only if this is another read of it (and
+        then from the earlier fold when the inbox only grew)."""
+        fold = self._inboxes.get(inbox.recipient)
+        if fold is None or fold.inbox is not inbox:
+            fold = self._inboxes[inbox.recipient] = InboxFold.of(inbox, fold)
+        return fold
+
+    def log(self) -> tuple[_LogFold, list[str]]:
+        """The log folded up to its end, and one line per bad record."""
+        records, bad = self.reader.read()
+        if self.reader.generation != self._log.generation or len(records) < self._log.taken:
+            self._log = _LogFold(generation=self.reader.generation)
+            self._delivery.clear()
+        for record in records[self._log.taken :]:
+            self._log.add(record)
+        return self._log, bad
+
+    def deliveries(self, ctx: _Context, log: _LogFold) -> list[Finding]:
+        """``non_member`` and ``not_enqueued`` findings of every logged send, in log
+        order; a recipient's are computed again only when what they depend on changed."""
+        keyed: list[tuple[int, int, int, Finding]] = []
+        for recipient, sends in log.sends.items():
+            fold = ctx.folds.get(recipient)
+            key = (log.versions.get(recipient), ctx.is_member(recipient), recipient in ctx.inboxes.unreadable)
+            cached = self._delivery.get(recipient)
+            if cached is None or cached[0] is not fold or cached[1] != key:
+                cached = self._delivery[recipient] = (fold, key, _delivery_findings(ctx, log, recipient, sends, fold))
+            keyed += cached[2]
+        for gone in set(self._delivery) - set(log.sends):
+            del self._delivery[gone]
+        keyed.sort(key=lambda item: item[:3])
+        return [finding for *_order, finding in keyed]
+
+
 class _Context:
     """What the classification rules share: the roster, the messages, idle times."""
 
-    def __init__(self, config: TeamConfig, inboxes: TeamInboxes, now: datetime, shutdown_timeout: timedelta) -> None:
+    def __init__(
+        self,
+        config: TeamConfig,
+        inboxes: TeamInboxes,
+        folds: dict[str, InboxFold],
+        now: datetime,
+        shutdown_timeout: timedelta,
+    ) -> None:
         self.config = config
         self.inboxes = inboxes
+        self.folds = folds
         self.now = now
         self.shutdown_timeout = shutdown_timeout
-        self.entries = inboxes.entries()
-        self.idle_times: dict[str, list[str]] = {}
-        for _recipient, entry in self.entries:
-            if isinstance(entry.kind, IdleNotification):
-                assert entry.message is not None  # a decoded kind comes from a message
-                who = (entry.kind.from_ or entry.message.from_).lower()
-                self.idle_times.setdefault(who, []).append(entry.kind.timestamp or entry.message.timestamp)
+        self.requests = [(recipient, entry) for recipient, fold in folds.items() for entry in fold.requests]
+        self.replies = [(recipient, entry) for recipient, fold in folds.items() for entry in fold.replies]
+        self.idle_latest: dict[str, datetime] = {}
+        for fold in folds.values():
+            for who, moment in fold.idle_latest.items():
+                self.idle_latest[who] = _newer(self.idle_latest.get(who), moment) or moment
 
     def idle_after(self, member: str, moment: str) -> bool:
         """Whether ``member`` reported idle after ``moment`` (a turn ended since)."""
-        return any(_later(at, moment) for at in self.idle_times.get(member.lower(), []))
+        made = _moment(moment)
+        latest = self.idle_latest.get(member.lower())
+        return made is not None and latest is not None and latest > made
 
     def is_offline(self, member: str) -> bool:
         found = self.config.member(member)
@@ -316,11 +545,11 @@ def duration(span: timedelta) -> str:
 
 def _shutdowns(ctx: _Context, superseded: dict[str, TeamLogRecord]) -> list[Handshake]:
     replies: dict[str, InboxEntry] = {}
-    for _recipient, entry in ctx.entries:
+    for _recipient, entry in ctx.replies:
         if isinstance(entry.kind, (ShutdownApproved, ShutdownRejected)):
             replies[entry.kind.requestId] = entry
     result = []
-    for recipient, entry in ctx.entries:
+    for recipient, entry in ctx.requests:
         if not isinstance(entry.kind, ShutdownRequest):
             continue
         request, message = entry.kind, entry.message
@@ -433,11 +662,11 @@ def _shutdowns(ctx: _Context, superseded: dict[str, TeamLogRecord]) -> list[Hand
 
 def _plans(ctx: _Context) -> list[Handshake]:
     responses: dict[str, tuple[str, InboxEntry]] = {}
-    for recipient, entry in ctx.entries:
+    for recipient, entry in ctx.replies:
         if isinstance(entry.kind, PlanApprovalResponse):
             responses[entry.kind.requestId] = (recipient, entry)
     result = []
-    for recipient, entry in ctx.entries:
+    for recipient, entry in ctx.requests:
         if not isinstance(entry.kind, PlanApprovalRequest):
             continue
         message = entry.message
@@ -486,17 +715,17 @@ def _plans(ctx: _Context) -> list[Handshake]:
 
 def _permissions(ctx: _Context) -> list[Handshake]:
     responses = {
-        entry.kind.request_id: entry for _r, entry in ctx.entries if isinstance(entry.kind, PermissionResponse)
+        entry.kind.request_id: entry for _r, entry in ctx.replies if isinstance(entry.kind, PermissionResponse)
     }
     asked: dict[tuple[str, str], str] = {}  # (requester, tool_use_id) -> its newest request id
-    for _recipient, entry in ctx.entries:
+    for _recipient, entry in ctx.requests:
         if isinstance(entry.kind, PermissionRequest) and entry.kind.tool_use_id and entry.message is not None:
             key = (entry.message.from_.lower(), entry.kind.tool_use_id)
             newest = asked.get(key)
             if newest is None or not _later(newest, entry.message.timestamp):
                 asked[key] = entry.message.timestamp
     result = []
-    for recipient, entry in ctx.entries:
+    for recipient, entry in ctx.requests:
         if not isinstance(entry.kind, PermissionRequest):
             continue
         message, request = entry.message, entry.kind
@@ -550,11 +779,7 @@ def _permissions(ctx: _Context) -> list[Handshake]:
 
 
 def _orphans(ctx: _Context) -> list[Finding]:
-    requested = {
-        entry.kind.correlation_id
-        for _r, entry in ctx.entries
-        if isinstance(entry.kind, (ShutdownRequest, PlanApprovalRequest, PermissionRequest))
-    }
+    requested = {entry.kind.correlation_id for _r, entry in ctx.requests if isinstance(entry.kind, _HANDSHAKE_REQUESTS)}
     return [
         Finding(
             "orphan_reply",
@@ -563,9 +788,9 @@ def _orphans(ctx: _Context) -> list[Finding]:
             member=entry.message.from_,
             request_id=entry.kind.correlation_id,
         )
-        for _r, entry in ctx.entries
+        for _r, entry in ctx.replies
         if entry.message is not None
-        and isinstance(entry.kind, (ShutdownApproved, ShutdownRejected, PlanApprovalResponse, PermissionResponse))
+        and isinstance(entry.kind, _HANDSHAKE_REPLIES)
         and entry.kind.correlation_id not in requested
     ]
 
@@ -573,87 +798,85 @@ def _orphans(ctx: _Context) -> list[Finding]:
 def _unread_after_idle(ctx: _Context) -> list[Finding]:
     """``not_injected`` for ordinary messages (handshakes are classified on their own)."""
     findings = []
-    for recipient, entry in ctx.entries:
-        message, kind = entry.message, entry.kind
-        assert message is not None and kind is not None
-        if message.read or isinstance(entry.kind, (ShutdownRequest, PlanApprovalResponse, IdleNotification)):
-            continue
-        if ctx.idle_after(recipient, message.timestamp):
-            findings.append(
-                Finding(
-                    "not_injected",
-                    f"{kind.KIND} from {message.from_} at {message.timestamp} "
-                    f"is still unread although {recipient} went idle after it",
-                    member=recipient,
+    for recipient, fold in ctx.folds.items():
+        for entry in fold.ordinary_unread:
+            message, kind = entry.message, entry.kind
+            assert message is not None and kind is not None
+            if ctx.idle_after(recipient, message.timestamp):
+                findings.append(
+                    Finding(
+                        "not_injected",
+                        f"{kind.KIND} from {message.from_} at {message.timestamp} "
+                        f"is still unread although {recipient} went idle after it",
+                        member=recipient,
+                    )
                 )
-            )
     return findings
 
 
-def _log_findings(ctx: _Context, records: list[TeamLogRecord]) -> list[Finding]:
-    present = {
-        (recipient, entry.message.from_, entry.message.timestamp, entry.message.text)
-        for recipient, entry in ctx.entries
-        if entry.message is not None
-    }
-    failed = {
-        (record.ref, (record.to or [""])[0]): record.error for record in records if record.type == "delivery_failed"
-    }
+def _delivery_findings(
+    ctx: _Context, log: _LogFold, recipient: str, sends: list[tuple[int, int, TeamLogRecord]], fold: InboxFold | None
+) -> list[tuple[int, int, int, Finding]]:
+    """The findings of the sends logged to ``recipient``, each with its place in the
+    log (record number, position in ``to``, then non-member before not-enqueued)."""
+    member = ctx.is_member(recipient)
+    unreadable = recipient in ctx.inboxes.unreadable
+    present = fold.present if fold is not None else frozenset()
     findings = []
-    for record in records:
-        if record.type not in SEND_TYPES:
-            continue
-        for recipient in record.to or []:
-            if not ctx.is_member(recipient):
-                findings.append(
+    for number, position, record in sends:
+        if not member:
+            findings.append(
+                (
+                    number,
+                    position,
+                    0,
                     Finding(
                         "non_member",
                         f"{record.type} {record.id} was sent to '{recipient}', who is not a "
                         "member of the team (any more)",
                         member=recipient,
                         log_id=record.id,
-                    )
+                    ),
                 )
-            if recipient in ctx.inboxes.unreadable:
-                continue
-            if (recipient, record.from_, record.timestamp, record.text) not in present:
-                error = failed.get((record.id, recipient))
-                findings.append(
-                    Finding(
-                        "not_enqueued",
-                        f"{record.type} {record.id} to {recipient} is logged but not in "
-                        f"its inbox" + (f" (delivery failed: {error})" if error else ""),
-                        member=recipient,
-                        request_id=record.requestId,
-                        log_id=record.id,
-                    )
-                )
+            )
+        if unreadable or (record.from_, record.timestamp, record.text) in present:
+            continue
+        error = log.failed.get((record.id, recipient))
+        findings.append(
+            (
+                number,
+                position,
+                1,
+                Finding(
+                    "not_enqueued",
+                    f"{record.type} {record.id} to {recipient} is logged but not in "
+                    f"its inbox" + (f" (delivery failed: {error})" if error else ""),
+                    member=recipient,
+                    request_id=record.requestId,
+                    log_id=record.id,
+                ),
+            )
+        )
     return findings
 
 
 def _idle_folds(ctx: _Context) -> dict[str, IdleFold]:
-    folds: dict[str, IdleFold] = {}
-    last_other: dict[str, str] = {}
-    for _recipient, entry in ctx.entries:
-        message, kind = entry.message, entry.kind
-        assert message is not None
-        sender = message.from_
-        if not isinstance(kind, IdleNotification):
-            if last_other.get(sender.lower()) is None or _later(message.timestamp, last_other[sender.lower()]):
-                last_other[sender.lower()] = message.timestamp
-            continue
-        who = kind.from_ or sender
-        at = kind.timestamp or message.timestamp
-        previous = folds.get(who)
-        if previous is None or not _later(previous.last_at, at):
-            folds[who] = IdleFold(who, (previous.count if previous else 0) + 1, kind.idleReason, at, at)
-        else:
-            folds[who] = IdleFold(who, previous.count + 1, previous.last_reason, previous.last_at, previous.last_at)
-    for who, fold in folds.items():
-        other = last_other.get(who.lower())
-        if other is not None and _later(other, fold.last_at):
-            folds[who] = IdleFold(who, fold.count, fold.last_reason, fold.last_at, None)
-    return dict(sorted(folds.items()))
+    """Each sender's idle notifications over every inbox: how many, the newest (the
+    greatest readable timestamp; on a tie the later inbox, then the later entry), and
+    whether it is still idle (it sent nothing else after that)."""
+    tallies: dict[str, _IdleTally] = {}
+    spoke: dict[str, datetime] = {}
+    for fold in ctx.folds.values():
+        for who, tally in fold.idles.items():
+            tallies[who] = _count_idle(tallies.get(who), tally)
+        for sender, moment in fold.spoke.items():
+            spoke[sender] = _newer(spoke.get(sender), moment) or moment
+    folds = {}
+    for who, tally in sorted(tallies.items()):
+        other = spoke.get(who.lower())
+        still = not (other is not None and tally.moment is not None and other > tally.moment)
+        folds[who] = IdleFold(who, tally.count, tally.reason, tally.at, tally.at if still else None)
+    return folds
 
 
 def build_ledger(
@@ -661,7 +884,7 @@ def build_ledger(
     team: str,
     *,
     inboxes: TeamInboxes | None = None,
-    log: TeamLog | None = None,
+    fold: LedgerFold | None = None,
     shutdown_timeout: timedelta = DEFAULT_SHUTDOWN_TIMEOUT,
 ) -> Ledger:
     """Read the team and build its :class:`Ledger`.
@@ -671,8 +894,9 @@ def build_ledger(
         team: the team.
         inboxes: the team's inboxes when the caller has just read them (the live view
             re-reads only the inbox that changed); read here when None.
-        log: the caller's incremental reader of the team's messages.jsonl (the live
-            view keeps one per team); the whole log is read here when None.
+        fold: what earlier builds of this team folded (the live view keeps one per
+            team): only the inboxes read since and the log records appended since
+            are folded now. None: everything is read and folded here.
         shutdown_timeout: how long a shutdown request waits before it is overdue
             (measured against the workspace clock).
 
@@ -683,11 +907,14 @@ def build_ledger(
     config = read_team(ws, team)
     if inboxes is None:
         inboxes = read_inboxes(ws, team)
-    records, bad_records = log.read() if log is not None else read_log(ws, team)
-    ctx = _Context(config, inboxes, ws.clock(), shutdown_timeout)
+    if fold is None:
+        fold = LedgerFold(ws, team)
+    log, bad_records = fold.log()
+    folds = {recipient: fold.inbox(inbox) for recipient, inbox in inboxes.inboxes.items()}
+    ctx = _Context(config, inboxes, folds, ws.clock(), shutdown_timeout)
     ledger = Ledger(team, config, delete_blockers=delete_blockers(config))
     for member in config.members:
-        inbox = inboxes.inboxes.get(member.name)
+        inbox = folds.get(member.name)
         ledger.members.append(
             RosterEntry(
                 member.name,
@@ -695,43 +922,38 @@ def build_ledger(
                 member.color,
                 member.isActive,
                 config.is_lead(member.name),
-                len(inbox.unread) if inbox else 0,
-                len(inbox.messages) if inbox else 0,
+                inbox.unread if inbox else 0,
+                inbox.messages if inbox else 0,
             )
         )
-    superseded = {
-        record.requestId: record for record in records if record.type == "shutdown_superseded" and record.requestId
-    }
-    ledger.handshakes = _shutdowns(ctx, superseded) + _plans(ctx) + _permissions(ctx)
+    ledger.handshakes = _shutdowns(ctx, log.superseded) + _plans(ctx) + _permissions(ctx)
     ledger.idles = _idle_folds(ctx)
     findings = ledger.findings
     findings += [
         Finding(h.failure, h.detail, member=h.member, request_id=h.request_id) for h in ledger.handshakes if h.failure
     ]
     findings += _unread_after_idle(ctx)
-    findings += _log_findings(ctx, records)
-    refusals = [record for record in records if record.type == "team_delete_refused"]
-    if refusals and ledger.delete_blockers:
+    findings += fold.deliveries(ctx, log)
+    if log.refused is not None and ledger.delete_blockers:
         findings.append(
             Finding(
                 "team_delete_blocked",
-                f"team delete refused at {refusals[-1].ts}; still blocked by "
+                f"team delete refused at {log.refused.ts}; still blocked by "
                 f"{len(ledger.delete_blockers)} active member(s): {', '.join(ledger.delete_blockers)}",
             )
         )
     findings += _orphans(ctx)
-    for recipient, inbox in inboxes.inboxes.items():
+    for recipient, folded in folds.items():
         if not ctx.is_member(recipient):
             findings.append(
                 Finding(
                     "non_member",
-                    f"inbox {recipient}.json holds {len(inbox.messages)} message(s) for "
-                    f"'{recipient}', who is not a member",
+                    f"inbox {recipient}.json holds {folded.messages} message(s) for '{recipient}', who is not a member",
                     member=recipient,
                 )
             )
         findings += [
-            Finding("bad_entry", f"inbox {recipient}.json {problem}", member=recipient) for problem in inbox.problems
+            Finding("bad_entry", f"inbox {recipient}.json {problem}", member=recipient) for problem in folded.problems
         ]
     findings += [
         Finding("unreadable_inbox", problem, member=recipient) for recipient, problem in inboxes.unreadable.items()

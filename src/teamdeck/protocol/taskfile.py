@@ -275,8 +275,10 @@ def transact(
         if not events and not loaded.reconciled:
             assert current is not None, "creating a document needs an event"
             return TaskChange(current, [], notices)
-        for event in events:
-            append_record(kind.log(ws, task_id), event.model_dump(mode="json"))
+        for number, event in enumerate(events, start=1):
+            # One fsync after the last line makes every line of this change durable
+            # (fsync flushes the whole file) before task.yaml is replaced.
+            append_record(kind.log(ws, task_id), event.model_dump(mode="json"), durable=number == len(events))
         for _attempt in range(_CAS_ATTEMPTS):
             after = kind.ledger.replay(events, loaded.task)
             assert after is not None, "the document exists (created now or before)"

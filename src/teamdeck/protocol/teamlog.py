@@ -59,9 +59,12 @@ class TeamLog:
     def __init__(self, ws: Workspace, team: str) -> None:
         self._path = ws.messages_log(team)
         self._rel = ws.rel(self._path)
+        self.generation = -1
+        """How many times the file was found replaced (what was read before no longer holds)."""
         self._start()
 
     def _start(self) -> None:
+        self.generation += 1
         self._tail = Tail(self._path)
         self._records: list[TeamLogRecord] = []
         self._bad: list[str] = []

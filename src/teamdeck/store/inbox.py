@@ -19,7 +19,7 @@ import copy
 import errno
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -97,6 +97,14 @@ class Inbox:
         """One line per entry that is not a message."""
         return [entry.problem for entry in self.entries if entry.problem]
 
+    def extends(self, earlier: Inbox) -> bool:
+        """Whether this read holds every entry of an ``earlier`` read of the file as the
+        same objects in the same places (see :func:`read_inbox`), perhaps with more
+        after them: what was derived from ``earlier`` still holds for that part."""
+        return len(self.entries) >= len(earlier.entries) and all(
+            mine is theirs for mine, theirs in zip(self.entries[: len(earlier.entries)], earlier.entries, strict=True)
+        )
+
 
 @dataclass(frozen=True)
 class Delivery:
@@ -137,10 +145,20 @@ def _load_with_bytes(path: Path, delays: tuple[float, ...] = RETRY_DELAYS_S) -> 
         raise UnreadableInbox(path, f"{err.where + ': ' if err.where else ''}{err.why}") from None
 
 
-def parse_entries(array: list[Any]) -> list[InboxEntry]:
-    """Each element of an inbox array as an :class:`InboxEntry`."""
+def parse_entries(array: list[Any], known: Sequence[InboxEntry] = ()) -> list[InboxEntry]:
+    """Each element of an inbox array as an :class:`InboxEntry`.
+
+    Args:
+        array: the inbox as read.
+        known: the entries of an earlier read of the same file; an element equal to
+            the known one at its place is taken over as it is (with its decoded kind)
+            instead of being validated again.
+    """
     entries = []
     for index, raw in enumerate(array):
+        if index < len(known) and known[index].raw == raw:
+            entries.append(known[index])
+            continue
         try:
             entries.append(InboxEntry(index, raw, InboxMessage.model_validate(raw)))
         except ValidationError as err:
@@ -156,13 +174,21 @@ def entry_name(index: int) -> str:
     return f"entry {index + 1}"
 
 
-def read_inbox(path: Path) -> Inbox:
+def read_inbox(path: Path, earlier: Inbox | None = None) -> Inbox:
     """Read and parse one inbox (retrying a half-written file).
+
+    Args:
+        path: the inbox file.
+        earlier: an earlier read of the same file (the live view keeps one): entries
+            that did not change are taken over from it, so an inbox that grew costs
+            the JSON parse plus what was appended (Claude Code rewrites the whole file
+            for every message).
 
     Raises:
         UnreadableInbox: the file is not a JSON array after retries (only this inbox).
     """
-    return Inbox(path, recipient_of(path), parse_entries(load_inbox_array(path)))
+    known = earlier.entries if earlier is not None else ()
+    return Inbox(path, recipient_of(path), parse_entries(load_inbox_array(path), known))
 
 
 def ensure_inbox(path: Path) -> None:

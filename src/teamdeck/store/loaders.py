@@ -72,36 +72,113 @@ def read_capped(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
         raise InvalidFile(path, "", f"cannot read: {err.strerror or err}") from err
 
 
-class _StrictLoader(_CLoader):  # type: ignore[misc, valid-type]  # a base chosen at run time (C or Python loader)
-    """The C safe loader, with duplicate and non-string mapping keys refused."""
-
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        seen: dict[Any, Any] = {}
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=deep)
-            if not isinstance(key, str):
-                raise InvalidFile(
-                    "",
-                    f"line {key_node.start_mark.line + 1}",
-                    f"key {key_node.value!r} is read as {type(key).__name__} {key!r}; quote it",
-                )
-            if key in seen:
-                raise InvalidFile("", f"line {key_node.start_mark.line + 1}", f"duplicate key '{key}'")
-            seen[key] = True
-        return super().construct_mapping(node, deep=deep)
+_RESOLVER = yaml.resolver.Resolver()
+_CONSTRUCTOR = yaml.constructor.SafeConstructor()
+_NODE_KIND = {"tag:yaml.org,2002:map": "mapping", "tag:yaml.org,2002:seq": "sequence"}
 
 
-_StrictLoader.add_constructor("tag:yaml.org,2002:map", _StrictLoader.construct_yaml_map)
+def _load_yaml_events(text: str, path: Path | str) -> Any:
+    """Build the document from libyaml's event stream, refusing on the way anchors,
+    aliases, non-standard tags, deep nesting (B1, B2, B6), duplicate keys (B5) and
+    mapping keys that are not strings (B4).
 
-
-def _scan_yaml_events(text: str, path: Path | str) -> None:
-    """Refuse anchors, aliases, non-standard tags and deep nesting before anything is built.
-
-    The event stream is flat, so this walk is safe on any input; libyaml's composer is
-    recursive C code that crashes the process on 100,000-deep nesting (B6).
+    One pass: the flat event stream is what makes the safety checks safe on any input
+    (libyaml's composer is recursive C code that crashes the process on 100,000-deep
+    nesting), and the document is built from the same events instead of parsing the
+    text a second time. Scalars are resolved and constructed exactly as PyYAML's safe
+    loader does (its resolver and constructors); the merge key ``<<`` and ``=`` have
+    no constructor there and are refused here too.
     """
+    stack: list[_Open] = []
+    result: Any = None
+    documents = 0
+    for event in yaml.parse(text, Loader=_CLoader):
+        line = f"line {event.start_mark.line + 1}" if event.start_mark else ""
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+            raise InvalidFile(path, line, "uses YAML anchors/aliases, which this tool does not accept")
+        tag = getattr(event, "tag", None)
+        if tag and tag not in _STANDARD_TAGS and tag != "!":
+            shown = tag.replace("tag:yaml.org,2002:", "!!")
+            raise InvalidFile(path, line, f"tag {shown.split(':')[0]} is not allowed")
+        if isinstance(event, yaml.DocumentStartEvent):
+            documents += 1
+            if documents > 1:
+                raise InvalidFile(path, line, "invalid YAML: expected a single document in the stream")
+            continue
+        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            if len(stack) >= MAX_DEPTH:
+                raise InvalidFile(path, line, TOO_DEEP)
+            kind = "mapping" if isinstance(event, yaml.MappingStartEvent) else "sequence"
+            if tag is not None and tag != "!" and _NODE_KIND.get(tag) != kind:
+                wanted = _NODE_KIND.get(tag, "scalar")
+                raise InvalidFile(path, line, f"invalid YAML: expected a {wanted} node, but found {kind}")
+            stack.append(_Open({} if kind == "mapping" else [], line))
+            continue
+        if isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            done = stack.pop()
+            value: Any = done.value
+            line, shown = done.line, None
+        elif isinstance(event, yaml.ScalarEvent):
+            value, shown = _scalar(event, tag, path, line), repr(event.value)
+        else:
+            continue
+        if not stack:
+            result = value
+        else:
+            stack[-1].add(value, path, line, shown)
+    return result
+
+
+class _Open:
+    """A mapping or sequence being built from events (a mapping alternates key, value)."""
+
+    __slots__ = ("key", "line", "value")
+
+    def __init__(self, value: dict[str, Any] | list[Any], line: str) -> None:
+        self.value = value
+        self.line = line
+        self.key: str | None = None
+
+    def add(self, item: Any, path: Path | str, line: str, shown: str | None) -> None:
+        """Add the next item; ``line`` is where it starts, ``shown`` its text (None:
+        a mapping or sequence)."""
+        if isinstance(self.value, list):
+            self.value.append(item)
+        elif self.key is not None:
+            self.value[self.key] = item
+            self.key = None
+        elif shown is None:
+            raise InvalidFile(path, line, "a mapping or sequence is used as a key; keys must be strings")
+        elif not isinstance(item, str):
+            raise InvalidFile(path, line, f"key {shown} is read as {type(item).__name__} {item!r}; quote it")
+        elif item in self.value:
+            raise InvalidFile(path, line, f"duplicate key '{item}'")
+        else:
+            self.key = item
+
+
+def _scalar(event: yaml.ScalarEvent, tag: str | None, path: Path | str, line: str) -> Any:
+    """A scalar as PyYAML's safe loader constructs it."""
+    if tag is None or tag == "!":
+        tag = _RESOLVER.resolve(yaml.ScalarNode, event.value, event.implicit)
+    if tag in _NODE_KIND:
+        raise InvalidFile(path, line, f"invalid YAML: expected a {_NODE_KIND[tag]} node, but found scalar")
+    construct = _CONSTRUCTOR.yaml_constructors.get(tag)
+    if construct is None:
+        raise InvalidFile(path, line, f"invalid YAML: could not determine a constructor for the tag '{tag}'")
     try:
-        _walk_yaml_events(text, path)
+        return construct(_CONSTRUCTOR, yaml.ScalarNode(tag, event.value, style=event.style))
+    except (yaml.YAMLError, ValueError, KeyError) as err:  # e.g. !!int x, !!bool maybe, 2026-13-45
+        reason = _reason(err, "")
+        if not reason.startswith("number too large"):
+            reason = f"{event.value[:40]!r} is not a valid {tag.replace('tag:yaml.org,2002:', '')}"
+        raise InvalidFile(path, line, reason) from None
+
+
+def _load_yaml(text: str, path: Path | str) -> Any:
+    """:func:`_load_yaml_events`, naming our own depth limit when libyaml's stopped first."""
+    try:
+        return _load_yaml_events(text, path)
     except yaml.MarkedYAMLError as err:
         _refuse_if_too_deep(text, err, path)
         raise
@@ -121,30 +198,12 @@ def _refuse_if_too_deep(text: str, err: yaml.MarkedYAMLError, path: Path | str) 
     if mark is None or mark.index <= 0:
         return
     try:
-        _walk_yaml_events(text[: mark.index], path)
+        _load_yaml_events(text[: mark.index], path)
     except InvalidFile as own:
         if own.why == TOO_DEEP:
             raise
     except yaml.YAMLError:
         pass  # the prefix ends mid-document: expected, and not a depth problem
-
-
-def _walk_yaml_events(text: str, path: Path | str) -> None:
-    depth = 0
-    for event in yaml.parse(text, Loader=_CLoader):
-        line = f"line {event.start_mark.line + 1}" if event.start_mark else ""
-        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
-            depth += 1
-            if depth > MAX_DEPTH:
-                raise InvalidFile(path, line, TOO_DEEP)
-        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
-            depth -= 1
-        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
-            raise InvalidFile(path, line, "uses YAML anchors/aliases, which this tool does not accept")
-        tag = getattr(event, "tag", None)
-        if tag and tag not in _STANDARD_TAGS and tag != "!":
-            shown = tag.replace("tag:yaml.org,2002:", "!!")
-            raise InvalidFile(path, line, f"tag {shown.split(':')[0]} is not allowed")
 
 
 def parse_yaml(data: bytes, path: Path | str) -> Any:
@@ -159,8 +218,7 @@ def parse_yaml(data: bytes, path: Path | str) -> Any:
     except UnicodeDecodeError as err:
         raise InvalidFile(path, f"byte {err.start}", "not valid UTF-8") from None
     try:
-        _scan_yaml_events(text, path)
-        return yaml.load(text, Loader=_StrictLoader)
+        return _load_yaml(text, path)
     except InvalidFile as err:
         raise InvalidFile(path, err.where, err.why) from None
     except yaml.MarkedYAMLError as err:

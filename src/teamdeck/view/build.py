@@ -40,7 +40,7 @@ from teamdeck.view.plans import (
     verdict_task_of_path,
 )
 from teamdeck.view.snapshot import GateView, Problem, TaskView, TeamTaskListView, TeamView, WorkspaceSnapshot
-from teamdeck.view.tasks import read_task
+from teamdeck.view.tasks import Outputs, read_outputs, read_task
 from teamdeck.view.team_tasks import TaskListFiles, read_task_list_files, reread_task_files, task_list_view
 from teamdeck.view.teams import (
     TeamFiles,
@@ -71,6 +71,8 @@ class _State:
 
     ws: Workspace
     tasks: dict[str, TaskView] = field(default_factory=dict)
+    outputs: dict[str, Outputs] = field(default_factory=dict)
+    """Task -> its worker outputs as last read (read again when ``agents/`` changes)."""
     teams: dict[str, TeamFiles] = field(default_factory=dict)
     team_views: dict[str, TeamView] = field(default_factory=dict)
     team_gates: dict[str, tuple[GateView, ...]] = field(default_factory=dict)
@@ -97,6 +99,7 @@ class _State:
         return replace(
             self,
             tasks=dict(self.tasks),
+            outputs=dict(self.outputs),
             teams=dict(self.teams),
             team_views=dict(self.team_views),
             team_gates=dict(self.team_gates),
@@ -173,7 +176,7 @@ def refresh(snapshot: WorkspaceSnapshot, changed: Iterable[Path]) -> WorkspaceSn
             continue
         log = _open_log(state, ws.events_file(task_id), f"task {task_id}", NEW_LOG_TAIL, event=True)
         rebuild |= _advance(log, new_rows)
-        _read_task(state, task_id)
+        _read_task(state, task_id, outputs_changed=task_id in work.outputs)
     teams_changed = set()
     for team, parts in sorted(work.teams.items()):
         if _refresh_team(state, team, parts):
@@ -253,6 +256,9 @@ class _Work:
     settings: bool = False
     relist: bool = False
     tasks: set[str] = field(default_factory=set)
+    outputs: set[str] = field(default_factory=set)
+    """Tasks where something under ``agents/`` (or the task directory itself) changed:
+    their worker outputs are read again."""
     teams: dict[str, set[str]] = field(default_factory=dict)
     """team -> the parts to re-read: ``config``, ``messages`` or ``inbox:<file name>``."""
     plans: set[str] = field(default_factory=set)
@@ -290,6 +296,8 @@ def _classify(root: Path, changed: Iterable[Path]) -> _Work:
                 work.relist = True
             else:
                 work.tasks.add(parts[1])
+                if len(parts) == 2 or parts[2] == "agents":
+                    work.outputs.add(parts[1])
                 if verdict_task_of_path(parts):
                     work.verdicts.add(parts[1])
                 if len(parts) <= 3:
@@ -386,11 +394,16 @@ def _relist(state: _State) -> None:
         _drop_task_list(state, team)
 
 
-def _read_task(state: _State, task_id: str) -> None:
+def _read_task(state: _State, task_id: str, *, outputs_changed: bool = True) -> None:
+    """Read the task again; its worker outputs too unless ``outputs_changed`` is False
+    and they were read before."""
     ws = state.ws
     log = state.logs.get(str(ws.rel(ws.events_file(task_id))))
     last_id = log.rows[-1].id if log is not None and log.rows else None
-    view = read_task(ws, task_id, last_event_id=last_id or None, previous=state.tasks.get(task_id))
+    outputs = state.outputs.get(task_id)
+    if outputs is None or outputs_changed:
+        outputs = state.outputs[task_id] = read_outputs(ws, task_id)
+    view = read_task(ws, task_id, last_event_id=last_id or None, previous=state.tasks.get(task_id), outputs=outputs)
     if view is None:
         _drop_task(state, task_id)
     else:
@@ -399,6 +412,7 @@ def _read_task(state: _State, task_id: str) -> None:
 
 def _drop_task(state: _State, task_id: str) -> None:
     state.tasks.pop(task_id, None)
+    state.outputs.pop(task_id, None)
     state.verdicts.pop(task_id, None)
     state.logs.pop(str(state.ws.rel(state.ws.events_file(task_id))), None)
 
@@ -457,7 +471,7 @@ def _derive_teams(state: _State, changed: set[str]) -> None:
     waiting = _waiting_members(state)
     for team, files in state.teams.items():
         members = waiting.get(team, frozenset())
-        if team in changed or team not in state.team_views or state.waiting.get(team) != members:
+        if team in changed or team not in state.team_views or state.waiting.get(team, frozenset()) != members:
             state.team_views[team] = team_view(files, members, state.ws.clock())
             state.team_gates[team] = tuple(team_gates(files, state.team_views[team]))
     state.waiting = waiting

@@ -22,8 +22,27 @@ from teamdeck.view.snapshot import GateView, Problem, TaskView, WorkerView
 SUMMARY_MD = "joined-summary.md"
 
 
+Outputs = tuple[tuple[WorkerResult, ...], Problem | None]
+"""A task's worker outputs as :func:`read_outputs` read them, and why ``agents/``
+could not be listed."""
+
+
+def read_outputs(ws: Workspace, task_id: str) -> Outputs:
+    """Every worker output of the task, read and checked (final.json parsed and
+    validated against the schema)."""
+    try:
+        return tuple(read_worker_outputs(ws, task_id)), None
+    except InvalidFile as err:
+        return (), Problem.of(err)
+
+
 def read_task(
-    ws: Workspace, task_id: str, *, last_event_id: str | None = None, previous: TaskView | None = None
+    ws: Workspace,
+    task_id: str,
+    *,
+    last_event_id: str | None = None,
+    previous: TaskView | None = None,
+    outputs: Outputs | None = None,
 ) -> TaskView | None:
     """The task as its files say now.
 
@@ -34,6 +53,10 @@ def read_task(
             a consistent task.yaml be read without replaying the log).
         previous: the task as last shown; when task.yaml is now broken the row keeps
             these values and carries the problem (B1: previous good state kept).
+        outputs: the worker outputs when the caller kept them (nothing under
+            ``agents/`` changed since they were read): a decision that rewrites
+            task.yaml does not parse and validate every final.json again. Read here
+            when None.
 
     Returns:
         The view, or None when the task is gone (no task.yaml and no creation event).
@@ -48,7 +71,7 @@ def read_task(
         if previous is not None:
             return replace(previous, problem=problem)
         return TaskView(id=task_id, problem=problem)
-    workers, worker_problem = _workers(ws, task, task_id)
+    workers, worker_problem = _workers(task, outputs if outputs is not None else read_outputs(ws, task_id))
     summary_path = _summary_path(ws, task_id)
     return TaskView(
         id=task.id,
@@ -101,12 +124,11 @@ def task_gate_view(task: Task, gate: Gate) -> GateView:
     )
 
 
-def _workers(ws: Workspace, task: Task, task_id: str) -> tuple[tuple[WorkerView, ...], Problem | None]:
+def _workers(task: Task, outputs: Outputs) -> tuple[tuple[WorkerView, ...], Problem | None]:
+    results, problem = outputs
+    if problem is not None:
+        return (), problem
     members = {worker.id: worker.member for worker in task.workers}
-    try:
-        results = read_worker_outputs(ws, task_id)
-    except InvalidFile as err:
-        return (), Problem.of(err)
     views = [worker_view(result, members.get(result.agent_id)) for result in results]
     known = {view.id for view in views}
     # Workers task.yaml names that have no directory yet are pending.

@@ -2,10 +2,12 @@
 each member's derived status (snapshot.py, :data:`MemberStatus`).
 
 What was read is kept as a :class:`TeamFiles` between refreshes, so a change to one
-inbox re-reads that inbox alone. Handshakes (shutdown, plan
-approval, permission), idle folds and delivery failures come from the team's ledger
-(protocol/ledger.py), rebuilt whenever any file of the team changed: a member's status
-depends on what it sent to others as much as on what it received.
+inbox re-reads that inbox alone (taking over its unchanged entries) and turns only it
+into rows again. Handshakes (shutdown, plan approval, permission), idle folds and
+delivery failures come from the team's ledger (protocol/ledger.py), built again
+whenever any file of the team changed - a member's status depends on what it sent to
+others as much as on what it received - from the ledger state the files keep, which
+folds only the inbox that changed and the log records appended since.
 """
 
 from __future__ import annotations
@@ -33,9 +35,15 @@ from teamdeck.model.claude import (
     Unknown,
 )
 from teamdeck.model.connection import STALE_S, Connection
-from teamdeck.protocol.ledger import DEFAULT_SHUTDOWN_TIMEOUT, FAILURE_CLASSES, Handshake, Ledger, build_ledger
+from teamdeck.protocol.ledger import (
+    DEFAULT_SHUTDOWN_TIMEOUT,
+    FAILURE_CLASSES,
+    Handshake,
+    Ledger,
+    LedgerFold,
+    build_ledger,
+)
 from teamdeck.protocol.messaging import TeamInboxes, read_inboxes
-from teamdeck.protocol.teamlog import TeamLog
 from teamdeck.store.connections import read_connections
 from teamdeck.store.inbox import Inbox, UnreadableInbox, read_inbox, recipient_of
 from teamdeck.store.loaders import dumps_json
@@ -58,8 +66,12 @@ class TeamFiles:
             unreadable ones with their problem, ignored file names).
         ledger: the team's handshake ledger (protocol/ledger.py), or None when
             config.json cannot be read.
-        log: the incremental reader of the team's messages.jsonl, shared by every
-            later version of these files (only appended records are parsed again).
+        fold: the team's ledger state (protocol/ledger.py), shared by every later
+            version of these files: the next ledger folds only the inboxes read
+            since and the log records appended since.
+        rows: recipient → the inbox it was made from, its rows (:func:`fold_inbox`)
+            and when each name last sent or received in it; shared like ``fold``,
+            so an inbox is turned into rows once per read.
         connections: member name → the heartbeat of an MCP server acting as it
             (``connections/<member>.json``), and the heartbeat files that could not be read.
         shutdown_timeout: how long a shutdown request waits before the ledger calls
@@ -71,7 +83,8 @@ class TeamFiles:
     problem: Problem | None = None
     inboxes: TeamInboxes = field(default_factory=TeamInboxes)
     ledger: Ledger | None = None
-    log: TeamLog | None = field(default=None, compare=False, repr=False)
+    fold: LedgerFold | None = field(default=None, compare=False, repr=False)
+    rows: dict[str, InboxRows] = field(default_factory=dict, compare=False, repr=False)
     connections: dict[str, Connection] = field(default_factory=dict)
     connection_problems: tuple[str, ...] = ()
     shutdown_timeout: timedelta = DEFAULT_SHUTDOWN_TIMEOUT
@@ -104,13 +117,17 @@ def read_team_files(
     """
     if not ws.team_config(team).exists():
         return None
-    log = previous.log if previous is not None and previous.log is not None else TeamLog(ws, team)
+    fold = previous.fold if previous is not None and previous.fold is not None else LedgerFold(ws, team)
+    rows = previous.rows if previous is not None else {}
     if shutdown_timeout is None:
         shutdown_timeout = previous.shutdown_timeout if previous is not None else DEFAULT_SHUTDOWN_TIMEOUT
     files = reread_connections(
         ws,
         with_ledger(
-            ws, TeamFiles(team, None, None, read_inboxes(ws, team), log=log, shutdown_timeout=shutdown_timeout)
+            ws,
+            TeamFiles(
+                team, None, None, read_inboxes(ws, team), fold=fold, rows=rows, shutdown_timeout=shutdown_timeout
+            ),
         ),
     )
     if files.ledger is not None:
@@ -135,10 +152,10 @@ def reread_inbox(ws: Workspace, files: TeamFiles, path: Path) -> TeamFiles:
     :func:`with_ledger` once every changed part is read."""
     recipient = recipient_of(path)
     inboxes = TeamInboxes(dict(files.inboxes.inboxes), dict(files.inboxes.unreadable), list(files.inboxes.ignored))
-    inboxes.inboxes.pop(recipient, None)
+    earlier = inboxes.inboxes.pop(recipient, None)
     inboxes.unreadable.pop(recipient, None)
     try:
-        inboxes.inboxes[recipient] = read_inbox(path)
+        inboxes.inboxes[recipient] = read_inbox(path, earlier)
     except FileNotFoundError:
         pass
     except UnreadableInbox as err:
@@ -147,6 +164,7 @@ def reread_inbox(ws: Workspace, files: TeamFiles, path: Path) -> TeamFiles:
         if not path.exists():  # a missing file reads as an empty inbox: it was removed
             del inboxes.inboxes[recipient]
     inboxes.inboxes = dict(sorted(inboxes.inboxes.items()))
+    inboxes.unreadable = dict(sorted(inboxes.unreadable.items()))  # in file order, as a full read has them
     return replace(files, inboxes=inboxes)
 
 
@@ -173,7 +191,7 @@ def with_ledger(ws: Workspace, files: TeamFiles) -> TeamFiles:
     (None when config.json is unreadable; ``config`` and ``problem`` then stay)."""
     try:
         ledger = build_ledger(
-            ws, files.name, inboxes=files.inboxes, log=files.log, shutdown_timeout=files.shutdown_timeout
+            ws, files.name, inboxes=files.inboxes, fold=files.fold, shutdown_timeout=files.shutdown_timeout
         )
     except TeamdeckError:
         return replace(files, ledger=None)
@@ -216,21 +234,62 @@ def _moment(text: str | None) -> datetime | None:
         return None
 
 
+@dataclass(frozen=True)
+class InboxRows:
+    """One inbox as the roster shows it, made once per read of the inbox.
+
+    Attributes:
+        inbox: the inbox these were made from.
+        rows: its messages as rows (:func:`fold_inbox`).
+        activity: name (lower-cased) → the newest message it sent or received here.
+        unread: how many of its messages are unread.
+    """
+
+    inbox: Inbox
+    rows: tuple[MessageView, ...]
+    activity: dict[str, datetime]
+    unread: int
+
+    @classmethod
+    def of(cls, inbox: Inbox, earlier: InboxRows | None = None) -> InboxRows:
+        """The rows of ``inbox``; when it extends the inbox ``earlier`` was made from,
+        only the entries after those are turned into rows."""
+        start, unread = 0, 0
+        rows: tuple[MessageView, ...] = ()
+        newest: dict[str, datetime] = {}
+        if earlier is not None and inbox.extends(earlier.inbox):
+            start, rows, unread = len(earlier.inbox.entries), earlier.rows, earlier.unread
+            newest = dict(earlier.activity)
+        for entry in inbox.entries[start:]:
+            if entry.message is None:
+                continue
+            unread += not entry.message.read
+            when = _moment(entry.message.timestamp)
+            if when is None:
+                continue
+            for name in (inbox.recipient, entry.message.from_):
+                key = name.lower()
+                if key not in newest or when > newest[key]:
+                    newest[key] = when
+        return cls(inbox, fold_inbox(inbox, start, rows), newest, unread)
+
+
+def inbox_rows(files: TeamFiles, inbox: Inbox) -> InboxRows:
+    """The rows of ``inbox``, made again only if this is another read of it (and
+    then from the earlier rows when the inbox only grew)."""
+    made = files.rows.get(inbox.recipient)
+    if made is None or made.inbox is not inbox:
+        made = files.rows[inbox.recipient] = InboxRows.of(inbox, made)
+    return made
+
+
 def _last_activity(files: TeamFiles) -> dict[str, datetime]:
     """Per member (lower-cased), the newest message it sent or received."""
     newest: dict[str, datetime] = {}
-
-    def seen(name: str, when: datetime | None) -> None:
-        key = name.lower()
-        if when is not None and (key not in newest or when > newest[key]):
-            newest[key] = when
-
-    for recipient, inbox in files.inboxes.inboxes.items():
-        for entry in inbox.messages:
-            assert entry.message is not None
-            when = _moment(entry.message.timestamp)
-            seen(recipient, when)
-            seen(entry.message.from_, when)
+    for inbox in files.inboxes.inboxes.values():
+        for key, when in inbox_rows(files, inbox).activity.items():
+            if key not in newest or when > newest[key]:
+                newest[key] = when
     return newest
 
 
@@ -261,8 +320,8 @@ def team_view(
             inbox_problem=Problem(f"teams/{files.name}/inboxes/{member.name}.json", "", inbox)
             if isinstance(inbox, str)
             else None,
-            inbox=fold_inbox(inbox) if isinstance(inbox, Inbox) else (),
-            unread=len(inbox.unread) if isinstance(inbox, Inbox) else 0,
+            inbox=inbox_rows(files, inbox).rows if isinstance(inbox, Inbox) else (),
+            unread=inbox_rows(files, inbox).unread if isinstance(inbox, Inbox) else 0,
             last_activity=iso(activity[member.name.lower()]) if member.name.lower() in activity else "",
             connected=connected(files, member.name, now),
         )
@@ -442,13 +501,21 @@ def _find_request(files: TeamFiles, handshake: Handshake, kind: type[RequestKind
 # --- the inbox as a list ------------------------------------------------------------
 
 
-def fold_inbox(inbox: Inbox) -> tuple[MessageView, ...]:
+def fold_inbox(inbox: Inbox, start: int = 0, before: tuple[MessageView, ...] = ()) -> tuple[MessageView, ...]:
     """An inbox oldest first, each entry decoded; consecutive idle notifications from
     the same sender become one row that counts them and keeps them one by one in
-    ``folded`` (FORMAT.md: a view must fold them; a front may expand the fold)."""
-    rows: list[MessageView] = []
+    ``folded`` (FORMAT.md: a view must fold them; a front may expand the fold).
+
+    Args:
+        inbox: the inbox.
+        start, before: go on from ``before``, the rows of the inbox's first ``start``
+            entries (an inbox that only grew is folded from where it was).
+    """
+    rows: list[MessageView] = list(before)
     folds: dict[int, list[MessageView]] = {}  # row position -> the idle notifications it folds
-    for entry in inbox.entries:
+    if rows and rows[-1].folded:  # the last row's fold may take in the next notification
+        folds[len(rows) - 1] = list(rows[-1].folded)
+    for entry in inbox.entries[start:]:
         message, kind = entry.message, entry.kind
         if message is None or kind is None:
             rows.append(

@@ -218,3 +218,19 @@ def test_settings_read_only_and_auto_join(ws: Workspace) -> None:
 def test_paths_outside_are_ignored(ws: Workspace, path: str) -> None:
     snapshot = build_snapshot(ws)
     assert _public(refresh(snapshot, [ws.root / path])) == _public(snapshot)
+
+
+def test_worker_outputs_are_read_again_only_when_agents_changed(ws: Workspace) -> None:
+    """A decision rewrites task.yaml, not final.json: the refresh of task.yaml keeps the
+    worker outputs it read (no parse and schema check of every final.json per key
+    press); a change under agents/ reads them again."""
+    worlds.team(ws)
+    create_task(ws, "t2", "Write docs", team="alpha")
+    final = write_final_output(ws, "t2", "w9", {"status": "blocked", "summary": "stuck", "questions": ["Which?"]})
+    snapshot = build_snapshot(ws)
+    assert [(w.id, w.status) for w in snapshot.task("t2").workers] == [("w9", "blocked")]
+    write_final_output(ws, "t2", "w9", {"status": "completed", "summary": "done"})
+    snapshot = refresh(snapshot, [ws.task_file("t2")])
+    assert [(w.id, w.status) for w in snapshot.task("t2").workers] == [("w9", "blocked")]
+    snapshot = refresh(snapshot, [final])
+    assert [(w.id, w.status, w.summary) for w in snapshot.task("t2").workers] == [("w9", "completed", "done")]
