@@ -167,7 +167,7 @@ def test_idle_folds_expand_and_fold_again(team_ws: Workspace) -> None:
 
     async def scenario(pilot):
         app.main.open_inbox("alpha/team-lead")
-        await pilot.pause()
+        await until(pilot, lambda: len(app.main.query_one(InboxList).rows) > 0, "the inbox drawn")
         rows = app.main.query_one(InboxList).rows
         assert [row.key for row in rows] == ["0"]
         assert rows[0].cells[3].text == "idle ×7" and "last 30s ago" in rows[0].cells[4].text
@@ -181,7 +181,7 @@ def test_idle_folds_expand_and_fold_again(team_ws: Workspace) -> None:
     run(app, scenario)
 
 
-@pytest.mark.parametrize("panel", ["1", "2", "3", "4", "5", "6"])
+@pytest.mark.parametrize("panel", ["1", "2", "3", "4", "5", "6", "7"])
 def test_the_footer_keeps_q_and_help_at_80x24(team_ws: Workspace, panel: str) -> None:
     world.ask_permission(team_ws, "alpha", "bob", "perm-1")
     app = make_app(team_ws)
