@@ -14,9 +14,9 @@ from teamdeck.protocol.gates import decide_gate
 from teamdeck.protocol.lifecycle import transition
 from teamdeck.protocol.plans.importer import import_plan
 from teamdeck.protocol.plans.machine import PLAN_TRANSITIONS, advance, cancel_plan, plan_transition_event
+from teamdeck.protocol.plans.overview import plan_overview
 from teamdeck.protocol.plans.parser import PlanProblems, parse_blocks
 from teamdeck.protocol.plans.store import list_plans, load_plan, plan_events
-from teamdeck.protocol.plans.view import plan_overview
 from teamdeck.protocol.plans.waves import compute_waves
 from teamdeck.protocol.taskfile import load_task
 from teamdeck.store.workspace import Workspace

@@ -14,9 +14,9 @@ from teamdeck.cli.common import Output, command_group
 from teamdeck.errors import InvalidFile
 from teamdeck.protocol.plans.importer import import_plan
 from teamdeck.protocol.plans.machine import Advance, advance, cancel_plan
+from teamdeck.protocol.plans.overview import plan_overview
 from teamdeck.protocol.plans.parser import PlanProblems
 from teamdeck.protocol.plans.store import list_plans
-from teamdeck.protocol.plans.view import plan_overview
 from teamdeck.store.loaders import read_capped
 from teamdeck.store.workspace import Workspace
 from teamdeck.text import one_line
@@ -119,8 +119,8 @@ def _show(args: argparse.Namespace, ws: Workspace) -> Output:
             extra = []
             if row.waiting_on:
                 extra.append(f"waits for {', '.join(row.waiting_on)}")
-            if row.open_gates:
-                extra.append(f"gate(s) {', '.join(gate.id for gate in row.open_gates)}")
+            if row.gates:
+                extra.append(f"gate(s) {', '.join(gate_id for gate_id, _kind in row.gates)}")
             if row.verdict:
                 extra.append(f"last verdict {row.verdict}")
             if row.workers:
@@ -143,7 +143,7 @@ def _show(args: argparse.Namespace, ws: Workspace) -> Output:
                     "state": row.state,
                     "dependsOn": list(row.depends_on),
                     "waitingOn": list(row.waiting_on),
-                    "openGates": [gate.id for gate in row.open_gates],
+                    "openGates": [gate_id for gate_id, _kind in row.gates],
                     "verdict": row.verdict,
                     "workers": list(row.workers),
                     "problem": row.problem,

@@ -1,6 +1,6 @@
 """Plans and verdict histories in the read model.
 
-A :class:`PlanView` is :func:`~teamdeck.protocol.plans.view.plan_overview` frozen for a
+A :class:`PlanView` is :func:`~teamdeck.protocol.plans.overview.plan_overview` kept for a
 snapshot: the plan's state, its waves with each task's state and what blocks it, and
 the next step. A :class:`TaskVerdicts` is a task's verdict history as
 :func:`~teamdeck.protocol.verification.list_verdicts` reads it. Both are read again only
@@ -20,41 +20,14 @@ from typing import Any
 
 from teamdeck.errors import NotFound, TeamdeckError
 from teamdeck.model.guardian import GuardianVerdictSnapshot
+from teamdeck.protocol.plans.overview import PlanOverview, PlanTaskRow, plan_overview
 from teamdeck.protocol.plans.store import plan_ids
-from teamdeck.protocol.plans.view import PlanOverview, PlanTaskRow, plan_overview
 from teamdeck.protocol.verification import list_verdicts
 from teamdeck.store.paths import InvalidId, check_id
 from teamdeck.store.workspace import Workspace
 
 EVIDENCE_CHARS = 2000
 """The most characters of one evidence value kept (guardians already cut strings there)."""
-
-
-@dataclass(frozen=True)
-class PlanTaskView:
-    """One task of a plan.
-
-    Attributes:
-        id, title, wave: from the plan.
-        state: the task's state (``unreadable`` when its task.yaml cannot be read).
-        depends_on: the tasks it depends on.
-        waiting_on: those not done yet: what blocks it.
-        gates: its open gates as ``(gate id, gate kind)``.
-        verdict: the status of its last verdict (None: never verified).
-        workers: ``member (role)`` of each delegated worker.
-        problem: why the task could not be read.
-    """
-
-    id: str
-    title: str
-    wave: int
-    state: str
-    depends_on: tuple[str, ...] = ()
-    waiting_on: tuple[str, ...] = ()
-    gates: tuple[tuple[str, str], ...] = ()
-    verdict: str | None = None
-    workers: tuple[str, ...] = ()
-    problem: str | None = None
 
 
 @dataclass(frozen=True)
@@ -78,14 +51,14 @@ class PlanView:
     team: str | None = None
     coordinator: str = ""
     current_wave: int = 0
-    waves: tuple[tuple[PlanTaskView, ...], ...] = ()
+    waves: tuple[tuple[PlanTaskRow, ...], ...] = ()
     coordinator_state: str = ""
     approval: str | None = None
     next_step: str = ""
     problem: str | None = None
 
     @property
-    def tasks(self) -> tuple[PlanTaskView, ...]:
+    def tasks(self) -> tuple[PlanTaskRow, ...]:
         return tuple(task for wave in self.waves for task in wave)
 
     @property
@@ -190,25 +163,10 @@ def plan_view(overview: PlanOverview) -> PlanView:
         team=plan.team,
         coordinator=plan.coordinator,
         current_wave=plan.currentWave,
-        waves=tuple(tuple(_task_view(row) for row in wave) for wave in overview.waves),
+        waves=tuple(tuple(wave) for wave in overview.waves),
         coordinator_state=overview.coordinator_state,
         approval=overview.approval.state if overview.approval else None,
         next_step=overview.next_step,
-    )
-
-
-def _task_view(row: PlanTaskRow) -> PlanTaskView:
-    return PlanTaskView(
-        id=row.id,
-        title=row.title,
-        wave=row.wave,
-        state=row.state,
-        depends_on=row.depends_on,
-        waiting_on=row.waiting_on,
-        gates=tuple((gate.id, gate.kind) for gate in row.open_gates),
-        verdict=row.verdict,
-        workers=row.workers,
-        problem=row.problem,
     )
 
 

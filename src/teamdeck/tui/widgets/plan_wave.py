@@ -7,7 +7,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from teamdeck.tui.render import cell
-from teamdeck.view.plans import PlanTaskView
+from teamdeck.view.plans import PlanTaskRow
 
 STATE_MARKS = {
     "done": ("✔", "$text-success"),
@@ -31,7 +31,7 @@ class PlanWave(Static):
     def show(
         self,
         number: int,
-        tasks: tuple[PlanTaskView, ...],
+        tasks: tuple[PlanTaskRow, ...],
         *,
         current: bool,
         waited_on_by: dict[str, list[str]],
@@ -52,7 +52,7 @@ class PlanWave(Static):
 
 def wave_content(
     number: int,
-    tasks: tuple[PlanTaskView, ...],
+    tasks: tuple[PlanTaskRow, ...],
     *,
     current: bool,
     waited_on_by: dict[str, list[str]],

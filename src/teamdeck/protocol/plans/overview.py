@@ -19,14 +19,14 @@ from teamdeck.store.workspace import Workspace
 
 @dataclass(frozen=True)
 class PlanTaskRow:
-    """One task of a plan as a view shows it.
+    """One task of a plan as a view shows it (immutable: the read model keeps it as is).
 
     Attributes:
         id, title, wave: from the plan.
         state: the task's state (``unreadable`` when task.yaml cannot be read).
         depends_on: the tasks it depends on.
         waiting_on: those of them that are not done yet (what blocks it).
-        open_gates: its gates waiting for a person.
+        gates: its gates waiting for a person, as ``(gate id, gate kind)``.
         verdict: the status of its last guardian verdict (None: never verified).
         workers: ``member (role)`` of each delegated worker.
         problem: why the task could not be read.
@@ -38,7 +38,7 @@ class PlanTaskRow:
     state: str
     depends_on: tuple[str, ...] = ()
     waiting_on: tuple[str, ...] = ()
-    open_gates: tuple[Gate, ...] = ()
+    gates: tuple[tuple[str, str], ...] = ()
     verdict: str | None = None
     workers: tuple[str, ...] = ()
     problem: str | None = None
@@ -93,7 +93,7 @@ def plan_overview(ws: Workspace, plan_id: str) -> PlanOverview:
             entry.wave,
             task.state,
             tuple(entry.dependsOn),
-            open_gates=tuple(task.open_gates),
+            gates=tuple((gate.id, gate.kind) for gate in task.open_gates),
             verdict=task.verification.status if task.verification else None,
             workers=tuple(f"{worker.member or worker.id} ({worker.role or 'worker'})" for worker in task.workers),
         )
@@ -120,7 +120,7 @@ def _next_step(plan: Plan, coordinator_state: str, waves: list[list[PlanTaskRow]
     if plan.state in ("COMPLETED", "CANCELED", "FAILED"):
         return "nothing: the plan is final"
     rows = waves[plan.currentWave - 1] if 0 < plan.currentWave <= len(waves) else []
-    gated = [row.id for row in rows if row.open_gates]
+    gated = [row.id for row in rows if row.gates]
     if gated:
         return f"a person decides the gates of {', '.join(gated)}; then teamdeck plan run {plan.id}"
     if plan.state in ("WAVE_COMPLETE", "VERIFYING"):
