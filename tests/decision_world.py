@@ -5,6 +5,7 @@ test moves forward (a shutdown request becomes overdue by time alone)."""
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 from teamdeck.clock import iso
@@ -34,6 +35,14 @@ def team(ws: Workspace, name: str = "alpha") -> None:
     create_team(ws, name, description="the parser team")
     add_member(ws, name, "alice", model="sonnet")
     add_member(ws, name, "bob")
+
+
+def team_workspace(root: Path) -> Workspace:
+    """A new workspace at ``root`` on a clock the test moves, holding :func:`team`."""
+    root.mkdir()
+    ws = Workspace.at(root, clock=MovableClock(), actor="human:tester")
+    team(ws)
+    return ws
 
 
 def ask_permission(

@@ -24,11 +24,7 @@ from teamdeck.view.build import build_snapshot
 
 @pytest.fixture
 def team_ws(tmp_path: Path) -> Workspace:
-    root = tmp_path / "ws"
-    root.mkdir()
-    ws = Workspace.at(root, clock=world.MovableClock(), actor="human:tester")
-    world.team(ws)
-    return ws
+    return world.team_workspace(tmp_path / "ws")
 
 
 def inbox(ws: Workspace, member: str, team: str = "alpha") -> list[dict]:
