@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import App
+from textual.notifications import Notify
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, TextArea
@@ -45,6 +46,11 @@ if TYPE_CHECKING:
     from teamdeck.store.workspace import Workspace
 
 NOTICE_CHARS = 400
+MAX_NOTICES = 4
+"""The most notices on screen at once. Each stacks above the last, so a quick run of
+actions (approving one gate after another) would otherwise cover the screen up to the
+overview line within seconds; the oldest information notices go first, warnings and
+errors stay until they time out."""
 CLOCK_TICK_S = 5.0
 """How often the live view checks whether time alone changed something (a shutdown
 request overdue, an MCP heartbeat gone stale, a team task stalled); cheap: only what
@@ -244,6 +250,15 @@ class TeamdeckApp(App[None]):
             # while it was read.
             gc.freeze()
             gc.enable()
+
+    def _on_notify(self, event: Notify) -> None:
+        """Show a notice, first dropping the oldest information notices beyond
+        :data:`MAX_NOTICES` (Textual keeps every notice until its timeout)."""
+        shown = list(self._notifications)
+        excess = len(shown) + 1 - MAX_NOTICES
+        for notice in [notice for notice in shown if notice.severity == "information"][: max(0, excess)]:
+            self._unnotify(notice, refresh=False)
+        super()._on_notify(event)
 
     def load_older_events(self) -> None:
         """Load older lines of every log into the events view."""

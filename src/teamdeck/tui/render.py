@@ -11,6 +11,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from textual.content import Content
+from textual.widgets import Static
 
 from teamdeck.text import one_line, sanitize
 
@@ -53,3 +54,14 @@ def escaped(text: str | None, limit: int = 200_000) -> str:
     if len(value) > limit:
         shown.append(f"… (truncated, {len(value):,} characters)")
     return "".join(shown)
+
+
+def show_content(widget: Static, content: Content, *, layout: bool = True) -> None:
+    """Put ``content`` in ``widget`` unless it holds exactly that already (text and
+    styles): an update costs a refresh of the screen, and with ``layout`` (the size may
+    change) a layout of the whole screen, so a change elsewhere must not redraw it.
+    Pass ``layout=False`` only where the widget's size cannot depend on its content."""
+    shown = widget.content
+    if isinstance(shown, Content) and shown.is_same(content):
+        return
+    widget.update(content, layout=layout)

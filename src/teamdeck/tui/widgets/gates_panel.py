@@ -13,7 +13,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from teamdeck.tui import actions, registry
-from teamdeck.tui.render import block, cell
+from teamdeck.tui.render import block, cell, show_content
 from teamdeck.tui.screens.text_view import TextScreen
 from teamdeck.tui.typed import deck
 from teamdeck.tui.widgets.confirm_bar import AskConfirm, Confirmed, ConfirmRequest
@@ -68,7 +68,7 @@ class GatesPanel(Panel):
     @on(LineList.Highlighted, "#gate-list")
     def _show_detail(self) -> None:
         gate = self.selected
-        self.query_one("#gate-detail-text", Static).update(gate_detail(gate) if gate else Content(""))
+        show_content(self.query_one("#gate-detail-text", Static), gate_detail(gate) if gate else Content(""))
         self.selection_moved()
 
     @on(LineList.Chosen, "#gate-list")

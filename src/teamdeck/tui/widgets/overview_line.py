@@ -10,7 +10,7 @@ from pathlib import Path
 from textual.content import Content
 from textual.widgets import Static
 
-from teamdeck.tui.render import cell
+from teamdeck.tui.render import cell, show_content
 from teamdeck.view.overview import overview
 from teamdeck.view.snapshot import WorkspaceSnapshot
 
@@ -31,7 +31,7 @@ class OverviewLine(Static):
         content = overview_content(snapshot, now)
         if content.cell_length > self.size.width:  # short words, so every number still fits
             content = overview_content(snapshot, now, compact=True)
-        self.update(content)
+        show_content(self, content, layout=False)  # one line, 1fr wide (app.tcss): its size never changes
 
     def on_resize(self) -> None:
         if self._drawn is not None:
