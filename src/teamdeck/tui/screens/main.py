@@ -64,6 +64,9 @@ class MainScreen(Screen[None]):
         self.snapshot: WorkspaceSnapshot | None = None
         """The snapshot on screen."""
         self._binding_state: tuple[object, ...] = ()
+        self.tabs_ready = False
+        """The tabs activated their first panel (until then a switch made in code can be
+        undone by that first activation; tests wait for it)."""
 
     def on_mount(self) -> None:
         self._ready = True
@@ -122,6 +125,7 @@ class MainScreen(Screen[None]):
         self.action_panel(PANELS[(index + step) % len(PANELS)])
 
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        self.tabs_ready = True
         if event.pane.id in PANELS:
             self._draw_panel(event.pane.id)
             self.panel(event.pane.id).focus_list()
