@@ -12,15 +12,6 @@ from teamdeck.protocol.delegation import delegate, member_roles, notify_workers,
 from teamdeck.protocol.lifecycle import transition
 from teamdeck.protocol.taskfile import load_task, read_events
 from teamdeck.protocol.tasks import create_task
-from teamdeck.protocol.teams import add_member, create_team
-
-
-@pytest.fixture
-def team(ws):
-    create_team(ws, "alpha")
-    for member in ("Alice", "bob"):
-        add_member(ws, "alpha", member)
-    return ws
 
 
 def inbox(ws, member: str) -> list[dict]:

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from teamdeck.protocol.delegation import delegate, report
 from teamdeck.protocol.events import new_event
 from teamdeck.protocol.gates import decide_gate
@@ -16,16 +14,7 @@ from teamdeck.protocol.lifecycle_gates import retry
 from teamdeck.protocol.messaging import inject
 from teamdeck.protocol.taskfile import load_task, transact
 from teamdeck.protocol.tasks import create_task
-from teamdeck.protocol.teams import add_member, create_team
 from teamdeck.store.loaders import dumps_json
-
-
-@pytest.fixture
-def team(ws):
-    create_team(ws, "alpha")
-    for member in ("Alice", "bob"):
-        add_member(ws, "alpha", member)
-    return ws
 
 
 def inbox(ws, member: str) -> list[dict]:
