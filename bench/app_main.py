@@ -1,4 +1,4 @@
-"""The app as ``teamdeck tui`` starts it, plus what only the process itself can see:
+"""The app as ``teamdeck tui`` starts it (``teamdeck.tui.open_app``), plus what only the process itself can see:
 every garbage-collection pause (``gc.callbacks``), written as JSON to ``--stats FILE``
 when it exits (peak memory is read from outside, /proc/PID/status VmHWM). ``bench/screen.py`` runs this under a pty.
 
@@ -61,9 +61,9 @@ def main() -> None:
     if args.stats:
         atexit.register(_write_stats, args.stats)
     from teamdeck.store.workspace import Workspace
-    from teamdeck.tui.app import create_app
+    from teamdeck.tui import open_app
 
-    app = create_app(Workspace.at(args.workspace), watch=not args.no_watch)
+    app = open_app(Workspace.at(args.workspace), watch=not args.no_watch)
     profile_to = os.environ.get("TEAMDECK_BENCH_PROFILE")
     if profile_to:
         profiler = cProfile.Profile()

@@ -123,11 +123,11 @@ def _run_headless(sim: Simulation, stop: threading.Event, duration: float | None
 
 def _run_with_tui(sim: Simulation, stop: threading.Event, root: Path, clock: Clock, args: argparse.Namespace) -> None:
     """The simulation on a thread, the TUI in front; leaving the TUI stops the simulation."""
-    from teamdeck.tui.app import create_app  # Textual is imported only for the TUI
+    from teamdeck.tui import open_app  # Textual is imported only for the TUI
 
     thread = sim.start(stop, duration=args.duration)
     try:
-        create_app(Workspace.at(root, clock=clock), read_only=bool(getattr(args, "read_only", False))).run()
+        open_app(Workspace.at(root, clock=clock), read_only=bool(getattr(args, "read_only", False))).run()
     finally:
         stop.set()
         thread.join()

@@ -34,8 +34,8 @@ def _tui(args: argparse.Namespace, ws: Workspace) -> Output:
             f"Point teamdeck at one with `teamdeck tui --workspace DIR` or ${ENV_WORKSPACE}; "
             "to watch your Claude Code teams: `teamdeck tui --workspace ~/.claude`."
         )
-    from teamdeck.tui.app import create_app  # Textual is imported only for the TUI
+    from teamdeck.tui import open_app  # Textual is imported only for the TUI
 
-    app = create_app(ws, watch=not args.no_watch, force_polling=True if args.poll else None)
+    app = open_app(ws, watch=not args.no_watch, force_polling=True if args.poll else None)
     app.run()
     return Output(data={"ok": True})
