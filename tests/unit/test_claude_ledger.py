@@ -14,7 +14,7 @@ from locations import FIXTURES
 from teamdeck.errors import Refused, WriteFailed
 from teamdeck.model.claude import IdleNotification, PlanApprovalRequest
 from teamdeck.protocol import messaging, teams
-from teamdeck.protocol.ledger import build_ledger
+from teamdeck.protocol.ledger.build import build_ledger
 from teamdeck.store import inbox as inbox_store
 from teamdeck.store.inbox import Delivery
 from teamdeck.store.workspace import Workspace

@@ -14,7 +14,7 @@ import pytest
 from locations import FIXTURES
 
 from teamdeck.errors import NotFound, Refused
-from teamdeck.protocol.ledger import build_ledger
+from teamdeck.protocol.ledger.build import build_ledger
 from teamdeck.protocol.messaging import deactivate_member
 from teamdeck.protocol.permissions import answer_permission
 from teamdeck.store.inbox import read_inbox

@@ -13,7 +13,7 @@ import pytest
 
 from teamdeck.errors import Refused
 from teamdeck.model.claude import ShutdownApproved
-from teamdeck.protocol.ledger import build_ledger
+from teamdeck.protocol.ledger.build import build_ledger
 from teamdeck.protocol.messaging import deactivate_member, request_shutdown, send_structured
 from teamdeck.protocol.shutdown_resend import resend_shutdown
 from teamdeck.store.inbox import read_inbox

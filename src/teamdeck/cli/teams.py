@@ -18,7 +18,8 @@ from teamdeck.cli.team_tasks import register_team_task
 from teamdeck.errors import Refused
 from teamdeck.model.claude import COLORS
 from teamdeck.protocol import messaging, teams
-from teamdeck.protocol.ledger import FAILURE_CLASSES, NOTICES, Ledger, build_ledger
+from teamdeck.protocol.ledger.build import build_ledger
+from teamdeck.protocol.ledger.results import FAILURE_CLASSES, NOTICES, Ledger
 from teamdeck.protocol.permissions import answer_permission
 from teamdeck.protocol.shutdown_resend import resend_shutdown
 from teamdeck.store.inbox import InboxEntry

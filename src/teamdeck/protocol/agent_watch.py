@@ -21,7 +21,7 @@ from teamdeck.errors import TeamdeckError
 from teamdeck.model.task import Task
 from teamdeck.protocol.delegation import worker_id_for
 from teamdeck.protocol.gates import task_ids
-from teamdeck.protocol.ledger import build_ledger
+from teamdeck.protocol.ledger.build import build_ledger
 from teamdeck.protocol.lifecycle import TERMINAL
 from teamdeck.protocol.messaging import resolve_member
 from teamdeck.protocol.taskfile import load_task

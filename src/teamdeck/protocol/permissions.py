@@ -20,7 +20,7 @@ from typing import Any
 
 from teamdeck.errors import NotFound, Refused
 from teamdeck.model.claude import PermissionRequest, PermissionResponse
-from teamdeck.protocol.ledger import build_ledger
+from teamdeck.protocol.ledger.build import build_ledger
 from teamdeck.protocol.messaging import Sent, resolve_member, send_structured
 from teamdeck.store.inbox import mark_read, read_inbox, same_message
 from teamdeck.store.paths import shown

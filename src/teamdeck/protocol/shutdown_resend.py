@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from teamdeck.errors import Refused
 from teamdeck.model.claude import ShutdownRequest
-from teamdeck.protocol.ledger import build_ledger
+from teamdeck.protocol.ledger.build import build_ledger
 from teamdeck.protocol.messaging import Sent, request_shutdown, resolve_member
 from teamdeck.protocol.teamlog import log, new_record
 from teamdeck.store.inbox import read_inbox

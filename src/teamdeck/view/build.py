@@ -22,7 +22,7 @@ from pathlib import Path
 
 from teamdeck.clock import parse_iso
 from teamdeck.errors import TeamdeckError
-from teamdeck.protocol.ledger import DEFAULT_SHUTDOWN_TIMEOUT
+from teamdeck.protocol.ledger.results import DEFAULT_SHUTDOWN_TIMEOUT
 from teamdeck.store.files import list_entries
 from teamdeck.store.paths import InvalidId, check_id
 from teamdeck.store.settings import load_settings

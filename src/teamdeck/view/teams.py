@@ -4,7 +4,7 @@ each member's derived status (snapshot.py, :data:`MemberStatus`).
 What was read is kept as a :class:`TeamFiles` between refreshes, so a change to one
 inbox re-reads that inbox alone (taking over its unchanged entries) and turns only it
 into rows again. Handshakes (shutdown, plan approval, permission), idle folds and
-delivery failures come from the team's ledger (protocol/ledger.py), built again
+delivery failures come from the team's ledger (protocol/ledger/), built again
 whenever any file of the team changed - a member's status depends on what it sent to
 others as much as on what it received - from the ledger state the files keep, which
 folds only the inbox that changed and the log records appended since.
@@ -35,14 +35,9 @@ from teamdeck.model.claude import (
     Unknown,
 )
 from teamdeck.model.connection import STALE_S, Connection
-from teamdeck.protocol.ledger import (
-    DEFAULT_SHUTDOWN_TIMEOUT,
-    FAILURE_CLASSES,
-    Handshake,
-    Ledger,
-    LedgerFold,
-    build_ledger,
-)
+from teamdeck.protocol.ledger.build import build_ledger
+from teamdeck.protocol.ledger.fold import LedgerFold
+from teamdeck.protocol.ledger.results import DEFAULT_SHUTDOWN_TIMEOUT, FAILURE_CLASSES, Handshake, Ledger
 from teamdeck.protocol.messaging import TeamInboxes, read_inboxes
 from teamdeck.store.connections import read_connections
 from teamdeck.store.inbox import Inbox, UnreadableInbox, read_inbox, recipient_of
@@ -64,9 +59,9 @@ class TeamFiles:
         problem: why config.json could not be read (the previous roster is kept).
         inboxes: every inbox as protocol/messaging.py reads them (readable ones, the
             unreadable ones with their problem, ignored file names).
-        ledger: the team's handshake ledger (protocol/ledger.py), or None when
+        ledger: the team's handshake ledger (protocol/ledger/build.py), or None when
             config.json cannot be read.
-        fold: the team's ledger state (protocol/ledger.py), shared by every later
+        fold: the team's ledger state (protocol/ledger/fold.py), shared by every later
             version of these files: the next ledger folds only the inboxes read
             since and the log records appended since.
         rows: recipient → the inbox it was made from, its rows (:func:`fold_inbox`)

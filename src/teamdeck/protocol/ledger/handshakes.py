@@ -1,0 +1,358 @@
+"""The rules of a team's ledger: pair each request with its reply and classify what
+went wrong (seed 004 §6-§8).
+
+Shutdown, plan-approval and permission requests each become a :class:`~.results.Handshake`
+with its state and, when one applies, its failure class; ordinary messages left unread
+after their recipient went idle and replies to unknown requests become findings. The
+rules read what the fold gathered (:mod:`.fold`) through one :class:`Context` and never
+the disk.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from teamdeck.model.claude import (
+    PermissionRequest,
+    PermissionResponse,
+    PlanApprovalRequest,
+    PlanApprovalResponse,
+    ShutdownApproved,
+    ShutdownRejected,
+    ShutdownRequest,
+    TeamConfig,
+)
+from teamdeck.model.team_log import TeamLogRecord
+from teamdeck.protocol.ledger.fold import HANDSHAKE_REPLIES, HANDSHAKE_REQUESTS, InboxFold
+from teamdeck.protocol.ledger.moments import later, moment_of, newer
+from teamdeck.protocol.ledger.results import Finding, Handshake
+from teamdeck.store.inbox import InboxEntry
+
+
+class Context:
+    """What the classification rules share: the roster, the folded inboxes (their
+    requests and replies), when each member last went idle, and the clock."""
+
+    def __init__(
+        self,
+        config: TeamConfig,
+        folds: dict[str, InboxFold],
+        now: datetime,
+        shutdown_timeout: timedelta,
+    ) -> None:
+        self.config = config
+        self.folds = folds
+        self.now = now
+        self.shutdown_timeout = shutdown_timeout
+        self.requests = [(recipient, entry) for recipient, fold in folds.items() for entry in fold.requests]
+        self.replies = [(recipient, entry) for recipient, fold in folds.items() for entry in fold.replies]
+        self.idle_latest: dict[str, datetime] = {}
+        for fold in folds.values():
+            for who, moment in fold.idle_latest.items():
+                self.idle_latest[who] = newer(self.idle_latest.get(who), moment) or moment
+
+    def idle_after(self, member: str, moment: str) -> bool:
+        """Whether ``member`` reported idle after ``moment`` (a turn ended since)."""
+        made = moment_of(moment)
+        latest = self.idle_latest.get(member.lower())
+        return made is not None and latest is not None and latest > made
+
+    def is_offline(self, member: str) -> bool:
+        found = self.config.member(member)
+        return found is None or not found.isActive
+
+    def is_member(self, name: str) -> bool:
+        return self.config.is_lead(name) or self.config.member(name) is not None
+
+    def overdue(self, moment: str) -> bool:
+        """Whether a request made at ``moment`` has waited the shutdown timeout or more."""
+        made = moment_of(moment)
+        return made is not None and self.now - made >= self.shutdown_timeout
+
+
+def duration(span: timedelta) -> str:
+    """A duration in a few characters: ``90s``, ``2m``, ``1h30m``."""
+    seconds = max(0, int(span.total_seconds()))
+    if seconds < 60 or seconds % 60:
+        return f"{seconds}s" if seconds < 60 else f"{seconds // 60}m{seconds % 60}s"
+    minutes = seconds // 60
+    return f"{minutes}m" if minutes < 60 else f"{minutes // 60}h" + (f"{minutes % 60}m" if minutes % 60 else "")
+
+
+def classify_handshakes(ctx: Context, superseded: dict[str, TeamLogRecord]) -> list[Handshake]:
+    """Every handshake of the team: its shutdowns (``superseded``: request id → the log
+    record that superseded it), then its plan approvals, then its permission requests."""
+    return _shutdowns(ctx, superseded) + _plans(ctx) + _permissions(ctx)
+
+
+def _shutdowns(ctx: Context, superseded: dict[str, TeamLogRecord]) -> list[Handshake]:
+    replies: dict[str, InboxEntry] = {}
+    for _recipient, entry in ctx.replies:
+        if isinstance(entry.kind, (ShutdownApproved, ShutdownRejected)):
+            replies[entry.kind.requestId] = entry
+    result = []
+    for recipient, entry in ctx.requests:
+        if not isinstance(entry.kind, ShutdownRequest):
+            continue
+        request, message = entry.kind, entry.message
+        assert message is not None
+        reply = replies.get(request.requestId)
+        base: dict[str, Any] = dict(
+            kind="shutdown",
+            request_id=request.requestId,
+            member=recipient,
+            requester=message.from_,
+            answerer=recipient,
+            requested_at=message.timestamp,
+            request_read=message.read,
+        )
+        if reply is not None:
+            assert reply.message is not None and reply.kind is not None
+            approved = isinstance(reply.kind, ShutdownApproved)
+            when, note = reply.message.timestamp, getattr(reply.kind, "reason", None)
+            if not approved:
+                result.append(
+                    Handshake(
+                        **base,
+                        state="rejected",
+                        reply=reply.kind.KIND,
+                        replied_at=when,
+                        note=note,
+                        detail=f"{recipient} rejected shutdown: {note or 'no reason given'}",
+                    )
+                )
+            elif ctx.is_offline(recipient):
+                result.append(
+                    Handshake(
+                        **base,
+                        state="offline",
+                        reply=reply.kind.KIND,
+                        replied_at=when,
+                        detail=f"{recipient} approved shutdown and is offline",
+                    )
+                )
+            else:
+                result.append(
+                    Handshake(
+                        **base,
+                        state="approved",
+                        reply=reply.kind.KIND,
+                        replied_at=when,
+                        failure="not_offline",
+                        detail=f"{recipient} approved shutdown at {when} but is still active "
+                        f"(isActive is not false); it blocks TeamDelete",
+                    )
+                )
+            continue
+        if ctx.is_offline(recipient):
+            result.append(Handshake(**base, state="offline", detail=f"{recipient} went offline without replying"))
+            continue
+        if request.requestId in superseded:
+            note = superseded[request.requestId]
+            result.append(
+                Handshake(
+                    **base,
+                    state="superseded",
+                    note=note.reason,
+                    detail=f"shutdown request to {recipient} superseded at {note.ts}"
+                    + (f": {note.reason}" if note.reason else ""),
+                )
+            )
+            continue
+        overdue = ctx.overdue(message.timestamp)
+        if not message.read and ctx.idle_after(recipient, message.timestamp):
+            result.append(
+                Handshake(
+                    **base,
+                    state="awaiting_response",
+                    failure="not_injected",
+                    detail=f"shutdown request still unread although {recipient} went idle after it",
+                    overdue=overdue,
+                )
+            )
+        elif message.read and ctx.idle_after(recipient, message.timestamp):
+            result.append(
+                Handshake(
+                    **base,
+                    state="awaiting_response",
+                    failure="not_consumed",
+                    detail=f"{recipient} read the shutdown request and went idle without a shutdown_response",
+                    overdue=overdue,
+                )
+            )
+        elif overdue:
+            result.append(
+                Handshake(
+                    **base,
+                    state="awaiting_response",
+                    failure="not_offline",
+                    detail=f"awaiting shutdown_response from {recipient} since {message.timestamp} "
+                    f"(timeout {duration(ctx.shutdown_timeout)}); resend the request or force it offline",
+                    overdue=True,
+                )
+            )
+        else:
+            result.append(
+                Handshake(
+                    **base,
+                    state="awaiting_response",
+                    detail=f"awaiting shutdown_response from {recipient} since {message.timestamp}",
+                )
+            )
+    return result
+
+
+def _plans(ctx: Context) -> list[Handshake]:
+    responses: dict[str, tuple[str, InboxEntry]] = {}
+    for recipient, entry in ctx.replies:
+        if isinstance(entry.kind, PlanApprovalResponse):
+            responses[entry.kind.requestId] = (recipient, entry)
+    result = []
+    for recipient, entry in ctx.requests:
+        if not isinstance(entry.kind, PlanApprovalRequest):
+            continue
+        message = entry.message
+        assert message is not None
+        base: dict[str, Any] = dict(
+            kind="plan",
+            request_id=entry.kind.requestId,
+            member=message.from_,
+            requester=message.from_,
+            answerer=recipient,
+            requested_at=message.timestamp,
+            request_read=message.read,
+        )
+        answer = responses.get(entry.kind.requestId)
+        if answer is None:
+            result.append(
+                Handshake(
+                    **base,
+                    state="awaiting_decision",
+                    detail=f"plan from {message.from_} awaits approval by {recipient} since {message.timestamp}",
+                )
+            )
+            continue
+        member, reply = answer
+        kind, reply_message = reply.kind, reply.message
+        assert isinstance(kind, PlanApprovalResponse) and reply_message is not None
+        state = "approved" if kind.approved else "rejected"
+        failure = None
+        detail = f"plan of {member} {state}" + (f": {kind.feedback}" if kind.feedback else "")
+        if not reply_message.read and ctx.idle_after(member, reply_message.timestamp):
+            failure = "not_injected"
+            detail = f"plan_approval_response still unread although {member} went idle after it"
+        result.append(
+            Handshake(
+                **base,
+                state=state,
+                reply=kind.KIND,
+                replied_at=reply_message.timestamp,
+                note=kind.feedback,
+                failure=failure,
+                detail=detail,
+            )
+        )
+    return result
+
+
+def _permissions(ctx: Context) -> list[Handshake]:
+    responses = {
+        entry.kind.request_id: entry for _r, entry in ctx.replies if isinstance(entry.kind, PermissionResponse)
+    }
+    asked: dict[tuple[str, str], str] = {}  # (requester, tool_use_id) -> its newest request id
+    for _recipient, entry in ctx.requests:
+        if isinstance(entry.kind, PermissionRequest) and entry.kind.tool_use_id and entry.message is not None:
+            key = (entry.message.from_.lower(), entry.kind.tool_use_id)
+            newest = asked.get(key)
+            if newest is None or not later(newest, entry.message.timestamp):
+                asked[key] = entry.message.timestamp
+    result = []
+    for recipient, entry in ctx.requests:
+        if not isinstance(entry.kind, PermissionRequest):
+            continue
+        message, request = entry.message, entry.kind
+        assert message is not None
+        base: dict[str, Any] = dict(
+            kind="permission",
+            request_id=request.request_id,
+            member=message.from_,
+            requester=message.from_,
+            answerer=recipient,
+            requested_at=message.timestamp,
+            request_read=message.read,
+        )
+        what = f"{request.tool_name or 'a tool'}" + (f" ({request.description})" if request.description else "")
+        answer = responses.get(request.request_id)
+        retried = request.tool_use_id and later(
+            asked.get((message.from_.lower(), request.tool_use_id)), message.timestamp
+        )
+        if answer is None and (retried or ctx.is_offline(message.from_)):
+            why = "asked again for the same tool use" if retried else "is offline"
+            result.append(
+                Handshake(
+                    **base,
+                    state="superseded",
+                    detail=f"{message.from_}'s request to use {what} is superseded: {message.from_} {why}",
+                )
+            )
+            continue
+        if answer is None:
+            result.append(
+                Handshake(
+                    **base,
+                    state="awaiting_decision",
+                    detail=f"{message.from_} asks {recipient} to allow {what} since {message.timestamp}",
+                )
+            )
+            continue
+        assert isinstance(answer.kind, PermissionResponse) and answer.message is not None
+        result.append(
+            Handshake(
+                **base,
+                state="answered",
+                reply=answer.kind.KIND,
+                replied_at=answer.message.timestamp,
+                note=answer.kind.subtype,
+                detail=f"{recipient} answered {message.from_}'s request "
+                f"to use {what}: {answer.kind.subtype or 'answered'}",
+            )
+        )
+    return result
+
+
+def orphan_replies(ctx: Context) -> list[Finding]:
+    """``orphan_reply`` for each handshake reply whose request is in no inbox."""
+    requested = {entry.kind.correlation_id for _r, entry in ctx.requests if isinstance(entry.kind, HANDSHAKE_REQUESTS)}
+    return [
+        Finding(
+            "orphan_reply",
+            f"{entry.kind.KIND} from {entry.message.from_} answers {entry.kind.correlation_id}, "
+            "a request not found in any inbox",
+            member=entry.message.from_,
+            request_id=entry.kind.correlation_id,
+        )
+        for _r, entry in ctx.replies
+        if entry.message is not None
+        and isinstance(entry.kind, HANDSHAKE_REPLIES)
+        and entry.kind.correlation_id not in requested
+    ]
+
+
+def unread_after_idle(ctx: Context) -> list[Finding]:
+    """``not_injected`` for ordinary messages (handshakes are classified on their own)."""
+    findings = []
+    for recipient, fold in ctx.folds.items():
+        for entry in fold.ordinary_unread:
+            message, kind = entry.message, entry.kind
+            assert message is not None and kind is not None
+            if ctx.idle_after(recipient, message.timestamp):
+                findings.append(
+                    Finding(
+                        "not_injected",
+                        f"{kind.KIND} from {message.from_} at {message.timestamp} "
+                        f"is still unread although {recipient} went idle after it",
+                        member=recipient,
+                    )
+                )
+    return findings
