@@ -119,7 +119,7 @@ def test_every_panel_action_is_in_the_palette_and_runs_the_keys_handler(
             assert action.command in commands, f"{action.id} is not in the palette"
             if action.scope in registry.PANEL_TITLES:
                 ran.clear()
-                commands[action.command]()
+                await commands[action.command]()
                 assert ran == [(action.scope, action.name)], action.id
 
     run(app, scenario)
@@ -140,7 +140,7 @@ def test_a_fail_gate_offers_retry_and_give_up_in_the_palette_and_the_command_ask
         items = {name: run for name, run, _help in item_commands(app)}
         label = next(name for name in items if name.startswith("Retry ") and gate.gate_id in name)
         assert not any(name.startswith("Approve ") and gate.gate_id in name for name in items)
-        items[label]()
+        await items[label]()
         await until(pilot, lambda: showing(app, ConfirmBar), "the confirm bar")
         assert app.main.confirm_bar.confirm_label == "Retry"
 

@@ -50,7 +50,7 @@ def test_s1_s7_hostile_message_is_shown_harmlessly(world) -> None:
     app = make_app(world)
 
     async def scenario(pilot):
-        app.main.open_inbox("alpha/alice")
+        await app.main.open_inbox("alpha/alice")
         panel, inbox = app.main.query_one(InboxPanel), app.main.query_one(InboxList)
         # Wait for alice's inbox itself (both of her messages, laid out), not for any two rows:
         # the panel first draws whichever member it had, and under load a frame may show that.

@@ -163,7 +163,7 @@ def test_idle_folds_expand_and_fold_again(team_ws: Workspace) -> None:
     app = make_app(team_ws)
 
     async def scenario(pilot):
-        app.main.open_inbox("alpha/team-lead")
+        await app.main.open_inbox("alpha/team-lead")
         panel, inbox = app.main.query_one(InboxPanel), app.main.query_one(InboxList)
         await until(pilot, lambda: panel.member_key == "alpha/team-lead" and inbox.rows, "the inbox drawn")
         assert [row.key for row in inbox.rows] == ["0"]

@@ -91,7 +91,7 @@ def test_folded_idles_in_the_inbox(tmp_path: Path, snap_compare) -> None:
     app = team_app(tmp_path)
 
     async def scenario(pilot) -> None:
-        app.main.open_inbox("alpha/team-lead")
+        await app.main.open_inbox("alpha/team-lead")
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=prepared(app, scenario))
@@ -101,7 +101,7 @@ def test_folded_idles_expanded(tmp_path: Path, snap_compare) -> None:
     app = team_app(tmp_path)
 
     async def scenario(pilot) -> None:
-        app.main.open_inbox("alpha/team-lead")
+        await app.main.open_inbox("alpha/team-lead")
         await pilot.pause()
         assert app.main.query_one("#inbox-list").select_key("0")
         await pilot.press("enter")

@@ -6,7 +6,7 @@ runs the same panel method as the key, so the palette can never do something els
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
@@ -33,17 +33,18 @@ class TeamdeckCommands(Provider):
     def _app(self) -> TeamdeckApp:
         return cast("TeamdeckApp", self.app)  # a provider of this app's palette
 
-    def _commands(self) -> list[Command]:
+    async def _commands(self) -> list[Command]:
         app = self._app
+        await app.main.mount_panels()  # a palette opened in the first instant of a start
         return registry_commands(app) + item_commands(app)
 
     async def discover(self) -> Hits:
-        for name, callback, help_text in self._commands():
+        for name, callback, help_text in await self._commands():
             yield DiscoveryHit(Content(name), callback, text=name, help=help_text)
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
-        for name, callback, help_text in self._commands():
+        for name, callback, help_text in await self._commands():
             score, offsets = matcher.fuzzy_search.match(matcher.query, name)
             if score > 0:
                 yield Hit(
@@ -139,21 +140,21 @@ def _run(target: TeamdeckApp | MainScreen, action: str) -> Callable[[], object]:
     return lambda: target.run_action(action)
 
 
-def _on_panel(main: MainScreen, action: registry.Action) -> Callable[[], None]:
+def _on_panel(main: MainScreen, action: registry.Action) -> Callable[[], Awaitable[None]]:
     """Show the action's panel, then run the action on what is selected there."""
 
-    def run() -> None:
-        main.action_panel(action.scope)
+    async def run() -> None:
+        await main.action_panel(action.scope)
         main.panel(action.scope).run_registered(action)
 
     return run
 
 
-def _on_item(main: MainScreen, action: registry.Action, key: str) -> Callable[[], None]:
+def _on_item(main: MainScreen, action: registry.Action, key: str) -> Callable[[], Awaitable[None]]:
     """Select ``key`` in the action's panel, then run the action on it."""
 
-    def run() -> None:
-        main.action_panel(action.scope)
+    async def run() -> None:
+        await main.action_panel(action.scope)
         panel = main.panel(action.scope)
         panel.select_key(key)
         panel.run_registered(action)

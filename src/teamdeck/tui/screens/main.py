@@ -1,11 +1,20 @@
 """The main screen: the overview line, seven panels in tabs, the footer.
 
 Panels: 1 gates (decisions waiting), 2 roster, 3 inbox of the selected member,
-4 tasks, 5 events, 6 plans, 7 issues; the confirm bar docked above the footer. ``tab``/``shift+tab`` and ``1``-``7`` move between them; the footer
-shows the keys of the panel that has the focus.
+4 tasks, 5 events, 6 plans, 7 issues; the confirm bar docked above the footer.
+``tab``/``shift+tab`` and ``1``-``7`` move between them; the footer shows the keys of
+the panel that has the focus.
+
+The first frame holds the overview and panel 1 only: panels 2-7 are imported and
+mounted just after the first snapshot is on screen (their modules, widgets, styles and
+layout were ~60-90 ms of a start, for panels nobody sees yet). Whatever needs one of
+them first waits for that mount (:meth:`MainScreen.mount_panels`).
 """
 
 from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
 
 from textual import on
 from textual.app import ComposeResult
@@ -17,15 +26,9 @@ from teamdeck.tui.messages import MessageMember, OpenDecision, OpenInbox, Select
 from teamdeck.tui.typed import deck
 from teamdeck.tui.widgets.confirm_bar import AskConfirm, ConfirmBar
 from teamdeck.tui.widgets.deck_footer import DeckFooter
-from teamdeck.tui.widgets.events_panel import EventsPanel
 from teamdeck.tui.widgets.gates_panel import GatesPanel
-from teamdeck.tui.widgets.inbox_panel import InboxPanel
-from teamdeck.tui.widgets.issues_panel import IssuesPanel
 from teamdeck.tui.widgets.overview_line import OverviewLine
 from teamdeck.tui.widgets.panel import Panel
-from teamdeck.tui.widgets.plans_panel import PlansPanel
-from teamdeck.tui.widgets.roster_panel import RosterPanel
-from teamdeck.tui.widgets.tasks_panel import TasksPanel
 from teamdeck.view.snapshot import WorkspaceSnapshot
 
 PANELS = tuple(registry.PANEL_TITLES)
@@ -40,20 +43,10 @@ class MainScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield OverviewLine(id="overview")
         with TabbedContent(initial="gates", id="panels"):
-            with TabPane(TITLES["gates"], id="gates"):
-                yield GatesPanel(id="gates-panel")
-            with TabPane(TITLES["roster"], id="roster"):
-                yield RosterPanel(id="roster-panel")
-            with TabPane(TITLES["inbox"], id="inbox"):
-                yield InboxPanel(id="inbox-panel")
-            with TabPane(TITLES["tasks"], id="tasks"):
-                yield TasksPanel(id="tasks-panel")
-            with TabPane(TITLES["events"], id="events"):
-                yield EventsPanel(id="events-panel")
-            with TabPane(TITLES["plans"], id="plans"):
-                yield PlansPanel(id="plans-panel")
-            with TabPane(TITLES["issues"], id="issues"):
-                yield IssuesPanel(id="issues-panel")
+            for name, title in TITLES.items():
+                with TabPane(title, id=name):
+                    if name == "gates":
+                        yield GatesPanel(id="gates-panel")
         yield ConfirmBar(id="confirm-bar")
         yield DeckFooter()
 
@@ -66,7 +59,28 @@ class MainScreen(Screen[None]):
         self._binding_state: tuple[object, ...] = ()
         self.tabs_ready = False
         """The tabs activated their first panel (until then a switch made in code can be
-        undone by that first activation; tests wait for it)."""
+        undone by that first activation)."""
+        self._panels_mounted: asyncio.Event | None = None
+        """Set once panels 2-7 are mounted (None until their mount started)."""
+
+    @property
+    def ready(self) -> bool:
+        """The first snapshot is drawn, every panel is mounted and the tabs activated
+        the first one (tests wait for it)."""
+        mounted = self._panels_mounted is not None and self._panels_mounted.is_set()
+        return self.snapshot is not None and self.tabs_ready and mounted
+
+    async def mount_panels(self) -> None:
+        """Mount panels 2-7 into their tabs, once; every caller returns when they are
+        mounted (each draws the snapshot when it is first shown)."""
+        if self._panels_mounted is not None:
+            await self._panels_mounted.wait()
+            return
+        self._panels_mounted = asyncio.Event()
+        await asyncio.gather(
+            *(self.query_one(f"#{name}", TabPane).mount(panel(id=f"{name}-panel")) for name, panel in _later_panels())
+        )
+        self._panels_mounted.set()
 
     def on_mount(self) -> None:
         self._ready = True
@@ -82,10 +96,13 @@ class MainScreen(Screen[None]):
             self._waiting = snapshot
             return
         self._waiting = None
+        first = self.snapshot is None
         self.snapshot = snapshot
         self.query_one(OverviewLine).show(snapshot, deck(self).ws.clock())
         self._draw_panel(self.current_panel)
         self.update_bindings()
+        if first:
+            self.call_after_refresh(self.mount_panels)
 
     def update_bindings(self) -> None:
         """Redraw the footer's keys, but only when one of the visible panel's actions
@@ -113,19 +130,22 @@ class MainScreen(Screen[None]):
     def current_panel(self) -> str:
         return self.query_one(TabbedContent).active or "gates"
 
-    def action_panel(self, name: str) -> None:
+    async def action_panel(self, name: str) -> None:
         """Show panel ``name`` and focus its list."""
+        await self.mount_panels()
         tabs = self.query_one(TabbedContent)
         tabs.active = name
         self._draw_panel(name)
         self.panel(name).focus_list()
 
-    def action_next_panel(self, step: int) -> None:
+    async def action_next_panel(self, step: int) -> None:
         index = PANELS.index(self.current_panel) if self.current_panel in PANELS else 0
-        self.action_panel(PANELS[(index + step) % len(PANELS)])
+        await self.action_panel(PANELS[(index + step) % len(PANELS)])
 
-    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+    async def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         self.tabs_ready = True
+        if event.pane.id != "gates":  # a tab clicked before panels 2-7 are mounted
+            await self.mount_panels()
         if event.pane.id in PANELS:
             self._draw_panel(event.pane.id)
             self.panel(event.pane.id).focus_list()
@@ -141,26 +161,29 @@ class MainScreen(Screen[None]):
         self.update_bindings()
 
     @on(OpenInbox)
-    def _open_inbox(self, message: OpenInbox) -> None:
-        self.open_inbox(message.key)
+    async def _open_inbox(self, message: OpenInbox) -> None:
+        await self.open_inbox(message.key)
 
     @on(OpenDecision)
-    def _open_decision(self, message: OpenDecision) -> None:
-        self.open_decision(message.key)
+    async def _open_decision(self, message: OpenDecision) -> None:
+        await self.open_decision(message.key)
 
-    def open_inbox(self, member_key: str) -> None:
+    async def open_inbox(self, member_key: str) -> None:
         """Show the inbox of ``member_key`` (``team/name``)."""
-        self.action_panel("inbox")
+        from teamdeck.tui.widgets.inbox_panel import InboxPanel  # imported with panels 2-7
+
+        await self.action_panel("inbox")
         self.query_one(InboxPanel).select_member(member_key)
 
-    def open_decision(self, key: str) -> None:
+    async def open_decision(self, key: str) -> None:
         """Show panel 1 with the decision ``key`` selected."""
-        self.action_panel("gates")
+        await self.action_panel("gates")
         self.panel("gates").select_key(key)
 
     @on(MessageMember)
-    def _message_member(self, message: MessageMember) -> None:
+    async def _message_member(self, message: MessageMember) -> None:
         """Write to a member, as the roster's ``m`` does."""
+        await self.mount_panels()
         roster = self.panel("roster")
         if roster.select_key(message.key):
             roster.run_registered(registry.BY_ID["member-message"])
@@ -179,9 +202,31 @@ class MainScreen(Screen[None]):
             return None
         return True
 
-    def action_back(self) -> None:
+    async def action_back(self) -> None:
         """Close the filter, or go back from the inbox to the roster."""
-        if self.current_panel == "events" and self.query_one(EventsPanel).close_filter():
-            return
+        if self.current_panel == "events":
+            from teamdeck.tui.widgets.events_panel import EventsPanel  # imported with panels 2-7
+
+            if self.query_one(EventsPanel).close_filter():
+                return
         if self.current_panel == "inbox":
-            self.action_panel("roster")
+            await self.action_panel("roster")
+
+
+def _later_panels() -> Iterator[tuple[str, type[Panel]]]:
+    """Panels 2-7 by name, imported only now (after the first frame)."""
+    from teamdeck.tui.widgets.events_panel import EventsPanel
+    from teamdeck.tui.widgets.inbox_panel import InboxPanel
+    from teamdeck.tui.widgets.issues_panel import IssuesPanel
+    from teamdeck.tui.widgets.plans_panel import PlansPanel
+    from teamdeck.tui.widgets.roster_panel import RosterPanel
+    from teamdeck.tui.widgets.tasks_panel import TasksPanel
+
+    yield from (
+        ("roster", RosterPanel),
+        ("inbox", InboxPanel),
+        ("tasks", TasksPanel),
+        ("events", EventsPanel),
+        ("plans", PlansPanel),
+        ("issues", IssuesPanel),
+    )
