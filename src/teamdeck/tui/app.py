@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import App
+from textual.command import Provider
 from textual.notifications import Notify
 from textual.screen import Screen
 from textual.widget import Widget
@@ -32,10 +33,8 @@ from teamdeck.errors import TeamdeckError
 from teamdeck.protocol.written import recorded, stamps
 from teamdeck.resources import data_dir
 from teamdeck.tui import actions, registry
-from teamdeck.tui.commands import TeamdeckCommands
 from teamdeck.tui.messages import SnapshotChanged
 from teamdeck.tui.render import cell
-from teamdeck.tui.screens.help import HelpScreen
 from teamdeck.tui.screens.main import MainScreen
 from teamdeck.view.build import build_snapshot, load_older, refresh, retime
 from teamdeck.view.snapshot import WorkspaceSnapshot
@@ -62,12 +61,20 @@ _OLDER = "older"
 _CLOCK = "clock"
 
 
+def _teamdeck_commands() -> type[Provider]:
+    """The palette's commands, imported when the palette first opens (Textual accepts a
+    callable that returns the provider): not needed for the first frame."""
+    from teamdeck.tui.commands import TeamdeckCommands
+
+    return TeamdeckCommands
+
+
 class TeamdeckApp(App[None]):
     """The live supervisor of one workspace. Build it with :func:`create_app`."""
 
     TITLE = "teamdeck"
     CSS_PATH = [data_dir("styles") / "app.tcss", data_dir("styles") / "plans.tcss"]
-    COMMANDS = App.COMMANDS | {TeamdeckCommands}
+    COMMANDS = App.COMMANDS | {_teamdeck_commands}
     BINDINGS = registry.bindings("app")
 
     def __init__(
@@ -393,6 +400,8 @@ class TeamdeckApp(App[None]):
     # --- global keys --------------------------------------------------------------------
 
     def action_help(self) -> None:
+        from teamdeck.tui.screens.help import HelpScreen  # not needed for the first frame
+
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
 

@@ -9,11 +9,12 @@ fronts sanitise it. view/build.py reads the issues again whenever a file under
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from teamdeck.model.forge import ForgeIssue
-from teamdeck.protocol.forge.issues import list_issues
 from teamdeck.store.workspace import Workspace
+
+if TYPE_CHECKING:
+    from teamdeck.model.forge import ForgeIssue
 
 
 @dataclass(frozen=True)
@@ -180,5 +181,9 @@ def issue_tree(issues: list[ForgeIssue]) -> tuple[IssueView, ...]:
 
 def read_issue_tree(ws: Workspace) -> tuple[tuple[IssueView, ...], tuple[str, ...]]:
     """The tree of every issue under ``forge/`` and one line per issue that could not be read."""
+    if not ws.forge_dir.exists():  # no issue-driven team here: its models are not even imported
+        return (), ()
+    from teamdeck.protocol.forge.issues import list_issues
+
     issues, problems = list_issues(ws)
     return issue_tree(issues), tuple(problems)

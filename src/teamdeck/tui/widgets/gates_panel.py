@@ -14,7 +14,6 @@ from textual.widgets import Static
 
 from teamdeck.tui import actions, registry
 from teamdeck.tui.render import block, cell, show_content
-from teamdeck.tui.screens.text_view import TextScreen
 from teamdeck.tui.typed import deck
 from teamdeck.tui.widgets.confirm_bar import AskConfirm, Confirmed, ConfirmRequest
 from teamdeck.tui.widgets.gate_list import GateList
@@ -73,6 +72,8 @@ class GatesPanel(Panel):
 
     @on(LineList.Chosen, "#gate-list")
     def action_open(self) -> None:
+        from teamdeck.tui.screens.text_view import TextScreen  # not needed for the first frame
+
         gate = self.selected
         if gate is not None:
             self.app.push_screen(
