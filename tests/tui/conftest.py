@@ -37,7 +37,7 @@ def run(app: TeamdeckApp, scenario: Callable[[Any], Awaitable[None]], size: tupl
 
     async def main() -> None:
         async with app.run_test(size=size) as pilot:
-            await until(pilot, lambda: app.main.ready)
+            await until(pilot, lambda: app.main.ready and app.settled)
             await scenario(pilot)
 
     asyncio.run(main())

@@ -45,7 +45,7 @@ def prepared(app: TeamdeckApp, scenario: Scenario | None = None) -> Scenario:
     then stop every text cursor from blinking and wait for summaries to be drawn."""
 
     async def run_before(pilot) -> None:
-        await until(pilot, lambda: app.main.ready, "the first snapshot")
+        await until(pilot, lambda: app.main.ready and app.settled, "the first snapshot")
         await pilot.pause()
         if scenario is not None:
             await scenario(pilot)

@@ -36,7 +36,7 @@ from teamdeck.tui import actions, registry
 from teamdeck.tui.messages import SnapshotChanged
 from teamdeck.tui.render import cell
 from teamdeck.tui.screens.main import MainScreen
-from teamdeck.view.build import build_snapshot, load_older, refresh, retime
+from teamdeck.view.build import build_snapshot, check_outputs, load_older, refresh, retime
 from teamdeck.view.snapshot import WorkspaceSnapshot
 from teamdeck.watch import watch_batches
 
@@ -59,6 +59,7 @@ WATCH_SETUP_S = 2.0
 _STOP = "stop"
 _OLDER = "older"
 _CLOCK = "clock"
+_OUTPUTS = "outputs"
 
 
 def _teamdeck_commands() -> type[Provider]:
@@ -175,8 +176,9 @@ class TeamdeckApp(App[None]):
             self._watching.wait(WATCH_SETUP_S)
         gc.disable()  # the first read allocates most of what the app holds: no collections meanwhile
         try:
-            snapshot = build_snapshot(self.ws)
+            snapshot = build_snapshot(self.ws, check_outputs=False)
             self._publish(snapshot)
+            self._changes.put(_OUTPUTS)  # the workers' outputs, right after the first frame (which does not show them)
         finally:
             self._busy.clear()
             if self._newest is None:
@@ -186,7 +188,7 @@ class TeamdeckApp(App[None]):
             self._busy.set()
             try:
                 paths: set[Path] = set()
-                older = clock = False
+                older = clock = outputs = False
                 while True:
                     if item == _STOP:
                         return
@@ -194,6 +196,8 @@ class TeamdeckApp(App[None]):
                         older = True
                     elif item == _CLOCK:
                         clock = True
+                    elif item == _OUTPUTS:
+                        outputs = True
                     elif not isinstance(item, str):
                         paths |= item
                     try:
@@ -202,6 +206,8 @@ class TeamdeckApp(App[None]):
                         break
                 before = snapshot
                 try:
+                    if outputs:
+                        snapshot = check_outputs(snapshot)
                     if paths:
                         snapshot = refresh(snapshot, paths)
                     if older:

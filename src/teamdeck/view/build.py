@@ -40,7 +40,7 @@ from teamdeck.view.plans import (
     verdict_task_of_path,
 )
 from teamdeck.view.snapshot import GateView, Problem, TaskView, TeamTaskListView, TeamView, WorkspaceSnapshot
-from teamdeck.view.tasks import Outputs, read_outputs, read_task
+from teamdeck.view.tasks import UNCHECKED, Outputs, read_outputs, read_task
 from teamdeck.view.team_tasks import TaskListFiles, read_task_list_files, reread_task_files, task_list_view
 from teamdeck.view.teams import (
     TeamFiles,
@@ -112,12 +112,17 @@ class _State:
         )
 
 
-def build_snapshot(ws: Workspace, *, tail_budget: int = TAIL_BUDGET) -> WorkspaceSnapshot:
+def build_snapshot(ws: Workspace, *, tail_budget: int = TAIL_BUDGET, check_outputs: bool = True) -> WorkspaceSnapshot:
     """Read the whole workspace into a snapshot.
 
     Args:
         ws: the workspace (its clock stamps the snapshot; its read-only flag shows).
         tail_budget: log lines to read at start over all logs (see :data:`TAIL_BUDGET`).
+        check_outputs: read and check the workers' final.json files. False leaves every
+            task's workers ``checking`` (:data:`UNCHECKED`) until :func:`check_outputs`:
+            the TUI draws its first frame without them, since checking them (jsonschema's
+            import and validator included) was a twelfth of a start and panel 1 does
+            not show them.
 
     Returns:
         The snapshot; files that could not be read are in its ``problems``.
@@ -129,7 +134,7 @@ def build_snapshot(ws: Workspace, *, tail_budget: int = TAIL_BUDGET) -> Workspac
     per_log = max(MIN_TAIL, tail_budget // max(1, sources))
     for task_id in task_ids:
         _open_log(state, ws.events_file(task_id), f"task {task_id}", per_log, event=True)
-        _read_task(state, task_id)
+        _read_task(state, task_id, outputs_changed=check_outputs)
     for team in team_names:
         _open_log(state, ws.messages_log(team), f"team {team}", per_log, event=False)
         files = read_team_files(ws, team, shutdown_timeout=state.shutdown_timeout)
@@ -145,6 +150,16 @@ def build_snapshot(ws: Workspace, *, tail_budget: int = TAIL_BUDGET) -> Workspac
         _read_verdicts(state, task_id)
     rows = _merge_all(state)
     return _snapshot(state, rows, ())
+
+
+def check_outputs(snapshot: WorkspaceSnapshot) -> WorkspaceSnapshot:
+    """The snapshot with the worker outputs that :func:`build_snapshot` left unchecked
+    read and checked (the same snapshot when there are none)."""
+    state = snapshot.state
+    unchecked = [task_id for task_id, outputs in state.outputs.items() if outputs is UNCHECKED]
+    if not unchecked:
+        return snapshot
+    return refresh(snapshot, [state.ws.agents_dir(task_id) for task_id in unchecked])
 
 
 def refresh(snapshot: WorkspaceSnapshot, changed: Iterable[Path]) -> WorkspaceSnapshot:
@@ -396,13 +411,15 @@ def _relist(state: _State) -> None:
 
 def _read_task(state: _State, task_id: str, *, outputs_changed: bool = True) -> None:
     """Read the task again; its worker outputs too unless ``outputs_changed`` is False
-    and they were read before."""
+    (then the outputs read before are kept, or the task's are left unchecked)."""
     ws = state.ws
     log = state.logs.get(str(ws.rel(ws.events_file(task_id))))
     last_id = log.rows[-1].id if log is not None and log.rows else None
     outputs = state.outputs.get(task_id)
-    if outputs is None or outputs_changed:
+    if outputs_changed:
         outputs = state.outputs[task_id] = read_outputs(ws, task_id)
+    elif outputs is None:
+        outputs = state.outputs[task_id] = UNCHECKED
     view = read_task(ws, task_id, last_event_id=last_id or None, previous=state.tasks.get(task_id), outputs=outputs)
     if view is None:
         _drop_task(state, task_id)

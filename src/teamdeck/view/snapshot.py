@@ -161,6 +161,10 @@ class TaskView:
     revision: int = 0
     gates: tuple[GateView, ...] = ()
     workers: tuple[WorkerView, ...] = ()
+    outputs_checked: bool = True
+    """False while the workers' final.json files are not read yet (``workers`` are then
+    the ones task.yaml names, status ``checking``): the first moment of a TUI start,
+    see view/build.py ``check_outputs``."""
     summary_path: str | None = None
     problem: Problem | None = None
 

@@ -25,6 +25,9 @@ SUMMARY_MD = "joined-summary.md"
 Outputs = tuple[tuple[WorkerResult, ...], Problem | None]
 """A task's worker outputs as :func:`read_outputs` read them, and why ``agents/``
 could not be listed."""
+UNCHECKED: Outputs = ((), None)
+"""Outputs not read yet (compared by identity): the view lists the workers task.yaml
+names as ``checking`` and says ``outputs_checked=False``."""
 
 
 def read_outputs(ws: Workspace, task_id: str) -> Outputs:
@@ -71,7 +74,9 @@ def read_task(
         if previous is not None:
             return replace(previous, problem=problem)
         return TaskView(id=task_id, problem=problem)
-    workers, worker_problem = _workers(task, outputs if outputs is not None else read_outputs(ws, task_id))
+    if outputs is None:
+        outputs = read_outputs(ws, task_id)
+    workers, worker_problem = _workers(task, outputs)
     summary_path = _summary_path(ws, task_id)
     return TaskView(
         id=task.id,
@@ -82,6 +87,7 @@ def read_task(
         revision=task.revision,
         gates=tuple(task_gate_view(task, gate) for gate in task.gates),
         workers=workers,
+        outputs_checked=outputs is not UNCHECKED,
         summary_path=summary_path,
         problem=worker_problem,
     )
@@ -125,6 +131,8 @@ def task_gate_view(task: Task, gate: Gate) -> GateView:
 
 
 def _workers(task: Task, outputs: Outputs) -> tuple[tuple[WorkerView, ...], Problem | None]:
+    if outputs is UNCHECKED:  # who the workers are is known; how they finished is not yet
+        return tuple(WorkerView(id=worker.id, status="checking", member=worker.member) for worker in task.workers), None
     results, problem = outputs
     if problem is not None:
         return (), problem

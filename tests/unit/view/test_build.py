@@ -7,12 +7,13 @@ import json
 import pytest
 import small_worlds as worlds
 
+from teamdeck.protocol.delegation import delegate
 from teamdeck.protocol.gates import decide_gate
 from teamdeck.protocol.messaging import request_shutdown, respond_shutdown
 from teamdeck.protocol.tasks import create_task
 from teamdeck.sim.outputs import write_final_output
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.build import build_snapshot, load_older, refresh
+from teamdeck.view.build import build_snapshot, check_outputs, load_older, refresh
 
 
 def _public(snapshot):
@@ -234,3 +235,20 @@ def test_worker_outputs_are_read_again_only_when_agents_changed(ws: Workspace) -
     assert [(w.id, w.status) for w in snapshot.task("t2").workers] == [("w9", "blocked")]
     snapshot = refresh(snapshot, [final])
     assert [(w.id, w.status, w.summary) for w in snapshot.task("t2").workers] == [("w9", "completed", "done")]
+
+
+def test_outputs_left_unchecked_are_said_to_be_unchecked_until_checked(ws: Workspace) -> None:
+    """The TUI draws its first frame before any final.json is read: the task says its
+    outputs are not checked (the workers task.yaml names are ``checking``, no output
+    problem is claimed yet); check_outputs then gives exactly what a full build gives,
+    and has nothing left to do after that."""
+    worlds.world(ws)
+    worker = delegate(ws, "t1", "bob").worker.id
+    first = build_snapshot(ws, check_outputs=False)
+    (task,) = first.tasks
+    assert not task.outputs_checked
+    assert [(view.id, view.status, view.member) for view in task.workers] == [(worker, "checking", "bob")]
+    assert first.problems == ()
+    checked = check_outputs(first)
+    assert _public(checked) == _public(build_snapshot(ws))
+    assert check_outputs(checked) is checked

@@ -42,7 +42,9 @@ class TaskList(LineList):
 
 
 def workers_text(task: TaskView) -> str:
-    """``1 blocked 2 completed`` (or ``no workers``)."""
+    """``1 blocked 2 completed`` (or ``no workers``; ``checking outputs`` before they are read)."""
+    if not task.outputs_checked:
+        return "checking outputs"
     counts = task.workers_by_status()
     return " ".join(f"{count} {status}" for status, count in sorted(counts.items())) or "no workers"
 

@@ -182,6 +182,8 @@ def task_detail(task: TaskView) -> Content:
     ]
     if task.problem is not None:
         parts += [("! ", "bold $error"), f"{cell(task.problem.text, 400)}\n"]
+    if not task.outputs_checked:
+        parts.append(("  checking the workers' outputs…\n", "$text-muted"))
     for worker in task.workers:
         parts += [
             (f"  {cell(worker.id, 64)} ", "bold"),
