@@ -75,6 +75,7 @@ def read_capped(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
 _RESOLVER = yaml.resolver.Resolver()
 _CONSTRUCTOR = yaml.constructor.SafeConstructor()
 _NODE_KIND = {"tag:yaml.org,2002:map": "mapping", "tag:yaml.org,2002:seq": "sequence"}
+_STR = "tag:yaml.org,2002:str"
 
 
 def _load_yaml_events(text: str, path: Path | str) -> Any:
@@ -93,74 +94,83 @@ def _load_yaml_events(text: str, path: Path | str) -> Any:
     result: Any = None
     documents = 0
     for event in yaml.parse(text, Loader=_CLoader):
-        line = f"line {event.start_mark.line + 1}" if event.start_mark else ""
+        mark = event.start_mark
         if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
-            raise InvalidFile(path, line, "uses YAML anchors/aliases, which this tool does not accept")
+            raise InvalidFile(path, _line(mark), "uses YAML anchors/aliases, which this tool does not accept")
         tag = getattr(event, "tag", None)
         if tag and tag not in _STANDARD_TAGS and tag != "!":
             shown = tag.replace("tag:yaml.org,2002:", "!!")
-            raise InvalidFile(path, line, f"tag {shown.split(':')[0]} is not allowed")
+            raise InvalidFile(path, _line(mark), f"tag {shown.split(':')[0]} is not allowed")
         if isinstance(event, yaml.DocumentStartEvent):
             documents += 1
             if documents > 1:
-                raise InvalidFile(path, line, "invalid YAML: expected a single document in the stream")
+                raise InvalidFile(path, _line(mark), "invalid YAML: expected a single document in the stream")
             continue
         if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
             if len(stack) >= MAX_DEPTH:
-                raise InvalidFile(path, line, TOO_DEEP)
+                raise InvalidFile(path, _line(mark), TOO_DEEP)
             kind = "mapping" if isinstance(event, yaml.MappingStartEvent) else "sequence"
             if tag is not None and tag != "!" and _NODE_KIND.get(tag) != kind:
                 wanted = _NODE_KIND.get(tag, "scalar")
-                raise InvalidFile(path, line, f"invalid YAML: expected a {wanted} node, but found {kind}")
-            stack.append(_Open({} if kind == "mapping" else [], line))
+                raise InvalidFile(path, _line(mark), f"invalid YAML: expected a {wanted} node, but found {kind}")
+            stack.append(_Open({} if kind == "mapping" else [], mark))
             continue
         if isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
             done = stack.pop()
             value: Any = done.value
-            line, shown = done.line, None
+            mark, raw = done.mark, None
         elif isinstance(event, yaml.ScalarEvent):
-            value, shown = _scalar(event, tag, path, line), repr(event.value)
+            value, raw = _scalar(event, tag, path), event.value
         else:
             continue
         if not stack:
             result = value
         else:
-            stack[-1].add(value, path, line, shown)
+            stack[-1].add(value, path, mark, raw)
     return result
+
+
+def _line(mark: yaml.Mark | None) -> str:
+    """Where an event starts, for a message (made only when one is raised: a document
+    has thousands of events)."""
+    return f"line {mark.line + 1}" if mark else ""
 
 
 class _Open:
     """A mapping or sequence being built from events (a mapping alternates key, value)."""
 
-    __slots__ = ("key", "line", "value")
+    __slots__ = ("key", "mark", "value")
 
-    def __init__(self, value: dict[str, Any] | list[Any], line: str) -> None:
+    def __init__(self, value: dict[str, Any] | list[Any], mark: yaml.Mark | None) -> None:
         self.value = value
-        self.line = line
+        self.mark = mark
         self.key: str | None = None
 
-    def add(self, item: Any, path: Path | str, line: str, shown: str | None) -> None:
-        """Add the next item; ``line`` is where it starts, ``shown`` its text (None:
-        a mapping or sequence)."""
+    def add(self, item: Any, path: Path | str, mark: yaml.Mark | None, raw: str | None) -> None:
+        """Add the next item; ``mark`` is where it starts, ``raw`` its text as written
+        (None: a mapping or sequence)."""
         if isinstance(self.value, list):
             self.value.append(item)
         elif self.key is not None:
             self.value[self.key] = item
             self.key = None
-        elif shown is None:
-            raise InvalidFile(path, line, "a mapping or sequence is used as a key; keys must be strings")
+        elif raw is None:
+            raise InvalidFile(path, _line(mark), "a mapping or sequence is used as a key; keys must be strings")
         elif not isinstance(item, str):
-            raise InvalidFile(path, line, f"key {shown} is read as {type(item).__name__} {item!r}; quote it")
+            raise InvalidFile(path, _line(mark), f"key {raw!r} is read as {type(item).__name__} {item!r}; quote it")
         elif item in self.value:
-            raise InvalidFile(path, line, f"duplicate key '{item}'")
+            raise InvalidFile(path, _line(mark), f"duplicate key '{item}'")
         else:
             self.key = item
 
 
-def _scalar(event: yaml.ScalarEvent, tag: str | None, path: Path | str, line: str) -> Any:
+def _scalar(event: yaml.ScalarEvent, tag: str | None, path: Path | str) -> Any:
     """A scalar as PyYAML's safe loader constructs it."""
     if tag is None or tag == "!":
         tag = _RESOLVER.resolve(yaml.ScalarNode, event.value, event.implicit)
+    if tag == _STR:
+        return event.value  # what the safe constructor gives a string (most scalars), without building a node
+    line = _line(event.start_mark)
     if tag in _NODE_KIND:
         raise InvalidFile(path, line, f"invalid YAML: expected a {_NODE_KIND[tag]} node, but found scalar")
     construct = _CONSTRUCTOR.yaml_constructors.get(tag)
