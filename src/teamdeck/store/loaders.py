@@ -17,7 +17,7 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import yaml
 
@@ -78,6 +78,12 @@ _NODE_KIND = {"tag:yaml.org,2002:map": "mapping", "tag:yaml.org,2002:seq": "sequ
 _STR = "tag:yaml.org,2002:str"
 
 
+class _Mark(Protocol):
+    """Where an event starts (libyaml's mark or PyYAML's: both have ``line``)."""
+
+    line: int
+
+
 def _load_yaml_events(text: str, path: Path | str) -> Any:
     """Build the document from libyaml's event stream, refusing on the way anchors,
     aliases, non-standard tags, deep nesting (B1, B2, B6), duplicate keys (B5) and
@@ -130,7 +136,7 @@ def _load_yaml_events(text: str, path: Path | str) -> Any:
     return result
 
 
-def _line(mark: yaml.Mark | None) -> str:
+def _line(mark: _Mark | None) -> str:
     """Where an event starts, for a message (made only when one is raised: a document
     has thousands of events)."""
     return f"line {mark.line + 1}" if mark else ""
@@ -141,12 +147,12 @@ class _Open:
 
     __slots__ = ("key", "mark", "value")
 
-    def __init__(self, value: dict[str, Any] | list[Any], mark: yaml.Mark | None) -> None:
+    def __init__(self, value: dict[str, Any] | list[Any], mark: _Mark | None) -> None:
         self.value = value
         self.mark = mark
         self.key: str | None = None
 
-    def add(self, item: Any, path: Path | str, mark: yaml.Mark | None, raw: str | None) -> None:
+    def add(self, item: Any, path: Path | str, mark: _Mark | None, raw: str | None) -> None:
         """Add the next item; ``mark`` is where it starts, ``raw`` its text as written
         (None: a mapping or sequence)."""
         if isinstance(self.value, list):
