@@ -100,7 +100,7 @@ def _load_yaml_events(text: str, path: Path | str) -> Any:
     result: Any = None
     documents = 0
     for event in yaml.parse(text, Loader=_CLoader):
-        mark = event.start_mark
+        mark: _Mark | None = event.start_mark
         if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
             raise InvalidFile(path, _line(mark), "uses YAML anchors/aliases, which this tool does not accept")
         tag = getattr(event, "tag", None)
