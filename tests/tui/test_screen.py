@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from conftest import make_app, run, until
+from textual.widgets import TabbedContent
 
 from teamdeck.protocol.messaging import send_message
 from teamdeck.tui.screens.text_view import TextScreen
@@ -117,3 +118,20 @@ def test_layout_from_small_to_large(world, size) -> None:
             await pilot.pause()
 
     run(app, scenario, size=size)
+
+
+def test_a_late_first_activation_of_the_tabs_does_not_undo_a_panel_chosen_in_code(world) -> None:
+    """The tabs activate panel 1 once when they mount; if that message arrives after a
+    panel was chosen in code (a key pressed in the first instant of a start), the
+    chosen panel keeps the focus, so its keys do not go to the decision list."""
+    app = make_app(world)
+
+    async def scenario(pilot):
+        tabs = app.main.query_one(TabbedContent)
+        await app.main.action_panel("roster")
+        tabs.post_message(TabbedContent.TabActivated(tabs, tabs.get_tab("gates")))
+        await pilot.pause()
+        assert app.main.current_panel == "roster"
+        assert isinstance(app.focused, RosterList)
+
+    run(app, scenario)

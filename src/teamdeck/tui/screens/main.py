@@ -144,6 +144,10 @@ class MainScreen(Screen[None]):
 
     async def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         self.tabs_ready = True
+        if event.pane.id != self.current_panel:
+            # The tabs' own first activation (of panel 1) arriving after a panel was
+            # chosen in code: it must not take the focus back to panel 1.
+            return
         if event.pane.id != "gates":  # a tab clicked before panels 2-7 are mounted
             await self.mount_panels()
         if event.pane.id in PANELS:
