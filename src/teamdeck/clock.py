@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 Clock = Callable[[], datetime]
@@ -28,6 +29,18 @@ def parse_iso(text: str) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
+@dataclass(frozen=True)
+class FixedClock:
+    """A clock that always answers ``moment`` (tests, snapshots). A class, not a
+    closure, so a workspace with it can be pickled (the TUI's first read is sent from
+    a child process)."""
+
+    moment: datetime
+
+    def __call__(self) -> datetime:
+        return self.moment
+
+
 def fixed_clock(moment: datetime) -> Clock:
     """A clock that always answers ``moment`` (tests, snapshots)."""
-    return lambda: moment
+    return FixedClock(moment)

@@ -33,7 +33,7 @@ def test_quitting_the_tui_stops_the_simulation(tmp_path: Path, monkeypatch, caps
     built: list[StandInApp] = []
 
     def create_app(ws: Workspace, **options: object) -> StandInApp:
-        built.append(StandInApp(ws.root, clock=ws.clock, **options))
+        built.append(StandInApp(ws.root, clock=ws.clock, read_only=ws.read_only, **options))
         return built[-1]
 
     monkeypatch.setitem(sys.modules, "teamdeck.tui.app", types.SimpleNamespace(create_app=create_app))
@@ -41,6 +41,7 @@ def test_quitting_the_tui_stops_the_simulation(tmp_path: Path, monkeypatch, caps
     assert main(["--workspace", str(root), "demo", "--speed", "50"]) == 0
     app = built[0]
     assert app.root == root.resolve() and app.options["read_only"] is False
+    assert app.options["first_read"] is None  # the simulation runs on a thread: no fork
     now = app.options["clock"]()
     assert DEMO_NOW <= now < DEMO_NOW + timedelta(minutes=1)  # the TUI shares the demo clock
     out = capsys.readouterr().out

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -130,3 +131,45 @@ def stamp(path: Path) -> Stamp | None:
     except OSError:
         return None
     return info.st_mtime_ns, info.st_size
+
+
+FileState = tuple[int, int, int]
+"""A file's (mtime in ns, size, inode): an atomic replace changes the inode even when
+the size and the clock tick stay the same."""
+
+
+def file_states(places: Iterable[Path]) -> dict[Path, FileState]:
+    """Every file under each of ``places`` (a directory, walked without following links)
+    or the place itself when it is a file, with its state now; what cannot be read is
+    left out (the read that follows reports it)."""
+    states: dict[Path, FileState] = {}
+    pending = []
+    for place in places:
+        try:
+            info = os.stat(place, follow_symlinks=False)
+        except OSError:
+            continue
+        if stat.S_ISDIR(info.st_mode):
+            pending.append(str(place))
+        else:
+            states[place] = (info.st_mtime_ns, info.st_size, info.st_ino)
+    while pending:
+        try:
+            with os.scandir(pending.pop()) as entries:
+                for entry in entries:
+                    try:
+                        if entry.is_dir(follow_symlinks=False):
+                            pending.append(entry.path)
+                            continue
+                        info = entry.stat(follow_symlinks=False)
+                    except OSError:
+                        continue
+                    states[Path(entry.path)] = (info.st_mtime_ns, info.st_size, info.st_ino)
+        except OSError:
+            continue
+    return states
+
+
+def changed_files(before: dict[Path, FileState], after: dict[Path, FileState]) -> set[Path]:
+    """The files added, removed or changed between two :func:`file_states`."""
+    return {path for path in before.keys() | after.keys() if before.get(path) != after.get(path)}

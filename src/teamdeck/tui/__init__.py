@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import gc
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -15,12 +16,24 @@ def open_app(
     ws: Workspace, *, watch: bool = True, read_only: bool = False, force_polling: bool | None = None
 ) -> TeamdeckApp:
     """The app as the commands start it: :func:`teamdeck.tui.app.create_app`, with the
+    first snapshot read by a forked child meanwhile (tui/first_read.py) and the
     garbage collector off from before Textual is imported until the first screen is
     drawn. Start-up allocates what the app keeps for its whole life (classes, the
     widget tree, the first snapshot), so collections meanwhile free nothing and cost
     ~45 ms of a start; once the first snapshot is shown the app freezes what it holds
     and turns collection back on (and on if that first read fails)."""
     gc.disable()
+    from teamdeck.tui.first_read import FirstRead
+
+    ws = with_read_only(ws, read_only)
+    first_read = FirstRead.start(ws)  # before Textual is imported: the process has one thread
     from teamdeck.tui.app import create_app
 
-    return create_app(ws, watch=watch, read_only=read_only, force_polling=force_polling)
+    return create_app(ws, watch=watch, force_polling=force_polling, first_read=first_read)
+
+
+def with_read_only(ws: Workspace, read_only: bool) -> Workspace:
+    """``ws`` with writes refused when ``read_only`` (the ``--read-only`` flag)."""
+    if read_only and not ws.read_only:
+        return replace(ws, read_only=True, read_only_reason="--read-only")
+    return ws

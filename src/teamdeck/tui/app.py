@@ -16,7 +16,6 @@ import gc
 import queue
 import threading
 from collections.abc import Callable, Iterable
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -32,17 +31,26 @@ from textual.worker import Worker, WorkerState
 from teamdeck.errors import TeamdeckError
 from teamdeck.protocol.written import recorded, stamps
 from teamdeck.resources import data_dir
-from teamdeck.tui import actions, registry
+from teamdeck.tui import actions, registry, with_read_only
 from teamdeck.tui.messages import SnapshotChanged
 from teamdeck.tui.render import cell
 from teamdeck.tui.screens.main import MainScreen
-from teamdeck.view.build import build_snapshot, check_outputs, load_older, refresh, retime
+from teamdeck.view.build import (
+    build_snapshot,
+    changed_between,
+    check_outputs,
+    file_record,
+    load_older,
+    refresh,
+    retime,
+)
 from teamdeck.view.snapshot import WorkspaceSnapshot
 from teamdeck.watch import watch_batches
 
 if TYPE_CHECKING:
     from teamdeck.protocol.written import Stamp
     from teamdeck.store.workspace import Workspace
+    from teamdeck.tui.first_read import FirstRead
 
 NOTICE_CHARS = 400
 MAX_NOTICES = 4
@@ -79,10 +87,18 @@ class TeamdeckApp(App[None]):
     BINDINGS = registry.bindings("app")
 
     def __init__(
-        self, ws: Workspace, *, watch: bool = True, force_polling: bool | None = None, cursor_blink: bool = True
+        self,
+        ws: Workspace,
+        *,
+        watch: bool = True,
+        force_polling: bool | None = None,
+        cursor_blink: bool = True,
+        first_read: FirstRead | None = None,
     ) -> None:
         super().__init__()
         self.ws = ws
+        self._first_read = first_read
+        """The child process reading the first snapshot (None: read it here)."""
         self.watch_files = watch
         self.cursor_blink = cursor_blink
         """Whether text cursors blink (off for snapshots: every frame the same)."""
@@ -176,7 +192,7 @@ class TeamdeckApp(App[None]):
             self._watching.wait(WATCH_SETUP_S)
         gc.disable()  # the first read allocates most of what the app holds: no collections meanwhile
         try:
-            snapshot = build_snapshot(self.ws, check_outputs=False)
+            snapshot = self._first_snapshot()
             self._publish(snapshot)
             self._changes.put(_OUTPUTS)  # the workers' outputs, right after the first frame (which does not show them)
         finally:
@@ -227,6 +243,21 @@ class TeamdeckApp(App[None]):
                     self._publish(snapshot)
             finally:
                 self._busy.clear()
+
+    def _first_snapshot(self) -> WorkspaceSnapshot:
+        """The first snapshot, without the workers' outputs: the one the forked child
+        read, with every file that changed between its record and this one read again
+        (the watch is in place now: whatever changes later, it reports), or else read
+        here."""
+        if self._first_read is None:
+            return build_snapshot(self.ws, check_outputs=False)
+        now = file_record(self.ws)
+        taken, self._first_read = self._first_read.take(), None
+        if taken is None:
+            return build_snapshot(self.ws, check_outputs=False)
+        record, snapshot = taken
+        changed = changed_between(record, now)
+        return refresh(snapshot, changed) if changed else snapshot
 
     # --- refreshing -------------------------------------------------------------------
 
@@ -419,6 +450,7 @@ def create_app(
     read_only: bool = False,
     force_polling: bool | None = None,
     cursor_blink: bool = True,
+    first_read: FirstRead | None = None,
 ) -> TeamdeckApp:
     """The app for a workspace: the one way the CLI and the tests build it.
 
@@ -429,10 +461,16 @@ def create_app(
         read_only: refuse every write (the actions are shown disabled).
         force_polling: poll instead of inotify (None: decide from the filesystem).
         cursor_blink: text cursors blink (turn off for deterministic screenshots).
+        first_read: a child already reading the first snapshot of ``ws`` as this
+            returns (:func:`teamdeck.tui.open_app` starts one).
 
     Returns:
         The app, not yet running.
     """
-    if read_only and not ws.read_only:
-        ws = replace(ws, read_only=True, read_only_reason="--read-only")
-    return TeamdeckApp(ws, watch=watch, force_polling=force_polling, cursor_blink=cursor_blink)
+    return TeamdeckApp(
+        with_read_only(ws, read_only),
+        watch=watch,
+        force_polling=force_polling,
+        cursor_blink=cursor_blink,
+        first_read=first_read,
+    )

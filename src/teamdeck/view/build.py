@@ -23,7 +23,7 @@ from pathlib import Path
 from teamdeck.clock import parse_iso
 from teamdeck.errors import TeamdeckError
 from teamdeck.protocol.ledger.results import DEFAULT_SHUTDOWN_TIMEOUT
-from teamdeck.store.files import list_entries
+from teamdeck.store.files import FileState, changed_files, file_states, list_entries
 from teamdeck.store.paths import InvalidId, check_id
 from teamdeck.store.settings import load_settings
 from teamdeck.store.teamfiles import list_team_names, task_dir_kind
@@ -150,6 +150,22 @@ def build_snapshot(ws: Workspace, *, tail_budget: int = TAIL_BUDGET, check_outpu
         _read_verdicts(state, task_id)
     rows = _merge_all(state)
     return _snapshot(state, rows, ())
+
+
+FileRecord = dict[Path, FileState]
+"""The state of every file a snapshot is read from, at one moment (:func:`file_record`)."""
+
+
+def file_record(ws: Workspace) -> FileRecord:
+    """The state now of every file a snapshot of ``ws`` is read from (tasks/, teams/,
+    plans/, forge/ and the settings): taken before a read that no watcher covers, it
+    tells later what changed since (:func:`changed_between`)."""
+    return file_states((ws.tasks_dir, ws.teams_dir, ws.plans_dir, ws.forge_dir, ws.root / SETTINGS_FILE))
+
+
+def changed_between(before: FileRecord, after: FileRecord) -> set[Path]:
+    """The files added, removed or changed between two records (refresh them)."""
+    return changed_files(before, after)
 
 
 def check_outputs(snapshot: WorkspaceSnapshot) -> WorkspaceSnapshot:
