@@ -13,7 +13,7 @@ from conftest import make_app, run
 from teamdeck.protocol.messaging import send_message
 from teamdeck.store.workspace import Workspace
 from teamdeck.tui.first_read import FirstRead
-from teamdeck.view.build import build_snapshot
+from teamdeck.view.build import build_snapshot, check_outputs
 
 
 def _shown(snapshot):
@@ -27,6 +27,8 @@ def test_the_child_reads_what_the_app_would_read(world: Workspace) -> None:
     assert taken is not None
     _record, snapshot = taken
     assert _shown(snapshot) == _shown(build_snapshot(world, check_outputs=False))
+    # and, sent through the pipe, it still knows which outputs it has not checked yet
+    assert _shown(check_outputs(snapshot)) == _shown(build_snapshot(world))
 
 
 class _Answered:

@@ -40,7 +40,7 @@ from teamdeck.view.plans import (
     verdict_task_of_path,
 )
 from teamdeck.view.snapshot import GateView, Problem, TaskView, TeamTaskListView, TeamView, WorkspaceSnapshot
-from teamdeck.view.tasks import UNCHECKED, Outputs, read_outputs, read_task
+from teamdeck.view.tasks import Outputs, read_outputs, read_task
 from teamdeck.view.team_tasks import TaskListFiles, read_task_list_files, reread_task_files, task_list_view
 from teamdeck.view.teams import (
     TeamFiles,
@@ -73,6 +73,8 @@ class _State:
     tasks: dict[str, TaskView] = field(default_factory=dict)
     outputs: dict[str, Outputs] = field(default_factory=dict)
     """Task -> its worker outputs as last read (read again when ``agents/`` changes)."""
+    unchecked: set[str] = field(default_factory=set)
+    """Tasks whose worker outputs are not read yet (:func:`check_outputs` reads them)."""
     teams: dict[str, TeamFiles] = field(default_factory=dict)
     team_views: dict[str, TeamView] = field(default_factory=dict)
     team_gates: dict[str, tuple[GateView, ...]] = field(default_factory=dict)
@@ -100,6 +102,7 @@ class _State:
             self,
             tasks=dict(self.tasks),
             outputs=dict(self.outputs),
+            unchecked=set(self.unchecked),
             teams=dict(self.teams),
             team_views=dict(self.team_views),
             team_gates=dict(self.team_gates),
@@ -119,7 +122,7 @@ def build_snapshot(ws: Workspace, *, tail_budget: int = TAIL_BUDGET, check_outpu
         ws: the workspace (its clock stamps the snapshot; its read-only flag shows).
         tail_budget: log lines to read at start over all logs (see :data:`TAIL_BUDGET`).
         check_outputs: read and check the workers' final.json files. False leaves every
-            task's workers ``checking`` (:data:`UNCHECKED`) until :func:`check_outputs`:
+            task's workers ``checking`` until :func:`check_outputs`:
             the TUI draws its first frame without them, since checking them (jsonschema's
             import and validator included) was a twelfth of a start and panel 1 does
             not show them.
@@ -172,10 +175,9 @@ def check_outputs(snapshot: WorkspaceSnapshot) -> WorkspaceSnapshot:
     """The snapshot with the worker outputs that :func:`build_snapshot` left unchecked
     read and checked (the same snapshot when there are none)."""
     state = snapshot.state
-    unchecked = [task_id for task_id, outputs in state.outputs.items() if outputs is UNCHECKED]
-    if not unchecked:
+    if not state.unchecked:
         return snapshot
-    return refresh(snapshot, [state.ws.agents_dir(task_id) for task_id in unchecked])
+    return refresh(snapshot, [state.ws.agents_dir(task_id) for task_id in sorted(state.unchecked)])
 
 
 def refresh(snapshot: WorkspaceSnapshot, changed: Iterable[Path]) -> WorkspaceSnapshot:
@@ -431,12 +433,19 @@ def _read_task(state: _State, task_id: str, *, outputs_changed: bool = True) -> 
     ws = state.ws
     log = state.logs.get(str(ws.rel(ws.events_file(task_id))))
     last_id = log.rows[-1].id if log is not None and log.rows else None
-    outputs = state.outputs.get(task_id)
     if outputs_changed:
-        outputs = state.outputs[task_id] = read_outputs(ws, task_id)
-    elif outputs is None:
-        outputs = state.outputs[task_id] = UNCHECKED
-    view = read_task(ws, task_id, last_event_id=last_id or None, previous=state.tasks.get(task_id), outputs=outputs)
+        state.outputs[task_id] = read_outputs(ws, task_id)
+        state.unchecked.discard(task_id)
+    elif task_id not in state.outputs:
+        state.unchecked.add(task_id)
+    view = read_task(
+        ws,
+        task_id,
+        last_event_id=last_id or None,
+        previous=state.tasks.get(task_id),
+        outputs=state.outputs.get(task_id),
+        outputs_checked=task_id not in state.unchecked,
+    )
     if view is None:
         _drop_task(state, task_id)
     else:
@@ -446,6 +455,7 @@ def _read_task(state: _State, task_id: str, *, outputs_changed: bool = True) -> 
 def _drop_task(state: _State, task_id: str) -> None:
     state.tasks.pop(task_id, None)
     state.outputs.pop(task_id, None)
+    state.unchecked.discard(task_id)
     state.verdicts.pop(task_id, None)
     state.logs.pop(str(state.ws.rel(state.ws.events_file(task_id))), None)
 

@@ -25,9 +25,6 @@ SUMMARY_MD = "joined-summary.md"
 Outputs = tuple[tuple[WorkerResult, ...], Problem | None]
 """A task's worker outputs as :func:`read_outputs` read them, and why ``agents/``
 could not be listed."""
-UNCHECKED: Outputs = ((), None)
-"""Outputs not read yet (compared by identity): the view lists the workers task.yaml
-names as ``checking`` and says ``outputs_checked=False``."""
 
 
 def read_outputs(ws: Workspace, task_id: str) -> Outputs:
@@ -46,6 +43,7 @@ def read_task(
     last_event_id: str | None = None,
     previous: TaskView | None = None,
     outputs: Outputs | None = None,
+    outputs_checked: bool = True,
 ) -> TaskView | None:
     """The task as its files say now.
 
@@ -60,6 +58,8 @@ def read_task(
             ``agents/`` changed since they were read): a decision that rewrites
             task.yaml does not parse and validate every final.json again. Read here
             when None.
+        outputs_checked: False to leave the outputs unread: the view then lists the
+            workers task.yaml names as ``checking`` and says ``outputs_checked=False``.
 
     Returns:
         The view, or None when the task is gone (no task.yaml and no creation event).
@@ -74,9 +74,10 @@ def read_task(
         if previous is not None:
             return replace(previous, problem=problem)
         return TaskView(id=task_id, problem=problem)
-    if outputs is None:
-        outputs = read_outputs(ws, task_id)
-    workers, worker_problem = _workers(task, outputs)
+    if not outputs_checked:
+        workers, worker_problem = _checking(task), None
+    else:
+        workers, worker_problem = _workers(task, outputs if outputs is not None else read_outputs(ws, task_id))
     summary_path = _summary_path(ws, task_id)
     return TaskView(
         id=task.id,
@@ -87,7 +88,7 @@ def read_task(
         revision=task.revision,
         gates=tuple(task_gate_view(task, gate) for gate in task.gates),
         workers=workers,
-        outputs_checked=outputs is not UNCHECKED,
+        outputs_checked=outputs_checked,
         summary_path=summary_path,
         problem=worker_problem,
     )
@@ -130,9 +131,13 @@ def task_gate_view(task: Task, gate: Gate) -> GateView:
     )
 
 
+def _checking(task: Task) -> tuple[WorkerView, ...]:
+    """The workers task.yaml names, their outputs not read yet: who they are is known,
+    how they finished is not."""
+    return tuple(WorkerView(id=worker.id, status="checking", member=worker.member) for worker in task.workers)
+
+
 def _workers(task: Task, outputs: Outputs) -> tuple[tuple[WorkerView, ...], Problem | None]:
-    if outputs is UNCHECKED:  # who the workers are is known; how they finished is not yet
-        return tuple(WorkerView(id=worker.id, status="checking", member=worker.member) for worker in task.workers), None
     results, problem = outputs
     if problem is not None:
         return (), problem
