@@ -58,11 +58,11 @@ class FirstRead:
         return cls(pid, read_fd)
 
     def take(self, timeout: float = TAKE_TIMEOUT_S) -> tuple[FileRecord, WorkspaceSnapshot] | None:
-        """What the child read: the file record taken before it read, and the snapshot,
-        unpickled as the bytes arrive (while the child is still pickling). None when it
-        failed or died (its answer is cut short) or took longer than ``timeout`` (it is
-        stopped, which cuts the answer short). Call once."""
+        """What the child read: the file record taken before it read, and the snapshot.
+        None when it failed or died (its answer is cut short) or took longer than
+        ``timeout`` (it is stopped, which cuts the answer short). Call once."""
         watchdog = threading.Timer(timeout, os.kill, (self.pid, signal.SIGKILL))
+        watchdog.daemon = True  # an app closed meanwhile does not wait for it
         watchdog.start()
         try:
             with os.fdopen(self.fd, "rb") as pipe:
