@@ -6,6 +6,7 @@ from __future__ import annotations
 from conftest import make_app, run, until
 
 from teamdeck.tui.app import MAX_NOTICES
+from teamdeck.tui.widgets.gate_list import GateList
 
 
 def test_the_oldest_information_notices_go_first_and_errors_stay(world) -> None:
@@ -20,5 +21,31 @@ def test_the_oldest_information_notices_go_first_and_errors_stay(world) -> None:
         assert len(shown) == MAX_NOTICES
         assert shown[0] == ("error", "it broke")
         assert [message for _, message in shown[1:]] == [f"done {n}" for n in range(4, MAX_NOTICES + 3)]
+
+    run(app, scenario)
+
+
+def test_an_action_notice_comes_after_the_frame_that_shows_its_write(world) -> None:
+    """The success notice of an action is mounted only once the snapshot holding what
+    the action wrote is drawn: a toast laid out first would delay that frame."""
+    app = make_app(world)
+    gate = "task:t1:g-w1-1"
+    notices_when_drawn: list[int] = []
+
+    async def scenario(pilot):
+        show = app.main.show
+
+        def recording_show(snapshot):
+            if snapshot.gate(gate) is None:
+                notices_when_drawn.append(len(app._notifications))
+            show(snapshot)
+
+        app.main.show = recording_show  # type: ignore[method-assign]
+        assert app.main.query_one(GateList).select_key(gate)
+        await pilot.press("a")
+        await until(pilot, lambda: app.main.confirm_bar.asking, "the confirm bar")
+        await pilot.press("enter")
+        await until(pilot, lambda: any("approved" in str(n.message) for n in app._notifications), "the notice")
+        assert notices_when_drawn and notices_when_drawn[0] == 0
 
     run(app, scenario)
