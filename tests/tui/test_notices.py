@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from conftest import make_app, run, until
 
+from teamdeck.protocol.gates import decide_gate
 from teamdeck.tui.app import MAX_NOTICES
 from teamdeck.tui.widgets.gate_list import GateList
 
@@ -47,5 +48,53 @@ def test_an_action_notice_comes_after_the_frame_that_shows_its_write(world) -> N
         await pilot.press("enter")
         await until(pilot, lambda: any("approved" in str(n.message) for n in app._notifications), "the notice")
         assert notices_when_drawn and notices_when_drawn[0] == 0
+
+    run(app, scenario)
+
+
+def test_an_answered_confirm_bar_goes_in_the_frame_that_shows_the_answer(world) -> None:
+    """Enter gives the focus back at once; the bar stays drawn (saying what it does)
+    until the snapshot with the decision is drawn, and goes with that frame."""
+    app = make_app(world)
+    gate = "task:t1:g-w1-1"
+    drawn_when_answered: list[bool] = []
+
+    async def scenario(pilot):
+        bar = app.main.confirm_bar
+        hide = bar.hide_answered
+
+        def recording_hide():
+            if app._newest is not None and app._newest.gate(gate) is None:
+                drawn_when_answered.append(bar.display)
+            hide()
+
+        bar.hide_answered = recording_hide  # type: ignore[method-assign]
+        assert app.main.query_one(GateList).select_key(gate)
+        await pilot.press("a")
+        await until(pilot, lambda: bar.asking, "the confirm bar")
+        await pilot.press("enter")
+        assert not bar.asking and app.focused is app.main.query_one(GateList)
+        await until(pilot, lambda: bool(drawn_when_answered), "the answer drawn")
+        assert drawn_when_answered[0] is True
+        assert not bar.display
+
+    run(app, scenario)
+
+
+def test_an_answered_confirm_bar_goes_when_nothing_is_drawn(world) -> None:
+    """An answer that draws nothing (here: the gate was decided elsewhere meanwhile, so
+    the action fails and writes nothing) still closes the bar, after a short wait."""
+    app = make_app(world)
+    gate = "task:t1:g-w1-1"
+
+    async def scenario(pilot):
+        bar = app.main.confirm_bar
+        assert app.main.query_one(GateList).select_key(gate)
+        await pilot.press("a")
+        await until(pilot, lambda: bar.asking, "the confirm bar")
+        decide_gate(world, "t1", "g-w1-1", "approve")
+        await pilot.press("enter")
+        await until(pilot, lambda: any(n.severity == "error" for n in app._notifications), "the error notice")
+        await until(pilot, lambda: not bar.display, "the bar to go")
 
     run(app, scenario)

@@ -17,6 +17,7 @@ import queue
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -92,7 +93,7 @@ class TeamdeckApp(App[None]):
         self._echo_lock = threading.Lock()
         self._actions: queue.SimpleQueue[tuple[str, Callable[[], str | None]] | str] = queue.SimpleQueue()
         self._actions_waiting = 0
-        self._notices_waiting: list[str] = []
+        self._notices_waiting: list[tuple[object, str]] = []
         """Success notices of actions whose writes are not drawn yet (appended on the
         action thread, taken on the UI thread: list operations are atomic)."""
         self._action_lock = threading.Lock()
@@ -247,6 +248,8 @@ class TeamdeckApp(App[None]):
                 severity="warning",
                 markup=False,
             )
+        if self.main.is_mounted:
+            self.main.confirm_bar.hide_answered()  # gone in the frame that shows the answer
         self.main.show(message.snapshot)
         if self._notices_waiting:
             self.call_after_refresh(self._show_waiting_notices)
@@ -343,17 +346,19 @@ class TeamdeckApp(App[None]):
             return "done"
         # The notice waits for the frame that shows what was written: a notice mounted
         # first is laid out and drawn before that frame, which then comes ~10 ms later.
-        self._notices_waiting.append(notice)
+        waiting = (object(), notice)
+        self._notices_waiting.append(waiting)
         self._refresh_own_write(written)
-        self.call_from_thread(self.set_timer, NOTICE_WAIT_S, self._show_waiting_notices)
+        self.call_from_thread(self.set_timer, NOTICE_WAIT_S, partial(self._show_waiting_notices, waiting))
         return "done"
 
-    def _show_waiting_notices(self) -> None:
-        """Show the success notices of the actions whose writes are on screen now (or
-        that waited :data:`NOTICE_WAIT_S`: a write the view does not show draws nothing)."""
-        waiting, self._notices_waiting = self._notices_waiting, []
-        for notice in waiting:
-            self.notify(notice, markup=False)
+    def _show_waiting_notices(self, only: tuple[object, str] | None = None) -> None:
+        """Show the success notices of the actions whose writes are on screen now, or
+        just ``only`` once it waited :data:`NOTICE_WAIT_S` (a write the view does not
+        show draws nothing)."""
+        for waiting in [waiting for waiting in self._notices_waiting if only is None or waiting == only]:
+            self._notices_waiting.remove(waiting)
+            self.notify(waiting[1], markup=False)
 
     def _refresh_own_write(self, written: set[Path]) -> None:
         """Refresh exactly what an action wrote, now, and remember the stamp of each

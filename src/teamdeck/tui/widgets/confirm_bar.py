@@ -23,6 +23,8 @@ from textual.widget import Widget
 from textual.widgets import Input, Label, Static
 
 NoteRule = Literal["none", "optional", "required"]
+ANSWERED_S = 0.25
+"""The longest an answered bar stays drawn, waiting for the frame with the answer."""
 
 
 @dataclass(frozen=True)
@@ -139,7 +141,7 @@ class ConfirmBar(Vertical, can_focus=True):
             self._problem(f"{request.note_label} is required.")
             self.query_one("#confirm-note", Input).focus()
             return
-        self._close()
+        self._close(answered=request)
         run(Confirmed(note or None))
 
     def _problem(self, text: str | None) -> None:
@@ -151,9 +153,25 @@ class ConfirmBar(Vertical, can_focus=True):
     def action_cancel(self) -> None:
         self._close()
 
-    def _close(self) -> None:
+    def _close(self, *, answered: ConfirmRequest | None = None) -> None:
+        """Stop asking and give the focus back. A cancelled bar goes at once; an
+        ``answered`` one says what it is doing and stays drawn until the main screen
+        draws its next snapshot (:meth:`hide_answered`, at most :data:`ANSWERED_S`):
+        hiding it lays out the whole screen, and done at once that frame would come
+        just before the one that shows the answer, on the same thread as the action."""
         self.request = self._on_confirm = None
-        self.display = False
+        if answered is None:
+            self.display = False
+        else:
+            hint = Content.assemble((f"{answered.confirm.lower()}…", "bold"))
+            self.query_one("#confirm-hint", Static).update(hint, layout=False)
+            self.set_timer(ANSWERED_S, self.hide_answered)
         if self._return_to is not None and self._return_to.is_attached:
             self._return_to.focus()
         self._return_to = None
+
+    def hide_answered(self) -> None:
+        """Hide the bar if it was answered and is still drawn (the main screen calls it
+        as it draws a snapshot, so the bar goes in the frame that shows the answer)."""
+        if self.request is None and self.display:
+            self.display = False
