@@ -53,8 +53,9 @@ def test_an_action_notice_comes_after_the_frame_that_shows_its_write(world) -> N
 
 
 def test_an_answered_confirm_bar_goes_in_the_frame_that_shows_the_answer(world) -> None:
-    """Enter gives the focus back at once; the bar stays drawn (saying what it does)
-    until the snapshot with the decision is drawn, and goes with that frame."""
+    """After Enter the bar stops asking but stays drawn, with the focus, until the
+    snapshot with the decision is drawn, and goes (focus back to the list) with that
+    frame."""
     app = make_app(world)
     gate = "task:t1:g-w1-1"
     drawn_when_answered: list[bool] = []
@@ -73,10 +74,10 @@ def test_an_answered_confirm_bar_goes_in_the_frame_that_shows_the_answer(world) 
         await pilot.press("a")
         await until(pilot, lambda: bar.asking, "the confirm bar")
         await pilot.press("enter")
-        assert not bar.asking and app.focused is app.main.query_one(GateList)
+        assert not bar.asking
         await until(pilot, lambda: bool(drawn_when_answered), "the answer drawn")
         assert drawn_when_answered[0] is True
-        assert not bar.display
+        assert not bar.display and app.focused is app.main.query_one(GateList)
 
     run(app, scenario)
 

@@ -112,7 +112,9 @@ class ConfirmBar(Vertical, can_focus=True):
     def ask(self, request: ConfirmRequest, on_confirm: Callable[[Confirmed], None]) -> None:
         """Show ``request`` and take the focus (given back when it is answered)."""
         self.request, self._on_confirm = request, on_confirm
-        self._return_to = self.screen.focused if self.screen.focused is not self else None
+        if not self.display:  # (still drawn after an answer: the focus goes back where it was)
+            focused = self.screen.focused
+            self._return_to = focused if focused is not self else None
         self.set_class(request.danger, "-danger")
         self.query_one("#confirm-title", Static).update(request.title)
         self.query_one("#confirm-body-text", Static).update(request.body)
@@ -141,8 +143,8 @@ class ConfirmBar(Vertical, can_focus=True):
             self._problem(f"{request.note_label} is required.")
             self.query_one("#confirm-note", Input).focus()
             return
-        self._close(answered=request)
-        run(Confirmed(note or None))
+        run(Confirmed(note or None))  # first: the action thread starts while the bar closes
+        self._close(answered=True)
 
     def _problem(self, text: str | None) -> None:
         """Say why the answer cannot be taken yet (None: nothing to say, no line)."""
@@ -153,25 +155,27 @@ class ConfirmBar(Vertical, can_focus=True):
     def action_cancel(self) -> None:
         self._close()
 
-    def _close(self, *, answered: ConfirmRequest | None = None) -> None:
-        """Stop asking and give the focus back. A cancelled bar goes at once; an
-        ``answered`` one says what it is doing and stays drawn until the main screen
-        draws its next snapshot (:meth:`hide_answered`, at most :data:`ANSWERED_S`):
-        hiding it lays out the whole screen, and done at once that frame would come
-        just before the one that shows the answer, on the same thread as the action."""
+    def _close(self, *, answered: bool = False) -> None:
+        """Stop asking. A cancelled bar goes at once and gives the focus back; an
+        ``answered`` one stays drawn, focus and all, until the main screen draws its
+        next snapshot (:meth:`hide_answered`; at most :data:`ANSWERED_S`). Hiding it
+        and moving the focus lay out and draw the screen: done on Enter, that frame
+        ran on the UI thread while the action thread wrote the answer (one GIL), and
+        the answer's own frame then waited for the next 1/60 s tick after it."""
         self.request = self._on_confirm = None
-        if answered is None:
-            self.display = False
-        else:
-            hint = Content.assemble((f"{answered.confirm.lower()}…", "bold"))
-            self.query_one("#confirm-hint", Static).update(hint, layout=False)
+        if answered:
             self.set_timer(ANSWERED_S, self.hide_answered)
-        if self._return_to is not None and self._return_to.is_attached:
-            self._return_to.focus()
-        self._return_to = None
+        else:
+            self._hide()
 
     def hide_answered(self) -> None:
         """Hide the bar if it was answered and is still drawn (the main screen calls it
         as it draws a snapshot, so the bar goes in the frame that shows the answer)."""
         if self.request is None and self.display:
-            self.display = False
+            self._hide()
+
+    def _hide(self) -> None:
+        self.display = False
+        if self._return_to is not None and self._return_to.is_attached:
+            self._return_to.focus()
+        self._return_to = None
