@@ -150,7 +150,7 @@ class LineList(ScrollView, can_focus=True):
                 cursor and the view stay where the person put them.
         """
         rows = tuple(rows)
-        if len(rows) == len(self.rows) and all(new is old for new, old in zip(rows, self.rows, strict=True)):
+        if same_items(rows, self.rows):
             return  # nothing changed: no refresh at all
         # Following is decided by the cursor, not the scroll position (which lags the
         # layout once the rows outgrow the view): on the last row, it stays on the last.
@@ -317,6 +317,13 @@ class LineList(ScrollView, can_focus=True):
         if used < width:
             segments.append(Segment(" " * (width - used), line_style))
         return Strip(segments, width)
+
+
+def same_items(new: Sequence[object], old: Sequence[object]) -> bool:
+    """Whether ``new`` holds the very objects of ``old``, in order (snapshots reuse the
+    objects of what did not change, so this says "unchanged" for the price of a pass
+    of identity checks)."""
+    return len(new) == len(old) and all(a is b for a, b in zip(new, old, strict=True))
 
 
 def header_text(titles: Sequence[tuple[str, int | None]]) -> str:
