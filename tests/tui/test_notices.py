@@ -52,10 +52,10 @@ def test_an_action_notice_comes_after_the_frame_that_shows_its_write(world) -> N
     run(app, scenario)
 
 
-def test_an_answered_confirm_bar_goes_in_the_frame_that_shows_the_answer(world) -> None:
+def test_an_answered_confirm_bar_goes_once_the_answer_is_drawn(world) -> None:
     """After Enter the bar stops asking but stays drawn, with the focus, until the
-    snapshot with the decision is drawn, and goes (focus back to the list) with that
-    frame."""
+    snapshot with the decision is drawn; then it goes and the focus is back on the
+    list."""
     app = make_app(world)
     gate = "task:t1:g-w1-1"
     drawn_when_answered: list[bool] = []

@@ -248,9 +248,11 @@ class TeamdeckApp(App[None]):
                 severity="warning",
                 markup=False,
             )
-        if self.main.is_mounted:
-            self.main.confirm_bar.hide_answered()  # gone in the frame that shows the answer
         self.main.show(message.snapshot)
+        if self.main.is_mounted:
+            # In the frame after the one that shows the answer: hiding the bar and moving
+            # the focus lay out the screen and restyle the list and the footer.
+            self.call_after_refresh(self.main.confirm_bar.hide_answered)
         if self._notices_waiting:
             self.call_after_refresh(self._show_waiting_notices)
         if first:

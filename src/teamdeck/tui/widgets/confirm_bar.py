@@ -24,7 +24,7 @@ from textual.widgets import Input, Label, Static
 
 NoteRule = Literal["none", "optional", "required"]
 ANSWERED_S = 0.25
-"""The longest an answered bar stays drawn, waiting for the frame with the answer."""
+"""The longest an answered bar stays drawn, waiting for the answer to be drawn."""
 
 
 @dataclass(frozen=True)
@@ -157,11 +157,12 @@ class ConfirmBar(Vertical, can_focus=True):
 
     def _close(self, *, answered: bool = False) -> None:
         """Stop asking. A cancelled bar goes at once and gives the focus back; an
-        ``answered`` one stays drawn, focus and all, until the main screen draws its
-        next snapshot (:meth:`hide_answered`; at most :data:`ANSWERED_S`). Hiding it
-        and moving the focus lay out and draw the screen: done on Enter, that frame
-        ran on the UI thread while the action thread wrote the answer (one GIL), and
-        the answer's own frame then waited for the next 1/60 s tick after it."""
+        ``answered`` one stays drawn, focus and all, until the app has drawn its next
+        snapshot (:meth:`hide_answered`; at most :data:`ANSWERED_S`). Hiding it and
+        moving the focus lay out the screen and restyle the list and the footer: done
+        on Enter, that frame ran on the UI thread while the action thread wrote the
+        answer (one GIL), and the answer's own frame then waited for the next 1/60 s
+        tick after it; done with the answer's frame, they made it ~6 ms longer."""
         self.request = self._on_confirm = None
         if answered:
             self.set_timer(ANSWERED_S, self.hide_answered)
@@ -169,8 +170,8 @@ class ConfirmBar(Vertical, can_focus=True):
             self._hide()
 
     def hide_answered(self) -> None:
-        """Hide the bar if it was answered and is still drawn (the main screen calls it
-        as it draws a snapshot, so the bar goes in the frame that shows the answer)."""
+        """Hide the bar if it was answered and is still drawn (the app calls it once a
+        snapshot is drawn: the bar goes in the frame after the one with the answer)."""
         if self.request is None and self.display:
             self._hide()
 
