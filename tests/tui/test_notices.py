@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from conftest import make_app, run, until
 
+from teamdeck.protocol.gates import decide_gate
 from teamdeck.tui.app import MAX_NOTICES
+from teamdeck.tui.widgets.gate_list import GateList
 
 
 def test_the_oldest_information_notices_go_first_and_errors_stay(world) -> None:
@@ -20,5 +22,80 @@ def test_the_oldest_information_notices_go_first_and_errors_stay(world) -> None:
         assert len(shown) == MAX_NOTICES
         assert shown[0] == ("error", "it broke")
         assert [message for _, message in shown[1:]] == [f"done {n}" for n in range(4, MAX_NOTICES + 3)]
+
+    run(app, scenario)
+
+
+def test_an_action_notice_comes_after_the_frame_that_shows_its_write(world) -> None:
+    """The success notice of an action is mounted only once the snapshot holding what
+    the action wrote is drawn: a toast laid out first would delay that frame."""
+    app = make_app(world)
+    gate = "task:t1:g-w1-1"
+    notices_when_drawn: list[int] = []
+
+    async def scenario(pilot):
+        show = app.main.show
+
+        def recording_show(snapshot):
+            if snapshot.gate(gate) is None:
+                notices_when_drawn.append(len(app._notifications))
+            show(snapshot)
+
+        app.main.show = recording_show  # type: ignore[method-assign]
+        assert app.main.query_one(GateList).select_key(gate)
+        await pilot.press("a")
+        await until(pilot, lambda: app.main.confirm_bar.asking, "the confirm bar")
+        await pilot.press("enter")
+        await until(pilot, lambda: any("approved" in str(n.message) for n in app._notifications), "the notice")
+        assert notices_when_drawn and notices_when_drawn[0] == 0
+
+    run(app, scenario)
+
+
+def test_an_answered_confirm_bar_goes_once_the_answer_is_drawn(world) -> None:
+    """After Enter the bar stops asking but stays drawn, with the focus, until the
+    snapshot with the decision is drawn; then it goes and the focus is back on the
+    list."""
+    app = make_app(world)
+    gate = "task:t1:g-w1-1"
+    drawn_when_answered: list[bool] = []
+
+    async def scenario(pilot):
+        bar = app.main.confirm_bar
+        hide = bar.hide_answered
+
+        def recording_hide():
+            if app._newest is not None and app._newest.gate(gate) is None:
+                drawn_when_answered.append(bar.display)
+            hide()
+
+        bar.hide_answered = recording_hide  # type: ignore[method-assign]
+        assert app.main.query_one(GateList).select_key(gate)
+        await pilot.press("a")
+        await until(pilot, lambda: bar.asking, "the confirm bar")
+        await pilot.press("enter")
+        assert not bar.asking
+        await until(pilot, lambda: bool(drawn_when_answered), "the answer drawn")
+        assert drawn_when_answered[0] is True
+        assert not bar.display and app.focused is app.main.query_one(GateList)
+
+    run(app, scenario)
+
+
+def test_an_answered_confirm_bar_goes_when_nothing_is_drawn(world) -> None:
+    """An answer that draws nothing (here: the gate was decided elsewhere meanwhile, so
+    the action fails and writes nothing) still closes the bar, after a short wait."""
+    app = make_app(world)
+    gate = "task:t1:g-w1-1"
+
+    async def scenario(pilot):
+        bar = app.main.confirm_bar
+        assert app.main.query_one(GateList).select_key(gate)
+        await pilot.press("a")
+        await until(pilot, lambda: bar.asking, "the confirm bar")
+        decide_gate(world, "t1", "g-w1-1", "approve")
+        await pilot.press("enter")
+        await until(pilot, lambda: any(n.severity == "error" for n in app._notifications), "the error notice")
+        await until(pilot, lambda: not bar.display, "the bar to go")
 
     run(app, scenario)

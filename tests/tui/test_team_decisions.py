@@ -10,12 +10,12 @@ from pathlib import Path
 import decision_world as world
 import pytest
 from conftest import busy, make_app, run, showing, type_text, until
-from textual.widgets._footer import FooterKey
 
 from teamdeck.protocol.messaging import request_shutdown
 from teamdeck.store.inbox import read_inbox
 from teamdeck.store.workspace import Workspace
 from teamdeck.tui.widgets.confirm_bar import ConfirmBar
+from teamdeck.tui.widgets.deck_footer import DeckFooter
 from teamdeck.tui.widgets.gate_list import GateList
 from teamdeck.tui.widgets.inbox_list import InboxList
 from teamdeck.tui.widgets.inbox_panel import InboxPanel
@@ -188,9 +188,9 @@ def test_the_footer_keeps_q_and_help_at_80x24(team_ws: Workspace, panel: str) ->
     async def scenario(pilot):
         await pilot.press(panel)
         await pilot.pause(0.1)
-        keys = {key.action: key for key in app.screen.query(FooterKey)}
+        footer = app.screen.query_one(DeckFooter)
         for action in ("quit", "help"):
-            region = keys[action].region
-            assert region.width > 0 and region.right <= 80, (action, region)
+            region = footer.region_of(action)
+            assert region is not None and region.width > 0 and region.right <= 80, (action, region)
 
     run(app, scenario, size=(80, 24))

@@ -16,6 +16,7 @@ import gc
 import queue
 import threading
 from collections.abc import Callable, Iterable
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -58,6 +59,8 @@ MAX_NOTICES = 4
 actions (approving one gate after another) would otherwise cover the screen up to the
 overview line within seconds; the oldest information notices go first, warnings and
 errors stay until they time out."""
+NOTICE_WAIT_S = 0.5
+"""The longest an action's success notice waits for the frame that draws its writes."""
 CLOCK_TICK_S = 5.0
 """How often the live view checks whether time alone changed something (a shutdown
 request overdue, an MCP heartbeat gone stale, a team task stalled); cheap: only what
@@ -114,6 +117,9 @@ class TeamdeckApp(App[None]):
         self._echo_lock = threading.Lock()
         self._actions: queue.SimpleQueue[tuple[str, Callable[[], str | None]] | str] = queue.SimpleQueue()
         self._actions_waiting = 0
+        self._notices_waiting: list[tuple[object, str]] = []
+        """Success notices of actions whose writes are not drawn yet (appended on the
+        action thread, taken on the UI thread: list operations are atomic)."""
         self._action_lock = threading.Lock()
         self._watching = threading.Event()
         """Set once the watcher's watch is in place (a change after it is seen)."""
@@ -287,6 +293,12 @@ class TeamdeckApp(App[None]):
                 markup=False,
             )
         self.main.show(message.snapshot)
+        if self.main.is_mounted:
+            # In the frame after the one that shows the answer: hiding the bar and moving
+            # the focus lay out the screen and restyle the list and the footer.
+            self.call_after_refresh(self.main.confirm_bar.hide_answered)
+        if self._notices_waiting:
+            self.call_after_refresh(self._show_waiting_notices)
         if first:
             # Everything alive now (the widget tree, the first snapshot) lives as long as
             # the app: keep it out of every future garbage collection, whose full passes
@@ -361,6 +373,7 @@ class TeamdeckApp(App[None]):
         try:
             done = recorded(call, written).result
         except TeamdeckError as err:
+            self._refresh_own_write(written)
             self.call_from_thread(
                 self.notify,
                 cell(str(err), NOTICE_CHARS),
@@ -370,10 +383,28 @@ class TeamdeckApp(App[None]):
                 timeout=10,
             )
             return "failed"
-        finally:
+        except BaseException:
             self._refresh_own_write(written)
-        self.call_from_thread(self.notify, cell(done or f"done: {what}", NOTICE_CHARS), markup=False)
+            raise
+        notice = cell(done or f"done: {what}", NOTICE_CHARS)
+        if not written:
+            self.call_from_thread(self.notify, notice, markup=False)
+            return "done"
+        # The notice waits for the frame that shows what was written: a notice mounted
+        # first is laid out and drawn before that frame, which then comes ~10 ms later.
+        waiting = (object(), notice)
+        self._notices_waiting.append(waiting)
+        self._refresh_own_write(written)
+        self.call_from_thread(self.set_timer, NOTICE_WAIT_S, partial(self._show_waiting_notices, waiting))
         return "done"
+
+    def _show_waiting_notices(self, only: tuple[object, str] | None = None) -> None:
+        """Show the success notices of the actions whose writes are on screen now, or
+        just ``only`` once it waited :data:`NOTICE_WAIT_S` (a write the view does not
+        show draws nothing)."""
+        for waiting in [waiting for waiting in self._notices_waiting if only is None or waiting == only]:
+            self._notices_waiting.remove(waiting)
+            self.notify(waiting[1], markup=False)
 
     def _refresh_own_write(self, written: set[Path]) -> None:
         """Refresh exactly what an action wrote, now, and remember the stamp of each

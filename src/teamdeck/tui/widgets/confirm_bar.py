@@ -23,6 +23,8 @@ from textual.widget import Widget
 from textual.widgets import Input, Label, Static
 
 NoteRule = Literal["none", "optional", "required"]
+ANSWERED_S = 0.25
+"""The longest an answered bar stays drawn, waiting for the answer to be drawn."""
 
 
 @dataclass(frozen=True)
@@ -110,7 +112,9 @@ class ConfirmBar(Vertical, can_focus=True):
     def ask(self, request: ConfirmRequest, on_confirm: Callable[[Confirmed], None]) -> None:
         """Show ``request`` and take the focus (given back when it is answered)."""
         self.request, self._on_confirm = request, on_confirm
-        self._return_to = self.screen.focused if self.screen.focused is not self else None
+        if not self.display:  # (still drawn after an answer: the focus goes back where it was)
+            focused = self.screen.focused
+            self._return_to = focused if focused is not self else None
         self.set_class(request.danger, "-danger")
         self.query_one("#confirm-title", Static).update(request.title)
         self.query_one("#confirm-body-text", Static).update(request.body)
@@ -139,8 +143,8 @@ class ConfirmBar(Vertical, can_focus=True):
             self._problem(f"{request.note_label} is required.")
             self.query_one("#confirm-note", Input).focus()
             return
-        self._close()
-        run(Confirmed(note or None))
+        run(Confirmed(note or None))  # first: the action thread starts while the bar closes
+        self._close(answered=True)
 
     def _problem(self, text: str | None) -> None:
         """Say why the answer cannot be taken yet (None: nothing to say, no line)."""
@@ -151,8 +155,27 @@ class ConfirmBar(Vertical, can_focus=True):
     def action_cancel(self) -> None:
         self._close()
 
-    def _close(self) -> None:
+    def _close(self, *, answered: bool = False) -> None:
+        """Stop asking. A cancelled bar goes at once and gives the focus back; an
+        ``answered`` one stays drawn, focus and all, until the app has drawn its next
+        snapshot (:meth:`hide_answered`; at most :data:`ANSWERED_S`). Hiding it and
+        moving the focus lay out the screen and restyle the list and the footer: done
+        on Enter, that frame ran on the UI thread while the action thread wrote the
+        answer (one GIL), and the answer's own frame then waited for the next 1/60 s
+        tick after it; done with the answer's frame, they made it ~6 ms longer."""
         self.request = self._on_confirm = None
+        if answered:
+            self.set_timer(ANSWERED_S, self.hide_answered)
+        else:
+            self._hide()
+
+    def hide_answered(self) -> None:
+        """Hide the bar if it was answered and is still drawn (the app calls it once a
+        snapshot is drawn: the bar goes in the frame after the one with the answer)."""
+        if self.request is None and self.display:
+            self._hide()
+
+    def _hide(self) -> None:
         self.display = False
         if self._return_to is not None and self._return_to.is_attached:
             self._return_to.focus()

@@ -1,69 +1,281 @@
-"""The footer: Textual's, with ``q`` (quit), ``?`` (help) and the palette key kept
-together at the right edge, so they never scroll out of sight. The panel's keys flow
-from the left and a narrow terminal (80 columns) cuts those, never these.
+"""The footer: the keys of the focused panel from the left, and ``q`` (quit), ``?``
+(help) and the palette key kept together at the right edge, so a narrow terminal (80
+columns) cuts the panel's keys, never these.
 
-It is built again only when the keys it shows changed: Textual's footer rebuilds all
-its widgets on every change of focus or of the bindings (a mount, styles and a layout
-of the screen each time), and opening and closing the confirm bar alone asked for four
-such rebuilds, two of them with the same keys (measured on the approve key)."""
+It looks and behaves like Textual's ``Footer`` (same theme variables, a key is
+clickable, hovering shows it, the mouse wheel scrolls keys cut at the edge into view)
+but is one widget drawn as one line (the line API), not a container of a widget per
+key: Textual's footer removes and mounts all its key widgets whenever the keys change
+(opening and closing the confirm bar: two rebuilds, each a mount, styles and two
+layouts of the whole screen, ~8 ms of the approve key's 30). Here a change of keys only
+repaints this line. Key groups (``Binding.Group``) are drawn as single keys: no binding
+of this app has one."""
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from dataclasses import dataclass
 
-from textual.app import ComposeResult
-from textual.containers import HorizontalGroup
+from rich.cells import cell_len
+from rich.segment import Segment
+from rich.style import Style
+from textual import events
+from textual.geometry import Region
 from textual.screen import Screen
-from textual.widgets import Footer
-from textual.widgets._footer import FooterKey  # not exported; the footer's key widget
+from textual.strip import Strip
+from textual.widget import Widget
 
 ESSENTIAL = ("quit", "help")
-"""Actions whose keys the footer always shows."""
+"""Actions whose keys the footer always shows (at the right edge)."""
+SEPARATOR = "▏"
+"""Drawn left of the palette key (Textual's footer: a ``vkey`` left border)."""
+SCROLL_STEP = 4
+"""Columns the mouse wheel moves the panel's keys by."""
 
 
-class DeckFooter(Footer):
-    """A :class:`Footer` whose essential keys sit at the right edge with the palette's."""
+@dataclass(frozen=True)
+class FooterItem:
+    """One key as drawn: its binding's key (what a click presses), action and tooltip,
+    and its pieces of text with the component class of each."""
 
+    key: str
+    action: str
+    enabled: bool
+    tooltip: str
+    pieces: tuple[tuple[str, str], ...]
+
+    @property
+    def width(self) -> int:
+        return sum(cell_len(text) for text, _ in self.pieces)
+
+
+class DeckFooter(Widget, can_focus=False):
+    """The footer of the main screen (see the module docstring)."""
+
+    ALLOW_SELECT = False
+    COMPONENT_CLASSES = {
+        "deck-footer--item",
+        "deck-footer--hover",
+        "deck-footer--key",
+        "deck-footer--description",
+        "deck-footer--separator",
+    }
     DEFAULT_CSS = """
-    DeckFooter HorizontalGroup.-essential {
-        dock: right;
-        width: auto;
+    DeckFooter {
+        dock: bottom;
         height: 1;
-        FooterKey.-command-palette {
-            dock: none;
+        color: $footer-foreground;
+        background: $footer-background;
+        & > .deck-footer--item { background: $footer-item-background; }
+        & > .deck-footer--hover { color: $footer-key-foreground; background: $block-hover-background; }
+        & > .deck-footer--key { color: $footer-key-foreground; background: $footer-key-background; text-style: bold; }
+        & > .deck-footer--description {
+            color: $footer-description-foreground;
+            background: $footer-description-background;
         }
+        & > .deck-footer--separator { color: $foreground 20%; }
     }
     """
 
-    _shown: Hashable = None
-    """What the keys of the last build were (:meth:`_keys`)."""
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._left: tuple[FooterItem, ...] = ()
+        self._right: tuple[FooterItem, ...] = ()
+        self._stale = True
+        self._hover: FooterItem | None = None
+        self._scroll = 0
+        self._line: tuple[tuple[object, ...], Strip] | None = None
+        """The last line drawn, with what it was drawn from."""
 
-    def bindings_changed(self, screen: Screen) -> None:
-        # Footer.bindings_changed, but the rebuild is skipped when the keys are the same.
-        self._bindings_ready = True
-        if screen.app.app_focus and self.is_attached and screen is self.screen:
-            self.call_after_refresh(self._rebuild_if_changed)
+    def on_mount(self) -> None:
+        self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
 
-    async def _rebuild_if_changed(self) -> None:
-        keys = self._keys()
-        if keys != self._shown:
-            await self.recompose()
+    def on_unmount(self) -> None:
+        self.screen.bindings_updated_signal.unsubscribe(self)
 
-    def _keys(self) -> Hashable:
-        """Everything of the screen's active bindings that the footer draws."""
-        return tuple(
-            (binding.key, binding.action, binding.description, binding.show, binding.group, enabled, tooltip)
-            for _, binding, enabled, tooltip in self.screen.active_bindings.values()
+    def _bindings_changed(self, screen: Screen) -> None:
+        # As Textual's footer: keep the keys while the terminal has no focus (the app
+        # blurs its widgets then, which would show the wrong keys until it is back).
+        if screen.app.app_focus and screen is self.screen:
+            self._stale = True
+            self.refresh()
+
+    # --- what is shown ------------------------------------------------------------------
+
+    def _read_keys(self) -> None:
+        """The items of the screen's active bindings: one per action (its first key,
+        as Textual's footer), the essential ones and the palette's on the right."""
+        app = self.app
+        bindings = self.screen.active_bindings
+        left: list[FooterItem] = []
+        right: list[FooterItem] = []
+        seen: set[str] = set()
+        for _node, binding, enabled, tooltip in bindings.values():
+            if not binding.show or binding.action in seen:
+                continue
+            seen.add(binding.action)
+            key = app.get_key_display(binding)
+            pieces: tuple[tuple[str, str], ...] = (
+                ((f" {key} ", "deck-footer--key"), (f"{binding.description} ", "deck-footer--description"))
+                if binding.description
+                else ((key, "deck-footer--key"),)
+            )
+            item = FooterItem(binding.key, binding.action, enabled, tooltip, pieces)
+            (right if binding.action in ESSENTIAL else left).append(item)
+        palette = bindings.get(app.COMMAND_PALETTE_BINDING) if app.ENABLE_COMMAND_PALETTE else None
+        if palette is not None:
+            _node, binding, enabled, _tooltip = palette
+            pieces = (
+                (SEPARATOR, "deck-footer--separator"),
+                (app.get_key_display(binding), "deck-footer--key"),
+                (f" {binding.description}", "deck-footer--description"),
+                (" ", ""),
+            )
+            right.append(
+                FooterItem(binding.key, binding.action, enabled, binding.tooltip or binding.description, pieces)
+            )
+        self._left, self._right = tuple(left), tuple(right)
+
+    def _spans(self, width: int) -> list[tuple[FooterItem, int, int]]:
+        """Every visible item with the columns it covers, ``[start, end)`` (a panel
+        key cut by the right-hand keys covers what is left of it)."""
+        right_width = sum(item.width for item in self._right)
+        room = max(0, width - right_width)
+        spans = []
+        x = -self._scroll
+        for item in self._left:
+            start, end = max(0, x), min(room, x + item.width)
+            if start < end:
+                spans.append((item, start, end))
+            x += item.width
+        x = room
+        for item in self._right:
+            spans.append((item, x, min(width, x + item.width)))
+            x += item.width
+        return spans
+
+    def region_of(self, action: str) -> Region | None:
+        """Where the key of ``action`` is on screen (None: not shown)."""
+        for item, start, end in self._spans(self.size.width):
+            if item.action == action:
+                return Region(self.region.x + start, self.region.y, end - start, 1)
+        return None
+
+    @property
+    def actions(self) -> tuple[str, ...]:
+        """The actions whose keys are shown, left to right (cut ones included)."""
+        return tuple(item.action for item in (*self._left, *self._right))
+
+    # --- drawing ------------------------------------------------------------------------
+
+    def render_line(self, y: int) -> Strip:
+        if self._stale and self.is_attached:
+            self._read_keys()
+            self._stale = False
+        width = self.size.width
+        drawn_from = (width, self._left, self._right, self._hover, self._scroll)
+        if self._line is not None and self._line[0] == drawn_from:
+            return self._line[1]
+        blank = Style(bgcolor=self.rich_style.bgcolor)
+        segments: list[Segment] = []
+        used = 0
+        for item, start, end in self._spans(width):
+            if start > used:
+                segments.append(Segment(" " * (start - used), blank))
+            offset = start - self._item_x(item)
+            segments.extend(self._item_segments(item, offset, end - start))
+            used = end
+        if used < width:
+            segments.append(Segment(" " * (width - used), blank))
+        strip = Strip(segments, width)
+        self._line = (drawn_from, strip)
+        return strip
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._line = None  # a new theme: new colours
+
+    def _item_x(self, item: FooterItem) -> int:
+        """Where ``item`` starts, unclipped (left keys move with the scroll)."""
+        items = self._left if item in self._left else self._right
+        x = -self._scroll if items is self._left else self.size.width - sum(i.width for i in self._right)
+        for other in items:
+            if other is item:
+                return x
+            x += other.width
+        return x
+
+    def _item_segments(self, item: FooterItem, skip: int, length: int) -> list[Segment]:
+        """The cells ``[skip, skip + length)`` of ``item``."""
+        layer = "deck-footer--hover" if item is self._hover else "deck-footer--item"
+        segments = []
+        for text, component in item.pieces:
+            if component:
+                style = self._style(layer, component) + (Style() if item.enabled else Style(dim=True))
+            else:  # padding: the background alone
+                style = Style(bgcolor=self._style(layer).bgcolor)
+            segments.append(Segment(text, style))
+        if (skip, length) == (0, item.width):
+            return segments
+        return list(Segment.divide(segments, [skip, skip + length]))[1]
+
+    def _style(self, *layers: str) -> Style:
+        """The footer's colours with the components ``layers`` painted over them in turn
+        (Textual's footer: the footer, the key widget, then the key's part)."""
+        background = self.background_colors[1]
+        color = self.styles.color
+        text_style = Style()
+        for name in layers:
+            styles = self.get_component_styles(name)
+            if styles.has_rule("background"):
+                background += styles.background
+            if styles.has_rule("color"):
+                color = styles.color
+            text_style += styles.text_style
+        return text_style + Style.from_color(
+            (background + color).rich_color if (background.a or color.a) else None,
+            background.rich_color if background.a else None,
         )
 
-    def compose(self) -> ComposeResult:
-        if self._bindings_ready:
-            self._shown = self._keys()
-        kept = []
-        for widget in super().compose():
-            if isinstance(widget, FooterKey) and (widget.action in ESSENTIAL or widget.has_class("-command-palette")):
-                kept.append(widget)
-            else:
-                yield widget
-        with HorizontalGroup(classes="-essential"):
-            yield from kept
+    # --- the mouse ----------------------------------------------------------------------
+
+    def _item_at(self, x: int) -> FooterItem | None:
+        return next((item for item, start, end in self._spans(self.size.width) if start <= x < end), None)
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        self._set_hover(self._item_at(event.x))
+
+    def on_leave(self) -> None:
+        self._set_hover(None)
+
+    def _set_hover(self, item: FooterItem | None) -> None:
+        if item is self._hover:
+            return
+        self._hover = item
+        self.tooltip = item.tooltip if item is not None and item.tooltip else None
+        self.styles.pointer = "pointer" if item is not None else "default"
+        self.refresh()
+
+    def on_mouse_down(self, event: events.MouseDown) -> None:
+        item = self._item_at(event.x)
+        if item is None:
+            return
+        if item.enabled:
+            self.app.simulate_key(item.key)
+        else:
+            self.app.bell()
+
+    def on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
+        self._scroll_by(SCROLL_STEP, event)
+
+    def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
+        self._scroll_by(-SCROLL_STEP, event)
+
+    def _scroll_by(self, step: int, event: events.MouseEvent) -> None:
+        """Move the panel's keys by ``step`` columns, within what is cut."""
+        room = max(0, self.size.width - sum(item.width for item in self._right))
+        hidden = max(0, sum(item.width for item in self._left) - room)
+        scroll = max(0, min(hidden, self._scroll + step))
+        if scroll != self._scroll:
+            self._scroll = scroll
+            self.refresh()
+            event.stop()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from teamdeck.tui.render import cell
-from teamdeck.tui.widgets.line_list import Cell, LineList, Row
+from teamdeck.tui.widgets.line_list import Cell, LineList, Row, same_items
 from teamdeck.view.overview import age
 from teamdeck.view.snapshot import GateView
 
@@ -17,8 +17,19 @@ SUBKIND_LABELS = {"verification-failed": "FAIL", "round-review": "round"}
 class GateList(LineList):
     """One row per open gate (line API)."""
 
-    def show(self, gates: tuple[GateView, ...], now: datetime) -> None:
+    _drawn: tuple[tuple[GateView, ...], datetime] | None = None
+    """The gates and the whole second their ages were last worked out from."""
+
+    def show(self, gates: tuple[GateView, ...], now: datetime) -> bool:
+        """Show ``gates`` with their ages at ``now``; False when nothing could have
+        changed (the same gates, and the same second: ages are worked out at most once
+        a second, not for all the gates on every change of the workspace)."""
+        now = now.replace(microsecond=0)
+        if self._drawn is not None and self._drawn[1] == now and same_items(gates, self._drawn[0]):
+            return False
+        self._drawn = (gates, now)
         self.set_rows(self.memo.rows(gates, lambda gate: gate_row(gate, now), lambda gate: age(gate.created_at, now)))
+        return True
 
 
 def gate_row(gate: GateView, now: datetime) -> Row:

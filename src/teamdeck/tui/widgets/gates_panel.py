@@ -17,7 +17,7 @@ from teamdeck.tui.render import block, cell, show_content
 from teamdeck.tui.typed import deck
 from teamdeck.tui.widgets.confirm_bar import AskConfirm, Confirmed, ConfirmRequest
 from teamdeck.tui.widgets.gate_list import GateList
-from teamdeck.tui.widgets.line_list import LineList
+from teamdeck.tui.widgets.line_list import LineList, same_items
 from teamdeck.tui.widgets.panel import Panel
 from teamdeck.view.overview import overview
 from teamdeck.view.snapshot import GateView, WorkspaceSnapshot
@@ -53,11 +53,13 @@ class GatesPanel(Panel):
             yield Static(id="gate-detail-text")
 
     def show(self, snapshot: WorkspaceSnapshot) -> None:
-        self.snapshot = snapshot
+        before, self.snapshot = self.snapshot, snapshot
         gates = self.query_one(GateList)
-        gates.empty = f"no decisions waiting — {overview(snapshot).scanned()}"
+        if not snapshot.gates:
+            gates.empty = f"no decisions waiting — {overview(snapshot).scanned()}"
         gates.show(snapshot.gates, deck(self).ws.clock())
-        self._show_detail()
+        if before is None or not same_items(snapshot.gates, before.gates):
+            self._show_detail()  # (the same gates: the same one selected, the same detail)
 
     @property
     def selected(self) -> GateView | None:

@@ -1,0 +1,75 @@
+"""The footer (tui/widgets/deck_footer.py): one line drawn from the screen's active
+bindings that behaves like Textual's footer: its keys follow the focus, a click presses
+a key, and the wheel brings keys cut at a narrow edge into
+view while quit and help stay at the right."""
+
+from __future__ import annotations
+
+from conftest import make_app, run, showing, until
+from textual import events
+
+from teamdeck.store.workspace import Workspace
+from teamdeck.tui.screens.help import HelpScreen
+from teamdeck.tui.widgets.confirm_bar import ConfirmBar
+from teamdeck.tui.widgets.deck_footer import DeckFooter
+
+
+def footer_of(app) -> DeckFooter:
+    return app.main.query_one(DeckFooter)
+
+
+async def click_key(pilot, footer: DeckFooter, action: str) -> None:
+    region = footer.region_of(action)
+    assert region is not None, f"{action} is not in the footer: {footer.actions}"
+    await pilot.click(DeckFooter, offset=(region.x - footer.region.x, 0))
+
+
+def test_the_keys_follow_the_focus(world: Workspace) -> None:
+    app = make_app(world)
+
+    async def scenario(pilot):
+        footer = footer_of(app)
+        await until(pilot, lambda: "approve" in footer.actions, "the gate keys")
+        await pilot.press("a")
+        await until(pilot, lambda: showing(app, ConfirmBar), "the confirm bar")
+        await until(pilot, lambda: "cancel" in footer.actions and "approve" not in footer.actions, "the bar's keys")
+        await pilot.press("escape")
+        await until(pilot, lambda: "approve" in footer.actions, "the gate keys again")
+
+    run(app, scenario)
+
+
+def test_a_click_presses_the_key(world: Workspace) -> None:
+    app = make_app(world)
+
+    async def scenario(pilot):
+        footer = footer_of(app)
+        await until(pilot, lambda: "approve" in footer.actions, "the gate keys")
+        await click_key(pilot, footer, "approve")
+        await until(pilot, lambda: showing(app, ConfirmBar), "the confirm bar")
+        await pilot.press("escape")
+        await until(pilot, lambda: "help" in footer.actions, "the keys again")
+        await click_key(pilot, footer, "help")
+        await until(pilot, lambda: showing(app, HelpScreen), "the help screen")
+
+    run(app, scenario)
+
+
+def test_the_wheel_brings_cut_keys_into_view_at_80_columns(world: Workspace) -> None:
+    app = make_app(world)
+
+    async def scenario(pilot):
+        await pilot.press("2")
+        footer = footer_of(app)
+        await until(pilot, lambda: "message" in footer.actions, "the roster's keys")
+        quit_before = footer.region_of("quit")
+        last = [action for action in footer.actions if action not in ("quit", "help", "command_palette")][-1]
+        assert footer.region_of(last) is None, "the roster's last key is cut at 80 columns"
+        for _ in range(20):  # the wheel over the footer (Pilot has no wheel)
+            footer.post_message(events.MouseScrollDown(footer, 0, 0, 0, 1, 0, False, False, False))
+        await pilot.pause()
+        region = footer.region_of(last)
+        assert region is not None and region.right <= quit_before.x
+        assert footer.region_of("quit") == quit_before
+
+    run(app, scenario, size=(80, 24))

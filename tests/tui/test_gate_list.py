@@ -1,0 +1,43 @@
+"""The gate list works the ages of its gates out at most once a second: a change of the
+workspace elsewhere (an inbox, 20 a second under load) hands it the same gates again,
+and those are not aged, rowed and compared again until the clock moves on."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from conftest import make_app, run
+from decision_world import MovableClock
+
+import teamdeck.tui.widgets.gate_list as gate_list_module
+from teamdeck.tui.widgets.gate_list import GateList
+
+
+def test_the_same_gates_in_the_same_second_are_not_aged_again(world, monkeypatch) -> None:
+    clock = MovableClock(world.clock())
+    world = replace(world, clock=clock)
+    app = make_app(world)
+    aged: list[str] = []
+    age = gate_list_module.age
+
+    def counting_age(since, now):
+        aged.append(since)
+        return age(since, now)
+
+    monkeypatch.setattr(gate_list_module, "age", counting_age)
+
+    async def scenario(pilot):
+        gates = app.main.query_one(GateList)
+        shown = app.snapshot.gates
+        assert shown, "the world has open gates"
+        aged.clear()  # the first snapshot's
+        # A new snapshot of the same gates (a new tuple of the very same objects).
+        assert gates.show(tuple(shown), world.clock()) is False
+        assert aged == []
+        clock.advance(60)
+        ages_before = [row.cells[0].text for row in gates.rows]
+        assert gates.show(tuple(shown), world.clock()) is True
+        assert len(aged) >= len(shown)  # each gate aged (its row made again)
+        assert [row.cells[0].text for row in gates.rows] != ages_before  # a minute older
+
+    run(app, scenario)
