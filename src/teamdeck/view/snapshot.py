@@ -12,6 +12,7 @@ A file that cannot be read does not stop the picture: its row carries a
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -168,8 +169,9 @@ class TaskView:
     summary_path: str | None = None
     problem: Problem | None = None
 
-    @property
+    @functools.cached_property
     def open_gates(self) -> tuple[GateView, ...]:
+        """The gates still waiting (worked out once per view: every refresh asks)."""
         return tuple(gate for gate in self.gates if gate.open)
 
     def workers_by_status(self) -> dict[str, int]:
