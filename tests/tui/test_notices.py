@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
-from conftest import make_app, run, until
+import asyncio
+
+from conftest import SIZE, make_app, run, until
 
 from teamdeck.protocol.gates import decide_gate
 from teamdeck.tui.app import MAX_NOTICES
@@ -24,6 +26,26 @@ def test_the_oldest_information_notices_go_first_and_errors_stay(world) -> None:
         assert [message for _, message in shown[1:]] == [f"done {n}" for n in range(4, MAX_NOTICES + 3)]
 
     run(app, scenario)
+
+
+def test_notices_pushed_out_leave_nothing_behind(world) -> None:
+    """A notice pushed out by newer ones goes with its holder, as a notice that times
+    out does: Textual's toast rack, asked to refresh instead, removed only the toast and
+    kept an empty holder for the rest of the session (one per approval: every later
+    layout and full garbage collection walked them all)."""
+    app = make_app(world)
+
+    async def main() -> None:
+        async with app.run_test(size=SIZE, notifications=True) as pilot:  # toasts are off in tests by default
+            await until(pilot, lambda: app.main.ready)
+            for number in range(MAX_NOTICES * 5):
+                app.notify(f"done {number}", markup=False)
+                await pilot.pause()
+            await pilot.pause()
+            assert len(app.screen.query("Toast")) == MAX_NOTICES
+            assert len(app.screen.query("ToastHolder")) == MAX_NOTICES
+
+    asyncio.run(main())
 
 
 def test_an_action_notice_comes_after_the_frame_that_shows_its_write(world) -> None:

@@ -23,10 +23,11 @@ from typing import TYPE_CHECKING
 from textual import on, work
 from textual.app import App
 from textual.command import Provider
-from textual.notifications import Notify
+from textual.notifications import Notification, Notify
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, TextArea
+from textual.widgets._toast import ToastRack  # not exported; it names the holder of a notice's toast
 from textual.worker import Worker, WorkerState
 
 from teamdeck.errors import TeamdeckError
@@ -313,8 +314,17 @@ class TeamdeckApp(App[None]):
         shown = list(self._notifications)
         excess = len(shown) + 1 - MAX_NOTICES
         for notice in [notice for notice in shown if notice.severity == "information"][: max(0, excess)]:
-            self._unnotify(notice, refresh=False)
+            self._drop_notice(notice)
         super()._on_notify(event)
+
+    def _drop_notice(self, notice: Notification) -> None:
+        """Take ``notice`` off the screen as its own timeout does: its toast with the
+        holder around it. (Textual's toast rack, left to refresh, removes only the toast
+        and keeps the empty holder for the rest of the session: one per approval, which
+        every later layout and full garbage collection walked.)"""
+        self._unnotify(notice, refresh=False)
+        for holder in self.screen.query(f"#{ToastRack._toast_id(notice)}"):
+            holder.remove()
 
     def load_older_events(self) -> None:
         """Load older lines of every log into the events view."""
