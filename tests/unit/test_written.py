@@ -8,8 +8,10 @@ import pytest
 import small_worlds as worlds
 
 from teamdeck.errors import NotFound
+from teamdeck.protocol.delegation import delegate, report
 from teamdeck.protocol.gates import decide_gate
 from teamdeck.protocol.messaging import send_message
+from teamdeck.protocol.tasks import create_task
 from teamdeck.protocol.written import recorded, stamps
 from teamdeck.store.workspace import Workspace
 
@@ -28,6 +30,28 @@ def test_a_message_records_the_inbox_it_went_to(ws: Workspace) -> None:
     done = recorded(lambda: send_message(ws, "alpha", "alice", "hello", summary="hi"))
     assert ws.inbox("alpha", "alice") in done.written
     assert ws.inbox("alpha", "bob") not in done.written
+
+
+def test_a_document_replaced_whole_is_told_while_the_call_still_runs(team: Workspace) -> None:
+    """task.yaml is told the moment it holds the decision, before the message to the
+    worker is written (the TUI shows the decision then); an appended log is not told
+    (its line may not be written yet when the file is opened)."""
+    ws = team
+    create_task(ws, "t1", "Parser", team="alpha")
+    delegate(ws, "t1", "bob")
+    gate = report(ws, "t1", "bob", status="blocked", summary="stuck", questions=["LALR or PEG?"]).task.open_gates[0]
+    inbox = ws.inbox("alpha", "bob")
+    told: list[tuple[object, bool, bytes]] = []
+
+    def on_replaced(path):
+        told.append((path, "approved" in ws.task_file("t1").read_text(encoding="utf-8"), inbox.read_bytes()))
+
+    before = inbox.read_bytes()
+    done = recorded(lambda: decide_gate(ws, "t1", gate.id, "approve", "PEG"), on_replaced=on_replaced)
+    assert told[0][:2] == (ws.task_file("t1"), True)
+    assert told[0][2] == before and inbox.read_bytes() != before  # bob is told, but after task.yaml
+    assert ws.events_file("t1") not in [path for path, _, _ in told]
+    assert {path for path, _, _ in told} <= done.written
 
 
 def test_a_refused_call_records_nothing_and_the_caller_still_gets_the_set(ws: Workspace) -> None:

@@ -27,16 +27,22 @@ class Written:
     linked into place counts as its target, and a lock directory made and removed
     again is left out."""
 
-    def __init__(self) -> None:
+    def __init__(self, on_replaced: Callable[[Path], None] | None = None) -> None:
         self._changed: dict[Path, None] = {}
         self._transient: set[Path] = set()
         self._made_dirs: set[Path] = set()
+        self._on_replaced = on_replaced
+        self._moved = False
 
     def __call__(self, change: str, raw: str | os.PathLike[str]) -> None:
         path = Path(raw)
+        moved, self._moved = self._moved, change == "moved"
         if change == "moved":
             self._transient.add(path)
-        elif change == "rmdir" and path in self._made_dirs:
+            return
+        if moved and change == "write" and self._on_replaced is not None:
+            self._on_replaced(path)  # a whole new file is in place (a temp file renamed or linked there)
+        if change == "rmdir" and path in self._made_dirs:
             self._transient.add(path)
         else:
             if change == "mkdir":
@@ -56,14 +62,20 @@ class Recorded(Generic[T]):
     written: frozenset[Path]
 
 
-def recorded(call: Callable[[], T], written: set[Path] | None = None) -> Recorded[T]:
+def recorded(
+    call: Callable[[], T], written: set[Path] | None = None, on_replaced: Callable[[Path], None] | None = None
+) -> Recorded[T]:
     """Run ``call`` (a protocol function) and return its result with what it wrote.
 
     Args:
         written: when given, filled with the written paths even if ``call`` raises
             (a refusal after a partial write still shows what changed).
+        on_replaced: told, while ``call`` still runs, each file it replaced whole (a
+            document such as task.yaml, which is in place complete once told): the TUI
+            shows a decision as soon as task.yaml holds it, while the worker is still
+            being messaged.
     """
-    record = Written()
+    record = Written(on_replaced)
     with observing(record):
         try:
             result = call()

@@ -380,10 +380,18 @@ class TeamdeckApp(App[None]):
 
     def _perform(self, what: str, call: Callable[[], str | None]) -> str:
         written: set[Path] = set()
+        read_early: dict[Path, Stamp | None] = {}
+
+        def replaced(path: Path) -> None:
+            # A document replaced whole (task.yaml) is read at once: the decision shows
+            # while the worker is still being messaged.
+            read_early.update(stamps((path,)))
+            self._refresh_own_write({path})
+
         try:
-            done = recorded(call, written).result
+            done = recorded(call, written, on_replaced=replaced).result
         except TeamdeckError as err:
-            self._refresh_own_write(written)
+            self._refresh_rest(written, read_early)
             self.call_from_thread(
                 self.notify,
                 cell(str(err), NOTICE_CHARS),
@@ -394,7 +402,7 @@ class TeamdeckApp(App[None]):
             )
             return "failed"
         except BaseException:
-            self._refresh_own_write(written)
+            self._refresh_rest(written, read_early)
             raise
         notice = cell(done or f"done: {what}", NOTICE_CHARS)
         if not written:
@@ -404,9 +412,15 @@ class TeamdeckApp(App[None]):
         # first is laid out and drawn before that frame, which then comes ~10 ms later.
         waiting = (object(), notice)
         self._notices_waiting.append(waiting)
-        self._refresh_own_write(written)
+        self._refresh_rest(written, read_early)
         self.call_from_thread(self.set_timer, NOTICE_WAIT_S, partial(self._show_waiting_notices, waiting))
         return "done"
+
+    def _refresh_rest(self, written: set[Path], read_early: dict[Path, Stamp | None]) -> None:
+        """Refresh what an action wrote, but not the files read while it ran and not
+        written again since."""
+        now = stamps(read_early)
+        self._refresh_own_write({path for path in written if path not in read_early or now[path] != read_early[path]})
 
     def _show_waiting_notices(self, only: tuple[object, str] | None = None) -> None:
         """Show the success notices of the actions whose writes are on screen now, or
