@@ -16,10 +16,11 @@ readers, which advance); always refresh the newest snapshot. One thread at a tim
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import TypeVar, cast
 
 from teamdeck.clock import parse_iso
 from teamdeck.errors import TeamdeckError
@@ -65,6 +66,8 @@ NEW_LOG_TAIL = 50
 MAX_EVENTS = 10_000
 """The most rows the merged events tail keeps (the newest)."""
 
+_T = TypeVar("_T")
+
 
 @dataclass
 class _State:
@@ -95,6 +98,9 @@ class _State:
     auto_join: bool = True
     shutdown_timeout: timedelta = DEFAULT_SHUTDOWN_TIMEOUT
     stalled_after: int = 600
+    derived: dict[str, tuple[tuple[object, ...], object]] = field(default_factory=dict)
+    """What :func:`_derived` keeps: a name -> the objects a value was derived from,
+    and the value."""
 
     def copy(self) -> _State:
         """A copy whose dicts can change without touching the snapshot this came from
@@ -113,6 +119,7 @@ class _State:
             verdicts=dict(self.verdicts),
             task_lists=dict(self.task_lists),
             task_list_views=dict(self.task_list_views),
+            derived=dict(self.derived),
         )
 
 
@@ -648,16 +655,14 @@ def _moment(text: str) -> datetime:
 def _snapshot(state: _State, rows: tuple[EventRow, ...], notices: tuple[str, ...]) -> WorkspaceSnapshot:
     tasks = tuple(state.tasks[task_id] for task_id in sorted(state.tasks))
     teams = tuple(state.team_views[name] for name in sorted(state.team_views))
-    gates: list[GateView] = [gate for task in tasks for gate in task.open_gates]
-    for name in sorted(state.team_gates):
-        gates += state.team_gates[name]
-    gates.sort(key=lambda gate: (_moment(gate.created_at), gate.key))
+    team_gates = tuple(state.team_gates[name] for name in sorted(state.team_gates))
+    gates = _derived(state, "gates", (*tasks, *team_gates), lambda: _gate_queue(tasks, team_gates))
     return WorkspaceSnapshot(
         root=str(state.ws.root),
         taken_at=state.ws.clock(),
         teams=teams,
         tasks=tasks,
-        gates=tuple(gates),
+        gates=gates,
         events=rows,
         events_complete=all(log.complete for log in state.logs.values()) and len(rows) < MAX_EVENTS,
         problems=_problems(state, tasks, teams),
@@ -674,20 +679,22 @@ def _snapshot(state: _State, rows: tuple[EventRow, ...], notices: tuple[str, ...
     )
 
 
+def _gate_queue(tasks: tuple[TaskView, ...], team_gates: tuple[tuple[GateView, ...], ...]) -> tuple[GateView, ...]:
+    """Every open gate of the tasks and teams, oldest first."""
+    gates = [gate for task in tasks for gate in task.open_gates]
+    for gates_of_team in team_gates:
+        gates += gates_of_team
+    gates.sort(key=lambda gate: (_moment(gate.created_at), gate.key))
+    return tuple(gates)
+
+
 def _problems(state: _State, tasks: tuple[TaskView, ...], teams: tuple[TeamView, ...]) -> tuple[Problem, ...]:
     problems = list(state.listing_problems)
     if state.settings_problem is not None:
         problems.append(state.settings_problem)
-    for task in tasks:
-        if task.problem is not None:
-            problems.append(task.problem)
-        for worker in task.workers:
-            problems += [Problem(f"tasks/{task.id}", "", line) for line in worker.problems]
-    for team in teams:
-        if team.problem is not None:
-            problems.append(team.problem)
-    for files in state.teams.values():
-        problems += inbox_problems(state.ws, files)
+    problems += _derived(state, "task problems", tasks, lambda: _task_problems(tasks))
+    files = tuple(state.teams.values())
+    problems += _derived(state, "team problems", (*teams, *files), lambda: _team_problems(state.ws, teams, files))
     for log in state.logs.values():
         problems += [Problem.of(problem) for problem in log.problems]
     problems += [Problem(f"plans/{plan.id}", "", plan.problem) for plan in state.plans.values() if plan.problem]
@@ -696,3 +703,34 @@ def _problems(state: _State, tasks: tuple[TaskView, ...], teams: tuple[TeamView,
     for name in sorted(state.task_list_views):
         problems += state.task_list_views[name].problems
     return tuple(problems)
+
+
+def _task_problems(tasks: tuple[TaskView, ...]) -> tuple[Problem, ...]:
+    problems = []
+    for task in tasks:
+        if task.problem is not None:
+            problems.append(task.problem)
+        for worker in task.workers:
+            problems += [Problem(f"tasks/{task.id}", "", line) for line in worker.problems]
+    return tuple(problems)
+
+
+def _team_problems(ws: Workspace, teams: tuple[TeamView, ...], files: tuple[TeamFiles, ...]) -> tuple[Problem, ...]:
+    problems = [team.problem for team in teams if team.problem is not None]
+    for team_files in files:
+        problems += inbox_problems(ws, team_files)
+    return tuple(problems)
+
+
+def _derived(state: _State, name: str, inputs: tuple[object, ...], derive: Callable[[], _T]) -> _T:
+    """``derive()``, or the value it gave last time if ``inputs`` are the very objects
+    it was derived from then. The views and files in the state are immutable and
+    replaced when their file changes, so the same objects mean the same value: one
+    inbox change does not sort the whole gate queue again or walk every task's
+    problems (each a few tenths of a millisecond per change at 200 tasks)."""
+    kept = state.derived.get(name)
+    if kept is not None and len(kept[0]) == len(inputs) and all(a is b for a, b in zip(kept[0], inputs, strict=True)):
+        return cast(_T, kept[1])
+    value = derive()
+    state.derived[name] = (inputs, value)
+    return value

@@ -183,14 +183,24 @@ def connected(files: TeamFiles, member: str, now: datetime | None) -> str:
 
 def with_ledger(ws: Workspace, files: TeamFiles) -> TeamFiles:
     """``files`` with the team's ledger built again from the inboxes already read
-    (None when config.json is unreadable; ``config`` and ``problem`` then stay)."""
+    (None when config.json is unreadable; ``config`` and ``problem`` then stay).
+
+    A config.json read without a problem is used as it is: the watcher reports every
+    change of it, and :func:`reread_config` reads it then (reading it again for each
+    inbox change was a quarter of the refresh). One that could not be read is tried
+    again here."""
+    config = files.config if files.problem is None else None
     try:
         ledger = build_ledger(
-            ws, files.name, inboxes=files.inboxes, fold=files.fold, shutdown_timeout=files.shutdown_timeout
+            ws,
+            files.name,
+            config=config,
+            inboxes=files.inboxes,
+            fold=files.fold,
+            shutdown_timeout=files.shutdown_timeout,
         )
     except TeamdeckError:
         return replace(files, ledger=None)
-    # The ledger read config.json last: its roster is the freshest.
     return replace(files, ledger=ledger, config=ledger.config, problem=None)
 
 

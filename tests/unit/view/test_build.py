@@ -9,7 +9,7 @@ import small_worlds as worlds
 
 from teamdeck.protocol.delegation import delegate
 from teamdeck.protocol.gates import decide_gate
-from teamdeck.protocol.messaging import request_shutdown, respond_shutdown
+from teamdeck.protocol.messaging import request_shutdown, respond_shutdown, send_message
 from teamdeck.protocol.tasks import create_task
 from teamdeck.sim.outputs import write_final_output
 from teamdeck.store.workspace import Workspace
@@ -83,10 +83,27 @@ def test_shutdown_handshake_progresses(ws: Workspace) -> None:
     snapshot = build_snapshot(ws)
     alice = snapshot.member("alpha/alice")
     assert alice.status == "shutdown-requested" and alice.pending_shutdown == sent.request_id
-    respond_shutdown(ws, "alpha", sent.request_id, approve=True, sender="alice")
-    snapshot = refresh(snapshot, [ws.inbox("alpha", "team-lead"), ws.messages_log("alpha")])
+    respond_shutdown(ws, "alpha", sent.request_id, approve=True, sender="alice")  # alice leaves the roster
+    snapshot = refresh(snapshot, [ws.inbox("alpha", "team-lead"), ws.messages_log("alpha"), ws.team_config("alpha")])
     alice = snapshot.member("alpha/alice")
     assert alice.status == "offline" and not alice.active
+
+
+def test_an_inbox_change_uses_the_roster_read_at_its_own_change(ws: Workspace) -> None:
+    """config.json is read when it changes (the watcher reports it), not again for
+    every inbox change; one that could not be read is tried again with the next."""
+    worlds.team(ws)
+    snapshot = build_snapshot(ws)
+    config = ws.team_config("alpha")
+    good = config.read_bytes()
+    config.write_text("{ not json")
+    snapshot = refresh(snapshot, [config])
+    assert any(problem.path == "teams/alpha/config.json" for problem in snapshot.problems)
+    config.write_bytes(good)
+    send_message(ws, "alpha", "bob", "hello", summary="hi", sender="alice")
+    snapshot = refresh(snapshot, [ws.inbox("alpha", "bob")])  # the config's own change not reported yet
+    assert not any(problem.path == "teams/alpha/config.json" for problem in snapshot.problems)
+    assert snapshot.member("alpha/bob").unread == 1
 
 
 def test_shutdown_approved_but_still_active_is_marked(ws: Workspace) -> None:

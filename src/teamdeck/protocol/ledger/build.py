@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from teamdeck.model.claude import TeamConfig
 from teamdeck.protocol.ledger.fold import LedgerFold, idle_folds
 from teamdeck.protocol.ledger.handshakes import Context, classify_handshakes, orphan_replies, unread_after_idle
 from teamdeck.protocol.ledger.results import DEFAULT_SHUTDOWN_TIMEOUT, Finding, Ledger, RosterEntry
@@ -22,6 +23,7 @@ def build_ledger(
     ws: Workspace,
     team: str,
     *,
+    config: TeamConfig | None = None,
     inboxes: TeamInboxes | None = None,
     fold: LedgerFold | None = None,
     shutdown_timeout: timedelta = DEFAULT_SHUTDOWN_TIMEOUT,
@@ -31,6 +33,9 @@ def build_ledger(
     Args:
         ws: the workspace.
         team: the team.
+        config: the team's config.json when the caller holds it as read since its
+            last change (the live view, refreshing after an inbox changed); read here
+            when None.
         inboxes: the team's inboxes when the caller has just read them (the live view
             re-reads only the inbox that changed); read here when None.
         fold: what earlier builds of this team folded (the live view keeps one per
@@ -43,7 +48,8 @@ def build_ledger(
         NotFound: no such team.
         InvalidFile: config.json is unreadable (inboxes that are unreadable are findings).
     """
-    config = read_team(ws, team)
+    if config is None:
+        config = read_team(ws, team)
     if inboxes is None:
         inboxes = read_inboxes(ws, team)
     if fold is None:
