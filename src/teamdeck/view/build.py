@@ -41,7 +41,15 @@ from teamdeck.view.plans import (
     update_plans,
     verdict_task_of_path,
 )
-from teamdeck.view.snapshot import GateView, Problem, TaskView, TeamTaskListView, TeamView, WorkspaceSnapshot
+from teamdeck.view.snapshot import (
+    GateView,
+    Problem,
+    TaskView,
+    TeamTaskListView,
+    TeamView,
+    WorkspaceSnapshot,
+    same_items,
+)
 from teamdeck.view.tasks import Outputs, read_outputs, read_task
 from teamdeck.view.team_tasks import TaskListFiles, read_task_list_files, reread_task_files, task_list_view
 from teamdeck.view.teams import (
@@ -729,7 +737,7 @@ def _derived(state: _State, name: str, inputs: tuple[object, ...], derive: Calla
     inbox change does not sort the whole gate queue again or walk every task's
     problems (each a few tenths of a millisecond per change at 200 tasks)."""
     kept = state.derived.get(name)
-    if kept is not None and len(kept[0]) == len(inputs) and all(a is b for a, b in zip(kept[0], inputs, strict=True)):
+    if kept is not None and same_items(inputs, kept[0]):
         return cast(_T, kept[1])
     value = derive()
     state.derived[name] = (inputs, value)

@@ -13,7 +13,7 @@ A file that cannot be read does not stop the picture: its row carries a
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
@@ -415,3 +415,10 @@ class WorkspaceSnapshot:
     @property
     def unread(self) -> int:
         return sum(team.unread for team in self.teams)
+
+
+def same_items(new: Sequence[object], old: Sequence[object]) -> bool:
+    """Whether ``new`` holds the very objects of ``old``, in order (snapshots reuse the
+    objects of what did not change, so this says "unchanged" for the price of a pass
+    of identity checks)."""
+    return len(new) == len(old) and all(a is b for a, b in zip(new, old, strict=True))

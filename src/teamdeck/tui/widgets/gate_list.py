@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import datetime
 
 from teamdeck.tui.render import cell
-from teamdeck.tui.widgets.line_list import Cell, LineList, Row, same_items
+from teamdeck.tui.widgets.line_list import Cell, LineList, Row
 from teamdeck.view.overview import age
-from teamdeck.view.snapshot import GateView
+from teamdeck.view.snapshot import GateView, same_items
 
 KIND_LABELS = {"task-gate": "gate", "plan-approval": "plan", "permission": "permit", "shutdown-stuck": "shutdown"}
 SUBKIND_LABELS = {"verification-failed": "FAIL", "round-review": "round"}

@@ -17,10 +17,10 @@ from teamdeck.tui.render import block, cell, show_content
 from teamdeck.tui.typed import deck
 from teamdeck.tui.widgets.confirm_bar import AskConfirm, Confirmed, ConfirmRequest
 from teamdeck.tui.widgets.gate_list import GateList
-from teamdeck.tui.widgets.line_list import LineList, same_items
+from teamdeck.tui.widgets.line_list import LineList
 from teamdeck.tui.widgets.panel import Panel
 from teamdeck.view.overview import overview
-from teamdeck.view.snapshot import GateView, WorkspaceSnapshot
+from teamdeck.view.snapshot import GateView, WorkspaceSnapshot, same_items
 
 FAIL_GATE = "verification-failed"
 PAIRS = {

@@ -25,6 +25,8 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from teamdeck.view.snapshot import same_items
+
 
 @dataclass(frozen=True)
 class Cell:
@@ -317,13 +319,6 @@ class LineList(ScrollView, can_focus=True):
         if used < width:
             segments.append(Segment(" " * (width - used), line_style))
         return Strip(segments, width)
-
-
-def same_items(new: Sequence[object], old: Sequence[object]) -> bool:
-    """Whether ``new`` holds the very objects of ``old``, in order (snapshots reuse the
-    objects of what did not change, so this says "unchanged" for the price of a pass
-    of identity checks)."""
-    return len(new) == len(old) and all(a is b for a, b in zip(new, old, strict=True))
 
 
 def header_text(titles: Sequence[tuple[str, int | None]]) -> str:
