@@ -18,6 +18,7 @@ from teamdeck.tui.screens.text_view import TextScreen
 from teamdeck.tui.widgets.confirm_bar import ConfirmBar
 from teamdeck.tui.widgets.event_list import EventList
 from teamdeck.tui.widgets.gate_list import GateList
+from teamdeck.tui.widgets.overview_line import OverviewLine
 from teamdeck.tui.widgets.roster_list import RosterList
 from teamdeck.tui.widgets.task_list import TaskList
 
@@ -274,7 +275,7 @@ def test_read_only_disables_every_action_visibly(world) -> None:
         await pilot.pause()
         assert all(app.screen.active_bindings[key].enabled is False for key in ("m", "b", "s"))
         assert world.events_file("t1").read_bytes() == before
-        assert "READ-ONLY" in str(app.main.query_one("#overview").render())
+        assert "READ-ONLY" in app.main.query_one(OverviewLine).plain
 
     run(app, scenario)
 

@@ -12,6 +12,7 @@ from teamdeck.tui.screens.text_view import TextScreen
 from teamdeck.tui.widgets.gate_list import GateList
 from teamdeck.tui.widgets.inbox_list import InboxList
 from teamdeck.tui.widgets.inbox_panel import InboxPanel
+from teamdeck.tui.widgets.overview_line import OverviewLine
 from teamdeck.tui.widgets.roster_list import RosterList
 
 HOSTILE = (
@@ -108,7 +109,7 @@ def test_layout_from_small_to_large(world, size) -> None:
     app = make_app(world)
 
     async def scenario(pilot):
-        overview = str(app.main.query_one("#overview").render())
+        overview = app.main.query_one(OverviewLine).plain
         assert "waiting" in overview and "unread" in overview
         gates = app.main.query_one(GateList)
         assert gates.size.width == size[0] and gates.size.height >= 3

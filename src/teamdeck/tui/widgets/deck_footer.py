@@ -24,6 +24,8 @@ from textual.screen import Screen
 from textual.strip import Strip
 from textual.widget import Widget
 
+from teamdeck.tui.widgets.line_style import ComponentStyles
+
 ESSENTIAL = ("quit", "help")
 """Actions whose keys the footer always shows (at the right edge)."""
 SEPARATOR = "▏"
@@ -85,6 +87,7 @@ class DeckFooter(Widget, can_focus=False):
         self._scroll = 0
         self._line: tuple[tuple[object, ...], Strip] | None = None
         """The last line drawn, with what it was drawn from."""
+        self._styles = ComponentStyles(self)
 
     def on_mount(self) -> None:
         self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
@@ -192,7 +195,8 @@ class DeckFooter(Widget, can_focus=False):
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
-        self._line = None  # a new theme: new colours
+        self._styles.clear()  # a new theme: new colours
+        self._line = None
 
     def _item_x(self, item: FooterItem) -> int:
         """Where ``item`` starts, unclipped (left keys move with the scroll)."""
@@ -206,35 +210,18 @@ class DeckFooter(Widget, can_focus=False):
 
     def _item_segments(self, item: FooterItem, skip: int, length: int) -> list[Segment]:
         """The cells ``[skip, skip + length)`` of ``item``."""
+        # Painted as Textual's footer: the footer, the key widget, then the key's part.
         layer = "deck-footer--hover" if item is self._hover else "deck-footer--item"
         segments = []
         for text, component in item.pieces:
             if component:
-                style = self._style(layer, component) + (Style() if item.enabled else Style(dim=True))
+                style = self._styles(layer, component) + (Style() if item.enabled else Style(dim=True))
             else:  # padding: the background alone
-                style = Style(bgcolor=self._style(layer).bgcolor)
+                style = Style(bgcolor=self._styles(layer).bgcolor)
             segments.append(Segment(text, style))
         if (skip, length) == (0, item.width):
             return segments
         return list(Segment.divide(segments, [skip, skip + length]))[1]
-
-    def _style(self, *layers: str) -> Style:
-        """The footer's colours with the components ``layers`` painted over them in turn
-        (Textual's footer: the footer, the key widget, then the key's part)."""
-        background = self.background_colors[1]
-        color = self.styles.color
-        text_style = Style()
-        for name in layers:
-            styles = self.get_component_styles(name)
-            if styles.has_rule("background"):
-                background += styles.background
-            if styles.has_rule("color"):
-                color = styles.color
-            text_style += styles.text_style
-        return text_style + Style.from_color(
-            (background + color).rich_color if (background.a or color.a) else None,
-            background.rich_color if background.a else None,
-        )
 
     # --- the mouse ----------------------------------------------------------------------
 

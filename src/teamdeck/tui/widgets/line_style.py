@@ -1,0 +1,50 @@
+"""The rich ``Style`` of a part of a line-API widget, from its component classes.
+
+A widget that draws its own line (the footer, the overview line) styles each part with
+a component class in its CSS (``color: $success; text-style: bold``); this paints
+those rules over the widget's own colours as Textual paints a child widget over its
+parent, alpha included, so the line looks as the widgets it replaced did."""
+
+from __future__ import annotations
+
+from rich.style import Style
+from textual.widget import Widget
+
+
+def component_style(widget: Widget, *layers: str) -> Style:
+    """``widget``'s colours with the component classes ``layers`` painted over them in
+    turn (a background over the background, the last colour set, text styles added)."""
+    background = widget.background_colors[1]
+    color = widget.colors[3]  # its own colour, or the one it inherits
+    text_style = Style()
+    for name in layers:
+        styles = widget.get_component_styles(name)
+        if styles.has_rule("background"):
+            background += styles.background
+        if styles.has_rule("color"):
+            color = styles.color
+        text_style += styles.text_style
+    return text_style + Style.from_color(
+        (background + color).rich_color if (background.a or color.a) else None,
+        background.rich_color if background.a else None,
+    )
+
+
+class ComponentStyles:
+    """:func:`component_style` of one widget, each worked out once until its styles
+    change: the owner calls :meth:`clear` from ``notify_style_update`` (a new theme, a
+    class toggled). Working one out walks every ancestor's styles, and a line of a
+    dozen parts is drawn on nearly every change of the workspace."""
+
+    def __init__(self, widget: Widget) -> None:
+        self._widget = widget
+        self._kept: dict[tuple[str, ...], Style] = {}
+
+    def __call__(self, *layers: str) -> Style:
+        style = self._kept.get(layers)
+        if style is None:
+            style = self._kept[layers] = component_style(self._widget, *layers)
+        return style
+
+    def clear(self) -> None:
+        self._kept.clear()
