@@ -294,7 +294,7 @@ class TeamdeckApp(App[None]):
                 markup=False,
             )
         self.main.show(message.snapshot)
-        if self.main.is_mounted:
+        if self.main.is_mounted and self.main.confirm_bar.display:
             # In the frame after the one that shows the answer: hiding the bar and moving
             # the focus lay out the screen and restyle the list and the footer.
             self.call_after_refresh(self.main.confirm_bar.hide_answered)

@@ -50,15 +50,15 @@ class Overview:
 def overview(snapshot: WorkspaceSnapshot, now: datetime | None = None) -> Overview:
     """The :class:`Overview` of ``snapshot`` (ages measured at ``now``, default the
     snapshot's time)."""
-    members = snapshot.members
-    idle = sum(1 for member in members if member.status == "idle")
-    offline = sum(1 for member in members if member.status == "offline")
+    members = sum(len(team.members) for team in snapshot.teams)
+    idle = sum(team.statuses["idle"] for team in snapshot.teams)
+    offline = sum(team.statuses["offline"] for team in snapshot.teams)
     oldest = age(snapshot.gates[0].created_at, now or snapshot.taken_at) if snapshot.gates else ""
     return Overview(
         teams=len(snapshot.teams),
         tasks=len(snapshot.tasks),
-        members=len(members),
-        active=len(members) - idle - offline,
+        members=members,
+        active=members - idle - offline,
         idle=idle,
         offline=offline,
         gates=len(snapshot.gates),

@@ -13,6 +13,7 @@ A file that cannot be read does not stop the picture: its row carries a
 from __future__ import annotations
 
 import functools
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -274,9 +275,15 @@ class TeamView:
     problem: Problem | None = None
     markers: tuple[str, ...] = ()
 
-    @property
+    @functools.cached_property
     def unread(self) -> int:
         return sum(member.unread for member in self.members)
+
+    @functools.cached_property
+    def statuses(self) -> Counter[MemberStatus]:
+        """How many members are in each status (worked out once per view: the
+        overview counts them on every change)."""
+        return Counter(member.status for member in self.members)
 
 
 @dataclass(frozen=True)
@@ -381,7 +388,7 @@ class WorkspaceSnapshot:
     state: Any = field(default=None, compare=False, repr=False)
     """The refresher's private state (parsed files, log readers); not for fronts."""
 
-    @property
+    @functools.cached_property
     def members(self) -> tuple[MemberView, ...]:
         return tuple(member for team in self.teams for member in team.members)
 
@@ -396,7 +403,13 @@ class WorkspaceSnapshot:
         return next((member for member in self.members if member.key == key), None)
 
     def gate(self, key: str) -> GateView | None:
-        return next((gate for gate in self.gates if gate.key == key), None)
+        return self._gates_by_key.get(key)
+
+    @functools.cached_property
+    def _gates_by_key(self) -> dict[str, GateView]:
+        """The gates by key (the gates panel looks its selected one up for each of its
+        keys, on every change)."""
+        return {gate.key: gate for gate in reversed(self.gates)}  # the first of a key wins, as a scan would
 
     def plan(self, plan_id: str) -> PlanView | None:
         return next((plan for plan in self.plans if plan.id == plan_id), None)
@@ -421,4 +434,4 @@ def same_items(new: Sequence[object], old: Sequence[object]) -> bool:
     """Whether ``new`` holds the very objects of ``old``, in order (snapshots reuse the
     objects of what did not change, so this says "unchanged" for the price of a pass
     of identity checks)."""
-    return len(new) == len(old) and all(a is b for a, b in zip(new, old, strict=True))
+    return new is old or (len(new) == len(old) and all(a is b for a, b in zip(new, old, strict=True)))

@@ -63,7 +63,7 @@ class GatesPanel(Panel):
 
     @property
     def selected(self) -> GateView | None:
-        key = self.query_one(GateList).current_key
+        key = self.list.current_key
         return self.snapshot.gate(key) if self.snapshot is not None and key else None
 
     @on(LineList.Highlighted, "#gate-list")
@@ -88,9 +88,9 @@ class GatesPanel(Panel):
             return False  # another pair of keys is the one shown for this gate
         if action in WRITES and gate is None and action not in OLD_PAIRS:
             return False
-        if action in WRITES and (deck(self).read_only or self.selected is None):
+        if action in WRITES and (deck(self).read_only or gate is None):
             return None
-        if action == "open" and self.selected is None:
+        if action == "open" and gate is None:
             return None
         return True
 

@@ -7,6 +7,7 @@ screen acts on it, so the widgets do not import the screen that composes them.
 
 from __future__ import annotations
 
+import functools
 from typing import ClassVar
 
 from textual.containers import Vertical
@@ -32,8 +33,10 @@ class Panel(Vertical):
         """Draw ``snapshot``."""
         raise NotImplementedError
 
-    @property
+    @functools.cached_property
     def list(self) -> LineList:
+        """The panel's list (composed once; looked up once: the footer's checks ask
+        for it on every change)."""
         return self.query_one(self.LIST, LineList)
 
     def focus_list(self) -> None:
