@@ -1,0 +1,52 @@
+"""The overview line (tui/widgets/overview_line.py): one line drawn with the line API
+from its cached parts, which must follow the workspace and the theme as the ``Static``
+it replaced did."""
+
+from __future__ import annotations
+
+from conftest import busy, make_app, run, until
+
+from teamdeck.protocol.messaging import send_message
+from teamdeck.store.workspace import Workspace
+from teamdeck.tui.widgets.overview_line import OverviewLine
+
+
+def _colours(line: OverviewLine) -> dict[str, tuple[object, object]]:
+    """Each drawn piece of text -> its foreground and background."""
+    return {segment.text: (segment.style.color, segment.style.bgcolor) for segment in line.render_line(0)}
+
+
+def test_a_change_redraws_the_line(world: Workspace) -> None:
+    app = make_app(world)
+
+    async def scenario(pilot):
+        line = app.main.query_one(OverviewLine)
+        await until(pilot, lambda: "unread" in line.plain, "the first overview")
+        unread = next(text for text, _ in line._parts if text.endswith(" unread"))
+        count = int(unread.split()[0])
+        send_message(world, "alpha", "bob", "one more", summary="more", sender="alice")
+        app.paths_changed([world.inbox("alpha", "bob")])
+        await until(pilot, lambda: not busy(app) and f"{count + 1} unread" in line.plain, "the new unread count")
+        drawn = "".join(segment.text for segment in line.render_line(0))
+        assert f"{count + 1} unread" in drawn
+        assert len(drawn) == line.size.width  # padded to the edge with the line's background
+
+    run(app, scenario)
+
+
+def test_muted_parts_are_muted_and_a_new_theme_recolours_the_line(world: Workspace) -> None:
+    app = make_app(world)
+
+    async def scenario(pilot):
+        line = app.main.query_one(OverviewLine)
+        await until(pilot, lambda: "unread" in line.plain, "the first overview")
+        dark = _colours(line)
+        idle = next(text for text in dark if text.endswith(" idle"))
+        members = next(text for text in dark if "member" in text)
+        assert dark[idle][0] != dark[members][0]  # idle is muted, the member count is not
+        app.theme = "textual-light"
+        await pilot.pause()
+        light = _colours(line)
+        assert light[members] != dark[members] and light[idle] != dark[idle]
+
+    run(app, scenario)
