@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 from teamdeck.clock import iso, parse_iso
 from teamdeck.errors import NotFound, TeamdeckError
@@ -314,23 +314,33 @@ def team_view(
     members = []
     for member in config.members if config is not None else []:
         inbox = files.inbox_of(member.name)
-        view = MemberView(
-            team=files.name,
-            name=member.name,
-            agent_type=member.agentType,
-            model=member.model,
-            color=member.color,
-            lead=config is not None and config.is_lead(member.name),
-            active=member.isActive,
-            inbox_problem=Problem(f"teams/{files.name}/inboxes/{member.name}.json", "", inbox)
-            if isinstance(inbox, str)
-            else None,
-            inbox=inbox_rows(files, inbox).rows if isinstance(inbox, Inbox) else (),
-            unread=inbox_rows(files, inbox).unread if isinstance(inbox, Inbox) else 0,
-            last_activity=iso(activity[member.name.lower()]) if member.name.lower() in activity else "",
-            connected=connected(files, member.name, now),
+        key = member.name.lower()
+        rows = inbox_rows(files, inbox) if isinstance(inbox, Inbox) else None
+        status = _status(key, member.isActive, files.ledger, key in waiting_on_gates)
+        members.append(
+            MemberView(
+                team=files.name,
+                name=member.name,
+                agent_type=member.agentType,
+                model=member.model,
+                color=member.color,
+                lead=config is not None and config.is_lead(member.name),
+                active=member.isActive,
+                status=status.status,
+                since=status.since,
+                detail=status.detail,
+                unread=rows.unread if rows is not None else 0,
+                last_activity=iso(activity[key]) if key in activity else "",
+                markers=status.markers,
+                inbox=rows.rows if rows is not None else (),
+                inbox_problem=Problem(f"teams/{files.name}/inboxes/{member.name}.json", "", inbox)
+                if isinstance(inbox, str)
+                else None,
+                pending_shutdown=status.pending_shutdown,
+                pending_plan=status.pending_plan,
+                connected=connected(files, member.name, now),
+            )
         )
-        members.append(_with_status(view, files.ledger, member.name.lower() in waiting_on_gates))
     markers = (
         tuple(
             f"{FAILURE_CLASSES[finding.code]}: {finding.detail}"
@@ -358,9 +368,19 @@ def _handshakes(ledger: Ledger | None, kind: str, member: str) -> list[Handshake
     ]
 
 
-def _with_status(view: MemberView, ledger: Ledger | None, on_gate: bool) -> MemberView:
-    """``view`` with its status, since, detail and markers from the team's ledger."""
-    key = view.name.lower()
+class _Status(NamedTuple):
+    """A member's status and what goes with it, from the team's ledger."""
+
+    status: MemberStatus
+    since: str
+    detail: str
+    markers: tuple[str, ...]
+    pending_shutdown: str | None
+    pending_plan: str | None
+
+
+def _status(key: str, active: bool, ledger: Ledger | None, on_gate: bool) -> _Status:
+    """The status of the member ``key`` (lower-cased), its since, detail and markers."""
     shutdowns = _handshakes(ledger, "shutdown", key)
     shutdown = shutdowns[-1] if shutdowns else None
     plans = [handshake for handshake in _handshakes(ledger, "plan", key) if handshake.state == "awaiting_decision"]
@@ -368,7 +388,7 @@ def _with_status(view: MemberView, ledger: Ledger | None, on_gate: bool) -> Memb
 
     status: MemberStatus = "working"
     since, detail = "", ""
-    if not view.active:
+    if not active:
         status = "offline"
         if shutdown is not None and shutdown.replied_at:
             since = shutdown.replied_at
@@ -389,16 +409,13 @@ def _with_status(view: MemberView, ledger: Ledger | None, on_gate: bool) -> Memb
     if shutdown is not None and shutdown.state == "rejected" and not detail:
         detail = shutdown.detail
     failures = [finding for finding in ledger.failures if (finding.member or "").lower() == key] if ledger else []
-    return replace(
-        view,
-        status=status,
-        since=since,
-        detail=detail,
-        markers=tuple(f"{FAILURE_CLASSES[finding.code]}: {finding.detail}" for finding in failures),
-        pending_shutdown=shutdown.request_id
-        if status in ("shutdown-requested", "shutdown-stuck") and shutdown
-        else None,
-        pending_plan=plans[-1].request_id if plans else None,
+    return _Status(
+        status,
+        since,
+        detail,
+        tuple(f"{FAILURE_CLASSES[finding.code]}: {finding.detail}" for finding in failures),
+        shutdown.request_id if status in ("shutdown-requested", "shutdown-stuck") and shutdown else None,
+        plans[-1].request_id if plans else None,
     )
 
 
