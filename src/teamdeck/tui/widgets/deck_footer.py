@@ -22,9 +22,8 @@ from textual import events
 from textual.geometry import Region
 from textual.screen import Screen
 from textual.strip import Strip
-from textual.widget import Widget
 
-from teamdeck.tui.widgets.line_style import ComponentStyles
+from teamdeck.tui.widgets.line_style import CachedLine
 
 ESSENTIAL = ("quit", "help")
 """Actions whose keys the footer always shows (at the right edge)."""
@@ -50,7 +49,7 @@ class FooterItem:
         return sum(cell_len(text) for text, _ in self.pieces)
 
 
-class DeckFooter(Widget, can_focus=False):
+class DeckFooter(CachedLine, can_focus=False):
     """The footer of the main screen (see the module docstring)."""
 
     ALLOW_SELECT = False
@@ -85,9 +84,6 @@ class DeckFooter(Widget, can_focus=False):
         self._stale = True
         self._hover: FooterItem | None = None
         self._scroll = 0
-        self._line: tuple[tuple[object, ...], Strip] | None = None
-        """The last line drawn, with what it was drawn from."""
-        self._styles = ComponentStyles(self)
 
     def on_mount(self) -> None:
         self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
@@ -170,14 +166,13 @@ class DeckFooter(Widget, can_focus=False):
 
     # --- drawing ------------------------------------------------------------------------
 
-    def render_line(self, y: int) -> Strip:
+    def drawn_from(self, width: int) -> object:
         if self._stale and self.is_attached:
             self._read_keys()
             self._stale = False
-        width = self.size.width
-        drawn_from = (width, self._left, self._right, self._hover, self._scroll)
-        if self._line is not None and self._line[0] == drawn_from:
-            return self._line[1]
+        return (width, self._left, self._right, self._hover, self._scroll)
+
+    def draw(self, width: int) -> Strip:
         blank = Style(bgcolor=self.rich_style.bgcolor)
         segments: list[Segment] = []
         used = 0
@@ -189,14 +184,7 @@ class DeckFooter(Widget, can_focus=False):
             used = end
         if used < width:
             segments.append(Segment(" " * (width - used), blank))
-        strip = Strip(segments, width)
-        self._line = (drawn_from, strip)
-        return strip
-
-    def notify_style_update(self) -> None:
-        super().notify_style_update()
-        self._styles.clear()  # a new theme: new colours
-        self._line = None
+        return Strip(segments, width)
 
     def _item_x(self, item: FooterItem) -> int:
         """Where ``item`` starts, unclipped (left keys move with the scroll)."""
@@ -215,9 +203,9 @@ class DeckFooter(Widget, can_focus=False):
         segments = []
         for text, component in item.pieces:
             if component:
-                style = self._styles(layer, component) + (Style() if item.enabled else Style(dim=True))
+                style = self.component_styles(layer, component) + (Style() if item.enabled else Style(dim=True))
             else:  # padding: the background alone
-                style = Style(bgcolor=self._styles(layer).bgcolor)
+                style = Style(bgcolor=self.component_styles(layer).bgcolor)
             segments.append(Segment(text, style))
         if (skip, length) == (0, item.width):
             return segments

@@ -1,4 +1,6 @@
-"""The rich ``Style`` of a part of a line-API widget, from its component classes.
+"""One-line widgets drawn with the line API (the footer, the overview line): the rich
+``Style`` of each part from the widget's component classes, and the line kept until
+what it is drawn from changes.
 
 A widget that draws its own line (the footer, the overview line) styles each part with
 a component class in its CSS (``color: $success; text-style: bold``); this paints
@@ -8,6 +10,7 @@ parent, alpha included, so the line looks as the widgets it replaced did."""
 from __future__ import annotations
 
 from rich.style import Style
+from textual.strip import Strip
 from textual.widget import Widget
 
 
@@ -48,3 +51,38 @@ class ComponentStyles:
 
     def clear(self) -> None:
         self._kept.clear()
+
+
+class CachedLine(Widget):
+    """A widget of one line drawn with the line API and kept until what it is drawn
+    from changes: :meth:`drawn_from` says what that is (compared with ``==``),
+    :meth:`draw` makes the line. A new theme clears the line and its styles
+    (:attr:`component_styles`)."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.component_styles = ComponentStyles(self)
+        self._line: tuple[object, Strip] | None = None
+        """The last line drawn, with what it was drawn from."""
+
+    def drawn_from(self, width: int) -> object:
+        """What the line at ``width`` is drawn from."""
+        raise NotImplementedError
+
+    def draw(self, width: int) -> Strip:
+        """The line, ``width`` cells."""
+        raise NotImplementedError
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        if y != 0:
+            return Strip.blank(width, self.rich_style)
+        drawn_from = self.drawn_from(width)
+        if self._line is None or self._line[0] != drawn_from:
+            self._line = (drawn_from, self.draw(width))
+        return self._line[1]
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self.component_styles.clear()  # a new theme: new colours
+        self._line = None

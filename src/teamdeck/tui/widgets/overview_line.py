@@ -15,10 +15,9 @@ from pathlib import Path
 from rich.cells import cell_len
 from rich.segment import Segment
 from textual.strip import Strip
-from textual.widget import Widget
 
 from teamdeck.tui.render import cell
-from teamdeck.tui.widgets.line_style import ComponentStyles
+from teamdeck.tui.widgets.line_style import CachedLine
 from teamdeck.view.overview import overview
 from teamdeck.view.snapshot import WorkspaceSnapshot
 
@@ -30,7 +29,7 @@ SUCCESS, WARNING, ERROR = "overview-line--success", "overview-line--warning", "o
 READ_ONLY = "overview-line--read-only"
 
 
-class OverviewLine(Widget):
+class OverviewLine(CachedLine):
     """The header line (drawn from the snapshot's :func:`overview`)."""
 
     COMPONENT_CLASSES = {MUTED, BOLD, SUCCESS, WARNING, ERROR, READ_ONLY}
@@ -49,9 +48,6 @@ class OverviewLine(Widget):
         super().__init__(id=id)
         self._drawn: tuple[WorkspaceSnapshot, datetime] | None = None
         self._parts: Parts = ((" reading the workspace…", MUTED),)
-        self._line: tuple[tuple[Parts, int], Strip] | None = None
-        """The last line drawn, with what it was drawn from."""
-        self._styles = ComponentStyles(self)
 
     @property
     def plain(self) -> str:
@@ -73,24 +69,13 @@ class OverviewLine(Widget):
         if self._drawn is not None:
             self.show(*self._drawn)
 
-    def render_line(self, y: int) -> Strip:
-        width = self.size.width
-        if y != 0:
-            return Strip.blank(width, self.rich_style)
-        drawn_from = (self._parts, width)
-        if self._line is not None and self._line[0] == drawn_from:
-            return self._line[1]
-        segments = [
-            Segment(text, self._styles(component) if component else self._styles()) for text, component in self._parts
-        ]
-        strip = Strip(segments).extend_cell_length(width, self.rich_style).crop(0, width)
-        self._line = (drawn_from, strip)
-        return strip
+    def drawn_from(self, width: int) -> object:
+        return (self._parts, width)
 
-    def notify_style_update(self) -> None:
-        super().notify_style_update()
-        self._styles.clear()  # a new theme: new colours
-        self._line = None
+    def draw(self, width: int) -> Strip:
+        styles = self.component_styles
+        segments = [Segment(text, styles(component) if component else styles()) for text, component in self._parts]
+        return Strip(segments).extend_cell_length(width, self.rich_style).crop(0, width)
 
 
 def overview_parts(snapshot: WorkspaceSnapshot, now: datetime, *, compact: bool = False) -> Parts:
