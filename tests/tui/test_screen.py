@@ -136,3 +136,18 @@ def test_a_late_first_activation_of_the_tabs_does_not_undo_a_panel_chosen_in_cod
         assert isinstance(app.focused, RosterList)
 
     run(app, scenario)
+
+
+def test_a_snapshot_that_arrives_while_the_app_closes_is_dropped(world) -> None:
+    """Quitting while a change is being read: the refresher's last snapshot reaches an
+    app whose screens are already gone; it is dropped, not drawn (it raised, and the
+    app ended with a traceback)."""
+    from teamdeck.tui.messages import SnapshotChanged
+    from teamdeck.view.build import build_snapshot
+
+    app = make_app(world)
+    run(app, lambda pilot: pilot.pause())
+    late = build_snapshot(world)
+    app._newest = late
+    app._show(SnapshotChanged(late))  # as the message is handled once the app has stopped
+    assert app.snapshot is not late

@@ -283,6 +283,8 @@ class TeamdeckApp(App[None]):
     def _show(self, message: SnapshotChanged) -> None:
         if message.snapshot is not self._newest:
             return  # a newer one is on its way: only the newest is drawn
+        if not self.is_running:
+            return  # the app is closing (quit while a change was read): its widgets are going
         first = self.snapshot is None
         self.snapshot = message.snapshot
         for notice in message.snapshot.notices:
