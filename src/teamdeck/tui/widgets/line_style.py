@@ -1,11 +1,10 @@
-"""One-line widgets drawn with the line API (the footer, the overview line): the rich
-``Style`` of each part from the widget's component classes, and the line kept until
-what it is drawn from changes.
+"""One-line widgets drawn with the line API (the footer, the overview line): the line
+kept until what it is drawn from changes, and the rich ``Style`` of each of its parts.
 
-A widget that draws its own line (the footer, the overview line) styles each part with
-a component class in its CSS (``color: $success; text-style: bold``); this paints
-those rules over the widget's own colours as Textual paints a child widget over its
-parent, alpha included, so the line looks as the widgets it replaced did."""
+Each part is styled with a component class in the widget's CSS (``color: $success;
+text-style: bold``); :func:`component_style` paints those rules over the widget's own
+colours as Textual paints a child widget over its parent, alpha included, so the line
+looks as the widgets it replaced did."""
 
 from __future__ import annotations
 
