@@ -1,0 +1,84 @@
+"""What a changed path belongs to: a task, a team's config or inbox, a plan, the
+settings... (the refresher reads only that again)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from teamdeck.store.workspace import SETTINGS_FILE
+from teamdeck.view.plans import plan_of_path, verdict_task_of_path
+
+
+@dataclass
+class Work:
+    """What a batch of changed paths asks the refresher to read again."""
+
+    settings: bool = False
+    relist: bool = False
+    tasks: set[str] = field(default_factory=set)
+    outputs: set[str] = field(default_factory=set)
+    """Tasks where something under ``agents/`` (or the task directory itself) changed:
+    their worker outputs are read again."""
+    teams: dict[str, set[str]] = field(default_factory=dict)
+    """team -> the parts to re-read: ``config``, ``messages`` or ``inbox:<file name>``."""
+    plans: set[str] = field(default_factory=set)
+    relist_plans: bool = False
+    verdicts: set[str] = field(default_factory=set)
+    """Tasks whose ``guardian/`` changed: their verdict history is read again."""
+    forge: bool = False
+    """Something under ``forge/`` changed: the issues are read again."""
+    task_lists: dict[str, set[str]] = field(default_factory=dict)
+    """``tasks/<name>/`` -> the file names changed in it (``all``: the directory
+    itself), in case it is a team's Claude Code task list."""
+
+
+def classify(root: Path, changed: Iterable[Path]) -> Work:
+    """Map each changed path under ``root`` to what it belongs to (anything outside
+    ``root`` is ignored)."""
+    work = Work()
+    for path in changed:
+        try:
+            parts = Path(path).relative_to(root).parts
+        except ValueError:
+            continue
+        if not parts:
+            work.relist = True
+        elif parts == (SETTINGS_FILE,):
+            work.settings = True
+        elif parts[0] == "forge":
+            work.forge = True
+        elif parts[0] == "plans":
+            plan = plan_of_path(parts)
+            if plan is None:
+                work.relist_plans = True
+            else:
+                work.plans.add(plan)
+        elif parts[0] == "tasks":
+            if len(parts) == 1:
+                work.relist = True
+            else:
+                work.tasks.add(parts[1])
+                if len(parts) == 2 or parts[2] == "agents":
+                    work.outputs.add(parts[1])
+                if verdict_task_of_path(parts):
+                    work.verdicts.add(parts[1])
+                if len(parts) <= 3:
+                    work.task_lists.setdefault(parts[1], set()).add(parts[2] if len(parts) == 3 else "all")
+        elif parts[0] == "teams":
+            if len(parts) == 1:
+                work.relist = True
+                continue
+            team = work.teams.setdefault(parts[1], set())
+            if len(parts) == 2:
+                team.add("all")
+            elif parts[2] == "config.json":
+                team.add("config")
+            elif parts[2] == "messages.jsonl":
+                team.add("messages")
+            elif parts[2] == "connections":
+                team.add("connections")
+            elif parts[2] == "inboxes":
+                team.add(f"inbox:{parts[3]}" if len(parts) == 4 else "all")
+    return work
