@@ -10,10 +10,12 @@ the disk.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from teamdeck.model.claude import (
+    InboxMessage,
     PermissionRequest,
     PermissionResponse,
     PlanApprovalRequest,
@@ -28,6 +30,8 @@ from teamdeck.protocol.ledger.fold import HANDSHAKE_REPLIES, HANDSHAKE_REQUESTS,
 from teamdeck.protocol.ledger.moments import later, moment_of, newer
 from teamdeck.protocol.ledger.results import Finding, Handshake
 from teamdeck.store.inbox import InboxEntry
+
+_Request = TypeVar("_Request", ShutdownRequest, PlanApprovalRequest, PermissionRequest)
 
 
 class Context:
@@ -51,6 +55,13 @@ class Context:
         for fold in folds.values():
             for who, moment in fold.idle_latest.items():
                 self.idle_latest[who] = newer(self.idle_latest.get(who), moment) or moment
+
+    def requests_of(self, kind: type[_Request]) -> Iterator[tuple[str, _Request, InboxMessage]]:
+        """Every request of ``kind`` in the team's inboxes: its recipient, the request
+        and the message that carried it."""
+        for recipient, entry in self.requests:
+            if isinstance(entry.kind, kind) and entry.message is not None:
+                yield recipient, entry.kind, entry.message
 
     def idle_after(self, member: str, moment: str) -> bool:
         """Whether ``member`` reported idle after ``moment`` (a turn ended since)."""
@@ -92,11 +103,7 @@ def _shutdowns(ctx: Context, superseded: dict[str, TeamLogRecord]) -> list[Hands
         if isinstance(entry.kind, (ShutdownApproved, ShutdownRejected)):
             replies[entry.kind.requestId] = entry
     result = []
-    for recipient, entry in ctx.requests:
-        if not isinstance(entry.kind, ShutdownRequest):
-            continue
-        request, message = entry.kind, entry.message
-        assert message is not None
+    for recipient, request, message in ctx.requests_of(ShutdownRequest):
         reply = replies.get(request.requestId)
         base: dict[str, Any] = dict(
             kind="shutdown",
@@ -209,21 +216,17 @@ def _plans(ctx: Context) -> list[Handshake]:
         if isinstance(entry.kind, PlanApprovalResponse):
             responses[entry.kind.requestId] = (recipient, entry)
     result = []
-    for recipient, entry in ctx.requests:
-        if not isinstance(entry.kind, PlanApprovalRequest):
-            continue
-        message = entry.message
-        assert message is not None
+    for recipient, request, message in ctx.requests_of(PlanApprovalRequest):
         base: dict[str, Any] = dict(
             kind="plan",
-            request_id=entry.kind.requestId,
+            request_id=request.requestId,
             member=message.from_,
             requester=message.from_,
             answerer=recipient,
             requested_at=message.timestamp,
             request_read=message.read,
         )
-        answer = responses.get(entry.kind.requestId)
+        answer = responses.get(request.requestId)
         if answer is None:
             result.append(
                 Handshake(
@@ -261,18 +264,14 @@ def _permissions(ctx: Context) -> list[Handshake]:
         entry.kind.request_id: entry for _r, entry in ctx.replies if isinstance(entry.kind, PermissionResponse)
     }
     asked: dict[tuple[str, str], str] = {}  # (requester, tool_use_id) -> its newest request id
-    for _recipient, entry in ctx.requests:
-        if isinstance(entry.kind, PermissionRequest) and entry.kind.tool_use_id and entry.message is not None:
-            key = (entry.message.from_.lower(), entry.kind.tool_use_id)
+    for _recipient, request, message in ctx.requests_of(PermissionRequest):
+        if request.tool_use_id:
+            key = (message.from_.lower(), request.tool_use_id)
             newest = asked.get(key)
-            if newest is None or not later(newest, entry.message.timestamp):
-                asked[key] = entry.message.timestamp
+            if newest is None or not later(newest, message.timestamp):
+                asked[key] = message.timestamp
     result = []
-    for recipient, entry in ctx.requests:
-        if not isinstance(entry.kind, PermissionRequest):
-            continue
-        message, request = entry.message, entry.kind
-        assert message is not None
+    for recipient, request, message in ctx.requests_of(PermissionRequest):
         base: dict[str, Any] = dict(
             kind="permission",
             request_id=request.request_id,
