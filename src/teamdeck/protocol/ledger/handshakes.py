@@ -97,6 +97,20 @@ def classify_handshakes(ctx: Context, superseded: dict[str, TeamLogRecord]) -> l
     return _shutdowns(ctx, superseded) + _plans(ctx) + _permissions(ctx)
 
 
+def _asked(kind: str, request_id: str, recipient: str, message: InboxMessage, *, member: str) -> dict[str, Any]:
+    """What every handshake records of its request: who asked whom and when, whether
+    the request was read, and ``member``, whom the handshake is about."""
+    return dict(
+        kind=kind,
+        request_id=request_id,
+        member=member,
+        requester=message.from_,
+        answerer=recipient,
+        requested_at=message.timestamp,
+        request_read=message.read,
+    )
+
+
 def _shutdowns(ctx: Context, superseded: dict[str, TeamLogRecord]) -> list[Handshake]:
     replies: dict[str, InboxEntry] = {}
     for _recipient, entry in ctx.replies:
@@ -105,15 +119,7 @@ def _shutdowns(ctx: Context, superseded: dict[str, TeamLogRecord]) -> list[Hands
     result = []
     for recipient, request, message in ctx.requests_of(ShutdownRequest):
         reply = replies.get(request.requestId)
-        base: dict[str, Any] = dict(
-            kind="shutdown",
-            request_id=request.requestId,
-            member=recipient,
-            requester=message.from_,
-            answerer=recipient,
-            requested_at=message.timestamp,
-            request_read=message.read,
-        )
+        base = _asked("shutdown", request.requestId, recipient, message, member=recipient)
         if reply is not None:
             assert reply.message is not None and reply.kind is not None
             approved = isinstance(reply.kind, ShutdownApproved)
@@ -217,15 +223,7 @@ def _plans(ctx: Context) -> list[Handshake]:
             responses[entry.kind.requestId] = (recipient, entry)
     result = []
     for recipient, request, message in ctx.requests_of(PlanApprovalRequest):
-        base: dict[str, Any] = dict(
-            kind="plan",
-            request_id=request.requestId,
-            member=message.from_,
-            requester=message.from_,
-            answerer=recipient,
-            requested_at=message.timestamp,
-            request_read=message.read,
-        )
+        base = _asked("plan", request.requestId, recipient, message, member=message.from_)
         answer = responses.get(request.requestId)
         if answer is None:
             result.append(
@@ -272,15 +270,7 @@ def _permissions(ctx: Context) -> list[Handshake]:
                 asked[key] = message.timestamp
     result = []
     for recipient, request, message in ctx.requests_of(PermissionRequest):
-        base: dict[str, Any] = dict(
-            kind="permission",
-            request_id=request.request_id,
-            member=message.from_,
-            requester=message.from_,
-            answerer=recipient,
-            requested_at=message.timestamp,
-            request_read=message.read,
-        )
+        base = _asked("permission", request.request_id, recipient, message, member=message.from_)
         what = f"{request.tool_name or 'a tool'}" + (f" ({request.description})" if request.description else "")
         answer = responses.get(request.request_id)
         retried = request.tool_use_id and later(
