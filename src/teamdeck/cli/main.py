@@ -2,12 +2,15 @@
 
 Errors a person can act on (:class:`~teamdeck.errors.TeamdeckError`) print as one line
 on stderr with a non-zero exit; any other exception is reported as an internal error
-in one line too, with the traceback only under ``--debug``.
+in one line too, with the traceback only under ``--debug``. A disk that refused a write
+no layer expected (a read-only mount, EACCES, a link out of the workspace) is not an
+internal error: it prints as one line naming the path.
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import json
 import logging
@@ -19,6 +22,7 @@ from collections.abc import Sequence
 from teamdeck import __version__
 from teamdeck.cli.common import Output, common_options, workspace_from
 from teamdeck.errors import TeamdeckError
+from teamdeck.store.workspace import READ_ONLY_HINT
 
 COMMAND_MODULES = (
     "teamdeck.cli.status",
@@ -51,6 +55,20 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+_REFUSALS = {errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOSPC, errno.EDQUOT, errno.EXDEV, errno.ELOOP}
+"""What a disk or a planted link can refuse: the person can act on each."""
+
+
+def disk_refusal(err: BaseException) -> str | None:
+    """One line for an ``OSError`` the disk raised (``Read-only file system (EROFS) on
+    /ws/tasks/t1; the command stopped there. Use --read-only ...``), or None for anything else."""
+    if not isinstance(err, OSError) or err.errno not in _REFUSALS:
+        return None
+    where = f" on {err.filename}" if err.filename else ""
+    hint = f" {READ_ONLY_HINT}" if err.errno == errno.EROFS else ""
+    return f"{err.strerror} ({errno.errorcode[err.errno]}){where}; the command stopped there.{hint}"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; returns the process exit code."""
     parser = build_parser()
@@ -72,6 +90,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except Exception as err:  # noqa: BLE001 - the one place that turns surprises into one line
+        refusal = disk_refusal(err)
+        if refusal is not None:
+            print(f"teamdeck: {refusal}", file=sys.stderr)
+            return 1
         if debug:
             traceback.print_exc()
         print(

@@ -26,6 +26,7 @@ from teamdeck.model.event import Event
 from teamdeck.model.task import Task
 from teamdeck.protocol.replay import TASKS, DocumentFold
 from teamdeck.store.atomic import atomic_replace, remove_stale_temps
+from teamdeck.store.files import ensure_dir
 from teamdeck.store.jsonl import append_record, read_records, records_after, repair_torn_tail
 from teamdeck.store.loaders import dump_yaml, parse_yaml, read_capped
 from teamdeck.store.locks import locked
@@ -258,7 +259,7 @@ def transact(
     ws.require_writable(action)
     path = kind.file(ws, task_id)
     if create:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        ensure_dir(path.parent)
     elif not (path.exists() or kind.log(ws, task_id).exists()):
         # Checked before locking so no lock file is left in a directory that is not a
         # task of ours (e.g. a Claude Code task list under tasks/<team>/).

@@ -7,6 +7,7 @@ from teamdeck.model.event import Event
 from teamdeck.model.task import Task, TaskState
 from teamdeck.protocol.events import new_event
 from teamdeck.protocol.taskfile import TaskChange, transact
+from teamdeck.store.files import ensure_dir
 from teamdeck.store.paths import check_id
 from teamdeck.store.workspace import Workspace
 
@@ -29,9 +30,15 @@ def create_task(
 
     Raises:
         InvalidId: the task id or team name is not allowed.
-        Refused: the task already exists.
+        Refused: the task already exists, or a team has its name: ``tasks/<team>/`` is
+            that team's Claude Code task list, which a task there would hide.
     """
     check_id(task_id, "task id")
+    if ws.team_dir(task_id).is_dir():
+        raise Refused(
+            f"Could not create task '{task_id}': team '{task_id}' exists and {ws.rel(ws.claude_tasks_dir(task_id))} "
+            "is its task list; choose another task id"
+        )
     if team is not None:
         check_id(team, "team name")
     if not title.strip():
@@ -52,6 +59,6 @@ def create_task(
         return [new_event(ws, "task.created", {"task": task})]
 
     change = transact(ws, task_id, decide, action=f"create task '{task_id}'", create=True)
-    ws.agents_dir(task_id).mkdir(exist_ok=True)
-    ws.reports_dir(task_id).mkdir(parents=True, exist_ok=True)
+    ensure_dir(ws.agents_dir(task_id))
+    ensure_dir(ws.reports_dir(task_id))
     return change

@@ -11,6 +11,7 @@ Claude Code's own message.
 from __future__ import annotations
 
 import re
+import unicodedata
 import uuid
 from typing import Any
 
@@ -18,7 +19,7 @@ from teamdeck.errors import Refused
 from teamdeck.model.claude import COLORS, LEAD_NAME, Member, TeamConfig
 from teamdeck.protocol.teamlog import log, new_record
 from teamdeck.store.claude_tasks import ClaudeTaskList, read_claude_tasks
-from teamdeck.store.paths import check_id, check_member, shown
+from teamdeck.store.paths import InvalidId, check_id, check_member, shown
 from teamdeck.store.teamfiles import (
     create_team_files,
     list_team_names,
@@ -37,14 +38,34 @@ def epoch_ms(ws: Workspace) -> int:
     return int(ws.clock().timestamp() * 1000)
 
 
+_HOSTILE_CATEGORIES = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}
+"""Controls, format characters (bidi, zero-width), surrogates, private-use, unassigned
+and line breaks: a name holding one is refused, not renamed (S6)."""
+
+
 def sanitize_team_name(name: str) -> str:
     """A team name as Claude Code makes its directory name: every character outside
-    ``[A-Za-z0-9]`` becomes ``-``, then lowercased.
+    ``[A-Za-z0-9]`` becomes ``-``, then lowercased (``Checkout API`` -> ``checkout-api``).
+
+    A name with a control or invisible character (``"a\nb"``, ``"ok\u202eexe"``) is
+    refused rather than renamed: what the person typed is not what they would see.
 
     Raises:
-        InvalidId: the result is not a usable id (empty, starts with ``-``, too long).
+        InvalidId: a hostile character, or the result is not a usable id (empty,
+            starts with ``-`` as ``.hidden`` would, too long); the message names the
+            name as given.
     """
-    return check_id(re.sub(r"[^A-Za-z0-9]", "-", name).lower(), "team name")
+    hostile = next((char for char in name if unicodedata.category(char) in _HOSTILE_CATEGORIES), None)
+    if hostile is not None:
+        raise InvalidId(
+            f"invalid team name '{shown(name)}': control or invisible character U+{ord(hostile):04X} is not allowed"
+        )
+    directory = re.sub(r"[^A-Za-z0-9]", "-", name).lower()
+    try:
+        return check_id(directory, "team name")
+    except InvalidId as err:
+        given = f"'{shown(name)}'" + (f" (as a directory: '{shown(directory)}')" if directory != name else "")
+        raise InvalidId(str(err).replace(f"'{shown(directory)}'", given, 1)) from None
 
 
 def list_teams(ws: Workspace) -> list[str]:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from teamdeck.errors import WriteFailed
 from teamdeck.store import fs as fs_seam
+from teamdeck.store.paths import beneath
 
 log = logging.getLogger(__name__)
 _warned_mounts: set[int] = set()
@@ -116,7 +117,7 @@ def remove_stale_temps(directory: Path, target_name: str) -> list[Path]:
     removed: list[Path] = []
     prefix = f".{target_name}."
     try:
-        names = os.listdir(directory)
+        names = os.listdir(beneath(directory))
     except FileNotFoundError:
         return removed
     for name in names:

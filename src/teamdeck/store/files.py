@@ -16,9 +16,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from teamdeck.errors import InvalidFile
+from teamdeck.errors import InvalidFile, WriteFailed
 from teamdeck.store.atomic import atomic_replace
 from teamdeck.store.loaders import MAX_FILE_BYTES, check_size
+from teamdeck.store.paths import beneath
 
 
 @dataclass(frozen=True)
@@ -70,7 +71,7 @@ def read_optional(path: Path, limit: int | None = MAX_FILE_BYTES, *, shown: Path
     """
     name = shown if shown is not None else path
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        fd = os.open(beneath(path), os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
         return None
     except OSError as err:
@@ -116,8 +117,16 @@ def replace_if_changed(path: Path, data: bytes, *, crash_prefix: str = "file") -
 
 
 def ensure_dir(directory: Path) -> None:
-    """Create ``directory`` and its parents if missing."""
-    directory.mkdir(parents=True, exist_ok=True)
+    """Create ``directory`` and its parents if missing, never through a link out of the workspace.
+
+    Raises:
+        WriteFailed: the disk refused (EROFS, EACCES...) or a link on the way leads
+            outside the workspace; nothing was created.
+    """
+    try:
+        beneath(directory).mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise WriteFailed(f"could not create {directory}: {err.strerror or err}; nothing was written") from err
 
 
 Stamp = tuple[int, int]

@@ -7,6 +7,10 @@ writes, or stops at a named crash point, the way SQLite swaps in a failing VFS.
 Crash points: when the environment variable ``TEAMDECK_CRASH_AT`` names a point that
 the running code reaches (e.g. ``task.after_tmp_fsync``), the process kills itself with
 SIGKILL there, so crash tests can run a writer in a subprocess and inspect what is left.
+
+Every path the seam is given passes :func:`teamdeck.store.paths.beneath` first, so no
+write follows a symbolic link out of the workspace (it fails with
+:class:`~teamdeck.store.paths.EscapesWorkspace`, an ``OSError``, like any refused write).
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ import signal
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+
+from teamdeck.store.paths import beneath
 
 CRASH_ENV = "TEAMDECK_CRASH_AT"
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR
@@ -38,7 +44,7 @@ class OsFs:
     """Thin wrappers over the ``os`` calls the writers use; override to inject faults."""
 
     def open(self, path: str | os.PathLike[str], flags: int, mode: int = 0o644) -> int:
-        fd = os.open(path, flags, mode)
+        fd = os.open(beneath(path), flags, mode)
         if flags & _WRITE_FLAGS:
             _seen("write", path)
         return fd
@@ -70,16 +76,16 @@ class OsFs:
         os.close(fd)
 
     def replace(self, src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
-        os.replace(src, dst)
+        os.replace(beneath(src), beneath(dst))
         _seen("moved", src)
         _seen("write", dst)
 
     def unlink(self, path: str | os.PathLike[str]) -> None:
-        os.unlink(path)
+        os.unlink(beneath(path))
         _seen("write", path)
 
     def link(self, src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
-        os.link(src, dst)
+        os.link(beneath(src), beneath(dst))
         _seen("moved", src)
         _seen("write", dst)
 
@@ -87,11 +93,11 @@ class OsFs:
         os.ftruncate(fd, length)
 
     def mkdir(self, path: str | os.PathLike[str], mode: int = 0o755) -> None:
-        os.mkdir(path, mode)
+        os.mkdir(beneath(path), mode)
         _seen("mkdir", path)
 
     def rmdir(self, path: str | os.PathLike[str]) -> None:
-        os.rmdir(path)
+        os.rmdir(beneath(path))
         _seen("rmdir", path)
 
     def crash_point(self, name: str) -> None:

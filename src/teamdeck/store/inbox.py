@@ -33,6 +33,7 @@ from teamdeck.store import fs as fs_seam
 from teamdeck.store.atomic import atomic_replace, tmp_prefix
 from teamdeck.store.claude_json import RETRY_DELAYS_S, append_pretty, encode_pretty, read_json_with_bytes
 from teamdeck.store.dirlock import LOCK_STALE_S, dir_locked
+from teamdeck.store.paths import beneath
 
 T = TypeVar("T")
 
@@ -202,10 +203,10 @@ def ensure_inbox(path: Path) -> None:
     Raises:
         WriteFailed: the disk refused.
     """
-    if path.exists():
-        return
     fs = fs_seam.current()
     try:
+        if beneath(path).exists():
+            return
         path.parent.mkdir(exist_ok=True)  # inboxes/ of a team that never had a message
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=tmp_prefix(path), suffix=".tmp")
     except OSError as err:

@@ -20,6 +20,7 @@ from teamdeck.errors import InvalidFile, WriteFailed
 from teamdeck.store import fs as fs_seam
 from teamdeck.store.atomic import fsync_dir
 from teamdeck.store.loaders import dumps_json
+from teamdeck.store.paths import EscapesWorkspace, beneath
 
 MAX_RECORD_BYTES = 64 * 1024
 PARTIAL_WARN_S = 5.0
@@ -167,8 +168,13 @@ class Tail:
         """The complete, new, not-yet-seen records; bad lines go to :attr:`problems`."""
         self.reset = False
         try:
-            fd = os.open(self.path, os.O_RDONLY)
+            fd = os.open(beneath(self.path), os.O_RDONLY)
         except FileNotFoundError:
+            return []
+        except EscapesWorkspace as err:
+            refused = InvalidFile(self.path, "", err.strerror)
+            if all(str(problem) != str(refused) for problem in self.problems):
+                self.problems.append(refused)
             return []
         try:
             info = os.fstat(fd)
@@ -228,12 +234,17 @@ def records_after(path: Path, record_id: str, *, block: int = 64 * 1024) -> list
     Returns:
         The records after it (oldest first), or None when no record has that id (the
         caller reads the whole log).
+
+    Raises:
+        InvalidFile: the log cannot be read (a link out of the workspace, EACCES...).
     """
     needle = record_id.encode()
     try:
-        handle = open(path, "rb")
+        handle = open(beneath(path), "rb")
     except FileNotFoundError:
         return None
+    except OSError as err:
+        raise InvalidFile(path, "", f"cannot read: {err.strerror or err}") from err
     with handle:
         end = os.fstat(handle.fileno()).st_size
         buffer = b""
@@ -274,9 +285,11 @@ def repair_torn_tail(path: Path, stamp: str) -> str | None:
         WriteFailed: the copy or the truncation failed; the message says what was kept.
     """
     try:
-        size = path.stat().st_size
+        size = beneath(path).stat().st_size
     except FileNotFoundError:
         return None
+    except OSError as err:
+        raise WriteFailed(f"{path.name}: {err.strerror or err}; nothing was written") from err
     if size == 0:
         return None
     fs = fs_seam.current()

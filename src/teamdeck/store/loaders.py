@@ -22,6 +22,7 @@ from typing import Any, Protocol
 import yaml
 
 from teamdeck.errors import InvalidFile
+from teamdeck.store.paths import beneath
 
 MAX_FILE_BYTES = 1024 * 1024
 MAX_DEPTH = 100
@@ -63,7 +64,7 @@ def read_capped(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
         InvalidFile: too big, or unreadable (permissions, a directory...).
     """
     try:
-        with open(path, "rb") as handle:
+        with open(beneath(path), "rb") as handle:
             check_size(path, os.fstat(handle.fileno()).st_size, limit)
             return handle.read(limit + 1)
     except FileNotFoundError:

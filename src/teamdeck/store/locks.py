@@ -8,6 +8,7 @@ A holder killed with SIGKILL releases the lock with its process (F10).
 
 from __future__ import annotations
 
+import errno
 import os
 import socket
 import time
@@ -17,7 +18,8 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
-from teamdeck.errors import Busy
+from teamdeck.errors import Busy, WriteFailed
+from teamdeck.store.paths import beneath
 
 LOCK_TIMEOUT_S = 5.0
 
@@ -54,13 +56,19 @@ def locked(path: Path, *, timeout: float | None = None, what: str | None = None)
 
     Raises:
         Busy: another live process held the lock for longer than ``timeout``.
+        WriteFailed: the lock file could not be opened: a symbolic link (out of the
+            workspace, or any link: filelock refuses them), a read-only disk, EACCES.
     """
     lock_file = lock_path_for(path)
     lock = FileLock(lock_file, timeout=LOCK_TIMEOUT_S if timeout is None else timeout, on_acquired=_record_holder)
     try:
+        beneath(lock_file)
         lock.acquire()
     except Timeout:
         raise Busy(f"{what or path.name} is busy: locked by {describe_holder(lock_file)}. Try again.") from None
+    except OSError as err:
+        why = "it is a symbolic link" if err.errno == errno.ELOOP else err.strerror or str(err)
+        raise WriteFailed(f"could not lock {what or path.name}: {why} ({lock_file.name}); nothing was written") from err
     try:
         yield
     finally:

@@ -4,12 +4,21 @@ Every id read from data or typed by a person passes an allow-list before it is j
 into a path, and the joined path is resolved and checked to be inside the workspace,
 so ``../../etc``, absolute paths, NUL bytes, bidi tricks and symlinks out are refused
 (S8, S9).
+
+Every file teamdeck opens, creates, replaces or removes under a workspace also passes
+:func:`beneath` first (the fs seam and the read primitives call it): a symbolic link on
+the way that resolves outside the workspace is refused, so a link planted by an agent
+never turns a send, an approve or a read into one outside the workspace (issue 23).
 """
 
 from __future__ import annotations
 
+import errno
+import os
 import re
+import stat
 from pathlib import Path
+from typing import TypeVar
 
 from teamdeck.errors import InvalidFile, TeamdeckError
 
@@ -91,4 +100,68 @@ def _first_link(root: Path, path: Path) -> Path:
         current = current / part
         if current.is_symlink():
             return current
+    return path
+
+
+P = TypeVar("P", str, Path, "os.PathLike[str]")
+
+_ROOTS: dict[str, str] = {}
+"""Each workspace root opened in this process (as its paths spell it) -> its real path."""
+
+
+class EscapesWorkspace(OSError):
+    """A symbolic link on the way to a path resolves outside the workspace (not followed).
+
+    An ``OSError`` so that every writer and reader turns it into its usual one-line
+    message ("could not append to messages.jsonl: ...; nothing was written").
+    """
+
+
+def confine_to(root: Path) -> None:
+    """Check every path under ``root`` with :func:`beneath` from now on (a :class:`Workspace`
+    calls this for its root)."""
+    _ROOTS[os.fspath(root)] = os.path.realpath(root)
+
+
+def _root_of(text: str) -> str | None:
+    """The innermost registered root that ``text`` lies under (a dict lookup per level)."""
+    end = len(text)
+    while (end := text.rfind(os.sep, 0, end)) > 0:
+        if text[:end] in _ROOTS:
+            return text[:end]
+    return None
+
+
+def beneath(path: P) -> P:
+    """``path`` if no symbolic link between its workspace root and it leads outside.
+
+    Cheap on the hot path: one ``lstat`` per component below the root and no
+    ``realpath`` unless a link is met; a link that stays inside the workspace is
+    allowed. A path under no workspace root is returned unchecked. (The check and the
+    open are two steps: a link swapped in between is not caught, see docs/reliability.md.)
+
+    Raises:
+        EscapesWorkspace: a link on the way (or ``path`` itself) resolves outside.
+    """
+    text = os.fspath(path)
+    root = _root_of(text)
+    if root is None:
+        return path
+    current = root
+    for part in text[len(root) + 1 :].split(os.sep):
+        current = f"{current}{os.sep}{part}"
+        try:
+            mode = os.lstat(current).st_mode
+        except OSError:
+            return path  # the rest does not exist yet: it is made below a checked directory
+        if stat.S_ISLNK(mode):
+            real, real_root = os.path.realpath(text), _ROOTS[root]
+            if real == real_root or real.startswith(real_root + os.sep):
+                return path
+            link = current[len(root) + 1 :]
+            raise EscapesWorkspace(
+                errno.EXDEV,
+                f"{link} is a symbolic link to {os.path.realpath(current)}, outside the workspace; not followed",
+                text,
+            )
     return path

@@ -14,7 +14,7 @@ from typing import Any
 
 from teamdeck.clock import Clock, utc_now
 from teamdeck.errors import ReadOnly
-from teamdeck.store.paths import check_id, check_member, inside
+from teamdeck.store.paths import check_id, check_member, confine_to, inside
 
 SETTINGS_FILE = ".teamdeck.yaml"
 ENV_WORKSPACE = "TEAMDECK_WORKSPACE"
@@ -46,13 +46,16 @@ class Workspace:
     read_only: bool = False
     read_only_reason: str = ""
 
+    def __post_init__(self) -> None:
+        confine_to(self.root)  # every file under the root is opened only through links that stay inside
+
     @classmethod
     def at(cls, root: Path | str, **options: Any) -> Workspace:
         """A workspace rooted at ``root`` (resolved), with optional settings."""
         return cls(Path(root).expanduser().resolve(), **options)
 
     def require_writable(self, action: str) -> None:
-        """Refuse ``action`` when writes are off.
+        """Refuse ``action`` when writes are off, or the workspace is on a read-only mount.
 
         Raises:
             ReadOnly: naming what turned writes off.
@@ -60,6 +63,9 @@ class Workspace:
         if self.read_only:
             why = self.read_only_reason or "read-only mode"
             raise ReadOnly(f"Could not {action}: workspace is read-only ({why}); nothing was written.")
+        mounted = read_only_mount(self.root)
+        if mounted:
+            raise ReadOnly(f"Could not {action}: {mounted}; nothing was written. {READ_ONLY_HINT}")
 
     def rel(self, path: Path) -> Path:
         """``path`` relative to the root, for messages (absolute if outside)."""
@@ -187,6 +193,19 @@ class Workspace:
     def claude_tasks_dir(self, team: str) -> Path:
         """``tasks/<team>/``: a Claude Code task list (numbered JSON files)."""
         return self.tasks_dir / check_id(team, "team name")
+
+
+READ_ONLY_HINT = "Use --read-only to look without writing."
+
+
+def read_only_mount(root: Path) -> str | None:
+    """Why ``root`` cannot be written at all (``"/ws is on a read-only file system
+    (EROFS)"``), or None. One ``statvfs``: cheap enough to ask before every action."""
+    try:
+        flags = os.statvfs(root).f_flag
+    except OSError:
+        return None  # a missing workspace is reported by whatever reads it
+    return f"{root} is on a read-only file system (EROFS)" if flags & os.ST_RDONLY else None
 
 
 def resolve_root(given: str | None) -> Path:

@@ -18,6 +18,7 @@ from pathlib import Path
 from teamdeck.errors import Conflict, WriteFailed
 from teamdeck.store import fs as fs_seam
 from teamdeck.store.atomic import fsync_dir, tmp_prefix
+from teamdeck.store.paths import beneath
 
 
 def write_once(path: Path, data: bytes) -> bool:
@@ -35,8 +36,8 @@ def write_once(path: Path, data: bytes) -> bool:
         WriteFailed: the disk refused; no file and no temp file are left.
     """
     fs = fs_seam.current()
-    path.parent.mkdir(parents=True, exist_ok=True)
     try:
+        beneath(path).parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=tmp_prefix(path), suffix=".tmp")
     except OSError as err:
         raise WriteFailed(f"could not write {path.name}: {err.strerror}; nothing was written") from err
