@@ -10,6 +10,7 @@ from pathlib import Path
 from teamdeck.cli.common import Output, command_group
 from teamdeck.errors import Refused
 from teamdeck.protocol.forge.gitea_api import require_api
+from teamdeck.protocol.hygiene import sweep_temp_files
 from teamdeck.store.workspace import Workspace
 from teamdeck.text import one_line
 from teamdeck.view.issues import IssueView, read_issue_tree
@@ -59,6 +60,7 @@ def _serve(args: argparse.Namespace, ws: Workspace) -> Output:
     except ValueError as err:
         raise Refused(f"Could not start: --listen {err}") from None
     ws.require_writable("serve Gitea webhooks")
+    sweep_temp_files(ws)  # what a crash left (F1), each removal logged
     logging.getLogger("teamdeck.forge").setLevel(logging.INFO)
     app = create_app(ws, secret, max_body=args.max_body or MAX_BODY)
     print(f"teamdeck: forge webhooks for {ws.root} on http://{args.listen}/hook", flush=True)

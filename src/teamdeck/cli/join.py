@@ -10,6 +10,7 @@ import argparse
 
 from teamdeck.cli.common import Output, command_group
 from teamdeck.protocol.gates import GateEntry, decide_gate, list_gates
+from teamdeck.protocol.hygiene import STALE_TEMP_S, sweep_temp_files
 from teamdeck.protocol.join import join_task
 from teamdeck.protocol.validate import validate_workspace
 from teamdeck.store.workspace import Workspace
@@ -42,6 +43,11 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
 
     validate = subparsers.add_parser(
         "validate", parents=[common], help="check every file of the workspace; exit 1 if any problem"
+    )
+    validate.add_argument(
+        "--clean",
+        action="store_true",
+        help=f"first remove the temp files a crash left (older than {STALE_TEMP_S:.0f} s), saying which",
     )
     validate.set_defaults(handler=_validate, settings_may_be_broken=True)
 
@@ -115,9 +121,13 @@ def _decide(args: argparse.Namespace, ws: Workspace) -> Output:
 
 
 def _validate(args: argparse.Namespace, ws: Workspace) -> Output:
+    removed: list[str] = []
+    if args.clean:
+        ws.require_writable("remove the temp files left by a crash")
+        removed = sweep_temp_files(ws)
     problems = validate_workspace(ws)
-    data = {"ok": not problems, "problems": [problem.as_dict() for problem in problems]}
-    if not problems:
+    data = {"ok": not problems, "problems": [problem.as_dict() for problem in problems], "removed": removed}
+    if not problems:  # each removal was logged as it happened
         return Output(data=data, text=f"{ws.root}: no problems found")
     text = "\n".join(str(problem) for problem in problems) + f"\n{len(problems)} problem(s) found"
     return Output(data=data, text=text, exit_code=1)

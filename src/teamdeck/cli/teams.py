@@ -18,10 +18,12 @@ from teamdeck.cli.team_tasks import register_team_task
 from teamdeck.errors import Refused
 from teamdeck.model.claude import COLORS
 from teamdeck.protocol import messaging, teams
+from teamdeck.protocol.gates import task_ids
 from teamdeck.protocol.ledger.build import build_ledger
 from teamdeck.protocol.ledger.results import FAILURE_CLASSES, NOTICES, Ledger
 from teamdeck.protocol.permissions import answer_permission
 from teamdeck.protocol.shutdown_resend import resend_shutdown
+from teamdeck.protocol.verification import edited_verdicts
 from teamdeck.store.inbox import InboxEntry
 from teamdeck.store.settings import load_settings
 from teamdeck.store.teamfiles import list_team_names
@@ -388,9 +390,12 @@ def _doctor(args: argparse.Namespace, ws: Workspace) -> Output:
         lines += _doctor_lines(ledger, tasks)
     if not names:
         lines.append(f"no teams in {ws.root / 'teams'}")
-    healthy = all(report.get("healthy") for report in reports)
+    edited = [str(problem) for task_id in task_ids(ws) for problem in edited_verdicts(ws, task_id)]
+    if edited:
+        lines += ["verdicts edited by hand (the recorded ones stand):", *(f"  ! {one_line(line, 300)}" for line in edited)]
+    healthy = all(report.get("healthy") for report in reports) and not edited
     return Output(
-        {"ok": True, "healthy": healthy, "teams": reports, "ignored": ignored},
+        {"ok": True, "healthy": healthy, "teams": reports, "ignored": ignored, "editedVerdicts": edited},
         "\n".join(lines),
         exit_code=0 if healthy else 1,  # a failure found (or a team unreadable): scripts and CI can tell
         warnings=ignored,

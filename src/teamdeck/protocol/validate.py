@@ -24,10 +24,12 @@ from teamdeck.model.plan import Plan
 from teamdeck.model.report import JoinedSummary
 from teamdeck.model.settings import Settings
 from teamdeck.model.task import Task
+from teamdeck.protocol.hygiene import find_leftovers, name_collisions
 from teamdeck.protocol.join import REPORT_JSON
 from teamdeck.protocol.problems import clean_message, pydantic_problems
 from teamdeck.protocol.team_tasks import dependency_problems
 from teamdeck.protocol.teamlog import read_log
+from teamdeck.protocol.verification import edited_verdicts
 from teamdeck.protocol.worker_outputs import read_worker_outputs
 from teamdeck.store.claude_json import read_json_retrying
 from teamdeck.store.files import list_entries, read_optional
@@ -88,7 +90,37 @@ def validate_workspace(ws: Workspace) -> list[Problem]:
             problems.extend(checker(ws))
         except TeamdeckError as err:
             problems.append(Problem.of(err, str(getattr(err, "path", "") or ".")))
-    return problems
+    return _once_per_link(problems)
+
+
+def check_leftovers(ws: Workspace) -> Iterator[Problem]:
+    """Links out of the workspace, temp files and locks left by a crash (protocol/hygiene.py),
+    and teamdeck tasks named like a team."""
+    for leftover in find_leftovers(ws):
+        yield Problem(leftover.path, "", clean_message(leftover.message))
+    for path, message in name_collisions(ws):
+        yield Problem(path, "", message)
+
+
+def _once_per_link(problems: list[Problem]) -> list[Problem]:
+    """Each link out named once: :func:`check_leftovers` names it, so the reads it made
+    fail are left out, and where a worker output's own line already names it (S9,
+    "resolves outside the workspace; ignored") that line stands instead."""
+
+    def is_link(problem: Problem) -> bool:
+        return problem.message.startswith("symbolic link to ")
+
+    links = {problem.path for problem in problems if is_link(problem)}
+    named = {problem.path for problem in problems if problem.message.startswith("resolves outside")}
+    return [
+        problem
+        for problem in problems
+        if (
+            problem.path not in named
+            if is_link(problem)
+            else not any(f"{link} is a symbolic link to " in problem.message for link in links)
+        )
+    ]
 
 
 def check_settings(ws: Workspace) -> Iterator[Problem]:
@@ -129,6 +161,7 @@ def check_task(ws: Workspace, task_id: str) -> Iterator[Problem]:
             if entry.name.endswith(".json") and not entry.name.startswith("."):
                 rel = f"{base}/{entry.path.relative_to(ws.task_dir(task_id)).as_posix()}"
                 yield from _check_model_file(entry.path, rel, model, parse_json, check=_record_named(entry.name))
+    yield from (Problem(problem.path, "", problem.message) for problem in edited_verdicts(ws, task_id))
     for result in read_worker_outputs(ws, task_id):
         for problem in result.problems:
             yield Problem(f"{base}/{problem.file}", problem.path, problem.message)
@@ -370,6 +403,7 @@ def check_forge(ws: Workspace) -> Iterator[Problem]:
 
 
 CHECKERS: tuple[Checker, ...] = (
+    check_leftovers,
     check_settings,
     check_tasks,
     check_teams,

@@ -43,6 +43,7 @@ from teamdeck.protocol.guardians.runner import Isolation, run_guardian
 from teamdeck.protocol.human_notes import sync_human_notes
 from teamdeck.protocol.lifecycle import can_transition, refusal, transition, transition_event
 from teamdeck.protocol.taskfile import load_task, read_events, transact
+from teamdeck.protocol.verdict_integrity import VerdictProblem, check_verdicts
 from teamdeck.store.files import list_entries, read_optional
 from teamdeck.store.loaders import dumps_json, parse_json
 from teamdeck.store.workspace import Workspace
@@ -407,8 +408,17 @@ def list_assignments(ws: Workspace, task_id: str) -> tuple[list[GuardianAssignme
 
 
 def list_verdicts(ws: Workspace, task_id: str) -> tuple[list[GuardianVerdictSnapshot], list[str]]:
-    """Every verdict of the task, oldest first (the verdict history), and problems."""
-    return _read_records(ws, ws.verdicts_dir(task_id), GuardianVerdictSnapshot)
+    """Every verdict of the task, oldest first (the verdict history), and problems; a
+    verdict file edited by hand is reported and its recorded verdict listed instead."""
+    files, problems = _read_records(ws, ws.verdicts_dir(task_id), GuardianVerdictSnapshot)
+    believed, edited = check_verdicts(ws, task_id, files)
+    return believed, problems + [str(problem) for problem in edited]
+
+
+def edited_verdicts(ws: Workspace, task_id: str) -> list[VerdictProblem]:
+    """The task's verdict files that differ from their recorded verdict (or have none)."""
+    files, _unreadable = _read_records(ws, ws.verdicts_dir(task_id), GuardianVerdictSnapshot)
+    return check_verdicts(ws, task_id, files)[1]
 
 
 def _record_bytes(record: GuardianAssignment | GuardianVerdictSnapshot) -> bytes:
