@@ -29,7 +29,7 @@ from teamdeck.store.files import FileState, changed_files, file_states, list_ent
 from teamdeck.store.paths import InvalidId, check_id
 from teamdeck.store.settings import load_settings
 from teamdeck.store.teamfiles import list_team_names, task_dir_kind
-from teamdeck.store.workspace import SETTINGS_FILE, Workspace
+from teamdeck.store.workspace import SETTINGS_FILE, Workspace, read_only_mount
 from teamdeck.view.assemble import snapshot_of
 from teamdeck.view.changes import classify
 from teamdeck.view.event_tail import advance, merge, merge_all, open_log, take_notice
@@ -250,6 +250,8 @@ def _load_settings(state: ReadState) -> None:
         state.read_only, state.read_only_reason = True, ws.read_only_reason or "read-only mode"
     elif settings.readOnly:
         state.read_only, state.read_only_reason = True, f"readOnly in {SETTINGS_FILE}"
+    elif mounted := read_only_mount(ws.root):
+        state.read_only, state.read_only_reason = True, mounted  # F7: the TUI opens read-only
     else:
         state.read_only, state.read_only_reason = False, ""
 
