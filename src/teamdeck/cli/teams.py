@@ -392,7 +392,10 @@ def _doctor(args: argparse.Namespace, ws: Workspace) -> Output:
         lines.append(f"no teams in {ws.root / 'teams'}")
     edited = [str(problem) for task_id in task_ids(ws) for problem in edited_verdicts(ws, task_id)]
     if edited:
-        lines += ["verdicts edited by hand (the recorded ones stand):", *(f"  ! {one_line(line, 300)}" for line in edited)]
+        lines += [
+            "verdicts edited by hand (the recorded ones stand):",
+            *(f"  ! {one_line(line, 300)}" for line in edited),
+        ]
     healthy = all(report.get("healthy") for report in reports) and not edited
     return Output(
         {"ok": True, "healthy": healthy, "teams": reports, "ignored": ignored, "editedVerdicts": edited},

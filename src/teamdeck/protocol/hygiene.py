@@ -58,7 +58,9 @@ class Leftover:
     def message(self) -> str:
         """What is wrong and what to do, in one line."""
         if self.kind == "link":
-            return f"symbolic link to {self.detail}, outside the workspace; teamdeck neither reads nor writes through it"
+            return (
+                f"symbolic link to {self.detail}, outside the workspace; teamdeck neither reads nor writes through it"
+            )
         if self.kind == "temp":
             return f"temp file left by a crash {_age(float(self.detail))} ago; `teamdeck validate --clean` removes it"
         return (
@@ -138,6 +140,5 @@ def name_collisions(ws: Workspace) -> Iterator[tuple[str, str]]:
         if task_dir_kind(ws.claude_tasks_dir(team)) == "teamdeck":
             yield (
                 str(Path("tasks") / team),
-                f"a teamdeck task named like team '{team}': it hides the team's Claude Code task list; "
-                "rename the task",
+                f"a teamdeck task named like team '{team}': it hides the team's Claude Code task list; rename the task",
             )

@@ -38,7 +38,7 @@ class VerdictProblem:
 
 def recorded_verdicts(ws: Workspace, task_id: str) -> dict[str, GuardianVerdictSnapshot]:
     """Each verdict as its ``guardian.verdict_recorded`` event holds it, by id."""
-    recorded = {}
+    recorded: dict[str, GuardianVerdictSnapshot] = {}
     for event in read_events(ws, task_id):
         if event.type != "guardian.verdict_recorded":
             continue

@@ -172,7 +172,7 @@ class Tail:
         except FileNotFoundError:
             return []
         except EscapesWorkspace as err:
-            refused = InvalidFile(self.path, "", err.strerror)
+            refused = InvalidFile(self.path, "", str(err.strerror))
             if all(str(problem) != str(refused) for problem in self.problems):
                 self.problems.append(refused)
             return []

@@ -103,7 +103,7 @@ def _first_link(root: Path, path: Path) -> Path:
     return path
 
 
-P = TypeVar("P", str, Path, "os.PathLike[str]")
+P = TypeVar("P", bound="str | os.PathLike[str]")
 
 _ROOTS: dict[str, str] = {}
 """Each workspace root opened in this process (as its paths spell it) -> its real path."""
@@ -143,7 +143,8 @@ def beneath(path: P) -> P:
     Raises:
         EscapesWorkspace: a link on the way (or ``path`` itself) resolves outside.
     """
-    text = os.fspath(path)
+    given: str | os.PathLike[str] = path
+    text = os.fspath(given)
     root = _root_of(text)
     if root is None:
         return path

@@ -60,9 +60,7 @@ ACTIONS = {
 @pytest.mark.parametrize("action", ACTIONS, ids=list(ACTIONS))
 def test_f7_every_write_on_a_read_only_mount_is_one_clear_refusal(world, monkeypatch, action):
     real = os.statvfs
-    monkeypatch.setattr(
-        workspace.os, "statvfs", lambda path: SimpleNamespace(f_flag=real(path).f_flag | os.ST_RDONLY)
-    )
+    monkeypatch.setattr(workspace.os, "statvfs", lambda path: SimpleNamespace(f_flag=real(path).f_flag | os.ST_RDONLY))
     before = files_of(world.root)
     with pytest.raises(ReadOnly) as refused:
         ACTIONS[action](world)
