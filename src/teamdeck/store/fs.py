@@ -76,7 +76,7 @@ class OsFs:
         os.close(fd)
 
     def replace(self, src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
-        os.replace(beneath(src), beneath(dst))
+        os.replace(src, beneath(dst))  # src: our temp file beside dst, whose directory is checked
         _seen("moved", src)
         _seen("write", dst)
 
@@ -85,7 +85,7 @@ class OsFs:
         _seen("write", path)
 
     def link(self, src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
-        os.link(beneath(src), beneath(dst))
+        os.link(src, beneath(dst))  # src: our temp file beside dst, whose directory is checked
         _seen("moved", src)
         _seen("write", dst)
 
