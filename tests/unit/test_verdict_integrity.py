@@ -1,4 +1,4 @@
-"""A verdict edited by hand is found, not believed (issue 23, seed 003; docs/reliability.md S18).
+"""A verdict edited by hand is found, not believed (seed 003; docs/reliability.md S18).
 
 The guardian's FAIL is turned into PASS in the verdict file, as a person (or an agent)
 with a text editor could. Before the fix ``validate`` and ``doctor`` said nothing and

@@ -1,5 +1,5 @@
 """What is wrong with a workspace between its files: links out of it, files a crash left
-behind, a task and a team sharing a name (issue 23 items 1, 8, 9).
+behind, a task and a team sharing a name (S16, F1, F11, B20).
 
 One walk of the workspace's areas (``tasks/``, ``teams/``, ``forge/``, ``plans/``),
 never following a link, finds:

@@ -8,7 +8,7 @@ so ``../../etc``, absolute paths, NUL bytes, bidi tricks and symlinks out are re
 Every file teamdeck opens, creates, replaces or removes under a workspace also passes
 :func:`beneath` first (the fs seam and the read primitives call it): a symbolic link on
 the way that resolves outside the workspace is refused, so a link planted by an agent
-never turns a send, an approve or a read into one outside the workspace (issue 23).
+never turns a send, an approve or a read into one outside the workspace (S16).
 """
 
 from __future__ import annotations

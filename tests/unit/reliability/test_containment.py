@@ -1,4 +1,4 @@
-"""Symbolic links out of the workspace (docs/reliability.md S16, issue 23 item 1).
+"""Symbolic links out of the workspace (docs/reliability.md S16).
 
 Each case plants what an agent could: a file or a directory of the workspace moved
 outside and replaced by a link to it, so following the link would "work". Before the

@@ -1,5 +1,5 @@
 """A read-only workspace (F7), what a crash leaves (F1, F11), names used twice (B20) and
-hostile team names (S17): issue 23 items 6, 8, 9 and 11.
+hostile team names (S17), as a fault campaign found them.
 
 Each test reproduces the defect as the issue found it; the read-only cases inject the
 mount flag (CI runs as root, where chmod proves nothing) and, where the machine allows
