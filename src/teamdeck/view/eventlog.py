@@ -23,6 +23,7 @@ from typing import Any
 from teamdeck.errors import InvalidFile
 from teamdeck.store.jsonl import Tail, decode_records
 from teamdeck.store.loaders import dumps_json
+from teamdeck.store.paths import EscapesWorkspace, beneath
 
 BLOCK_BYTES = 64 * 1024
 DETAIL_CHARS = 4000
@@ -152,8 +153,14 @@ class LogSource:
         self.rows = []
         self._tail = Tail(self.path)
         try:
-            fd = os.open(self.path, os.O_RDONLY)
+            fd = os.open(beneath(self.path), os.O_RDONLY)
         except FileNotFoundError:
+            self.start = 0
+            return
+        except EscapesWorkspace as err:  # a link out of the workspace: named once, never read (S16)
+            refused = InvalidFile(self.rel, "", str(err.strerror))
+            if all(str(problem) != str(refused) for problem in self.problems):
+                self._problem(refused)
             self.start = 0
             return
         try:
@@ -217,8 +224,8 @@ class LogSource:
         if self.start == 0 or count <= 0:
             return []
         try:
-            fd = os.open(self.path, os.O_RDONLY)
-        except FileNotFoundError:
+            fd = os.open(beneath(self.path), os.O_RDONLY)
+        except (FileNotFoundError, EscapesWorkspace):
             return []
         try:
             if os.fstat(fd).st_ino != self._tail.inode:

@@ -172,3 +172,14 @@ def test_s16_validate_names_every_link_out_once(world, tmp_path):
     assert sorted(problem.path for problem in about_links) == sorted([*linked, "teams/alpha/config.json.lock"])
     assert len(about_links) == len(problems), [str(problem) for problem in problems]
     assert str(about_links[0]).startswith(f"{about_links[0].path}: symbolic link to ")
+
+
+def test_s16_the_live_view_names_a_linked_log_and_shows_none_of_its_lines(world, tmp_path):
+    from teamdeck.view.build import build_snapshot
+
+    target = move_out(world, "tasks/t1/events.jsonl", tmp_path / "outside")
+    target.write_bytes(target.read_bytes() + b'{"id":"01OUTSIDE0000000000000000","type":"secret"}\n')
+    snapshot = build_snapshot(world)
+    assert not any(row.kind == "secret" for row in snapshot.events)
+    assert not any(row.source == "task t1" for row in snapshot.events)
+    assert any("tasks/t1/events.jsonl is a symbolic link to" in str(problem) for problem in snapshot.problems)
