@@ -26,7 +26,7 @@ from teamdeck.model.claude import TeamConfig
 from teamdeck.store.atomic import atomic_replace, is_temp_name
 from teamdeck.store.claude_json import encode_pretty, read_json_retrying
 from teamdeck.store.dirlock import LOCK_STALE_S, dir_locked
-from teamdeck.store.paths import InvalidId, check_id, check_member, shown
+from teamdeck.store.paths import InvalidId, beneath, check_id, check_member, shown
 from teamdeck.store.workspace import Workspace
 
 T = TypeVar("T")
@@ -159,7 +159,8 @@ def create_team_files(ws: Workspace, team: str, config: dict[str, Any]) -> None:
             "or another directory; choose another team name"
         )
     try:
-        ws.teams_dir.mkdir(parents=True, exist_ok=True)
+        beneath(tasks_dir)
+        beneath(team_dir).parent.mkdir(parents=True, exist_ok=True)
         team_dir.mkdir()
     except FileExistsError:
         raise Refused(f"Could not create team '{team}': it already exists ({ws.rel(team_dir)})") from None
