@@ -55,7 +55,8 @@ def read_json_retrying(
 
     Raises:
         FileNotFoundError: the file does not exist (callers decide what that means).
-        InvalidFile: still empty, invalid or of the wrong type after every attempt.
+        InvalidFile: still empty, invalid or of the wrong type after every attempt, or
+            not readable at all (at once: a link out of the workspace, too big, EACCES).
     """
     return read_json_with_bytes(path, expect, shown=shown, delays=delays)[1]
 
@@ -69,8 +70,8 @@ def read_json_with_bytes(
     for attempt in range(len(delays) + 1):
         if attempt:
             time.sleep(delays[attempt - 1])
+        data = read_capped(path, CLAUDE_MAX_BYTES)  # unreadable (a link out, EACCES): no retry helps
         try:
-            data = read_capped(path, CLAUDE_MAX_BYTES)
             if not data.strip():
                 raise InvalidFile(name, "", "empty file")
             value = parse_json(data, Path(name), limit=CLAUDE_MAX_BYTES)
