@@ -103,7 +103,7 @@ def _first_link(root: Path, path: Path) -> Path:
     return path
 
 
-P = TypeVar("P", bound="str | os.PathLike[str]")
+_P = TypeVar("_P", bound="str | os.PathLike[str]")
 
 _ROOTS: dict[str, str] = {}
 """Each workspace root opened in this process (as its paths spell it) -> its real path."""
@@ -132,13 +132,14 @@ def _root_of(text: str) -> str | None:
     return None
 
 
-def beneath(path: P) -> P:
+def beneath(path: _P) -> _P:
     """``path`` if no symbolic link between its workspace root and it leads outside.
 
-    Cheap on the hot path: one ``lstat`` per component below the root and no
-    ``realpath`` unless a link is met; a link that stays inside the workspace is
-    allowed. A path under no workspace root is returned unchecked. (The check and the
-    open are two steps: a link swapped in between is not caught, see docs/reliability.md.)
+    Cheap on the hot path: one ``lstat`` per component below the root and a
+    ``realpath`` only for a link met on the way; a link that stays inside the workspace
+    is followed (and what lies past it checked the same way). A path under no workspace
+    root is returned unchecked. (The check and the open are two steps: a link swapped in
+    between is not caught, see S10 in docs/reliability.md.)
 
     Raises:
         EscapesWorkspace: a link on the way (or ``path`` itself) resolves outside.
@@ -156,13 +157,10 @@ def beneath(path: P) -> P:
         except OSError:
             return path  # the rest does not exist yet: it is made below a checked directory
         if stat.S_ISLNK(mode):
-            real, real_root = os.path.realpath(text), _ROOTS[root]
-            if real == real_root or real.startswith(real_root + os.sep):
-                return path
-            link = current[len(root) + 1 :]
-            raise EscapesWorkspace(
-                errno.EXDEV,
-                f"{link} is a symbolic link to {os.path.realpath(current)}, outside the workspace; not followed",
-                text,
-            )
+            real, real_root = os.path.realpath(current), _ROOTS[root]
+            if real != real_root and not real.startswith(real_root + os.sep):
+                link = current[len(root) + 1 :]
+                raise EscapesWorkspace(
+                    errno.EXDEV, f"{link} is a symbolic link to {real}, outside the workspace; not followed", text
+                )
     return path

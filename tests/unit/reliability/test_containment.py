@@ -183,3 +183,15 @@ def test_s16_the_live_view_names_a_linked_log_and_shows_none_of_its_lines(world,
     assert not any(row.kind == "secret" for row in snapshot.events)
     assert not any(row.source == "task t1" for row in snapshot.events)
     assert any("tasks/t1/events.jsonl is a symbolic link to" in str(problem) for problem in snapshot.problems)
+
+
+def test_s16_a_link_inside_that_leads_to_a_link_out_is_refused_naming_the_second(world, tmp_path):
+    (world.root / "teams" / "alpha").rename(world.root / "alpha-real")
+    (world.root / "teams" / "alpha").symlink_to("../alpha-real")
+    target = move_out(world, "alpha-real/inboxes", tmp_path / "outside")
+    with pytest.raises(EscapesWorkspace) as refused:
+        beneath(world.inbox("alpha", "bob"))
+    assert (
+        refused.value.strerror
+        == f"teams/alpha/inboxes is a symbolic link to {target}, outside the workspace; not followed"
+    )
