@@ -27,6 +27,7 @@ from teamdeck.protocol.plans.machine import Advance, advance
 from teamdeck.protocol.taskfile import load_task
 from teamdeck.protocol.teams import add_member, create_team
 from teamdeck.protocol.verification import configure_guardian
+from teamdeck.store.loaders import dumps_json
 from teamdeck.store.workspace import Workspace
 
 START = datetime(2026, 3, 1, 9, 0, 0, tzinfo=UTC)
@@ -150,17 +151,30 @@ def _completed(ws: Workspace) -> None:
 
 
 def steady_verdicts(ws: Workspace) -> None:
-    """Rewrite the verdict files' wall-clock parts (``durationS``) and the workspace's
+    """Rewrite the verdicts' wall-clock parts (``durationS``) and the workspace's
     temporary path in their evidence with fixed values, so a screen showing them is the
-    same on every run (snapshots only: the records are otherwise write-once)."""
+    same on every run (snapshots only: the records are otherwise write-once). Both copies
+    change alike, the file and its ``guardian.verdict_recorded`` event, or the verdict
+    would rightly be reported as edited by hand (S18)."""
     import json
 
-    for path in sorted(ws.tasks_dir.glob("*/guardian/verdicts/gv-*.json")):
-        record = json.loads(path.read_text())
+    def steady(record: dict) -> dict:
         record["durationS"] = 0.25
         evidence = record.get("evidence", {})
         if "durationS" in evidence:
             evidence["durationS"] = 0.01
         if isinstance(evidence.get("cwd"), str):
             evidence["cwd"] = evidence["cwd"].replace(str(ws.root), "<workspace>")
-        path.write_text(json.dumps(record, indent=2) + "\n")
+        return record
+
+    for path in sorted(ws.tasks_dir.glob("*/guardian/verdicts/gv-*.json")):
+        path.write_text(json.dumps(steady(json.loads(path.read_text())), indent=2) + "\n")
+    for log in sorted(ws.tasks_dir.glob("*/events.jsonl")):
+        lines = []
+        for line in log.read_text().splitlines():
+            event = json.loads(line)
+            if event.get("type") == "guardian.verdict_recorded":
+                steady(event["payload"]["verdict"])
+                line = dumps_json(event)
+            lines.append(line)
+        log.write_text("\n".join(lines) + "\n")
