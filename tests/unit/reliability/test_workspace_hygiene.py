@@ -69,6 +69,16 @@ def test_f7_every_write_on_a_read_only_mount_is_one_clear_refusal(world, monkeyp
     assert files_of(world.root) == before
 
 
+def test_f7_the_live_view_opens_read_only_and_says_why(world, monkeypatch):
+    from teamdeck.view.build import build_snapshot
+
+    real = os.statvfs
+    monkeypatch.setattr(workspace.os, "statvfs", lambda path: SimpleNamespace(f_flag=real(path).f_flag | os.ST_RDONLY))
+    snapshot = build_snapshot(world)
+    assert snapshot.read_only
+    assert snapshot.read_only_reason == f"{world.root} is on a read-only file system (EROFS)"
+
+
 def test_f7_a_lock_file_the_disk_refuses_is_a_write_failure_not_an_internal_error(world, monkeypatch):
     def refuse(self, *args, **kwargs):
         raise OSError(errno.EROFS, "Read-only file system", str(self.lock_file))
