@@ -1,5 +1,5 @@
 """What is wrong with a workspace between its files: links out of it, files a crash left
-behind, a task and a team sharing a name (S16, F1, F11, B20).
+behind, a task and a team sharing a name (S16, F1, F11, B21).
 
 One walk of the workspace's areas (``tasks/``, ``teams/``, ``forge/``, ``plans/``),
 never following a link, finds:
@@ -135,7 +135,7 @@ def sweep_temp_files(ws: Workspace, *, now: float | None = None) -> list[str]:
 
 def name_collisions(ws: Workspace) -> Iterator[tuple[str, str]]:
     """``(task dir, message)`` for each teamdeck task named like a team: it hides that
-    team's Claude Code task list ``tasks/<team>/`` (B20)."""
+    team's Claude Code task list ``tasks/<team>/`` (B21)."""
     for team in list_team_names(ws)[0]:
         if task_dir_kind(ws.claude_tasks_dir(team)) == "teamdeck":
             yield (

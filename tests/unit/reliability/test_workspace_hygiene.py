@@ -1,4 +1,4 @@
-"""A read-only workspace (F7), what a crash leaves (F1, F11), names used twice (B20) and
+"""A read-only workspace (F7), what a crash leaves (F1, F11), names used twice (B21) and
 hostile team names (S17), as a fault campaign found them.
 
 Each test reproduces the defect as the issue found it; the read-only cases inject the
@@ -176,16 +176,16 @@ def test_f11_a_left_over_inbox_lock_directory_is_reported(world):
     assert problem.message.startswith("lock taken 10 min ago and not released")
 
 
-# --- B20: a task named like a team --------------------------------------------------
+# --- B21: a task named like a team --------------------------------------------------
 
 
-def test_b20_a_task_named_like_a_team_is_refused(world):
+def test_b21_a_task_named_like_a_team_is_refused(world):
     with pytest.raises(Refused, match=r"^Could not create task 'alpha': team 'alpha' exists and tasks/alpha is its"):
         create_task(world, "alpha", "Hides the task list")
     assert not (world.root / "tasks/alpha/task.yaml").exists()
 
 
-def test_b20_validate_reports_a_task_that_already_hides_a_team_task_list(world):
+def test_b21_validate_reports_a_task_that_already_hides_a_team_task_list(world):
     for name in ("task.yaml", "events.jsonl"):
         shutil.copy(world.task_dir("t1") / name, world.root / "tasks/alpha" / name)
     problems = [str(problem) for problem in validate_workspace(world)]
