@@ -69,6 +69,19 @@ def test_f7_every_write_on_a_read_only_mount_is_one_clear_refusal(world, monkeyp
     assert files_of(world.root) == before
 
 
+def test_f7_forge_serve_refuses_to_start_on_a_read_only_mount(world, monkeypatch, capsys):
+    from teamdeck.cli.main import main
+
+    real = os.statvfs
+    monkeypatch.setattr(workspace.os, "statvfs", lambda path: SimpleNamespace(f_flag=real(path).f_flag | os.ST_RDONLY))
+    monkeypatch.setenv("TEAMDECK_FORGE_SECRET", "s")
+    assert main(["--workspace", str(world.root), "forge", "serve", "--listen", "127.0.0.1:0"]) == 1
+    assert capsys.readouterr().err.strip() == (
+        f"teamdeck: Could not serve Gitea webhooks: {world.root} is on a read-only file system (EROFS); "
+        "nothing was written. Use --read-only to look without writing."
+    )
+
+
 def test_f7_the_live_view_opens_read_only_and_says_why(world, monkeypatch):
     from teamdeck.view.build import build_snapshot
 
