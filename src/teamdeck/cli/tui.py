@@ -7,7 +7,6 @@ import os
 
 from teamdeck.cli.common import Output
 from teamdeck.errors import TeamdeckError
-from teamdeck.protocol.hygiene import sweep_temp_files
 from teamdeck.store.workspace import ENV_WORKSPACE, SETTINGS_FILE, Workspace
 
 
@@ -37,8 +36,6 @@ def _tui(args: argparse.Namespace, ws: Workspace) -> Output:
         )
     from teamdeck.tui import open_app  # Textual is imported only for the TUI
 
-    if not ws.read_only:
-        sweep_temp_files(ws)  # what a crash left (F1): each removal is logged before the screen opens
     app = open_app(ws, watch=not args.no_watch, force_polling=True if args.poll else None)
     app.run()
     return Output(data={"ok": True})

@@ -13,8 +13,9 @@ never following a link, finds:
   lock's stale time: a writer died holding it, and the next writer waits for it (F11).
 
 :func:`leftover_problems` reports them for ``teamdeck validate``; :func:`sweep_temp_files`
-removes the stale temp files (``teamdeck validate --clean``, and each long-running front
-at start: ``tui``, ``forge serve``, ``mcp``).
+removes the stale temp files (``teamdeck validate --clean``, and ``forge serve`` when it
+starts). The TUI does not sweep at start: a walk of every file would lengthen its start
+(``teamdeck validate`` reports what is left).
 """
 
 from __future__ import annotations
