@@ -10,9 +10,9 @@ never following a link, finds:
   inboxes, config.json, human-notes.md, reports...) older than :data:`STALE_TEMP_S`: a
   writer holds one for milliseconds, so an old one was left by a crash (F1);
 - lock directories (``<name>.json.lock``, Claude Code's mkdir lock) older than the
-  lock's stale time: a writer died holding it, and the next writer waits for it (F11).
+  lock's stale time: its writer died or is stuck, and the next writer waits for it (F11).
 
-:func:`leftover_problems` reports them for ``teamdeck validate``; :func:`sweep_temp_files`
+:func:`find_leftovers` finds them for ``teamdeck validate``; :func:`sweep_temp_files`
 removes the stale temp files (``teamdeck validate --clean``, and ``forge serve`` when it
 starts). The TUI does not sweep at start: a walk of every file would lengthen its start
 (``teamdeck validate`` reports what is left).
@@ -27,6 +27,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from teamdeck.store.dirlock import LOCK_STALE_S
 from teamdeck.store.teamfiles import list_team_names, task_dir_kind
@@ -52,7 +53,7 @@ class Leftover:
     """
 
     path: str
-    kind: str
+    kind: Literal["link", "temp", "lock"]
     detail: str
 
     @property
