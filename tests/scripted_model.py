@@ -10,8 +10,10 @@ request's system prompt and first user message (a lead and a teammate have diffe
 prompts), or a predicate over the :class:`Request`.
 
 Which turn of its script an agent is at is the number of assistant messages in the
-request (its conversation so far): stateless, so a retried request gets the same
-answer and ``--resume`` continues the script where the session left it.
+request (its conversation so far), not counting asides (:func:`aside`: a tool call
+made while waiting for the world, e.g. loading a tool whose server was still
+connecting): stateless, so a retried request gets the same answer and ``--resume``
+continues the script where the session left it.
 
 Requests with no tools (titles, summaries, quota checks: the client's side requests)
 get a harmless text. Every request is recorded (:attr:`ScriptedModel.requests`), so a
@@ -32,7 +34,7 @@ import itertools
 import json
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -52,6 +54,8 @@ class Reply:
 
     content: tuple[dict[str, Any], ...]
     stop_reason: str = "end_turn"
+    counts: bool = True
+    """False for an aside (see :func:`aside`): the script stays at the same step."""
 
     @property
     def output_tokens(self) -> int:
@@ -79,6 +83,15 @@ def calls(*uses: tuple[str, dict[str, Any]], text: str | None = None) -> Reply:
         for name, arguments in uses
     ]
     return Reply(tuple(blocks), stop_reason="tool_use")
+
+
+def aside(reply: Reply) -> Reply:
+    """``reply`` (a tool call) without moving the script on: the next request gets the
+    same step again. For what a model does when the world is not ready yet, e.g. load
+    a tool with ToolSearch when the server was still connecting."""
+    if not any(block["type"] == "tool_use" for block in reply.content):
+        raise ValueError("an aside must call a tool (its tool_use id is how it is recognised)")
+    return replace(reply, counts=False)
 
 
 def _text_of(content: Any) -> str:
@@ -133,7 +146,7 @@ class Request:
 
     @property
     def turn(self) -> int:
-        """How many times the agent has answered in this conversation (its script's index)."""
+        """How many times the agent has answered in this conversation (asides included)."""
         return sum(1 for m in self.messages if m.get("role") == "assistant")
 
     @property
@@ -191,21 +204,31 @@ class Request:
             return {}
         return {b["tool_use_id"]: _text_of(b.get("content")) for b in content if b.get("type") == "tool_result"}
 
+    def _blocks(self, role: str, kind: str) -> list[dict[str, Any]]:
+        return [
+            block
+            for m in self.messages
+            if m.get("role") == role and isinstance(m.get("content"), list)
+            for block in m["content"]
+            if block.get("type") == kind
+        ]
+
+    def tool_uses(self, name: str | None = None) -> list[dict[str, Any]]:
+        """The ``tool_use`` blocks of the conversation (of tool ``name``), in order."""
+        return [block for block in self._blocks("assistant", "tool_use") if name in (None, block["name"])]
+
+    def results_of(self, name: str) -> list[dict[str, Any]]:
+        """The ``tool_result`` blocks answering each call of tool ``name``, in order
+        (``content`` is what the model read, ``is_error`` whether it was an error)."""
+        results = {block["tool_use_id"]: block for block in self._blocks("user", "tool_result")}
+        return [results[use["id"]] for use in self.tool_uses(name) if use["id"] in results]
+
     def result_of(self, name: str) -> str:
         """The text of the latest result of a call to tool ``name`` in the conversation."""
-        ids = {
-            block["id"]
-            for m in self.messages
-            if m.get("role") == "assistant" and isinstance(m.get("content"), list)
-            for block in m["content"]
-            if block.get("type") == "tool_use" and block.get("name") == name
-        }
-        for m in reversed(self.messages):
-            if isinstance(m.get("content"), list):
-                for block in m["content"]:
-                    if block.get("type") == "tool_result" and block.get("tool_use_id") in ids:
-                        return _text_of(block.get("content"))
-        raise KeyError(f"no result of {name} in the conversation")
+        found = self.results_of(name)
+        if not found:
+            raise KeyError(f"no result of {name} in the conversation")
+        return _text_of(found[-1].get("content"))
 
 
 Turn = Reply | Callable[[Request], Reply]
@@ -220,12 +243,29 @@ class Script:
     when: Callable[[Request], bool]
     then: Reply = field(default_factory=lambda: say(HARMLESS))
     """What the agent says once its turns are used up."""
+    asides: set[str] = field(default_factory=set)
+    """The tool_use ids of the asides answered: their messages do not count as steps."""
+
+    def step(self, request: Request) -> int:
+        """Which of its turns the agent is at: its answers in the conversation, asides
+        not counted (stateless: a retried request gets the same answer, ``--resume``
+        continues the script)."""
+        return sum(
+            1
+            for m in request.messages
+            if m.get("role") == "assistant"
+            and not any(isinstance(b, dict) and b.get("id") in self.asides for b in m.get("content") or ())
+        )
 
     def answer(self, request: Request) -> Reply:
-        if request.turn >= len(self.turns):
+        step = self.step(request)
+        if step >= len(self.turns):
             return self.then
-        turn = self.turns[request.turn]
-        return turn(request) if callable(turn) else turn
+        turn = self.turns[step]
+        reply = turn(request) if callable(turn) else turn
+        if not reply.counts:
+            self.asides.update(block["id"] for block in reply.content if block["type"] == "tool_use")
+        return reply
 
 
 class ScriptError(AssertionError):
