@@ -112,7 +112,10 @@ def load_teamdeck_tools(request: Request) -> Reply:
     return call("ToolSearch", {"query": query, "max_results": 100})  # the README's project has three servers
 
 
-MAX_SEARCHES = 5
+SEARCH_AGAIN_S = 0.5
+MAX_SEARCHES = 60
+"""A server still connecting is searched again every half second, for 30 s at most (a
+model takes that long to answer; the scripted one answers at once)."""
 
 
 def use(server: str, tool: str, arguments: Callable[[Request], dict[str, Any]] | dict[str, Any]) -> Callable:
@@ -124,9 +127,10 @@ def use(server: str, tool: str, arguments: Callable[[Request], dict[str, Any]] |
     def turn(request: Request) -> Reply:
         name = tool_name(server, tool)
         if name not in request.loaded_tools:
-            assert len(request.tool_uses("ToolSearch")) < MAX_SEARCHES, (
-                f"{name} never loaded; ToolSearch said {request.result_of('ToolSearch')!r}"
-            )
+            searches = len(request.tool_uses("ToolSearch"))
+            assert searches < MAX_SEARCHES, f"{name} never loaded; ToolSearch said {request.result_of('ToolSearch')!r}"
+            if searches:
+                time.sleep(SEARCH_AGAIN_S)
             query = f"select:{name}" if name in request.deferred_tools else f"+{server}"
             return aside(call("ToolSearch", {"query": query, "max_results": 100}))
         args = arguments(request) if callable(arguments) else arguments
