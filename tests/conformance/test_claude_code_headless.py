@@ -1,6 +1,7 @@
 """Headless sessions of the pinned Claude Code (``claude -p``) against the scripted
 model: the session id a caller chooses, resuming it, and the usage and cost read from
-``--output-format json`` and ``stream-json``."""
+``--output-format json`` and ``stream-json`` (whose frames are checked against the ones
+seen so far, so a new version tells what it changed)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ import uuid
 from pathlib import Path
 
 import pytest
-from claude_code import claude_env, make_home, run_claude
-from scripted_model import INPUT_TOKENS, ScriptedModel, say
+from claude_code import claude_env, make_home, pinned_version, run_claude
+from scripted_model import INPUT_TOKENS, ScriptedModel, call, say
 
 pytestmark = [pytest.mark.conformance, pytest.mark.slow]
 
@@ -41,3 +42,54 @@ def test_json_session_id_resume_usage_and_cost(tmp_path: Path, claude: Path, mod
     assert (resumed["session_id"], resumed["result"]) == (session, "second answer")
     latest = model.turns_of("solo")[-1]
     assert "the first prompt" in latest.text and "first answer" in latest.text and "the second prompt" in latest.text
+
+
+KNOWN_FRAMES = {("system", "init"), ("assistant", None), ("user", None), ("result", "success")}
+"""The ``stream-json`` frames (type, subtype) of a headless session with a tool call, as
+the pinned version writes them. A new version that writes others fails the test below
+and names them: read them, then add them here."""
+RESULT_FIELDS = {"session_id", "result", "is_error", "num_turns", "usage", "total_cost_usd", "modelUsage"}
+"""What a supervisor reads from the ``result`` frame."""
+
+
+def test_stream_json_frames_usage_and_cost(tmp_path: Path, claude: Path, model: ScriptedModel) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    env = claude_env(make_home(tmp_path / "home", trusted=[project]), model.env())
+    replies = call("Bash", {"command": "echo from-the-tool", "description": "echo"}), say("the end")
+    model.script("solo", *replies)
+    session = str(uuid.uuid4())
+
+    run = run_claude(
+        "-p", "go", "--output-format", "stream-json", "--verbose", "--allowedTools", "Bash", "--session-id", session,
+        cwd=project,
+        env=env,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    frames = [json.loads(line) for line in run.stdout.splitlines()]
+    seen = {(frame["type"], frame.get("subtype")) for frame in frames}
+    assert seen <= KNOWN_FRAMES, f"Claude Code {pinned_version()} writes frames not seen before: {seen - KNOWN_FRAMES}"
+    assert all(frame["session_id"] == session for frame in frames)
+    init = frames[0]
+    assert (init["type"], init["claude_code_version"], init["apiKeySource"]) == (
+        "system",
+        pinned_version(),
+        "ANTHROPIC_API_KEY",
+    )
+    tool_result = next(f for f in frames if f["type"] == "user")["message"]["content"][0]
+    assert tool_result["type"] == "tool_result" and "from-the-tool" in str(tool_result["content"])
+
+    result = frames[-1]
+    assert RESULT_FIELDS <= set(result), f"the result frame lost {RESULT_FIELDS - set(result)}"
+    assert (result["type"], result["is_error"], result["result"], result["num_turns"]) == (
+        "result",
+        False,
+        "the end",
+        2,
+    )
+    turns = model.turns_of("solo")
+    assert len(turns) == 2 and "from-the-tool" in turns[1].result_of("Bash")
+    assert result["usage"]["input_tokens"] == INPUT_TOKENS * len(turns)
+    assert result["usage"]["output_tokens"] == sum(reply.output_tokens for reply in replies)
+    costs = [usage["costUSD"] for usage in result["modelUsage"].values()]
+    assert result["total_cost_usd"] == pytest.approx(sum(costs)) and result["total_cost_usd"] > 0
