@@ -48,7 +48,7 @@ CC_DIR := .cache/claude-code
 CC_STAMP := $(CC_DIR)/.installed
 
 claude-code:
-	@if command -v npm >/dev/null 2>&1; then $(MAKE) --no-print-directory $(CC_STAMP); \
+	@if command -v npm >/dev/null 2>&1; then $(MAKE) -s --no-print-directory $(CC_STAMP); \
 	elif [ "$$CI" = true ]; then echo "npm not found: CI must run the Claude Code conformance tests" >&2; exit 1; \
 	else echo "npm not found: the Claude Code conformance tests will skip (install Node 20+ with npm)"; fi
 
