@@ -11,7 +11,8 @@ onboarding done, the dummy API key approved, the given project directories trust
 interactive ``claude`` does). :func:`claude_env` is the whole environment the client
 gets: nothing from the real one but ``PATH`` (with this venv's ``bin`` first, so
 ``teamdeck`` is found as after ``. .venv/bin/activate``), no real key, no traffic
-beyond the loopback model.
+beyond the loopback model, its scratch files under ``HOME`` too (not the shared
+``/tmp/claude-<uid>``).
 """
 
 from __future__ import annotations
@@ -82,11 +83,15 @@ def claude_env(home: Path, model_env: Mapping[str, str], **extra: str) -> dict[s
     """The client's whole environment: the temporary HOME, the scripted model, no
     nonessential traffic, this venv's ``bin`` first on PATH."""
     venv_bin = str(Path(sys.executable).parent)
+    scratch = home / "tmp"  # Claude Code keeps session scratch files (subagent transcripts...) in $TMPDIR/claude-<uid>
+    scratch.mkdir(parents=True, exist_ok=True)
     return {
         "PATH": os.pathsep.join([venv_bin, os.environ.get("PATH", "/usr/bin:/bin")]),
         "HOME": str(home),
         "LANG": "C.UTF-8",
         "TERM": "xterm-256color",
+        "TMPDIR": str(scratch),
+        "CLAUDE_CODE_TMPDIR": str(scratch),
         "TEAMDECK_WORKSPACE": "",
         "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
         "DISABLE_AUTOUPDATER": "1",

@@ -93,3 +93,29 @@ def test_stream_json_frames_usage_and_cost(tmp_path: Path, claude: Path, model: 
     assert result["usage"]["output_tokens"] == sum(reply.output_tokens for reply in replies)
     costs = [usage["costUSD"] for usage in result["modelUsage"].values()]
     assert result["total_cost_usd"] == pytest.approx(sum(costs)) and result["total_cost_usd"] > 0
+
+
+def test_a_subagent_follows_its_own_script(tmp_path: Path, claude: Path, model: ScriptedModel) -> None:
+    """Routing by prompt: the lead's script spawns a subagent (the Agent tool, in the
+    foreground); the subagent's requests go to its own script, and its answer is in the
+    lead's next request."""
+    project = tmp_path / "project"
+    project.mkdir()
+    env = claude_env(make_home(tmp_path / "home", trusted=[project]), model.env())
+    model.script("helper", say("helper findings: 42 widgets"), when="Count the widgets.")
+    spawn = {
+        "description": "count widgets",
+        "prompt": "Count the widgets.",
+        "subagent_type": "general-purpose",
+        "run_in_background": False,
+    }
+    model.script("lead", call("Agent", spawn), say("the lead is done"), when="Lead the widget audit.")
+
+    run = run_claude("-p", "Lead the widget audit.", "--output-format", "json", cwd=project, env=env)
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["result"] == "the lead is done"
+    [helper] = model.turns_of("helper")
+    assert "cc_is_subagent=true" in helper.system_text and "Count the widgets." in helper.first_user_text
+    assert "Lead the widget audit." not in helper.text
+    assert "helper findings: 42 widgets" in model.turns_of("lead")[-1].result_of("Agent")
+    assert model.saw("lead", "helper findings: 42 widgets") and not model.saw("helper", "the lead is done")
