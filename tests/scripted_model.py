@@ -347,7 +347,9 @@ class ScriptedModel:
     def start(self) -> ScriptedModel:
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, name="scripted-model", daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="scripted-model", daemon=True
+        )
         self._thread.start()
         return self
 
