@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import subprocess
 import sys
 import time
@@ -27,7 +28,7 @@ import pytest
 import yaml
 from claude_code import claude_env, make_home, run_claude
 from locations import REPO
-from mcp_clients import TEAM, make_workspace
+from mcp_clients import TEAM, http_server, make_workspace
 from scripted_model import Reply, Request, ScriptedModel, aside, call, say
 
 from teamdeck.mcp_server.catalog import TOOLS
@@ -93,6 +94,30 @@ def test_readme_claude_mcp_add_and_mcp_json_connect(tmp_path: Path, claude: Path
     for name in servers:
         assert re.search(rf"^{name}: .* - ✔ Connected$", listed.stdout, flags=re.M), (name, listed.stdout)
     assert not model.requests  # listing servers asks no model
+
+
+def test_readme_http_way_connects_with_the_token_only(tmp_path: Path, claude: Path, model: ScriptedModel) -> None:
+    workspace = tmp_path / "ws"
+    make_workspace(workspace)
+    project = tmp_path / "project"
+    project.mkdir()
+    env = claude_env(make_home(tmp_path / "home", trusted=[project]), model.env())
+    block = readme_block("sh", "--transport http").replace("\\\n", " ")
+    [add_line] = [line for line in block.splitlines() if line.startswith("claude mcp add")]
+    token = "t" * 48
+    with http_server(workspace, "coder", token=token) as url:
+        for name, key in (("teamdeck-coder", token), ("teamdeck-wrong", "not-the-token")):
+            written = add_line.replace("http://buildbox:8765/mcp", url).replace("$TEAMDECK_MCP_TOKEN", key)
+            args = shlex.split(written.replace("teamdeck-coder", name))
+            added = run_claude(*args[1:], cwd=project, env=env)
+            assert added.returncode == 0, added.stderr
+        listed = run_claude("mcp", "list", cwd=project, env=env)
+    assert listed.returncode == 0, listed.stderr
+    assert re.search(rf"^teamdeck-coder: {re.escape(url)} \(HTTP\) - ✔ Connected$", listed.stdout, flags=re.M), (
+        listed.stdout
+    )
+    wrong = next(line for line in listed.stdout.splitlines() if line.startswith("teamdeck-wrong:"))
+    assert "✔ Connected" not in wrong and "401" in wrong, wrong  # refused by teamdeck
 
 
 # --- one session, every tool -----------------------------------------------------------
@@ -188,6 +213,8 @@ def test_a_session_calls_every_tool(tmp_path: Path, claude: Path, model: Scripte
     assert (final["type"], final["is_error"], final["result"]) == ("result", False, "all done"), final
 
     last = model.turns_of("agent")[-1]
+    for member in ("team-lead", "coder"):  # each server's instructions reach the model
+        assert f"You are '{member}' of team '{TEAM}'." in last.system_text
     assert set(last.loaded_tools) >= {tool_name(s, t) for s in (LEAD, CODER) for t in TOOLS}
     called = {use["name"] for use in last.tool_uses()}
     assert {name.split("__")[-1] for name in called if name.startswith("mcp__")} == set(TOOLS)
