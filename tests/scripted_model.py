@@ -118,10 +118,13 @@ class Request:
     path: str
     headers: dict[str, str]
     body: dict[str, Any]
+    method: str = "POST"
     agent: str | None = None
     """The script that answered it; None for side requests and token counts."""
     kind: str = "turn"
-    """``turn`` (an agent's model call), ``side`` (no tools: title, summary...), ``count_tokens``."""
+    """``turn`` (an agent's model call), ``side`` (no tools: title, summary...),
+    ``count_tokens``, or ``unknown``: an endpoint this model does not serve (answered
+    404; a new client version that calls one shows up here, see :meth:`ScriptedModel.unknown`)."""
 
     @property
     def session_id(self) -> str | None:
@@ -316,6 +319,10 @@ class ScriptedModel:
         """Whether any request of ``agent`` carried ``text`` (anywhere the model reads)."""
         return any(text in r.text for r in self.turns_of(agent))
 
+    def unknown(self) -> list[str]:
+        """The endpoints the client called that this model does not serve (``GET /v1/…``)."""
+        return [f"{r.method} {r.path}" for r in self.requests if r.kind == "unknown"]
+
     def wait_for(self, predicate: Callable[[Request], bool], timeout: float = 60.0) -> Request:
         """Block until a recorded request satisfies ``predicate``; that request."""
         with self._changed:
@@ -369,9 +376,13 @@ class ScriptedModel:
 
     def _receive(self, request: Request) -> tuple[int, dict[str, Any] | Reply]:
         """Record ``request`` and decide the answer: a reply, or (status, error body)."""
-        if request.path.split("?")[0].endswith("/count_tokens"):
+        path = request.path.split("?")[0]
+        if request.method != "POST" or path not in ("/v1/messages", "/v1/messages/count_tokens"):
+            request.kind = "unknown"
+            outcome: tuple[int, dict[str, Any] | Reply] = (404, {"type": "error", "error": {"type": "not_found_error"}})
+        elif path.endswith("/count_tokens"):
             request.kind = "count_tokens"
-            outcome: tuple[int, dict[str, Any] | Reply] = (200, {"input_tokens": INPUT_TOKENS})
+            outcome = (200, {"input_tokens": INPUT_TOKENS})
         elif not request.body.get("tools"):
             request.kind = "side"
             outcome = (200, say(HARMLESS))
@@ -477,7 +488,7 @@ def _handler_for(model: ScriptedModel) -> type[BaseHTTPRequestHandler]:
             except ValueError:
                 body = {"unparsed": raw.decode(errors="replace")}
             headers = {name.lower(): value for name, value in self.headers.items()}
-            status, answer = model._receive(Request(self.path, headers, body))
+            status, answer = model._receive(Request(self.path, headers, body, method="POST"))
             if isinstance(answer, dict):
                 self._send(status, "application/json", json.dumps(answer).encode())
             elif body.get("stream"):
@@ -490,7 +501,9 @@ def _handler_for(model: ScriptedModel) -> type[BaseHTTPRequestHandler]:
                 self._send(200, "application/json", json.dumps(_message(answer, body.get("model", ""))).encode())
 
         def do_GET(self) -> None:
-            self._send(404, "application/json", b'{"type":"error","error":{"type":"not_found_error"}}')
+            headers = {name.lower(): value for name, value in self.headers.items()}
+            status, answer = model._receive(Request(self.path, headers, {}, method="GET"))
+            self._send(status, "application/json", json.dumps(answer).encode())
 
         def _send(self, status: int, content_type: str, payload: bytes) -> None:
             self.send_response(status)

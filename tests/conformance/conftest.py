@@ -2,7 +2,8 @@
 
 - ``claude``: the installed pinned binary (skips without it; fails under CI=true).
 - ``model``: a :class:`~scripted_model.ScriptedModel` on a free loopback port for the
-  test, stopped after it; a script error fails the test.
+  test, stopped after it; a script error fails the test, and so does a call of an
+  endpoint it does not serve (a new Claude Code version says so here).
 """
 
 from __future__ import annotations
@@ -24,3 +25,6 @@ def claude() -> Path:
 def model() -> Iterator[ScriptedModel]:
     with ScriptedModel() as scripted:
         yield scripted
+    assert not scripted.unknown(), (
+        f"Claude Code called endpoints the scripted model does not serve: {scripted.unknown()}"
+    )

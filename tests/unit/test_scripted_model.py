@@ -102,7 +102,9 @@ def test_counts_side_requests_routing_and_the_end_of_a_script() -> None:
             user("hi"), {"role": "assistant", "content": [{"type": "text", "text": "lead here"}]}, user("more")
         )
         assert answer(done) == HARMLESS  # past the end of its script
-        assert [r.kind for r in model.requests] == ["count_tokens", "side", "turn", "turn", "turn"]
+        status, _kind, _raw = post(model, {}, path="/v1/models")
+        assert status == 404 and model.unknown() == ["POST /v1/models"]
+        assert [r.kind for r in model.requests] == ["count_tokens", "side", "turn", "turn", "turn", "unknown"]
         assert model.saw("teammate", "You are the profiler.") and not model.saw("teammate", "lead here")
         assert model.saw("lead", "lead here")
 
