@@ -41,16 +41,20 @@ lock: $(STAMP)
 
 # The Claude Code version the conformance tests (tests/conformance) run, installed with
 # `npm ci` from its lock (integrity hashes) into .cache/claude-code, again only when the
-# lock is newer than the install. Without npm those tests skip, saying why; under CI=true
-# a missing npm fails the run.
+# lock is newer than the install. Without npm (or when npm ci fails, e.g. offline) those
+# tests skip, saying why; under CI=true that fails the run instead.
 CC_PIN := tests/conformance/claude-code
 CC_DIR := .cache/claude-code
 CC_STAMP := $(CC_DIR)/.installed
 
 claude-code:
-	@if command -v npm >/dev/null 2>&1; then $(MAKE) -s --no-print-directory $(CC_STAMP); \
-	elif [ "$$CI" = true ]; then echo "npm not found: CI must run the Claude Code conformance tests" >&2; exit 1; \
-	else echo "npm not found: the Claude Code conformance tests will skip (install Node 20+ with npm)"; fi
+	@if ! command -v npm >/dev/null 2>&1; then \
+		echo "npm not found: the Claude Code conformance tests will skip (install Node 20+ with npm)" >&2; \
+		[ "$$CI" != true ]; \
+	elif ! $(MAKE) -s --no-print-directory $(CC_STAMP); then \
+		echo "npm ci failed: the Claude Code conformance tests will skip" >&2; \
+		[ "$$CI" != true ]; \
+	fi
 
 $(CC_STAMP): $(CC_PIN)/package.json $(CC_PIN)/package-lock.json
 	rm -rf $(CC_DIR) && mkdir -p $(CC_DIR)
