@@ -128,9 +128,9 @@ def tool_name(server: str, tool: str) -> str:
 
 
 def load_teamdeck_tools(request: Request) -> Reply:
-    """What the model does first: the teamdeck tools are deferred, so load them. When
-    the servers are still connecting the names are not listed yet; a keyword search
-    waits for them (as the client's own system message says)."""
+    """What the model does first: the teamdeck tools are deferred, so load them, by
+    name when the client lists them all, else (servers still connecting) by keyword;
+    whatever that misses, :func:`use` loads before calling it."""
     wanted = [tool_name(server, tool) for server in (LEAD, CODER) for tool in TOOLS]
     listed = [name for name in wanted if name in request.deferred_tools]
     query = "select:" + ",".join(wanted) if listed == wanted else "+teamdeck"
