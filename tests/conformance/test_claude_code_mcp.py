@@ -272,7 +272,17 @@ def text_of(block: dict[str, Any]) -> str:
 # --- a decision round trip ------------------------------------------------------------
 
 
+IDLE_TIMEOUT_MS = 20_000
+"""Claude Code aborts an MCP tool call that sends "no response or progress" for this long
+(checked every 30 s; 5 min over HTTP and 30 min over stdio by default, lowered here)."""
+DECIDED_AFTER_S = 35
+"""The person answers after the client's first idle check: the call must be kept alive."""
+
+
 def test_a_decision_note_reaches_the_model(tmp_path: Path, claude: Path, model: ScriptedModel) -> None:
+    """The agent waits on get_decision longer than Claude Code lets a silent tool call
+    run (teamdeck reports progress meanwhile); the person approves with a note from
+    another process; the note is in the model's next request."""
     workspace, project = project_with_readme_mcp_json(tmp_path)
     home = make_home(tmp_path / "home", trusted=[project], mcp_approved=[LEAD, CODER])
     note = "Plain JSON only; comments are out of scope."
@@ -281,14 +291,14 @@ def test_a_decision_note_reaches_the_model(tmp_path: Path, claude: Path, model: 
         load_teamdeck_tools,
         use(LEAD, "delegate", {"task": "t1", "member": "coder"}),
         use(CODER, "request_decision", {"task": "t1", "reason": "which dialect?", "questions": ["JSON5 too?"]}),
-        use(CODER, "get_decision", lambda r: {"task": "t1", "gate": gate(r), "wait_s": 60}),
+        use(CODER, "get_decision", lambda r: {"task": "t1", "gate": gate(r), "wait_s": 120}),
         say("decided"),
     )
     gate = lambda r: result(r, CODER, "request_decision")["gate"]  # noqa: E731
     session = subprocess.Popen(
         [str(claude), "-p", "Build the parser.", "--output-format", "json", "--allowedTools", ALLOWED],
         cwd=project,
-        env=claude_env(home, model.env()),
+        env=claude_env(home, model.env(), CLAUDE_CODE_MCP_TOOL_IDLE_TIMEOUT=str(IDLE_TIMEOUT_MS)),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -296,7 +306,7 @@ def test_a_decision_note_reaches_the_model(tmp_path: Path, claude: Path, model: 
     )
     try:
         asked = model.wait_for(lambda r: has_result(r, tool_name(CODER, "request_decision")), timeout=90)
-        time.sleep(1.0)  # let the call reach teamdeck and wait there (were it late, it would read the approval at once)
+        time.sleep(DECIDED_AFTER_S)
         approve = subprocess.run(
             [sys.executable, "-m", "teamdeck", "--workspace", str(workspace), "gate", "approve", "t1", gate(asked)]
             + ["--note", note],
@@ -313,6 +323,8 @@ def test_a_decision_note_reaches_the_model(tmp_path: Path, claude: Path, model: 
     assert session.returncode == 0, err
     assert json.loads(out)["result"] == "decided"
     after = model.turns_of("coder")[-1]
+    answered = after.results_of(tool_name(CODER, "get_decision"))[-1]
+    assert not answered.get("is_error"), answered["content"]  # e.g. aborted by the client as silent too long
     decided = result(after, CODER, "get_decision")
     assert (decided["status"], decided["note"]) == ("approved", note)
     assert note in after.text
