@@ -7,12 +7,12 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test check lock venv
+.PHONY: demo test check lock venv claude-code claude-code-lock
 
 demo: $(STAMP)
 	$(BIN)/teamdeck demo
 
-test: $(STAMP)
+test: $(STAMP) claude-code
 	$(BIN)/python -m pytest -n 2
 
 # Lint, formatting, types and the layer contracts.
@@ -38,3 +38,34 @@ lock: $(STAMP)
 	$(BIN)/python -m pip install -q --disable-pip-version-check uv
 	$(BIN)/uv pip compile pyproject.toml --extra test --extra dev --universal \
 		--python-version 3.11 --generate-hashes -o requirements.lock
+
+# The Claude Code version the conformance tests (tests/conformance) run, installed with
+# `npm ci` from its lock (integrity hashes) into .cache/claude-code, again only when the
+# lock is newer than the install. Without npm (or when npm ci fails, e.g. offline) those
+# tests skip, saying why; under CI=true that fails the run instead.
+CC_PIN := tests/conformance/claude-code
+CC_DIR := .cache/claude-code
+CC_STAMP := $(CC_DIR)/.installed
+
+claude-code:
+	@if ! command -v npm >/dev/null 2>&1; then \
+		echo "npm not found: the Claude Code conformance tests will skip (install Node 20+ with npm)" >&2; \
+		[ "$$CI" != true ]; \
+	elif ! $(MAKE) -s --no-print-directory $(CC_STAMP); then \
+		echo "npm ci failed: the Claude Code conformance tests will skip" >&2; \
+		[ "$$CI" != true ]; \
+	fi
+
+$(CC_STAMP): $(CC_PIN)/package.json $(CC_PIN)/package-lock.json
+	rm -rf $(CC_DIR) && mkdir -p $(CC_DIR)
+	cp $(CC_PIN)/package.json $(CC_PIN)/package-lock.json $(CC_DIR)/
+	cd $(CC_DIR) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+# Pin another Claude Code version: `make claude-code-lock VERSION=2.1.340` rewrites the
+# pin and its lock, installs it; then `make test` tells what changed.
+claude-code-lock:
+	@test -n "$(VERSION)" || { echo "usage: make claude-code-lock VERSION=x.y.z" >&2; exit 2; }
+	cd $(CC_PIN) && npm pkg set "dependencies.@anthropic-ai/claude-code=$(VERSION)" \
+		&& npm install --package-lock-only --ignore-scripts --no-audit --no-fund --loglevel=error
+	$(MAKE) --no-print-directory $(CC_STAMP)

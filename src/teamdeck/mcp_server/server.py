@@ -40,6 +40,10 @@ T = TypeVar("T")
 
 MAX_WAIT_S = 3600.0
 """The longest one wait may last (an agent can call again)."""
+PROGRESS_EVERY_S = 10.0
+"""How often a waiting call tells the client it is still at work (MCP progress, when the
+client asked for it): Claude Code aborts a tool call that sends "no response or progress"
+for its idle timeout (2.1.332: 5 min over HTTP, 30 min over stdio), far below MAX_WAIT_S."""
 
 
 @dataclass(frozen=True)
@@ -214,6 +218,7 @@ def build_server(seat: Seat, heartbeat: Heartbeat | None = None) -> TeamdeckMCP:
             str | None, Field(description="the task whose report you wait for (default: any task of the member)")
         ] = None,
         timeout_s: Annotated[float, Field(ge=0, le=MAX_WAIT_S, description="the longest to wait, in seconds")] = 300,
+        ctx: Context[Any, Any] | None = None,
     ) -> dict[str, Any]:
         if heartbeat is not None:
             heartbeat.called()
@@ -232,7 +237,7 @@ def build_server(seat: Seat, heartbeat: Heartbeat | None = None) -> TeamdeckMCP:
             return agent_watch.what_happened(baseline, agent_watch.observe(ws, seat.team, baseline.member, task))
 
         paths = agent_watch.watched_paths(ws, seat.team, task)
-        happened = await _waited("wait_for_agent", paths, check, timeout_s)
+        happened = await _waited("wait_for_agent", paths, check, timeout_s, ctx)
         if happened is not None:
             return happened
         final = await _in_thread("wait_for_agent", lambda: agent_watch.observe(ws, seat.team, baseline.member, task))
@@ -295,6 +300,7 @@ def build_server(seat: Seat, heartbeat: Heartbeat | None = None) -> TeamdeckMCP:
             float,
             Field(ge=0, le=MAX_WAIT_S, description="wait up to this many seconds for the decision (0: answer now)"),
         ] = 0,
+        ctx: Context[Any, Any] | None = None,
     ) -> dict[str, Any]:
         if heartbeat is not None:
             heartbeat.called()
@@ -313,7 +319,7 @@ def build_server(seat: Seat, heartbeat: Heartbeat | None = None) -> TeamdeckMCP:
         first = await _in_thread("get_decision", start)
         if first["status"] != "pending" or wait_s <= 0:
             return first
-        decided = await _waited("get_decision", [ws.task_dir(task)], check, wait_s)
+        decided = await _waited("get_decision", [ws.task_dir(task)], check, wait_s, ctx)
         return decided if decided is not None else first
 
     def read_inbox(
@@ -378,6 +384,23 @@ async def _in_thread(action: str, call: Callable[[], T]) -> T:
     return await anyio.to_thread.run_sync(lambda: _call(action, call))
 
 
-async def _waited(action: str, paths: list[Path], check: Callable[[], T | None], timeout_s: float) -> T | None:
-    """:func:`teamdeck.watch.wait_until`, with ``check``'s errors as tool errors."""
-    return await wait_until(paths, lambda: _call(action, check), timeout_s)
+async def _waited(
+    action: str, paths: list[Path], check: Callable[[], T | None], timeout_s: float, ctx: Context[Any, Any] | None
+) -> T | None:
+    """:func:`teamdeck.watch.wait_until`, with ``check``'s errors as tool errors, telling
+    the client every :data:`PROGRESS_EVERY_S` that the call is alive."""
+    async with anyio.create_task_group() as group:
+        if ctx is not None:
+            group.start_soon(_report_progress, ctx, timeout_s)
+        found = await wait_until(paths, lambda: _call(action, check), timeout_s)
+        group.cancel_scope.cancel()
+    return found
+
+
+async def _report_progress(ctx: Context[Any, Any], timeout_s: float) -> None:
+    """Seconds waited out of ``timeout_s``, every :data:`PROGRESS_EVERY_S` (a no-op for a
+    client that asked for no progress)."""
+    started = anyio.current_time()
+    while True:
+        await anyio.sleep(PROGRESS_EVERY_S)
+        await ctx.report_progress(anyio.current_time() - started, timeout_s, "waiting")
