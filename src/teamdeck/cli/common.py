@@ -8,11 +8,20 @@ A command module exposes ``register(subparsers, common)``; each of its parsers s
 from __future__ import annotations
 
 import argparse
+import difflib
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from teamdeck.errors import InvalidFile
+from teamdeck.errors import InvalidFile, TeamdeckError
 from teamdeck.store.workspace import SETTINGS_FILE, Workspace, resolve_root
+
+WORKSPACE_MARKERS = ("tasks", "teams", SETTINGS_FILE)
+"""What makes a directory a workspace: any of these in it."""
+
+
+class NotAWorkspace(TeamdeckError):
+    """The workspace named does not exist, is not a directory, or is a level inside one."""
 
 
 @dataclass
@@ -49,6 +58,7 @@ def workspace_from(args: argparse.Namespace) -> Workspace:
     from teamdeck.store.settings import load_settings
 
     root = resolve_root(getattr(args, "workspace", None))
+    check_root(root, may_create=getattr(args, "creates_workspace", False))
     try:
         settings = load_settings(root)
     except InvalidFile:
@@ -61,6 +71,50 @@ def workspace_from(args: argparse.Namespace) -> Workspace:
     if settings.readOnly:
         return Workspace(root, read_only=True, read_only_reason="readOnly in .teamdeck.yaml")
     return Workspace(root)
+
+
+def is_workspace(path: Path) -> bool:
+    """Whether ``path`` has anything teamdeck shows (tasks/, teams/ or settings)."""
+    return any((path / name).exists() for name in WORKSPACE_MARKERS)
+
+
+def _holds(workspace: Path, path: Path) -> bool:
+    """Whether ``path`` lies in the tasks/ or teams/ of the workspace ``workspace``."""
+    return is_workspace(workspace) and path.relative_to(workspace).parts[0] in ("tasks", "teams")
+
+
+def check_root(root: Path, *, may_create: bool = False) -> None:
+    """Refuse a workspace that cannot be the one meant, in one line with a hint.
+
+    A missing directory is a typo far more often than a wish (``status`` would report
+    an empty world and exit 0); only a command that makes a workspace (``may_create``:
+    ``team create``, ``task create``, ``demo``) accepts one. A directory inside a
+    workspace (``W/teams``, ``~/.claude/teams/alpha``) would show nothing: the message
+    names the workspace above it.
+
+    Raises:
+        NotAWorkspace: with the hint.
+    """
+    above = next((parent for parent in list(root.parents)[:4] if _holds(parent, root)), None)
+    if above is not None and not is_workspace(root):
+        raise NotAWorkspace(f"{root} is a level inside the workspace {above}: did you mean `--workspace {above}`?")
+    if root.is_dir() or (may_create and not root.exists()):
+        return
+    if root.exists():
+        raise NotAWorkspace(f"{root} is not a directory: --workspace names the directory that holds tasks/ and teams/")
+    hint = ""
+    if root.name == ".claude":
+        hint = " (Claude Code makes ~/.claude the first time it runs as this user)"
+    elif is_workspace(root.parent):
+        hint = f" (did you mean the workspace {root.parent}?)"
+    elif root.parent.is_dir():
+        try:
+            siblings = [entry.name for entry in root.parent.iterdir() if entry.is_dir()]
+        except OSError:
+            siblings = []
+        close = difflib.get_close_matches(root.name, siblings, n=1)
+        hint = f" (did you mean {root.parent / close[0]}?)" if close else ""
+    raise NotAWorkspace(f"no workspace at {root}: the directory does not exist{hint}")
 
 
 def command_group(

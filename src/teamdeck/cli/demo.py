@@ -54,7 +54,7 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
         help="simulated seconds per real second (default 1; 10 makes everything 10x faster)",
     )
     demo.add_argument("--seed", type=int, default=0, help="fixes every choice the simulated agents make")
-    demo.set_defaults(handler=_demo)
+    demo.set_defaults(handler=_demo, creates_workspace=True)
 
 
 def prepare_workspace(given: str | None) -> tuple[Path, bool]:

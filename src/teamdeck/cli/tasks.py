@@ -18,7 +18,7 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     create.add_argument("task_id", metavar="TASK")
     create.add_argument("--title", required=True)
     create.add_argument("--team")
-    create.set_defaults(handler=_create)
+    create.set_defaults(handler=_create, creates_workspace=True)
 
     move = actions.add_parser(
         "transition", help="move a task to another state (the lifecycle table decides)", parents=[common]

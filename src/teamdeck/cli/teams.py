@@ -65,7 +65,7 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     create.add_argument("team", metavar="TEAM")
     create.add_argument("--description", default="")
     create.add_argument("--model", help="the lead's model, if any")
-    create.set_defaults(handler=_team_create)
+    create.set_defaults(handler=_team_create, creates_workspace=True)
     add = actions.add_parser("add", help="add a teammate (or bring back an inactive one)", parents=[common])
     add.add_argument("team", metavar="TEAM")
     add.add_argument("name", metavar="NAME")

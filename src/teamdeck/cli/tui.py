@@ -5,13 +5,8 @@ from __future__ import annotations
 import argparse
 import os
 
-from teamdeck.cli.common import Output
-from teamdeck.errors import TeamdeckError
+from teamdeck.cli.common import NotAWorkspace, Output, is_workspace
 from teamdeck.store.workspace import ENV_WORKSPACE, SETTINGS_FILE, Workspace
-
-
-class NotAWorkspace(TeamdeckError):
-    """The directory holds nothing teamdeck can show."""
 
 
 def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -21,14 +16,9 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     tui.set_defaults(handler=_tui)
 
 
-def looks_like_workspace(ws: Workspace) -> bool:
-    """Whether the directory has anything teamdeck shows (tasks/, teams/ or settings)."""
-    return any((ws.root / name).exists() for name in ("tasks", "teams", SETTINGS_FILE))
-
-
 def _tui(args: argparse.Namespace, ws: Workspace) -> Output:
     named = getattr(args, "workspace", None) or os.environ.get(ENV_WORKSPACE)
-    if not named and not looks_like_workspace(ws):
+    if not named and not is_workspace(ws.root):
         raise NotAWorkspace(
             f"{ws.root} is not a teamdeck workspace (no tasks/, teams/ or {SETTINGS_FILE}). "
             f"Point teamdeck at one with `teamdeck tui --workspace DIR` or ${ENV_WORKSPACE}; "
