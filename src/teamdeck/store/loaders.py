@@ -363,6 +363,15 @@ def _non_finite_path(value: Any) -> tuple[str, str] | None:
     return None
 
 
+def _completed(message: str, place: str) -> str:
+    """The decoder's message with the place it refers to when the message points at one.
+
+    ``json`` puts the position beside its message, so "Unterminated string starting
+    at" alone ends mid-sentence; the place is added there, not lost.
+    """
+    return f"{message} {place}" if message.rstrip().endswith(" at") else message
+
+
 def parse_json(data: bytes, path: Path | str, *, limit: int = MAX_FILE_BYTES) -> Any:
     """Parse JSON bytes safely (BOM accepted; NaN, duplicates, deep nesting refused).
 
@@ -385,7 +394,8 @@ def parse_json(data: bytes, path: Path | str, *, limit: int = MAX_FILE_BYTES) ->
     try:
         value = json.loads(text, parse_constant=placeholder, object_pairs_hook=_refuse_duplicates)
     except json.JSONDecodeError as err:
-        raise InvalidFile(path, f"line {err.lineno} column {err.colno}", f"invalid JSON: {err.msg}") from None
+        place = f"line {err.lineno} column {err.colno}"
+        raise InvalidFile(path, place, f"invalid JSON: {_completed(err.msg, place)}") from None
     except _DuplicateKey as err:
         raise InvalidFile(path, _duplicate_key_line(text), str(err)) from None
     except (ValueError, RecursionError) as err:
