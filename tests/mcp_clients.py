@@ -10,7 +10,6 @@ import os
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
@@ -76,22 +75,17 @@ def http_server(root: Path, member: str, *, token: str | None = None) -> Iterato
     proc = subprocess.Popen(
         [sys.executable, *server_args(root, member, *extra)],
         env=env,
-        stdout=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
     try:
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while True:
-            if proc.poll() is not None:
-                raise AssertionError(f"the server exited with {proc.returncode}: {proc.stderr.read()}")
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise AssertionError("the server did not start listening in time") from None
-                time.sleep(0.05)
+        # it prints where it serves once it accepts requests (its heartbeat is written by then)
+        assert proc.stdout is not None
+        first = proc.stdout.readline()
+        if not first.startswith("teamdeck: MCP tools as"):
+            proc.wait(timeout=START_TIMEOUT_S)
+            raise AssertionError(f"the server exited with {proc.returncode}: {first}{proc.stderr.read()}")
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
         proc.terminate()

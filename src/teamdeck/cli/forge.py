@@ -9,6 +9,7 @@ from pathlib import Path
 
 from teamdeck.cli.common import Output, command_group
 from teamdeck.errors import Refused
+from teamdeck.listen import bind
 from teamdeck.protocol.forge.gitea_api import require_api
 from teamdeck.protocol.hygiene import sweep_temp_files
 from teamdeck.store.workspace import Workspace
@@ -63,8 +64,10 @@ def _serve(args: argparse.Namespace, ws: Workspace) -> Output:
     sweep_temp_files(ws)  # what a crash left (F1), each removal logged
     logging.getLogger("teamdeck.forge").setLevel(logging.INFO)
     app = create_app(ws, secret, max_body=args.max_body or MAX_BODY)
+    listening = bind(host, port, "the forge webhook server")
     print(f"teamdeck: forge webhooks for {ws.root} on http://{args.listen}/hook", flush=True)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    with listening:
+        uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[listening])
     return Output(data={"ok": True}, text="teamdeck: forge server stopped")
 
 

@@ -57,7 +57,18 @@ def _serve(args: argparse.Namespace, ws: Workspace) -> Output:
 
     address = parse_address(args.http)
     token = token_from(args.token_env, address)
-    serve_http(seat, address, token)
+    where = f"{seat.team}/{seat.member}"
+    serving: list[bool] = []
+
+    def started() -> None:
+        serving.append(True)
+        print(f"teamdeck: MCP tools as {where} for {ws.root} on {address.url}", flush=True)
+
+    try:
+        serve_http(seat, address, token, started=started)
+    finally:  # also on Ctrl-C and SIGTERM, like `forge serve`; not when it never started
+        if serving:
+            print(f"teamdeck: MCP server for {where} stopped", flush=True)
     return Output({"ok": True})
 
 

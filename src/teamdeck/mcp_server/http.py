@@ -19,12 +19,16 @@ import json
 import logging
 import os
 import signal
+import socket
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import anyio
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from teamdeck.errors import Refused, TeamdeckError
+from teamdeck.listen import bind
 from teamdeck.mcp_server.server import Seat, build_server
 from teamdeck.model.connection import HEARTBEAT_S
 from teamdeck.protocol.connections import Heartbeat, announce
@@ -121,22 +125,36 @@ class BearerAuth:
         await send({"type": "http.response.body", "body": body})
 
 
-def serve_http(seat: Seat, address: Address, token: str | None) -> None:
+def serve_http(seat: Seat, address: Address, token: str | None, *, started: Callable[[], None] = lambda: None) -> None:
     """Serve until interrupted (SIGINT/SIGTERM), keeping the heartbeat meanwhile.
 
+    Args:
+        started: called once the server accepts requests (the CLI says where it serves).
+
     Raises:
-        Refused: no token for a non-loopback address (checked by the caller too).
+        Refused: no token for a non-loopback address (checked by the caller too), or
+            the address cannot be bound (in use, not this machine's).
     """
     if token is None and not address.loopback:
         raise Refused(f"refusing to serve {address.url} without a bearer token")
+    listening = bind(address.host, address.port, f"the MCP server for {seat.member}")
     # uvicorn stops on SIGINT/SIGTERM and, once shut down, raises the signal again:
-    # record it instead, so the heartbeat is removed first and the exit is quiet.
+    # record it instead, so the heartbeat is removed first and the exit is quiet. A
+    # signal that comes before uvicorn installs its own handlers stops it too.
     stopped: list[int] = []
+    servers: list[Any] = []
+
+    def stop(signum: int, _frame: object) -> None:
+        stopped.append(signum)
+        for server in servers:
+            server.should_exit = True
+
     handled = (signal.SIGINT, signal.SIGTERM)
-    previous = {signum: signal.signal(signum, lambda signum, _frame: stopped.append(signum)) for signum in handled}
+    previous = {signum: signal.signal(signum, stop) for signum in handled}
     try:
-        anyio.run(_serve, seat, address, token)
+        anyio.run(_serve, seat, address, token, listening, (servers, stopped), started)
     finally:
+        listening.close()
         for signum, handler in previous.items():
             signal.signal(signum, handler)
     if signal.SIGINT in stopped:
@@ -145,7 +163,14 @@ def serve_http(seat: Seat, address: Address, token: str | None) -> None:
         raise SystemExit(128 + stopped[0])
 
 
-async def _serve(seat: Seat, address: Address, token: str | None) -> None:
+async def _serve(
+    seat: Seat,
+    address: Address,
+    token: str | None,
+    listening: socket.socket,
+    signalled: tuple[list[Any], list[int]],
+    started: Callable[[], None],
+) -> None:
     import uvicorn
 
     heartbeat = _announce(seat, address)
@@ -154,11 +179,16 @@ async def _serve(seat: Seat, address: Address, token: str | None) -> None:
     if token is not None:
         app = BearerAuth(app, token)
     config = uvicorn.Config(app, host=address.host, port=address.port, log_level="warning", lifespan="on")
+    web = uvicorn.Server(config)
+    servers, stopped = signalled
+    servers.append(web)
+    web.should_exit = bool(stopped)  # a signal came while this was being set up
     try:
         async with anyio.create_task_group() as group:
             if heartbeat is not None:
                 group.start_soon(_beat, heartbeat)
-            await uvicorn.Server(config).serve()
+            group.start_soon(_tell_when_started, web, started)
+            await web.serve(sockets=[listening])
             group.cancel_scope.cancel()
     finally:
         if heartbeat is not None:
@@ -166,6 +196,15 @@ async def _serve(seat: Seat, address: Address, token: str | None) -> None:
                 heartbeat.end()
             except OSError as err:
                 log.warning("could not remove the heartbeat file: %s", err)
+
+
+async def _tell_when_started(web: Any, started: Callable[[], None]) -> None:
+    """Call ``started`` once uvicorn has started (it sets a flag, it has no event)."""
+    while not web.started:
+        if web.should_exit:
+            return
+        await anyio.sleep(0.02)
+    started()
 
 
 def _announce(seat: Seat, address: Address) -> Heartbeat | None:

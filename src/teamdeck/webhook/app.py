@@ -21,8 +21,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from teamdeck.protocol.forge.deliveries import Outcome, receive
+from teamdeck.protocol.forge.deliveries import Outcome, event_of, receive
 from teamdeck.store.workspace import Workspace
+from teamdeck.text import one_line
 
 log = logging.getLogger("teamdeck.forge")
 
@@ -47,7 +48,14 @@ def create_app(ws: Workspace, secret: str, *, max_body: int = MAX_BODY) -> Starl
             except Exception:  # one broken delivery must not stop the server (logged with its traceback)
                 log.exception("forge: unexpected error in a delivery")
                 return Outcome(500, "failed", "internal error (logged by the server); nothing else was affected")
-        log.info("forge: %s %s %s", outcome.status, outcome.outcome, outcome.delivery or "-")
+        log.info(
+            "forge: %s %s, event %s, delivery %s: %s",
+            outcome.status,
+            outcome.outcome,
+            one_line(event_of(headers) or "(none)", 40),
+            one_line(outcome.delivery or "-", 100),
+            one_line(outcome.detail, 200),
+        )
         return outcome
 
     async def hook(request: Request) -> JSONResponse:

@@ -70,6 +70,11 @@ def _header(headers: Mapping[str, str], *names: str) -> str | None:
     return next((lowered[name.lower()] for name in names if name.lower() in lowered), None)
 
 
+def event_of(headers: Mapping[str, str]) -> str:
+    """The delivery's event name (``X-Gitea-Event``, or Gogs' or GitHub's), or ``""``."""
+    return _header(headers, "X-Gitea-Event", "X-Gogs-Event", "X-GitHub-Event") or ""
+
+
 def signature_ok(secret: str, body: bytes, signature: str | None) -> bool:
     """Whether ``signature`` is the hex HMAC-SHA256 of ``body`` keyed with ``secret`` (constant time)."""
     if not signature or not secret:
@@ -99,7 +104,7 @@ def receive(ws: Workspace, headers: Mapping[str, str], body: bytes, secret: str)
     delivery = _header(headers, "X-Gitea-Delivery", "X-Gogs-Delivery", "X-GitHub-Delivery")
     if not delivery or len(delivery) > 100:
         return Outcome(400, "invalid", "no usable X-Gitea-Delivery header; nothing was written")
-    event_name = _header(headers, "X-Gitea-Event", "X-Gogs-Event", "X-GitHub-Event") or ""
+    event_name = event_of(headers)
     event_type = _header(headers, "X-Gitea-Event-Type", "X-Gogs-Event-Type") or event_name
     try:
         ws.require_writable(f"receive Gitea delivery {shown(delivery)}")
