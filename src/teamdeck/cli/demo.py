@@ -1,7 +1,7 @@
 """``teamdeck demo``: the bundled demo workspace, brought to life by simulated agents.
 
 Without ``--workspace`` the demo copies demo-workspace/ into a fresh temporary
-directory (and says where); with ``--workspace DIR`` it copies it into DIR when DIR is
+directory (and says where), removed when the demo ends (``--keep`` keeps it); with ``--workspace DIR`` it copies it into DIR when DIR is
 missing or empty, and otherwise simulates agents on DIR as it is (a benchmark's
 generated workspace, say). On a fresh copy everything runs on the demo clock
 (:mod:`teamdeck.sim.clock`), so the bundled history keeps believable ages; on an
@@ -54,6 +54,9 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
         help="simulated seconds per real second (default 1; 10 makes everything 10x faster)",
     )
     demo.add_argument("--seed", type=int, default=0, help="fixes every choice the simulated agents make")
+    demo.add_argument(
+        "--keep", action="store_true", help="keep the temporary copy after quitting (default: it is removed)"
+    )
     demo.set_defaults(handler=_demo, creates_workspace=True)
 
 
@@ -83,21 +86,18 @@ def _demo(args: argparse.Namespace, _ws: Workspace) -> Output:
         raise Refused("Could not start the demo: --speed must be positive")
     if args.duration is not None and args.duration < 0:
         raise Refused("Could not start the demo: --duration must not be negative")
-    root, fresh = prepare_workspace(vars(args).get("workspace"))
-    clock: Clock = running_clock() if fresh else utc_now
-    sim = Simulation(Workspace.at(root, clock=clock, actor=SIM_ACTOR), seed=args.seed, speed=args.speed)
-    what = "a fresh copy of the demo workspace" if fresh else "an existing workspace"
-    print(f"teamdeck demo: {root} ({what}); {len(sim.teammates)} simulated teammates", file=sys.stderr, flush=True)
-    stop = threading.Event()
-    if args.no_tui:
-        _run_headless(sim, stop, args.duration)
-    else:
-        _run_with_tui(sim, stop, root, clock, args)
+    given = vars(args).get("workspace")
+    root, fresh = prepare_workspace(given)
+    temporary = root.parent if given is None and not args.keep else None
+    try:
+        sim = _simulate(root, fresh, args)
+    finally:
+        if temporary is not None:  # a temporary copy nobody named is nobody's: remove it
+            shutil.rmtree(temporary, ignore_errors=True)
     counts = Counter(happened.label.split(" ", 1)[0] for happened in sim.scheduler.history)
     done = {kind: counts[kind] for kind in ("turn", "output", "resume", "plan", "chatter") if counts[kind]}
-    text = f"simulated {sim.scheduler.now:.1f} s on {root}: " + (
-        ", ".join(f"{count} {kind}" for kind, count in done.items()) or "nothing happened yet"
-    )
+    text = f"simulated {sim.scheduler.now:.1f} s on {root}" + (" (removed; --keep keeps it)" if temporary else "")
+    text += ": " + (", ".join(f"{count} {kind}" for kind, count in done.items()) or "nothing happened yet")
     if sim.scheduler.errors:
         text += f"\n{len(sim.scheduler.errors)} simulated actions failed:\n" + "\n".join(sim.scheduler.errors)
     return Output(
@@ -105,12 +105,30 @@ def _demo(args: argparse.Namespace, _ws: Workspace) -> Output:
             "ok": True,
             "workspace": str(root),
             "fresh": fresh,
+            "removed": temporary is not None,
             "simulatedSeconds": sim.scheduler.now,
             "actions": done,
             "errors": sim.scheduler.errors,
         },
         text=text,
     )
+
+
+def _simulate(root: Path, fresh: bool, args: argparse.Namespace) -> Simulation:
+    """Run the simulation on ``root`` (with the TUI in front unless --no-tui); it, once stopped."""
+    clock: Clock = running_clock() if fresh else utc_now
+    sim = Simulation(Workspace.at(root, clock=clock, actor=SIM_ACTOR), seed=args.seed, speed=args.speed)
+    what = "a fresh copy of the demo workspace" if fresh else "an existing workspace"
+    kept = " (removed when you quit; --keep keeps it)" if vars(args).get("workspace") is None and not args.keep else ""
+    print(
+        f"teamdeck demo: {root} ({what}){kept}; {len(sim.teammates)} simulated teammates", file=sys.stderr, flush=True
+    )
+    stop = threading.Event()
+    if args.no_tui:
+        _run_headless(sim, stop, args.duration)
+    else:
+        _run_with_tui(sim, stop, root, clock, args)
+    return sim
 
 
 def _run_headless(sim: Simulation, stop: threading.Event, duration: float | None) -> None:

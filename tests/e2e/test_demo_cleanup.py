@@ -1,0 +1,63 @@
+"""``teamdeck demo`` removes the temporary copy it made when it ends (issue 22.9).
+
+Every run used to leave a ``teamdeck-demo-*`` directory (~600 KB) behind. A workspace
+the user named is theirs and stays; ``--keep`` keeps the temporary one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from test_tui_tmux import Tmux
+
+
+def _demo(tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "TEAMDECK_WORKSPACE": "", "TMPDIR": str(tmp)}
+    return subprocess.run(
+        [sys.executable, "-m", "teamdeck", "demo", "--no-tui", "--duration", "0.3", "--speed", "20", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+
+
+def test_the_temporary_copy_is_removed_when_the_demo_ends(tmp_path: Path) -> None:
+    result = _demo(tmp_path, "--json")
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["removed"] is True and data["workspace"].startswith(str(tmp_path / "teamdeck-demo-"))
+    assert "(removed when you quit; --keep keeps it)" in result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_keep_keeps_it(tmp_path: Path) -> None:
+    result = _demo(tmp_path, "--keep")
+    assert result.returncode == 0, result.stderr
+    (made,) = tmp_path.iterdir()
+    assert made.name.startswith("teamdeck-demo-") and (made / "workspace" / "teams").is_dir()
+
+
+@pytest.mark.e2e
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+@pytest.mark.parametrize("size", [(80, 24), (120, 36)])
+def test_quitting_the_demo_with_q_removes_its_copy(tmp_path: Path, size: tuple[int, int]) -> None:
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    env = ["env", "TEAMDECK_WORKSPACE=", f"TMPDIR={tmp}", "TERM=xterm-256color"]
+    session = Tmux([*env, sys.executable, "-m", "teamdeck", "demo"], width=size[0], height=size[1])
+    try:
+        session.wait_for("Decisions")
+        assert [made.name[:14] for made in tmp.iterdir()] == ["teamdeck-demo-"]
+        session.keys("q")
+        screen = session.wait_for("EXITED 0")
+        assert "(removed; --keep keeps it)" in screen.replace("\n", "")
+        assert list(tmp.iterdir()) == []
+    finally:
+        session.kill()
