@@ -1,4 +1,4 @@
-"""A broken-JSON error keeps the position it refers to (issue 22.8).
+"""A broken-JSON error keeps the position it refers to.
 
 The decoder's message "Unterminated string starting at" used to be printed without the
 place it points at, so the line ended mid-sentence.

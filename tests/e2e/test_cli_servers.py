@@ -1,4 +1,4 @@
-"""The servers say when they start and stop, and a port in use is one line (issue 22.4).
+"""The servers say when they start and stop, and a port in use is one line.
 
 ``teamdeck mcp --http`` on a taken port printed a 40-line BaseExceptionGroup traceback,
 and said nothing when it started or stopped; ``forge serve`` on a taken port printed

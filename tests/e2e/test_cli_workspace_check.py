@@ -1,4 +1,4 @@
-"""A workspace that cannot be the one meant is refused in one line, with a hint (issue 22.3).
+"""A workspace that cannot be the one meant is refused in one line, with a hint.
 
 ``status``, ``validate`` and ``doctor`` used to report an empty world and exit 0 for a
 path that does not exist, and ``tui`` opened an empty screen; ``-w W/teams`` showed

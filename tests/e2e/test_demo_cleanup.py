@@ -1,4 +1,4 @@
-"""``teamdeck demo`` removes the temporary copy it made when it ends (issue 22.9).
+"""``teamdeck demo`` removes the temporary copy it made when it ends.
 
 Every run used to leave a ``teamdeck-demo-*`` directory (~600 KB) behind. A workspace
 the user named is theirs and stays; ``--keep`` keeps the temporary one.
