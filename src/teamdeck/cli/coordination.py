@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from teamdeck.cli.commands import summary
 from teamdeck.cli.common import Output
 from teamdeck.protocol import delegation
 from teamdeck.store.workspace import Workspace
@@ -11,9 +12,7 @@ from teamdeck.text import one_line
 
 
 def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
-    delegate = subparsers.add_parser(
-        "delegate", help="assign a task to a team member (task_assignment in their inbox)", parents=[common]
-    )
+    delegate = subparsers.add_parser("delegate", help=summary("delegate"), parents=[common])
     delegate.add_argument("task_id", metavar="TASK")
     delegate.add_argument("member", metavar="MEMBER")
     delegate.add_argument("--role", choices=delegation.ROLES, default="implementor")
@@ -21,9 +20,7 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     delegate.add_argument("--note", default="", help="extra instructions for the member")
     delegate.set_defaults(handler=_delegate)
 
-    report = subparsers.add_parser(
-        "report", help="report_to_parent: write a worker's final.json and tell its delegator", parents=[common]
-    )
+    report = subparsers.add_parser("report", help=summary("report"), parents=[common])
     report.add_argument("task_id", metavar="TASK")
     report.add_argument("agent_id", metavar="AGENT")
     report.add_argument("--status", required=True, choices=("completed", "blocked", "failed"))

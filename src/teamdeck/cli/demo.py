@@ -22,6 +22,7 @@ import threading
 from collections import Counter
 from pathlib import Path
 
+from teamdeck.cli.commands import summary
 from teamdeck.cli.common import Output
 from teamdeck.clock import Clock, utc_now
 from teamdeck.errors import Refused
@@ -38,7 +39,7 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     demo = subparsers.add_parser(
         "demo",
         parents=[common],
-        help="open the live demo: the demo workspace with simulated agents",
+        help=summary("demo"),
         description="Copy the demo workspace into a temporary directory, start simulated agents that write into "
         "it the way real agents do, and open the TUI on it. Quitting stops the simulation.",
     )

@@ -7,6 +7,7 @@ import logging
 import os
 from pathlib import Path
 
+from teamdeck.cli.commands import summary
 from teamdeck.cli.common import Output, command_group
 from teamdeck.errors import Refused
 from teamdeck.listen import bind
@@ -21,7 +22,7 @@ DEFAULT_LISTEN = "127.0.0.1:8787"
 
 
 def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
-    actions = command_group(subparsers, "forge", common, help="issue-driven teams: the Gitea webhook bridge")
+    actions = command_group(subparsers, "forge", common, help=summary("forge"))
     serve = actions.add_parser("serve", help=f"receive Gitea webhooks (secret from ${ENV_SECRET})", parents=[common])
     serve.add_argument("--listen", default=DEFAULT_LISTEN, metavar="HOST:PORT", help=f"default {DEFAULT_LISTEN}")
     serve.add_argument("--max-body", type=int, default=None, metavar="BYTES", help="largest delivery accepted")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 
+from teamdeck.cli.commands import summary
 from teamdeck.cli.common import Output, command_group
 from teamdeck.protocol.gates import GateEntry, decide_gate, list_gates
 from teamdeck.protocol.hygiene import STALE_TEMP_S, sweep_temp_files
@@ -18,15 +19,11 @@ from teamdeck.text import one_line
 
 
 def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
-    join = subparsers.add_parser(
-        "join", parents=[common], help="join a task's worker outputs into reports and open gates for blocked workers"
-    )
+    join = subparsers.add_parser("join", parents=[common], help=summary("join"))
     join.add_argument("task_id", metavar="TASK")
     join.set_defaults(handler=_join)
 
-    actions = command_group(
-        subparsers, "gate", common, help="list and decide gates (points where a person must decide)"
-    )
+    actions = command_group(subparsers, "gate", common, help=summary("gate"))
     listing = actions.add_parser("list", parents=[common], help="list the gates of one task or of every task")
     listing.add_argument("task_id", metavar="TASK", nargs="?")
     listing.set_defaults(handler=_list)
@@ -41,9 +38,7 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     reject.add_argument("--note", required=True, help="why, for the worker (recorded in human-notes.md)")
     reject.set_defaults(handler=_decide, decision="reject")
 
-    validate = subparsers.add_parser(
-        "validate", parents=[common], help="check every file of the workspace; exit 1 if any problem"
-    )
+    validate = subparsers.add_parser("validate", parents=[common], help=summary("validate"))
     validate.add_argument(
         "--clean",
         action="store_true",

@@ -20,28 +20,19 @@ import traceback
 from collections.abc import Sequence
 
 from teamdeck import __version__
+from teamdeck.cli.commands import COMMANDS, modules_of
 from teamdeck.cli.common import Output, common_options, workspace_from
 from teamdeck.errors import TeamdeckError
 from teamdeck.store.workspace import READ_ONLY_HINT
 
-COMMAND_MODULES = (
-    "teamdeck.cli.status",
-    "teamdeck.cli.tui",
-    "teamdeck.cli.tasks",
-    "teamdeck.cli.join",
-    "teamdeck.cli.teams",
-    "teamdeck.cli.verification",
-    "teamdeck.cli.coordination",
-    "teamdeck.cli.plans",
-    "teamdeck.cli.mcp",
-    "teamdeck.cli.demo",
-    "teamdeck.cli.forge",
-)
-"""Modules whose ``register(subparsers, common)`` adds commands, in help order."""
 
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The ``teamdeck`` parser, with the parsers of ``command`` complete.
 
-def build_parser() -> argparse.ArgumentParser:
-    """The full ``teamdeck`` parser."""
+    Every command is listed (``teamdeck --help``), but only the modules that define
+    ``command`` are imported and registered: the others are name and help alone, so a
+    command pays for its own imports and nobody else's. ``None`` registers none.
+    """
     common = common_options()
     parser = argparse.ArgumentParser(
         prog="teamdeck",
@@ -50,8 +41,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"teamdeck {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
+    for name in modules_of(command):
         importlib.import_module(name).register(subparsers, common)
+    for listed in COMMANDS:
+        if listed.name not in subparsers.choices:
+            subparsers.add_parser(listed.name, help=listed.summary, parents=[common])
     return parser
 
 
@@ -69,9 +63,22 @@ def disk_refusal(err: BaseException) -> str | None:
     return f"{err.strerror} ({errno.errorcode[err.errno]}){where}; the command stopped there.{hint}"
 
 
+def command_named(argv: Sequence[str]) -> str | None:
+    """The command ``argv`` names (the first word that is not a common option or its value)."""
+    first = argparse.ArgumentParser(add_help=False, parents=[common_options()])
+    first.add_argument("command", nargs="?")
+    first.add_argument("rest", nargs=argparse.REMAINDER)
+    try:
+        known, _unknown = first.parse_known_args(argv)
+    except SystemExit:  # a malformed option: the full parser will say what is wrong
+        return None
+    return known.command
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; returns the process exit code."""
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser(command_named(argv))
     args = parser.parse_args(argv)
     handler = getattr(args, "handler", None)
     if handler is None:

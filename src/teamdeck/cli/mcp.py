@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 
+from teamdeck.cli.commands import summary
 from teamdeck.cli.common import Output
 from teamdeck.mcp_server.catalog import help_text
 from teamdeck.store.workspace import Workspace
@@ -13,7 +14,7 @@ from teamdeck.store.workspace import Workspace
 def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     server = subparsers.add_parser(
         "mcp",
-        help="serve the coordination tools over MCP, acting as one member of a team",
+        help=summary("mcp"),
         description=(
             "Serve teamdeck's coordination tools to an agent over MCP (Model Context Protocol), acting as "
             "MEMBER of TEAM: the member sends the messages, delegates, reports and asks for decisions. "

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from teamdeck.cli.commands import summary
 from teamdeck.cli.common import Output, command_group
 from teamdeck.errors import InvalidFile
 from teamdeck.protocol.plans.importer import import_plan
@@ -23,7 +24,7 @@ from teamdeck.text import one_line
 
 
 def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
-    actions = command_group(subparsers, "plan", common, help="coordinator plans in waves; answers to teammates' plans")
+    actions = command_group(subparsers, "plan", common, help=summary("plan"))
     imported = actions.add_parser(
         "import", help="import a coordinator's @@@task blocks as a plan waiting for approval", parents=[common]
     )

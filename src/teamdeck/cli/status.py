@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 
+from teamdeck.cli.commands import summary
 from teamdeck.cli.common import Output
 from teamdeck.store.workspace import Workspace
 from teamdeck.text import one_line
@@ -18,7 +19,7 @@ from teamdeck.view.snapshot import MemberView, TaskView, TeamTaskListView, TeamT
 
 
 def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
-    status = subparsers.add_parser("status", parents=[common], help="tasks, decisions waiting and teams at a glance")
+    status = subparsers.add_parser("status", parents=[common], help=summary("status"))
     status.set_defaults(handler=_status)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from teamdeck.cli.commands import summary
 from teamdeck.cli.common import Output
 from teamdeck.protocol import lifecycle
 from teamdeck.protocol.taskfile import TaskChange
@@ -12,7 +13,7 @@ from teamdeck.store.workspace import Workspace
 
 
 def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
-    task = subparsers.add_parser("task", help="create and change tasks", parents=[common])
+    task = subparsers.add_parser("task", help=summary("task"), parents=[common])
     actions = task.add_subparsers(dest="task_command", metavar="ACTION", required=True)
     create = actions.add_parser("create", help="create a new task", parents=[common])
     create.add_argument("task_id", metavar="TASK")

@@ -5,12 +5,13 @@ from __future__ import annotations
 import argparse
 import os
 
+from teamdeck.cli.commands import summary
 from teamdeck.cli.common import NotAWorkspace, Output, is_workspace
 from teamdeck.store.workspace import ENV_WORKSPACE, SETTINGS_FILE, Workspace
 
 
 def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
-    tui = subparsers.add_parser("tui", parents=[common], help="the live supervisor (a terminal UI)")
+    tui = subparsers.add_parser("tui", parents=[common], help=summary("tui"))
     tui.add_argument("--no-watch", action="store_true", help="do not watch the files (refresh only after own actions)")
     tui.add_argument("--poll", action="store_true", help="poll for changes instead of inotify (network filesystems)")
     tui.set_defaults(handler=_tui)

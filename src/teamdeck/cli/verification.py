@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from teamdeck.cli.commands import summary
 from teamdeck.cli.common import Output
 from teamdeck.protocol import verification
 from teamdeck.protocol.guardians.registry import BUILTINS, guardian_codes
@@ -12,9 +13,7 @@ from teamdeck.text import one_line
 
 
 def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
-    verify = subparsers.add_parser(
-        "verify", help="verify a task with a guardian and apply its verdict", parents=[common]
-    )
+    verify = subparsers.add_parser("verify", help=summary("verify"), parents=[common])
     verify.add_argument("task_id", metavar="TASK")
     verify.add_argument(
         "--guardian",
@@ -28,19 +27,15 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     verify.add_argument("--complete", action="store_true", help="after a PASS, also mark the task done")
     verify.set_defaults(handler=_verify)
 
-    verdicts = subparsers.add_parser("verdicts", help="a task's guardian verdicts, oldest first", parents=[common])
+    verdicts = subparsers.add_parser("verdicts", help=summary("verdicts"), parents=[common])
     verdicts.add_argument("task_id", metavar="TASK")
     verdicts.set_defaults(handler=_verdicts)
 
-    assignments = subparsers.add_parser(
-        "assignments", help="a task's guardian assignments, oldest first", parents=[common]
-    )
+    assignments = subparsers.add_parser("assignments", help=summary("assignments"), parents=[common])
     assignments.add_argument("task_id", metavar="TASK")
     assignments.set_defaults(handler=_assignments)
 
-    guardian = subparsers.add_parser(
-        "guardian", help="list guardians, configure how a task is verified", parents=[common]
-    )
+    guardian = subparsers.add_parser("guardian", help=summary("guardian"), parents=[common])
     actions = guardian.add_subparsers(dest="guardian_command", metavar="ACTION", required=True)
     listing = actions.add_parser("list", help="the guardians that can be assigned", parents=[common])
     listing.set_defaults(handler=_guardians)

@@ -128,7 +128,8 @@ def test_s12_hostile_text_in_schema_messages_is_sanitised_and_truncated(ws):
 
 def test_jsonschema_is_not_imported_by_the_cli_until_needed():
     code = (
-        "import sys; from teamdeck.cli.main import build_parser; build_parser(); "
+        "import sys; from teamdeck.cli.main import build_parser; from teamdeck.cli.commands import COMMANDS; "
+        "[build_parser(command.name) for command in COMMANDS]; "
         "import teamdeck.protocol.join, teamdeck.protocol.gates, teamdeck.protocol.validate; "
         "print('jsonschema' in sys.modules)"
     )
