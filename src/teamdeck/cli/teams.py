@@ -1,5 +1,5 @@
 """Claude Code team commands: ``team``, ``send``, ``broadcast``, ``shutdown``, ``plan``,
-``permission``, ``inbox``, ``member`` and ``doctor`` (seed 004).
+``permission``, ``inbox`` and ``member`` (seed 004; ``doctor`` is cli/doctor.py).
 
 Everything a team member wrote (names, summaries, message bodies, reasons) reaches
 the terminal only through :func:`teamdeck.text.sanitize` / :func:`one_line` (S1).
@@ -10,22 +10,15 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from datetime import timedelta
 from typing import Any
 
+from teamdeck.cli.commands import summary
 from teamdeck.cli.common import Output, command_group
 from teamdeck.cli.team_tasks import register_team_task
 from teamdeck.errors import Refused
 from teamdeck.model.claude import COLORS
 from teamdeck.protocol import messaging, teams
-from teamdeck.protocol.gates import task_ids
-from teamdeck.protocol.ledger.build import build_ledger
-from teamdeck.protocol.ledger.results import FAILURE_CLASSES, NOTICES, Ledger
-from teamdeck.protocol.permissions import answer_permission
-from teamdeck.protocol.shutdown_resend import resend_shutdown
-from teamdeck.protocol.verification import edited_verdicts
 from teamdeck.store.inbox import InboxEntry
-from teamdeck.store.settings import load_settings
 from teamdeck.store.teamfiles import list_team_names
 from teamdeck.store.workspace import Workspace
 from teamdeck.text import one_line, sanitize
@@ -59,7 +52,7 @@ def _add_intermixed(subparsers: argparse._SubParsersAction, name: str, **options
 
 
 def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
-    team = subparsers.add_parser("team", help="create, grow, list and delete Claude Code teams", parents=[common])
+    team = subparsers.add_parser("team", help=summary("team"), parents=[common])
     actions = team.add_subparsers(dest="team_command", metavar="ACTION", required=True)
     create = actions.add_parser("create", help="create a team with its lead (TeamCreate)", parents=[common])
     create.add_argument("team", metavar="TEAM")
@@ -86,7 +79,7 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     listing.set_defaults(handler=_team_list)
     register_team_task(actions, common)
 
-    send = _add_intermixed(subparsers, "send", help="send a message to one member (SendMessage)", parents=[common])
+    send = _add_intermixed(subparsers, "send", help=summary("send"), parents=[common])
     send.add_argument("team", metavar="TEAM")
     send.add_argument("to", metavar="TO", help="name, NAME, name@team or team-lead")
     send.add_argument("text", metavar="TEXT", nargs="?", default="", help="the message ('-': read stdin)")
@@ -100,16 +93,14 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     send.add_argument("--reason", help="shutdown_response: why")
     send.set_defaults(handler=_send)
 
-    cast = subparsers.add_parser("broadcast", help="send a message to every member but the sender", parents=[common])
+    cast = subparsers.add_parser("broadcast", help=summary("broadcast"), parents=[common])
     cast.add_argument("team", metavar="TEAM")
     cast.add_argument("text", metavar="TEXT", help="the message ('-': read stdin)")
     cast.add_argument("--summary", default="", help="a short summary (required)")
     cast.add_argument("--from", dest="sender", metavar="NAME", help="the sender (default: the team lead)")
     cast.set_defaults(handler=_broadcast)
 
-    shutdown = subparsers.add_parser(
-        "shutdown", help="ask a teammate to shut down; prints the request id", parents=[common]
-    )
+    shutdown = subparsers.add_parser("shutdown", help=summary("shutdown"), parents=[common])
     shutdown.add_argument("team", metavar="TEAM")
     shutdown.add_argument("member", metavar="MEMBER")
     shutdown.add_argument("--reason", help="default with --resend: the unanswered request's reason")
@@ -120,9 +111,7 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     )
     shutdown.set_defaults(handler=_shutdown)
 
-    plan_actions = command_group(
-        subparsers, "plan", common, help="coordinator plans in waves; answers to teammates' plans"
-    )
+    plan_actions = command_group(subparsers, "plan", common, help=summary("plan"))
     for action in ("approve", "reject"):
         answer = plan_actions.add_parser(
             action, help=f"{action} the member's plan (default: its latest unanswered request)", parents=[common]
@@ -133,7 +122,7 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
         answer.add_argument("--feedback", help="required to reject")
         answer.set_defaults(handler=_plan, approve=action == "approve")
 
-    permission_actions = command_group(subparsers, "permission", common, help="answer a teammate's permission request")
+    permission_actions = command_group(subparsers, "permission", common, help=summary("permission"))
     for action, verb in (("approve", "allow"), ("deny", "deny")):
         permit = permission_actions.add_parser(
             action, help=f"{verb} the tool use (writes permission_response to the member's inbox)", parents=[common]
@@ -146,9 +135,7 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
         )
         permit.set_defaults(handler=_permission, approve=action == "approve")
 
-    inbox = subparsers.add_parser(
-        "inbox", help="a member's messages (--inject: deliver unread ones, marking them read)", parents=[common]
-    )
+    inbox = subparsers.add_parser("inbox", help=summary("inbox"), parents=[common])
     inbox.add_argument("team", metavar="TEAM")
     inbox.add_argument("member", metavar="MEMBER")
     inbox.add_argument("--unread", action="store_true", help="only unread messages")
@@ -157,7 +144,7 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     )
     inbox.set_defaults(handler=_inbox)
 
-    member = subparsers.add_parser("member", help="roster repairs", parents=[common])
+    member = subparsers.add_parser("member", help=summary("member"), parents=[common])
     member_actions = member.add_subparsers(dest="member_command", metavar="ACTION", required=True)
     deactivate = member_actions.add_parser(
         "deactivate", help="mark a member that approved shutdown but stays active as inactive", parents=[common]
@@ -169,12 +156,6 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     )
     deactivate.add_argument("--reason")
     deactivate.set_defaults(handler=_deactivate)
-
-    doctor = subparsers.add_parser(
-        "doctor", help="teams: roster, handshakes, folded idles and delivery problems", parents=[common]
-    )
-    doctor.add_argument("team", metavar="TEAM", nargs="?", help="one team (default: all)")
-    doctor.set_defaults(handler=_doctor)
 
 
 def _usage(message: str) -> Refused:
@@ -289,6 +270,8 @@ def _broadcast(args: argparse.Namespace, ws: Workspace) -> Output:
 def _shutdown(args: argparse.Namespace, ws: Workspace) -> Output:
     superseded: tuple[str, ...] = ()
     if args.resend:
+        from teamdeck.protocol.shutdown_resend import resend_shutdown
+
         resent = resend_shutdown(ws, args.team, args.member, reason=args.reason)
         sent, superseded = resent.sent, resent.superseded
     else:
@@ -310,6 +293,8 @@ def _plan(args: argparse.Namespace, ws: Workspace) -> Output:
 
 
 def _permission(args: argparse.Namespace, ws: Workspace) -> Output:
+    from teamdeck.protocol.permissions import answer_permission
+
     sent = answer_permission(ws, args.team, args.member, args.request_id, approve=args.approve, note=args.note)
     return _sent(sent, f"permission {'allowed' if args.approve else 'denied'} ({one_line(args.request_id, 100)}):")
 
@@ -361,96 +346,3 @@ def _deactivate(args: argparse.Namespace, ws: Workspace) -> Output:
         {"ok": True, "team": args.team, "member": name, "isActive": False},
         f"{name} is now inactive in {args.team} (logged in {ws.rel(ws.messages_log(args.team))})",
     )
-
-
-# --- doctor -------------------------------------------------------------------------
-
-
-def _doctor(args: argparse.Namespace, ws: Workspace) -> Output:
-    names, ignored = ([args.team], []) if args.team else list_team_names(ws)
-    timeout = timedelta(seconds=load_settings(ws.root).shutdownTimeoutSeconds)
-    reports, lines = [], []
-    for name in names:
-        try:
-            ledger = build_ledger(ws, name, shutdown_timeout=timeout)
-        except Exception as err:
-            if args.team:
-                raise
-            reports.append({"team": name, "problem": str(err)})
-            lines.append(f"team {name}: {one_line(str(err), 300)}")
-            continue
-        tasks = teams.read_task_list(ws, name)
-        report = ledger.to_json()
-        report["tasks"] = {
-            "visible": [task.to_json() for task in tasks.visible],
-            "hidden": len(tasks.tasks) - len(tasks.visible),
-            "problems": tasks.problems,
-        }
-        reports.append(report)
-        lines += _doctor_lines(ledger, tasks)
-    if not names:
-        lines.append(f"no teams in {ws.root / 'teams'}")
-    edited = [str(problem) for task_id in task_ids(ws) for problem in edited_verdicts(ws, task_id)]
-    if edited:
-        lines += [
-            "verdicts edited by hand (the recorded ones stand):",
-            *(f"  ! {one_line(line, 300)}" for line in edited),
-        ]
-    healthy = all(report.get("healthy") for report in reports) and not edited
-    return Output(
-        {"ok": True, "healthy": healthy, "teams": reports, "ignored": ignored, "editedVerdicts": edited},
-        "\n".join(lines),
-        exit_code=0 if healthy else 1,  # a failure found (or a team unreadable): scripts and CI can tell
-        warnings=ignored,
-    )
-
-
-def _doctor_lines(ledger: Ledger, tasks: teams.ClaudeTaskList) -> list[str]:
-    config = ledger.config
-    lines = [
-        f"team {one_line(ledger.team)}  (lead: {one_line(config.lead_name)})  {one_line(config.description or '', 100)}"
-    ]
-    lines.append("  members:")
-    for member in ledger.members:
-        state = "lead" if member.lead else ("active" if member.active else "inactive")
-        line = (
-            f"    {one_line(member.name, 32):<20} {one_line(member.agent_type or '-', 24):<16} {state:<9}"
-            f" {member.unread} unread / {member.messages}"
-        )
-        fold = ledger.idles.get(member.name)
-        if fold is not None:
-            since = f"idle since {fold.idle_since}" if fold.idle_since else f"last idle {fold.last_at}"
-            line += f"  {since} ({one_line(fold.last_reason or '?', 20)}; {fold.count} idle notification{'s' if fold.count != 1 else ''})"
-        lines.append(line)
-    if ledger.handshakes:
-        lines.append("  handshakes:")
-        for handshake in ledger.handshakes:
-            flag = f"  [{FAILURE_CLASSES[handshake.failure]}]" if handshake.failure else ""
-            lines.append(
-                f"    {handshake.kind:<8} {one_line(handshake.request_id, 80)}  {handshake.state}{flag}: "
-                f"{one_line(handshake.detail, 200)}"
-            )
-    if tasks.tasks or tasks.problems:
-        counts: dict[str, int] = {}
-        for task in tasks.visible:
-            counts[task.status] = counts.get(task.status, 0) + 1
-        summary = ", ".join(f"{count} {one_line(status, 30)}" for status, count in counts.items()) or "none"
-        hidden = len(tasks.tasks) - len(tasks.visible)
-        lines.append(f"  tasks: {summary}" + (f" (+{hidden} internal hidden)" if hidden else ""))
-        lines += [f"    ! {one_line(problem, 300)}" for problem in tasks.problems]
-    failures = ledger.failures
-    notices = [finding for finding in ledger.findings if not finding.is_failure]
-    if failures:
-        lines.append("  failures:")
-        lines += [f"    {FAILURE_CLASSES[f.code]}: {one_line(f.detail, 300)}" for f in failures]
-    if notices:
-        lines.append("  notices:")
-        lines += [f"    {NOTICES.get(f.code, f.code)}: {one_line(f.detail, 300)}" for f in notices]
-    if ledger.delete_blockers:
-        lines.append(
-            f"  team delete would be refused: {len(ledger.delete_blockers)} active member(s): "
-            f"{', '.join(one_line(name, 64) for name in ledger.delete_blockers)}"
-        )
-    if not failures:
-        lines.append("  no delivery or handshake failures")
-    return lines

@@ -1,0 +1,118 @@
+"""``teamdeck doctor``: each team's roster, handshakes, folded idles and delivery
+problems, from the ledger (protocol/ledger/); exit 1 when a failure is found.
+
+Everything a team member wrote reaches the terminal only through :func:`one_line` (S1).
+"""
+
+from __future__ import annotations
+
+import argparse
+from datetime import timedelta
+
+from teamdeck.cli.commands import summary
+from teamdeck.cli.common import Output
+from teamdeck.protocol import teams
+from teamdeck.protocol.gates import task_ids
+from teamdeck.protocol.ledger.build import build_ledger
+from teamdeck.protocol.ledger.results import FAILURE_CLASSES, NOTICES, Ledger
+from teamdeck.protocol.verification import edited_verdicts
+from teamdeck.store.settings import load_settings
+from teamdeck.store.teamfiles import list_team_names
+from teamdeck.store.workspace import Workspace
+from teamdeck.text import one_line
+
+
+def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    doctor = subparsers.add_parser("doctor", help=summary("doctor"), parents=[common])
+    doctor.add_argument("team", metavar="TEAM", nargs="?", help="one team (default: all)")
+    doctor.set_defaults(handler=_doctor)
+
+
+def _doctor(args: argparse.Namespace, ws: Workspace) -> Output:
+    names, ignored = ([args.team], []) if args.team else list_team_names(ws)
+    timeout = timedelta(seconds=load_settings(ws.root).shutdownTimeoutSeconds)
+    reports, lines = [], []
+    for name in names:
+        try:
+            ledger = build_ledger(ws, name, shutdown_timeout=timeout)
+        except Exception as err:
+            if args.team:
+                raise
+            reports.append({"team": name, "problem": str(err)})
+            lines.append(f"team {name}: {one_line(str(err), 300)}")
+            continue
+        tasks = teams.read_task_list(ws, name)
+        report = ledger.to_json()
+        report["tasks"] = {
+            "visible": [task.to_json() for task in tasks.visible],
+            "hidden": len(tasks.tasks) - len(tasks.visible),
+            "problems": tasks.problems,
+        }
+        reports.append(report)
+        lines += _doctor_lines(ledger, tasks)
+    if not names:
+        lines.append(f"no teams in {ws.root / 'teams'}")
+    edited = [str(problem) for task_id in task_ids(ws) for problem in edited_verdicts(ws, task_id)]
+    if edited:
+        lines += [
+            "verdicts edited by hand (the recorded ones stand):",
+            *(f"  ! {one_line(line, 300)}" for line in edited),
+        ]
+    healthy = all(report.get("healthy") for report in reports) and not edited
+    return Output(
+        {"ok": True, "healthy": healthy, "teams": reports, "ignored": ignored, "editedVerdicts": edited},
+        "\n".join(lines),
+        exit_code=0 if healthy else 1,  # a failure found (or a team unreadable): scripts and CI can tell
+        warnings=ignored,
+    )
+
+
+def _doctor_lines(ledger: Ledger, tasks: teams.ClaudeTaskList) -> list[str]:
+    config = ledger.config
+    lines = [
+        f"team {one_line(ledger.team)}  (lead: {one_line(config.lead_name)})  {one_line(config.description or '', 100)}"
+    ]
+    lines.append("  members:")
+    for member in ledger.members:
+        state = "lead" if member.lead else ("active" if member.active else "inactive")
+        line = (
+            f"    {one_line(member.name, 32):<20} {one_line(member.agent_type or '-', 24):<16} {state:<9}"
+            f" {member.unread} unread / {member.messages}"
+        )
+        fold = ledger.idles.get(member.name)
+        if fold is not None:
+            since = f"idle since {fold.idle_since}" if fold.idle_since else f"last idle {fold.last_at}"
+            line += f"  {since} ({one_line(fold.last_reason or '?', 20)}; {fold.count} idle notification{'s' if fold.count != 1 else ''})"
+        lines.append(line)
+    if ledger.handshakes:
+        lines.append("  handshakes:")
+        for handshake in ledger.handshakes:
+            flag = f"  [{FAILURE_CLASSES[handshake.failure]}]" if handshake.failure else ""
+            lines.append(
+                f"    {handshake.kind:<8} {one_line(handshake.request_id, 80)}  {handshake.state}{flag}: "
+                f"{one_line(handshake.detail, 200)}"
+            )
+    if tasks.tasks or tasks.problems:
+        counts: dict[str, int] = {}
+        for task in tasks.visible:
+            counts[task.status] = counts.get(task.status, 0) + 1
+        summary = ", ".join(f"{count} {one_line(status, 30)}" for status, count in counts.items()) or "none"
+        hidden = len(tasks.tasks) - len(tasks.visible)
+        lines.append(f"  tasks: {summary}" + (f" (+{hidden} internal hidden)" if hidden else ""))
+        lines += [f"    ! {one_line(problem, 300)}" for problem in tasks.problems]
+    failures = ledger.failures
+    notices = [finding for finding in ledger.findings if not finding.is_failure]
+    if failures:
+        lines.append("  failures:")
+        lines += [f"    {FAILURE_CLASSES[f.code]}: {one_line(f.detail, 300)}" for f in failures]
+    if notices:
+        lines.append("  notices:")
+        lines += [f"    {NOTICES.get(f.code, f.code)}: {one_line(f.detail, 300)}" for f in notices]
+    if ledger.delete_blockers:
+        lines.append(
+            f"  team delete would be refused: {len(ledger.delete_blockers)} active member(s): "
+            f"{', '.join(one_line(name, 64) for name in ledger.delete_blockers)}"
+        )
+    if not failures:
+        lines.append("  no delivery or handshake failures")
+    return lines
