@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from teamdeck.errors import Refused
-from teamdeck.protocol.lifecycle import legal_next, normalise_state
 
 VERIFIABLE = frozenset({"working", "verifying", "guard-review"})
 """States from which ``verify`` starts (working) or resumes an unfinished assignment."""
@@ -25,6 +24,10 @@ TASK_ACTIONS = ("transition", "cancel", "retry", "verify")
 
 def next_states(state: str) -> list[str]:
     """The states a task in ``state`` may move to (empty: final or unknown)."""
+    # imported here: the lifecycle brings the task file and its models, which the team
+    # rules below (``teamdeck send`` asks them on every call) never need
+    from teamdeck.protocol.lifecycle import legal_next, normalise_state
+
     try:
         return list(legal_next(normalise_state(state)))
     except Refused:  # an unreadable or unknown state has no next state
