@@ -36,10 +36,10 @@ Id = Annotated[str, Field(pattern=ID_PATTERN, json_schema_extra={"description": 
 class OurModel(BaseModel):
     """A teamdeck format: strict types, unknown fields kept for round-trips."""
 
-    model_config = ConfigDict(extra="allow", strict=True, populate_by_name=True)
+    model_config = ConfigDict(extra="allow", strict=True, populate_by_name=True, defer_build=True)
 
 
 class ClosedModel(BaseModel):
     """A teamdeck record that allows nothing unknown (events, reports we alone write)."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", strict=True, populate_by_name=True, defer_build=True)

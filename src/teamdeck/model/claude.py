@@ -33,7 +33,7 @@ COLORS = ("red", "blue", "green", "yellow", "purple", "orange", "pink", "cyan")
 class ClaudeModel(BaseModel):
     """A Claude Code format: lax types, unknown fields kept, ``from`` via ``from_``."""
 
-    model_config = ConfigDict(extra="allow", populate_by_name=True)
+    model_config = ConfigDict(extra="allow", populate_by_name=True, defer_build=True)
 
     def to_json(self) -> dict[str, Any]:
         """The fields as they were given (aliases, unknown fields included), for
