@@ -9,13 +9,14 @@ the notices about inboxes, entries and files.
 from __future__ import annotations
 
 from datetime import timedelta
+from functools import cache
 
 from teamdeck.model.claude import TeamConfig
 from teamdeck.protocol.ledger.fold import LedgerFold, idle_folds
 from teamdeck.protocol.ledger.handshakes import Context, classify_handshakes, orphan_replies, unread_after_idle
 from teamdeck.protocol.ledger.results import DEFAULT_SHUTDOWN_TIMEOUT, Finding, Ledger, RosterEntry
 from teamdeck.protocol.messaging import TeamInboxes, read_inboxes
-from teamdeck.protocol.teams import delete_blockers, read_team
+from teamdeck.protocol.teams import delete_blockers, read_task_list, read_team
 from teamdeck.store.workspace import Workspace
 
 
@@ -77,7 +78,7 @@ def build_ledger(
     findings += [
         Finding(h.failure, h.detail, member=h.member, request_id=h.request_id) for h in ledger.handshakes if h.failure
     ]
-    findings += unread_after_idle(ctx)
+    findings += unread_after_idle(ctx, cache(lambda: _completed_tasks(ws, team)))
     findings += fold.deliveries(log, folds, ctx.is_member, inboxes.unreadable)
     if log.refused is not None and ledger.delete_blockers:
         findings.append(
@@ -106,3 +107,8 @@ def build_ledger(
     findings += [Finding("bad_log_record", problem) for problem in bad_records]
     findings += [Finding("ignored", line) for line in inboxes.ignored]
     return ledger
+
+
+def _completed_tasks(ws: Workspace, team: str) -> dict[str, str]:
+    """Task id → owner of each completed task of the team's Claude Code task list."""
+    return {task.id: task.owner or "" for task in read_task_list(ws, team).tasks if task.status == "completed"}

@@ -71,6 +71,8 @@ class InboxFold:
         idle_latest: sender (lower-cased) → the newest readable time it reported idle.
         idles: sender (as written) → its idle notifications here.
         spoke: sender (lower-cased) → the newest readable time it sent anything else.
+        completed: sender (lower-cased) → the task ids its idle notifications say it
+            completed (``completedTaskId``).
     """
 
     inbox: Inbox
@@ -84,6 +86,7 @@ class InboxFold:
     idle_latest: dict[str, datetime]
     idles: dict[str, _IdleTally]
     spoke: dict[str, datetime]
+    completed: dict[str, frozenset[str]]
 
     @classmethod
     def of(cls, inbox: Inbox, earlier: InboxFold | None = None) -> InboxFold:
@@ -98,12 +101,14 @@ class InboxFold:
         idle_latest: dict[str, datetime] = {}
         idles: dict[str, _IdleTally] = {}
         spoke: dict[str, datetime] = {}
+        completed: dict[str, frozenset[str]] = {}
         messages = unread = 0
         if earlier is not None and inbox.extends(earlier.inbox):
             start = len(earlier.inbox.entries)
             requests, replies = list(earlier.requests), list(earlier.replies)
             ordinary, problems, present = list(earlier.ordinary_unread), list(earlier.problems), set(earlier.present)
             idle_latest, idles, spoke = dict(earlier.idle_latest), dict(earlier.idles), dict(earlier.spoke)
+            completed = dict(earlier.completed)
             messages, unread = earlier.messages, earlier.unread
         for entry in inbox.entries[start:]:
             message, kind = entry.message, entry.kind
@@ -127,6 +132,8 @@ class InboxFold:
                 if moment is not None:
                     idle_latest[who.lower()] = newer(idle_latest.get(who.lower()), moment) or moment
                 idles[who] = _count_idle(idles.get(who), _IdleTally(1, moment, at, kind.idleReason))
+                if kind.completedTaskId:
+                    completed[who.lower()] = completed.get(who.lower(), frozenset()) | {kind.completedTaskId}
             else:
                 moment = moment_of(message.timestamp)
                 if moment is not None:
@@ -143,6 +150,7 @@ class InboxFold:
             idle_latest,
             idles,
             spoke,
+            completed,
         )
 
 

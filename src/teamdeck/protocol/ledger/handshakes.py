@@ -10,7 +10,7 @@ the disk.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
@@ -23,6 +23,7 @@ from teamdeck.model.claude import (
     ShutdownApproved,
     ShutdownRejected,
     ShutdownRequest,
+    TaskAssignment,
     TeamConfig,
 )
 from teamdeck.model.team_log import TeamLogRecord
@@ -52,9 +53,15 @@ class Context:
         self.requests = [(recipient, entry) for recipient, fold in folds.items() for entry in fold.requests]
         self.replies = [(recipient, entry) for recipient, fold in folds.items() for entry in fold.replies]
         self.idle_latest: dict[str, datetime] = {}
+        self.spoke_latest: dict[str, datetime] = {}
+        self.completed: dict[str, set[str]] = {}
         for fold in folds.values():
             for who, moment in fold.idle_latest.items():
                 self.idle_latest[who] = newer(self.idle_latest.get(who), moment) or moment
+            for who, moment in fold.spoke.items():
+                self.spoke_latest[who] = newer(self.spoke_latest.get(who), moment) or moment
+            for who, task_ids in fold.completed.items():
+                self.completed.setdefault(who, set()).update(task_ids)
 
     def requests_of(self, kind: type[_Request]) -> Iterator[tuple[str, _Request, InboxMessage]]:
         """Every request of ``kind`` in the team's inboxes: its recipient, the request
@@ -67,6 +74,12 @@ class Context:
         """Whether ``member`` reported idle after ``moment`` (a turn ended since)."""
         made = moment_of(moment)
         latest = self.idle_latest.get(member.lower())
+        return made is not None and latest is not None and latest > made
+
+    def spoke_after(self, member: str, moment: str) -> bool:
+        """Whether ``member`` sent anything but an idle notification after ``moment``."""
+        made = moment_of(moment)
+        latest = self.spoke_latest.get(member.lower())
         return made is not None and latest is not None and latest > made
 
     def is_offline(self, member: str) -> bool:
@@ -328,20 +341,46 @@ def orphan_replies(ctx: Context) -> list[Finding]:
     ]
 
 
-def unread_after_idle(ctx: Context) -> list[Finding]:
-    """``not_injected`` for ordinary messages (handshakes are classified on their own)."""
+def unread_after_idle(ctx: Context, completed_in_list: Callable[[], Mapping[str, str]]) -> list[Finding]:
+    """Ordinary messages still unread although their recipient went idle after them
+    (handshakes are classified on their own), each classified by what the recipient
+    did afterwards.
+
+    In Claude Code a teammate's first ``task_assignment`` also arrives in its spawn
+    prompt, so its inbox copy can stay unread while the work gets done. Only a message
+    after which the recipient did nothing but go idle is the failure ``not_injected``;
+    one it demonstrably moved on from is a notice: ``unread_completed`` (the member
+    completed the task the message assigned: its idle notification or the team's task
+    list says so), ``unread_offline`` (it went offline since: the message no longer
+    matters), ``unread_reported`` (it sent messages afterwards: it was working).
+
+    Args:
+        completed_in_list: task id → owner of each completed task of the team's task
+            list, called only when a message needs it.
+    """
     findings = []
     for recipient, fold in ctx.folds.items():
         for entry in fold.ordinary_unread:
             message, kind = entry.message, entry.kind
             assert message is not None and kind is not None
-            if ctx.idle_after(recipient, message.timestamp):
-                findings.append(
-                    Finding(
-                        "not_injected",
-                        f"{kind.KIND} from {message.from_} at {message.timestamp} "
-                        f"is still unread although {recipient} went idle after it",
-                        member=recipient,
-                    )
+            if not ctx.idle_after(recipient, message.timestamp):
+                continue
+            what = f"{kind.KIND} from {message.from_} at {message.timestamp} is still unread"
+            task_id = kind.taskId if isinstance(kind, TaskAssignment) else None
+            if task_id is not None and (
+                task_id in ctx.completed.get(recipient.lower(), ())
+                or (completed_in_list().get(task_id) or "").lower() == recipient.lower()
+            ):
+                code, detail = "unread_completed", f"{what}, but {recipient} completed task #{task_id} (nothing to do)"
+            elif ctx.is_offline(recipient):
+                code, detail = "unread_offline", f"{what}; {recipient} has gone offline since (nothing to do)"
+            elif ctx.spoke_after(recipient, message.timestamp):
+                code, detail = "unread_reported", f"{what}, but {recipient} has sent messages since (it was working)"
+            else:
+                code = "not_injected"
+                detail = (
+                    f"{what} although {recipient} went idle after it and has sent nothing since: "
+                    f"send it again, or check that {recipient} reads its inbox"
                 )
+            findings.append(Finding(code, detail, member=recipient))
     return findings

@@ -24,6 +24,9 @@ FAILURE_CLASSES = {
 """The seed's failure classes: code → how people read it."""
 
 NOTICES = {
+    "unread_completed": "unread, task completed",
+    "unread_reported": "unread, member reported since",
+    "unread_offline": "unread, member offline since",
     "non_member": "message to a non-member",
     "unreadable_inbox": "unreadable inbox",
     "bad_entry": "entry that is not a message",
