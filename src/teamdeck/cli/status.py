@@ -7,6 +7,7 @@ written by agents is sanitised to one line before it reaches the terminal (R9).
 from __future__ import annotations
 
 import argparse
+from datetime import timedelta
 
 from teamdeck.cli.commands import summary
 from teamdeck.cli.common import Output
@@ -14,30 +15,42 @@ from teamdeck.store.workspace import Workspace
 from teamdeck.text import one_line
 from teamdeck.view.build import build_snapshot
 from teamdeck.view.export import snapshot_json
+from teamdeck.view.liveness import has_ended, is_stale, quiet_since
 from teamdeck.view.overview import age, overview
-from teamdeck.view.snapshot import MemberView, TaskView, TeamTaskListView, TeamTaskView, WorkspaceSnapshot
+from teamdeck.view.snapshot import MemberView, TaskView, TeamTaskListView, TeamTaskView, TeamView, WorkspaceSnapshot
 
 
 def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     status = subparsers.add_parser("status", parents=[common], help=summary("status"))
+    status.add_argument(
+        "--hide-ended",
+        action="store_true",
+        help="leave out teams that have ended (every member offline, or quiet for staleAfterSeconds); "
+        "hideEndedTeams in .teamdeck.yaml makes it the default",
+    )
     status.set_defaults(handler=_status)
 
 
-def _status(_args: argparse.Namespace, ws: Workspace) -> Output:
+def _status(args: argparse.Namespace, ws: Workspace) -> Output:
     snapshot = build_snapshot(ws)
-    return Output(data=snapshot_json(snapshot), text=render_status(snapshot))
+    return Output(data=snapshot_json(snapshot), text=render_status(snapshot, hide_ended=args.hide_ended))
 
 
 REQUEST_LABELS = {"plan-approval": "plan", "permission": "permission", "shutdown-stuck": "shutdown"}
 """How a team's request in the decision queue is named, by gate kind."""
 
 
-def render_status(snapshot: WorkspaceSnapshot) -> str:
-    """The status as text for a terminal (every agent-written value sanitised)."""
+def render_status(snapshot: WorkspaceSnapshot, *, hide_ended: bool = False) -> str:
+    """The status as text for a terminal (every agent-written value sanitised).
+
+    Member counts are of the derived state (view/liveness.py): ``active`` is working,
+    awaiting or shutting down, and not stale; config.json's ``isActive`` flag is named
+    as such where it is shown.
+    """
     counts = overview(snapshot)
     head = (
         f"workspace {one_line(snapshot.root, 300)}: {counts.teams} team(s), {counts.members} member(s) "
-        f"({counts.active} active, {counts.idle} idle, {counts.offline} offline), {counts.tasks} task(s), "
+        f"({_liveness(counts.active, counts.idle, counts.offline, counts.stale)}), {counts.tasks} task(s), "
         f"{counts.unread} unread"
     )
     if counts.team_tasks:
@@ -64,13 +77,20 @@ def render_status(snapshot: WorkspaceSnapshot) -> str:
             continue  # an empty list (a team that has not made a task yet) says nothing
         lines += ["", _task_list_head(listing)]
         lines += [_team_task_line(task) for task in listing.visible]
+    now, after = snapshot.taken_at, snapshot.stale_after
+    hide_ended = hide_ended or snapshot.hide_ended
+    shown = [team for team in snapshot.teams if not (hide_ended and has_ended(team, now, after))]
     lines += ["", "TEAMS" if snapshot.teams else "no teams"]
-    for team in snapshot.teams:
-        active = sum(1 for member in team.members if member.active)
-        description = f" — {one_line(team.description, 80)}" if team.description else ""
-        lines.append(f"  {team.name}{description} ({len(team.members)} members, {active} active, {team.unread} unread)")
-        lines += [_member_line(member, snapshot) for member in team.members]
+    if counts.stale:
+        lines.append(f"  (stale: no message sent or received for {_duration(after)} or more; staleAfterSeconds)")
+    for team in shown:
+        lines.append(_team_line(team, snapshot))
+        lines += [_member_line(member, team, snapshot) for member in team.members]
         lines += [f"      ! {one_line(marker, 160)}" for marker in team.markers]
+    if len(shown) < len(snapshot.teams):
+        lines.append(f"  ({len(snapshot.teams) - len(shown)} ended team(s) hidden: --hide-ended or hideEndedTeams)")
+    elif counts.ended:
+        lines.append(f"  ({counts.ended} of them ended: --hide-ended leaves them out)")
     if snapshot.problems:
         lines += ["", f"PROBLEMS ({len(snapshot.problems)})"]
         lines += [f"  {one_line(problem.text, 240)}" for problem in snapshot.problems]
@@ -113,11 +133,43 @@ def _team_task_line(task: TeamTaskView) -> str:
     return line
 
 
-def _member_line(member: MemberView, snapshot: WorkspaceSnapshot) -> str:
+def _liveness(active: int, idle: int, offline: int, stale: int) -> str:
+    """``3 active, 1 idle, 0 offline, 4 stale`` (stale only when there are any)."""
+    return f"{active} active, {idle} idle, {offline} offline" + (f", {stale} stale" if stale else "")
+
+
+def _duration(span: timedelta) -> str:
+    hours, seconds = divmod(int(span.total_seconds()), 3600)
+    if hours and not seconds:
+        return f"{hours}h"
+    return f"{int(span.total_seconds())}s"
+
+
+def _team_line(team: TeamView, snapshot: WorkspaceSnapshot) -> str:
+    """``  alpha — desc (5 members: 2 active, 1 idle, 0 offline, 2 stale; 4 unread)``,
+    ``ENDED`` when every member is offline or stale."""
+    now, after = snapshot.taken_at, snapshot.stale_after
+    stale = [member for member in team.members if is_stale(member, team, now, after)]
+    idle = sum(member.status == "idle" and member not in stale for member in team.members)
+    offline = team.statuses["offline"]
+    active = len(team.members) - len(stale) - idle - offline
+    description = f" — {one_line(team.description, 80)}" if team.description else ""
+    ended = "  ENDED" if has_ended(team, now, after) else ""
+    return (
+        f"  {team.name}{description} ({len(team.members)} members: {_liveness(active, idle, offline, len(stale))}; "
+        f"{team.unread} unread){ended}"
+    )
+
+
+def _member_line(member: MemberView, team: TeamView, snapshot: WorkspaceSnapshot) -> str:
     role = "lead" if member.lead else one_line(member.agent_type or "member", 30)
     status: str = member.status
     if member.since and member.status in ("idle", "shutdown-requested", "shutdown-stuck", "awaiting"):
         status += f" {age(member.since, snapshot.taken_at)}"
+    if is_stale(member, team, snapshot.taken_at, snapshot.stale_after):
+        since = quiet_since(member, team)
+        quiet = age(since.isoformat(), snapshot.taken_at) if since else ""
+        status = f"stale {quiet} (last seen {status})"
     unread = f"  {member.unread} unread" if member.unread else ""
     line = f"    {one_line(member.name, 40):<20} {role:<16} {status}{unread}"
     if member.markers:

@@ -31,6 +31,16 @@ class Settings(OurModel):
         "reported as not offline",
     )
     forge: ForgeSettings = Field(default_factory=ForgeSettings)
+    staleAfterSeconds: int = Field(
+        default=21600,
+        ge=1,
+        description="a member with no message sent or received this long is stale (its last status is no longer "
+        "believed), and a team whose members are all stale or offline has ended",
+    )
+    hideEndedTeams: bool = Field(
+        default=False,
+        description="the TUI's roster and teamdeck status leave out teams whose members are all offline or stale",
+    )
     stalledAfterSeconds: int = Field(
         default=600,
         ge=1,

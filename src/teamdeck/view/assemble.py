@@ -31,6 +31,8 @@ def snapshot_of(state: ReadState, rows: tuple[EventRow, ...], notices: tuple[str
         read_only=state.read_only,
         read_only_reason=state.read_only_reason,
         auto_join=state.auto_join,
+        stale_after=state.stale_after,
+        hide_ended=state.hide_ended,
         plans=tuple(state.plans[plan_id] for plan_id in sorted(state.plans)),
         verdicts=state.verdicts,
         issues=state.issues,

@@ -246,6 +246,8 @@ def _load_settings(state: ReadState) -> None:
     state.auto_join = settings.autoJoin
     state.shutdown_timeout = timedelta(seconds=settings.shutdownTimeoutSeconds)
     state.stalled_after = settings.stalledAfterSeconds
+    state.stale_after = timedelta(seconds=settings.staleAfterSeconds)
+    state.hide_ended = settings.hideEndedTeams
     if ws.read_only:
         state.read_only, state.read_only_reason = True, ws.read_only_reason or "read-only mode"
     elif settings.readOnly:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from teamdeck.clock import parse_iso
+from teamdeck.view.liveness import has_ended, is_stale
 from teamdeck.view.snapshot import WorkspaceSnapshot
 
 
@@ -19,8 +20,11 @@ class Overview:
     Attributes:
         teams, tasks: how many.
         members: every member of every team.
-        active, idle, offline: members by liveness (``active`` counts working,
-            awaiting and shutting-down members; ``idle`` and ``offline`` are apart).
+        active, idle, offline, stale: members by liveness, from their derived
+            status (``active`` counts working, awaiting and shutting-down members),
+            except that a member quiet for ``staleAfterSeconds`` counts as ``stale``
+            whatever its last status (view/liveness.py).
+        ended: teams whose members are all offline or stale.
         gates: decisions waiting.
         oldest_gate_age: how long the oldest one has waited (``"12m"``), or ``""``.
         unread: unread messages in every inbox.
@@ -41,6 +45,8 @@ class Overview:
     problems: int
     team_tasks: int = 0
     stalled: int = 0
+    stale: int = 0
+    ended: int = 0
 
     def scanned(self) -> str:
         """What an empty queue was checked against: ``3 teams, 12 tasks scanned``."""
@@ -50,15 +56,19 @@ class Overview:
 def overview(snapshot: WorkspaceSnapshot, now: datetime | None = None) -> Overview:
     """The :class:`Overview` of ``snapshot`` (ages measured at ``now``, default the
     snapshot's time)."""
+    at = now or snapshot.taken_at
     members = sum(len(team.members) for team in snapshot.teams)
-    idle = sum(team.statuses["idle"] for team in snapshot.teams)
     offline = sum(team.statuses["offline"] for team in snapshot.teams)
-    oldest = age(snapshot.gates[0].created_at, now or snapshot.taken_at) if snapshot.gates else ""
+    stale = [
+        member for team in snapshot.teams for member in team.members if is_stale(member, team, at, snapshot.stale_after)
+    ]
+    idle = sum(team.statuses["idle"] for team in snapshot.teams) - sum(member.status == "idle" for member in stale)
+    oldest = age(snapshot.gates[0].created_at, at) if snapshot.gates else ""
     return Overview(
         teams=len(snapshot.teams),
         tasks=len(snapshot.tasks),
         members=members,
-        active=members - idle - offline,
+        active=members - idle - offline - len(stale),
         idle=idle,
         offline=offline,
         gates=len(snapshot.gates),
@@ -67,6 +77,8 @@ def overview(snapshot: WorkspaceSnapshot, now: datetime | None = None) -> Overvi
         problems=len(snapshot.problems),
         team_tasks=sum(len(listing.visible) for listing in snapshot.team_tasks),
         stalled=len(snapshot.stalled_tasks),
+        stale=len(stale),
+        ended=sum(has_ended(team, at, snapshot.stale_after) for team in snapshot.teams),
     )
 
 

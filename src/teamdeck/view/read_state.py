@@ -9,7 +9,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, TypeVar, cast
 
 from teamdeck.protocol.ledger.results import DEFAULT_SHUTDOWN_TIMEOUT
-from teamdeck.view.snapshot import same_items
+from teamdeck.view.snapshot import DEFAULT_STALE_AFTER, same_items
 
 if TYPE_CHECKING:
     from teamdeck.store.workspace import Workspace
@@ -54,6 +54,8 @@ class ReadState:
     auto_join: bool = True
     shutdown_timeout: timedelta = DEFAULT_SHUTDOWN_TIMEOUT
     stalled_after: int = 600
+    stale_after: timedelta = DEFAULT_STALE_AFTER
+    hide_ended: bool = False
     derived: dict[str, tuple[tuple[object, ...], object]] = field(default_factory=dict)
     """What :meth:`derive` keeps: a name -> the objects a value was derived from,
     and the value."""

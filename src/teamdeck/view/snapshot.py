@@ -16,13 +16,16 @@ import functools
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from teamdeck.errors import InvalidFile
 from teamdeck.view.eventlog import EventRow
 from teamdeck.view.issues import IssueView
 from teamdeck.view.plans import PlanView, TaskVerdicts
+
+DEFAULT_STALE_AFTER = timedelta(hours=6)
+"""``staleAfterSeconds`` when the workspace does not set it (view/liveness.py)."""
 
 MemberStatus = Literal[
     "working", "idle", "awaiting", "shutdown-requested", "shutdown-stuck", "shutdown-approved", "offline"
@@ -361,6 +364,8 @@ class WorkspaceSnapshot:
         notices: one-line messages worth showing once (a log was replaced...).
         read_only: writes are off (and why, in ``read_only_reason``).
         auto_join: the workspace setting autoJoin.
+        stale_after: the workspace setting staleAfterSeconds (view/liveness.py).
+        hide_ended: the workspace setting hideEndedTeams.
         plans: coordinator plans by id order (see view/plans.py).
         verdicts: task id -> its verdict history (tasks that have one).
         issues: issue-driven teams' issues as a tree, parents before their subs (view/issues.py).
@@ -380,6 +385,8 @@ class WorkspaceSnapshot:
     read_only: bool = False
     read_only_reason: str = ""
     auto_join: bool = True
+    stale_after: timedelta = DEFAULT_STALE_AFTER
+    hide_ended: bool = False
     plans: tuple[PlanView, ...] = ()
     verdicts: Mapping[str, TaskVerdicts] = field(default_factory=dict)
     issues: tuple[IssueView, ...] = ()

@@ -99,8 +99,10 @@ def overview_parts(snapshot: WorkspaceSnapshot, now: datetime, *, compact: bool 
         (f"{counts.idle} idle", MUTED),
         (" ", ""),
         (f"{counts.offline} off" if compact else f"{counts.offline} offline", MUTED),
-        separator,
     ]
+    if counts.stale:  # quiet for staleAfterSeconds: their last status is no longer believed
+        parts += [(" ", ""), (f"{counts.stale} stale", MUTED)]
+    parts.append(separator)
     if counts.gates:
         waiting = (
             f"{counts.gates} waiting, oldest {counts.oldest_gate_age}"

@@ -48,18 +48,23 @@ class RosterList(LineList):
 
     COMPONENT_CLASSES = LineList.COMPONENT_CLASSES | {f"roster--{color}" for color in COLORS}
 
-    def show(self, members: tuple[MemberView, ...], now: datetime) -> None:
+    def show(self, members: tuple[MemberView, ...], now: datetime, stale: frozenset[str] = frozenset()) -> None:
+        """Show ``members``; those whose keys are in ``stale`` (view/liveness.py) say so."""
         self.set_rows(
             self.memo.rows(
                 members,
-                lambda member: member_row(member, now),
-                lambda member: (age(member.since, now), age(member.last_activity, now)),
+                lambda member: member_row(member, now, stale=member.key in stale),
+                lambda member: (age(member.since, now), age(member.last_activity, now), member.key in stale),
             )
         )
 
 
-def status_text(member: MemberView, now: datetime) -> str:
-    """``idle 5m``, ``shutdown requested 30s``, ``working``..."""
+def status_text(member: MemberView, now: datetime, *, stale: bool = False) -> str:
+    """``idle 5m``, ``shutdown requested 30s``, ``working``; ``stale 3d (working)`` for a
+    member quiet for longer than the workspace's staleAfterSeconds."""
+    if stale:
+        quiet = age(member.last_activity, now) if member.last_activity else ""
+        return f"stale {quiet} ({status_text(member, now)})" if quiet else f"stale ({status_text(member, now)})"
     label = STATUS_LABELS.get(member.status, member.status)
     if member.since and member.status != "working":
         when = age(member.since, now)
@@ -67,7 +72,7 @@ def status_text(member: MemberView, now: datetime) -> str:
     return label
 
 
-def member_row(member: MemberView, now: datetime) -> Row:
+def member_row(member: MemberView, now: datetime, *, stale: bool = False) -> Row:
     flagged = bool(member.markers or member.inbox_problem)
     color = member.color if member.color in COLORS else None
     role = "lead" if member.lead else (member.agent_type or "")
@@ -76,7 +81,7 @@ def member_row(member: MemberView, now: datetime) -> Row:
         if member.connected and not flagged
         else ("!" if flagged else " ", "line-list--error"),
         (cell(member.name, 64), f"roster--{color}" if color else "line-list--bold"),
-        (status_text(member, now), STATUS_STYLES.get(member.status, "")),
+        (status_text(member, now, stale=stale), "line-list--dim" if stale else STATUS_STYLES.get(member.status, "")),
         (f"{member.unread} new" if member.unread else "", "line-list--accent"),
         (age(member.last_activity, now) if member.last_activity else "", "line-list--dim"),
         (cell(member.team, 64), "line-list--dim"),

@@ -20,8 +20,10 @@ from teamdeck.tui.widgets.confirm_bar import AskConfirm, Confirmed, ConfirmReque
 from teamdeck.tui.widgets.line_list import LineList
 from teamdeck.tui.widgets.panel import Panel
 from teamdeck.tui.widgets.roster_list import HEADER, RosterList, status_text
+from teamdeck.view.liveness import ended_teams, stale_members
 from teamdeck.view.snapshot import MemberView, WorkspaceSnapshot
 
+EMPTY_ROSTER = "no teams: nothing under teams/"
 WRITES = frozenset({"message", "broadcast", "shutdown", "plan_approve", "plan_reject", "deactivate"})
 
 
@@ -33,13 +35,22 @@ class RosterPanel(Panel):
 
     def compose(self) -> ComposeResult:
         yield Static(Content.styled(HEADER, "bold $text-muted"), id="roster-header")
-        yield RosterList(empty="no teams: nothing under teams/", id="roster-list")
+        yield RosterList(empty=EMPTY_ROSTER, id="roster-list")
         with VerticalScroll(id="member-detail", classes="detail"):
             yield Static(id="member-detail-text")
 
     def show(self, snapshot: WorkspaceSnapshot) -> None:
         self.snapshot = snapshot
-        self.query_one(RosterList).show(snapshot.members, deck(self).ws.clock())
+        now = deck(self).ws.clock()
+        members = snapshot.members
+        roster = self.query_one(RosterList)
+        ended = ended_teams(snapshot.teams, now, snapshot.stale_after) if snapshot.hide_ended else frozenset()
+        if ended:
+            members = tuple(member for member in members if member.team not in ended)
+        roster.empty = (
+            f"{len(ended)} ended team(s) hidden (hideEndedTeams in .teamdeck.yaml)" if ended else EMPTY_ROSTER
+        )
+        roster.show(members, now, stale=stale_members(snapshot.teams, now, snapshot.stale_after))
         self._show_detail()
 
     @property
