@@ -9,6 +9,7 @@ from teamdeck.view.eventlog import EventRow
 from teamdeck.view.read_state import ReadState
 from teamdeck.view.snapshot import GateView, Problem, TaskView, TeamView, WorkspaceSnapshot
 from teamdeck.view.teams import TeamFiles, inbox_problems
+from teamdeck.view.timeline import with_team_rows
 
 
 def snapshot_of(state: ReadState, rows: tuple[EventRow, ...], notices: tuple[str, ...]) -> WorkspaceSnapshot:
@@ -24,7 +25,7 @@ def snapshot_of(state: ReadState, rows: tuple[EventRow, ...], notices: tuple[str
         teams=teams,
         tasks=tasks,
         gates=gates,
-        events=rows,
+        events=with_team_rows(state, rows),
         events_complete=all(log.complete for log in state.logs.values()) and len(rows) < MAX_EVENTS,
         problems=_problems(state, tasks, teams),
         notices=notices,

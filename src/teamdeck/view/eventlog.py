@@ -14,6 +14,7 @@ again from its tail; ids already seen are skipped (C9).
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -111,6 +112,21 @@ def _detail(record: dict[str, Any]) -> str:
     except (TypeError, ValueError):
         text = repr(record)
     return text if len(text) <= DETAIL_CHARS else text[:DETAIL_CHARS] + f"… ({len(text):,} characters)"
+
+
+def pretty_record(detail: str) -> str:
+    """A row's record indented for reading, a protocol message in its ``text``
+    decoded too; a record cut to :data:`DETAIL_CHARS` (not JSON any more) as it is."""
+    try:
+        record = json.loads(detail)
+    except ValueError:
+        return detail
+    if isinstance(record, dict) and isinstance(record.get("text"), str) and record["text"].lstrip().startswith("{"):
+        try:
+            record["text"] = json.loads(record["text"])
+        except ValueError:
+            pass
+    return json.dumps(record, indent=2, ensure_ascii=False)
 
 
 RowMaker = Callable[[dict[str, Any], str, str], EventRow]

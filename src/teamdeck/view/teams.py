@@ -557,7 +557,7 @@ def fold_inbox(inbox: Inbox, start: int = 0, before: tuple[MessageView, ...] = (
                 kind="idle",
                 sender=message.from_,
                 timestamp=message.timestamp,
-                summary=_idle_detail(kind),
+                summary=idle_detail(kind),
                 read=message.read,
                 raw=message.text,
             )
@@ -594,7 +594,7 @@ def fold_inbox(inbox: Inbox, start: int = 0, before: tuple[MessageView, ...] = (
     return tuple(rows)
 
 
-def _idle_detail(kind: IdleNotification) -> str:
+def idle_detail(kind: IdleNotification) -> str:
     """An idle notification in one line: reason, then what it finished or why it failed."""
     parts = [part for part in (kind.failureReason, kind.summary) if part]
     if kind.completedTaskId:

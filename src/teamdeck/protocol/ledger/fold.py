@@ -218,6 +218,7 @@ class LedgerFold:
         self._inboxes: dict[str, InboxFold] = {}
         self._log = _LogFold()
         self._delivery: dict[str, tuple[InboxFold | None, tuple[object, ...], list[tuple[int, int, int, Finding]]]] = {}
+        self._sent: tuple[tuple[int, int], frozenset[tuple[str, str, str]]] = ((0, 0), frozenset())
 
     def inbox(self, inbox: Inbox) -> InboxFold:
         """The fold of ``inbox``, made again only if this is another read of it (and
@@ -226,6 +227,20 @@ class LedgerFold:
         if fold is None or fold.inbox is not inbox:
             fold = self._inboxes[inbox.recipient] = InboxFold.of(inbox, fold)
         return fold
+
+    def logged_sends(self) -> frozenset[tuple[str, str, str]]:
+        """``(sender, recipient, timestamp)``, lower-cased, of every send the log held
+        when it was last folded: the identity of their inbox copies. The same object
+        until the log grows, so what is derived from it is not made again."""
+        log = self._log
+        if self._sent[0] != (log.generation, log.taken):
+            sent = frozenset(
+                ((record.from_ or "").lower(), recipient.lower(), record.timestamp or "")
+                for recipient, sends in log.sends.items()
+                for _number, _position, record in sends
+            )
+            self._sent = ((log.generation, log.taken), sent)
+        return self._sent[1]
 
     def log(self) -> tuple[_LogFold, list[str]]:
         """The log folded up to its end, and one line per bad record."""

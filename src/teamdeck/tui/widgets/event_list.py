@@ -11,8 +11,12 @@ class EventList(LineList):
     """One row per log record (line API); follows the end while the cursor is there."""
 
     def show(self, events: tuple[EventRow, ...], query: str = "") -> None:
+        """Show the ``events`` that match ``query``; with the date when they span days."""
         shown = [event for event in events if matches(event, query)] if query else events
-        self.set_rows(self.memo.rows(shown, event_row), follow=True)
+        dated = bool(events) and events[0].ts[:10] != events[-1].ts[:10]
+        self.set_rows(
+            self.memo.rows(shown, lambda event: event_row(event, dated=dated), lambda _event: dated), follow=True
+        )
 
 
 def matches(event: EventRow, query: str) -> bool:
@@ -23,12 +27,16 @@ def matches(event: EventRow, query: str) -> bool:
     return any(needle in field.lower() for field in (event.source, event.kind, event.actor, event.text, event.ts))
 
 
-def event_row(event: EventRow) -> Row:
+def event_row(event: EventRow, *, dated: bool = False) -> Row:
+    """The row of ``event``: its time (``02-09 15:08:11`` when ``dated``), source, kind,
+    who and what."""
     clock = event.ts[11:19] if len(event.ts) >= 19 else event.ts
+    if dated and len(event.ts) >= 19:
+        clock = f"{event.ts[5:10]} {clock}"
     return Row(
         event.id or f"{event.path}@{event.ts}#{id(event)}",
         (
-            Cell(cell(clock, 20), 8, "line-list--dim"),
+            Cell(cell(clock, 20), 14 if dated else 8, "line-list--dim"),
             Cell(cell(event.source, 64), 16),
             Cell(cell(event.kind, 64), 24, "line-list--accent"),
             Cell(cell(event.actor, 64), 20, "line-list--bold"),

@@ -15,7 +15,7 @@ from teamdeck.tui.typed import deck
 from teamdeck.tui.widgets.event_list import EventList
 from teamdeck.tui.widgets.line_list import LineList
 from teamdeck.tui.widgets.panel import Panel
-from teamdeck.view.eventlog import EventRow
+from teamdeck.view.eventlog import EventRow, pretty_record
 from teamdeck.view.snapshot import WorkspaceSnapshot
 
 
@@ -103,4 +103,4 @@ class EventsPanel(Panel):
         row = self.selected
         if row is not None:
             title = Content(f"{cell(row.kind, 64)} in {cell(row.source, 64)} at {cell(row.ts, 40)}")
-            self.app.push_screen(TextScreen(title, row.detail, header=Content(cell(row.path, 200))))
+            self.app.push_screen(TextScreen(title, pretty_record(row.detail), header=Content(cell(row.path, 200))))

@@ -1,0 +1,135 @@
+"""The part of the events timeline that no log holds: Claude Code's own messages and
+task list.
+
+teamdeck logs what it sends (``messages.jsonl``), but Claude Code's agents write
+straight into each other's inboxes and keep their tasks in ``tasks/<team>/``; on a
+real ``~/.claude`` the Events panel was empty. Here every inbox message that the
+team's log does not already hold becomes a row (at its ``timestamp``, ``from → to``,
+its type), and every task of a team's task list (but the internal trackers the lists
+hide) a row with its status now, at the newest message that assigned it or reported
+it completed (task files carry no time of their own).
+
+Rows are made once per read of an inbox (:meth:`ReadState.derive`), so a change to
+one inbox turns only that inbox into rows again.
+"""
+
+from __future__ import annotations
+
+import heapq
+
+from teamdeck.model.claude import ClaudeTask, IdleNotification, TaskAssignment
+from teamdeck.store.inbox import Inbox
+from teamdeck.store.loaders import dumps_json
+from teamdeck.view.event_tail import MAX_EVENTS, moment, order_of
+from teamdeck.view.eventlog import DETAIL_CHARS, EventRow
+from teamdeck.view.read_state import ReadState
+from teamdeck.view.teams import TeamFiles, describe, idle_detail
+
+
+def with_team_rows(state: ReadState, rows: tuple[EventRow, ...]) -> tuple[EventRow, ...]:
+    """``rows`` (the logs' tail, in order) merged with every team's inbox and task rows."""
+    extra: list[EventRow] = []
+    for name in sorted(state.teams):
+        files = state.teams[name]
+        logged = _logged(files)
+        moments: dict[str, str] = {}
+        for recipient, inbox in files.inboxes.inboxes.items():
+            made, mentions = state.derive(
+                f"timeline inbox {name}/{recipient}", (inbox, logged), lambda: inbox_rows(name, inbox, logged)
+            )
+            extra += made
+            for task_id, at in mentions.items():
+                if moment(at) > moment(moments.get(task_id, "")):
+                    moments[task_id] = at
+        listing = state.task_lists.get(name)
+        if listing is not None:
+            tasks = tuple(task for task in listing.read.values() if isinstance(task, ClaudeTask) and not task.internal)
+            extra += task_rows(state, name, tasks, moments)
+    if not extra:
+        return rows
+    extra.sort(key=order_of)
+    merged = tuple(heapq.merge(rows, extra, key=order_of))
+    return merged[-MAX_EVENTS:] if len(merged) > MAX_EVENTS else merged
+
+
+def _logged(files: TeamFiles) -> frozenset[tuple[str, str, str]]:
+    """``(sender, recipient, timestamp)`` of every send in the team's messages.jsonl,
+    lower-cased (their inbox copies are not rows twice)."""
+    fold = files.fold
+    if fold is None:
+        return frozenset()
+    return fold.logged_sends()
+
+
+def inbox_rows(
+    team: str, inbox: Inbox, logged: frozenset[tuple[str, str, str]]
+) -> tuple[tuple[EventRow, ...], dict[str, str]]:
+    """A row per message of ``inbox`` that the team's log does not hold, and for each
+    task id a message assigns or reports completed, the newest such message's time."""
+    rows = []
+    mentions: dict[str, str] = {}
+    path = f"teams/{team}/inboxes/{inbox.recipient}.json"
+    for entry in inbox.entries:
+        message, kind = entry.message, entry.kind
+        if message is None or kind is None:
+            continue
+        task_id = kind.taskId if isinstance(kind, TaskAssignment) else None
+        if isinstance(kind, IdleNotification):
+            task_id = kind.completedTaskId
+        if task_id and moment(message.timestamp) > moment(mentions.get(task_id, "")):
+            mentions[task_id] = message.timestamp
+        if (message.from_.lower(), inbox.recipient.lower(), message.timestamp) in logged:
+            continue
+        plain = kind.KIND == "plain"
+        if isinstance(kind, IdleNotification):
+            line = idle_detail(kind)
+        else:
+            line = describe(kind, message.summary)[0]
+        record = {"inbox": path, "index": entry.index, **message.to_json()}
+        if not plain:
+            record["text"] = kind.to_payload()
+        rows.append(
+            EventRow(
+                ts=message.timestamp,
+                id=f"{path}#{entry.index}",
+                source=f"team {team}",
+                kind="message" if plain else kind.KIND,
+                actor=f"{message.from_} → {inbox.recipient}",
+                text=" ".join(line.split())[:300],
+                detail=_capped(record),
+                path=path,
+            )
+        )
+    return tuple(rows), mentions
+
+
+def task_rows(state: ReadState, team: str, tasks: tuple[ClaudeTask, ...], moments: dict[str, str]) -> list[EventRow]:
+    """A row per task of a team's task list that a message assigned or reported
+    completed, with the task's status as the list has it now, at the newest such
+    message (task files carry no time; their modification time is the time of a copy
+    as often as of a change)."""
+    rows = []
+    for task in tasks:
+        changed = moments.get(task.id)
+        if changed is None:
+            continue
+        path = state.ws.claude_tasks_dir(team) / f"{task.id}.json"
+        owner = f", owner {task.owner}" if task.owner else ""
+        rows.append(
+            EventRow(
+                ts=changed,
+                id=f"~{state.ws.rel(path)}",  # "~": after the message of the same moment
+                source=f"team {team}",
+                kind=f"task {task.status}",
+                actor=task.owner or "",
+                text=f"#{task.id} {task.subject}{owner}",
+                detail=_capped({"file": str(state.ws.rel(path)), **task.to_json()}),
+                path=str(state.ws.rel(path)),
+            )
+        )
+    return rows
+
+
+def _capped(record: dict[str, object]) -> str:
+    text = dumps_json(record)
+    return text if len(text) <= DETAIL_CHARS else text[:DETAIL_CHARS] + f"… ({len(text):,} characters)"

@@ -1,0 +1,99 @@
+"""The Events panel on Claude Code data: the timeline is built from the inboxes and the
+team's task list (real Claude Code writes no log of its own, so Events said "0
+events"); the date shows when the rows span days; ``enter`` shows a record indented,
+with the protocol message in its ``text`` decoded."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import make_app, run, until
+from locations import FIXTURES
+
+from teamdeck.protocol.messaging import send_message
+from teamdeck.store.workspace import Workspace
+from teamdeck.tui.screens.text_view import TextScreen
+from teamdeck.tui.widgets.event_list import EventList
+from teamdeck.view.build import build_snapshot
+
+
+def _lines(widget) -> list[str]:
+    return ["".join(segment.text for segment in widget.render_line(y)).rstrip() for y in range(widget.size.height)]
+
+
+@pytest.fixture
+def capture(tmp_path: Path) -> Workspace:
+    root = tmp_path / "claude"
+    shutil.copytree(FIXTURES / "analysis-team", root)
+    return Workspace.at(root, actor="human:tester")
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 36)])
+def test_the_timeline_of_a_real_team(capture: Workspace, size: tuple[int, int]) -> None:
+    app = make_app(capture)
+
+    async def scenario(pilot) -> None:
+        await pilot.press("5")
+        events = app.main.query_one(EventList)
+        await until(pilot, lambda: any("task_assignment" in line for line in _lines(events)), "the timeline")
+        lines = [line for line in _lines(events) if line.strip()]
+        assert lines[0].startswith(" 15:08:11 ") and "task_assignment" in lines[0]
+        assert any("idle_notification" in line for line in lines)
+        assert any("task completed" in line and "#3" in line for line in lines)  # the task list, at #3's message
+        assert "events" in str(app.main.query_one("#events-title").render()) and "0 events" not in str(
+            app.main.query_one("#events-title").render()
+        )
+        await pilot.press("end", "enter")
+        await until(pilot, lambda: isinstance(app.screen, TextScreen), "the record")
+        body = str(app.screen.query_one("#text-body").render())
+        assert '\n  "from": "team-lead",' in body
+        assert "Resume writing team config analysis" in body
+
+    run(app, scenario, size)
+
+
+def test_a_protocol_message_is_shown_decoded(capture: Workspace) -> None:
+    app = make_app(capture)
+
+    async def scenario(pilot) -> None:
+        await pilot.press("5")
+        events = app.main.query_one(EventList)
+        await until(pilot, lambda: any("task_assignment" in line for line in _lines(events)), "the timeline")
+        await pilot.press("home", "enter")
+        await until(pilot, lambda: isinstance(app.screen, TextScreen), "the record")
+        body = str(app.screen.query_one("#text-body").render())
+        assert '"text": {\n    "type": "task_assignment",' in body
+        assert '"taskId": "1",' in body
+
+    run(app, scenario)
+
+
+def test_dates_show_when_the_timeline_spans_days(capture: Workspace) -> None:
+    inbox = capture.root / "teams" / "analysis-team" / "inboxes" / "team-lead.json"
+    entries = json.loads(inbox.read_text())
+    entries.append(
+        {"from": "config-analyst", "text": "next day", "timestamp": "2026-02-10T08:00:00.000Z", "read": True}
+    )
+    inbox.write_text(json.dumps(entries))
+    app = make_app(capture)
+
+    async def scenario(pilot) -> None:
+        await pilot.press("5")
+        events = app.main.query_one(EventList)
+        await until(pilot, lambda: any("next day" in line for line in _lines(events)), "the timeline")
+        lines = [line for line in _lines(events) if line.strip()]
+        assert lines[0].startswith(" 02-09 15:08:11 ")
+        assert any(line.startswith(" 02-10 08:00:00 ") for line in lines)
+
+    run(app, scenario)
+
+
+def test_a_message_teamdeck_sent_is_one_row_not_two(capture: Workspace) -> None:
+    before = len(build_snapshot(capture).events)
+    send_message(capture, "analysis-team", "config-analyst", "carry on", summary="carry on")
+    after = build_snapshot(capture).events
+    assert len(after) == before + 1  # the messages.jsonl record; its inbox copy is not a second row
+    assert after[-1].path.endswith("messages.jsonl")
