@@ -82,6 +82,9 @@ def finished(tmp_path: Path) -> Path:
 def test_only_the_member_that_did_nothing_is_a_failure(finished: Path, run_cli) -> None:
     result = run_cli(finished, "doctor")
     assert result.code == 1, result.out
+    # the roster flag is named as such: "active" alone read as "working"
+    assert "    config-analyst       general-purpose  isActive " in result.out
+    assert "    lifecycle-analyst    general-purpose  inactive " in result.out
     failures = result.out.split("  failures:\n", 1)[1].split("  notices:\n", 1)[0]
     assert failures.strip().splitlines() == [
         "not injected: plain from team-lead at 2026-02-09T15:09:40.164Z is still unread although config-analyst "

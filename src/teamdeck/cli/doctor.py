@@ -72,9 +72,9 @@ def _doctor_lines(ledger: Ledger, tasks: teams.ClaudeTaskList) -> list[str]:
     lines = [
         f"team {one_line(ledger.team)}  (lead: {one_line(config.lead_name)})  {one_line(config.description or '', 100)}"
     ]
-    lines.append("  members:")
+    lines.append("  members (isActive: the roster flag of config.json, not whether the member is working):")
     for member in ledger.members:
-        state = "lead" if member.lead else ("active" if member.active else "inactive")
+        state = "lead" if member.lead else ("isActive" if member.active else "inactive")
         line = (
             f"    {one_line(member.name, 32):<20} {one_line(member.agent_type or '-', 24):<16} {state:<9}"
             f" {member.unread} unread / {member.messages}"
