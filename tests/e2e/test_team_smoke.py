@@ -214,7 +214,7 @@ def test_doctor_reads_a_claude_directory_in_place_without_writing(run_cli, root:
 def test_doctor_on_the_fixtures_shows_rosters_idles_and_open_handshakes(run_cli) -> None:
     analysis = ok(run_cli(FIXTURES / "analysis-team", "doctor")).out
     assert re.search(
-        r"config-analyst +general-purpose +active +1 unread / 3 +idle since 2026-02-09T15:09:24.708Z "
+        r"config-analyst +general-purpose +isActive +1 unread / 3 +idle since 2026-02-09T15:09:24.708Z "
         r"\(interrupted; 2 idle notifications\)",
         analysis,
     )
