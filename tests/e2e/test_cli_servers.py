@@ -36,35 +36,25 @@ def taken_port() -> Iterator[int]:
 def test_mcp_http_on_a_port_in_use_is_one_line(tmp_path: Path, taken_port: int) -> None:
     root = tmp_path / "ws"
     make_workspace(root)
-    proc = subprocess.run(
-        [sys.executable, *server_args(root, "coder", "--http", f"127.0.0.1:{taken_port}")],
-        env=server_env(),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert proc.returncode == 1
-    assert proc.stderr.splitlines() == [
-        f"teamdeck: Could not start the MCP server for coder on 127.0.0.1:{taken_port}: {IN_USE}"
-    ]
-    assert proc.stdout == ""  # it never said it was serving
+    argv = [sys.executable, *server_args(root, "coder", "--http", f"127.0.0.1:{taken_port}")]
+    _refused_in_one_line(argv, server_env(), f"the MCP server for coder on 127.0.0.1:{taken_port}")
     assert not (root / "teams" / "alpha" / "connections" / "coder.json").exists()
 
 
 def test_forge_serve_on_a_port_in_use_is_one_line(tmp_path: Path, taken_port: int) -> None:
     root = tmp_path / "ws"
     root.mkdir()
-    proc = subprocess.run(
-        [sys.executable, "-m", "teamdeck", "-w", str(root), "forge", "serve", "--listen", f"127.0.0.1:{taken_port}"],
-        env={**server_env(), "TEAMDECK_FORGE_SECRET": "s"},
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    argv = [sys.executable, "-m", "teamdeck", "-w", str(root), "forge", "serve", "--listen", f"127.0.0.1:{taken_port}"]
+    env = {**server_env(), "TEAMDECK_FORGE_SECRET": "s"}
+    _refused_in_one_line(argv, env, f"the forge webhook server on 127.0.0.1:{taken_port}")
+
+
+def _refused_in_one_line(argv: list[str], env: dict[str, str], what: str) -> None:
+    """``argv`` exits 1 with one line naming ``what`` and the port in use, and never
+    says it is serving."""
+    proc = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1
-    assert proc.stderr.splitlines() == [
-        f"teamdeck: Could not start the forge webhook server on 127.0.0.1:{taken_port}: {IN_USE}"
-    ]
+    assert proc.stderr.splitlines() == [f"teamdeck: Could not start {what}: {IN_USE}"]
     assert proc.stdout == ""
 
 

@@ -4,12 +4,15 @@ animations off, watcher off unless a test turns it on; waits poll with a deadlin
 from __future__ import annotations
 
 import asyncio
+import shutil
 import time
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 import small_worlds as worlds
+from locations import FIXTURES
 
 from teamdeck.store.workspace import Workspace
 from teamdeck.tui.app import TeamdeckApp, create_app
@@ -22,6 +25,20 @@ DEADLINE_S = 20.0
 @pytest.fixture(autouse=True)
 def _no_animations(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TEXTUAL_ANIMATIONS", "none")
+
+
+@pytest.fixture
+def capture(tmp_path: Path) -> Workspace:
+    """A copy of the real Claude Code capture analysis-team (February 2026) on the real
+    clock: months old, written by Claude Code itself, no teamdeck log."""
+    root = tmp_path / "claude"
+    shutil.copytree(FIXTURES / "analysis-team", root)
+    return Workspace.at(root, actor="human:tester")
+
+
+def lines_of(widget: Any) -> list[str]:
+    """What a line-API widget draws, one string per line."""
+    return ["".join(segment.text for segment in widget.render_line(y)).rstrip() for y in range(widget.size.height)]
 
 
 @pytest.fixture

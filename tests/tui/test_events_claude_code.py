@@ -6,29 +6,23 @@ with the protocol message in its ``text`` decoded."""
 from __future__ import annotations
 
 import json
-import shutil
-from pathlib import Path
 
 import pytest
-from conftest import make_app, run, until
-from locations import FIXTURES
+from conftest import lines_of, make_app, run, until
 
 from teamdeck.protocol.messaging import send_message
 from teamdeck.store.workspace import Workspace
 from teamdeck.tui.screens.text_view import TextScreen
 from teamdeck.tui.widgets.event_list import EventList
-from teamdeck.view.build import build_snapshot
+from teamdeck.view.build import build_snapshot, refresh, retime
 
 
-def _lines(widget) -> list[str]:
-    return ["".join(segment.text for segment in widget.render_line(y)).rstrip() for y in range(widget.size.height)]
-
-
-@pytest.fixture
-def capture(tmp_path: Path) -> Workspace:
-    root = tmp_path / "claude"
-    shutil.copytree(FIXTURES / "analysis-team", root)
-    return Workspace.at(root, actor="human:tester")
+async def _timeline(pilot, app, shown: str) -> list[str]:
+    """Open Events and wait for ``shown`` in it; its lines that are not blank."""
+    await pilot.press("5")
+    events = app.main.query_one(EventList)
+    await until(pilot, lambda: any(shown in line for line in lines_of(events)), "the timeline")
+    return [line for line in lines_of(events) if line.strip()]
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 36)])
@@ -36,10 +30,7 @@ def test_the_timeline_of_a_real_team(capture: Workspace, size: tuple[int, int]) 
     app = make_app(capture)
 
     async def scenario(pilot) -> None:
-        await pilot.press("5")
-        events = app.main.query_one(EventList)
-        await until(pilot, lambda: any("task_assignment" in line for line in _lines(events)), "the timeline")
-        lines = [line for line in _lines(events) if line.strip()]
+        lines = await _timeline(pilot, app, "task_assignment")
         assert lines[0].startswith(" 15:08:11 ") and "task_assignment" in lines[0]
         assert any("idle_notification" in line for line in lines)
         assert any("task completed" in line and "#3" in line for line in lines)  # the task list, at #3's message
@@ -59,9 +50,7 @@ def test_a_protocol_message_is_shown_decoded(capture: Workspace) -> None:
     app = make_app(capture)
 
     async def scenario(pilot) -> None:
-        await pilot.press("5")
-        events = app.main.query_one(EventList)
-        await until(pilot, lambda: any("task_assignment" in line for line in _lines(events)), "the timeline")
+        await _timeline(pilot, app, "task_assignment")
         await pilot.press("home", "enter")
         await until(pilot, lambda: isinstance(app.screen, TextScreen), "the record")
         body = str(app.screen.query_one("#text-body").render())
@@ -81,10 +70,7 @@ def test_dates_show_when_the_timeline_spans_days(capture: Workspace) -> None:
     app = make_app(capture)
 
     async def scenario(pilot) -> None:
-        await pilot.press("5")
-        events = app.main.query_one(EventList)
-        await until(pilot, lambda: any("next day" in line for line in _lines(events)), "the timeline")
-        lines = [line for line in _lines(events) if line.strip()]
+        lines = await _timeline(pilot, app, "next day")
         assert lines[0].startswith(" 02-09 15:08:11 ")
         assert any(line.startswith(" 02-10 08:00:00 ") for line in lines)
 
@@ -97,3 +83,22 @@ def test_a_message_teamdeck_sent_is_one_row_not_two(capture: Workspace) -> None:
     after = build_snapshot(capture).events
     assert len(after) == before + 1  # the messages.jsonl record; its inbox copy is not a second row
     assert after[-1].path.endswith("messages.jsonl")
+
+
+def test_refreshes_add_each_row_once(capture: Workspace) -> None:
+    """A refresh merges new log rows into the logs' own tail, not into the events of the
+    last snapshot (which hold the inbox rows already), and a retime keeps them as they are."""
+    snapshot = build_snapshot(capture)
+    before = len(snapshot.events)
+    send_message(capture, "analysis-team", "config-analyst", "carry on", summary="carry on")
+    team = capture.team_dir("analysis-team")
+    snapshot = refresh(snapshot, [team / "messages.jsonl", team / "inboxes" / "config-analyst.json"])
+    assert len(snapshot.events) == before + 1
+    inbox = capture.inbox("analysis-team", "team-lead")
+    entries = json.loads(inbox.read_text())
+    entries.append({"from": "config-analyst", "text": "done", "timestamp": "2026-02-09T16:00:00.000Z", "read": False})
+    inbox.write_text(json.dumps(entries))
+    snapshot = refresh(snapshot, [inbox])
+    assert len(snapshot.events) == before + 2
+    assert len(retime(snapshot).events) == before + 2
+    assert len({row.id for row in snapshot.events}) == len(snapshot.events)

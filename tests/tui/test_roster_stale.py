@@ -4,27 +4,12 @@ them apart from active and idle, and ``hideEndedTeams`` leaves ended teams out."
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-
 import pytest
-from conftest import make_app, run, until
-from locations import FIXTURES
+from conftest import lines_of, make_app, run, until
 
 from teamdeck.store.workspace import Workspace
 from teamdeck.tui.widgets.overview_line import OverviewLine
 from teamdeck.tui.widgets.roster_list import RosterList
-
-
-def _lines(widget) -> list[str]:
-    return ["".join(segment.text for segment in widget.render_line(y)).rstrip() for y in range(widget.size.height)]
-
-
-@pytest.fixture
-def capture(tmp_path: Path) -> Workspace:
-    root = tmp_path / "claude"
-    shutil.copytree(FIXTURES / "analysis-team", root)
-    return Workspace.at(root, actor="human:tester")  # the real clock: the capture is months old
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 36)])
@@ -34,8 +19,8 @@ def test_stale_members_say_so(capture: Workspace, size: tuple[int, int]) -> None
     async def scenario(pilot) -> None:
         await pilot.press("2")
         roster = app.main.query_one(RosterList)
-        await until(pilot, lambda: any("task-analyst" in line for line in _lines(roster)), "the roster")
-        rows = [line for line in _lines(roster) if "analy" in line or "team-lead" in line]
+        await until(pilot, lambda: any("task-analyst" in line for line in lines_of(roster)), "the roster")
+        rows = [line for line in lines_of(roster) if "analy" in line or "team-lead" in line]
         assert len(rows) == 5 and all(" stale " in row for row in rows), rows
         assert not any("working" in row.split("stale", 1)[0] for row in rows)
         line = app.main.query_one(OverviewLine).plain
@@ -51,7 +36,7 @@ def test_hide_ended_teams_empties_the_roster_of_them(capture: Workspace) -> None
     async def scenario(pilot) -> None:
         await pilot.press("2")
         roster = app.main.query_one(RosterList)
-        await until(pilot, lambda: "1 ended team(s) hidden" in "".join(_lines(roster)), "the roster's note")
-        assert not any("analy" in line for line in _lines(roster))
+        await until(pilot, lambda: "1 ended team(s) hidden" in "".join(lines_of(roster)), "the roster's note")
+        assert not any("analy" in line for line in lines_of(roster))
 
     run(app, scenario)

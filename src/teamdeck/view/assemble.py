@@ -19,6 +19,7 @@ def snapshot_of(state: ReadState, rows: tuple[EventRow, ...], notices: tuple[str
     teams = tuple(state.team_views[name] for name in sorted(state.team_views))
     team_gates = tuple(state.team_gates[name] for name in sorted(state.team_gates))
     gates = state.derive("gates", (*tasks, *team_gates), lambda: _gate_queue(tasks, team_gates))
+    state.log_rows = rows
     return WorkspaceSnapshot(
         root=str(state.ws.root),
         taken_at=state.ws.clock(),

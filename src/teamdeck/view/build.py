@@ -184,9 +184,9 @@ def refresh(snapshot: WorkspaceSnapshot, changed: Iterable[Path]) -> WorkspaceSn
     if rebuild:
         rows = merge_all(state)
     elif new_rows:
-        rows = merge(snapshot.events, new_rows)
+        rows = merge(state.log_rows, new_rows)
     else:
-        rows = snapshot.events
+        rows = state.log_rows
     return snapshot_of(state, rows, notices)
 
 
@@ -220,7 +220,7 @@ def retime(snapshot: WorkspaceSnapshot) -> WorkspaceSnapshot:
         _derive_teams(state, changed, tasks_changed=False)
     if not _derive_task_lists(state) and not changed:
         return snapshot
-    return snapshot_of(state, snapshot.events, ())
+    return snapshot_of(state, state.log_rows, ())
 
 
 def load_older(snapshot: WorkspaceSnapshot, count: int = 1000) -> WorkspaceSnapshot:
@@ -229,7 +229,7 @@ def load_older(snapshot: WorkspaceSnapshot, count: int = 1000) -> WorkspaceSnaps
     state: ReadState = snapshot.state.copy()
     for log in state.logs.values():
         log.load_older(count)
-    return snapshot_of(state, merge_all(state, limit=len(snapshot.events) + count), ())
+    return snapshot_of(state, merge_all(state, limit=len(state.log_rows) + count), ())
 
 
 # --- reading ---------------------------------------------------------------------------

@@ -9,6 +9,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, TypeVar, cast
 
 from teamdeck.protocol.ledger.results import DEFAULT_SHUTDOWN_TIMEOUT
+from teamdeck.view.eventlog import EventRow
 from teamdeck.view.snapshot import DEFAULT_STALE_AFTER, same_items
 
 if TYPE_CHECKING:
@@ -56,6 +57,10 @@ class ReadState:
     stalled_after: int = 600
     stale_after: timedelta = DEFAULT_STALE_AFTER
     hide_ended: bool = False
+    log_rows: tuple[EventRow, ...] = ()
+    """The merged tail of the logs alone, as the last snapshot was made from it (its
+    events add the teams' inbox and task rows, view/timeline.py): what new log rows
+    are merged into."""
     derived: dict[str, tuple[tuple[object, ...], object]] = field(default_factory=dict)
     """What :meth:`derive` keeps: a name -> the objects a value was derived from,
     and the value."""
