@@ -28,28 +28,41 @@ from teamdeck.view.teams import TeamFiles, describe, idle_detail
 
 def with_team_rows(state: ReadState, rows: tuple[EventRow, ...]) -> tuple[EventRow, ...]:
     """``rows`` (the logs' tail, in order) merged with every team's inbox and task rows."""
-    extra: list[EventRow] = []
-    for name in sorted(state.teams):
-        files = state.teams[name]
-        logged = _logged(files)
+    teams = tuple(_team_rows(state, name) for name in sorted(state.teams))
+    extra = state.derive("timeline", teams, lambda: sorted((row for made in teams for row in made), key=order_of))
+    if not extra:
+        return rows
+    merged = tuple(heapq.merge(rows, extra, key=order_of))
+    return merged[-MAX_EVENTS:] if len(merged) > MAX_EVENTS else merged
+
+
+def _team_rows(state: ReadState, name: str) -> tuple[EventRow, ...]:
+    """The inbox and task rows of team ``name``, made again only when one of its
+    inboxes, its log's sends or its task list changed."""
+    files = state.teams[name]
+    logged = _logged(files)
+    made = tuple(
+        state.derive(f"timeline inbox {name}/{recipient}", (inbox, logged), lambda: inbox_rows(name, inbox, logged))
+        for recipient, inbox in files.inboxes.inboxes.items()
+    )
+    listing = state.task_lists.get(name)
+    tasks = (
+        tuple(task for task in listing.read.values() if isinstance(task, ClaudeTask) and not task.internal)
+        if listing is not None
+        else ()
+    )
+
+    def combine() -> tuple[EventRow, ...]:
         moments: dict[str, str] = {}
-        for recipient, inbox in files.inboxes.inboxes.items():
-            made, mentions = state.derive(
-                f"timeline inbox {name}/{recipient}", (inbox, logged), lambda: inbox_rows(name, inbox, logged)
-            )
-            extra += made
+        for _rows, mentions in made:
             for task_id, at in mentions.items():
                 if moment(at) > moment(moments.get(task_id, "")):
                     moments[task_id] = at
-        listing = state.task_lists.get(name)
-        if listing is not None:
-            tasks = tuple(task for task in listing.read.values() if isinstance(task, ClaudeTask) and not task.internal)
-            extra += task_rows(state, name, tasks, moments)
-    if not extra:
-        return rows
-    extra.sort(key=order_of)
-    merged = tuple(heapq.merge(rows, extra, key=order_of))
-    return merged[-MAX_EVENTS:] if len(merged) > MAX_EVENTS else merged
+        return tuple(row for inbox_made, _mentions in made for row in inbox_made) + tuple(
+            task_rows(state, name, tasks, moments)
+        )
+
+    return state.derive(f"timeline team {name}", (*made, *tasks), combine)
 
 
 def _logged(files: TeamFiles) -> frozenset[tuple[str, str, str]]:
