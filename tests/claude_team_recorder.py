@@ -22,11 +22,18 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
+
+from teamdeck.clock import fixed_clock, parse_iso
+from teamdeck.store.workspace import Workspace
+from teamdeck.view.build import build_snapshot, refresh
+from teamdeck.view.snapshot import WorkspaceSnapshot
 
 POLL_S = 0.005
 WATCHED = ("teams", "tasks")
@@ -133,3 +140,22 @@ def until_cleanup(versions: list[Version]) -> list[Version]:
         len(versions),
     )
     return versions[:cut]
+
+
+def live_replay(versions: list[Version], root: Path, *, record: bool = True) -> tuple[Workspace, WorkspaceSnapshot]:
+    """Write ``versions`` into ``root`` one by one, refreshing a live snapshot (recording
+    what it reads, as ``teamdeck tui`` does) after each; the workspace (its clock 10 s
+    after the last message of the run) and the last snapshot."""
+    root.mkdir(parents=True, exist_ok=True)
+    stamps = re.findall(r'"timestamp": "([^"]+)"', "".join(version.text or "" for version in versions))
+    now = max(parse_iso(stamp) for stamp in stamps) + timedelta(seconds=10)
+    ws = Workspace.at(root, clock=fixed_clock(now), actor="human:tester")
+    snapshot = build_snapshot(ws, record=record)
+    for _version, path in replay(versions, ws.root):
+        snapshot = refresh(snapshot, [path])
+    return ws, snapshot
+
+
+def team_of(ws: Workspace) -> str:
+    (team,) = [path.name for path in (ws.root / "teams").iterdir() if path.is_dir()]
+    return team
