@@ -106,3 +106,17 @@ def test_a_tmux_teammates_permission_request_waits_in_the_queue_after_the_drain(
     (gate,) = [gate for gate in snapshot.gates if gate.kind == "permission"]
     assert gate.member == "bob" and gate.tool == "Bash" and gate.request_id.startswith("perm-")
     assert "touch bob-was-here.txt" in gate.body
+
+
+def test_a_plan_request_is_in_the_queue_and_teamdecks_answer_leaves_it(tmp_path: Path) -> None:
+    """A plan-mode tmux teammate (CLAUDE_CODE_PLAN_MODE_REQUIRED) asks; teamdeck approves
+    (``plan approve``). Its model was then told "[Plan Rejected] ... could not be
+    verified": teamdeck's answer is not the lead's (FORMAT.md)."""
+    versions = until_cleanup(load_history(CAPTURES / "plan-mode-team" / "history.jsonl"))
+    asked = until_first(versions, "messages.jsonl")
+    _ws, snapshot = live_replay(asked, tmp_path / "asked")
+    (gate,) = [gate for gate in snapshot.gates if gate.kind == "plan-approval"]
+    assert gate.member == "carol" and gate.request_id.startswith("plan_approval-") and "1. write x" in gate.body
+    ws, snapshot = live_replay(versions, tmp_path / "answered")
+    assert not [gate for gate in snapshot.gates if gate.kind == "plan-approval"]
+    assert ws.inbox(team_of(ws), "team-lead").read_text() == "[]"
