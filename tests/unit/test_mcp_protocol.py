@@ -25,8 +25,8 @@ from teamdeck.protocol.join import MAX_GATE_QUESTIONS, join_task
 from teamdeck.protocol.lifecycle import transition
 from teamdeck.protocol.messaging import broadcast, send_message, send_structured
 from teamdeck.protocol.taskfile import load_task
-from teamdeck.protocol.teamlog import log, new_record
 from teamdeck.protocol.tasks import create_task
+from teamdeck.protocol.teamlog import log, new_record
 from teamdeck.protocol.teams import add_member, create_team
 from teamdeck.sim.outputs import write_final_output
 from teamdeck.store.workspace import Workspace
