@@ -69,8 +69,16 @@ class _Recorded:
     fold and the inbox rows see an inbox that only grew, :meth:`Inbox.extends`)."""
 
     keys: list[str] = field(default_factory=list)
+    order: dict[str, int] = field(default_factory=dict)
+    """key → its place in ``keys``."""
     entries: dict[str, dict[str, Any]] = field(default_factory=dict)
+    drained: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """key → the entry as a drained message (read), made once."""
     merged: list[InboxEntry] = field(default_factory=list)
+    settled: int = 0
+    """How many of the first ``keys`` were all drained at the last merge: their merged
+    entries come first and stay as they are while no message among them is back in
+    the file, so a merge starts after them (a read costs what is not drained yet)."""
 
 
 class Observed:
@@ -119,28 +127,36 @@ class Observed:
             if key not in recorded.entries:
                 new.append((key, entry.raw))
         self._record(inbox.recipient, new)
-        order = {key: number for number, key in enumerate(recorded.keys)}
-        drained = [key for key in recorded.keys if key not in present]
-        merged: list[InboxEntry] = []
+        order = recorded.order
+        first = min((order[key] for key in present), default=len(recorded.keys))
+        start = recorded.settled if first >= recorded.settled else 0
+        drained = [key for key in recorded.keys[start:] if key not in present]
+        merged: list[InboxEntry] = recorded.merged[:start]
+        taken = 0
         for key, in_file in present.items():  # file order, each drained message before the first one recorded after it
-            while drained and order[drained[0]] < order[key]:
-                merged.append(self._drained(recorded, drained.pop(0), len(merged)))
+            while taken < len(drained) and order[drained[taken]] < order[key]:
+                merged.append(self._drained(recorded, drained[taken], len(merged)))
+                taken += 1
             merged.append(self._entry_at(recorded, len(merged), in_file.raw, drained=False))
-        for key in drained:
+        for key in drained[taken:]:
             merged.append(self._drained(recorded, key, len(merged)))
+        recorded.settled = first
         merged += [_renumbered(entry, len(merged) + n) for n, entry in enumerate(unkeyed)]  # not messages
         return Inbox(inbox.path, inbox.recipient, merged)
 
     def _drained(self, recorded: _Recorded, key: str, position: int) -> InboxEntry:
         """A recorded message no longer in the file: as first seen, marked read (Claude
         Code drains only what it delivered)."""
-        return self._entry_at(recorded, position, {**recorded.entries[key], "read": True}, drained=True)
+        raw = recorded.drained.get(key)
+        if raw is None:
+            raw = recorded.drained[key] = {**recorded.entries[key], "read": True}
+        return self._entry_at(recorded, position, raw, drained=True)
 
     def _entry_at(self, recorded: _Recorded, position: int, raw: dict[str, Any], *, drained: bool) -> InboxEntry:
         """The merged entry at ``position``: the one made before when it is unchanged."""
         if position < len(recorded.merged):
             earlier = recorded.merged[position]
-            if earlier.raw == raw and earlier.drained == drained:
+            if earlier.drained == drained and (earlier.raw is raw or earlier.raw == raw):
                 return earlier
         try:
             message: InboxMessage | None = InboxMessage.model_validate(raw)
@@ -181,6 +197,7 @@ class Observed:
             return
         recorded = self._by_inbox.setdefault(recipient, _Recorded())
         if key not in recorded.entries:
+            recorded.order[key] = len(recorded.keys)
             recorded.keys.append(key)
             recorded.entries[key] = entry
 
