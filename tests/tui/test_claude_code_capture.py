@@ -16,16 +16,22 @@ from conftest import SIZE
 from locations import FIXTURES
 from test_snapshots import prepared
 
-from teamdeck.tui.app import create_app
+from teamdeck.tui.app import TeamdeckApp, create_app
 from teamdeck.tui.widgets.roster_list import RosterList
 
 HISTORY = FIXTURES / "2.1.332" / "in-process-team" / "history.jsonl"
 
 
-def test_a_drained_claude_code_team_in_the_roster(tmp_path: Path, snap_compare) -> None:
+def drained_team_app(tmp_path: Path) -> TeamdeckApp:
+    """The app on the run replayed up to teamdeck's first write (the client's own work)."""
     ws, _snapshot = live_replay(until_first(load_history(HISTORY), "messages.jsonl"), tmp_path / "claude")
     app = create_app(ws, watch=False, cursor_blink=False)
     app.animation_level = "none"
+    return app
+
+
+def test_a_drained_claude_code_team_in_the_roster(tmp_path: Path, snap_compare) -> None:
+    app = drained_team_app(tmp_path)
 
     async def scenario(pilot) -> None:
         await pilot.press("2")
@@ -38,9 +44,7 @@ def test_a_drained_claude_code_team_in_the_roster(tmp_path: Path, snap_compare) 
 
 
 def test_the_leads_drained_inbox_is_still_shown(tmp_path: Path, snap_compare) -> None:
-    ws, _snapshot = live_replay(until_first(load_history(HISTORY), "messages.jsonl"), tmp_path / "claude")
-    app = create_app(ws, watch=False, cursor_blink=False)
-    app.animation_level = "none"
+    app = drained_team_app(tmp_path)
 
     async def scenario(pilot) -> None:
         await pilot.press("2")
