@@ -35,6 +35,7 @@ import re
 import shlex
 import shutil
 import subprocess
+import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -46,7 +47,7 @@ from claude_format import not_in_format
 from claude_team_recorder import Recorder, load_history
 from scripted_model import Reply, Request, ScriptedModel, call, calls, say
 
-from teamdeck.protocol.messaging import send_message
+from teamdeck.protocol.messaging import answer_plan, send_message
 from teamdeck.protocol.permissions import answer_permission
 from teamdeck.store.workspace import Workspace
 from teamdeck.view.build import build_snapshot, refresh
@@ -135,12 +136,25 @@ def tmux(*args: str) -> subprocess.CompletedProcess[str]:
 def lead_in_tmux(tmp_path: Path, claude: Path, model: ScriptedModel) -> Iterator[tuple[Path, Path, str]]:
     """The interactive lead in its own tmux session (and its teammates in the client's
     ``claude-swarm-<pid>`` tmux server); both are ended after the test."""
+    yield from start_lead(tmp_path, claude, model)
+
+
+@pytest.fixture
+def plan_mode_lead(tmp_path: Path, claude: Path, model: ScriptedModel) -> Iterator[tuple[Path, Path, str]]:
+    """The same, with ``CLAUDE_CODE_PLAN_MODE_REQUIRED=true``: teammates (and the lead)
+    work in plan mode."""
+    yield from start_lead(tmp_path, claude, model, CLAUDE_CODE_PLAN_MODE_REQUIRED="true")
+
+
+def start_lead(tmp_path: Path, claude: Path, model: ScriptedModel, **extra: str) -> Iterator[tuple[Path, Path, str]]:
     if shutil.which("tmux") is None:
         pytest.skip("tmux is not installed: the interactive client runs in tmux")
     project, home = tmp_path / "project", tmp_path / "home"
     project.mkdir()
     make_home(home, trusted=[project])
-    env = claude_env(home, model.env(), CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS="1", CLAUDE_CODE_ENABLE_TODO_TOOLS="1")
+    env = claude_env(
+        home, model.env(), CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS="1", CLAUDE_CODE_ENABLE_TODO_TOOLS="1", **extra
+    )
     session = f"teamdeck-cc-{uuid.uuid4().hex[:12]}"
     command = " ".join(
         ["env", "-i", *(f"{key}={shlex.quote(value)}" for key, value in env.items()), shlex.quote(str(claude))]
@@ -166,16 +180,49 @@ def swarm_servers() -> set[str]:
     return {path.name for path in swarm_folder().glob("claude-swarm-*")}
 
 
-def watch(ws: Workspace, snapshot: WorkspaceSnapshot, until, what: str) -> WorkspaceSnapshot:
-    """Refresh ``snapshot`` from every team file every 20 ms until ``until(snapshot)``."""
-    deadline = time.monotonic() + DEADLINE_S
-    while time.monotonic() < deadline:
-        files = [Path(folder) / name for folder, _dirs, names in os.walk(ws.root / "teams") for name in names]
-        snapshot = refresh(snapshot, files)
-        if until(snapshot):
-            return snapshot
-        time.sleep(0.02)
-    raise AssertionError(f"timed out waiting for {what}")
+class LiveView:
+    """teamdeck's live view of the client's files, as ``teamdeck tui`` keeps it: a thread
+    refreshes a recording snapshot from every team file every 20 ms for as long as the
+    test runs (a message the client writes and drains while the test waits on the model
+    is still seen). With ``session`` it also says "Yes" to the lead's approval dialog
+    whenever one shows (a lead in plan mode asks before it spawns)."""
+
+    def __init__(self, ws: Workspace, session: str | None = None) -> None:
+        self.ws, self.session = ws, session
+        self.snapshot = build_snapshot(ws, record=True)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="teamdeck-live-view", daemon=True)
+
+    def __enter__(self) -> LiveView:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            if self.session is not None:
+                screen = tmux("capture-pane", "-p", "-t", self.session).stdout
+                if "Do you want to proceed?" in screen and "❯ No" in screen:
+                    tmux("send-keys", "-t", self.session, "Down")
+                    time.sleep(0.2)
+                    tmux("send-keys", "-t", self.session, "Enter")
+            teams = self.ws.root / "teams"
+            files = [Path(folder) / name for folder, _dirs, names in os.walk(teams) for name in names]
+            self.snapshot = refresh(self.snapshot, files)
+            time.sleep(0.02)
+
+    def wait(self, until, what: str) -> WorkspaceSnapshot:
+        """The newest snapshot once ``until(snapshot)`` holds."""
+        deadline = time.monotonic() + DEADLINE_S
+        while time.monotonic() < deadline:
+            snapshot = self.snapshot
+            if until(snapshot):
+                return snapshot
+            time.sleep(0.02)
+        raise AssertionError(f"timed out waiting for {what}")
 
 
 def test_a_live_team_is_read_and_answered_by_teamdeck(
@@ -188,14 +235,13 @@ def test_a_live_team_is_read_and_answered_by_teamdeck(
     history = tmp_path / "history.jsonl"
     (home / ".claude" / "teams").mkdir(parents=True, exist_ok=True)
     ws = Workspace.at(home / ".claude", actor="human:tester")
-    with Recorder(home / ".claude", history):
-        live = build_snapshot(ws, record=True)
+    with Recorder(home / ".claude", history), LiveView(ws) as view:
         time.sleep(4)  # the client draws its prompt
         tmux("send-keys", "-t", session, "-l", "LEAD-GO")
         time.sleep(0.3)
         tmux("send-keys", "-t", session, "Enter")
 
-        live = watch(ws, live, lambda s: any(g.kind == "permission" for g in s.gates), "bob's permission request")
+        live = view.wait(lambda s: any(g.kind == "permission" for g in s.gates), "bob's permission request")
         (asked,) = [gate for gate in live.gates if gate.kind == "permission"]
         assert (asked.member, asked.tool) == ("bob", "Bash") and "touch bob-was-here.txt" in asked.body
         note = f"TEAMDECK-{uuid.uuid4().hex[:8]}"
@@ -209,15 +255,13 @@ def test_a_live_team_is_read_and_answered_by_teamdeck(
         assert not (project / "bob-was-here.txt").exists()
 
         def settled(snapshot: WorkspaceSnapshot) -> bool:
-            names = {member.name for member in snapshot.teams[0].members} if snapshot.teams else set()
-            return "alice" not in names and ws.inbox(asked.team, "team-lead").read_text() == "[]"
+            said = {(row.sender, row.summary) for row in snapshot.teams[0].members[0].inbox}
+            drained = ws.inbox(asked.team, "team-lead").read_text() == "[]"
+            return ("alice", "alice reports") in said and drained  # kept by teamdeck once the client drained it
 
-        live = watch(ws, live, settled, "alice to leave and the lead's inbox to drain")
+        live = view.wait(settled, "alice's report, and the lead's inbox drained")
     model.check()
 
-    lead = live.teams[0].members[0]
-    said = {(row.sender, row.summary) for row in lead.inbox}
-    assert ("alice", "alice reports") in said  # drained from the file, kept by teamdeck
     assert not [gate for gate in live.gates if gate.kind == "permission"]  # answered (by teamdeck)
     versions = load_history(history)
     unknown = not_in_format(versions)
@@ -226,3 +270,57 @@ def test_a_live_team_is_read_and_answered_by_teamdeck(
     if keep:
         Path(keep).mkdir(parents=True, exist_ok=True)
         shutil.copy(history, Path(keep) / "history.jsonl")
+
+
+def plan_file(request: Request) -> Reply:
+    """Write the plan where ExitPlanMode said it must be (its first call fails so)."""
+    path = re.search(r"No plan file found at (\S+?\.md)", last_user_text(request))
+    assert path is not None, "ExitPlanMode did not name the plan file"
+    return call("Write", {"file_path": path.group(1), "content": "# Plan\n1. write x\n2. test x\n"})
+
+
+CAROL = [
+    call("ToolSearch", {"query": "select:ExitPlanMode,SendMessage", "max_results": 5}),
+    call("ExitPlanMode", {}),
+    plan_file,
+    call("ExitPlanMode", {}),
+    *[answers_shutdown("carol")] * 10,
+]
+
+
+def test_teamdecks_plan_approval_reaches_the_teammate_as_a_rejection(
+    tmp_path: Path, model: ScriptedModel, plan_mode_lead: tuple[Path, Path, str]
+) -> None:
+    """A plan-mode teammate asks for approval; teamdeck approves (``plan approve``); the
+    teammate's client does not take an answer the lead's process did not write: its
+    model is told "[Plan Rejected]". (teamdeck's shutdown_request meets the same fate:
+    the in-process capture, tests/unit/test_claude_code_captures.py; it cannot be sent
+    here, since a tmux teammate is ``isActive: false`` whenever it is idle, and teamdeck
+    refuses to ask an inactive member.)"""
+    _project, home, session = plan_mode_lead
+    model.script("carol", *CAROL, when="TEAMMATE-CAROL")
+    model.script(
+        "lead",
+        call("Agent", {"name": "carol", "description": "carol plans", "prompt": "TEAMMATE-CAROL: plan first."}),
+        say("Waiting."),
+        when="LEAD-GO",
+    )
+    (home / ".claude" / "teams").mkdir(parents=True, exist_ok=True)
+    ws = Workspace.at(home / ".claude", actor="human:tester")
+    history = tmp_path / "history.jsonl"
+    with Recorder(home / ".claude", history), LiveView(ws, session) as view:
+        time.sleep(4)
+        tmux("send-keys", "-t", session, "-l", "LEAD-GO")
+        time.sleep(0.3)
+        tmux("send-keys", "-t", session, "Enter")
+        live = view.wait(lambda s: any(g.kind == "plan-approval" for g in s.gates), "carol's plan")
+        (plan,) = [gate for gate in live.gates if gate.kind == "plan-approval"]
+        assert plan.member == "carol" and "1. write x" in plan.body
+        assert answer_plan(ws, plan.team, "carol", approve=True, request_id=plan.request_id).confirmed
+
+        told = model.wait_for(lambda r: r.agent == "carol" and "[Plan " in last_user_text(r), timeout=DEADLINE_S)
+        assert '<teammate-message teammate_id="team-lead">\n[Plan Rejected]' in last_user_text(told)
+        live = view.wait(lambda s: ws.inbox(plan.team, "team-lead").read_text() == "[]", "the lead's inbox to drain")
+    model.check()
+    assert not [gate for gate in live.gates if gate.kind == "plan-approval"]  # answered, as far as teamdeck knows
+    assert not not_in_format(load_history(history))
