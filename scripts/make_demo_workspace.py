@@ -708,6 +708,9 @@ def build(out: Path) -> None:
     """Write the whole demo workspace into the empty directory ``out``."""
     tell(Story(out))
     remove_lock_files(out)
+    # What teamdeck recorded of the inboxes while the story was written is session
+    # state (protocol/observed.py), not demo content: a demo run records its own.
+    shutil.rmtree(out / ".teamdeck", ignore_errors=True)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -26,6 +26,7 @@ from teamdeck.protocol.lifecycle import transition
 from teamdeck.protocol.messaging import broadcast, send_message, send_structured
 from teamdeck.protocol.taskfile import load_task
 from teamdeck.protocol.tasks import create_task
+from teamdeck.protocol.teamlog import log, new_record
 from teamdeck.protocol.teams import add_member, create_team
 from teamdeck.sim.outputs import write_final_output
 from teamdeck.store.workspace import Workspace
@@ -144,11 +145,20 @@ def test_a_conversation_has_what_the_member_sent_and_received_once_each(team_ws:
 
 
 def test_a_message_only_the_log_has_is_kept_as_not_delivered(team_ws: Workspace) -> None:
-    send_message(team_ws, TEAM, "coder", "lost later", summary="s")
-    team_ws.inbox(TEAM, "coder").write_text("[]")  # Claude Code cleared the inbox
+    at = "2026-03-01T12:00:00.000Z"
+    record = new_record(team_ws, "message", from_="team-lead", to=["coder"], summary="s", timestamp=at, text="lost")
+    log(team_ws, TEAM, record)  # logged, but the inbox write never happened
     rows = read_conversation(team_ws, TEAM, "coder").rows
-    lost = next(row for row in rows if row.text == "lost later")
+    lost = next(row for row in rows if row.text == "lost")
     assert lost.delivered is False and lost.recipients == ("coder",)
+
+
+def test_a_message_claude_code_drained_stays_delivered(team_ws: Workspace) -> None:
+    send_message(team_ws, TEAM, "coder", "drained later", summary="s")
+    team_ws.inbox(TEAM, "coder").write_text("[]")  # Claude Code delivered it, then drained the inbox
+    rows = read_conversation(team_ws, TEAM, "coder").rows
+    drained = next(row for row in rows if row.text == "drained later")
+    assert drained.delivered is True and drained.read is True and drained.recipients == ("coder",)
 
 
 def test_idle_notifications_fold_and_pages_go_back(ws: Workspace) -> None:

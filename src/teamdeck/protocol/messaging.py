@@ -34,6 +34,7 @@ from teamdeck.model.claude import (
 )
 from teamdeck.model.team_log import LogType, TeamLogRecord
 from teamdeck.protocol.allowed import NOT_APPROVED, why_not_deactivate, why_not_shutdown
+from teamdeck.protocol.observed import Observed, record_delivered
 from teamdeck.protocol.teamlog import log, new_record
 from teamdeck.protocol.teams import epoch_ms, read_team
 from teamdeck.store.inbox import (
@@ -199,7 +200,9 @@ def _deliver(
                 f"Could not deliver to '{recipient}': {err}. The send is logged in "
                 f"{ws.rel(ws.messages_log(team))} as {record.id}; delivered so far: {done}"
             ) from err
-        if not delivery.confirmed:
+        if delivery.confirmed:  # seen in the inbox: kept even after Claude Code drains it
+            record_delivered(ws, team, recipient, entry)
+        else:
             _note(ws, team, "delivery_unconfirmed", ref=record.id, to=[recipient])
         deliveries.append(delivery)
     return Sent(
@@ -366,13 +369,17 @@ class TeamInboxes:
         return [(recipient, entry) for recipient, inbox in self.inboxes.items() for entry in inbox.messages]
 
 
-def read_inboxes(ws: Workspace, team: str) -> TeamInboxes:
-    """Read every inbox of ``team``; an unreadable one is reported, the others still read."""
+def read_inboxes(ws: Workspace, team: str, observed: Observed | None = None) -> TeamInboxes:
+    """Read every inbox of ``team``, each merged with what teamdeck saw in it before
+    (``observed``: the team's record, kept by a live view; made here when None), so a
+    message Claude Code drained is still there (protocol/observed.py). An unreadable
+    inbox is reported, the others still read."""
+    observed = observed if observed is not None else Observed(ws, team)
     paths, ignored = list_inbox_paths(ws, team)
     result = TeamInboxes(ignored=ignored)
     for path in paths:
         try:
-            inbox = read_inbox(path)
+            inbox = observed.read(path)
         except UnreadableInbox as err:
             result.unreadable[path.stem] = str(err)
             continue

@@ -22,7 +22,8 @@ from teamdeck.errors import NotFound, Refused
 from teamdeck.model.claude import PermissionRequest, PermissionResponse
 from teamdeck.protocol.ledger.build import build_ledger
 from teamdeck.protocol.messaging import Sent, resolve_member, send_structured
-from teamdeck.store.inbox import mark_read, read_inbox, same_message
+from teamdeck.protocol.observed import Observed
+from teamdeck.store.inbox import mark_read, same_message
 from teamdeck.store.paths import shown
 from teamdeck.store.workspace import Workspace
 
@@ -82,7 +83,7 @@ def answer_permission(
     entry = next(
         (
             entry
-            for entry in read_inbox(inbox_path).messages
+            for entry in Observed(ws, team).read(inbox_path).messages
             if isinstance(entry.kind, PermissionRequest) and entry.kind.request_id == request_id
         ),
         None,

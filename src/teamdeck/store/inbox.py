@@ -62,12 +62,15 @@ class InboxEntry:
         raw: the element exactly as read.
         message: the element as a message, or None when it is not one.
         problem: why it is not a message (``"entry 3: text: Field required"``).
+        drained: no longer in the file: Claude Code removed it after delivering it,
+            and it is known from teamdeck's record of what it saw (protocol/observed.py).
     """
 
     index: int
     raw: Any
     message: InboxMessage | None
     problem: str | None = None
+    drained: bool = False
 
     @cached_property
     def kind(self) -> Kind | None:

@@ -182,6 +182,11 @@ class Workspace:
         """teamdeck's append-only log of every message it sent in ``team``."""
         return self.team_dir(team) / "messages.jsonl"
 
+    def observed_log(self, team: str) -> Path:
+        """teamdeck's append-only record of every inbox message of ``team`` it saw
+        (protocol/observed.py): outside ``teams/``, which Claude Code deletes."""
+        return self.root / ".teamdeck" / "observed" / f"{check_id(team, 'team name')}.jsonl"
+
     def connections_dir(self, team: str) -> Path:
         """``teams/<team>/connections/``: heartbeats of ``teamdeck mcp --http`` servers."""
         return self.team_dir(team) / "connections"

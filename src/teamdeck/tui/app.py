@@ -257,11 +257,11 @@ class TeamdeckApp(App[None]):
         (the watch is in place now: whatever changes later, it reports), or else read
         here."""
         if self._first_read is None:
-            return build_snapshot(self.ws, check_outputs=False)
+            return build_snapshot(self.ws, check_outputs=False, record=True)
         now = file_record(self.ws)
         taken, self._first_read = self._first_read.take(), None
         if taken is None:
-            return build_snapshot(self.ws, check_outputs=False)
+            return build_snapshot(self.ws, check_outputs=False, record=True)
         record, snapshot = taken
         changed = changed_between(record, now)
         return refresh(snapshot, changed) if changed else snapshot

@@ -83,7 +83,7 @@ def _read_and_send(ws: Workspace, fd: int) -> NoReturn:
         from teamdeck.view.build import build_snapshot, file_record
 
         record = file_record(ws)
-        snapshot = build_snapshot(ws, check_outputs=False)
+        snapshot = build_snapshot(ws, check_outputs=False, record=True)
         data = memoryview(pickle.dumps((record, snapshot), protocol=pickle.HIGHEST_PROTOCOL))
         while data:
             data = data[os.write(fd, data) :]

@@ -66,7 +66,9 @@ NEW_LOG_TAIL = 50
 """Lines read from a log that appears while the app runs."""
 
 
-def build_snapshot(ws: Workspace, *, tail_budget: int = TAIL_BUDGET, check_outputs: bool = True) -> WorkspaceSnapshot:
+def build_snapshot(
+    ws: Workspace, *, tail_budget: int = TAIL_BUDGET, check_outputs: bool = True, record: bool = False
+) -> WorkspaceSnapshot:
     """Read the whole workspace into a snapshot.
 
     Args:
@@ -77,11 +79,13 @@ def build_snapshot(ws: Workspace, *, tail_budget: int = TAIL_BUDGET, check_outpu
             the TUI draws its first frame without them, since checking them (jsonschema's
             import and validator included) was a twelfth of a start and panel 1 does
             not show them.
+        record: keep every inbox message read in teamdeck's record (the live view,
+            whose refreshes then record too; protocol/observed.py).
 
     Returns:
         The snapshot; files that could not be read are in its ``problems``.
     """
-    state = ReadState(ws)
+    state = ReadState(ws, record=record)
     _load_settings(state)
     task_ids, team_names = _list(state)
     sources = len(task_ids) + len(team_names)
@@ -91,7 +95,7 @@ def build_snapshot(ws: Workspace, *, tail_budget: int = TAIL_BUDGET, check_outpu
         _read_task(state, task_id, outputs_changed=check_outputs)
     for team in team_names:
         open_log(state, ws.messages_log(team), f"team {team}", per_log, event=False)
-        files = read_team_files(ws, team, shutdown_timeout=state.shutdown_timeout)
+        files = read_team_files(ws, team, shutdown_timeout=state.shutdown_timeout, record=state.record)
         if files is not None:
             state.teams[team] = files
     _derive_teams(state, set(state.teams), tasks_changed=True)
@@ -363,7 +367,7 @@ def _refresh_team(state: ReadState, team: str, parts: set[str]) -> bool:
         return False
     files = state.teams.get(team)
     if files is None or "all" in parts:
-        files = read_team_files(ws, team, files, state.shutdown_timeout)
+        files = read_team_files(ws, team, files, state.shutdown_timeout, record=state.record)
     else:
         if files.shutdown_timeout != state.shutdown_timeout:
             files = replace(files, shutdown_timeout=state.shutdown_timeout)

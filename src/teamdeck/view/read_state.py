@@ -52,6 +52,9 @@ class ReadState:
     settings_problem: Problem | None = None
     read_only: bool = False
     read_only_reason: str = ""
+    record: bool = False
+    """Record every inbox message read (protocol/observed.py): the live view does,
+    a command that only reads does not."""
     auto_join: bool = True
     shutdown_timeout: timedelta = DEFAULT_SHUTDOWN_TIMEOUT
     stalled_after: int = 600

@@ -39,8 +39,9 @@ from teamdeck.protocol.ledger.build import build_ledger
 from teamdeck.protocol.ledger.fold import LedgerFold
 from teamdeck.protocol.ledger.results import DEFAULT_SHUTDOWN_TIMEOUT, FAILURE_CLASSES, Handshake, Ledger
 from teamdeck.protocol.messaging import TeamInboxes, read_inboxes
+from teamdeck.protocol.observed import Observed
 from teamdeck.store.connections import read_connections
-from teamdeck.store.inbox import Inbox, UnreadableInbox, read_inbox, recipient_of
+from teamdeck.store.inbox import Inbox, UnreadableInbox, recipient_of
 from teamdeck.store.loaders import dumps_json
 from teamdeck.store.teamfiles import read_team_config
 from teamdeck.store.workspace import Workspace
@@ -67,6 +68,9 @@ class TeamFiles:
         rows: recipient → the inbox it was made from, its rows (:func:`fold_inbox`)
             and when each name last sent or received in it; shared like ``fold``,
             so an inbox is turned into rows once per read.
+        observed: the team's record of every inbox message seen (protocol/observed.py),
+            shared like ``fold``: inboxes are read through it, so what Claude Code
+            drained stays.
         connections: member name → the heartbeat of an MCP server acting as it
             (``connections/<member>.json``), and the heartbeat files that could not be read.
         shutdown_timeout: how long a shutdown request waits before the ledger calls
@@ -80,6 +84,7 @@ class TeamFiles:
     ledger: Ledger | None = None
     fold: LedgerFold | None = field(default=None, compare=False, repr=False)
     rows: dict[str, InboxRows] = field(default_factory=dict, compare=False, repr=False)
+    observed: Observed | None = field(default=None, compare=False, repr=False)
     connections: dict[str, Connection] = field(default_factory=dict)
     connection_problems: tuple[str, ...] = ()
     shutdown_timeout: timedelta = DEFAULT_SHUTDOWN_TIMEOUT
@@ -96,7 +101,12 @@ class TeamFiles:
 
 
 def read_team_files(
-    ws: Workspace, team: str, previous: TeamFiles | None = None, shutdown_timeout: timedelta | None = None
+    ws: Workspace,
+    team: str,
+    previous: TeamFiles | None = None,
+    shutdown_timeout: timedelta | None = None,
+    *,
+    record: bool = False,
 ) -> TeamFiles | None:
     """Read a team's config.json, every inbox and its ledger.
 
@@ -106,6 +116,7 @@ def read_team_files(
         previous: what was read before; a config.json that is now unreadable keeps the
             previous roster (and carries the problem).
         shutdown_timeout: the shutdown timeout (default: the previous one's, else 2 min).
+        record: record every inbox message read (the live view; protocol/observed.py).
 
     Returns:
         The files, or None when the team is gone.
@@ -114,17 +125,15 @@ def read_team_files(
         return None
     fold = previous.fold if previous is not None and previous.fold is not None else LedgerFold(ws, team)
     rows = previous.rows if previous is not None else {}
+    observed = previous.observed if previous is not None and previous.observed is not None else None
+    observed = observed or Observed(ws, team, record=record)
     if shutdown_timeout is None:
         shutdown_timeout = previous.shutdown_timeout if previous is not None else DEFAULT_SHUTDOWN_TIMEOUT
-    files = reread_connections(
-        ws,
-        with_ledger(
-            ws,
-            TeamFiles(
-                team, None, None, read_inboxes(ws, team), fold=fold, rows=rows, shutdown_timeout=shutdown_timeout
-            ),
-        ),
+    inboxes = read_inboxes(ws, team, observed)
+    files = TeamFiles(
+        team, None, None, inboxes, fold=fold, rows=rows, observed=observed, shutdown_timeout=shutdown_timeout
     )
+    files = reread_connections(ws, with_ledger(ws, files))
     if files.ledger is not None:
         return files
     config, problem = _read_config(ws, team, previous)  # the ledger could not read it: say why
@@ -147,10 +156,11 @@ def reread_inbox(ws: Workspace, files: TeamFiles, path: Path) -> TeamFiles:
     :func:`with_ledger` once every changed part is read."""
     recipient = recipient_of(path)
     inboxes = TeamInboxes(dict(files.inboxes.inboxes), dict(files.inboxes.unreadable), list(files.inboxes.ignored))
-    earlier = inboxes.inboxes.pop(recipient, None)
+    inboxes.inboxes.pop(recipient, None)
     inboxes.unreadable.pop(recipient, None)
+    observed = files.observed if files.observed is not None else Observed(ws, files.name)
     try:
-        inboxes.inboxes[recipient] = read_inbox(path, earlier)
+        inboxes.inboxes[recipient] = observed.read(path)
     except FileNotFoundError:
         pass
     except UnreadableInbox as err:
