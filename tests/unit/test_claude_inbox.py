@@ -21,6 +21,7 @@ from teamdeck.store import fs as fs_seam
 from teamdeck.store import inbox as inbox_store
 from teamdeck.store.claude_json import encode_pretty
 from teamdeck.store.dirlock import dir_locked, lock_dir_for
+from teamdeck.store.lock_owner import owner_path, read_owner
 from teamdeck.store.inbox import (
     UnreadableInbox,
     append_message,
@@ -253,26 +254,43 @@ def test_r4_a_stale_lock_is_broken(lead_inbox: Path) -> None:
     assert not lock.exists()
 
 
-def test_r4_a_lock_left_by_a_killed_writer_is_broken_after_the_stale_time(lead_inbox: Path) -> None:
+def _lock_left_by_a_killed_writer(inbox: Path) -> Path:
     holder = subprocess.run(
         [
             sys.executable,
             "-c",
             "import os, signal, sys; from pathlib import Path; from teamdeck.store.dirlock import dir_locked\n"
             "with dir_locked(Path(sys.argv[1])):\n    os.kill(os.getpid(), signal.SIGKILL)",
-            str(lead_inbox),
+            str(inbox),
         ],
         capture_output=True,
         timeout=30,
     )
     assert holder.returncode == -signal.SIGKILL
-    lock = lock_dir_for(lead_inbox)
+    lock = lock_dir_for(inbox)
     assert lock.is_dir()  # the dead writer's lock is left behind
+    return lock
+
+
+def test_r4_a_lock_without_an_owner_is_broken_after_the_stale_time(lead_inbox: Path) -> None:
+    lock = _lock_left_by_a_killed_writer(lead_inbox)
+    owner_path(lock).unlink()  # as Claude Code leaves its locks: no owner recorded
     taken_at = lock.stat().st_mtime
     delivery = append_message(lead_inbox, _message(1), stale_after=0.3)
     assert delivery.confirmed
     assert 0.3 <= time.time() - taken_at < 5  # it waited for the lock to go stale, then broke it
     assert not lock_dir_for(lead_inbox).exists()
+
+
+def test_f10_a_lock_whose_recorded_owner_died_is_broken_at_once(lead_inbox: Path, caplog) -> None:
+    lock = _lock_left_by_a_killed_writer(lead_inbox)
+    owner = read_owner(lock)
+    assert owner is not None and owner.alive() is False
+    started = time.monotonic()
+    assert append_message(lead_inbox, _message(1), stale_after=30).confirmed
+    assert time.monotonic() - started < 2  # not the 30 s stale time
+    assert f"owner: pid {owner.pid} on host" in caplog.text
+    assert not lock.exists() and not owner_path(lock).exists()
 
 
 def test_inbox_is_created_where_hard_links_are_not_supported(tmp_path: Path, monkeypatch) -> None:

@@ -6,6 +6,7 @@ import errno
 import logging
 import os
 import secrets
+from collections.abc import Callable
 from pathlib import Path
 
 from teamdeck.errors import WriteFailed
@@ -18,6 +19,11 @@ _UMASK = os.umask(0o022)
 os.umask(_UMASK)  # read once at import: os.umask is process-wide, not thread-safe to probe later
 
 
+class Superseded(Exception):
+    """An :func:`atomic_replace` given a ``check`` found, just before renaming, that its
+    data was built from a file that has changed since (nothing was replaced)."""
+
+
 def tmp_prefix(path: Path) -> str:
     """The prefix of our temp files for ``path``; readers and the watcher skip them."""
     return f".{path.name}."
@@ -25,18 +31,23 @@ def tmp_prefix(path: Path) -> str:
 
 def is_temp_name(name: str) -> bool:
     """Whether ``name`` is one of our temp files (or Claude Code's lock dirs)."""
-    return (name.startswith(".") and name.endswith(".tmp")) or name.endswith(".lock")
+    return (name.startswith(".") and name.endswith((".tmp", ".lock.owner"))) or name.endswith(".lock")
 
 
-def atomic_replace(path: Path, data: bytes, *, crash_prefix: str = "file") -> None:
+def atomic_replace(
+    path: Path, data: bytes, *, crash_prefix: str = "file", check: Callable[[], bool] | None = None
+) -> None:
     """Write ``data`` to ``path`` through a temp file, fsync, rename, fsync the dir.
 
     Args:
         path: the target file; its directory must exist.
         data: the complete new content.
         crash_prefix: names the crash points (``<prefix>.after_tmp_write`` ...).
+        check: asked just before the rename whether ``data`` may still replace the
+            file (store/dirlock.py ``HeldLock.unchanged``); False leaves it as it is.
 
     Raises:
+        Superseded: ``check`` said no; ``path`` is unchanged and no temp file is left.
         WriteFailed: the disk refused; ``path`` is unchanged and no temp file is left.
     """
     fs = fs_seam.current()
@@ -57,6 +68,10 @@ def atomic_replace(path: Path, data: bytes, *, crash_prefix: str = "file") -> No
         os.unlink(tmp)
         raise WriteFailed(f"could not write {path.name}: {err.strerror or err}; {path.name} was not changed") from err
     os.close(fd)
+    fs.crash_point(f"{crash_prefix}.before_replace")
+    if check is not None and not check():
+        os.unlink(tmp)
+        raise Superseded(f"{path.name} changed since it was read, or its lock was lost")
     try:
         fs.replace(tmp, path)
     except OSError as err:

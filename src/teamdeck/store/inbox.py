@@ -32,7 +32,7 @@ from teamdeck.model.claude import InboxMessage, Kind, decode
 from teamdeck.store import fs as fs_seam
 from teamdeck.store.atomic import atomic_replace, tmp_prefix
 from teamdeck.store.claude_json import RETRY_DELAYS_S, append_pretty, encode_pretty, read_json_with_bytes
-from teamdeck.store.dirlock import LOCK_STALE_S, dir_locked
+from teamdeck.store.dirlock import LOCK_STALE_S, HeldLock, rewrite_locked
 from teamdeck.store.paths import beneath
 
 T = TypeVar("T")
@@ -279,12 +279,16 @@ def transact_inbox(
     """
     if create:
         ensure_inbox(path)
-    with dir_locked(path, stale_after=stale_after, what=f"inbox {path.name}"):
-        array = load_inbox_array(path)
+
+    def attempt(held: HeldLock) -> T:
+        data, array = _load_with_bytes(path)
+        fs_seam.current().crash_point("inbox.after_read")
         result, changed = change(array)
         if changed:
-            atomic_replace(path, encode_pretty(array), crash_prefix="inbox")
-    return result
+            atomic_replace(path, encode_pretty(array), crash_prefix="inbox", check=held.unchanged(path, data))
+        return result
+
+    return rewrite_locked(path, attempt, stale_after=stale_after, what=f"inbox {path.name}")
 
 
 def same_message(a: Any, b: Any) -> bool:
@@ -317,11 +321,17 @@ def append_message(
     Raises:
         UnreadableInbox, Busy, WriteFailed: nothing was appended.
     """
+
+    def append(held: HeldLock) -> None:
+        data, array = _load_with_bytes(path)
+        fs_seam.current().crash_point("inbox.after_read")
+        atomic_replace(
+            path, append_pretty(data, array, message), crash_prefix="inbox", check=held.unchanged(path, data)
+        )
+
     for attempt in range(1, attempts + 1):
         ensure_inbox(path)
-        with dir_locked(path, stale_after=stale_after, what=f"inbox {path.name}"):
-            data, array = _load_with_bytes(path)
-            atomic_replace(path, append_pretty(data, array, message), crash_prefix="inbox")
+        rewrite_locked(path, append, stale_after=stale_after, what=f"inbox {path.name}")
         if any(same_message(entry, message) for entry in load_inbox_array(path)):
             return Delivery(path, True, attempt)
     return Delivery(path, False, attempts)

@@ -25,7 +25,7 @@ from teamdeck.errors import InvalidFile, NotFound, Refused, WriteFailed
 from teamdeck.model.claude import TeamConfig
 from teamdeck.store.atomic import atomic_replace, is_temp_name
 from teamdeck.store.claude_json import encode_pretty, read_json_retrying
-from teamdeck.store.dirlock import LOCK_STALE_S, dir_locked
+from teamdeck.store.dirlock import LOCK_STALE_S, HeldLock, rewrite_locked
 from teamdeck.store.paths import InvalidId, beneath, check_id, check_member, shown
 from teamdeck.store.workspace import Workspace
 
@@ -131,13 +131,17 @@ def transact_config(
     path = ws.team_config(team)
     if not path.is_file():
         raise NotFound(f"team '{team}' not found: no {config_shown(ws, team)}")
-    with dir_locked(path, stale_after=stale_after, what=str(config_shown(ws, team))):
+
+    def attempt(held: HeldLock) -> T:
+        seen = path.read_bytes()
         raw = load_config_raw(ws, team)
         result, changed = change(raw)
         if changed:
             validate_raw(TeamConfig, raw, config_shown(ws, team))
-            atomic_replace(path, encode_pretty(raw), crash_prefix="config")
-    return result
+            atomic_replace(path, encode_pretty(raw), crash_prefix="config", check=held.unchanged(path, seen))
+        return result
+
+    return rewrite_locked(path, attempt, stale_after=stale_after, what=str(config_shown(ws, team)))
 
 
 def create_team_files(ws: Workspace, team: str, config: dict[str, Any]) -> None:
