@@ -146,8 +146,8 @@ def _unapplied_events(ws: Workspace, task_id: str, kind: DocumentKind, task: dic
     last = task.get("lastEventId") if task is not None else None
     if isinstance(last, str):
         after = records_after(log_path, last)
-        if after is not None:
-            return _valid_events(after)
+        # No record has that id: the whole log would give nothing either (see _pending).
+        return _valid_events(after) if after is not None else []
     events = read_events(ws, task_id, kind) if log_path.exists() else []
     return _pending(events, task)
 

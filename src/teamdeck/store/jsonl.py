@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -98,9 +99,14 @@ def append_record(path: Path, record: dict[str, Any], *, durable: bool = True) -
 def decode_line(raw: bytes, path: Path | str, line_no: int) -> dict[str, Any]:
     """Decode one log line into a dict.
 
+    The record cap holds on reading as on writing: a line longer than
+    :data:`MAX_RECORD_BYTES` is not parsed (a 50 MB line would cost seconds to decode).
+
     Raises:
-        InvalidFile: not a JSON object (naming the line).
+        InvalidFile: over the cap, or not a JSON object (naming the line).
     """
+    if len(raw) + 1 > MAX_RECORD_BYTES:
+        raise InvalidFile(path, f"line {line_no}", _oversize(len(raw) + 1))
     try:
         value = json.loads(raw.decode("utf-8", "replace"))
     except (ValueError, RecursionError) as err:
@@ -223,12 +229,17 @@ def read_records(path: Path) -> tuple[list[dict[str, Any]], list[InvalidFile]]:
     return records, tail.problems
 
 
-def records_after(path: Path, record_id: str, *, block: int = 64 * 1024) -> list[dict[str, Any]] | None:
+def records_after(
+    path: Path, record_id: str, *, block: int = 64 * 1024, problems: list[InvalidFile] | None = None
+) -> list[dict[str, Any]] | None:
     """The complete records after the one whose ``id`` is ``record_id``, read backwards.
 
     Applying a log to a document only needs what came after the last applied record,
     which is nearly always the last line: reading from the end keeps a key action on a
-    task with a million events as cheap as on a new one. Records are deduplicated by id
+    task with a million events as cheap as on a new one. The file is scanned backwards
+    one block at a time and each line is looked at once, so an unknown id costs one
+    pass over the file and a 50 MB line costs reading it, never parsing it (a line over
+    the record cap is skipped and goes to ``problems``). Records are deduplicated by id
     and a torn last line is left out, as :class:`Tail` does.
 
     Returns:
@@ -246,21 +257,57 @@ def records_after(path: Path, record_id: str, *, block: int = 64 * 1024) -> list
     except OSError as err:
         raise InvalidFile(path, "", f"cannot read: {err.strerror or err}") from err
     with handle:
-        end = os.fstat(handle.fileno()).st_size
-        buffer = b""
-        while end > 0:
-            start = max(0, end - block)
-            handle.seek(start)
-            buffer = handle.read(end - start) + buffer
-            end = start
-            lines = buffer.split(b"\n")
-            # Unless the buffer starts the file, its first line may be cut: keep it for the next block.
-            complete = lines if start == 0 else lines[1:]
-            for index in range(len(complete) - 1, -1, -1):
-                if needle in complete[index] and _record_id(complete[index]) == record_id:
-                    # The last element is what follows the final newline: empty, or a torn line.
-                    return decode_records(complete[index + 1 : -1], path, seen=set())
+        size = os.fstat(handle.fileno()).st_size
+        later: list[bytes | None] = []
+        for _end, line in _lines_backwards(handle, size, block):
+            if line is not None and needle in line and _record_id(line) == record_id:
+                records = []
+                seen: set[str] = set()
+                for raw in reversed(later):
+                    if raw is None:
+                        if problems is not None:
+                            problems.append(InvalidFile(path, "", _oversize(MAX_RECORD_BYTES + 1)))
+                        continue
+                    records.extend(decode_records([raw], path, seen=seen, problems=problems))
+                return records
+            later.append(line)
     return None
+
+
+def _oversize(size: int) -> str:
+    return f"record is {size:,} bytes, over the limit of {MAX_RECORD_BYTES:,}; skipped"
+
+
+def _lines_backwards(handle: Any, size: int, block: int) -> Iterator[tuple[int, bytes | None]]:
+    """Each complete line of an open file, last first, as ``(offset after its newline,
+    its bytes)``; the bytes are None for a line over the record cap, which is never
+    held in memory. Bytes after the last newline (a torn or unfinished record) are left
+    out. Each block is read once and no buffer grows past the cap: linear in the file.
+    """
+    position = size
+    end: int | None = None  # the offset after the newline ending the line being gathered
+    gathered: list[bytes] = []  # its pieces, last first
+    length = 0  # their total size; None-like when over the cap (see oversize)
+    oversize = False
+    while position > 0:
+        start = max(0, position - block)
+        handle.seek(start)
+        chunk = handle.read(position - start)
+        position = start
+        right = len(chunk)
+        while (newline := chunk.rfind(b"\n", 0, right)) >= 0:
+            if end is not None:
+                piece = chunk[newline + 1 : right]
+                too_long = oversize or length + len(piece) + 1 > MAX_RECORD_BYTES
+                yield end, None if too_long else piece + b"".join(reversed(gathered))
+            end, gathered, length, oversize = start + newline + 1, [], 0, False
+            right = newline
+        if end is not None and not oversize:
+            length += right
+            oversize = length + 1 > MAX_RECORD_BYTES
+            gathered = [] if oversize else [*gathered, chunk[:right]]
+    if end is not None:
+        yield end, None if oversize else b"".join(reversed(gathered))
 
 
 def _record_id(raw: bytes) -> object:
