@@ -124,6 +124,24 @@ def test_invalid_json_and_a_wrong_shape_are_400_recorded_once(team_ws):
         _still_serving(url, ws)
 
 
+@pytest.mark.parametrize("opener", [b"[", b'{"a":'])
+def test_b19_a_body_nested_100000_levels_is_400_recorded_once_without_a_traceback(team_ws, caplog, opener):
+    """B19 (issue 23 item 7): it was a 500 with a traceback, not recorded, so Gitea
+    redelivered it forever."""
+    ws = team_ws
+    closer = b"]" if opener == b"[" else b"}"
+    body = opener * 100_000 + b"1" + closer * 100_000
+    with serving(ws) as url:
+        response = post(url, signed(body, "issues", "deep-1"), body)
+        assert response.status_code == 400 and response.json()["outcome"] == "invalid"
+        assert "nesting too deep" in response.json()["detail"]
+        again = post(url, signed(body, "issues", "deep-1"), body)
+        assert again.status_code == 200 and again.json()["outcome"] == "duplicate"
+        assert [(r["delivery"], r["outcome"]) for r in read_deliveries(ws)] == [("deep-1", "invalid")]
+        assert "Traceback" not in caplog.text and "RecursionError" not in caplog.text
+        _still_serving(url, ws)
+
+
 def test_a_title_of_escape_sequences_and_markup_is_kept_whole_but_never_reaches_an_inbox_raw(team_ws, run_cli):
     ws = team_ws
     with serving(ws) as url:

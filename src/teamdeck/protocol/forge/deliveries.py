@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import json
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -28,12 +27,13 @@ from pydantic import ValidationError
 from ulid import ULID
 
 from teamdeck.clock import iso
-from teamdeck.errors import Busy, ReadOnly, TeamdeckError
+from teamdeck.errors import Busy, InvalidFile, ReadOnly, TeamdeckError
 from teamdeck.model.forge import GiteaPayload
 from teamdeck.protocol.forge.rules import apply_delivery, handles
 from teamdeck.protocol.taskfile import validation_message
 from teamdeck.store.files import ensure_dir
 from teamdeck.store.jsonl import append_record, read_records
+from teamdeck.store.loaders import parse_json
 from teamdeck.store.locks import locked
 from teamdeck.store.paths import InvalidId, shown
 from teamdeck.store.workspace import Workspace
@@ -124,10 +124,12 @@ def receive(ws: Workspace, headers: Mapping[str, str], body: bytes, secret: str)
 
 
 def _apply(ws: Workspace, event_name: str, body: bytes) -> Outcome:
-    try:
-        raw = json.loads(body)
-    except (UnicodeDecodeError, ValueError) as err:
-        return Outcome(400, "invalid", f"the body is not JSON: {err}"[:DETAIL_CHARS])
+    try:  # the safe parser: a body nested 100,000 levels deep is invalid, not a RecursionError (B19)
+        raw = parse_json(body, "body", limit=max(len(body), 1))
+    except InvalidFile as err:
+        return Outcome(
+            400, "invalid", f"the body is not JSON: {err.where + ': ' if err.where else ''}{err.why}"[:DETAIL_CHARS]
+        )
     if not isinstance(raw, dict):
         return Outcome(400, "invalid", f"the body is JSON {type(raw).__name__}, not an object")
     found = raw.get("action")
