@@ -15,6 +15,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import httpx2
 import uvicorn
@@ -85,10 +86,10 @@ def tree_bytes(root: Path) -> dict[str, bytes]:
 
 
 @contextmanager
-def serving(ws: Workspace, *, secret: str = SECRET, max_body: int | None = None) -> Iterator[str]:
+def serving(ws: Workspace, *, secret: str = SECRET, max_body: int | None = None, **options: Any) -> Iterator[str]:
     """``forge serve``'s application on Uvicorn in a thread, on a free loopback port;
     yields the hook URL. Stops the server (and waits for it, bounded) on exit."""
-    app = create_app(ws, secret, **({"max_body": max_body} if max_body else {}))
+    app = create_app(ws, secret, **({"max_body": max_body} if max_body else {}), **options)
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))

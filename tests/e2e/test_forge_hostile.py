@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import socket
 import threading
+import time
 from urllib.parse import urlsplit
 
 import pytest
@@ -139,6 +140,27 @@ def test_b19_a_body_nested_100000_levels_is_400_recorded_once_without_a_tracebac
         assert again.status_code == 200 and again.json()["outcome"] == "duplicate"
         assert [(r["delivery"], r["outcome"]) for r in read_deliveries(ws)] == [("deep-1", "invalid")]
         assert "Traceback" not in caplog.text and "RecursionError" not in caplog.text
+        _still_serving(url, ws)
+
+
+def test_b20_a_body_trickled_slower_than_the_deadline_is_408_and_the_connection_closed(team_ws):
+    """B20 (issue 23 item 11): a client that sends a part of its body and then nothing
+    held the connection open forever (200 held for 32 s+)."""
+    ws = team_ws
+    before = tree_bytes(ws.root)
+    with serving(ws, body_timeout=0.5) as url:
+        parts = urlsplit(url)
+        with socket.create_connection((parts.hostname, parts.port), timeout=10) as sock:
+            started = time.monotonic()
+            sock.sendall(
+                f"POST {parts.path} HTTP/1.1\r\nHost: {parts.netloc}\r\nContent-Type: application/json\r\n"
+                f"X-Gitea-Event: issues\r\nX-Gitea-Delivery: slow-1\r\nContent-Length: 1000\r\n\r\n{{".encode()
+            )
+            answer = _raw_response(sock)
+            waited = time.monotonic() - started
+            assert answer.startswith(b"HTTP/1.1 408"), answer[:100]
+            assert 0.5 <= waited < 5
+        assert tree_bytes(ws.root) == before
         _still_serving(url, ws)
 
 

@@ -2,7 +2,8 @@
 
 ``POST /hook`` (also ``POST /``) takes one delivery: the body is read from the stream
 with a cap (a declared or actual size over the limit is 413 before more is read, so a
-50 MB body is never buffered), then :func:`receive` checks the signature, deduplicates
+50 MB body is never buffered) and a deadline (a body still incomplete after
+:data:`BODY_TIMEOUT_S` is 408: a client trickling bytes cannot hold a connection), then :func:`receive` checks the signature, deduplicates
 and applies it in a worker thread, one delivery at a time. Its outcome is the answer
 (200 applied or duplicate, 202 ignored, 400 invalid, 401 bad signature, 5xx failed).
 A bug in one delivery is a 500 and a logged traceback; the server keeps serving.
@@ -11,6 +12,7 @@ A bug in one delivery is a 500 and a logged traceback; the server keeps serving.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import threading
 from collections.abc import Mapping
@@ -32,12 +34,23 @@ MAX_BODY = 5 * 1024 * 1024
 body is cut to 8,000 characters anyway)."""
 
 
+BODY_TIMEOUT_S = 10.0
+"""How long a client may take to send the whole body (Gitea sends a few KiB at once)."""
+
+
+def _too_slow(limit: float) -> JSONResponse:
+    detail = f"the body did not arrive within {limit:g} s; nothing was written"
+    return JSONResponse(Outcome(408, "timeout", detail).to_json(), status_code=408, headers={"Connection": "close"})
+
+
 def _too_large(limit: int) -> JSONResponse:
     detail = f"the body is larger than {limit:,} bytes; nothing was written"
     return JSONResponse(Outcome(413, "too-large", detail).to_json(), status_code=413)
 
 
-def create_app(ws: Workspace, secret: str, *, max_body: int = MAX_BODY) -> Starlette:
+def create_app(
+    ws: Workspace, secret: str, *, max_body: int = MAX_BODY, body_timeout: float = BODY_TIMEOUT_S
+) -> Starlette:
     """The webhook application for workspace ``ws`` and the shared ``secret``."""
     one_at_a_time = threading.Lock()
 
@@ -63,10 +76,14 @@ def create_app(ws: Workspace, secret: str, *, max_body: int = MAX_BODY) -> Starl
         if declared.isdigit() and int(declared) > max_body:
             return _too_large(max_body)
         body = bytearray()
-        async for chunk in request.stream():
-            body += chunk
-            if len(body) > max_body:
-                return _too_large(max_body)
+        try:
+            async with asyncio.timeout(body_timeout):
+                async for chunk in request.stream():
+                    body += chunk
+                    if len(body) > max_body:
+                        return _too_large(max_body)
+        except TimeoutError:
+            return _too_slow(body_timeout)
         outcome = await run_in_threadpool(handle, dict(request.headers), bytes(body))
         return JSONResponse(outcome.to_json(), status_code=outcome.status)
 
