@@ -21,7 +21,6 @@ from teamdeck.store import fs as fs_seam
 from teamdeck.store import inbox as inbox_store
 from teamdeck.store.claude_json import encode_pretty
 from teamdeck.store.dirlock import dir_locked, lock_dir_for
-from teamdeck.store.lock_owner import owner_path, read_owner
 from teamdeck.store.inbox import (
     UnreadableInbox,
     append_message,
@@ -29,6 +28,7 @@ from teamdeck.store.inbox import (
     read_inbox,
     take_unread,
 )
+from teamdeck.store.lock_owner import owner_path, read_owner
 
 LEAD_INBOX = FIXTURES / "synthesized" / "teams" / "fixture-team" / "inboxes" / "team-lead.json"
 NO_RETRY: tuple[float, ...] = ()

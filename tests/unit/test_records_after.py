@@ -45,7 +45,7 @@ def test_torn_last_line_and_duplicates_are_left_out(tmp_path):
 
 
 def test_b18_a_line_over_the_record_cap_is_skipped_and_reported_without_being_held(tmp_path):
-    """B18 (issue 23 item 5): one 5 MB line costs reading it once, never a growing buffer
+    """B18: one 5 MB line costs reading it once, never a growing buffer
     (the old reader prepended each block and split the whole buffer again: quadratic)."""
     import tracemalloc
 

@@ -13,6 +13,7 @@ from teamdeck.cli.commands import summary
 from teamdeck.cli.common import Output
 from teamdeck.protocol import teams
 from teamdeck.protocol.gates import task_ids
+from teamdeck.protocol.intents import complete_pending, pending
 from teamdeck.protocol.ledger.build import build_ledger
 from teamdeck.protocol.ledger.results import FAILURE_CLASSES, NOTICES, Ledger
 from teamdeck.protocol.verification import edited_verdicts
@@ -25,13 +26,18 @@ from teamdeck.text import one_line
 def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     doctor = subparsers.add_parser("doctor", help=summary("doctor"), parents=[common])
     doctor.add_argument("team", metavar="TEAM", nargs="?", help="one team (default: all)")
-    doctor.set_defaults(handler=_doctor)
+    doctor.add_argument(
+        "--repair", action="store_true", help="finish the actions a crash interrupted (otherwise only listed)"
+    )
+    doctor.set_defaults(handler=_doctor, finish_interrupted=False)
 
 
 def _doctor(args: argparse.Namespace, ws: Workspace) -> Output:
     names, ignored = ([args.team], []) if args.team else list_team_names(ws)
     timeout = timedelta(seconds=load_settings(ws.root).shutdownTimeoutSeconds)
     reports, lines = [], []
+    interrupted = _interrupted(ws, repair=args.repair)
+    lines += interrupted
     for name in names:
         try:
             ledger = build_ledger(ws, name, shutdown_timeout=timeout)
@@ -58,13 +64,35 @@ def _doctor(args: argparse.Namespace, ws: Workspace) -> Output:
             "verdicts edited by hand (the recorded ones stand):",
             *(f"  ! {one_line(line, 300)}" for line in edited),
         ]
-    healthy = all(report.get("healthy") for report in reports) and not edited
+    healthy = all(report.get("healthy") for report in reports) and not edited and not (interrupted and not args.repair)
     return Output(
-        {"ok": True, "healthy": healthy, "teams": reports, "ignored": ignored, "editedVerdicts": edited},
+        {
+            "ok": True,
+            "healthy": healthy,
+            "teams": reports,
+            "ignored": ignored,
+            "editedVerdicts": edited,
+            "interrupted": interrupted,
+        },
         "\n".join(lines),
         exit_code=0 if healthy else 1,  # a failure found (or a team unreadable): scripts and CI can tell
         warnings=ignored,
     )
+
+
+def _interrupted(ws: Workspace, *, repair: bool) -> list[str]:
+    """The actions a crash interrupted (protocol/intents.py): listed, or with ``repair``
+    finished, one line each."""
+    if repair:
+        return complete_pending(ws)
+    found, problems = pending(ws)
+    return [
+        *problems,
+        *(
+            f"interrupted {item.action} {item.args} ({ws.rel(item.path)}); run `teamdeck doctor --repair`"
+            for item in found
+        ),
+    ]
 
 
 def _doctor_lines(ledger: Ledger, tasks: teams.ClaudeTaskList) -> list[str]:

@@ -23,7 +23,7 @@ from teamdeck import __version__
 from teamdeck.cli.commands import COMMANDS, modules_of
 from teamdeck.cli.common import Output, common_options, workspace_from
 from teamdeck.errors import TeamdeckError
-from teamdeck.store.workspace import READ_ONLY_HINT
+from teamdeck.store.workspace import READ_ONLY_HINT, Workspace
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -75,6 +75,14 @@ def command_named(argv: Sequence[str]) -> str | None:
     return known.command
 
 
+def _finish_interrupted(ws: Workspace) -> list[str]:
+    """Finish the actions a crash interrupted (protocol/intents.py), before the command
+    runs, so it sees their result; what was done becomes warnings."""
+    from teamdeck.protocol.intents import complete_pending
+
+    return complete_pending(ws)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; returns the process exit code."""
     argv = sys.argv[1:] if argv is None else argv
@@ -88,7 +96,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.DEBUG if debug else logging.WARNING, format="teamdeck: %(message)s")
     try:
         ws = workspace_from(args)
+        finished = _finish_interrupted(ws) if getattr(args, "finish_interrupted", True) else []
         output: Output = handler(args, ws)
+        output.warnings[:0] = finished
     except TeamdeckError as err:
         if getattr(args, "json", False):
             print(json.dumps({"ok": False, "error": str(err), "kind": type(err).__name__}))

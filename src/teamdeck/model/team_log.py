@@ -84,6 +84,8 @@ class TeamLogRecord(ClosedModel):
             answer...).
         error: why a delivery failed.
         blockers: the active members that blocked a team delete.
+        key: what makes a send happen once (protocol/keyed_sends.py): a second send
+            with the same key only finishes the first.
     """
 
     id: str = Field(pattern=r"^[0-9A-HJKMNP-TV-Z]{26}$")
@@ -102,6 +104,7 @@ class TeamLogRecord(ClosedModel):
     reason: str | None = None
     error: str | None = None
     blockers: list[str] | None = None
+    key: str | None = Field(default=None, max_length=300)
 
     def to_json(self) -> dict[str, object]:
         """The record as written (``from`` spelled as on disk, unset fields left out)."""

@@ -287,13 +287,16 @@ def notify_workers(ws: Workspace, task: Task, text: str, *, summary: str) -> tup
     return told, notices
 
 
-def _send_each(ws: Workspace, team: str, members: list[str], text: str, summary: str) -> tuple[list[str], list[str]]:
+def _send_each(
+    ws: Workspace, team: str, members: list[str], text: str, summary: str, key: str | None = None
+) -> tuple[list[str], list[str]]:
     """Send ``text`` from the team lead to each of ``members`` (each delivery on its
-    own: one failing does not stop the others)."""
+    own: one failing does not stop the others); with a ``key``, each send is keyed
+    ``<key>:<member>`` and happens once (protocol/keyed_sends.py)."""
     told, notices = [], []
     for member in members:
         try:
-            send_message(ws, team, member, text, summary=summary)
+            send_message(ws, team, member, text, summary=summary, key=f"{key}:{member}" if key else None)
             told.append(member)
         except TeamdeckError as err:
             notices.append(f"{member} was not sent the message: {err}")
@@ -369,7 +372,8 @@ def tell_gate_decision(ws: Workspace, task: Task, gate_id: str) -> tuple[list[st
         f"Note: {gate.note}" if gate.note else "No note was given.",
         f'The question, the decision and any answer are in {notes}, under "Gate {gate.id}".',
     ]
-    return _send_each(ws, task.team, members, "\n".join(lines), f"gate {gate.id} {gate.state}")
+    key = f"gate:{task.id}:{gate.id}:{gate.state}"
+    return _send_each(ws, task.team, members, "\n".join(lines), f"gate {gate.id} {gate.state}", key)
 
 
 def member_roles(ws: Workspace, team: str) -> dict[str, list[str]]:

@@ -29,7 +29,7 @@ import importlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from teamdeck.errors import Conflict, NotFound, Refused, TeamdeckError, WriteFailed
 from teamdeck.model.event import Event
@@ -37,6 +37,7 @@ from teamdeck.model.task import Gate, GateState, Task
 from teamdeck.protocol.delegation import tell_gate_decision
 from teamdeck.protocol.events import new_event
 from teamdeck.protocol.human_notes import sync_human_notes, when
+from teamdeck.protocol.intents import completer, intent
 from teamdeck.protocol.lifecycle import can_transition, transition_event
 from teamdeck.protocol.replay import apply_event
 from teamdeck.protocol.taskfile import TaskChange, load_task, transact
@@ -157,27 +158,60 @@ def decide_gate(ws: Workspace, task_id: str, gate_id: str, decision: Decision, n
         load_task(ws, task_id)  # before a lock file is created (a Claude Code task list is no task)
     except NotFound as err:
         raise NotFound(f"Could not {action}: {err}") from None
-    try:
-        change = transact(ws, task_id, decide, action=action)
-    except WriteFailed as err:
-        raise WriteFailed(f"Could not {action}: {err}") from err
+    with intent(ws, "gate.decide", on_error="finish", task=task_id, gate=gate_id):
+        try:
+            change = transact(ws, task_id, decide, action=action)
+        except WriteFailed as err:
+            raise WriteFailed(f"Could not {action}: {err}") from err
+        notices, said = _record_and_tell(ws, change.task, gate_id)
+        moved, failed = _follow_up(ws, change.task, gate_id, decision)
+    said += moved
+    notices += [*said, *failed]
+    return GateChange(change.task, change.events, (*change.notices, *notices), tuple(said))
+
+
+def _record_and_tell(ws: Workspace, task: Task, gate_id: str) -> tuple[list[str], list[str]]:
+    """Write the decision into human-notes.md and tell the worker(s); both idempotent
+    (the notes are derived from task.yaml, the messages are keyed), so an interrupted
+    decision is finished by running this again.
+
+    Returns:
+        Warnings, and what was said (workers told).
+    """
     notices: list[str] = []
     try:
-        sync_human_notes(ws, change.task, record=frozenset({gate_id}))
+        sync_human_notes(ws, task, record=frozenset({gate_id}))
     except TeamdeckError as err:
         notice = f"the decision is recorded, but human-notes.md was not updated ({err}); the next join adds it"
         log.warning("%s", notice)
         notices.append(notice)
-    told, not_told = tell_gate_decision(ws, change.task, gate_id)
-    said = [f"told {', '.join(told)} (team {change.task.team}) in their inbox"] if told else []
+    told, not_told = tell_gate_decision(ws, task, gate_id)
+    said = [f"told {', '.join(told)} (team {task.team}) in their inbox"] if told else []
     for notice in not_told:
         notice = f"the decision is recorded, but {notice}"
         log.warning("%s", notice)
         notices.append(notice)
-    moved, failed = _follow_up(ws, change.task, gate_id, decision)
-    said += moved
-    notices += [*said, *failed]
-    return GateChange(change.task, change.events, (*change.notices, *notices), tuple(said))
+    return notices, said
+
+
+@completer("gate.decide")
+def finish_decision(ws: Workspace, args: dict[str, Any]) -> list[str]:
+    """The ``gate.decide`` intent's completer: a decision on disk gets its note in
+    human-notes.md and its messages; a gate still blocked was never decided (nothing to
+    do). What follows the decision in other documents (a plan moved) is caught up by
+    the next command that drives them, as after any failed follow-up."""
+    task_id, gate_id = str(args.get("task", "")), str(args.get("gate", ""))
+    try:
+        task = load_task(ws, task_id)
+    except NotFound:
+        return []
+    gate = task.gate(gate_id)
+    if gate is None or gate.state == "blocked":
+        return []
+    notices, said = _record_and_tell(ws, task, gate_id)
+    if notices:
+        raise WriteFailed("; ".join(notices))
+    return [f"gate {gate_id} of task {task_id} {gate.state}: human-notes.md up to date", *said]
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,8 @@ from teamdeck.model.claude import (
 )
 from teamdeck.model.team_log import LogType, TeamLogRecord
 from teamdeck.protocol.allowed import NOT_APPROVED, why_not_deactivate, why_not_shutdown
+from teamdeck.protocol.intents import intent
+from teamdeck.protocol.keyed_sends import inbox_entry, logged_with_key, redeliver
 from teamdeck.protocol.observed import Observed, record_delivered
 from teamdeck.protocol.teamlog import log, new_record
 from teamdeck.protocol.teams import epoch_ms, read_team
@@ -163,19 +165,6 @@ def _inactive_warning(config: TeamConfig, recipients: list[str]) -> tuple[str, .
 # --- sending ----------------------------------------------------------------------
 
 
-def _entry(config: TeamConfig, sender: str, text: str, timestamp: str, summary: str | None = None) -> dict[str, Any]:
-    """An inbox entry as Claude Code writes it (key order included)."""
-    entry: dict[str, Any] = {"from": sender, "text": text}
-    if summary is not None:
-        entry["summary"] = summary
-    entry["timestamp"] = timestamp
-    member = config.member(sender)
-    if member is not None and member.color:
-        entry["color"] = member.color
-    entry["read"] = False
-    return entry
-
-
 def _note(ws: Workspace, team: str, type_: LogType, **fields: Any) -> None:
     """Log a delivery note; a note that cannot be written must not hide the real error."""
     try:
@@ -185,38 +174,61 @@ def _note(ws: Workspace, team: str, type_: LogType, **fields: Any) -> None:
 
 
 def _deliver(
-    ws: Workspace, team: str, config: TeamConfig, record: TeamLogRecord, entry: dict[str, Any], recipients: list[str]
+    ws: Workspace,
+    team: str,
+    config: TeamConfig,
+    record: TeamLogRecord,
+    entry: dict[str, Any],
+    recipients: list[str],
+    key: str | None = None,
 ) -> Sent:
-    """Log ``record`` first, then append ``entry`` to each recipient's inbox."""
-    log(ws, team, record)
-    deliveries: list[Delivery] = []
-    for recipient in recipients:
-        try:
-            delivery = append_message(ws.inbox(team, recipient), entry)
-        except TeamdeckError as err:
-            _note(ws, team, "delivery_failed", ref=record.id, to=[recipient], error=str(err))
-            done = ", ".join(d.path.stem for d in deliveries) or "none"
-            raise WriteFailed(
-                f"Could not deliver to '{recipient}': {err}. The send is logged in "
-                f"{ws.rel(ws.messages_log(team))} as {record.id}; delivered so far: {done}"
-            ) from err
-        if delivery.confirmed:  # seen in the inbox: kept even after Claude Code drains it
-            record_delivered(ws, team, recipient, entry)
-        else:
-            _note(ws, team, "delivery_unconfirmed", ref=record.id, to=[recipient])
-        deliveries.append(delivery)
+    """Log ``record`` first, then append ``entry`` to each recipient's inbox, under a
+    ``send`` intent (protocol/intents.py) so a crash in between is finished later.
+
+    With a ``key`` already logged, nothing new is sent: the earlier send is finished
+    (protocol/keyed_sends.py) and returned."""
+    if key is not None:
+        earlier = logged_with_key(ws, team, key)
+        if earlier is not None:
+            redeliver(ws, team, earlier)
+            return _sent(earlier, team, config, tuple(earlier.to or ()), ())
+        record = record.model_copy(update={"key": key})
+    with intent(ws, "send", team=team, record=record.id):
+        log(ws, team, record)
+        deliveries: list[Delivery] = []
+        for recipient in recipients:
+            try:
+                delivery = append_message(ws.inbox(team, recipient), entry)
+            except TeamdeckError as err:
+                _note(ws, team, "delivery_failed", ref=record.id, to=[recipient], error=str(err))
+                done = ", ".join(d.path.stem for d in deliveries) or "none"
+                raise WriteFailed(
+                    f"Could not deliver to '{recipient}': {err}. The send is logged in "
+                    f"{ws.rel(ws.messages_log(team))} as {record.id}; delivered so far: {done}"
+                ) from err
+            if delivery.confirmed:  # seen in the inbox: kept even after Claude Code drains it
+                record_delivered(ws, team, recipient, entry)
+            else:
+                _note(ws, team, "delivery_unconfirmed", ref=record.id, to=[recipient])
+            deliveries.append(delivery)
+    return _sent(record, team, config, tuple(recipients), tuple(deliveries))
+
+
+def _sent(
+    record: TeamLogRecord, team: str, config: TeamConfig, recipients: tuple[str, ...], deliveries: tuple[Delivery, ...]
+) -> Sent:
     return Sent(
         record.id,
         team,
         record.type,
-        entry["from"],
-        tuple(recipients),
-        entry["timestamp"],
-        entry["text"],
-        summary=entry.get("summary"),
+        record.from_ or "",
+        recipients,
+        record.timestamp or "",
+        record.text or "",
+        summary=record.summary,
         request_id=record.requestId,
-        deliveries=tuple(deliveries),
-        warnings=_inactive_warning(config, recipients),
+        deliveries=deliveries,
+        warnings=_inactive_warning(config, list(recipients)),
     )
 
 
@@ -230,7 +242,9 @@ def _check_plain(text: str, summary: str, what: str) -> None:
         raise Refused(f"Could not {what}: the message text is empty; nothing was written")
 
 
-def send_message(ws: Workspace, team: str, to: str, text: str, *, summary: str, sender: str | None = None) -> Sent:
+def send_message(
+    ws: Workspace, team: str, to: str, text: str, *, summary: str, sender: str | None = None, key: str | None = None
+) -> Sent:
     """Send a plain message to one member (SendMessage ``type=message``).
 
     Args:
@@ -240,9 +254,10 @@ def send_message(ws: Workspace, team: str, to: str, text: str, *, summary: str, 
         text: the message body.
         summary: a non-empty summary (shown in the recipient's ``teammate-message``).
         sender: who sends it (default: the team lead).
+        key: makes the send happen once (see protocol/keyed_sends.py).
 
     Returns:
-        What was sent.
+        What was sent (for a key already used: what was sent then).
 
     Raises:
         ReadOnly, NotFound (team, sender or recipient), Refused (empty summary or text,
@@ -261,9 +276,9 @@ def send_message(ws: Workspace, team: str, to: str, text: str, *, summary: str, 
             "nothing was written"
         )
     timestamp = iso(ws.clock())
-    entry = _entry(config, source, text, timestamp, summary)
+    entry = inbox_entry(config, source, text, timestamp, summary)
     record = new_record(ws, "message", from_=source, to=[target], summary=summary, timestamp=timestamp, text=text)
-    return _deliver(ws, team, config, record, entry, [target])
+    return _deliver(ws, team, config, record, entry, [target], key)
 
 
 def broadcast(ws: Workspace, team: str, text: str, *, summary: str, sender: str | None = None) -> Sent:
@@ -287,7 +302,7 @@ def broadcast(ws: Workspace, team: str, text: str, *, summary: str, sender: str 
     if not recipients:
         raise Refused(f"Could not broadcast: team '{team}' has no member other than '{source}'; nothing was written")
     timestamp = iso(ws.clock())
-    entry = _entry(config, source, text, timestamp, summary)
+    entry = inbox_entry(config, source, text, timestamp, summary)
     record = new_record(ws, "broadcast", from_=source, to=recipients, summary=summary, timestamp=timestamp, text=text)
     return _deliver(ws, team, config, record, entry, recipients)
 
@@ -332,7 +347,7 @@ def _send_kind(
 ) -> Sent:
     text = kind.to_text()
     timestamp = kind.to_payload().get("timestamp") or iso(ws.clock())
-    entry = _entry(config, source, text, timestamp)
+    entry = inbox_entry(config, source, text, timestamp)
     record = new_record(
         ws,
         record_type,

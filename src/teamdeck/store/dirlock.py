@@ -167,7 +167,7 @@ def rewrite_locked(
 ) -> T:
     """Run ``attempt`` under the lock of ``path``, again from the start (lock, read,
     change) each time it raises :class:`Superseded` because the file changed or the
-    lock was lost between its read and its replace (item 2 of issue 23: a writer
+    lock was lost between its read and its replace (C16: a writer
     stopped past the stale time must never write an old array back).
 
     Raises:

@@ -274,6 +274,27 @@ def records_after(
     return None
 
 
+def find_record(path: Path, field: str, value: str, *, block: int = 64 * 1024) -> dict[str, Any] | None:
+    """The last complete record of ``path`` whose ``field`` is ``value``, read from the
+    end (a line is parsed only when it holds the value's JSON text), or None."""
+    needle = json.dumps(value, ensure_ascii=False).encode("utf-8", "surrogateescape")
+    try:
+        handle = open(path, "rb")
+    except FileNotFoundError:
+        return None
+    with handle:
+        for _end, line in _lines_backwards(handle, os.fstat(handle.fileno()).st_size, block):
+            if line is None or needle not in line:
+                continue
+            try:
+                record = decode_line(line, path, 0)
+            except InvalidFile:
+                continue
+            if record.get(field) == value:
+                return record
+    return None
+
+
 def _oversize(size: int) -> str:
     return f"record is {size:,} bytes, over the limit of {MAX_RECORD_BYTES:,}; skipped"
 

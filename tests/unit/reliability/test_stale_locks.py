@@ -1,4 +1,4 @@
-"""C16 (issue 23 item 2): a writer stopped past the lock's stale time never writes an old
+"""C16: a writer stopped past the lock's stale time never writes an old
 inbox back.
 
 A writer frozen (SIGSTOP, Ctrl-Z, a suspended laptop) after reading the array under the

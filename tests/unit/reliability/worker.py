@@ -105,5 +105,30 @@ def state(root: str, task_id: str) -> None:
     _say(json.dumps({"state": task.state, "revision": task.revision}))
 
 
+def decide(root: str, task_id: str, gate_id: str) -> None:
+    """Approve a gate (the multi-file action of F17); prints ``done`` once acknowledged."""
+    from teamdeck.protocol.gates import decide_gate
+
+    decide_gate(Workspace.at(root, actor="human:tester"), task_id, gate_id, "approve", "go ahead")
+    _say("done")
+
+
+def send(root: str, team: str, to: str, text: str) -> None:
+    """Send one message (F17); prints ``done`` once acknowledged."""
+    from teamdeck.protocol.messaging import send_message
+
+    send_message(Workspace.at(root, actor="human:tester"), team, to, text, summary="crash test")
+    _say("done")
+
+
+def receive(root: str, headers_file: str, body_file: str, secret: str) -> None:
+    """Receive one webhook delivery (F18); prints its outcome."""
+    from teamdeck.protocol.forge.deliveries import receive as receive_delivery
+
+    headers = json.loads(Path(headers_file).read_text())
+    outcome = receive_delivery(Workspace.at(root), headers, Path(body_file).read_bytes(), secret)
+    _say(f"outcome {outcome.outcome}")
+
+
 if __name__ == "__main__":
     globals()[sys.argv[1].replace("-", "_")](*sys.argv[2:])

@@ -11,7 +11,10 @@
    appended to deliveries.jsonl: ``applied`` (200), ``ignored`` (202: an event or
    action without rules), ``invalid`` (400: not JSON, or not a Gitea payload) or
    ``failed`` (500/503: a file could not be written; not deduplicated, so Gitea's
-   redelivery tries again, and one-time messages are not sent twice).
+   redelivery tries again, and one-time messages are not sent twice). Before the
+   first effect of a valid delivery an ``in-progress`` record is appended, and every
+   message it sends is keyed by delivery and recipient (a mention by comment id and
+   login), so a redelivery after a crash sends only what was not sent (F18).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -63,6 +66,10 @@ class Outcome:
             "detail": self.detail,
             "effects": list(self.effects),
         }
+
+
+IN_PROGRESS = Outcome(102, "in-progress", "applying; a crash here is finished by Gitea's redelivery")
+"""Recorded before a delivery's first effect (not final: a redelivery applies it again)."""
 
 
 def _header(headers: Mapping[str, str], *names: str) -> str | None:
@@ -113,7 +120,9 @@ def receive(ws: Workspace, headers: Mapping[str, str], body: bytes, secret: str)
             seen = delivered(ws, delivery)
             if seen is not None:
                 return Outcome(200, "duplicate", f"already {seen.get('outcome')} at {seen.get('receivedAt')}", delivery)
-            outcome = _apply(ws, event_name, body)
+            outcome = _apply(
+                ws, event_name, body, delivery, lambda: _record(ws, delivery, event_name, event_type, IN_PROGRESS)
+            )
             _record(ws, delivery, event_name, event_type, outcome)
             return Outcome(outcome.status, outcome.outcome, outcome.detail, delivery, outcome.effects)
     except (ReadOnly, Busy) as err:
@@ -123,7 +132,9 @@ def receive(ws: Workspace, headers: Mapping[str, str], body: bytes, secret: str)
         return Outcome(500, "failed", str(err), delivery)
 
 
-def _apply(ws: Workspace, event_name: str, body: bytes) -> Outcome:
+def _apply(ws: Workspace, event_name: str, body: bytes, delivery: str, started: Callable[[], None]) -> Outcome:
+    """Parse and apply one delivery; ``started`` is called once it is known to be valid,
+    before its first effect."""
     try:  # the safe parser: a body nested 100,000 levels deep is invalid, not a RecursionError (B19)
         raw = parse_json(body, "body", limit=max(len(body), 1))
     except InvalidFile as err:
@@ -143,7 +154,10 @@ def _apply(ws: Workspace, event_name: str, body: bytes) -> Outcome:
             400, "invalid", f"not a Gitea {shown(event_name)} payload: {validation_message(err)}"[:DETAIL_CHARS]
         )
     try:
-        effects = apply_delivery(ws, event_name, payload)
+        # Recorded before any effect: a crash from here on leaves a trace, and the
+        # redelivery skips the messages already sent (they are keyed, F18).
+        started()
+        effects = apply_delivery(ws, event_name, payload, delivery=delivery)
     except InvalidId as err:  # a repository or number no path may be built from: retrying will not help
         return Outcome(400, "invalid", str(err)[:DETAIL_CHARS])
     except TeamdeckError as err:
@@ -170,6 +184,16 @@ def _record(ws: Workspace, delivery: str, event_name: str, event_type: str, outc
 
 
 def read_deliveries(ws: Workspace) -> list[dict[str, Any]]:
-    """Every record of forge/deliveries.jsonl, oldest first."""
+    """Every record of forge/deliveries.jsonl, oldest first, without the ``in-progress``
+    record of a delivery that went on to be recorded again (one left alone is a
+    delivery a crash interrupted; Gitea's redelivery finishes it)."""
     records, _problems = read_records(ws.deliveries_log)
-    return records
+    later: set[str] = set()
+    kept = []
+    for record in reversed(records):
+        delivery = record.get("delivery")
+        if record.get("outcome") == "in-progress" and delivery in later:
+            continue
+        later.add(str(delivery))
+        kept.append(record)
+    return kept[::-1]

@@ -69,11 +69,12 @@ def render(kind: str, values: dict[str, str]) -> tuple[str, str]:
     return (summary[: SUMMARY_CHARS - 1] + "…" if len(summary) > SUMMARY_CHARS else summary), text
 
 
-def send(ws: Workspace, agent: Agent, kind: str, values: dict[str, str]) -> Sent:
-    """Render ``kind`` and deliver it to ``agent``'s inbox (from its team's lead).
+def send(ws: Workspace, agent: Agent, kind: str, values: dict[str, str], *, key: str | None = None) -> Sent:
+    """Render ``kind`` and deliver it to ``agent``'s inbox (from its team's lead), once
+    per ``key`` (protocol/keyed_sends.py).
 
     Raises:
         InvalidFile (template), and whatever ``send_message`` raises.
     """
     summary, text = render(kind, values)
-    return send_message(ws, agent.team, agent.member, text, summary=summary)
+    return send_message(ws, agent.team, agent.member, text, summary=summary, key=key)

@@ -61,13 +61,17 @@ class _Context:
     repo: str
     sender: str
     effects: Effects
+    delivery: str = ""
 
     @property
     def actor(self) -> str:
         return f"gitea:{self.sender}"
 
-    def message(self, agent: Agent, kind: str, values: dict[str, str]) -> None:
-        sent = send(self.ws, agent, kind, values)
+    def message(self, agent: Agent, kind: str, values: dict[str, str], *, key: str | None = None) -> None:
+        """Send ``kind`` to ``agent`` once: keyed by the delivery and recipient (or by
+        ``key``), so a redelivery after a crash sends only what was not sent (F18)."""
+        once = key or (f"forge:{self.delivery}:{kind}:{agent.member}" if self.delivery else None)
+        sent = send(self.ws, agent, kind, values, key=once)
         self.effects.add(f"{kind} message to {agent.team}/{agent.member} ({sent.id})")
 
 
@@ -76,14 +80,15 @@ def handles(event_name: str, action: str) -> bool:
     return action in HANDLED.get(event_name, ())
 
 
-def apply_delivery(ws: Workspace, event_name: str, payload: GiteaPayload) -> Effects:
-    """Apply the rules to one delivery (call :func:`handles` first).
+def apply_delivery(ws: Workspace, event_name: str, payload: GiteaPayload, *, delivery: str = "") -> Effects:
+    """Apply the rules to one delivery (call :func:`handles` first); ``delivery`` (its
+    id) keys the messages it sends.
 
     Raises:
         TeamdeckError: an issue or inbox could not be read or written (the effects
             before it stay; one-time messages are not sent twice when it is redelivered).
     """
-    ctx = _Context(ws, known_agents(ws), payload.repository.full_name, payload.sender.login, Effects())
+    ctx = _Context(ws, known_agents(ws), payload.repository.full_name, payload.sender.login, Effects(), delivery)
     if event_name == "issues" and payload.issue is not None and not payload.issue.is_pull:
         _on_issue(ctx, payload.action, payload.issue)
     elif event_name == "issue_comment" and payload.issue is not None and payload.comment is not None:
@@ -381,6 +386,7 @@ def _on_comment(ctx: _Context, payload: GiteaPayload) -> None:
                 "by": comment.user.login,
                 "comment": fenced(comment.body),
             },
+            key=f"forge:comment:{comment.id}:{login}",
         )
 
 

@@ -1,0 +1,203 @@
+"""F17, F18: a crash at any point of an action that writes several files loses nothing
+and doubles nothing.
+
+Each action is first run in-process with a seam that records every crash point it
+passes. Then, for each of those points, the action runs in a fresh copy of the world in
+a subprocess that kills itself there (``TEAMDECK_CRASH_AT``), recovery runs (what the
+next command does: ``complete_pending``; for a webhook, also Gitea's redelivery), and
+the result must be one of the two allowed: the action complete (the gate approved, its
+decision in human-notes.md, the worker told exactly once; every message exactly once)
+or, when it was never acknowledged, not done at all.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import signal
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from forge_world import SECRET, STORY, delivery, make_team
+
+from teamdeck.protocol.delegation import delegate, report
+from teamdeck.protocol.forge.deliveries import receive
+from teamdeck.protocol.gates import decide_gate
+from teamdeck.protocol.intents import complete_pending, pending
+from teamdeck.protocol.messaging import send_message
+from teamdeck.protocol.taskfile import load_task
+from teamdeck.protocol.tasks import create_task
+from teamdeck.protocol.teams import add_member, create_team
+from teamdeck.store import fs as fs_seam
+from teamdeck.store.fs import CRASH_ENV
+from teamdeck.store.workspace import Workspace
+
+from .procs import WORKER
+
+pytestmark = pytest.mark.slow
+
+
+class Recorder(fs_seam.OsFs):
+    """The real filesystem, noting each crash point passed (in order, each once)."""
+
+    def __init__(self) -> None:
+        self.points: list[str] = []
+
+    def crash_point(self, name: str) -> None:
+        if name not in self.points:
+            self.points.append(name)
+
+
+def crash_points(action) -> list[str]:
+    with fs_seam.installed(Recorder()) as recorder:
+        action()
+    return recorder.points
+
+
+def run_crashing(point: str, *args: object) -> subprocess.CompletedProcess[str]:
+    """Run a worker.py role that dies at ``point``; it must die (or, for a point it does
+    not reach on this run, finish)."""
+    done = subprocess.run(
+        [sys.executable, str(WORKER), *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**__import__("os").environ, CRASH_ENV: point},
+    )
+    assert done.returncode in (0, -signal.SIGKILL), done.stderr
+    return done
+
+
+def inbox_of(ws: Workspace, team: str, member: str) -> list[dict]:
+    path = ws.inbox(team, member)
+    return json.loads(path.read_text()) if path.exists() else []
+
+
+def texts(ws: Workspace, team: str, member: str) -> Counter[tuple[str, str]]:
+    return Counter((entry["summary"], entry["text"]) for entry in inbox_of(ws, team, member) if "summary" in entry)
+
+
+# --- gate decide ------------------------------------------------------------------------
+
+
+def _blocked_gate(root: Path) -> tuple[Workspace, str]:
+    ws = Workspace.at(root, actor="human:tester")
+    create_team(ws, "alpha")
+    add_member(ws, "alpha", "bob")
+    create_task(ws, "t1", "Parser", team="alpha")
+    delegate(ws, "t1", "bob")
+    gate = report(ws, "t1", "bob", status="blocked", summary="need a decision", questions=["LALR?"]).task.open_gates
+    return ws, gate[0].id
+
+
+def _told(ws: Workspace, gate_id: str) -> int:
+    return sum(1 for entry in inbox_of(ws, "alpha", "bob") if entry.get("summary") == f"gate {gate_id} approved")
+
+
+def test_f17_a_gate_approval_crashed_at_any_point_is_complete_after_recovery_or_not_done(tmp_path):
+    world = tmp_path / "world"
+    world.mkdir()
+    _ws, gate_id = _blocked_gate(world)
+    probe = tmp_path / "probe"
+    shutil.copytree(world, probe)
+    points = crash_points(lambda: decide_gate(Workspace.at(probe), "t1", gate_id, "approve", "go ahead"))
+    assert {"intent.recorded", "task.after_replace", "notes.after_replace", "inbox.after_replace"} <= set(points)
+    outcomes = Counter()
+    for point in points:
+        root = tmp_path / point
+        shutil.copytree(world, root)
+        done = run_crashing(point, "decide", root, "t1", gate_id)
+        ws = Workspace.at(root, actor="human:tester")
+        complete_pending(ws)  # what the next command does first
+        assert pending(ws) == ([], []), point
+        gate = load_task(ws, "t1").gate(gate_id)
+        notes = ws.human_notes("t1").read_text()
+        decided = f"<!-- teamdeck:decision {gate_id} -->" in notes
+        if gate.state == "approved":
+            assert decided and _told(ws, gate_id) == 1, point
+            outcomes["complete"] += 1
+        else:
+            assert "done" not in done.stdout, f"{point}: acknowledged but not done"
+            assert gate.state == "blocked" and not decided and _told(ws, gate_id) == 0, point
+            outcomes["not done"] += 1
+    assert outcomes["complete"] > 0 and outcomes["not done"] > 0  # both kinds of crash happened
+
+
+# --- send ---------------------------------------------------------------------------------
+
+
+def test_f17_a_send_crashed_at_any_point_is_delivered_once_after_recovery_or_not_at_all(tmp_path):
+    world = tmp_path / "world"
+    world.mkdir()
+    ws = Workspace.at(world, actor="human:tester")
+    create_team(ws, "alpha")
+    add_member(ws, "alpha", "bob")
+    probe = tmp_path / "probe"
+    shutil.copytree(world, probe)
+    points = crash_points(lambda: send_message(Workspace.at(probe), "alpha", "bob", "hello", summary="crash test"))
+    assert {"intent.recorded", "inbox.after_tmp_write", "inbox.after_replace"} <= set(points)
+    for point in points:
+        root = tmp_path / point
+        shutil.copytree(world, root)
+        done = run_crashing(point, "send", root, "alpha", "bob", "hello")
+        ws = Workspace.at(root, actor="human:tester")
+        complete_pending(ws)
+        got = texts(ws, "alpha", "bob")[("crash test", "hello")]
+        logged = ws.messages_log("alpha").exists() and '"text":"hello"' in ws.messages_log("alpha").read_text()
+        assert got == (1 if logged else 0), point  # a logged send arrives once; an unlogged one never did
+        assert got == 1 or "done" not in done.stdout, point
+
+
+# --- webhook deliveries ----------------------------------------------------------------------
+
+DELIVERIES = ("issue-comment-created-100-guanyu", "issues-opened-sub-101", "pull-request-review-rejected-104")
+"""A mention, an assignment, a review asking for changes: the messages that were sent twice."""
+
+
+def _forge_world(root: Path, upto: str) -> Workspace:
+    ws = Workspace.at(root)
+    make_team(ws)
+    for name in STORY[: STORY.index(upto)]:
+        headers, body = delivery(name)
+        assert receive(ws, headers, body, SECRET).status < 300
+    return ws
+
+
+def _all_inboxes(ws: Workspace) -> dict[str, Counter[str]]:
+    """Each member's messages by summary (which names the message and its issue). The
+    texts are not compared: a state change of the interrupted delivery may be applied
+    again by the redelivery (an attempt counted twice), which this test does not cover."""
+    inboxes = ws.inboxes_dir("quant")
+    return {
+        path.stem: Counter(summary for summary, _text in texts(ws, "quant", path.stem).elements())
+        for path in sorted(inboxes.glob("*.json"))
+    }
+
+
+@pytest.mark.parametrize("name", DELIVERIES)
+def test_f18_a_delivery_crashed_at_any_point_and_redelivered_sends_each_message_once(tmp_path, name):
+    world = tmp_path / "world"
+    world.mkdir()
+    _forge_world(world, name)
+    headers, body = delivery(name)
+    (tmp_path / "headers.json").write_text(json.dumps(headers))
+    (tmp_path / "body.json").write_bytes(body)
+    expected_root = tmp_path / "expected"
+    shutil.copytree(world, expected_root)
+    expected_ws = Workspace.at(expected_root)
+    points = crash_points(lambda: receive(expected_ws, headers, body, SECRET))
+    expected = _all_inboxes(expected_ws)
+    assert any(count for inbox in expected.values() for count in inbox.values())
+    assert "inbox.after_replace" in points
+    for point in points:
+        root = tmp_path / point
+        shutil.copytree(world, root)
+        run_crashing(point, "receive", root, tmp_path / "headers.json", tmp_path / "body.json", SECRET)
+        ws = Workspace.at(root)
+        complete_pending(ws)
+        again = receive(ws, headers, body, SECRET)  # Gitea redelivers what was not answered
+        assert again.outcome in ("applied", "duplicate"), point
+        assert _all_inboxes(ws) == expected, point
