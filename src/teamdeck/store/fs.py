@@ -7,8 +7,9 @@ writes, or stops at a named crash point, the way SQLite swaps in a failing VFS.
 Crash points: when the environment variable ``TEAMDECK_CRASH_AT`` names a point that
 the running code reaches (e.g. ``task.after_tmp_fsync``), the process kills itself with
 SIGKILL there, so crash tests can run a writer in a subprocess and inspect what is left.
-``TEAMDECK_STOP_AT`` does the same with SIGSTOP: the writer freezes there (as under
-Ctrl-Z or a suspended laptop) until the test sends SIGCONT.
+``TEAMDECK_STOP_AT`` does the same with SIGSTOP, the first time the point is reached:
+the writer freezes there (as under Ctrl-Z or a suspended laptop) until the test sends
+SIGCONT.
 
 Every path the seam is given passes :func:`teamdeck.store.paths.beneath` first, so no
 write follows a symbolic link out of the workspace (it fails with
@@ -28,6 +29,7 @@ from teamdeck.store.paths import beneath
 
 CRASH_ENV = "TEAMDECK_CRASH_AT"
 STOP_ENV = "TEAMDECK_STOP_AT"
+_stopped: set[str] = set()
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR
 
 
@@ -108,7 +110,8 @@ class OsFs:
         (SIGSTOP) if ``$TEAMDECK_STOP_AT`` does."""
         if os.environ.get(CRASH_ENV) == name:
             os.kill(os.getpid(), signal.SIGKILL)
-        if os.environ.get(STOP_ENV) == name:
+        if os.environ.get(STOP_ENV) == name and name not in _stopped:
+            _stopped.add(name)  # once: after SIGCONT the writer goes on (and may pass here again)
             os.kill(os.getpid(), signal.SIGSTOP)
 
 

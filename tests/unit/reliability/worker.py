@@ -130,5 +130,37 @@ def receive(root: str, headers_file: str, body_file: str, secret: str) -> None:
     _say(f"outcome {outcome.outcome}")
 
 
+def stress_sends(path: str, writer: str, count: str, stale_after: str) -> None:
+    """Append ``count`` messages ``<writer>-<n>`` to one inbox through the locked writer (C17)."""
+    from teamdeck.store.inbox import append_message
+
+    target = Path(path)
+    _start_together()
+    for number in range(int(count)):
+        message = {"from": writer, "text": f"{writer}-{number}", "timestamp": "2026-03-01T10:00:00.000Z", "read": False}
+        append_message(target, message, stale_after=float(stale_after))
+    _say("done")
+
+
+def read_and_mark(path: str, stop_file: str, stale_after: str) -> None:
+    """Until ``stop_file`` exists: parse the inbox as a reader would (counting reads that
+    are not a JSON array) and, every 20th read, mark everything read as its recipient does."""
+    from teamdeck.store.inbox import mark_read
+
+    target = Path(path)
+    _start_together()
+    reads = invalid = marked = 0
+    while not os.path.exists(stop_file):
+        reads += 1
+        try:
+            if not isinstance(json.loads(target.read_bytes()), list):
+                invalid += 1
+        except ValueError:
+            invalid += 1
+        if reads % 20 == 0:
+            marked += len(mark_read(target, lambda _entry: True, stale_after=float(stale_after)))
+    _say(f"reads {reads} invalid {invalid} marked {marked}")
+
+
 if __name__ == "__main__":
     globals()[sys.argv[1].replace("-", "_")](*sys.argv[2:])
