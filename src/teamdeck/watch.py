@@ -17,11 +17,10 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TypeVar
 
-import anyio
 import watchfiles
 
 from teamdeck.store.atomic import is_temp_name
@@ -187,54 +186,3 @@ def _files_in_new_directories(changes: set[tuple[watchfiles.Change, str]], root:
             subdirs[:] = [name for name in subdirs if not is_temp_name(name)]
             found.update(Path(directory, name) for name in files if not is_temp_name(name))
     return {path for path in found if not is_ignored(path, root)}
-
-
-RECHECK_S = 5.0
-"""How often :func:`wait_until` looks again without a change: it covers a change made
-while the watch was being set up, and filesystems that report nothing (it is not a
-busy loop: one check every few seconds, asleep in between)."""
-
-
-async def wait_until(
-    paths: list[Path], check: Callable[[], T | None], timeout_s: float, *, recheck_s: float = RECHECK_S
-) -> T | None:
-    """Wait, asleep, until ``check()`` returns something or ``timeout_s`` passes.
-
-    ``check`` runs (on a worker thread: it reads files) once at once, then after every
-    batch of changes under ``paths`` and every ``recheck_s`` without one.
-
-    Args:
-        paths: existing directories or files to watch (recursively); missing ones are
-            left out (an empty list: only the rechecks wake it).
-        check: returns None while the awaited thing has not happened.
-        timeout_s: the longest to wait (0: check once).
-
-    Returns:
-        What ``check`` returned, or None on timeout.
-    """
-    found = await anyio.to_thread.run_sync(check)
-    if found is not None or timeout_s <= 0:
-        return found
-    existing = [path for path in paths if path.exists()]
-    with anyio.move_on_after(timeout_s):
-        if not existing:
-            while found is None:
-                await anyio.sleep(recheck_s)
-                found = await anyio.to_thread.run_sync(check)
-            return found
-        polling = any(needs_polling(path) for path in existing) or bool(os.environ.get("WATCHFILES_FORCE_POLLING"))
-        async for _changes in watchfiles.awatch(
-            *existing,
-            watch_filter=None,
-            debounce=DEBOUNCE_MS,
-            step=STEP_MS,
-            rust_timeout=int(recheck_s * 1000),
-            yield_on_timeout=True,
-            force_polling=polling,
-            poll_delay_ms=POLL_DELAY_MS,
-            ignore_permission_denied=True,
-        ):
-            found = await anyio.to_thread.run_sync(check)
-            if found is not None:
-                return found
-    return None

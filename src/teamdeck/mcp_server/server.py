@@ -20,7 +20,7 @@ import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, InputRequiredResult
-from pydantic import Field, ValidationError
+from pydantic import Field, StringConstraints, ValidationError
 
 from teamdeck import __version__
 from teamdeck.errors import Refused, TeamdeckError
@@ -32,7 +32,7 @@ from teamdeck.protocol.taskfile import load_task
 from teamdeck.store.inbox import InboxEntry
 from teamdeck.store.workspace import Workspace
 from teamdeck.view import agents as agent_views
-from teamdeck.watch import wait_until
+from teamdeck.watch_hub import wait_until
 
 log = logging.getLogger(__name__)
 
@@ -83,16 +83,23 @@ class TeamdeckMCP(MCPServer[Any]):
             return await super().call_tool(name, arguments, context)
         except ToolError as err:
             if isinstance(err.__cause__, ValidationError):
-                raise ToolError(f"Error executing tool {name}: invalid arguments: {_problems(err.__cause__)}") from None
+                raise ToolError(
+                    f"Error executing tool {name}: invalid arguments: {_problems(err.__cause__)}; nothing was written"
+                ) from None
             raise
 
 
 def _problems(err: ValidationError) -> str:
     """``summary: Field required; limit: Input should be less than or equal to 500``."""
     parts = []
-    for problem in err.errors(include_input=False, include_url=False):
+    for problem in err.errors(include_url=False):
         where = ".".join(str(part) for part in problem["loc"]) or "arguments"
-        parts.append(f"{where}: {problem['msg']}")
+        limit = problem.get("ctx", {}).get("max_length")
+        if problem["type"] in ("string_too_long", "too_long") and isinstance(limit, int):
+            what = "characters" if problem["type"] == "string_too_long" else "items"
+            parts.append(f"{where}: {len(problem['input']):,} {what}, over the limit of {limit:,}")
+        else:
+            parts.append(f"{where}: {problem['msg']}")
     return "; ".join(parts)
 
 
@@ -121,8 +128,21 @@ def _own_task(seat: Seat, task_id: str, action: str) -> None:
         )
 
 
-MemberArg = Annotated[str, Field(description="a member of your team: name, NAME, name@team or team-lead")]
-TaskArg = Annotated[str, Field(description="a teamdeck task id (the directory tasks/<id>/ holding task.yaml)")]
+ID_CHARS = 130
+"""An id or a member (``name@team``: two names of at most 64)."""
+SHORT_CHARS = 500
+"""A summary, a reason, a role, a model."""
+TEXT_CHARS = 10_000
+"""A message, a note, a prompt, a report: well under the 64 KiB log record even when
+every character is escaped."""
+ITEMS = 50
+"""Questions, next actions, changed files."""
+
+Id = Annotated[str, StringConstraints(max_length=ID_CHARS)]
+Short = Annotated[str, StringConstraints(max_length=SHORT_CHARS)]
+Text = Annotated[str, StringConstraints(max_length=TEXT_CHARS)]
+MemberArg = Annotated[Id, Field(description="a member of your team: name, NAME, name@team or team-lead")]
+TaskArg = Annotated[Id, Field(description="a teamdeck task id (the directory tasks/<id>/ holding task.yaml)")]
 
 
 def build_server(seat: Seat, heartbeat: Heartbeat | None = None) -> TeamdeckMCP:
@@ -161,12 +181,12 @@ def build_server(seat: Seat, heartbeat: Heartbeat | None = None) -> TeamdeckMCP:
         return page.to_json()
 
     def create_agent(
-        name: Annotated[str, Field(description="the new member's name (its inbox file name; letters, digits, . _ -)")],
+        name: Annotated[Id, Field(description="the new member's name (its inbox file name; letters, digits, . _ -)")],
         role: Annotated[
-            str, Field(description="its agentType in the roster, e.g. general-purpose, researcher, tester")
+            Short, Field(description="its agentType in the roster, e.g. general-purpose, researcher, tester")
         ] = teams.DEFAULT_AGENT_TYPE,
-        model: Annotated[str | None, Field(description="the model it runs, if you know it")] = None,
-        prompt: Annotated[str, Field(description="its instructions, kept in the roster")] = "",
+        model: Annotated[Short | None, Field(description="the model it runs, if you know it")] = None,
+        prompt: Annotated[Text, Field(description="its instructions, kept in the roster")] = "",
     ) -> dict[str, Any]:
         member = run(
             "create_agent",
@@ -185,7 +205,7 @@ def build_server(seat: Seat, heartbeat: Heartbeat | None = None) -> TeamdeckMCP:
         role: Annotated[
             Literal["implementor", "verifier", "coordinator"], Field(description="the member's role on the task")
         ] = "implementor",
-        note: Annotated[str, Field(description="extra instructions added to the assignment")] = "",
+        note: Annotated[Text, Field(description="extra instructions added to the assignment")] = "",
     ) -> dict[str, Any]:
         def call() -> delegation.Delegation:
             _own_task(seat, task, f"delegate task {task}")
@@ -203,8 +223,8 @@ def build_server(seat: Seat, heartbeat: Heartbeat | None = None) -> TeamdeckMCP:
 
     def message_agent(
         member: MemberArg,
-        summary: Annotated[str, Field(description="a short summary the recipient sees first (required)")],
-        text: Annotated[str, Field(description="the message")],
+        summary: Annotated[Short, Field(description="a short summary the recipient sees first (required)")],
+        text: Annotated[Text, Field(description="the message")],
     ) -> dict[str, Any]:
         sent = run(
             "message_agent",
@@ -215,7 +235,7 @@ def build_server(seat: Seat, heartbeat: Heartbeat | None = None) -> TeamdeckMCP:
     async def wait_for_agent(
         member: MemberArg,
         task: Annotated[
-            str | None, Field(description="the task whose report you wait for (default: any task of the member)")
+            Id | None, Field(description="the task whose report you wait for (default: any task of the member)")
         ] = None,
         timeout_s: Annotated[float, Field(ge=0, le=MAX_WAIT_S, description="the longest to wait, in seconds")] = 300,
         ctx: Context[Any, Any] | None = None,
@@ -249,10 +269,12 @@ def build_server(seat: Seat, heartbeat: Heartbeat | None = None) -> TeamdeckMCP:
             Literal["completed", "blocked", "failed"],
             Field(description="completed, blocked (a person must answer) or failed"),
         ],
-        summary: Annotated[str, Field(description="what you did, or why you stopped")],
-        questions: Annotated[tuple[str, ...], Field(description="questions for a person (with status blocked)")] = (),
-        next_actions: Annotated[tuple[str, ...], Field(description="what should happen next")] = (),
-        changed_files: Annotated[tuple[str, ...], Field(description="files you changed")] = (),
+        summary: Annotated[Text, Field(description="what you did, or why you stopped")],
+        questions: Annotated[
+            tuple[Text, ...], Field(max_length=ITEMS, description="questions for a person (with status blocked)")
+        ] = (),
+        next_actions: Annotated[tuple[Text, ...], Field(max_length=ITEMS, description="what should happen next")] = (),
+        changed_files: Annotated[tuple[Short, ...], Field(max_length=ITEMS, description="files you changed")] = (),
     ) -> dict[str, Any]:
         def call() -> delegation.Report:
             _own_task(seat, task, f"report on task {task}")
@@ -279,8 +301,10 @@ def build_server(seat: Seat, heartbeat: Heartbeat | None = None) -> TeamdeckMCP:
 
     def request_decision(
         task: TaskArg,
-        reason: Annotated[str, Field(description="what must be decided, in one line")],
-        questions: Annotated[list[str], Field(description="the questions a person should answer (at least one)")],
+        reason: Annotated[Short, Field(description="what must be decided, in one line")],
+        questions: Annotated[
+            list[Text], Field(max_length=ITEMS, description="the questions a person should answer (at least one)")
+        ],
     ) -> dict[str, Any]:
         def call() -> decisions.DecisionRequest:
             _own_task(seat, task, f"request a decision on task {task}")
@@ -295,7 +319,7 @@ def build_server(seat: Seat, heartbeat: Heartbeat | None = None) -> TeamdeckMCP:
 
     async def get_decision(
         task: TaskArg,
-        gate: Annotated[str, Field(description="the gate id request_decision returned")],
+        gate: Annotated[Id, Field(description="the gate id request_decision returned")],
         wait_s: Annotated[
             float,
             Field(ge=0, le=MAX_WAIT_S, description="wait up to this many seconds for the decision (0: answer now)"),
@@ -387,7 +411,7 @@ async def _in_thread(action: str, call: Callable[[], T]) -> T:
 async def _waited(
     action: str, paths: list[Path], check: Callable[[], T | None], timeout_s: float, ctx: Context[Any, Any] | None
 ) -> T | None:
-    """:func:`teamdeck.watch.wait_until`, with ``check``'s errors as tool errors, telling
+    """:func:`teamdeck.watch_hub.wait_until`, with ``check``'s errors as tool errors, telling
     the client every :data:`PROGRESS_EVERY_S` that the call is alive."""
     async with anyio.create_task_group() as group:
         if ctx is not None:

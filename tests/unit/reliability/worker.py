@@ -131,15 +131,23 @@ def receive(root: str, headers_file: str, body_file: str, secret: str) -> None:
 
 
 def stress_sends(path: str, writer: str, count: str, stale_after: str) -> None:
-    """Append ``count`` messages ``<writer>-<n>`` to one inbox through the locked writer (C17)."""
+    """Append ``count`` messages ``<writer>-<n>`` to one inbox through the locked writer (C17);
+    a send that never got the lock (Busy: nothing written) is tried again, and counted."""
+    from teamdeck.errors import Busy
     from teamdeck.store.inbox import append_message
 
     target = Path(path)
     _start_together()
+    busy = 0
     for number in range(int(count)):
         message = {"from": writer, "text": f"{writer}-{number}", "timestamp": "2026-03-01T10:00:00.000Z", "read": False}
-        append_message(target, message, stale_after=float(stale_after))
-    _say("done")
+        while True:
+            try:
+                append_message(target, message, stale_after=float(stale_after))
+                break
+            except Busy:  # never got the lock, nothing written: a person would try again
+                busy += 1
+    _say(f"done busy {busy}")
 
 
 def read_and_mark(path: str, stop_file: str, stale_after: str) -> None:

@@ -1,0 +1,71 @@
+"""C18: MCP under load. Waits hold no thread (one watcher, many waiters): 150 waiting
+``wait_for_agent`` calls leave the other tools as quick as when idle (they took 25 s);
+a wait's timeout is kept (2 s returned after 5 s); and an oversize field is refused
+before anything is written."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp_clients import call, make_workspace, refused, stdio_session, workspace_bytes
+
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+
+WAITERS = 150
+
+
+def test_c18_a_hundred_and_fifty_waits_hold_no_thread_and_timeouts_are_kept(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    make_workspace(root)
+    timings: dict[str, float] = {}
+
+    async def main() -> None:
+        with anyio.fail_after(120):
+            async with stdio_session(root, "team-lead") as lead:
+                started = time.monotonic()
+                await call(lead, "list_agents")
+                timings["idle"] = time.monotonic() - started
+
+                async def wait() -> None:
+                    await call(lead, "wait_for_agent", member="coder", timeout_s=30)
+
+                async with anyio.create_task_group() as waits:
+                    for _ in range(WAITERS):
+                        waits.start_soon(wait)
+                    await anyio.sleep(3)  # every wait has started and is asleep
+                    started = time.monotonic()
+                    await call(lead, "list_agents")
+                    timings["loaded"] = time.monotonic() - started
+                    started = time.monotonic()
+                    result = await call(lead, "wait_for_agent", member="reviewer", timeout_s=2)
+                    timings["wait 2 s"] = time.monotonic() - started
+                    assert result["event"] == "timeout", result
+                    waits.cancel_scope.cancel()
+
+    anyio.run(main)
+    print(
+        f"C18: list_agents idle {timings['idle']:.3f} s, with {WAITERS} waits {timings['loaded']:.3f} s; "
+        f"wait_for_agent(timeout_s=2) returned after {timings['wait 2 s']:.3f} s"
+    )
+    assert timings["loaded"] < 2.0  # no waiting for a free thread (it was 25 s)
+    assert 2.0 <= timings["wait 2 s"] < 2.2 + 0.5  # 0.2 s, plus the round trip on a busy machine (it was 5 s)
+
+
+def test_c18_a_field_over_its_cap_is_refused_before_anything_is_written(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    make_workspace(root)
+    before = workspace_bytes(root)
+
+    async def main() -> None:
+        with anyio.fail_after(60):
+            async with stdio_session(root, "team-lead") as lead:
+                problem = await refused(lead, "create_agent", name="big", prompt="p" * 1_000_000)
+                assert "prompt: 1,000,000 characters, over the limit of 10,000" in problem
+                problem = await refused(lead, "message_agent", member="coder", summary="s", text="t" * 1_000_000)
+                assert "text: 1,000,000 characters, over the limit of 10,000; nothing was written" in problem
+
+    anyio.run(main)
+    assert workspace_bytes(root) == before
