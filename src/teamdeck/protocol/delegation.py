@@ -16,6 +16,7 @@ worker reporting back.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from teamdeck.clock import iso
 from teamdeck.errors import Refused, TeamdeckError
@@ -24,16 +25,20 @@ from teamdeck.model.event import Event
 from teamdeck.model.task import Task, Worker, WorkerRole
 from teamdeck.model.worker_output import WorkerOutput
 from teamdeck.protocol.events import new_event
+from teamdeck.protocol.intents import completer, intent
 from teamdeck.protocol.lifecycle import START, check_can_start, refusal, transition_event
-from teamdeck.protocol.messaging import resolve_member, send_message, send_structured
-from teamdeck.protocol.taskfile import load_task, transact
+from teamdeck.protocol.messaging import Sent, resolve_member, send_message, send_structured
+from teamdeck.protocol.taskfile import TaskChange, load_task, transact
 from teamdeck.protocol.teams import read_team
 from teamdeck.protocol.worker_outputs import check_output
 from teamdeck.store.atomic import atomic_replace
-from teamdeck.store.files import ensure_dir
+from teamdeck.store.files import ensure_dir, read_optional
 from teamdeck.store.loaders import dumps_json
 from teamdeck.store.paths import InvalidId, check_id
 from teamdeck.store.workspace import Workspace
+
+if TYPE_CHECKING:
+    from teamdeck.protocol.join import JoinResult
 
 ROLES: tuple[WorkerRole, ...] = ("coordinator", "implementor", "verifier")
 DELEGATABLE = ("approved", "working", "input-required")
@@ -117,16 +122,39 @@ def delegate(
             events.append(transition_event(ws, current, START[1], reason=f"delegated to {name}"))
         return events
 
-    change = transact(ws, task_id, decide, action=f"delegate task {task_id} to {name}")
+    with intent(ws, "delegate", task=task_id, member=name, assignedAt=worker.assignedAt, note=note) as intent_id:
+        change = transact(ws, task_id, decide, action=f"delegate task {task_id} to {name}")
+        sent = _assign(ws, change.task, worker, note, intent_id)
+    return Delegation(change.task, worker, change.events, sent.id, sent.confirmed, list(sent.warnings))
+
+
+def _assign(ws: Workspace, task: Task, worker: Worker, note: str, intent_id: str) -> Sent:
+    """Send the ``task_assignment`` of a recorded delegation, once per delegation
+    (keyed by its intent: delegating again sends it again)."""
+    assert task.team is not None and worker.member is not None and worker.assignedBy is not None
     assignment = TaskAssignment(
-        taskId=task_id,
-        subject=change.task.title,
-        description=_instructions(ws, change.task, worker, note),
-        assignedBy=source,
+        taskId=task.id,
+        subject=task.title,
+        description=_instructions(ws, task, worker, note),
+        assignedBy=worker.assignedBy,
         timestamp=iso(ws.clock()),
     )
-    sent = send_structured(ws, task.team, name, assignment, sender=source)
-    return Delegation(change.task, worker, change.events, sent.id, sent.confirmed, list(sent.warnings))
+    key = f"delegate:{intent_id}"
+    return send_structured(ws, task.team, worker.member, assignment, sender=worker.assignedBy, key=key)
+
+
+@completer("delegate")
+def finish_delegation(ws: Workspace, args: dict[str, Any]) -> list[str]:
+    """The ``delegate`` intent's completer: a delegation recorded before the crash
+    sends its assignment (once); one never recorded is dropped."""
+    task = load_task(ws, str(args.get("task", "")))
+    worker = next(
+        (w for w in task.workers if w.member == args.get("member") and w.assignedAt == args.get("assignedAt")), None
+    )
+    if worker is None:
+        return []
+    _assign(ws, task, worker, str(args.get("note", "")), str(args["intent"]))
+    return [f"task {task.id} delegated to {worker.member}: its assignment is in the inbox"]
 
 
 def _instructions(ws: Workspace, task: Task, worker: Worker, note: str) -> str:
@@ -194,8 +222,6 @@ def report(
         NotFound: no such task.
         WriteFailed, Busy: the output could not be written.
     """
-    from teamdeck.protocol.join import join_task
-
     check_id(agent_id, "worker id")
     task = load_task(ws, task_id)
     if task.state in ("done", "failed", "canceled"):
@@ -215,28 +241,11 @@ def report(
         raise Refused(f"Could not report: {checked.headline()}; nothing was written")
     ws.require_writable(f"report on task {task_id}")
     ensure_dir(path.parent)
-    atomic_replace(path, data, crash_prefix="final")
-    change = transact(
-        ws,
-        task_id,
-        lambda _task: [
-            new_event(
-                ws,
-                "worker.reported",
-                {
-                    "agentId": agent_id,
-                    "status": status,
-                    "summary": summary[:500],
-                    "questions": len(raw["questions"]),
-                },
-                actor=f"agent:{agent_id}",
-            )
-        ],
-        action=f"record the report of {agent_id} on task {task_id}",
-    )
-    joined = join_task(ws, task_id)
-    after = load_task(ws, task_id)
-    notified, notices = _tell_delegator(ws, after, agent_id, checked.output)
+    with intent(ws, "report", task=task_id, agent=agent_id) as intent_id:
+        atomic_replace(path, data, crash_prefix="final")
+        change, joined, after, notified, notices = _recorded_joined_told(
+            ws, task_id, agent_id, checked.output, intent_id
+        )
     return Report(
         after,
         checked.output,
@@ -247,7 +256,56 @@ def report(
     )
 
 
-def _tell_delegator(ws: Workspace, task: Task, agent_id: str, output: WorkerOutput) -> tuple[list[str], list[str]]:
+def _recorded_joined_told(
+    ws: Workspace, task_id: str, agent_id: str, output: WorkerOutput, intent_id: str
+) -> tuple[TaskChange, JoinResult, Task, list[str], list[str]]:
+    """What follows a written final.json: the ``worker.reported`` event, the join (a
+    blocked report opens its gate), the delegator told (once)."""
+    from teamdeck.protocol.join import join_task
+
+    change = transact(
+        ws,
+        task_id,
+        lambda _task: [
+            new_event(
+                ws,
+                "worker.reported",
+                {
+                    "agentId": agent_id,
+                    "status": output.status,
+                    "summary": output.summary[:500],
+                    "questions": len(output.questions),
+                },
+                actor=f"agent:{agent_id}",
+            )
+        ],
+        action=f"record the report of {agent_id} on task {task_id}",
+    )
+    joined = join_task(ws, task_id)
+    after = load_task(ws, task_id)
+    notified, notices = _tell_delegator(ws, after, agent_id, output, f"report:{intent_id}")
+    return change, joined, after, notified, notices
+
+
+@completer("report")
+def finish_report(ws: Workspace, args: dict[str, Any]) -> list[str]:
+    """The ``report`` intent's completer: a final.json written before the crash is
+    recorded, joined and told (once); none written: nothing was reported."""
+    task_id, agent_id = str(args.get("task", "")), str(args.get("agent", ""))
+    path = ws.final_output(task_id, agent_id)
+    data = read_optional(path)
+    if data is None:
+        return []
+    checked = check_output(agent_id, str(ws.rel(path)), data)
+    if checked.output is None:
+        return []
+    _recorded_joined_told(ws, task_id, agent_id, checked.output, str(args["intent"]))
+    return [f"the report of {agent_id} on task {task_id} is joined and its delegator told"]
+
+
+def _tell_delegator(
+    ws: Workspace, task: Task, agent_id: str, output: WorkerOutput, key: str
+) -> tuple[list[str], list[str]]:
     worker = next((worker for worker in task.workers if worker.id == agent_id), None)
     if worker is None or not worker.assignedBy or not task.team:
         return [], []
@@ -264,6 +322,7 @@ def _tell_delegator(ws: Workspace, task: Task, agent_id: str, output: WorkerOutp
             "\n".join(lines),
             summary=f"{task.id}: {output.status}",
             sender=worker.member or None,
+            key=key,
         )
     except TeamdeckError as err:
         return [], [f"the report is written, but {worker.assignedBy} was not told: {err}"]

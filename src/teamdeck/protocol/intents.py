@@ -21,16 +21,16 @@ from __future__ import annotations
 import fcntl
 import logging
 import os
+import secrets
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from ulid import ULID
-
 from teamdeck.clock import iso
 from teamdeck.errors import InvalidFile, TeamdeckError, WriteFailed
+from teamdeck.protocol.written import BOOKKEEPING
 from teamdeck.store import fs as fs_seam
 from teamdeck.store.atomic import fsync_dir
 from teamdeck.store.files import ensure_dir, read_optional
@@ -42,13 +42,19 @@ log = logging.getLogger(__name__)
 OnError = Literal["drop", "finish"]
 
 Completer = Callable[[Workspace, dict[str, Any]], list[str]]
-"""``complete(ws, args) -> what it did`` (lines for the person); raises TeamdeckError
-when it cannot finish now (the intent stays for the next try)."""
+"""``complete(ws, args) -> what it did`` (lines for the person); ``args`` are the
+intent's, plus ``intent``, its id (what the action yielded, to key its effects).
+Raises TeamdeckError when it cannot finish now (the intent stays for the next try)."""
 
 COMPLETERS: dict[str, Completer] = {}
 """Action name → how to finish it (modules register with :func:`completer`)."""
 
-COMPLETER_MODULES = ("teamdeck.protocol.gates", "teamdeck.protocol.keyed_sends")
+COMPLETER_MODULES = (
+    "teamdeck.protocol.gates",
+    "teamdeck.protocol.keyed_sends",
+    "teamdeck.protocol.delegation",
+    "teamdeck.protocol.join",
+)
 """Modules that register completers; imported before pending intents are completed."""
 
 
@@ -64,7 +70,7 @@ def completer(action: str) -> Callable[[Completer], Completer]:
 
 def intents_dir(ws: Workspace) -> Path:
     """``.teamdeck/intents/`` of the workspace."""
-    return ws.root / ".teamdeck" / "intents"
+    return ws.root / BOOKKEEPING / "intents"
 
 
 @dataclass(frozen=True)
@@ -92,7 +98,9 @@ def intent(ws: Workspace, action: str, *, on_error: OnError = "drop", **args: An
     """
     directory = intents_dir(ws)
     ensure_dir(directory)
-    intent_id = str(ULID.from_datetime(ws.clock()))
+    # Not a ULID: the ids of events and messages stay a function of the actions alone
+    # (demo-workspace/ is generated from a seeded ULID sequence).
+    intent_id = f"{ws.clock().strftime('%Y%m%dT%H%M%S%fZ')}-{secrets.token_hex(6)}"
     path = directory / f"{intent_id}.json"
     record = {"id": intent_id, "action": action, "args": args, "ts": iso(ws.clock()), "actor": ws.actor}
     fd = _create_locked(path, dumps_json(record).encode("utf-8"))
@@ -210,7 +218,7 @@ def _complete(ws: Workspace, item: Intent) -> list[str]:
         if not item.path.exists():
             return []
         try:
-            done = finish(ws, item.args)
+            done = finish(ws, {**item.args, "intent": item.path.stem})
         except TeamdeckError as err:
             return [f"could not finish an interrupted {item.action} yet: {err}"]
         _remove(item.path)

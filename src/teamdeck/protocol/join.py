@@ -25,6 +25,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from teamdeck.errors import InvalidFile, NotFound, TeamdeckError
 from teamdeck.model.event import Event
@@ -32,6 +33,7 @@ from teamdeck.model.report import JoinedSummary
 from teamdeck.model.task import Gate, Task
 from teamdeck.protocol.events import new_event
 from teamdeck.protocol.human_notes import sync_human_notes
+from teamdeck.protocol.intents import completer, intent
 from teamdeck.protocol.joined_report import build_summary, load_template, render_markdown, summary_json
 from teamdeck.protocol.lifecycle import can_transition, transition_event
 from teamdeck.protocol.taskfile import load_task, transact
@@ -96,7 +98,10 @@ class _Plan:
 
 
 def join_task(ws: Workspace, task_id: str) -> JoinResult:
-    """Join the task's worker outputs, open gates for blocked workers, write the reports.
+    """Join the task's worker outputs, open gates for blocked workers, write the reports,
+    under a ``join`` intent (protocol/intents.py): a join a crash interrupted is run
+    again by the next command (it is idempotent: the same inputs give the same files,
+    a gate already opened for an output is not opened again).
 
     Args:
         ws: the workspace.
@@ -112,8 +117,21 @@ def join_task(ws: Workspace, task_id: str) -> JoinResult:
             reports were written first and the message says so.
         Busy, WriteFailed: a lock or the disk refused; the message says what was kept.
     """
+    ws.require_writable(f"join task {task_id}")
+    with intent(ws, "join", task=task_id):
+        return _join(ws, task_id)
+
+
+@completer("join")
+def finish_join(ws: Workspace, args: dict[str, Any]) -> list[str]:
+    """The ``join`` intent's completer: join the task again."""
+    task_id = str(args.get("task", ""))
+    _join(ws, task_id)
+    return [f"task {task_id} joined"]
+
+
+def _join(ws: Workspace, task_id: str) -> JoinResult:
     action = f"join task {task_id}"
-    ws.require_writable(action)
     broken: InvalidFile | None = None
     try:
         load_task(ws, task_id)  # before anything is created (a Claude Code task list is no task)

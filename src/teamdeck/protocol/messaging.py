@@ -316,8 +316,10 @@ def send_structured(
     sender: str | None = None,
     record_type: LogType = "structured",
     reason: str | None = None,
+    key: str | None = None,
 ) -> Sent:
-    """Send a protocol message (its JSON in ``text``) to one member, logged first.
+    """Send a protocol message (its JSON in ``text``) to one member, logged first
+    (once per ``key``, see protocol/keyed_sends.py).
 
     The handshake functions below build on this; simulators may use it for kinds a
     teammate sends (idle notifications, plan approval requests). ``reason`` goes into
@@ -331,7 +333,7 @@ def send_structured(
     config = read_team(ws, team)
     source = resolve_member(config, team, sender or config.lead_name, role="sender")
     target = resolve_member(config, team, to)
-    return _send_kind(ws, team, config, source, target, kind, record_type, reason=reason)
+    return _send_kind(ws, team, config, source, target, kind, record_type, reason=reason, key=key)
 
 
 def _send_kind(
@@ -344,6 +346,7 @@ def _send_kind(
     record_type: LogType,
     *,
     reason: str | None = None,
+    key: str | None = None,
 ) -> Sent:
     text = kind.to_text()
     timestamp = kind.to_payload().get("timestamp") or iso(ws.clock())
@@ -359,7 +362,7 @@ def _send_kind(
         kind=kind.KIND if record_type == "structured" else None,
         reason=reason,
     )
-    return _deliver(ws, team, config, record, entry, [target])
+    return _deliver(ws, team, config, record, entry, [target], key)
 
 
 # --- reading inboxes --------------------------------------------------------------

@@ -27,6 +27,7 @@ from teamdeck.protocol.delegation import delegate, report
 from teamdeck.protocol.forge.deliveries import receive
 from teamdeck.protocol.gates import decide_gate
 from teamdeck.protocol.intents import complete_pending, pending
+from teamdeck.protocol.join import join_task
 from teamdeck.protocol.messaging import send_message
 from teamdeck.protocol.taskfile import load_task
 from teamdeck.protocol.tasks import create_task
@@ -124,6 +125,94 @@ def test_f17_a_gate_approval_crashed_at_any_point_is_complete_after_recovery_or_
             assert gate.state == "blocked" and not decided and _told(ws, gate_id) == 0, point
             outcomes["not done"] += 1
     assert outcomes["complete"] > 0 and outcomes["not done"] > 0  # both kinds of crash happened
+
+
+# --- delegation and report -----------------------------------------------------------------
+
+
+def _team_task(root: Path) -> Workspace:
+    ws = Workspace.at(root, actor="human:tester")
+    create_team(ws, "alpha")
+    add_member(ws, "alpha", "bob")
+    create_task(ws, "t1", "Parser", team="alpha")
+    return ws
+
+
+def _assignments(ws: Workspace) -> int:
+    return sum(
+        1 for entry in inbox_of(ws, "alpha", "bob") if '"type":"task_assignment"' in entry["text"].replace(" ", "")
+    )
+
+
+def test_f17_a_delegation_crashed_at_any_point_is_complete_after_recovery_or_not_done(tmp_path):
+    world = tmp_path / "world"
+    world.mkdir()
+    _team_task(world)
+    probe = tmp_path / "probe"
+    shutil.copytree(world, probe)
+    points = crash_points(lambda: delegate(Workspace.at(probe), "t1", "bob"))
+    assert "inbox.after_replace" in points
+    for point in points:
+        root = tmp_path / point
+        shutil.copytree(world, root)
+        done = run_crashing(point, "delegate-to", root, "t1", "bob")
+        ws = Workspace.at(root, actor="human:tester")
+        complete_pending(ws)
+        delegated = any(worker.member == "bob" for worker in load_task(ws, "t1").workers)
+        if delegated:
+            assert _assignments(ws) == 1, point  # recorded: the assignment arrives, once
+        else:
+            assert "done" not in done.stdout and _assignments(ws) == 0, point
+
+
+def test_f17_a_report_crashed_at_any_point_is_complete_after_recovery_or_not_done(tmp_path):
+    world = tmp_path / "world"
+    world.mkdir()
+    delegate(_team_task(world), "t1", "bob")
+    probe = tmp_path / "probe"
+    shutil.copytree(world, probe)
+    points = crash_points(
+        lambda: report(Workspace.at(probe), "t1", "bob", status="blocked", summary="stuck", questions=["A or B?"])
+    )
+    assert "final.after_replace" in points
+    for point in points:
+        root = tmp_path / point
+        shutil.copytree(world, root)
+        done = run_crashing(point, "report-blocked", root, "t1", "bob")
+        ws = Workspace.at(root, actor="human:tester")
+        complete_pending(ws)
+        reported = ws.final_output("t1", "bob").exists()
+        told = sum(1 for entry in inbox_of(ws, "alpha", "team-lead") if "stuck" in entry["text"])
+        if reported:
+            task = load_task(ws, "t1")
+            assert len(task.open_gates) == 1 and told == 1, point  # joined, the gate open, the lead told once
+            assert "A or B?" in ws.human_notes("t1").read_text(), point
+        else:
+            assert "done" not in done.stdout and told == 0, point
+
+
+def test_f17_a_join_crashed_at_any_point_is_complete_after_recovery(tmp_path):
+    world = tmp_path / "world"
+    world.mkdir()
+    ws = _team_task(world)
+    delegate(ws, "t1", "bob")
+    final = ws.final_output("t1", "bob")
+    final.parent.mkdir(parents=True)
+    final.write_text(json.dumps({"status": "blocked", "summary": "stuck", "questions": ["A or B?"]}))
+    probe = tmp_path / "probe"
+    shutil.copytree(world, probe)
+    points = crash_points(lambda: join_task(Workspace.at(probe), "t1"))
+    assert {"report.after_replace", "notes.after_replace"} <= set(points)
+    for point in points:
+        root = tmp_path / point
+        shutil.copytree(world, root)
+        run_crashing(point, "join", root, "t1")
+        ws = Workspace.at(root, actor="human:tester")
+        complete_pending(ws)  # a join is never acknowledged half-way: it is finished
+        gates = load_task(ws, "t1").open_gates
+        assert len(gates) == 1 and gates[0].agentInstance == "bob", point
+        assert "A or B?" in ws.human_notes("t1").read_text(), point
+        assert (ws.reports_dir("t1") / "joined-summary.json").exists(), point
 
 
 # --- send ---------------------------------------------------------------------------------

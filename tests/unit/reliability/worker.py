@@ -113,6 +113,37 @@ def decide(root: str, task_id: str, gate_id: str) -> None:
     _say("done")
 
 
+def delegate_to(root: str, task_id: str, member: str) -> None:
+    """Delegate a task (F17); prints ``done`` once acknowledged."""
+    from teamdeck.protocol.delegation import delegate
+
+    delegate(Workspace.at(root, actor="human:tester"), task_id, member)
+    _say("done")
+
+
+def report_blocked(root: str, task_id: str, agent_id: str) -> None:
+    """A worker reports blocked (F17: final.json, the join, the gate, the delegator told)."""
+    from teamdeck.protocol.delegation import report
+
+    report(
+        Workspace.at(root, actor=f"agent:{agent_id}"),
+        task_id,
+        agent_id,
+        status="blocked",
+        summary="stuck",
+        questions=["A or B?"],
+    )
+    _say("done")
+
+
+def join(root: str, task_id: str) -> None:
+    """Join a task (F17: gates, human-notes.md, the reports); prints ``done`` once acknowledged."""
+    from teamdeck.protocol.join import join_task
+
+    join_task(Workspace.at(root, actor="human:tester"), task_id)
+    _say("done")
+
+
 def send(root: str, team: str, to: str, text: str) -> None:
     """Send one message (F17); prints ``done`` once acknowledged."""
     from teamdeck.protocol.messaging import send_message
