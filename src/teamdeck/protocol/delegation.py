@@ -122,6 +122,7 @@ def delegate(
             events.append(transition_event(ws, current, START[1], reason=f"delegated to {name}"))
         return events
 
+    ws.require_writable(f"delegate task {task_id} to {name}")
     with intent(ws, "delegate", task=task_id, member=name, assignedAt=worker.assignedAt, note=note) as intent_id:
         change = transact(ws, task_id, decide, action=f"delegate task {task_id} to {name}")
         sent = _assign(ws, change.task, worker, note, intent_id)

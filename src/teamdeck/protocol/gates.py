@@ -158,6 +158,7 @@ def decide_gate(ws: Workspace, task_id: str, gate_id: str, decision: Decision, n
         load_task(ws, task_id)  # before a lock file is created (a Claude Code task list is no task)
     except NotFound as err:
         raise NotFound(f"Could not {action}: {err}") from None
+    ws.require_writable(action)  # before the intent is recorded: a read-only mount is said as such
     with intent(ws, "gate.decide", on_error="finish", task=task_id, gate=gate_id):
         try:
             change = transact(ws, task_id, decide, action=action)

@@ -25,6 +25,7 @@ import secrets
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
@@ -98,11 +99,13 @@ def intent(ws: Workspace, action: str, *, on_error: OnError = "drop", **args: An
     """
     directory = intents_dir(ws)
     ensure_dir(directory)
-    # Not a ULID: the ids of events and messages stay a function of the actions alone
-    # (demo-workspace/ is generated from a seeded ULID sequence).
-    intent_id = f"{ws.clock().strftime('%Y%m%dT%H%M%S%fZ')}-{secrets.token_hex(6)}"
+    # Neither a ULID nor the workspace clock: the ids and times of events and messages
+    # stay a function of the actions alone (demo-workspace/ and the snapshots are made
+    # with a seeded ULID sequence and a scripted clock).
+    now = datetime.now(UTC)
+    intent_id = f"{now.strftime('%Y%m%dT%H%M%S%fZ')}-{secrets.token_hex(6)}"
     path = directory / f"{intent_id}.json"
-    record = {"id": intent_id, "action": action, "args": args, "ts": iso(ws.clock()), "actor": ws.actor}
+    record = {"id": intent_id, "action": action, "args": args, "ts": iso(now), "actor": ws.actor}
     fd = _create_locked(path, dumps_json(record).encode("utf-8"))
     try:
         yield intent_id

@@ -11,7 +11,7 @@ as stale, so nothing may be put inside it. The owner is recorded beside it inste
 owner file whose ``lock`` is not the current lock directory's inode describes an older
 lock (its holder crashed) and is ignored.
 
-While a lock is held, one thread per process refreshes the mtime of every lock it holds,
+While a lock is held, one thread refreshes the mtime of every lock the process holds,
 as Claude Code's writer does, so a slow but live holder is never taken for a dead one.
 """
 
@@ -155,8 +155,10 @@ def remove_owner(lock: Path, inode: int) -> None:
 
 
 class Refresher:
-    """One daemon thread per process that touches every held lock directory's mtime
-    often enough that none is ever taken for stale while its holder runs."""
+    """A daemon thread that touches every held lock directory's mtime often enough that
+    none is ever taken for stale while its holder runs. It runs only while this process
+    holds a lock: a process that holds none has no extra thread (tui/first_read.py forks
+    only a single-threaded process)."""
 
     def __init__(self) -> None:
         self._held: dict[Path, tuple[int, float, float]] = {}
@@ -168,25 +170,31 @@ class Refresher:
         """Refresh ``lock`` (while it is still the directory ``inode``) every ``every`` seconds."""
         with self._guard:
             self._held[lock] = (inode, every, time.monotonic() + every)
-            if self._thread is None or not self._thread.is_alive():
+            if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="teamdeck-lock-refresh", daemon=True)
                 self._thread.start()
             self._wake.notify()
 
     def discard(self, lock: Path) -> None:
+        """Stop refreshing ``lock``; the last one released stops the thread (and waits for it)."""
         with self._guard:
             self._held.pop(lock, None)
+            thread = self._thread if not self._held else None
+            if thread is not None:
+                self._thread = None
+                self._wake.notify()
+        if thread is not None and thread is not threading.current_thread():
+            thread.join()
 
     def _run(self) -> None:
         with self._guard:
-            while True:
+            while self._held and self._thread is threading.current_thread():
                 now = time.monotonic()
                 for lock, (inode, every, due) in list(self._held.items()):
                     if due <= now:
                         _touch(lock, inode)
                         self._held[lock] = (inode, every, now + every)
-                pending = [due for _inode, _every, due in self._held.values()]
-                self._wake.wait(timeout=max(0.0, min(pending) - now) if pending else None)
+                self._wake.wait(timeout=max(0.0, min(due for _i, _e, due in self._held.values()) - now))
 
 
 def _touch(lock: Path, inode: int) -> None:
