@@ -72,6 +72,28 @@ def run_crashing(point: str, *args: object) -> subprocess.CompletedProcess[str]:
     return done
 
 
+def crashed_worlds(tmp_path: Path, build, action, role: str, *args: object) -> list[tuple[str, Workspace, bool]]:
+    """Build a world, find the crash points ``action(ws)`` passes on a copy of it, then
+    for each point: a fresh copy, the worker.py ``role`` killed there (``args`` after the
+    copy's root), recovery as the next command runs it. Returns ``(point, the recovered
+    workspace, whether the action was acknowledged)`` for each point."""
+    world = tmp_path / "world"
+    world.mkdir()
+    build(Workspace.at(world, actor="human:tester"))
+    probe = tmp_path / "probe"
+    shutil.copytree(world, probe)
+    results = []
+    for point in crash_points(lambda: action(Workspace.at(probe))):
+        root = tmp_path / point
+        shutil.copytree(world, root)
+        done = run_crashing(point, role, root, *args)
+        ws = Workspace.at(root, actor="human:tester")
+        complete_pending(ws)  # what the next command does first
+        assert pending(ws) == ([], []), point
+        results.append((point, ws, "done" in done.stdout))
+    return results
+
+
 def inbox_of(ws: Workspace, team: str, member: str) -> list[dict]:
     path = ws.inbox(team, member)
     return json.loads(path.read_text()) if path.exists() else []
@@ -84,45 +106,37 @@ def texts(ws: Workspace, team: str, member: str) -> Counter[tuple[str, str]]:
 # --- gate decide ------------------------------------------------------------------------
 
 
-def _blocked_gate(root: Path) -> tuple[Workspace, str]:
-    ws = Workspace.at(root, actor="human:tester")
+def _blocked_gate(ws: Workspace) -> None:
     create_team(ws, "alpha")
     add_member(ws, "alpha", "bob")
     create_task(ws, "t1", "Parser", team="alpha")
     delegate(ws, "t1", "bob")
-    gate = report(ws, "t1", "bob", status="blocked", summary="need a decision", questions=["LALR?"]).task.open_gates
-    return ws, gate[0].id
+    report(ws, "t1", "bob", status="blocked", summary="need a decision", questions=["LALR?"])
 
 
 def _told(ws: Workspace, gate_id: str) -> int:
     return sum(1 for entry in inbox_of(ws, "alpha", "bob") if entry.get("summary") == f"gate {gate_id} approved")
 
 
+GATE = "g-bob-1"
+
+
 def test_f17_a_gate_approval_crashed_at_any_point_is_complete_after_recovery_or_not_done(tmp_path):
-    world = tmp_path / "world"
-    world.mkdir()
-    _ws, gate_id = _blocked_gate(world)
-    probe = tmp_path / "probe"
-    shutil.copytree(world, probe)
-    points = crash_points(lambda: decide_gate(Workspace.at(probe), "t1", gate_id, "approve", "go ahead"))
-    assert {"intent.recorded", "task.after_replace", "notes.after_replace", "inbox.after_replace"} <= set(points)
-    outcomes = Counter()
-    for point in points:
-        root = tmp_path / point
-        shutil.copytree(world, root)
-        done = run_crashing(point, "decide", root, "t1", gate_id)
-        ws = Workspace.at(root, actor="human:tester")
-        complete_pending(ws)  # what the next command does first
-        assert pending(ws) == ([], []), point
-        gate = load_task(ws, "t1").gate(gate_id)
-        notes = ws.human_notes("t1").read_text()
-        decided = f"<!-- teamdeck:decision {gate_id} -->" in notes
+    worlds = crashed_worlds(
+        tmp_path, _blocked_gate, lambda ws: decide_gate(ws, "t1", GATE, "approve", "go ahead"), "decide", "t1", GATE
+    )
+    points = {point for point, _ws, _acknowledged in worlds}
+    assert {"intent.recorded", "task.after_replace", "notes.after_replace", "inbox.after_replace"} <= points
+    outcomes: Counter[str] = Counter()
+    for point, ws, acknowledged in worlds:
+        gate = load_task(ws, "t1").gate(GATE)
+        decided = f"<!-- teamdeck:decision {GATE} -->" in ws.human_notes("t1").read_text()
         if gate.state == "approved":
-            assert decided and _told(ws, gate_id) == 1, point
+            assert decided and _told(ws, GATE) == 1, point
             outcomes["complete"] += 1
         else:
-            assert "done" not in done.stdout, f"{point}: acknowledged but not done"
-            assert gate.state == "blocked" and not decided and _told(ws, gate_id) == 0, point
+            assert not acknowledged, f"{point}: acknowledged but not done"
+            assert gate.state == "blocked" and not decided and _told(ws, GATE) == 0, point
             outcomes["not done"] += 1
     assert outcomes["complete"] > 0 and outcomes["not done"] > 0  # both kinds of crash happened
 
@@ -130,12 +144,15 @@ def test_f17_a_gate_approval_crashed_at_any_point_is_complete_after_recovery_or_
 # --- delegation and report -----------------------------------------------------------------
 
 
-def _team_task(root: Path) -> Workspace:
-    ws = Workspace.at(root, actor="human:tester")
+def _team_task(ws: Workspace) -> None:
     create_team(ws, "alpha")
     add_member(ws, "alpha", "bob")
     create_task(ws, "t1", "Parser", team="alpha")
-    return ws
+
+
+def _delegated(ws: Workspace) -> None:
+    _team_task(ws)
+    delegate(ws, "t1", "bob")
 
 
 def _assignments(ws: Workspace) -> int:
@@ -145,70 +162,40 @@ def _assignments(ws: Workspace) -> int:
 
 
 def test_f17_a_delegation_crashed_at_any_point_is_complete_after_recovery_or_not_done(tmp_path):
-    world = tmp_path / "world"
-    world.mkdir()
-    _team_task(world)
-    probe = tmp_path / "probe"
-    shutil.copytree(world, probe)
-    points = crash_points(lambda: delegate(Workspace.at(probe), "t1", "bob"))
-    assert "inbox.after_replace" in points
-    for point in points:
-        root = tmp_path / point
-        shutil.copytree(world, root)
-        done = run_crashing(point, "delegate-to", root, "t1", "bob")
-        ws = Workspace.at(root, actor="human:tester")
-        complete_pending(ws)
-        delegated = any(worker.member == "bob" for worker in load_task(ws, "t1").workers)
-        if delegated:
+    worlds = crashed_worlds(tmp_path, _team_task, lambda ws: delegate(ws, "t1", "bob"), "delegate-to", "t1", "bob")
+    assert "inbox.after_replace" in {point for point, _ws, _acknowledged in worlds}
+    for point, ws, acknowledged in worlds:
+        if any(worker.member == "bob" for worker in load_task(ws, "t1").workers):
             assert _assignments(ws) == 1, point  # recorded: the assignment arrives, once
         else:
-            assert "done" not in done.stdout and _assignments(ws) == 0, point
+            assert not acknowledged and _assignments(ws) == 0, point
 
 
 def test_f17_a_report_crashed_at_any_point_is_complete_after_recovery_or_not_done(tmp_path):
-    world = tmp_path / "world"
-    world.mkdir()
-    delegate(_team_task(world), "t1", "bob")
-    probe = tmp_path / "probe"
-    shutil.copytree(world, probe)
-    points = crash_points(
-        lambda: report(Workspace.at(probe), "t1", "bob", status="blocked", summary="stuck", questions=["A or B?"])
-    )
-    assert "final.after_replace" in points
-    for point in points:
-        root = tmp_path / point
-        shutil.copytree(world, root)
-        done = run_crashing(point, "report-blocked", root, "t1", "bob")
-        ws = Workspace.at(root, actor="human:tester")
-        complete_pending(ws)
-        reported = ws.final_output("t1", "bob").exists()
+    def blocked(ws: Workspace) -> None:
+        report(ws, "t1", "bob", status="blocked", summary="stuck", questions=["A or B?"])
+
+    worlds = crashed_worlds(tmp_path, _delegated, blocked, "report-blocked", "t1", "bob")
+    assert "final.after_replace" in {point for point, _ws, _acknowledged in worlds}
+    for point, ws, acknowledged in worlds:
         told = sum(1 for entry in inbox_of(ws, "alpha", "team-lead") if "stuck" in entry["text"])
-        if reported:
-            task = load_task(ws, "t1")
-            assert len(task.open_gates) == 1 and told == 1, point  # joined, the gate open, the lead told once
+        if ws.final_output("t1", "bob").exists():
+            assert len(load_task(ws, "t1").open_gates) == 1 and told == 1, point  # joined, the lead told once
             assert "A or B?" in ws.human_notes("t1").read_text(), point
         else:
-            assert "done" not in done.stdout and told == 0, point
+            assert not acknowledged and told == 0, point
 
 
 def test_f17_a_join_crashed_at_any_point_is_complete_after_recovery(tmp_path):
-    world = tmp_path / "world"
-    world.mkdir()
-    ws = _team_task(world)
-    delegate(ws, "t1", "bob")
-    final = ws.final_output("t1", "bob")
-    final.parent.mkdir(parents=True)
-    final.write_text(json.dumps({"status": "blocked", "summary": "stuck", "questions": ["A or B?"]}))
-    probe = tmp_path / "probe"
-    shutil.copytree(world, probe)
-    points = crash_points(lambda: join_task(Workspace.at(probe), "t1"))
-    assert {"report.after_replace", "notes.after_replace"} <= set(points)
-    for point in points:
-        root = tmp_path / point
-        shutil.copytree(world, root)
-        run_crashing(point, "join", root, "t1")
-        ws = Workspace.at(root, actor="human:tester")
-        complete_pending(ws)  # a join is never acknowledged half-way: it is finished
+    def blocked_output(ws: Workspace) -> None:
+        _delegated(ws)
+        final = ws.final_output("t1", "bob")
+        final.parent.mkdir(parents=True)
+        final.write_text(json.dumps({"status": "blocked", "summary": "stuck", "questions": ["A or B?"]}))
+
+    worlds = crashed_worlds(tmp_path, blocked_output, lambda ws: join_task(ws, "t1"), "join", "t1")
+    assert {"report.after_replace", "notes.after_replace"} <= {point for point, _ws, _acknowledged in worlds}
+    for point, ws, _acknowledged in worlds:  # a join is never acknowledged half-way: it is finished
         gates = load_task(ws, "t1").open_gates
         assert len(gates) == 1 and gates[0].agentInstance == "bob", point
         assert "A or B?" in ws.human_notes("t1").read_text(), point
@@ -218,26 +205,28 @@ def test_f17_a_join_crashed_at_any_point_is_complete_after_recovery(tmp_path):
 # --- send ---------------------------------------------------------------------------------
 
 
-def test_f17_a_send_crashed_at_any_point_is_delivered_once_after_recovery_or_not_at_all(tmp_path):
-    world = tmp_path / "world"
-    world.mkdir()
-    ws = Workspace.at(world, actor="human:tester")
+def _team(ws: Workspace) -> None:
     create_team(ws, "alpha")
     add_member(ws, "alpha", "bob")
-    probe = tmp_path / "probe"
-    shutil.copytree(world, probe)
-    points = crash_points(lambda: send_message(Workspace.at(probe), "alpha", "bob", "hello", summary="crash test"))
-    assert {"intent.recorded", "inbox.after_tmp_write", "inbox.after_replace"} <= set(points)
-    for point in points:
-        root = tmp_path / point
-        shutil.copytree(world, root)
-        done = run_crashing(point, "send", root, "alpha", "bob", "hello")
-        ws = Workspace.at(root, actor="human:tester")
-        complete_pending(ws)
+
+
+def test_f17_a_send_crashed_at_any_point_is_delivered_once_after_recovery_or_not_at_all(tmp_path):
+    worlds = crashed_worlds(
+        tmp_path,
+        _team,
+        lambda ws: send_message(ws, "alpha", "bob", "hello", summary="crash test"),
+        "send",
+        "alpha",
+        "bob",
+        "hello",
+    )
+    assert {"intent.recorded", "inbox.after_tmp_write", "inbox.after_replace"} <= {p for p, _ws, _a in worlds}
+    for point, ws, acknowledged in worlds:
         got = texts(ws, "alpha", "bob")[("crash test", "hello")]
-        logged = ws.messages_log("alpha").exists() and '"text":"hello"' in ws.messages_log("alpha").read_text()
+        log = ws.messages_log("alpha")
+        logged = log.exists() and '"text":"hello"' in log.read_text()
         assert got == (1 if logged else 0), point  # a logged send arrives once; an unlogged one never did
-        assert got == 1 or "done" not in done.stdout, point
+        assert got == 1 or not acknowledged, point
 
 
 # --- webhook deliveries ----------------------------------------------------------------------
