@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Literal
 
 from teamdeck.store.dirlock import LOCK_STALE_S
+from teamdeck.store.lock_owner import read_owner
 from teamdeck.store.teamfiles import list_team_names, task_dir_kind
 from teamdeck.store.workspace import SETTINGS_FILE, Workspace
 
@@ -50,11 +51,16 @@ class Leftover:
         path: the entry, relative to the workspace root.
         kind: ``"link"`` (a symbolic link out), ``"temp"`` or ``"lock"``.
         detail: the link's target, or the entry's age in seconds.
+        holder: for a lock, who took it as its owner file records it
+            (store/lock_owner.py: ``pid 4242 on host build-3 since 10:42:03``, and
+            whether that process still runs), or ``""`` when none is recorded (Claude
+            Code's own locks).
     """
 
     path: str
     kind: Literal["link", "temp", "lock"]
     detail: str
+    holder: str = ""
 
     @property
     def message(self) -> str:
@@ -65,8 +71,9 @@ class Leftover:
             )
         if self.kind == "temp":
             return f"temp file left by a crash {_age(float(self.detail))} ago; `teamdeck validate --clean` removes it"
+        by = f" by {self.holder}" if self.holder else ""
         return (
-            f"lock taken {_age(float(self.detail))} ago and not released: its writer died or is stuck; "
+            f"lock taken{by} {_age(float(self.detail))} ago and not released: its writer died or is stuck; "
             f"the next writer breaks it (stale after {LOCK_STALE_S:.0f} s)"
         )
 
@@ -99,7 +106,7 @@ def find_leftovers(ws: Workspace, *, now: float | None = None) -> Iterator[Lefto
         elif stat.S_ISDIR(info.st_mode):
             if path.endswith(".lock"):
                 if age > LOCK_STALE_S:
-                    yield Leftover(relative, "lock", f"{age:.0f}")
+                    yield Leftover(relative, "lock", f"{age:.0f}", _holder(path))
                 continue
             try:
                 names = sorted(os.listdir(path), reverse=True)
@@ -108,6 +115,15 @@ def find_leftovers(ws: Workspace, *, now: float | None = None) -> Iterator[Lefto
             pending.extend(os.path.join(path, name) for name in names)
         elif _is_temp(os.path.basename(path)) and age > STALE_TEMP_S:
             yield Leftover(relative, "temp", f"{age:.0f}")
+
+
+def _holder(lock: str) -> str:
+    """The recorded owner of a lock directory, for the message (see :class:`Leftover`)."""
+    owner = read_owner(Path(lock))
+    if owner is None:
+        return ""
+    state = {True: "still running", False: "no longer running", None: "on another host"}[owner.alive()]
+    return f"{owner.describe()} ({state})"
 
 
 def _is_temp(name: str) -> bool:

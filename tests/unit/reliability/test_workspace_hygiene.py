@@ -11,6 +11,7 @@ from __future__ import annotations
 import errno
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -29,6 +30,7 @@ from teamdeck.protocol.teams import add_member, create_team
 from teamdeck.protocol.validate import validate_workspace
 from teamdeck.sim.outputs import write_final_output
 from teamdeck.store import locks, workspace
+from teamdeck.store.lock_owner import read_owner
 from teamdeck.store.paths import InvalidId
 
 
@@ -187,6 +189,31 @@ def test_f11_a_left_over_inbox_lock_directory_is_reported(world):
     [problem] = validate_workspace(world)
     assert problem.path == "teams/alpha/inboxes/bob.json.lock"
     assert problem.message.startswith("lock taken 10 min ago and not released")
+
+
+def test_f11_a_lock_left_by_a_killed_writer_of_ours_is_reported_with_its_owner(world):
+    inbox = world.root / "teams/alpha/inboxes/bob.json"
+    killed = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import os, signal, sys; from pathlib import Path; from teamdeck.store.dirlock import dir_locked\n"
+            "with dir_locked(Path(sys.argv[1])):\n    os.kill(os.getpid(), signal.SIGKILL)",
+            str(inbox),
+        ],
+        capture_output=True,
+        timeout=60,
+    )
+    assert killed.returncode == -signal.SIGKILL
+    lock = inbox.with_name("bob.json.lock")
+    then = time.time() - 600
+    os.utime(lock, (then, then))
+    owner = read_owner(lock)
+    assert owner is not None
+    [problem] = validate_workspace(world)
+    assert problem.path == "teams/alpha/inboxes/bob.json.lock"
+    assert problem.message.startswith(f"lock taken by pid {owner.pid} on host {owner.host} since ")
+    assert "(no longer running) 10 min ago and not released" in problem.message
 
 
 # --- B21: a task named like a team --------------------------------------------------
