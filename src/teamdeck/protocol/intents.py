@@ -31,7 +31,7 @@ from typing import Any, Literal
 
 from teamdeck.clock import iso
 from teamdeck.errors import InvalidFile, TeamdeckError, WriteFailed
-from teamdeck.protocol.written import BOOKKEEPING
+from teamdeck.protocol.written import INTENTS
 from teamdeck.store import fs as fs_seam
 from teamdeck.store.atomic import fsync_dir
 from teamdeck.store.files import ensure_dir, read_optional
@@ -71,7 +71,7 @@ def completer(action: str) -> Callable[[Completer], Completer]:
 
 def intents_dir(ws: Workspace) -> Path:
     """``.teamdeck/intents/`` of the workspace."""
-    return ws.root / BOOKKEEPING / "intents"
+    return ws.root.joinpath(*INTENTS)
 
 
 @dataclass(frozen=True)

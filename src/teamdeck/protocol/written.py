@@ -20,16 +20,16 @@ from teamdeck.store.fs import observing
 
 T = TypeVar("T")
 
-BOOKKEEPING = ".teamdeck"
-"""The workspace directory of teamdeck's own records (see protocol/intents.py)."""
+INTENTS = (".teamdeck", "intents")
+"""Where the intents of multi-file actions are kept, under the workspace (protocol/intents.py)."""
 
 
 class Written:
     """The paths one call changed, as the seam reported them: files replaced, appended
     to, linked, created or removed, directories made or removed; a temp file renamed or
     linked into place counts as its target, and a lock directory made and removed
-    again is left out, as is teamdeck's bookkeeping (``.teamdeck/``: the intents of
-    the call's actions, protocol/intents.py)."""
+    again is left out, as are the intents of the call's actions (``.teamdeck/intents/``,
+    protocol/intents.py)."""
 
     def __init__(self, on_replaced: Callable[[Path], None] | None = None) -> None:
         self._changed: dict[Path, None] = {}
@@ -40,7 +40,7 @@ class Written:
 
     def __call__(self, change: str, raw: str | os.PathLike[str]) -> None:
         path = Path(raw)
-        if BOOKKEEPING in path.parts:  # teamdeck's own records (intents), not a document
+        if path.parts[-3:-1] == INTENTS:  # an action's intent: bookkeeping, not a document
             self._moved = False
             return
         moved, self._moved = self._moved, change == "moved"
