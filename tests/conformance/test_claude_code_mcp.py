@@ -48,8 +48,8 @@ def readme_block(language: str, containing: str) -> str:
 
 
 def as_written(text: str, workspace: Path) -> str:
-    """The README's text with its placeholder workspace made real."""
-    return text.replace("/path/to/ws", str(workspace))
+    """The README's text with its placeholders (this clone, a workspace) made real."""
+    return text.replace("/path/to/teamdeck", str(REPO)).replace("/path/to/ws", str(workspace))
 
 
 def project_with_readme_mcp_json(tmp_path: Path) -> tuple[Path, Path]:
@@ -84,7 +84,7 @@ def test_readme_claude_mcp_add_and_mcp_json_connect(tmp_path: Path, claude: Path
     make_home(home, trusted=[project], mcp_approved=[CODER])  # what approving it in `claude` writes
     listed = run_claude("mcp", "list", cwd=project, env=env)
     assert listed.returncode == 0, listed.stderr
-    assert re.search(rf"^{CODER}: teamdeck mcp .* - ✔ Connected$", listed.stdout, flags=re.M), listed.stdout
+    assert re.search(rf"^{CODER}: \S*teamdeck mcp .* - ✔ Connected$", listed.stdout, flags=re.M), listed.stdout
 
     _ws, other = project_with_readme_mcp_json(tmp_path / "json-way")
     servers = list(json.loads((other / ".mcp.json").read_text())["mcpServers"])
