@@ -101,7 +101,7 @@ def test_every_panel_action_is_in_the_palette_and_runs_the_keys_handler(
 ) -> None:
     ws = world.build(tmp_path / "ws", "failed")
     app = make_app(ws)
-    ran: list[tuple[str, str]] = []
+    ran: list[tuple[str, str, tuple[object, ...]]] = []
 
     async def scenario(pilot):
         for scope in registry.PANEL_TITLES:
@@ -109,7 +109,10 @@ def test_every_panel_action_is_in_the_palette_and_runs_the_keys_handler(
             monkeypatch.setattr(cls, "check_action", lambda self, action, parameters: True)
             for action in registry.scope_actions(scope):
                 monkeypatch.setattr(
-                    cls, f"action_{action.name}", lambda self, a=action: ran.append((a.scope, a.name)), raising=True
+                    cls,
+                    f"action_{action.name}",
+                    lambda self, *parameters, a=action: ran.append((a.scope, a.name, parameters)),
+                    raising=True,
                 )
         commands = {name: run for name, run, _help in registry_commands(app)}
         for action in registry.ACTIONS:
@@ -120,7 +123,7 @@ def test_every_panel_action_is_in_the_palette_and_runs_the_keys_handler(
             if action.scope in registry.PANEL_TITLES:
                 ran.clear()
                 await commands[action.command]()
-                assert ran == [(action.scope, action.name)], action.id
+                assert ran == [(action.scope, action.name, action.parameters)], action.id
 
     run(app, scenario)
 

@@ -19,6 +19,8 @@ CORE = [
     "teamdeck.store",
     "teamdeck.protocol",
     "teamdeck.view",
+    "teamdeck.decisions",
+    "teamdeck.shapes",
     "teamdeck.text",
     "teamdeck.errors",
     "teamdeck.clock",

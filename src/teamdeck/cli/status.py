@@ -11,10 +11,11 @@ from datetime import timedelta
 
 from teamdeck.cli.commands import summary
 from teamdeck.cli.common import Output
+from teamdeck.decisions.registry import spec_of
+from teamdeck.shapes.snapshot import snapshot_json
 from teamdeck.store.workspace import Workspace
 from teamdeck.text import one_line
 from teamdeck.view.build import build_snapshot
-from teamdeck.view.export import snapshot_json
 from teamdeck.view.liveness import has_ended, is_stale, quiet_since
 from teamdeck.view.overview import age, overview
 from teamdeck.view.snapshot import MemberView, TaskView, TeamTaskListView, TeamTaskView, TeamView, WorkspaceSnapshot
@@ -34,10 +35,6 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
 def _status(args: argparse.Namespace, ws: Workspace) -> Output:
     snapshot = build_snapshot(ws)
     return Output(data=snapshot_json(snapshot), text=render_status(snapshot, hide_ended=args.hide_ended))
-
-
-REQUEST_LABELS = {"plan-approval": "plan", "permission": "permission", "shutdown-stuck": "shutdown"}
-"""How a team's request in the decision queue is named, by gate kind."""
 
 
 def render_status(snapshot: WorkspaceSnapshot, *, hide_ended: bool = False) -> str:
@@ -61,9 +58,7 @@ def render_status(snapshot: WorkspaceSnapshot, *, hide_ended: bool = False) -> s
     if snapshot.gates:
         lines.append(f"DECISIONS WAITING ({counts.gates}, oldest {counts.oldest_gate_age})")
         for gate in snapshot.gates:
-            what = (
-                f"gate {gate.gate_id}" if gate.kind == "task-gate" else f"{REQUEST_LABELS[gate.kind]} {gate.request_id}"
-            )
+            what = spec_of(gate).what(gate)
             lines.append(
                 f"  {age(gate.created_at, snapshot.taken_at):>4}  {one_line(gate.source)}  "
                 f"{one_line(what, 80)}  {one_line(gate.title, 120)}"

@@ -48,10 +48,10 @@ from teamdeck.store.workspace import Workspace
 
 log = logging.getLogger(__name__)
 
-Decision = Literal["approve", "reject"]
+GateAnswer = Literal["approve", "reject"]
 DECIDED: dict[str, GateState] = {"approve": "approved", "reject": "rejected"}
 
-GateEffect = Callable[[Workspace, Task, Gate, Decision], list[Event]]
+GateEffect = Callable[[Workspace, Task, Gate, GateAnswer], list[Event]]
 """``effect(ws, task, gate, decision) -> extra events``: ``task`` and ``gate`` are as
 they are *after* the decision event; the events are appended right after it, in the
 same transaction (build them with :func:`new_event` / :func:`transition_event`)."""
@@ -59,7 +59,7 @@ same transaction (build them with :func:`new_event` / :func:`transition_event`).
 GATE_EFFECTS: dict[str, GateEffect] = {}
 """Gate kind → what deciding such a gate does besides recording the decision."""
 
-GateFollowUp = Callable[[Workspace, Task, Gate, Decision], list[str]]
+GateFollowUp = Callable[[Workspace, Task, Gate, GateAnswer], list[str]]
 """``follow_up(ws, task, gate, decision) -> notices``: ``task`` and ``gate`` as they are
 after the decision's transaction; returns lines worth telling the person."""
 
@@ -92,7 +92,7 @@ def gate_follow_up(kind: str) -> Callable[[GateFollowUp], GateFollowUp]:
 
 
 @gate_effect("worker-blocked")
-def resume_when_nothing_waits(ws: Workspace, task: Task, gate: Gate, decision: Decision) -> list[Event]:
+def resume_when_nothing_waits(ws: Workspace, task: Task, gate: Gate, decision: GateAnswer) -> list[Event]:
     """Back to ``working`` once no gate of the task is still blocked (approve or reject:
     either way the worker has its answer in human-notes.md)."""
     if task.open_gates or task.state != "input-required" or not can_transition(task.state, "working"):
@@ -100,7 +100,7 @@ def resume_when_nothing_waits(ws: Workspace, task: Task, gate: Gate, decision: D
     return [transition_event(ws, task, "working", reason=f"gate {gate.id} {gate.state}; no gate is waiting")]
 
 
-def decide_gate(ws: Workspace, task_id: str, gate_id: str, decision: Decision, note: str | None = None) -> GateChange:
+def decide_gate(ws: Workspace, task_id: str, gate_id: str, decision: GateAnswer, note: str | None = None) -> GateChange:
     """Approve or reject a blocked gate.
 
     Args:
@@ -224,7 +224,7 @@ class GateChange(TaskChange):
     said: tuple[str, ...] = ()
 
 
-def _follow_up(ws: Workspace, task: Task, gate_id: str, decision: Decision) -> tuple[list[str], list[str]]:
+def _follow_up(ws: Workspace, task: Task, gate_id: str, decision: GateAnswer) -> tuple[list[str], list[str]]:
     """Run the follow-up of the decided gate's kind.
 
     Returns:

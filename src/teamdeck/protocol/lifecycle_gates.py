@@ -22,7 +22,7 @@ from teamdeck.errors import Refused
 from teamdeck.model.event import Event
 from teamdeck.model.task import Gate, Task, TaskState
 from teamdeck.protocol.allowed import why_not_retry
-from teamdeck.protocol.gates import Decision, decide_gate, gate_effect, gate_follow_up
+from teamdeck.protocol.gates import GateAnswer, decide_gate, gate_effect, gate_follow_up
 from teamdeck.protocol.lifecycle import can_transition, close_gates_events, transition, transition_event
 from teamdeck.protocol.plans.machine import advance
 from teamdeck.protocol.taskfile import TaskChange, load_task
@@ -32,7 +32,7 @@ RETRY_NOTE = "retry"
 
 
 @gate_effect("verification-failed")
-def retry_or_give_up(ws: Workspace, task: Task, gate: Gate, decision: Decision) -> list[Event]:
+def retry_or_give_up(ws: Workspace, task: Task, gate: Gate, decision: GateAnswer) -> list[Event]:
     """Approve: back to ``working`` once no gate waits; reject: ``failed``."""
     if decision == "reject":
         if not can_transition(task.state, "failed"):
@@ -48,7 +48,7 @@ def retry_or_give_up(ws: Workspace, task: Task, gate: Gate, decision: Decision) 
 
 
 @gate_effect("plan-approval")
-def approve_or_drop_plan(ws: Workspace, task: Task, gate: Gate, decision: Decision) -> list[Event]:
+def approve_or_drop_plan(ws: Workspace, task: Task, gate: Gate, decision: GateAnswer) -> list[Event]:
     """Approve: the coordinator task is ``approved``; reject: ``canceled``."""
     target: TaskState = "approved" if decision == "approve" else "canceled"
     if not can_transition(task.state, target):
@@ -57,7 +57,7 @@ def approve_or_drop_plan(ws: Workspace, task: Task, gate: Gate, decision: Decisi
 
 
 @gate_follow_up("plan-approval")
-def move_the_plan(ws: Workspace, task: Task, gate: Gate, decision: Decision) -> list[str]:
+def move_the_plan(ws: Workspace, task: Task, gate: Gate, decision: GateAnswer) -> list[str]:
     """The decided plan moves now: READY (its tasks approved) or CANCELED; it does not
     start (``teamdeck plan run`` does, with the members to delegate to)."""
     if task.plan is None:

@@ -11,87 +11,23 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from teamdeck.view.snapshot import GateView, MemberView
+from teamdeck.decisions import registry as decisions
+from teamdeck.view.snapshot import Decision, MemberView
 
 if TYPE_CHECKING:
-    from teamdeck.protocol.gates import Decision
+    from teamdeck.decisions.spec import Answer
     from teamdeck.tui.app import TeamdeckApp
 
 
-def decide(app: TeamdeckApp, gate: GateView, approve: bool, note: str | None) -> None:
-    """Approve or reject a gate: a task gate (``decide_gate``) or a plan approval
-    request (``answer_plan``)."""
-    verb: Decision = "approve" if approve else "reject"
-    if gate.kind == "plan-approval":
-        answer(app, gate.team or "", gate.member or "", gate.request_id, approve, note)
-        return
-    task_id, gate_id = gate.task_id or "", gate.gate_id or ""
+def answer(app: TeamdeckApp, decision: Decision, answer: Answer, note: str | None) -> None:
+    """Answer ``decision`` (any kind) with ``answer``, one of its spec's two: the spec
+    runs its protocol call (decisions/kinds.py)."""
+    what = decisions.spec_of(decision).what(decision)
 
     def call() -> str:
-        from teamdeck.protocol.gates import decide_gate
+        return decisions.answer_decision(app.ws, decision, answer.action, note)[1].summary
 
-        change = decide_gate(app.ws, task_id, gate_id, verb, note)
-        return "; ".join([f"gate {gate_id} of task {task_id} {verb}d", *change.notices])
-
-    app.perform(f"{verb} gate {gate_id}", call)
-
-
-def answer(
-    app: TeamdeckApp, team: str, member: str, request_id: str | None, approve: bool, feedback: str | None
-) -> None:
-    """Answer a member's plan approval request."""
-    verb = "approve" if approve else "reject"
-
-    def call() -> str:
-        from teamdeck.protocol.messaging import answer_plan
-
-        sent = answer_plan(app.ws, team, member, approve=approve, feedback=feedback, request_id=request_id)
-        return f"plan of {member} {verb}d ({sent.request_id})"
-
-    app.perform(f"{verb} the plan of {member}", call)
-
-
-def permit(app: TeamdeckApp, gate: GateView, approve: bool, note: str | None) -> None:
-    """Allow or deny a member's permission request (a ``permission_response`` to it)."""
-    team, member, request_id = gate.team or "", gate.member or "", gate.request_id or ""
-    verb = "allow" if approve else "deny"
-
-    def call() -> str:
-        from teamdeck.protocol.permissions import answer_permission
-
-        answer_permission(app.ws, team, member, request_id, approve=approve, note=note)
-        return f"permission {'allowed' if approve else 'denied'}: {member} ({request_id})"
-
-    app.perform(f"{verb} the permission request of {member}", call)
-
-
-def resend_stuck_shutdown(app: TeamdeckApp, gate: GateView, reason: str | None) -> None:
-    """Ask the member of a stuck shutdown again (the old request is recorded as superseded)."""
-    team, member = gate.team or "", gate.member or ""
-
-    def call() -> str:
-        from teamdeck.protocol.shutdown_resend import resend_shutdown
-
-        resent = resend_shutdown(app.ws, team, member, reason=reason)
-        return (
-            f"shutdown request resent to {member} ({resent.sent.request_id}); superseded {', '.join(resent.superseded)}"
-        )
-
-    app.perform(f"resend the shutdown request to {member}", call)
-
-
-def force_offline(app: TeamdeckApp, gate: GateView, reason: str | None) -> None:
-    """Mark the member of a stuck shutdown inactive (forced), the reason logged."""
-    team, member = gate.team or "", gate.member or ""
-    why = reason or f"no shutdown_response to {gate.request_id} since {gate.created_at}; forced offline"
-
-    def call() -> str:
-        from teamdeck.protocol.messaging import deactivate_member
-
-        name = deactivate_member(app.ws, team, member, force=True, reason=why)
-        return f"{name} forced offline"
-
-    app.perform(f"force {member} offline", call)
+    app.perform(f"{answer.action.replace('_', ' ')} {what}", call)
 
 
 def message(app: TeamdeckApp, member: MemberView, summary: str, text: str) -> None:

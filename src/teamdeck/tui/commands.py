@@ -64,7 +64,7 @@ def registry_commands(app: TeamdeckApp) -> list[Command]:
             commands.append((action.command, _run(app, action.action), action.key_text))
         elif action.scope == "main":
             commands.append((action.command, _run(main, action.action), action.key_text))
-        elif main.panel(action.scope).check_action(action.name, ()) is True:
+        elif main.panel(action.scope).check_action(action.name, action.parameters) is True:
             commands.append((action.command, _on_panel(main, action), f"{action.key_text}: {action.help}"))
     return commands
 
@@ -78,16 +78,16 @@ def item_commands(app: TeamdeckApp) -> list[Command]:
     writable = not app.read_only
     commands: list[Command] = []
 
-    def add(name: str, scope: str, key: str, action: str) -> None:
-        entry = registry.find(scope, action)
+    def add(name: str, scope: str, key: str, action: str, *parameters: object) -> None:
+        entry = registry.find(scope, action, *parameters)
         commands.append((name, _on_item(main, entry, key), entry.key_text))
 
     for gate in snapshot.gates:
         label = cell(f"{gate.gate_id or gate.request_id} ({gate.source}): {gate.title}", 120)
         add(f"Read decision {label}", "gates", gate.key, "open")
         if writable:
-            for action in answers(gate):
-                add(f"{registry.find('gates', action).label} {label}", "gates", gate.key, action)
+            for answer in answers(gate):
+                add(f"{answer.label} {label}", "gates", gate.key, "answer", answer.action)
     for member in snapshot.members:
         who = cell(f"{member.name} ({member.team})", 100)
         add(f"Inbox of {who}", "roster", member.key, "open_inbox")

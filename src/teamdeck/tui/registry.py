@@ -12,9 +12,12 @@ rules behind it are protocol predicates (``can_*``) wherever a write is concerne
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
 
 from textual.binding import Binding, BindingType
+
+from teamdeck.decisions.registry import all_answers
 
 PANEL_TITLES = {
     "gates": "1 Decisions",
@@ -61,6 +64,12 @@ class Action:
     def name(self) -> str:
         """The action's method name (``panel('gates')`` → ``panel``)."""
         return self.action.split("(", 1)[0]
+
+    @property
+    def parameters(self) -> tuple[object, ...]:
+        """The action's parameters (``answer('allow')`` → ``('allow',)``)."""
+        _name, _, rest = self.action.partition("(")
+        return tuple(ast.literal_eval(f"({rest[:-1]},)")) if rest else ()
 
     @property
     def key_text(self) -> str:
@@ -114,65 +123,20 @@ ACTIONS: tuple[Action, ...] = (
     Action(
         "back", "main", "back", "escape", "Back", "Back", "back: close the filter, or the inbox to the roster", False
     ),
-    # 1 Decisions: a and r answer the selected decision; which pair depends on its kind.
+    # 1 Decisions: a and r answer the selected decision; which pair depends on its kind
+    # (each answer of each kind's spec, decisions/kinds.py, is one binding).
     Action("gate-open", "gates", "open", "enter", "Read", "Read the selected decision", "read the whole request"),
-    Action(
-        "gate-approve", "gates", "approve", "a", "Approve", "Approve the selected decision", "approve (optional note)"
-    ),
-    Action("gate-reject", "gates", "reject", "r", "Reject", "Reject the selected decision", "reject (note required)"),
-    Action(
-        "gate-retry",
-        "gates",
-        "retry",
-        "a",
-        "Retry",
-        "Retry the selected FAIL gate",
-        "FAIL gate: retry (task works again)",
-    ),
-    Action(
-        "gate-give-up",
-        "gates",
-        "give_up",
-        "r",
-        "Give up",
-        "Give up the selected FAIL gate",
-        "FAIL gate: give up (fails)",
-    ),
-    Action(
-        "permission-allow",
-        "gates",
-        "allow",
-        "a",
-        "Allow",
-        "Allow the selected permission request",
-        "permission request: allow (the tool runs with its input)",
-    ),
-    Action(
-        "permission-deny",
-        "gates",
-        "deny",
-        "r",
-        "Deny",
-        "Deny the selected permission request",
-        "permission request: deny (the reason is sent)",
-    ),
-    Action(
-        "shutdown-resend",
-        "gates",
-        "resend",
-        "a",
-        "Resend",
-        "Resend the selected stuck shutdown request",
-        "stuck shutdown: resend (a new request id)",
-    ),
-    Action(
-        "shutdown-force",
-        "gates",
-        "force",
-        "r",
-        "Force offline",
-        "Force the member of the stuck shutdown offline",
-        "stuck shutdown: force offline (reason logged)",
+    *(
+        Action(
+            answer.id,
+            "gates",
+            f"answer('{answer.action}')",
+            "a" if answer.positive else "r",
+            answer.label,
+            answer.command,
+            answer.help,
+        )
+        for answer in all_answers()
     ),
     # 2 Roster
     Action("member-inbox", "roster", "open_inbox", "enter", "Inbox", "Open the selected member's inbox", "its inbox"),
@@ -299,14 +263,7 @@ ACTIONS: tuple[Action, ...] = (
 
 CONFIRMED = frozenset(
     {
-        "gate-approve",
-        "gate-reject",
-        "gate-retry",
-        "gate-give-up",
-        "permission-allow",
-        "permission-deny",
-        "shutdown-resend",
-        "shutdown-force",
+        *(answer.id for answer in all_answers()),
         "member-shutdown",
         "plan-approve",
         "plan-reject",
@@ -336,12 +293,13 @@ def bindings(scope: str) -> list[BindingType]:
     ]
 
 
-def find(scope: str, name: str) -> Action:
-    """The action ``name`` (method name) of ``scope``; KeyError when there is none."""
+def find(scope: str, name: str, *parameters: object) -> Action:
+    """The action ``name`` (method name) of ``scope`` with ``parameters``; KeyError when
+    there is none."""
     for action in scope_actions(scope):
-        if action.name == name:
+        if action.name == name and action.parameters == parameters:
             return action
-    raise KeyError(f"{scope}.{name}")
+    raise KeyError(f"{scope}.{name}{parameters or ''}")
 
 
 def help_sections() -> list[tuple[str, list[tuple[str, str]]]]:

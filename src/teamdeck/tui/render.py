@@ -13,6 +13,7 @@ from functools import lru_cache
 from textual.content import Content
 from textual.widgets import Static
 
+from teamdeck.decisions.spec import Part
 from teamdeck.text import one_line, sanitize
 
 BLOCK_CHARS = 20_000
@@ -33,6 +34,29 @@ def block(text: str | None, limit: int = BLOCK_CHARS) -> str:
 def safe(text: str | None, style: str = "", *, limit: int = BLOCK_CHARS) -> Content:
     """A ``Content`` of sanitised ``text`` (never parsed as markup)."""
     return Content.styled(block(text, limit), style)
+
+
+STYLES = {"": "", "bold": "bold", "accent": "bold $accent", "warning": "bold $warning", "muted": "$text-muted"}
+"""A decision spec's style roles in the theme (decisions/spec.py ``Style``)."""
+
+
+def parts_content(parts: tuple[Part, ...]) -> Content:
+    """A decision spec's parts as one ``Content``: teamdeck's own words as they are,
+    the files' text sanitised (one line, or its lines kept), each in its style."""
+    pieces: list[tuple[str, str]] = []
+    for part in parts:
+        if part.form == "ours":
+            text = part.text
+        elif part.form == "block":
+            text = block(part.text, part.limit)
+        else:
+            text = cell(part.text, part.limit)
+        style = STYLES[part.style]
+        if pieces and pieces[-1][1] == style:
+            pieces[-1] = (pieces[-1][0] + text, style)  # one span per run of a style, as if written at once
+        else:
+            pieces.append((text, style))
+    return Content.assemble(*pieces)
 
 
 def escaped(text: str | None, limit: int = 200_000) -> str:

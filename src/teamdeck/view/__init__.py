@@ -3,6 +3,6 @@ refreshed from batches of changed paths. Pure (no Textual, no Rich); every front
 (``teamdeck status``, the TUI) draws from it.
 
 Public API: :func:`build_snapshot`, :func:`refresh`, :func:`load_older` (view/build.py),
-the snapshot types (view/snapshot.py), :func:`overview` (view/overview.py) and
-:func:`snapshot_json` (view/export.py).
+the snapshot types (view/snapshot.py) and :func:`overview` (view/overview.py). Its JSON
+is made above it, in teamdeck/shapes/, where each decision's spec says its fields.
 """

@@ -7,7 +7,7 @@ from teamdeck.store.workspace import Workspace
 from teamdeck.view.event_tail import MAX_EVENTS, moment
 from teamdeck.view.eventlog import EventRow
 from teamdeck.view.read_state import ReadState
-from teamdeck.view.snapshot import GateView, Problem, TaskView, TeamView, WorkspaceSnapshot
+from teamdeck.view.snapshot import Decision, Problem, TaskView, TeamView, WorkspaceSnapshot
 from teamdeck.view.teams import TeamFiles, inbox_problems
 from teamdeck.view.timeline import with_team_rows
 
@@ -44,7 +44,7 @@ def snapshot_of(state: ReadState, rows: tuple[EventRow, ...], notices: tuple[str
     )
 
 
-def _gate_queue(tasks: tuple[TaskView, ...], team_gates: tuple[tuple[GateView, ...], ...]) -> tuple[GateView, ...]:
+def _gate_queue(tasks: tuple[TaskView, ...], team_gates: tuple[tuple[Decision, ...], ...]) -> tuple[Decision, ...]:
     """Every open gate of the tasks and teams, oldest first."""
     gates = [gate for task in tasks for gate in task.open_gates]
     for gates_of_team in team_gates:

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from teamdeck.view.eventlog import LogSource
     from teamdeck.view.issues import IssueView
     from teamdeck.view.plans import PlanView, TaskVerdicts
-    from teamdeck.view.snapshot import GateView, Problem, TaskView, TeamTaskListView, TeamView
+    from teamdeck.view.snapshot import Decision, Problem, TaskView, TeamTaskListView, TeamView
     from teamdeck.view.tasks import Outputs
     from teamdeck.view.team_tasks import TaskListFiles
     from teamdeck.view.teams import TeamFiles
@@ -38,7 +38,7 @@ class ReadState:
     """Tasks whose worker outputs are not read yet (:func:`check_outputs` reads them)."""
     teams: dict[str, TeamFiles] = field(default_factory=dict)
     team_views: dict[str, TeamView] = field(default_factory=dict)
-    team_gates: dict[str, tuple[GateView, ...]] = field(default_factory=dict)
+    team_gates: dict[str, tuple[Decision, ...]] = field(default_factory=dict)
     waiting: dict[str, frozenset[str]] = field(default_factory=dict)
     logs: dict[str, LogSource] = field(default_factory=dict)
     plans: dict[str, PlanView] = field(default_factory=dict)

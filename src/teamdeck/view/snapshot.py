@@ -44,10 +44,12 @@ MemberStatus = Literal[
 - ``working``: anything else.
 """
 
-GateKind = Literal["task-gate", "plan-approval", "permission", "shutdown-stuck"]
-"""What kind of decision waits: a blocked gate in a task.yaml, a plan approval request
-or a permission request in a team lead's inbox, or a shutdown request that got no
-reply in time (resend it or force the member offline)."""
+DecisionKind = str
+"""What kind of decision waits: ``task-gate`` (a blocked gate in a task.yaml),
+``plan-approval`` and ``permission`` (a request in a team lead's inbox),
+``shutdown-stuck`` (a shutdown request that got no reply in time). The view only
+builds decisions; what a kind is called, shows and how it is answered is its spec's
+(teamdeck/decisions/kinds.py), so a new kind adds no branch here or in a front."""
 
 
 @dataclass(frozen=True)
@@ -99,13 +101,14 @@ class WorkerView:
 
 
 @dataclass(frozen=True)
-class GateView:
-    """One decision a person is asked to make (open), or made (decided).
+class Decision:
+    """One decision a person is asked to make (open), or made (decided): a row of the
+    decision queue, whatever its kind.
 
     Attributes:
         key: unique across the workspace: ``task:<task>:<gate>``, or
             ``<plan|permission|shutdown>:<team>:<member>:<requestId>``.
-        kind: see :data:`GateKind`.
+        kind: see :data:`DecisionKind`.
         subkind: a task gate's own kind (``worker-blocked``, ``verification-failed``,
             ``plan-approval``; model/task.py).
         state: ``blocked`` (waiting) or the decision (``approved`` / ``rejected``).
@@ -124,7 +127,7 @@ class GateView:
     """
 
     key: str
-    kind: GateKind
+    kind: DecisionKind
     state: str
     created_at: str
     source: str
@@ -164,7 +167,7 @@ class TaskView:
     team: str | None = None
     updated_at: str = ""
     revision: int = 0
-    gates: tuple[GateView, ...] = ()
+    gates: tuple[Decision, ...] = ()
     workers: tuple[WorkerView, ...] = ()
     outputs_checked: bool = True
     """False while the workers' final.json files are not read yet (``workers`` are then
@@ -174,7 +177,7 @@ class TaskView:
     problem: Problem | None = None
 
     @functools.cached_property
-    def open_gates(self) -> tuple[GateView, ...]:
+    def open_gates(self) -> tuple[Decision, ...]:
         """The gates still waiting (worked out once per view: every refresh asks)."""
         return tuple(gate for gate in self.gates if gate.open)
 
@@ -377,7 +380,7 @@ class WorkspaceSnapshot:
     taken_at: datetime
     teams: tuple[TeamView, ...] = ()
     tasks: tuple[TaskView, ...] = ()
-    gates: tuple[GateView, ...] = ()
+    gates: tuple[Decision, ...] = ()
     events: tuple[EventRow, ...] = ()
     events_complete: bool = True
     problems: tuple[Problem, ...] = ()
@@ -409,11 +412,11 @@ class WorkspaceSnapshot:
         """The member ``<team>/<name>``."""
         return next((member for member in self.members if member.key == key), None)
 
-    def gate(self, key: str) -> GateView | None:
+    def gate(self, key: str) -> Decision | None:
         return self._gates_by_key.get(key)
 
     @functools.cached_property
-    def _gates_by_key(self) -> dict[str, GateView]:
+    def _gates_by_key(self) -> dict[str, Decision]:
         """The gates by key (the gates panel looks its selected one up for each of its
         keys, on every change)."""
         return {gate.key: gate for gate in reversed(self.gates)}  # the first of a key wins, as a scan would

@@ -17,7 +17,7 @@ from teamdeck.protocol.taskfile import TASK, load_task, parse_task_dict
 from teamdeck.protocol.worker_outputs import WorkerResult, read_worker_outputs
 from teamdeck.store.files import read_optional
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.snapshot import GateView, Problem, TaskView, WorkerView
+from teamdeck.view.snapshot import Decision, Problem, TaskView, WorkerView
 
 SUMMARY_MD = "joined-summary.md"
 
@@ -105,12 +105,12 @@ def _load(ws: Workspace, task_id: str, last_event_id: str | None) -> Task:
     return load_task(ws, task_id)
 
 
-def task_gate_view(task: Task, gate: Gate) -> GateView:
-    """A task.yaml gate as a :class:`GateView`."""
+def task_gate_view(task: Task, gate: Gate) -> Decision:
+    """A task.yaml gate as a :class:`Decision`."""
     questions = tuple(gate.questions)
     title = gate.reason or (questions[0] if questions else f"gate {gate.id}")
     notes = f"tasks/{task.id}/shared/human-notes.md"
-    return GateView(
+    return Decision(
         key=f"task:{task.id}:{gate.id}",
         kind="task-gate",
         subkind=gate.kind,

@@ -45,7 +45,7 @@ from teamdeck.store.inbox import Inbox, UnreadableInbox, recipient_of
 from teamdeck.store.loaders import dumps_json
 from teamdeck.store.teamfiles import read_team_config
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.snapshot import GateView, MemberStatus, MemberView, MessageView, Problem, TeamView
+from teamdeck.view.snapshot import Decision, MemberStatus, MemberView, MessageView, Problem, TeamView
 
 RequestKind = TypeVar("RequestKind", bound=Kind)
 
@@ -429,13 +429,13 @@ def _status(key: str, active: bool, ledger: Ledger | None, on_gate: bool) -> _St
     )
 
 
-def team_gates(files: TeamFiles, team: TeamView) -> list[GateView]:
+def team_gates(files: TeamFiles, team: TeamView) -> list[Decision]:
     """Every decision the team waits for: plan approvals, permission requests and
     stuck shutdowns (the caller sorts the whole queue, oldest first)."""
     return pending_plan_gates(files, team) + pending_permission_gates(files) + stuck_shutdown_gates(files)
 
 
-def pending_plan_gates(files: TeamFiles, team: TeamView) -> list[GateView]:
+def pending_plan_gates(files: TeamFiles, team: TeamView) -> list[Decision]:
     """The team's unanswered plan approval requests as gates, one per request."""
     if files.ledger is None:
         return []
@@ -445,7 +445,7 @@ def pending_plan_gates(files: TeamFiles, team: TeamView) -> list[GateView]:
             continue
         request = _find_request(files, handshake, PlanApprovalRequest)
         gates.append(
-            GateView(
+            Decision(
                 key=f"plan:{files.name}:{handshake.member}:{handshake.request_id}",
                 kind="plan-approval",
                 state="blocked",
@@ -463,7 +463,7 @@ def pending_plan_gates(files: TeamFiles, team: TeamView) -> list[GateView]:
     return gates
 
 
-def pending_permission_gates(files: TeamFiles) -> list[GateView]:
+def pending_permission_gates(files: TeamFiles) -> list[Decision]:
     """The team's open permission requests as gates: the tool, what it is for, and its
     input (raw here; fronts sanitise)."""
     if files.ledger is None:
@@ -475,7 +475,7 @@ def pending_permission_gates(files: TeamFiles) -> list[GateView]:
         request = _find_request(files, handshake, PermissionRequest)
         tool = (request.tool_name if request else None) or "a tool"
         gates.append(
-            GateView(
+            Decision(
                 key=f"permission:{files.name}:{handshake.member}:{handshake.request_id}",
                 kind="permission",
                 state="blocked",
@@ -495,13 +495,13 @@ def pending_permission_gates(files: TeamFiles) -> list[GateView]:
     return gates
 
 
-def stuck_shutdown_gates(files: TeamFiles) -> list[GateView]:
+def stuck_shutdown_gates(files: TeamFiles) -> list[Decision]:
     """Shutdown requests that waited past the timeout with no reply, as gates whose
     two answers are "resend" and "force offline"."""
     if files.ledger is None:
         return []
     return [
-        GateView(
+        Decision(
             key=f"shutdown:{files.name}:{handshake.member}:{handshake.request_id}",
             kind="shutdown-stuck",
             state="blocked",

@@ -33,7 +33,7 @@ from teamdeck.protocol.forge.agents import Agent, known_agents
 from teamdeck.protocol.forge.gitea_api import api_from_env
 from teamdeck.protocol.forge.issues import change_issue, event, issue_key, load_issue, repo_key
 from teamdeck.protocol.forge.notify import send
-from teamdeck.protocol.gates import Decision, gate_effect, gate_follow_up
+from teamdeck.protocol.gates import GateAnswer, gate_effect, gate_follow_up
 from teamdeck.protocol.human_notes import sync_human_notes
 from teamdeck.protocol.lifecycle import can_transition, transition_event
 from teamdeck.protocol.markdown import code_span, fenced
@@ -165,7 +165,7 @@ def _create_task(
 
 
 @gate_effect(KIND)
-def achieved_or_new_round(ws: Workspace, task: Task, gate: Gate, decision: Decision) -> list[Event]:
+def achieved_or_new_round(ws: Workspace, task: Task, gate: Gate, decision: GateAnswer) -> list[Event]:
     """Approve: the round's task is ``done`` (goal achieved); reject: ``canceled`` (a new round)."""
     target: TaskState = "done" if decision == "approve" else "canceled"
     if not can_transition(task.state, target):
@@ -175,7 +175,7 @@ def achieved_or_new_round(ws: Workspace, task: Task, gate: Gate, decision: Decis
 
 
 @gate_follow_up(KIND)
-def report_the_outcome(ws: Workspace, task: Task, gate: Gate, decision: Decision) -> list[str]:
+def report_the_outcome(ws: Workspace, task: Task, gate: Gate, decision: GateAnswer) -> list[str]:
     """Record the outcome on the parent issue, post it on Gitea, tell the coordinator."""
     key = getattr(task, "forgeIssue", None)
     round_number = getattr(task, "round", None)
@@ -222,7 +222,7 @@ def report_the_outcome(ws: Workspace, task: Task, gate: Gate, decision: Decision
     return notices
 
 
-def outcome_comment(parent: ForgeIssue, round_number: int, decision: Decision, gate: Gate) -> str:
+def outcome_comment(parent: ForgeIssue, round_number: int, decision: GateAnswer, gate: Gate) -> str:
     """The comment teamdeck posts on the parent issue for a decided round review."""
     who = gate.decidedBy or "a person"
     if decision == "approve":
@@ -232,7 +232,7 @@ def outcome_comment(parent: ForgeIssue, round_number: int, decision: Decision, g
 
 
 def _post_outcome(
-    ws: Workspace, parent: ForgeIssue, round_number: int, decision: Decision, gate: Gate
+    ws: Workspace, parent: ForgeIssue, round_number: int, decision: GateAnswer, gate: Gate
 ) -> tuple[str, bool]:
     """Post the outcome on the parent issue (and close it when the goal is achieved).
 

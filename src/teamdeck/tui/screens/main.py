@@ -111,7 +111,10 @@ class MainScreen(Screen[None]):
         panel = self.panel(self.current_panel)
         state = (
             self.current_panel,
-            tuple(panel.check_action(action.name, ()) for action in registry.scope_actions(self.current_panel)),
+            tuple(
+                panel.check_action(action.name, action.parameters)
+                for action in registry.scope_actions(self.current_panel)
+            ),
         )
         if state != self._binding_state:
             self._binding_state = state

@@ -1,26 +1,24 @@
-"""The decisions waiting, oldest first: age, kind, source, who waits, what is asked."""
+"""The decisions waiting, oldest first: age, kind (its spec's label), source, who waits,
+what is asked."""
 
 from __future__ import annotations
 
 from datetime import datetime
 
+from teamdeck.decisions.registry import spec_of
 from teamdeck.tui.render import cell
 from teamdeck.tui.widgets.line_list import Cell, LineList, Row
 from teamdeck.view.overview import age
-from teamdeck.view.snapshot import GateView, same_items
-
-KIND_LABELS = {"task-gate": "gate", "plan-approval": "plan", "permission": "permit", "shutdown-stuck": "shutdown"}
-SUBKIND_LABELS = {"verification-failed": "FAIL", "round-review": "round"}
-"""A task gate's own kind, where it says more than "gate"."""
+from teamdeck.view.snapshot import Decision, same_items
 
 
 class GateList(LineList):
     """One row per open gate (line API)."""
 
-    _drawn: tuple[tuple[GateView, ...], datetime] | None = None
+    _drawn: tuple[tuple[Decision, ...], datetime] | None = None
     """The gates and the whole second their ages were last worked out from."""
 
-    def show(self, gates: tuple[GateView, ...], now: datetime) -> bool:
+    def show(self, gates: tuple[Decision, ...], now: datetime) -> bool:
         """Show ``gates`` with their ages at ``now``; False when nothing could have
         changed (the same gates, and the same second: ages are worked out at most once
         a second, not for all the gates on every change of the workspace)."""
@@ -32,10 +30,8 @@ class GateList(LineList):
         return True
 
 
-def gate_row(gate: GateView, now: datetime) -> Row:
-    what = (
-        SUBKIND_LABELS.get(gate.subkind, KIND_LABELS[gate.kind]) if gate.kind == "task-gate" else KIND_LABELS[gate.kind]
-    )
+def gate_row(gate: Decision, now: datetime) -> Row:
+    what = spec_of(gate).label_for(gate)
     questions = f" ({len(gate.questions)} question{'s' if len(gate.questions) != 1 else ''})" if gate.questions else ""
     return Row(
         gate.key,

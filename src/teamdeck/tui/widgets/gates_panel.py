@@ -1,8 +1,9 @@
-"""Panel 1: the decisions waiting (blocked task gates, plan approval and permission
-requests, stuck shutdowns), the selected one's questions below, and the keys to
-decide: ``a`` for the positive answer (approve, retry, allow, resend), ``r`` for the
-negative one (reject, give up, deny, force offline), both confirmed first; ``enter``
-to read everything."""
+"""Panel 1: the decisions waiting (every kind the registry knows: blocked task gates,
+plan approval and permission requests, stuck shutdowns...), the selected one's detail
+below, and the keys to decide: ``a`` for its positive answer (approve, retry, allow,
+resend), ``r`` for its negative one (reject, give up, deny, force offline), both
+confirmed first; ``enter`` to read everything. What each kind shows and does is its
+spec's (teamdeck/decisions/kinds.py): nothing here branches on a kind."""
 
 from __future__ import annotations
 
@@ -12,33 +13,28 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
+from teamdeck.decisions.registry import all_answers, spec_of
+from teamdeck.decisions.spec import Answer
 from teamdeck.tui import actions, registry
-from teamdeck.tui.render import block, cell, show_content
+from teamdeck.tui.render import cell, parts_content, show_content
 from teamdeck.tui.typed import deck
 from teamdeck.tui.widgets.confirm_bar import AskConfirm, Confirmed, ConfirmRequest
 from teamdeck.tui.widgets.gate_list import GateList
 from teamdeck.tui.widgets.line_list import LineList
 from teamdeck.tui.widgets.panel import Panel
 from teamdeck.view.overview import overview
-from teamdeck.view.snapshot import GateView, WorkspaceSnapshot, same_items
+from teamdeck.view.snapshot import Decision, WorkspaceSnapshot, same_items
 
-FAIL_GATE = "verification-failed"
-PAIRS = {
-    "task-gate": ("approve", "reject"),
-    "plan-approval": ("approve", "reject"),
-    "fail-gate": ("retry", "give_up"),
-    "permission": ("allow", "deny"),
-    "shutdown-stuck": ("resend", "force"),
-}
-"""The two answers (``a``, ``r``) each kind of decision has."""
-WRITES = frozenset(action for pair in PAIRS.values() for action in pair)
-OLD_PAIRS = frozenset(PAIRS["task-gate"] + PAIRS["fail-gate"])
-"""Shown (greyed) when nothing is selected."""
+ANSWERS = frozenset(answer.action for answer in all_answers())
+"""Every answer's action (``answer('allow')``: one binding each, ``a`` or ``r``)."""
+IDLE_ANSWERS = frozenset(answer.action for answer in all_answers()[:4])
+"""Shown (greyed) when nothing is selected: the task gate's answers (approve, reject,
+retry, give up), registered first."""
 
 
-def answers(gate: GateView) -> tuple[str, str]:
-    """The actions of ``a`` and ``r`` for ``gate``."""
-    return PAIRS["fail-gate" if gate.kind == "task-gate" and gate.subkind == FAIL_GATE else gate.kind]
+def answers(decision: Decision) -> tuple[Answer, Answer]:
+    """The answers of ``a`` and ``r`` for ``decision``."""
+    return spec_of(decision).answers_for(decision)
 
 
 class GatesPanel(Panel):
@@ -62,7 +58,7 @@ class GatesPanel(Panel):
             self._show_detail()  # (the same gates: the same one selected, the same detail)
 
     @property
-    def selected(self) -> GateView | None:
+    def selected(self) -> Decision | None:
         key = self.list.current_key
         return self.snapshot.gate(key) if self.snapshot is not None and key else None
 
@@ -84,174 +80,54 @@ class GatesPanel(Panel):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         gate = self.selected
-        if action in WRITES and gate is not None and action not in answers(gate):
-            return False  # another pair of keys is the one shown for this gate
-        if action in WRITES and gate is None and action not in OLD_PAIRS:
-            return False
-        if action in WRITES and (deck(self).read_only or gate is None):
-            return None
+        if action == "answer":
+            name = parameters[0] if parameters else None
+            if gate is None:
+                return None if name in IDLE_ANSWERS else False
+            if name not in {answer.action for answer in answers(gate)}:
+                return False  # another pair of keys is the one shown for this decision
+            return None if deck(self).read_only else True
         if action == "open" and gate is None:
             return None
         return True
 
-    def action_approve(self) -> None:
-        self._decide(approve=True)
-
-    def action_reject(self) -> None:
-        self._decide(approve=False)
-
-    def action_retry(self) -> None:
-        self._decide(approve=True)
-
-    def action_give_up(self) -> None:
-        self._decide(approve=False)
-
-    def action_allow(self) -> None:
-        self._permit(approve=True)
-
-    def action_deny(self) -> None:
-        self._permit(approve=False)
-
-    def action_resend(self) -> None:
-        self._unstick(force=False)
-
-    def action_force(self) -> None:
-        self._unstick(force=True)
-
-    def _permit(self, *, approve: bool) -> None:
+    def action_answer(self, name: str) -> None:
+        """Ask to confirm the selected decision's answer ``name``, then run it."""
         gate = self.selected
-        if gate is None or gate.kind != "permission" or deck(self).read_only:
+        if gate is None or deck(self).read_only:
             return
-        verb = "Allow" if approve else "Deny"
-        title = Content.assemble(
-            (f"{verb} ", "bold"),
-            (cell(gate.member, 64), "bold $accent"),
-            (" to use " if approve else " the use of ", "bold"),
-            (cell(gate.tool, 64), "bold $warning"),
-            ("?", "bold"),
-        )
-        outcome = (
-            "The tool runs with this input, unchanged (permission_response success); a note is only logged."
-            if approve
-            else "The teammate gets the reason as the error (default: Permission denied)."
-        )
-        request = ConfirmRequest(
-            title,
-            Content.assemble(gate_detail(gate), "\n", (outcome, "bold")),
-            confirm=verb,
-            note="optional",
-            note_label="Note" if approve else "Reason",
-            danger=not approve,
-        )
-
-        def decided(result: Confirmed | None) -> None:
-            if result is not None:
-                actions.permit(deck(self), gate, approve, result.note)
-
-        self.post_message(AskConfirm(request, decided))
-
-    def _unstick(self, *, force: bool) -> None:
-        gate = self.selected
-        if gate is None or gate.kind != "shutdown-stuck" or deck(self).read_only:
+        answer = next((answer for answer in answers(gate) if answer.action == name), None)
+        if answer is None:
             return
-        who = (cell(gate.member, 64), "bold $accent")
-        if force:
-            title = Content.assemble(("Force ", "bold"), who, (" offline?", "bold"))
-            outcome = (
-                "isActive becomes false in config.json (it no longer blocks TeamDelete); the reason "
-                "is recorded in messages.jsonl. Use it when the agent is gone for good."
-            )
-        else:
-            title = Content.assemble(("Resend the shutdown request to ", "bold"), who, ("?", "bold"))
-            outcome = (
-                "A new shutdown_request (new requestId) goes to its inbox; the unanswered one is "
-                "recorded as superseded in messages.jsonl."
-            )
-        request = ConfirmRequest(
-            title,
-            Content.assemble(gate_detail(gate), "\n", (outcome, "bold")),
-            confirm="Force offline" if force else "Resend",
-            note="optional",
-            note_label="Reason",
-            danger=force,
-        )
-
-        def decided(result: Confirmed | None) -> None:
-            if result is None:
-                return
-            if force:
-                actions.force_offline(deck(self), gate, result.note)
-            else:
-                actions.resend_stuck_shutdown(deck(self), gate, result.note)
-
-        self.post_message(AskConfirm(request, decided))
-
-    def _decide(self, *, approve: bool) -> None:
-        gate = self.selected
-        if gate is None or gate.kind not in ("task-gate", "plan-approval") or deck(self).read_only:
-            return
-        verb = "Approve" if approve else "Reject"
         body = gate_detail(gate)
-        if gate.subkind == FAIL_GATE:
-            verb = "Retry" if approve else "Give up"
-            body = Content.assemble(body, "\n", (FAIL_OUTCOMES[approve], "bold"))
-        title = Content.assemble((f"{verb} ", "bold"), (cell(gate.title, 120), "bold $warning"))
+        if answer.outcome:
+            body = Content.assemble(body, "\n", (answer.outcome, "bold"))
         request = ConfirmRequest(
-            title,
+            parts_content(answer.question(gate)),
             body,
-            confirm=verb,
-            note="optional" if approve else "required",
-            note_label="Note" if gate.kind == "task-gate" else "Feedback",
-            danger=not approve,
+            confirm=answer.label,
+            note=answer.note,
+            note_label=answer.note_label,
+            danger=answer.danger,
         )
 
         def decided(result: Confirmed | None) -> None:
             if result is not None:
-                actions.decide(deck(self), gate, approve, result.note)
+                actions.answer(deck(self), gate, answer, result.note)
 
         self.post_message(AskConfirm(request, decided))
 
 
-HEADINGS = {"plan-approval": "plan approval", "permission": "permission request", "shutdown-stuck": "stuck shutdown"}
-SUBKIND_LABELS = {
-    FAIL_GATE: "verification FAILED: retry (a) or give up (r)",
-    "plan-approval": "coordinator plan: approve to make it READY",
-}
-FAIL_OUTCOMES = {
-    True: "Retry: the task goes back to working and its guardian can run again.",
-    False: "Give up: the task fails (final) and its other open gates are closed.",
-}
-
-
-def gate_detail(gate: GateView, *, short: bool = False) -> Content:
-    """What a person reads before deciding (sanitised).
+def gate_detail(gate: Decision, *, short: bool = False) -> Content:
+    """What a person reads before deciding (its spec's detail, sanitised).
 
     ``short`` leaves out the reason, questions and plan: the header of the full view,
     whose body already holds them whole (:func:`gate_text`).
     """
-    parts: list[str | tuple[str, str]] = [
-        (HEADINGS[gate.kind] if gate.kind in HEADINGS else f"gate {cell(gate.gate_id, 64)}", "bold"),
-        (f"  {SUBKIND_LABELS[gate.subkind]}" if gate.subkind in SUBKIND_LABELS else "", "bold $warning"),
-        (f"  tool {cell(gate.tool, 64)}" if gate.kind == "permission" else "", "bold $warning"),
-        f"  from {cell(gate.source, 80)}",
-        f"  waiting since {cell(gate.created_at, 40)}\n",
-    ]
-    if gate.agent:
-        parts += [("who: ", "$text-muted"), f"{cell(gate.agent, 64)}\n"]
-    if gate.request_id and gate.kind in ("permission", "shutdown-stuck"):
-        parts += [("request: ", "$text-muted"), f"{cell(gate.request_id, 120)}\n"]
-    if gate.reason and not short:
-        parts += [("reason: ", "$text-muted"), f"{cell(gate.reason, 500)}\n"]
-    for number, question in enumerate(() if short else gate.questions, 1):
-        parts += [(f"Q{number}. ", "bold $accent"), f"{block(question, 2000)}\n"]
-    if gate.notes_path:
-        parts += [("notes: ", "$text-muted"), f"{cell(gate.notes_path, 200)}\n"]
-    if gate.body and not short:
-        parts += [("input:\n" if gate.kind == "permission" else "plan:\n", "$text-muted"), block(gate.body, 1500)]
-    return Content.assemble(*parts)
+    return parts_content(spec_of(gate).detail(gate, short))
 
 
-def gate_text(gate: GateView) -> str:
+def gate_text(gate: Decision) -> str:
     """The whole request as plain text, for the full view (sanitised there)."""
     lines = [gate.title, "", *(f"Q{n}. {q}" for n, q in enumerate(gate.questions, 1))]
     if gate.body:

@@ -48,7 +48,7 @@ class Panel(Vertical):
 
     def run_registered(self, action: Action) -> None:
         """Run ``action`` (of this panel) on what is selected, as its key does."""
-        getattr(self, f"action_{action.name}")()
+        getattr(self, f"action_{action.name}")(*action.parameters)
 
     def selection_moved(self) -> None:
         """Tell the screen the selection changed (the footer's keys may change with it)."""

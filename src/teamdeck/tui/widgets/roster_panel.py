@@ -10,6 +10,7 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
+from teamdeck.decisions.registry import spec_of
 from teamdeck.protocol.allowed import can_deactivate, can_shutdown
 from teamdeck.tui import actions, registry
 from teamdeck.tui.messages import OpenInbox
@@ -152,28 +153,18 @@ class RosterPanel(Panel):
         member = self.selected
         if member is None or self.check_action("plan_approve", ()) is not True:
             return
-        gate = (
-            next(
-                (
-                    gate
-                    for gate in self.snapshot.gates
-                    if gate.kind == "plan-approval"
-                    and gate.team == member.team
-                    and gate.request_id == member.pending_plan
-                ),
-                None,
-            )
-            if self.snapshot
-            else None
-        )
-        verb = "Approve" if approve else "Reject"
+        key = f"plan:{member.team}:{member.name}:{member.pending_plan}"
+        gate = self.snapshot.gate(key) if self.snapshot else None
+        if gate is None:
+            return  # the request left the queue (answered) since the key was pressed
+        answer = spec_of(gate).answers_for(gate)[0 if approve else 1]
+        verb = answer.label
         title = Content.assemble((f"{verb} the plan of ", "bold"), (cell(member.name, 64), "bold $accent"))
-        body = Content(block(gate.body if gate else "", 3000) or "(the plan is in the member's request)")
-        request_id = member.pending_plan
+        body = Content(block(gate.body, 3000) or "(the plan is in the member's request)")
 
         def confirmed(result: Confirmed | None) -> None:
             if result is not None:
-                actions.answer(deck(self), member.team, member.name, request_id, approve, result.note)
+                actions.answer(deck(self), gate, answer, result.note)
 
         self.post_message(
             AskConfirm(
@@ -181,9 +172,9 @@ class RosterPanel(Panel):
                     title,
                     body,
                     confirm=verb,
-                    note="optional" if approve else "required",
-                    note_label="Feedback",
-                    danger=not approve,
+                    note=answer.note,
+                    note_label=answer.note_label,
+                    danger=answer.danger,
                 ),
                 confirmed,
             )

@@ -9,9 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 from teamdeck.clock import iso
+from teamdeck.shapes.decisions import decision_json
 from teamdeck.view.overview import overview
 from teamdeck.view.snapshot import (
-    GateView,
     MemberView,
     Problem,
     TaskView,
@@ -48,7 +48,7 @@ def snapshot_json(snapshot: WorkspaceSnapshot) -> dict[str, Any]:
             "stalled": counts.stalled,
         },
         "tasks": [_task(task) for task in snapshot.tasks],
-        "gates": [_gate(gate) for gate in snapshot.gates],
+        "gates": [decision_json(decision) for decision in snapshot.gates],
         "teams": [_team(team) for team in snapshot.teams],
         "teamTasks": [_task_list(listing) for listing in snapshot.team_tasks],
         "problems": [_problem(problem) for problem in snapshot.problems],
@@ -104,39 +104,10 @@ def _task(task: TaskView) -> dict[str, Any]:
             }
             for worker in task.workers
         ],
-        "gates": [_gate(gate) for gate in task.gates],
+        "gates": [decision_json(gate) for gate in task.gates],
         "joinedSummary": task.summary_path,
         "problem": _problem(task.problem) if task.problem else None,
     }
-
-
-def _gate(gate: GateView) -> dict[str, Any]:
-    data: dict[str, Any] = {
-        "key": gate.key,
-        "kind": gate.kind,
-        "state": gate.state,
-        "createdAt": gate.created_at,
-        "source": gate.source,
-        "title": gate.title,
-        "reason": gate.reason,
-        "agent": gate.agent,
-        "questions": list(gate.questions),
-    }
-    if gate.kind == "task-gate":
-        data.update(
-            task=gate.task_id,
-            gate=gate.gate_id,
-            gateKind=gate.subkind,
-            humanNotes=gate.notes_path,
-            decidedBy=gate.decided_by,
-            decidedAt=gate.decided_at,
-            note=gate.note,
-        )
-    else:
-        data.update(team=gate.team, member=gate.member, requestId=gate.request_id)
-    if gate.kind == "permission":
-        data.update(tool=gate.tool, input=gate.body)
-    return data
 
 
 def _team(team: TeamView) -> dict[str, Any]:

@@ -1,0 +1,348 @@
+"""The kinds of decision, one :class:`~teamdeck.decisions.spec.DecisionSpec` each, and
+:data:`SPECS`, the one place they are registered.
+
+To add a kind: the view builds its rows (a ``Decision`` with a new ``kind``), a
+protocol function answers it, and a spec here names, shows and runs it; add the spec
+to :data:`SPECS`. Nothing else changes: see docs/protocol.md, "Adding a decision kind".
+
+Each answer imports its protocol module when it runs (an action runs on a worker: the
+TUI's first frame does not wait for modules only an answer needs).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from teamdeck.decisions.spec import Answer, Answered, DecisionSpec, Part, Run, Variant, ours
+from teamdeck.store.workspace import Workspace
+from teamdeck.view.snapshot import Decision
+
+if TYPE_CHECKING:
+    from teamdeck.protocol.gates import GateAnswer
+
+FAIL_GATE = "verification-failed"
+
+
+def detail(
+    decision: Decision,
+    short: bool,
+    heading: tuple[Part, ...],
+    *,
+    note: str = "",
+    body_label: str = "plan:\n",
+    request: bool = False,
+) -> tuple[Part, ...]:
+    """What every kind shows before a person decides: the heading, where it comes
+    from, since when, who waits, the request id, the reason and questions, the notes
+    file and the long body (``request``: show the request id too; ``short`` leaves the reason, questions and body out: the
+    full view's header, whose body holds them whole)."""
+    parts: list[Part] = [*heading]
+    if note:
+        parts.append(ours(f"  {note}", "warning"))
+    parts += [
+        ours("  from "),
+        Part(decision.source, limit=80),
+        ours("  waiting since "),
+        Part(decision.created_at, limit=40),
+    ]
+    parts.append(ours("\n"))
+    if decision.agent:
+        parts += [ours("who: ", "muted"), Part(decision.agent, limit=64), ours("\n")]
+    if decision.request_id and request:
+        parts += [ours("request: ", "muted"), Part(decision.request_id, limit=120), ours("\n")]
+    if decision.reason and not short:
+        parts += [ours("reason: ", "muted"), Part(decision.reason, limit=500), ours("\n")]
+    for number, question in enumerate(() if short else decision.questions, 1):
+        parts += [ours(f"Q{number}. ", "accent"), Part(question, form="block", limit=2000), ours("\n")]
+    if decision.notes_path:
+        parts += [ours("notes: ", "muted"), Part(decision.notes_path), ours("\n")]
+    if decision.body and not short:
+        parts += [ours(body_label, "muted"), Part(decision.body, form="block", limit=1500)]
+    return tuple(parts)
+
+
+def _asks(verb: str, what: str, *rest: Part) -> tuple[Part, ...]:
+    return (ours(f"{verb} ", "bold"), Part(what, "warning", limit=120), *rest)
+
+
+def _member_question(before: str, decision: Decision, after: str = "?") -> tuple[Part, ...]:
+    return (ours(before, "bold"), Part(decision.member or "", "accent", limit=64), ours(after, "bold"))
+
+
+# --- task gates (task.yaml) ---------------------------------------------------------
+
+
+def _decide_gate(answer: GateAnswer, done: str) -> Run:
+    def run(ws: Workspace, decision: Decision, note: str | None) -> Answered:
+        from teamdeck.protocol.gates import decide_gate
+
+        task_id, gate_id = decision.task_id or "", decision.gate_id or ""
+        change = decide_gate(ws, task_id, gate_id, answer, note)
+        gate = change.task.gate(gate_id)
+        summary = "; ".join([f"gate {gate_id} of task {task_id} {done}", *change.notices])
+        return Answered(
+            summary,
+            {
+                "task": task_id,
+                "taskState": change.task.state,
+                "gate": gate.model_dump(mode="json") if gate else None,
+                "events": [event.id for event in change.events],
+                "notices": list(change.notices),
+            },
+        )
+
+    return run
+
+
+def _gate_question(verb: str) -> Callable[[Decision], tuple[Part, ...]]:
+    return lambda decision: _asks(verb, decision.title)
+
+
+GATE_APPROVE = Answer(
+    "gate-approve", "approve", True, "Approve", "Approve the selected decision", "approve (optional note)",
+    "optional", "Note", _gate_question("Approve"), _decide_gate("approve", "approved"),
+)  # fmt: skip
+GATE_REJECT = Answer(
+    "gate-reject", "reject", False, "Reject", "Reject the selected decision", "reject (note required)",
+    "required", "Note", _gate_question("Reject"), _decide_gate("reject", "rejected"),
+)  # fmt: skip
+GATE_RETRY = Answer(
+    "gate-retry", "retry", True, "Retry", "Retry the selected FAIL gate", "FAIL gate: retry (task works again)",
+    "optional", "Note", _gate_question("Retry"), _decide_gate("approve", "approved (retry)"),
+    outcome="Retry: the task goes back to working and its guardian can run again.",
+)  # fmt: skip
+GATE_GIVE_UP = Answer(
+    "gate-give-up", "give_up", False, "Give up", "Give up the selected FAIL gate", "FAIL gate: give up (fails)",
+    "required", "Note", _gate_question("Give up"), _decide_gate("reject", "rejected (given up)"),
+    outcome="Give up: the task fails (final) and its other open gates are closed.",
+)  # fmt: skip
+
+
+def _task_gate_json(decision: Decision) -> dict[str, Any]:
+    return {
+        "task": decision.task_id,
+        "gate": decision.gate_id,
+        "gateKind": decision.subkind,
+        "humanNotes": decision.notes_path,
+        "decidedBy": decision.decided_by,
+        "decidedAt": decision.decided_at,
+        "note": decision.note,
+    }
+
+
+def _task_gate_detail(decision: Decision, short: bool) -> tuple[Part, ...]:
+    variant = TASK_GATE.variants.get(decision.subkind)
+    heading = (ours("gate ", "bold"), Part(decision.gate_id or "", "bold", limit=64))
+    return detail(decision, short, heading, note=variant.note if variant else "")
+
+
+TASK_GATE = DecisionSpec(
+    kind="task-gate",
+    label="gate",
+    heading="gate",
+    answers=(GATE_APPROVE, GATE_REJECT),
+    what=lambda decision: f"gate {decision.gate_id}",
+    detail=_task_gate_detail,
+    json=_task_gate_json,
+    variants={
+        FAIL_GATE: Variant("FAIL", "verification FAILED: retry (a) or give up (r)", (GATE_RETRY, GATE_GIVE_UP)),
+        "round-review": Variant("round"),
+        "plan-approval": Variant("gate", "coordinator plan: approve to make it READY"),
+    },
+)
+"""A ``blocked`` gate of a task.yaml: a blocked worker's question, a guardian's FAIL
+(retry or give up), a coordinator plan's or a round review's approval."""
+
+
+# --- team requests (inboxes, the handshake ledger) ------------------------------------
+
+
+def _team_json(decision: Decision) -> dict[str, Any]:
+    return {"team": decision.team, "member": decision.member, "requestId": decision.request_id}
+
+
+def _answer_plan(approve: bool) -> Run:
+    def run(ws: Workspace, decision: Decision, note: str | None) -> Answered:
+        from teamdeck.protocol.messaging import answer_plan
+
+        member = decision.member or ""
+        sent = answer_plan(
+            ws, decision.team or "", member, approve=approve, feedback=note, request_id=decision.request_id
+        )
+        summary = f"plan of {member} {'approved' if approve else 'rejected'} ({sent.request_id})"
+        return Answered(summary, {"team": sent.team, "member": member, "requestId": sent.request_id, "sent": sent.id})
+
+    return run
+
+
+PLAN_APPROVAL = DecisionSpec(
+    kind="plan-approval",
+    label="plan",
+    heading="plan approval",
+    answers=(
+        Answer(
+            "gate-approve",
+            "approve",
+            True,
+            "Approve",
+            "Approve the selected decision",
+            "approve (optional note)",
+            "optional",
+            "Feedback",
+            _gate_question("Approve"),
+            _answer_plan(True),
+        ),
+        Answer(
+            "gate-reject",
+            "reject",
+            False,
+            "Reject",
+            "Reject the selected decision",
+            "reject (note required)",
+            "required",
+            "Feedback",
+            _gate_question("Reject"),
+            _answer_plan(False),
+        ),
+    ),  # fmt: skip
+    what=lambda decision: f"plan {decision.request_id}",
+    detail=lambda decision, short: detail(decision, short, (ours("plan approval", "bold"),)),
+    json=_team_json,
+)
+"""A teammate's ``plan_approval_request`` with no ``plan_approval_response`` yet."""
+
+
+def _answer_permission(approve: bool) -> Run:
+    def run(ws: Workspace, decision: Decision, note: str | None) -> Answered:
+        from teamdeck.protocol.permissions import answer_permission
+
+        member, request_id = decision.member or "", decision.request_id or ""
+        sent = answer_permission(ws, decision.team or "", member, request_id, approve=approve, note=note)
+        summary = f"permission {'allowed' if approve else 'denied'}: {member} ({request_id})"
+        return Answered(summary, {"team": sent.team, "member": member, "requestId": request_id, "sent": sent.id})
+
+    return run
+
+
+def _permission_detail(decision: Decision, short: bool) -> tuple[Part, ...]:
+    heading = (ours("permission request", "bold"), ours("  tool ", "warning"), Part(decision.tool, "warning", limit=64))
+    return detail(decision, short, heading, body_label="input:\n", request=True)
+
+
+PERMISSION = DecisionSpec(
+    kind="permission",
+    label="permit",
+    heading="permission request",
+    answers=(
+        Answer(
+            "permission-allow",
+            "allow",
+            True,
+            "Allow",
+            "Allow the selected permission request",
+            "permission request: allow (the tool runs with its input)",
+            "optional",
+            "Note",
+            lambda d: (
+                *_member_question("Allow ", d, " to use "),
+                Part(d.tool, "warning", limit=64),
+                ours("?", "bold"),
+            ),
+            _answer_permission(True),
+            outcome="The tool runs with this input, unchanged (permission_response success); a note is only logged.",
+        ),
+        Answer(
+            "permission-deny",
+            "deny",
+            False,
+            "Deny",
+            "Deny the selected permission request",
+            "permission request: deny (the reason is sent)",
+            "optional",
+            "Reason",
+            lambda d: (
+                *_member_question("Deny ", d, " the use of "),
+                Part(d.tool, "warning", limit=64),
+                ours("?", "bold"),
+            ),
+            _answer_permission(False),
+            outcome="The teammate gets the reason as the error (default: Permission denied).",
+        ),
+    ),  # fmt: skip
+    what=lambda decision: f"permission {decision.request_id}",
+    detail=_permission_detail,
+    json=lambda decision: {**_team_json(decision), "tool": decision.tool, "input": decision.body},
+)
+"""A teammate's ``permission_request``, open in the ledger (not answered, not superseded)."""
+
+
+def _resend(ws: Workspace, decision: Decision, note: str | None) -> Answered:
+    from teamdeck.protocol.shutdown_resend import resend_shutdown
+
+    member = decision.member or ""
+    resent = resend_shutdown(ws, decision.team or "", member, reason=note)
+    summary = (
+        f"shutdown request resent to {member} ({resent.sent.request_id}); superseded {', '.join(resent.superseded)}"
+    )
+    data = {"team": decision.team, "member": member, "requestId": resent.sent.request_id}
+    return Answered(summary, {**data, "superseded": list(resent.superseded)})
+
+
+def forced_offline_reason(decision: Decision) -> str:
+    """The reason a forced deactivation records when the person gives none."""
+    return f"no shutdown_response to {decision.request_id} since {decision.created_at}; forced offline"
+
+
+def _force_offline(ws: Workspace, decision: Decision, note: str | None) -> Answered:
+    from teamdeck.protocol.messaging import deactivate_member
+
+    name = deactivate_member(
+        ws, decision.team or "", decision.member or "", force=True, reason=note or forced_offline_reason(decision)
+    )
+    return Answered(f"{name} forced offline", {"team": decision.team, "member": name, "isActive": False})
+
+
+STUCK_SHUTDOWN = DecisionSpec(
+    kind="shutdown-stuck",
+    label="shutdown",
+    heading="stuck shutdown",
+    answers=(
+        Answer(
+            "shutdown-resend",
+            "resend",
+            True,
+            "Resend",
+            "Resend the selected stuck shutdown request",
+            "stuck shutdown: resend (a new request id)",
+            "optional",
+            "Reason",
+            lambda d: _member_question("Resend the shutdown request to ", d),
+            _resend,
+            outcome="A new shutdown_request (new requestId) goes to its inbox; the unanswered one is "
+            "recorded as superseded in messages.jsonl.",
+        ),
+        Answer(
+            "shutdown-force",
+            "force",
+            False,
+            "Force offline",
+            "Force the member of the stuck shutdown offline",
+            "stuck shutdown: force offline (reason logged)",
+            "optional",
+            "Reason",
+            lambda d: _member_question("Force ", d, " offline?"),
+            _force_offline,
+            outcome="isActive becomes false in config.json (it no longer blocks TeamDelete); the reason "
+            "is recorded in messages.jsonl. Use it when the agent is gone for good.",
+        ),
+    ),  # fmt: skip
+    what=lambda decision: f"shutdown {decision.request_id}",
+    detail=lambda decision, short: detail(decision, short, (ours("stuck shutdown", "bold"),), request=True),
+    json=_team_json,
+)
+"""A ``shutdown_request`` that got no reply within ``shutdownTimeoutSeconds``."""
+
+
+SPECS: dict[str, DecisionSpec] = {spec.kind: spec for spec in (TASK_GATE, PLAN_APPROVAL, PERMISSION, STUCK_SHUTDOWN)}
+"""Every kind, by its name: the registry every front reads (decisions/registry.py)."""
