@@ -27,6 +27,9 @@ _PLANS, _MCP, _DEMO, _FORGE = "teamdeck.cli.plans", "teamdeck.cli.mcp", "teamdec
 
 COMMANDS: tuple[Command, ...] = (
     Command("status", (_STATUS,), "tasks, decisions waiting and teams at a glance"),
+    Command(
+        "decisions", ("teamdeck.cli.decisions",), "the decisions waiting for a person (the TUI's queue); answer one"
+    ),
     Command("tui", (_TUI,), "the live supervisor (a terminal UI)"),
     Command("task", (_TASKS,), "create and change tasks"),
     Command("join", (_JOIN,), "join a task's worker outputs into reports and open gates for blocked workers"),

@@ -1,0 +1,64 @@
+"""``teamdeck decisions``: the decision queue of the TUI, headless.
+
+``decisions list`` prints exactly what panel 1 shows (every kind, oldest first, each
+with its key); ``decisions decide KEY approve|reject [--note N]`` answers any kind
+through its spec (decisions/kinds.py), so it writes what the TUI's ``a``/``r`` and the
+kind's own verb (``gate approve``, ``permission deny``, ``shutdown --resend``,
+``member deactivate --force``, ``plan approve``) write. ``approve``/``reject`` mean a
+kind's positive/negative answer; its own words (``allow``, ``give-up``, ``force``...)
+work too.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from teamdeck.cli.commands import summary
+from teamdeck.cli.common import Output, command_group
+from teamdeck.decisions.registry import answer_decision, find_decision, spec_of
+from teamdeck.shapes.decisions import answered_json, queue_json
+from teamdeck.store.workspace import Workspace
+from teamdeck.text import one_line
+from teamdeck.view.build import build_snapshot
+from teamdeck.view.overview import age, overview
+
+
+def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    actions = command_group(
+        subparsers, "decisions", common, help="the decisions waiting for a person, and answering them"
+    )
+    listing = actions.add_parser(
+        "list", parents=[common], help="every decision waiting, oldest first (the TUI's queue)"
+    )
+    listing.set_defaults(handler=_list)
+    decide = actions.add_parser("decide", parents=[common], help="answer a decision by its key (see decisions list)")
+    decide.add_argument(
+        "key", metavar="KEY", help="the decision's key, e.g. task:t1:g-w1-1 or permission:team:member:id"
+    )
+    decide.add_argument(
+        "answer", metavar="ANSWER", help="approve or reject (a kind's own words too: allow, deny, retry, give-up...)"
+    )
+    decide.add_argument("--note", help="the note, feedback or reason (required where the kind says so)")
+    decide.set_defaults(handler=_decide)
+
+
+def _list(_args: argparse.Namespace, ws: Workspace) -> Output:
+    snapshot = build_snapshot(ws)
+    lines = []
+    for decision in snapshot.gates:
+        spec = spec_of(decision)
+        positive, negative = spec.answers_for(decision)
+        lines.append(
+            f"{age(decision.created_at, snapshot.taken_at):>4}  {spec.label_for(decision):<8}  "
+            f"{one_line(decision.key, 120)}  {one_line(decision.agent or '-', 40)}  {one_line(decision.title, 120)}"
+            f"  [{positive.action}|{negative.action}]"
+        )
+    if not lines:
+        lines = [f"no decisions waiting — {overview(snapshot).scanned()}"]
+    return Output(data=queue_json(snapshot), text="\n".join(lines))
+
+
+def _decide(args: argparse.Namespace, ws: Workspace) -> Output:
+    decision = find_decision(build_snapshot(ws), args.key)
+    answer, answered = answer_decision(ws, decision, args.answer, args.note)
+    return Output(data=answered_json(decision, answer, answered), text=one_line(answered.summary, 2000))
