@@ -7,6 +7,7 @@ import argparse
 from teamdeck.cli.commands import summary
 from teamdeck.cli.common import Output
 from teamdeck.protocol import delegation
+from teamdeck.shapes.coordination import delegation_json, report_json
 from teamdeck.store.workspace import Workspace
 from teamdeck.text import one_line
 
@@ -41,14 +42,7 @@ def _delegate(args: argparse.Namespace, ws: Workspace) -> Output:
         f"(worker {worker.id}); task_assignment {'delivered' if done.confirmed else 'NOT YET CONFIRMED'} ({done.message_id})"
     )
     return Output(
-        data={
-            "ok": True,
-            "task": done.task.model_dump(mode="json"),
-            "worker": worker.model_dump(mode="json"),
-            "messageId": done.message_id,
-            "confirmed": done.confirmed,
-            "events": [event.model_dump(mode="json") for event in done.events],
-        },
+        data={"ok": True, **delegation_json(done)},
         text=text,
         warnings=done.warnings,
     )
@@ -69,14 +63,7 @@ def _report(args: argparse.Namespace, ws: Workspace) -> Output:
     if done.notified:
         text += f"; told {', '.join(one_line(name) for name in done.notified)}"
     return Output(
-        data={
-            "ok": True,
-            "task": done.task.model_dump(mode="json"),
-            "path": done.path,
-            "output": done.output.model_dump(mode="json"),
-            "notified": done.notified,
-            "events": [event.model_dump(mode="json") for event in done.events],
-        },
+        data={"ok": True, **report_json(done)},
         text=text,
         warnings=done.notices,
     )

@@ -29,6 +29,7 @@ from teamdeck.protocol import agent_watch, decisions, delegation, messaging, tea
 from teamdeck.protocol.connections import Heartbeat
 from teamdeck.protocol.conversation import MAX_LIMIT, read_conversation
 from teamdeck.protocol.taskfile import load_task
+from teamdeck.shapes.coordination import delegation_json, report_json
 from teamdeck.store.inbox import InboxEntry
 from teamdeck.store.workspace import Workspace
 from teamdeck.view import agents as agent_views
@@ -211,15 +212,7 @@ def build_server(seat: Seat, heartbeat: Heartbeat | None = None) -> TeamdeckMCP:
             _own_task(seat, task, f"delegate task {task}")
             return delegation.delegate(ws, task, member, role=role, sender=seat.member, note=note)
 
-        done = run("delegate", call)
-        return {
-            "task": done.task.model_dump(mode="json"),
-            "worker": done.worker.model_dump(mode="json"),
-            "messageId": done.message_id,
-            "confirmed": done.confirmed,
-            "events": [event.model_dump(mode="json") for event in done.events],
-            "warnings": done.warnings,
-        }
+        return delegation_json(run("delegate", call))
 
     def message_agent(
         member: MemberArg,
@@ -289,15 +282,7 @@ def build_server(seat: Seat, heartbeat: Heartbeat | None = None) -> TeamdeckMCP:
                 changed_files=list(changed_files),
             )
 
-        done = run("report_to_parent", call)
-        return {
-            "task": done.task.model_dump(mode="json"),
-            "path": done.path,
-            "output": done.output.model_dump(mode="json"),
-            "notified": done.notified,
-            "events": [event.model_dump(mode="json") for event in done.events],
-            "notices": done.notices,
-        }
+        return report_json(run("report_to_parent", call))
 
     def request_decision(
         task: TaskArg,
