@@ -16,7 +16,7 @@ from teamdeck.protocol.allowed import (
     why_not_retry,
 )
 from teamdeck.protocol.lifecycle import STATES
-from teamdeck.protocol.lifecycle_gates import retry
+from teamdeck.protocol.task_retry import retry
 
 
 @pytest.mark.parametrize("state", STATES)

@@ -20,7 +20,7 @@ from teamdeck.protocol.lifecycle import (
     normalise_state,
     transition,
 )
-from teamdeck.protocol.lifecycle_gates import retry
+from teamdeck.protocol.task_retry import retry
 from teamdeck.protocol.taskfile import load_task, read_events, transact
 from teamdeck.protocol.tasks import create_task
 

@@ -41,8 +41,8 @@ from teamdeck.protocol.lifecycle import (
     transition,
     transition_event,
 )
-from teamdeck.protocol.lifecycle_gates import retry
 from teamdeck.protocol.replay import replay
+from teamdeck.protocol.task_retry import retry
 from teamdeck.protocol.taskfile import load_task, read_events, transact
 from teamdeck.protocol.tasks import create_task
 from teamdeck.protocol.verification import _assign, verify

@@ -113,7 +113,7 @@ def test_needs_changes_sends_the_task_back_to_working(ws, scripted):
 
 
 def test_a_failed_task_can_be_retried_and_verified_again(ws, scripted):
-    from teamdeck.protocol.lifecycle_gates import retry
+    from teamdeck.protocol.task_retry import retry
 
     scripted.answer = GuardianResult(status="FAIL")
     create_task(ws, "t1", "T")

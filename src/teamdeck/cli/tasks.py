@@ -83,6 +83,6 @@ def _cancel(args: argparse.Namespace, ws: Workspace) -> Output:
 
 
 def _retry(args: argparse.Namespace, ws: Workspace) -> Output:
-    from teamdeck.protocol.lifecycle_gates import retry
+    from teamdeck.protocol.task_retry import retry
 
     return _changed(retry(ws, args.task_id, note=args.note), ws)

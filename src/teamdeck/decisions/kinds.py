@@ -12,14 +12,12 @@ TUI's first frame does not wait for modules only an answer needs).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from teamdeck.decisions.spec import Answer, Answered, DecisionSpec, Part, Run, Variant, ours
+from teamdeck.model.task import GateAnswer
 from teamdeck.store.workspace import Workspace
 from teamdeck.view.snapshot import Decision
-
-if TYPE_CHECKING:
-    from teamdeck.protocol.gates import GateAnswer
 
 FAIL_GATE = "verification-failed"
 

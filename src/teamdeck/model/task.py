@@ -29,6 +29,8 @@ TaskState = Literal[
 """Every task state; docs/protocol.md has the one transition table."""
 
 GateState = Literal["blocked", "approved", "rejected"]
+GateAnswer = Literal["approve", "reject"]
+"""What a person answers to a blocked gate (it becomes ``approved`` / ``rejected``)."""
 
 GateKind = Literal["worker-blocked", "verification-failed", "plan-approval", "round-review"]
 """Why a person is asked: a worker blocked (spec 000), a guardian said FAIL (seed 003),

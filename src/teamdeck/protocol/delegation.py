@@ -28,7 +28,7 @@ from teamdeck.protocol.events import new_event
 from teamdeck.protocol.intents import completer, intent
 from teamdeck.protocol.lifecycle import START, check_can_start, refusal, transition_event
 from teamdeck.protocol.messaging import Sent, resolve_member, send_message, send_structured
-from teamdeck.protocol.taskfile import TaskChange, load_task, transact
+from teamdeck.protocol.taskfile import TaskChange, load_task, task_ids, transact
 from teamdeck.protocol.teams import read_team
 from teamdeck.protocol.worker_outputs import check_output
 from teamdeck.store.atomic import atomic_replace
@@ -441,8 +441,6 @@ def member_roles(ws: Workspace, team: str) -> dict[str, list[str]]:
 
     Reads every teamdeck task of the team; unreadable tasks are skipped.
     """
-    from teamdeck.protocol.gates import task_ids
-
     roles: dict[str, set[str]] = {}
     for task_id in task_ids(ws):
         try:

@@ -6,17 +6,16 @@ appends ``gate.approved`` / ``gate.rejected`` (payload ``gateId``, ``agentInstan
 the gate's section of ``shared/human-notes.md``.
 
 What a decision does beyond recording itself depends on the gate's kind: each kind has
-an effect in :data:`GATE_EFFECTS` that returns the extra events. ``worker-blocked``
-returns the task to ``working`` once no gate waits any more; other modules register
-their kinds with :func:`gate_effect` (a kind without an entry behaves like
-``worker-blocked``).
+a rule in protocol/gate_kinds.py (``GATE_RULES``, one visible table) whose effect returns
+the extra events. ``worker-blocked`` returns the task to ``working`` once no gate waits
+any more (a kind without a rule behaves like it).
 
 When the task belongs to a team, the worker the gate names (``agentInstance``; for a
 gate that names none, every delegated worker) is then told in its Claude Code inbox,
 from the team lead (protocol/delegation.py ``tell_gate_decision``): an agent waiting on
 the answer learns it without reading human-notes.md. A task with no team tells nobody.
 
-A kind may also have a **follow-up** (:data:`GATE_FOLLOW_UPS`, :func:`gate_follow_up`):
+A kind's rule may also have a **follow-up**:
 what the decision sets going in *other* documents once it is on disk, e.g. a decided
 ``plan-approval`` moves its plan at once. It runs after the task's transaction, outside
 its lock (it may take other locks), and cannot undo the decision: a failure becomes a
@@ -25,79 +24,26 @@ notice, and the next command that drives that document catches up.
 
 from __future__ import annotations
 
-import importlib
 import logging
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from teamdeck.errors import Conflict, NotFound, Refused, TeamdeckError, WriteFailed
 from teamdeck.model.event import Event
 from teamdeck.model.task import Gate, GateState, Task
 from teamdeck.protocol.delegation import tell_gate_decision
 from teamdeck.protocol.events import new_event
+from teamdeck.protocol.gate_kinds import rule_of
 from teamdeck.protocol.human_notes import sync_human_notes, when
 from teamdeck.protocol.intents import completer, intent
-from teamdeck.protocol.lifecycle import can_transition, transition_event
 from teamdeck.protocol.replay import apply_event
-from teamdeck.protocol.taskfile import TaskChange, load_task, transact
-from teamdeck.store.files import list_entries
-from teamdeck.store.paths import ID_RE, shown
-from teamdeck.store.teamfiles import task_dir_kind
+from teamdeck.protocol.taskfile import TaskChange, load_task, task_ids, transact
+from teamdeck.store.paths import shown
 from teamdeck.store.workspace import Workspace
 
 log = logging.getLogger(__name__)
 
-GateAnswer = Literal["approve", "reject"]
 DECIDED: dict[str, GateState] = {"approve": "approved", "reject": "rejected"}
-
-GateEffect = Callable[[Workspace, Task, Gate, GateAnswer], list[Event]]
-"""``effect(ws, task, gate, decision) -> extra events``: ``task`` and ``gate`` are as
-they are *after* the decision event; the events are appended right after it, in the
-same transaction (build them with :func:`new_event` / :func:`transition_event`)."""
-
-GATE_EFFECTS: dict[str, GateEffect] = {}
-"""Gate kind → what deciding such a gate does besides recording the decision."""
-
-GateFollowUp = Callable[[Workspace, Task, Gate, GateAnswer], list[str]]
-"""``follow_up(ws, task, gate, decision) -> notices``: ``task`` and ``gate`` as they are
-after the decision's transaction; returns lines worth telling the person."""
-
-GATE_FOLLOW_UPS: dict[str, GateFollowUp] = {}
-"""Gate kind → what runs once a decision on such a gate is on disk (see the module)."""
-
-EFFECT_MODULES = ("teamdeck.protocol.lifecycle_gates", "teamdeck.protocol.forge.round_review")
-"""Modules that register effects here; :func:`decide_gate` imports them first, so what a
-decision does never depends on which other modules happen to be imported."""
-
-
-def gate_effect(kind: str) -> Callable[[GateEffect], GateEffect]:
-    """Register the effect of deciding gates of ``kind`` (one per kind)."""
-
-    def register(function: GateEffect) -> GateEffect:
-        GATE_EFFECTS[kind] = function
-        return function
-
-    return register
-
-
-def gate_follow_up(kind: str) -> Callable[[GateFollowUp], GateFollowUp]:
-    """Register the follow-up of deciding gates of ``kind`` (one per kind)."""
-
-    def register(function: GateFollowUp) -> GateFollowUp:
-        GATE_FOLLOW_UPS[kind] = function
-        return function
-
-    return register
-
-
-@gate_effect("worker-blocked")
-def resume_when_nothing_waits(ws: Workspace, task: Task, gate: Gate, decision: GateAnswer) -> list[Event]:
-    """Back to ``working`` once no gate of the task is still blocked (approve or reject:
-    either way the worker has its answer in human-notes.md)."""
-    if task.open_gates or task.state != "input-required" or not can_transition(task.state, "working"):
-        return []
-    return [transition_event(ws, task, "working", reason=f"gate {gate.id} {gate.state}; no gate is waiting")]
 
 
 def decide_gate(ws: Workspace, task_id: str, gate_id: str, decision: GateAnswer, note: str | None = None) -> GateChange:
@@ -123,8 +69,6 @@ def decide_gate(ws: Workspace, task_id: str, gate_id: str, decision: GateAnswer,
         ReadOnly, Busy, InvalidFile, WriteFailed: nothing written, or (WriteFailed
             after the event append) recorded and applied by the next command.
     """
-    for module in EFFECT_MODULES:
-        importlib.import_module(module)
     if decision not in DECIDED:
         raise Refused(f"Unknown decision '{shown(str(decision))}': use approve or reject")
     action = f"{decision} gate {shown(gate_id)}"
@@ -151,7 +95,7 @@ def decide_gate(ws: Workspace, task_id: str, gate_id: str, decision: GateAnswer,
         after = Task.model_validate(apply_event(task.model_dump(mode="json"), event))
         decided = after.gate(gate.id)
         assert decided is not None
-        effect = GATE_EFFECTS.get(gate.kind, resume_when_nothing_waits)
+        effect = rule_of(gate.kind).effect
         return [event, *effect(ws, after, decided, decision)]
 
     try:
@@ -231,7 +175,7 @@ def _follow_up(ws: Workspace, task: Task, gate_id: str, decision: GateAnswer) ->
         What it reports, and its failure as a notice (also logged).
     """
     gate = task.gate(gate_id)
-    follow_up = GATE_FOLLOW_UPS.get(gate.kind) if gate is not None else None
+    follow_up = rule_of(gate.kind).follow_up if gate is not None else None
     if gate is None or follow_up is None:
         return [], []
     try:
@@ -289,13 +233,3 @@ def list_gates(ws: Workspace, task_id: str | None = None) -> GateListing:
             continue
         listing.gates.extend(GateEntry(task.id, task.title, task.state, gate) for gate in task.gates)
     return listing
-
-
-def task_ids(ws: Workspace) -> list[str]:
-    """The ids of the teamdeck tasks under ``tasks/`` (directories with task.yaml or
-    events.jsonl; Claude Code task lists and invalid names are left out)."""
-    return [
-        entry.name
-        for entry in list_entries(ws.tasks_dir)
-        if entry.is_dir and ID_RE.fullmatch(entry.name) and task_dir_kind(entry.path) == "teamdeck"
-    ]

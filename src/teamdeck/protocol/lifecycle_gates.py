@@ -1,7 +1,7 @@
-"""What deciding the lifecycle's gates does, and retrying a blocked task.
+"""What deciding the lifecycle's gates does.
 
-Two gate kinds belong to the lifecycle (registered in protocol/gates.py's
-``GATE_EFFECTS``):
+Two gate kinds belong to the lifecycle (their rows in protocol/gate_kinds.py's
+``GATE_RULES``):
 
 - ``verification-failed`` (a guardian said FAIL, seed 003): approve = **retry**, the
   task goes back to ``working`` and can be verified again; reject = **give up**, the
@@ -12,26 +12,19 @@ Two gate kinds belong to the lifecycle (registered in protocol/gates.py's
   at once (``advance(start=False)``: READY with its tasks approved, or CANCELED), so a
   decision in the gate queue, from any front, is the plan's decision.
 
-:func:`retry` is ``teamdeck task retry``: the same as approving every open
-``verification-failed`` gate of a blocked task.
+Retrying a blocked task (``teamdeck task retry``, protocol/task_retry.py) approves
+every open ``verification-failed`` gate of it.
 """
 
 from __future__ import annotations
 
-from teamdeck.errors import Refused
 from teamdeck.model.event import Event
-from teamdeck.model.task import Gate, Task, TaskState
-from teamdeck.protocol.allowed import why_not_retry
-from teamdeck.protocol.gates import GateAnswer, decide_gate, gate_effect, gate_follow_up
-from teamdeck.protocol.lifecycle import can_transition, close_gates_events, transition, transition_event
+from teamdeck.model.task import Gate, GateAnswer, Task, TaskState
+from teamdeck.protocol.lifecycle import can_transition, close_gates_events, transition_event
 from teamdeck.protocol.plans.machine import advance
-from teamdeck.protocol.taskfile import TaskChange, load_task
 from teamdeck.store.workspace import Workspace
 
-RETRY_NOTE = "retry"
 
-
-@gate_effect("verification-failed")
 def retry_or_give_up(ws: Workspace, task: Task, gate: Gate, decision: GateAnswer) -> list[Event]:
     """Approve: back to ``working`` once no gate waits; reject: ``failed``."""
     if decision == "reject":
@@ -47,7 +40,6 @@ def retry_or_give_up(ws: Workspace, task: Task, gate: Gate, decision: GateAnswer
     return [transition_event(ws, task, "working", reason=f"retry after gate {gate.id}")]
 
 
-@gate_effect("plan-approval")
 def approve_or_drop_plan(ws: Workspace, task: Task, gate: Gate, decision: GateAnswer) -> list[Event]:
     """Approve: the coordinator task is ``approved``; reject: ``canceled``."""
     target: TaskState = "approved" if decision == "approve" else "canceled"
@@ -56,7 +48,6 @@ def approve_or_drop_plan(ws: Workspace, task: Task, gate: Gate, decision: GateAn
     return [transition_event(ws, task, target, reason=f"plan {gate.state} at gate {gate.id}")]
 
 
-@gate_follow_up("plan-approval")
 def move_the_plan(ws: Workspace, task: Task, gate: Gate, decision: GateAnswer) -> list[str]:
     """The decided plan moves now: READY (its tasks approved) or CANCELED; it does not
     start (``teamdeck plan run`` does, with the members to delegate to)."""
@@ -64,29 +55,3 @@ def move_the_plan(ws: Workspace, task: Task, gate: Gate, decision: GateAnswer) -
         return []
     advanced = advance(ws, task.plan, start=False)
     return [f"plan {task.plan}: {move}" for move in advanced.moves]
-
-
-def retry(ws: Workspace, task_id: str, *, note: str = RETRY_NOTE) -> TaskChange:
-    """Retry a blocked task: it goes back to ``working``.
-
-    Every open ``verification-failed`` gate is approved (recorded like any decision);
-    a task blocked by hand with no gate simply moves. A task whose workers' questions
-    still wait (``worker-blocked`` gates) is refused: answer them with
-    ``teamdeck gate approve|reject``.
-
-    Raises:
-        Refused: the task is not blocked (naming what it can do), or a worker's
-            question waits; nothing was written.
-    """
-    task = load_task(ws, task_id)
-    why = why_not_retry(task.state, [(gate.id, gate.kind) for gate in task.open_gates])
-    if why is not None:
-        raise Refused(f"Could not retry task {task_id}: {why}")
-    failed = [gate for gate in task.open_gates if gate.kind == "verification-failed"]
-    if not failed:
-        return transition(ws, task_id, "working", reason=note)
-    events: list[Event] = []
-    for gate in failed:
-        change = decide_gate(ws, task_id, gate.id, "approve", note)
-        events.extend(change.events)
-    return TaskChange(change.task, events, change.notices)

@@ -26,10 +26,12 @@ from teamdeck.model.event import Event
 from teamdeck.model.task import Task
 from teamdeck.protocol.replay import TASKS, DocumentFold
 from teamdeck.store.atomic import atomic_replace, remove_stale_temps
-from teamdeck.store.files import ensure_dir
+from teamdeck.store.files import ensure_dir, list_entries
 from teamdeck.store.jsonl import append_record, read_records, records_after, repair_torn_tail
 from teamdeck.store.loaders import dump_yaml, parse_yaml, read_capped
 from teamdeck.store.locks import locked
+from teamdeck.store.paths import ID_RE
+from teamdeck.store.teamfiles import task_dir_kind
 from teamdeck.store.workspace import Workspace
 
 log = logging.getLogger(__name__)
@@ -328,3 +330,13 @@ def _unchanged_on_disk(path: Path, data: bytes | None) -> bool:
         return path.read_bytes() == data
     except FileNotFoundError:
         return data is None
+
+
+def task_ids(ws: Workspace) -> list[str]:
+    """The ids of the teamdeck tasks under ``tasks/`` (directories with task.yaml or
+    events.jsonl; Claude Code task lists and invalid names are left out)."""
+    return [
+        entry.name
+        for entry in list_entries(ws.tasks_dir)
+        if entry.is_dir and ID_RE.fullmatch(entry.name) and task_dir_kind(entry.path) == "teamdeck"
+    ]

@@ -37,9 +37,8 @@ from functools import partial
 from teamdeck.errors import TeamdeckError
 from teamdeck.model.claude import LEAD_NAME, PlanApprovalResponse, decode_text
 from teamdeck.model.task import Task
-from teamdeck.protocol.gates import task_ids
 from teamdeck.protocol.messaging import Injected, list_inbox, respond_shutdown
-from teamdeck.protocol.taskfile import load_task
+from teamdeck.protocol.taskfile import load_task, task_ids
 from teamdeck.protocol.teams import list_teams, read_team
 from teamdeck.sim.acts import as_member, ask_plan_approval, go_idle, take_messages, tell_lead
 from teamdeck.sim.engine import Scheduler

@@ -67,7 +67,7 @@ def retry_task(app: TeamdeckApp, task: TaskView, note: str | None) -> None:
     """Retry a blocked task: its verification-failed gates are approved, it works again."""
 
     def call() -> str:
-        from teamdeck.protocol.lifecycle_gates import retry
+        from teamdeck.protocol.task_retry import retry
 
         change = retry(app.ws, task.id, note=note or "retry")
         return f"task {task.id} is {change.task.state}"

@@ -9,7 +9,8 @@ from reliability.faults import Fault, FaultyFs
 
 from teamdeck.errors import Conflict, NotFound, Refused, WriteFailed
 from teamdeck.protocol.events import new_event
-from teamdeck.protocol.gates import GATE_EFFECTS, decide_gate, list_gates
+from teamdeck.protocol.gate_kinds import GATE_RULES, GateRule
+from teamdeck.protocol.gates import decide_gate, list_gates
 from teamdeck.protocol.join import join_task
 from teamdeck.protocol.lifecycle import transition_event
 from teamdeck.protocol.taskfile import load_task, read_events, transact
@@ -116,7 +117,7 @@ def test_decision_effects_are_looked_up_by_gate_kind(ws, monkeypatch):
         calls.append((task.gate(gate.id).state, gate.kind, decision))
         return [transition_event(ws_, task, "failed", reason="custom effect")]
 
-    monkeypatch.setitem(GATE_EFFECTS, "plan-approval", effect)
+    monkeypatch.setitem(GATE_RULES, "plan-approval", GateRule(effect))
     transact(
         ws,
         "t1",

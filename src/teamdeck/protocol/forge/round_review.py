@@ -27,13 +27,12 @@ from teamdeck.clock import iso
 from teamdeck.errors import TeamdeckError
 from teamdeck.model.event import Event
 from teamdeck.model.forge import ForgeIssue
-from teamdeck.model.task import Gate, Task, TaskState
+from teamdeck.model.task import Gate, GateAnswer, Task, TaskState
 from teamdeck.protocol.events import new_event
 from teamdeck.protocol.forge.agents import Agent, known_agents
 from teamdeck.protocol.forge.gitea_api import api_from_env
 from teamdeck.protocol.forge.issues import change_issue, event, issue_key, load_issue, repo_key
 from teamdeck.protocol.forge.notify import send
-from teamdeck.protocol.gates import GateAnswer, gate_effect, gate_follow_up
 from teamdeck.protocol.human_notes import sync_human_notes
 from teamdeck.protocol.lifecycle import can_transition, transition_event
 from teamdeck.protocol.markdown import code_span, fenced
@@ -164,7 +163,6 @@ def _create_task(
     sync_human_notes(ws, change.task)
 
 
-@gate_effect(KIND)
 def achieved_or_new_round(ws: Workspace, task: Task, gate: Gate, decision: GateAnswer) -> list[Event]:
     """Approve: the round's task is ``done`` (goal achieved); reject: ``canceled`` (a new round)."""
     target: TaskState = "done" if decision == "approve" else "canceled"
@@ -174,7 +172,6 @@ def achieved_or_new_round(ws: Workspace, task: Task, gate: Gate, decision: GateA
     return [transition_event(ws, task, target, reason=reason)]
 
 
-@gate_follow_up(KIND)
 def report_the_outcome(ws: Workspace, task: Task, gate: Gate, decision: GateAnswer) -> list[str]:
     """Record the outcome on the parent issue, post it on Gitea, tell the coordinator."""
     key = getattr(task, "forgeIssue", None)

@@ -27,7 +27,7 @@ BUILTINS: dict[str, str] = {
     "schema": "teamdeck.protocol.guardians.schema:SchemaGuardian",
     "command": "teamdeck.protocol.guardians.command:CommandGuardian",
     "diff": "teamdeck.protocol.guardians.diff:DiffGuardian",
-    "plan": "teamdeck.protocol.guardians.plan:PlanGuardian",
+    "plan": "teamdeck.protocol.plans.guardian:PlanGuardian",
 }
 """Built-in guardians: code → ``module:attribute``. A plug-in cannot replace them."""
 

@@ -6,5 +6,7 @@ state machine driven through approval, execution and verification of each wave.
 - :mod:`.store`: plan.yaml + events.jsonl, kept by the same transaction machinery as tasks.
 - :mod:`.importer`: ``teamdeck plan import``.
 - :mod:`.machine`: the plan's state table and :func:`~.machine.advance` (``teamdeck plan run``).
+- :mod:`.guardian`: the ``plan`` guardian (every task of the plan is done), run as a
+  guardian by the verification loop.
 - :mod:`.view`: read functions for fronts (state, waves, what blocks what).
 """
