@@ -20,9 +20,15 @@ import httpx2
 import pytest
 from forge_world import GITEA, SECRET, STORY, delivery, inbox, make_team, post, serving, signed
 
+from teamdeck.adapters.forge_outbox import deliver_if_configured, deliver_outbox
+from teamdeck.adapters.gitea_api import GiteaApi
+from teamdeck.decisions.registry import answer_decision
+from teamdeck.errors import WriteFailed
 from teamdeck.protocol.forge.issues import load_issue
+from teamdeck.protocol.forge.outbox import read_outbox
 from teamdeck.protocol.gates import decide_gate
 from teamdeck.protocol.taskfile import load_task
+from teamdeck.view.build import build_snapshot
 
 TOKEN = "test-token-123"
 ROUND_TASK = "round-acme__quant-100-1"
@@ -112,22 +118,75 @@ def test_forge_comment_says_what_is_missing_and_what_gitea_answered(run_cli, ws)
     assert len(seen) == 1
 
 
-def test_approving_the_round_posts_the_outcome_closes_the_parent_and_tells_the_coordinator(story_ws, monkeypatch):
+def test_approving_the_round_queues_the_outcome_and_the_adapter_posts_it_and_closes_the_parent(story_ws, monkeypatch):
     ws = story_ws
     with fake_gitea() as (base, seen):
         _api_env(monkeypatch, base)
         change = decide_gate(ws, ROUND_TASK, "round-review", "approve")
+        assert seen == []  # the protocol posts nothing: it queued the outcome
+        [entry] = read_outbox(ws)
+        assert (entry.state, entry.ref, entry.close) == ("pending", "acme/quant#100", True)
+        delivered = deliver_if_configured(ws)
     assert load_task(ws, ROUND_TASK).state == "done"
     comment, close = seen
     _is_gitea_call(comment, "POST", "/api/v1/repos/acme/quant/issues/100/comments")
     assert comment["json"]["body"].startswith("[teamdeck] Round 1 review: goal achieved (decided by human:tester)")
     _is_gitea_call(close, "PATCH", "/api/v1/repos/acme/quant/issues/100")
     assert close["json"] == {"state": "closed"}
+    assert delivered == ["posted the outcome on acme/quant#100 and closed it"]
+    assert [entry.state for entry in read_outbox(ws)] == ["delivered"]
     assert load_issue(ws, "acme__quant/100").outcome == "achieved"
     last = inbox(ws, "pangtong-fujunshi")[-1]
     assert last["summary"] == "round 1 of acme/quant#100: goal achieved"
-    assert "The parent issue is closed" in last["text"]
-    assert any("closed it" in notice for notice in change.notices)
+    assert "closes it on Gitea" in last["text"]
+    assert any("queued in forge/outbox.jsonl" in notice for notice in change.notices)
+
+
+def test_a_delivery_that_keeps_failing_waits_in_the_queue_and_a_retry_posts_only_what_is_missing(story_ws):
+    """The comment goes through, closing is refused three times: the entry is failed and
+    a decision; retried, only the close is sent (the comment is not posted twice)."""
+    ws = story_ws
+    decide_gate(ws, ROUND_TASK, "round-review", "approve")
+
+    class Gitea:
+        def __init__(self, refuse_close: bool) -> None:
+            self.calls: list[str] = []
+            self.refuse_close = refuse_close
+
+        def comment(self, repo, number, text):
+            self.calls.append("comment")
+            return 1
+
+        def close_issue(self, repo, number):
+            self.calls.append("close")
+            if self.refuse_close:
+                raise WriteFailed("Could not close acme/quant#100: Gitea answered HTTP 500")
+
+    first = Gitea(refuse_close=True)
+    [line] = deliver_outbox(ws, first, pause_s=0)
+    assert first.calls == ["comment", "close", "close", "close"]
+    assert "waits in the decision queue" in line and "HTTP 500" in line
+    [decision] = [d for d in build_snapshot(ws).gates if d.kind == "forge-delivery"]
+    assert decision.key.startswith("forge:") and "HTTP 500" in decision.reason
+    answer_decision(ws, decision, "approve", None)  # retry
+    assert [d.kind for d in build_snapshot(ws).gates if d.kind == "forge-delivery"] == []
+    second = Gitea(refuse_close=False)
+    assert deliver_outbox(ws, second, pause_s=0) == ["posted the outcome on acme/quant#100 and closed it"]
+    assert second.calls == ["close"]
+    assert [entry.state for entry in read_outbox(ws)] == ["delivered"]
+
+
+def test_a_failed_delivery_dropped_leaves_the_queue_and_gitea_alone(story_ws):
+    ws = story_ws
+    decide_gate(ws, ROUND_TASK, "round-review", "approve")
+    api = GiteaApi("http://127.0.0.1:9/", TOKEN, timeout=0.5)  # nothing listens on port 9
+    [line] = deliver_outbox(ws, api, tries=1, pause_s=0)
+    assert "Gitea was not updated" in line
+    [decision] = [d for d in build_snapshot(ws).gates if d.kind == "forge-delivery"]
+    answer_decision(ws, decision, "drop", "Gitea is gone")
+    assert [entry.state for entry in read_outbox(ws)] == ["dropped"]
+    assert deliver_if_configured(ws) == []
+    assert [d for d in build_snapshot(ws).gates if d.kind == "forge-delivery"] == []
 
 
 def test_rejecting_the_round_posts_the_note_and_a_new_round_opens_when_its_subs_are_final(story_ws, monkeypatch):
@@ -135,6 +194,7 @@ def test_rejecting_the_round_posts_the_note_and_a_new_round_opens_when_its_subs_
     with fake_gitea() as (base, seen):
         _api_env(monkeypatch, base)
         decide_gate(ws, ROUND_TASK, "round-review", "reject", note="the backtest report is missing")
+        deliver_if_configured(ws)
     assert load_task(ws, ROUND_TASK).state == "canceled"
     (comment,) = seen
     _is_gitea_call(comment, "POST", "/api/v1/repos/acme/quant/issues/100/comments")
@@ -161,8 +221,20 @@ def test_without_api_settings_the_decision_stands_and_says_gitea_was_not_updated
     monkeypatch.delenv("TEAMDECK_FORGE_TOKEN", raising=False)
     change = decide_gate(story_ws, ROUND_TASK, "round-review", "approve")
     assert change.task.state == "done"
-    assert any("not posted on Gitea" in notice for notice in change.notices)
-    assert "Close the parent issue #100 on Gitea" in inbox(story_ws, "pangtong-fujunshi")[-1]["text"]
+    [said] = deliver_if_configured(story_ws)
+    assert "not posted on Gitea" in said and "teamdeck forge deliver" in said
+    assert [entry.state for entry in read_outbox(story_ws)] == ["pending"]
+
+
+def test_gate_approve_on_the_command_line_delivers_at_once_and_forge_deliver_says_nothing_waits(story_ws, run_cli):
+    with fake_gitea() as (base, seen):
+        env = {"TEAMDECK_FORGE_URL": base, "TEAMDECK_FORGE_TOKEN": TOKEN}
+        approved = run_cli(story_ws.root, "gate", "approve", ROUND_TASK, "round-review", env=env)
+        assert approved.code == 0, approved.err
+        assert "posted the outcome on acme/quant#100 and closed it" in approved.out
+        again = run_cli(story_ws.root, "forge", "deliver", env=env)
+    assert [request["method"] for request in seen] == ["POST", "PATCH"]
+    assert again.code == 0 and "nothing waits" in again.out
 
 
 def test_forge_replay_posts_recorded_folders_to_a_running_server(run_cli, ws):

@@ -61,4 +61,8 @@ def _list(_args: argparse.Namespace, ws: Workspace) -> Output:
 def _decide(args: argparse.Namespace, ws: Workspace) -> Output:
     decision = find_decision(build_snapshot(ws), args.key)
     answer, answered = answer_decision(ws, decision, args.answer, args.note)
-    return Output(data=answered_json(decision, answer, answered), text=one_line(answered.summary, 2000))
+    from teamdeck.adapters.forge_outbox import deliver_if_configured  # the HTTP client only when deciding
+
+    delivered = deliver_if_configured(ws)  # what the answer queued for Gitea (a round review's outcome)
+    data = {**answered_json(decision, answer, answered), "forge": delivered}
+    return Output(data=data, text="\n".join([one_line(answered.summary, 2000), *delivered]))

@@ -1,4 +1,4 @@
-"""``teamdeck forge serve | replay | comment | issues``: issue-driven teams (seed 001)."""
+"""``teamdeck forge serve | replay | comment | deliver | issues``: issue-driven teams (seed 001)."""
 
 from __future__ import annotations
 
@@ -7,11 +7,13 @@ import logging
 import os
 from pathlib import Path
 
+from teamdeck.adapters.forge_outbox import deliver_outbox
+from teamdeck.adapters.gitea_api import require_api
 from teamdeck.cli.commands import summary
 from teamdeck.cli.common import Output, command_group
 from teamdeck.errors import Refused
 from teamdeck.listen import bind
-from teamdeck.protocol.forge.gitea_api import require_api
+from teamdeck.protocol.forge.outbox import pending, read_outbox
 from teamdeck.protocol.hygiene import sweep_temp_files
 from teamdeck.store.workspace import Workspace
 from teamdeck.text import one_line
@@ -42,6 +44,11 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     comment.add_argument("number", type=int, metavar="N")
     comment.add_argument("text", metavar="TEXT")
     comment.set_defaults(handler=_comment)
+
+    deliver = actions.add_parser(
+        "deliver", help="post what waits in forge/outbox.jsonl on Gitea (round-review outcomes)", parents=[common]
+    )
+    deliver.set_defaults(handler=_deliver)
 
     issues = actions.add_parser("issues", help="the issues as a tree: parent, subs, who is on what", parents=[common])
     issues.set_defaults(handler=_issues)
@@ -94,6 +101,17 @@ def _comment(args: argparse.Namespace, ws: Workspace) -> Output:
     return Output(
         data={"ok": True, "repo": args.repo, "number": args.number, "commentId": comment_id},
         text=f"commented on {args.repo}#{args.number}" + (f" (comment {comment_id})" if comment_id else ""),
+    )
+
+
+def _deliver(_args: argparse.Namespace, ws: Workspace) -> Output:
+    waiting = pending(ws)
+    lines = deliver_outbox(ws, require_api(ws, "deliver forge/outbox.jsonl")) if waiting else []
+    failed = [entry for entry in read_outbox(ws) if entry.state == "failed"]
+    return Output(
+        data={"ok": not failed, "delivered": lines, "failed": [entry.id for entry in failed]},
+        text="\n".join(lines) or "nothing waits in forge/outbox.jsonl",
+        exit_code=1 if failed else 0,
     )
 
 

@@ -101,8 +101,15 @@ def _decide(args: argparse.Namespace, ws: Workspace) -> Output:
     change = decide_gate(ws, args.task_id, args.gate_id, args.decision, note=args.note)
     gate = change.task.gate(args.gate_id)
     assert gate is not None
+    from teamdeck.adapters.forge_outbox import deliver_if_configured  # the HTTP client only when deciding
+
+    delivered = deliver_if_configured(ws)  # what the decision queued for Gitea (a round review's outcome)
     text = "\n".join(
-        [f"{gate.state} gate {gate.id} of task {change.task.id}; the task is {change.task.state}", *change.said]
+        [
+            f"{gate.state} gate {gate.id} of task {change.task.id}; the task is {change.task.state}",
+            *change.said,
+            *delivered,
+        ]
     )
     data = {
         "ok": True,
@@ -111,6 +118,7 @@ def _decide(args: argparse.Namespace, ws: Workspace) -> Output:
         "gate": gate.model_dump(mode="json"),
         "events": [event.id for event in change.events],
         "notices": list(change.notices),
+        "forge": delivered,
     }
     return Output(data=data, text=text)  # the other notices were logged as warnings
 

@@ -342,5 +342,66 @@ STUCK_SHUTDOWN = DecisionSpec(
 """A ``shutdown_request`` that got no reply within ``shutdownTimeoutSeconds``."""
 
 
-SPECS: dict[str, DecisionSpec] = {spec.kind: spec for spec in (TASK_GATE, PLAN_APPROVAL, PERMISSION, STUCK_SHUTDOWN)}
+# --- the forge outbox (what must reach Gitea) ----------------------------------------
+
+
+def _outbox_answer(retry: bool) -> Run:
+    def run(ws: Workspace, decision: Decision, note: str | None) -> Answered:
+        from teamdeck.protocol.forge.outbox import drop_delivery, retry_delivery
+
+        entry = (retry_delivery if retry else drop_delivery)(ws, decision.request_id or "", note)
+        done = (
+            "queued again (delivered now when Gitea's API is configured)" if retry else "dropped: Gitea is not updated"
+        )
+        return Answered(
+            f"delivery to {entry.ref} {done}", {"entry": entry.id, "repo": entry.repo, "number": entry.number}
+        )
+
+    return run
+
+
+FORGE_DELIVERY = DecisionSpec(
+    kind="forge-delivery",
+    label="forge",
+    heading="Gitea not updated",
+    answers=(
+        Answer(
+            "forge-retry",
+            "retry",
+            True,
+            "Retry",
+            "Retry the selected delivery to Gitea",
+            "forge delivery: try again",
+            "optional",
+            "Note",
+            _gate_question("Retry"),
+            _outbox_answer(True),
+            outcome="The comment (and closing the issue) is tried again now if Gitea's API is configured.",
+        ),
+        Answer(
+            "forge-drop",
+            "drop",
+            False,
+            "Drop",
+            "Drop the selected delivery to Gitea",
+            "forge delivery: drop (Gitea stays as it is)",
+            "optional",
+            "Note",
+            _gate_question("Drop"),
+            _outbox_answer(False),
+            outcome="Gitea is not updated; the outcome stays recorded in teamdeck.",
+        ),
+    ),  # fmt: skip
+    what=lambda decision: f"forge {decision.request_id}",
+    detail=lambda decision, short: detail(
+        decision, short, (ours("Gitea not updated", "bold"),), body_label="comment:\n", request=True
+    ),
+    json=lambda decision: {"entry": decision.request_id, "comment": decision.body, "error": decision.reason},
+)
+"""A delivery to Gitea (forge/outbox.jsonl) whose tries all failed."""
+
+
+SPECS: dict[str, DecisionSpec] = {
+    spec.kind: spec for spec in (TASK_GATE, PLAN_APPROVAL, PERMISSION, STUCK_SHUTDOWN, FORGE_DELIVERY)
+}
 """Every kind, by its name: the registry every front reads (decisions/registry.py)."""

@@ -25,7 +25,10 @@ def answer(app: TeamdeckApp, decision: Decision, answer: Answer, note: str | Non
     what = decisions.spec_of(decision).what(decision)
 
     def call() -> str:
-        return decisions.answer_decision(app.ws, decision, answer.action, note)[1].summary
+        from teamdeck.adapters.forge_outbox import deliver_if_configured
+
+        summary = decisions.answer_decision(app.ws, decision, answer.action, note)[1].summary
+        return "; ".join([summary, *deliver_if_configured(app.ws)])  # what it queued for Gitea, if anything
 
     app.perform(f"{answer.action.replace('_', ' ')} {what}", call)
 

@@ -17,7 +17,7 @@ def snapshot_of(state: ReadState, rows: tuple[EventRow, ...], notices: tuple[str
     one-time ``notices``."""
     tasks = tuple(state.tasks[task_id] for task_id in sorted(state.tasks))
     teams = tuple(state.team_views[name] for name in sorted(state.team_views))
-    team_gates = tuple(state.team_gates[name] for name in sorted(state.team_gates))
+    team_gates = (*(state.team_gates[name] for name in sorted(state.team_gates)), state.forge_gates)
     gates = state.derive("gates", (*tasks, *team_gates), lambda: _gate_queue(tasks, team_gates))
     state.log_rows = rows
     return WorkspaceSnapshot(
@@ -45,7 +45,8 @@ def snapshot_of(state: ReadState, rows: tuple[EventRow, ...], notices: tuple[str
 
 
 def _gate_queue(tasks: tuple[TaskView, ...], team_gates: tuple[tuple[Decision, ...], ...]) -> tuple[Decision, ...]:
-    """Every open gate of the tasks and teams, oldest first."""
+    """Every open gate of the tasks, and every decision of the teams and of the forge
+    outbox, oldest first."""
     gates = [gate for task in tasks for gate in task.open_gates]
     for gates_of_team in team_gates:
         gates += gates_of_team

@@ -35,6 +35,7 @@ from teamdeck.view.changes import classify
 from teamdeck.view.event_tail import advance, merge, merge_all, open_log, take_notice
 from teamdeck.view.eventlog import EventRow
 from teamdeck.view.issues import read_issue_tree
+from teamdeck.view.outbox import failed_deliveries
 from teamdeck.view.plans import (
     read_plans,
     read_verdicts,
@@ -104,6 +105,7 @@ def build_snapshot(
     _derive_task_lists(state)
     state.plans = read_plans(ws)
     state.issues, state.issue_problems = read_issue_tree(ws)
+    state.forge_gates = failed_deliveries(ws)
     for task_id in state.tasks:
         _read_verdicts(state, task_id)
     rows = merge_all(state)
@@ -184,6 +186,7 @@ def refresh(snapshot: WorkspaceSnapshot, changed: Iterable[Path]) -> WorkspaceSn
     update_plans(ws, state.plans, work.plans, work.tasks, relist=work.relist or work.relist_plans)
     if work.forge or work.relist:
         state.issues, state.issue_problems = read_issue_tree(ws)
+        state.forge_gates = failed_deliveries(ws)
     notices = tuple(notice for log in state.logs.values() if (notice := take_notice(log)))
     if rebuild:
         rows = merge_all(state)

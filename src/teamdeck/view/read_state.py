@@ -45,6 +45,8 @@ class ReadState:
     verdicts: dict[str, TaskVerdicts] = field(default_factory=dict)
     issues: tuple[IssueView, ...] = ()
     issue_problems: tuple[str, ...] = ()
+    forge_gates: tuple[Decision, ...] = ()
+    """Deliveries to Gitea that failed, as decisions (view/outbox.py)."""
     task_lists: dict[str, TaskListFiles] = field(default_factory=dict)
     """Team -> what was read of its Claude Code task list (``tasks/<team>/<n>.json``)."""
     task_list_views: dict[str, TeamTaskListView] = field(default_factory=dict)

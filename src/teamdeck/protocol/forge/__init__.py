@@ -5,7 +5,9 @@
 - :mod:`.agents`: which Gitea logins are agents (team members).
 - :mod:`.notify`: the inbox messages, one template per kind under ``templates/forge/``.
 - :mod:`.rules`: seed 001 §11-§17, what each delivery does.
-- :mod:`.deliveries`: receiving a delivery once (signature, dedupe, the log).
+- :mod:`.deliveries`: receiving a delivery once (dedupe, the log; the webhook front
+  checks the signature and answers with HTTP statuses).
 - :mod:`.round_review`: the round-review gate in the decision queue.
-- :mod:`.gitea_api`: comments and closing issues through Gitea's REST API.
+- :mod:`.outbox`: what must reach Gitea, recorded; delivered by an adapter at the edge
+  (teamdeck/adapters/), never from here.
 """

@@ -7,11 +7,13 @@ of kind ``round-review`` with the seed's three questions. So ``teamdeck gate
 approve|reject``, the TUI's decision queue and every other front decide it unchanged:
 
 - approve = the goal is achieved: the task is ``done``; its follow-up records the
-  outcome on the parent, posts it as a comment on the parent issue and closes it (when
-  Gitea's API is configured: protocol/forge/gitea_api.py), and tells the coordinator.
+  outcome on the parent, queues a comment on the parent issue and closing it in
+  forge/outbox.jsonl (an adapter at the edge posts them: protocol/forge/outbox.py), and
+  tells the coordinator.
 - reject (a note is required) = a new round: the task is ``canceled`` with the note as
-  its reason; the follow-up records and posts the note and tells the coordinator, who
-  opens the next round's subs. The next time they are all final, round N+1 opens.
+  its reason; the follow-up records the note, queues it as a comment and tells the
+  coordinator, who opens the next round's subs. The next time they are all final, round
+  N+1 opens.
 
 The coordinator is the parent's creator; it gets the ``round_review`` message when the
 gate opens, and the people supervising the team see the gate in the queue.
@@ -30,9 +32,9 @@ from teamdeck.model.forge import ForgeIssue
 from teamdeck.model.task import Gate, GateAnswer, Task, TaskState
 from teamdeck.protocol.events import new_event
 from teamdeck.protocol.forge.agents import Agent, known_agents
-from teamdeck.protocol.forge.gitea_api import api_from_env
 from teamdeck.protocol.forge.issues import change_issue, event, issue_key, load_issue, repo_key
 from teamdeck.protocol.forge.notify import send
+from teamdeck.protocol.forge.outbox import queue_post
 from teamdeck.protocol.human_notes import sync_human_notes
 from teamdeck.protocol.lifecycle import can_transition, transition_event
 from teamdeck.protocol.markdown import code_span, fenced
@@ -191,16 +193,16 @@ def report_the_outcome(ws: Workspace, task: Task, gate: Gate, decision: GateAnsw
         action=f"record the round {round_number} outcome of {parent.ref}",
     )
     notices = [f"{parent.ref}: round {round_number} {'goal achieved' if outcome == 'achieved' else 'new round'}"]
-    posted, closed = _post_outcome(ws, parent, round_number, decision, gate)
-    notices.append(posted)
+    notices.append(_queue_outcome(ws, parent, round_number, decision, gate))
     coordinator = known_agents(ws).get(parent.creator)
     if coordinator is not None:
         if outcome == "new-round":
             then = f"Open the next round: create its sub issues (body `Parent: #{parent.number}`) and register them on the parent."
-        elif closed:
-            then = "The parent issue is closed: nothing else is needed."
         else:
-            then = f"Close the parent issue #{parent.number} on Gitea: teamdeck did not ({posted})."
+            then = (
+                f"teamdeck posts the outcome on #{parent.number} and closes it on Gitea: nothing else is needed "
+                "(a delivery that fails waits in the person's decision queue)."
+            )
         send(
             ws,
             coordinator,
@@ -228,27 +230,19 @@ def outcome_comment(parent: ForgeIssue, round_number: int, decision: GateAnswer,
     return f"[teamdeck] Round {round_number} review: a new round is needed (decided by {who}).\n\n{note}\n\n@{parent.creator}"
 
 
-def _post_outcome(
-    ws: Workspace, parent: ForgeIssue, round_number: int, decision: GateAnswer, gate: Gate
-) -> tuple[str, bool]:
-    """Post the outcome on the parent issue (and close it when the goal is achieved).
-
-    Returns:
-        What happened, for the person, and whether the parent was closed.
-    """
-    api = api_from_env(ws)
-    if api is None:
-        return "the outcome was not posted on Gitea (set $TEAMDECK_FORGE_URL and $TEAMDECK_FORGE_TOKEN)", False
-    try:
-        api.comment(parent.repo, parent.number, outcome_comment(parent, round_number, decision, gate))
-        if decision == "approve":
-            api.close_issue(parent.repo, parent.number)
-    except TeamdeckError as err:
-        log.warning("%s", err)
-        return f"the outcome is recorded, but Gitea was not updated: {err}", False
-    if decision == "approve":
-        return f"posted the outcome on {parent.ref} and closed it", True
-    return f"posted the outcome on {parent.ref}", False
+def _queue_outcome(ws: Workspace, parent: ForgeIssue, round_number: int, decision: GateAnswer, gate: Gate) -> str:
+    """Record the outcome's comment (and, when the goal is achieved, closing the parent)
+    in forge/outbox.jsonl: an adapter at the edge posts it (protocol/forge/outbox.py)."""
+    achieved = decision == "approve"
+    queue_post(
+        ws,
+        parent.repo,
+        parent.number,
+        outcome_comment(parent, round_number, decision, gate),
+        close=achieved,
+        why=f"round {round_number} review of {parent.ref}: {'goal achieved' if achieved else 'a new round'}",
+    )
+    return f"the outcome for Gitea is queued in forge/outbox.jsonl ({'comment, then close ' if achieved else 'comment on '}{parent.ref})"
 
 
 def _parent(ws: Workspace, key: str) -> ForgeIssue | None:
