@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 from conftest import SIZE, until
-from forge_world import SECRET, STORY, delivery, make_team
+from forge_world import STORY, delivery, make_team
 from test_snapshots import prepared
 
 from teamdeck.protocol.forge.deliveries import receive
@@ -28,7 +28,7 @@ def story_app(ws: Workspace, upto: str) -> TeamdeckApp:
     make_team(ws)
     for name in STORY[: STORY.index(upto) + 1]:
         headers, body = delivery(name)
-        assert receive(ws, headers, body, SECRET).status == 200
+        assert receive(ws, headers, body).outcome == "applied"
     app = create_app(ws, watch=False, cursor_blink=False)
     app.animation_level = "none"
     return app

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from conftest import make_app, run, until
-from forge_world import SECRET, STORY, delivery, make_team, signed
+from forge_world import STORY, delivery, make_team, signed
 
 from teamdeck.protocol.forge.deliveries import receive
 from teamdeck.tui.widgets.issue_list import IssueList
@@ -29,7 +29,7 @@ def test_issues_appear_live_as_deliveries_arrive(ws) -> None:
         assert not issues.rows
         for name in STORY[:6]:
             headers, body = delivery(name)
-            assert receive(ws, headers, body, SECRET).status == 200
+            assert receive(ws, headers, body).outcome == "applied"
         await until(pilot, lambda: len(issues.rows) == 3, "three issues on screen")
         await until(pilot, lambda: any("waits #101" in line for line in _lines(issues)), "#102 waiting on #101")
         assert [row.key for row in issues.rows] == ["acme/quant#100", "acme/quant#101", "acme/quant#102"]
@@ -42,7 +42,7 @@ def test_a_hostile_issue_title_is_drawn_as_literal_text(ws) -> None:
     payload = json.loads(delivery("issues-opened-parent-100")[1])
     payload["issue"]["title"] = HOSTILE
     body = json.dumps(payload).encode()
-    assert receive(ws, signed(body, "issues", "hostile"), body, SECRET).status == 200
+    assert receive(ws, signed(body, "issues", "hostile"), body).outcome == "applied"
     app = make_app(ws)
 
     async def scenario(pilot):

@@ -3,9 +3,12 @@
 ``POST /hook`` (also ``POST /``) takes one delivery: the body is read from the stream
 with a cap (a declared or actual size over the limit is 413 before more is read, so a
 50 MB body is never buffered) and a deadline (a body still incomplete after
-:data:`BODY_TIMEOUT_S` is 408: a client trickling bytes cannot hold a connection), then :func:`receive` checks the signature, deduplicates
-and applies it in a worker thread, one delivery at a time. Its outcome is the answer
-(200 applied or duplicate, 202 ignored, 400 invalid, 401 bad signature, 5xx failed).
+:data:`BODY_TIMEOUT_S` is 408: a client trickling bytes cannot hold a connection), its
+signature is checked (webhook/signature.py: 401 and nothing written when it does not
+match), then the protocol's :func:`receive` deduplicates and applies it in a worker
+thread, one delivery at a time. Its outcome is the answer, with the status
+:func:`status_of` gives it (200 applied or duplicate, 202 ignored, 400 invalid, 500
+failed, 503 busy: the HTTP side of a delivery lives here).
 A bug in one delivery is a 500 and a logged traceback; the server keeps serving.
 ``GET /health`` answers 200 for probes.
 """
@@ -26,6 +29,7 @@ from starlette.routing import Route
 from teamdeck.protocol.forge.deliveries import Outcome, event_of, receive
 from teamdeck.store.workspace import Workspace
 from teamdeck.text import one_line
+from teamdeck.webhook.signature import signed
 
 log = logging.getLogger("teamdeck.forge")
 
@@ -38,14 +42,35 @@ BODY_TIMEOUT_S = 10.0
 """How long a client may take to send the whole body (Gitea sends a few KiB at once)."""
 
 
+STATUS = {"applied": 200, "duplicate": 200, "ignored": 202, "invalid": 400, "failed": 500}
+"""The HTTP status of each outcome of a delivery (a ``busy`` failure is 503: retry soon)."""
+
+
+def status_of(outcome: Outcome) -> int:
+    """The HTTP status Gitea is answered with for ``outcome``."""
+    return 503 if outcome.busy else STATUS.get(outcome.outcome, 500)
+
+
+def _log(status: int, outcome: Outcome, headers: Mapping[str, str]) -> None:
+    """One line per delivery answered: status, outcome, event, delivery id, detail."""
+    log.info(
+        "forge: %s %s, event %s, delivery %s: %s",
+        status,
+        outcome.outcome,
+        one_line(event_of(headers) or "(none)", 40),
+        one_line(outcome.delivery or "-", 100),
+        one_line(outcome.detail, 200),
+    )
+
+
 def _too_slow(limit: float) -> JSONResponse:
     detail = f"the body did not arrive within {limit:g} s; nothing was written"
-    return JSONResponse(Outcome(408, "timeout", detail).to_json(), status_code=408, headers={"Connection": "close"})
+    return JSONResponse(Outcome("timeout", detail).to_json(), status_code=408, headers={"Connection": "close"})
 
 
 def _too_large(limit: int) -> JSONResponse:
     detail = f"the body is larger than {limit:,} bytes; nothing was written"
-    return JSONResponse(Outcome(413, "too-large", detail).to_json(), status_code=413)
+    return JSONResponse(Outcome("too-large", detail).to_json(), status_code=413)
 
 
 def create_app(
@@ -57,18 +82,11 @@ def create_app(
     def handle(headers: Mapping[str, str], body: bytes) -> Outcome:
         with one_at_a_time:
             try:
-                outcome = receive(ws, headers, body, secret)
+                outcome = receive(ws, headers, body)
             except Exception:  # one broken delivery must not stop the server (logged with its traceback)
                 log.exception("forge: unexpected error in a delivery")
-                return Outcome(500, "failed", "internal error (logged by the server); nothing else was affected")
-        log.info(
-            "forge: %s %s, event %s, delivery %s: %s",
-            outcome.status,
-            outcome.outcome,
-            one_line(event_of(headers) or "(none)", 40),
-            one_line(outcome.delivery or "-", 100),
-            one_line(outcome.detail, 200),
-        )
+                return Outcome("failed", "internal error (logged by the server); nothing else was affected")
+        _log(status_of(outcome), outcome, headers)
         return outcome
 
     async def hook(request: Request) -> JSONResponse:
@@ -84,8 +102,14 @@ def create_app(
                         return _too_large(max_body)
         except TimeoutError:
             return _too_slow(body_timeout)
+        if not signed(secret, request.headers, bytes(body)):
+            refused = Outcome(
+                "unauthorized", "the signature does not match the body and the secret; nothing was written"
+            )
+            _log(401, refused, request.headers)
+            return JSONResponse(refused.to_json(), status_code=401)
         outcome = await run_in_threadpool(handle, dict(request.headers), bytes(body))
-        return JSONResponse(outcome.to_json(), status_code=outcome.status)
+        return JSONResponse(outcome.to_json(), status_code=status_of(outcome))
 
     async def health(_request: Request) -> JSONResponse:
         return JSONResponse({"ok": True})

@@ -1,26 +1,24 @@
 """Receiving one Gitea webhook delivery, exactly once: the function every front calls
-(``teamdeck forge serve`` and the tests).
+(``teamdeck forge serve`` and the tests) once the delivery is known to come from Gitea
+(the webhook front checks the signature, and turns each outcome into an HTTP status:
+teamdeck/webhook/).
 
-1. The signature: ``X-Gitea-Signature`` must be the hex HMAC-SHA256 of the raw body
-   with the shared secret, compared in constant time. A mismatch is 401 and nothing
-   is written.
-2. The delivery id ``X-Gitea-Delivery``: under the lock of ``forge/deliveries.jsonl``,
+1. The delivery id ``X-Gitea-Delivery``: under the lock of ``forge/deliveries.jsonl``,
    a delivery recorded there (applied, ignored or invalid) is not applied again: a
-   redelivery answers 200 ``duplicate`` and changes nothing.
-3. The body is parsed and the rules run (protocol/forge/rules.py). Then one record is
-   appended to deliveries.jsonl: ``applied`` (200), ``ignored`` (202: an event or
-   action without rules), ``invalid`` (400: not JSON, or not a Gitea payload) or
-   ``failed`` (500/503: a file could not be written; not deduplicated, so Gitea's
-   redelivery tries again, and one-time messages are not sent twice). Before the
-   first effect of a valid delivery an ``in-progress`` record is appended, and every
-   message it sends is keyed by delivery and recipient (a mention by comment id and
-   login), so a redelivery after a crash sends only what was not sent (F18).
+   redelivery is ``duplicate`` and changes nothing.
+2. The body is parsed and the rules run (protocol/forge/rules.py). Then one record is
+   appended to deliveries.jsonl: ``applied``, ``ignored`` (an event or action without
+   rules), ``invalid`` (not JSON, or not a Gitea payload) or ``failed`` (a file could not
+   be written; ``busy`` when the workspace is read-only or locked, worth retrying soon;
+   not deduplicated, so Gitea's redelivery tries again, and one-time messages are not
+   sent twice). Before the first effect of a valid delivery an ``in-progress`` record is
+   appended, and every message it sends is keyed by delivery and recipient (a mention by
+   comment id and login), so a redelivery after a crash sends only what was not sent
+   (F18).
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -48,19 +46,33 @@ FINAL_OUTCOMES = frozenset({"applied", "ignored", "invalid"})
 DETAIL_CHARS = 500
 
 
+ACCEPTED = frozenset({"applied", "duplicate", "ignored"})
+"""Outcomes that need no redelivery."""
+
+
 @dataclass(frozen=True)
 class Outcome:
-    """What receiving a delivery did: the HTTP status and what the body says."""
+    """What receiving a delivery did.
 
-    status: int
+    Attributes:
+        outcome: ``applied``, ``duplicate``, ``ignored``, ``invalid``, ``failed``
+            (``in-progress`` only in the log, while a delivery is being applied).
+        detail: one line about it.
+        delivery: the delivery id, when there was one.
+        effects: one line per effect of the rules.
+        busy: a ``failed`` delivery that could not be written *now* (read-only, a busy
+            lock): worth retrying soon.
+    """
+
     outcome: str
     detail: str = ""
     delivery: str | None = None
     effects: tuple[str, ...] = field(default_factory=tuple)
+    busy: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "ok": self.status < 300,
+            "ok": self.outcome in ACCEPTED,
             "outcome": self.outcome,
             "delivery": self.delivery,
             "detail": self.detail,
@@ -68,7 +80,7 @@ class Outcome:
         }
 
 
-IN_PROGRESS = Outcome(102, "in-progress", "applying; a crash here is finished by Gitea's redelivery")
+IN_PROGRESS = Outcome("in-progress", "applying; a crash here is finished by Gitea's redelivery")
 """Recorded before a delivery's first effect (not final: a redelivery applies it again)."""
 
 
@@ -80,15 +92,6 @@ def _header(headers: Mapping[str, str], *names: str) -> str | None:
 def event_of(headers: Mapping[str, str]) -> str:
     """The delivery's event name (``X-Gitea-Event``, or Gogs' or GitHub's), or ``""``."""
     return _header(headers, "X-Gitea-Event", "X-Gogs-Event", "X-GitHub-Event") or ""
-
-
-def signature_ok(secret: str, body: bytes, signature: str | None) -> bool:
-    """Whether ``signature`` is the hex HMAC-SHA256 of ``body`` keyed with ``secret`` (constant time)."""
-    if not signature or not secret:
-        return False
-    expected = hmac.new(secret.encode("utf-8"), body, hashlib.sha256).hexdigest()
-    given = signature.strip().lower().removeprefix("sha256=")
-    return hmac.compare_digest(expected.encode("ascii"), given.encode("ascii", "replace"))
 
 
 def delivered(ws: Workspace, delivery: str) -> dict[str, Any] | None:
@@ -104,13 +107,11 @@ def delivered(ws: Workspace, delivery: str) -> dict[str, Any] | None:
     )
 
 
-def receive(ws: Workspace, headers: Mapping[str, str], body: bytes, secret: str) -> Outcome:
-    """Check, deduplicate, apply and record one delivery (see the module)."""
-    if not signature_ok(secret, body, _header(headers, "X-Gitea-Signature", "X-Gogs-Signature", "X-Hub-Signature-256")):
-        return Outcome(401, "unauthorized", "the signature does not match the body and the secret; nothing was written")
+def receive(ws: Workspace, headers: Mapping[str, str], body: bytes) -> Outcome:
+    """Deduplicate, apply and record one delivery whose signature was checked (see the module)."""
     delivery = _header(headers, "X-Gitea-Delivery", "X-Gogs-Delivery", "X-GitHub-Delivery")
     if not delivery or len(delivery) > 100:
-        return Outcome(400, "invalid", "no usable X-Gitea-Delivery header; nothing was written")
+        return Outcome("invalid", "no usable X-Gitea-Delivery header; nothing was written")
     event_name = event_of(headers)
     event_type = _header(headers, "X-Gitea-Event-Type", "X-Gogs-Event-Type") or event_name
     try:
@@ -119,17 +120,17 @@ def receive(ws: Workspace, headers: Mapping[str, str], body: bytes, secret: str)
         with locked(ws.deliveries_log, what=str(ws.rel(ws.deliveries_log))):
             seen = delivered(ws, delivery)
             if seen is not None:
-                return Outcome(200, "duplicate", f"already {seen.get('outcome')} at {seen.get('receivedAt')}", delivery)
+                return Outcome("duplicate", f"already {seen.get('outcome')} at {seen.get('receivedAt')}", delivery)
             outcome = _apply(
                 ws, event_name, body, delivery, lambda: _record(ws, delivery, event_name, event_type, IN_PROGRESS)
             )
             _record(ws, delivery, event_name, event_type, outcome)
-            return Outcome(outcome.status, outcome.outcome, outcome.detail, delivery, outcome.effects)
+            return Outcome(outcome.outcome, outcome.detail, delivery, outcome.effects)
     except (ReadOnly, Busy) as err:
-        return Outcome(503, "failed", str(err), delivery)
+        return Outcome("failed", str(err), delivery, busy=True)
     except TeamdeckError as err:
         log.warning("forge: delivery %s failed: %s", shown(delivery), err)
-        return Outcome(500, "failed", str(err), delivery)
+        return Outcome("failed", str(err), delivery)
 
 
 def _apply(ws: Workspace, event_name: str, body: bytes, delivery: str, started: Callable[[], None]) -> Outcome:
@@ -139,30 +140,28 @@ def _apply(ws: Workspace, event_name: str, body: bytes, delivery: str, started: 
         raw = parse_json(body, "body", limit=max(len(body), 1))
     except InvalidFile as err:
         return Outcome(
-            400, "invalid", f"the body is not JSON: {err.where + ': ' if err.where else ''}{err.why}"[:DETAIL_CHARS]
+            "invalid", f"the body is not JSON: {err.where + ': ' if err.where else ''}{err.why}"[:DETAIL_CHARS]
         )
     if not isinstance(raw, dict):
-        return Outcome(400, "invalid", f"the body is JSON {type(raw).__name__}, not an object")
+        return Outcome("invalid", f"the body is JSON {type(raw).__name__}, not an object")
     found = raw.get("action")
     action = found if isinstance(found, str) else ""
     if not handles(event_name, action):
-        return Outcome(202, "ignored", f"no rule for event '{shown(event_name)}' action '{shown(action)}'")
+        return Outcome("ignored", f"no rule for event '{shown(event_name)}' action '{shown(action)}'")
     try:
         payload = GiteaPayload.model_validate(raw)
     except ValidationError as err:
-        return Outcome(
-            400, "invalid", f"not a Gitea {shown(event_name)} payload: {validation_message(err)}"[:DETAIL_CHARS]
-        )
+        return Outcome("invalid", f"not a Gitea {shown(event_name)} payload: {validation_message(err)}"[:DETAIL_CHARS])
     try:
         # Recorded before any effect: a crash from here on leaves a trace, and the
         # redelivery skips the messages already sent (they are keyed, F18).
         started()
         effects = apply_delivery(ws, event_name, payload, delivery=delivery)
     except InvalidId as err:  # a repository or number no path may be built from: retrying will not help
-        return Outcome(400, "invalid", str(err)[:DETAIL_CHARS])
+        return Outcome("invalid", str(err)[:DETAIL_CHARS])
     except TeamdeckError as err:
-        return Outcome(500, "failed", str(err)[:DETAIL_CHARS])
-    return Outcome(200, "applied", f"{event_name} {action}", effects=tuple(effects.lines))
+        return Outcome("failed", str(err)[:DETAIL_CHARS])
+    return Outcome("applied", f"{event_name} {action}", effects=tuple(effects.lines))
 
 
 def _record(ws: Workspace, delivery: str, event_name: str, event_type: str, outcome: Outcome) -> None:
@@ -176,7 +175,6 @@ def _record(ws: Workspace, delivery: str, event_name: str, event_type: str, outc
             "type": event_type[:100],
             "receivedAt": iso(moment),
             "outcome": outcome.outcome,
-            "status": outcome.status,
             "detail": outcome.detail[:DETAIL_CHARS],
             "effects": list(outcome.effects),
         },
