@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import getpass
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +53,13 @@ class Workspace:
     def at(cls, root: Path | str, **options: Any) -> Workspace:
         """A workspace rooted at ``root`` (resolved), with optional settings."""
         return cls(Path(root).expanduser().resolve(), **options)
+
+    def with_read_only(self, read_only: bool, reason: str = "--read-only") -> Workspace:
+        """This workspace with writes refused when ``read_only`` (the ``--read-only``
+        flag); itself when writes are off already or stay on."""
+        if read_only and not self.read_only:
+            return replace(self, read_only=True, read_only_reason=reason)
+        return self
 
     def require_writable(self, action: str) -> None:
         """Refuse ``action`` when writes are off, or the workspace is on a read-only mount.

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import gc
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -25,15 +24,8 @@ def open_app(
     gc.disable()
     from teamdeck.tui.first_read import FirstRead
 
-    ws = with_read_only(ws, read_only)
+    ws = ws.with_read_only(read_only)
     first_read = FirstRead.start(ws)  # before Textual is imported: the process has one thread
     from teamdeck.tui.app import create_app
 
     return create_app(ws, watch=watch, force_polling=force_polling, first_read=first_read)
-
-
-def with_read_only(ws: Workspace, read_only: bool) -> Workspace:
-    """``ws`` with writes refused when ``read_only`` (the ``--read-only`` flag)."""
-    if read_only and not ws.read_only:
-        return replace(ws, read_only=True, read_only_reason="--read-only")
-    return ws

@@ -33,7 +33,7 @@ from textual.worker import Worker, WorkerState
 from teamdeck.errors import TeamdeckError
 from teamdeck.protocol.written import recorded, stamps
 from teamdeck.resources import data_dir
-from teamdeck.tui import actions, registry, with_read_only
+from teamdeck.tui import actions, registry
 from teamdeck.tui.messages import SnapshotChanged
 from teamdeck.tui.render import cell
 from teamdeck.tui.screens.main import MainScreen
@@ -525,7 +525,7 @@ def create_app(
         The app, not yet running.
     """
     return TeamdeckApp(
-        with_read_only(ws, read_only),
+        ws.with_read_only(read_only),
         watch=watch,
         force_polling=force_polling,
         cursor_blink=cursor_blink,
