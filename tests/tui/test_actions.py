@@ -12,9 +12,9 @@ from teamdeck.protocol.messaging import request_shutdown, send_message, send_str
 from teamdeck.protocol.taskfile import load_task
 from teamdeck.sim.outputs import write_final_output
 from teamdeck.store.inbox import read_inbox
-from teamdeck.tui.screens.compose import ComposeScreen
+from teamdeck.tui.dialogs.compose import ComposeScreen
+from teamdeck.tui.dialogs.text_view import TextScreen
 from teamdeck.tui.screens.help import HelpScreen
-from teamdeck.tui.screens.text_view import TextScreen
 from teamdeck.tui.widgets.confirm_bar import ConfirmBar
 from teamdeck.tui.widgets.event_list import EventList
 from teamdeck.tui.widgets.gate_list import GateList

@@ -18,9 +18,9 @@ from rich.cells import cell_len
 
 from teamdeck.store.workspace import Workspace
 from teamdeck.tui.app import TeamdeckApp
-from teamdeck.tui.screens.compose import ComposeScreen
+from teamdeck.tui.dialogs.compose import ComposeScreen
+from teamdeck.tui.dialogs.text_view import TextScreen
 from teamdeck.tui.screens.main import MainScreen
-from teamdeck.tui.screens.text_view import TextScreen
 from teamdeck.tui.widgets.confirm_bar import ConfirmBar
 from teamdeck.tui.widgets.gate_list import GateList
 from teamdeck.tui.widgets.inbox_list import InboxList

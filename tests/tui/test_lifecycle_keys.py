@@ -14,8 +14,8 @@ from teamdeck.protocol.allowed import next_states
 from teamdeck.protocol.plans.store import load_plan
 from teamdeck.protocol.taskfile import load_task
 from teamdeck.store.inbox import read_inbox
-from teamdeck.tui.screens.transition import TransitionScreen
-from teamdeck.tui.screens.verdicts import VerdictsScreen
+from teamdeck.tui.dialogs.transition import TransitionScreen
+from teamdeck.tui.dialogs.verdicts import VerdictsScreen
 from teamdeck.tui.widgets.confirm_bar import ConfirmBar
 from teamdeck.tui.widgets.gate_list import GateList
 from teamdeck.tui.widgets.plan_list import PlanList

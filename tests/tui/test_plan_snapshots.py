@@ -22,8 +22,8 @@ from test_snapshots import prepared
 from teamdeck.clock import fixed_clock
 from teamdeck.store.workspace import Workspace
 from teamdeck.tui.app import TeamdeckApp, create_app
-from teamdeck.tui.screens.transition import TransitionScreen
-from teamdeck.tui.screens.verdicts import VerdictsScreen
+from teamdeck.tui.dialogs.transition import TransitionScreen
+from teamdeck.tui.dialogs.verdicts import VerdictsScreen
 from teamdeck.tui.widgets.confirm_bar import ConfirmBar
 
 NOW = world.START + timedelta(hours=1)

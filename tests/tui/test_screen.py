@@ -8,7 +8,7 @@ from conftest import make_app, run, until
 from textual.widgets import TabbedContent
 
 from teamdeck.protocol.messaging import send_message
-from teamdeck.tui.screens.text_view import TextScreen
+from teamdeck.tui.dialogs.text_view import TextScreen
 from teamdeck.tui.widgets.gate_list import GateList
 from teamdeck.tui.widgets.inbox_list import InboxList
 from teamdeck.tui.widgets.inbox_panel import InboxPanel

@@ -20,10 +20,10 @@ from teamdeck.clock import fixed_clock
 from teamdeck.sim.clock import DEMO_NOW
 from teamdeck.store.workspace import Workspace
 from teamdeck.tui.app import TeamdeckApp, create_app
-from teamdeck.tui.screens.compose import ComposeScreen
+from teamdeck.tui.dialogs.compose import ComposeScreen
+from teamdeck.tui.dialogs.text_view import TextScreen
 from teamdeck.tui.screens.help import HelpScreen
 from teamdeck.tui.screens.main import MainScreen
-from teamdeck.tui.screens.text_view import TextScreen
 from teamdeck.tui.widgets.confirm_bar import ConfirmBar
 
 SMALL, LARGE = (80, 24), (250, 70)

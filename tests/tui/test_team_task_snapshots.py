@@ -10,7 +10,7 @@ from pathlib import Path
 from conftest import SIZE, until
 from test_snapshots import demo_app, prepared, select
 
-from teamdeck.tui.screens.reassign import ReassignScreen
+from teamdeck.tui.dialogs.reassign import ReassignScreen
 
 STALLED = "checkout-revamp#2"
 

@@ -18,7 +18,7 @@ from teamdeck.protocol.tasks import create_task
 from teamdeck.protocol.teams import add_member, create_team
 from teamdeck.sim.outputs import write_final_output
 from teamdeck.store.workspace import Workspace
-from teamdeck.tui.screens.reassign import ReassignScreen
+from teamdeck.tui.dialogs.reassign import ReassignScreen
 from teamdeck.tui.widgets.confirm_bar import ConfirmBar
 from teamdeck.tui.widgets.gate_list import GateList
 from teamdeck.tui.widgets.task_list import TaskList

@@ -1,1 +1,1 @@
-"""The TUI's screens: the main screen and the dialogs over it (help, compose, pickers, text)."""
+"""The TUI's screens: the main screen and the help screen (the dialogs a panel opens are in tui/dialogs/)."""

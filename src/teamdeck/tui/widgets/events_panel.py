@@ -9,8 +9,8 @@ from textual.content import Content
 from textual.widgets import Input, Static
 
 from teamdeck.tui import registry
+from teamdeck.tui.dialogs.text_view import TextScreen
 from teamdeck.tui.render import cell
-from teamdeck.tui.screens.text_view import TextScreen
 from teamdeck.tui.typed import deck
 from teamdeck.tui.widgets.event_list import EventList
 from teamdeck.tui.widgets.line_list import LineList

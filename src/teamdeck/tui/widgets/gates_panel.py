@@ -70,7 +70,7 @@ class GatesPanel(Panel):
 
     @on(LineList.Chosen, "#gate-list")
     def action_open(self) -> None:
-        from teamdeck.tui.screens.text_view import TextScreen  # not needed for the first frame
+        from teamdeck.tui.dialogs.text_view import TextScreen  # not needed for the first frame
 
         gate = self.selected
         if gate is not None:

@@ -12,9 +12,9 @@ from textual.content import Content
 from textual.widgets import Static
 
 from teamdeck.tui import registry
+from teamdeck.tui.dialogs.text_view import TextScreen
 from teamdeck.tui.messages import MessageMember
 from teamdeck.tui.render import block, cell
-from teamdeck.tui.screens.text_view import TextScreen
 from teamdeck.tui.typed import deck
 from teamdeck.tui.widgets.inbox_list import KIND_LABELS, InboxList
 from teamdeck.tui.widgets.line_list import LineList

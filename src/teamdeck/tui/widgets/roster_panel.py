@@ -13,9 +13,9 @@ from textual.widgets import Static
 from teamdeck.decisions.registry import spec_of
 from teamdeck.protocol.allowed import can_deactivate, can_shutdown
 from teamdeck.tui import actions, registry
+from teamdeck.tui.dialogs.compose import ComposeScreen, Draft
 from teamdeck.tui.messages import OpenInbox
 from teamdeck.tui.render import block, cell
-from teamdeck.tui.screens.compose import ComposeScreen, Draft
 from teamdeck.tui.typed import deck
 from teamdeck.tui.widgets.confirm_bar import AskConfirm, Confirmed, ConfirmRequest
 from teamdeck.tui.widgets.line_list import LineList

@@ -13,9 +13,9 @@ from textual.widget import Widget
 
 from teamdeck.protocol.allowed import next_states
 from teamdeck.tui import task_actions
+from teamdeck.tui.dialogs.transition import Transition, TransitionScreen
+from teamdeck.tui.dialogs.verdicts import VerdictsScreen
 from teamdeck.tui.render import cell
-from teamdeck.tui.screens.transition import Transition, TransitionScreen
-from teamdeck.tui.screens.verdicts import VerdictsScreen
 from teamdeck.tui.typed import deck
 from teamdeck.tui.widgets.confirm_bar import AskConfirm, Confirmed, ConfirmRequest, NoteRule
 from teamdeck.view.snapshot import TaskView

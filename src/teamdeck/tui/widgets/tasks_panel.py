@@ -15,8 +15,8 @@ from textual.widgets import Markdown, Static
 
 from teamdeck.errors import TeamdeckError
 from teamdeck.tui import actions, registry, team_task_actions
+from teamdeck.tui.dialogs.reassign import ReassignScreen
 from teamdeck.tui.render import block, cell
-from teamdeck.tui.screens.reassign import ReassignScreen
 from teamdeck.tui.typed import deck
 from teamdeck.tui.widgets.confirm_bar import AskConfirm, Confirmed, ConfirmRequest
 from teamdeck.tui.widgets.line_list import LineList
