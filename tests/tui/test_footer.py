@@ -29,12 +29,14 @@ def test_the_keys_follow_the_focus(world: Workspace) -> None:
 
     async def scenario(pilot):
         footer = footer_of(app)
-        await until(pilot, lambda: "approve" in footer.actions, "the gate keys")
+        await until(pilot, lambda: "answer('approve')" in footer.actions, "the gate keys")
         await pilot.press("a")
         await until(pilot, lambda: showing(app, ConfirmBar), "the confirm bar")
-        await until(pilot, lambda: "cancel" in footer.actions and "approve" not in footer.actions, "the bar's keys")
+        await until(
+            pilot, lambda: "cancel" in footer.actions and "answer('approve')" not in footer.actions, "the bar's keys"
+        )
         await pilot.press("escape")
-        await until(pilot, lambda: "approve" in footer.actions, "the gate keys again")
+        await until(pilot, lambda: "answer('approve')" in footer.actions, "the gate keys again")
 
     run(app, scenario)
 
@@ -44,8 +46,8 @@ def test_a_click_presses_the_key(world: Workspace) -> None:
 
     async def scenario(pilot):
         footer = footer_of(app)
-        await until(pilot, lambda: "approve" in footer.actions, "the gate keys")
-        await click_key(pilot, footer, "approve")
+        await until(pilot, lambda: "answer('approve')" in footer.actions, "the gate keys")
+        await click_key(pilot, footer, "answer('approve')")
         await until(pilot, lambda: showing(app, ConfirmBar), "the confirm bar")
         await pilot.press("escape")
         await until(pilot, lambda: "help" in footer.actions, "the keys again")
