@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from teamdeck.model.claude import decode_text
-from teamdeck.protocol.messaging import read_inboxes
+from teamdeck.protocol.inboxes import read_inboxes
 from teamdeck.protocol.taskfile import load_task, read_events, task_ids
 from teamdeck.protocol.teamlog import read_log
 from teamdeck.protocol.teams import list_teams, read_task_list, read_team

@@ -13,7 +13,8 @@ from teamdeck.protocol.guardians import registry
 from teamdeck.protocol.lifecycle import transition, transition_event
 from teamdeck.protocol.taskfile import load_task, read_events, transact
 from teamdeck.protocol.tasks import create_task
-from teamdeck.protocol.verification import configure_guardian, fail_gate_id, list_assignments, list_verdicts, verify
+from teamdeck.protocol.verdict_history import list_assignments, list_verdicts
+from teamdeck.protocol.verification import configure_guardian, fail_gate_id, verify
 from teamdeck.store.jsonl import append_record
 
 SEED_EVENTS = [

@@ -12,13 +12,12 @@ from datetime import timedelta
 from teamdeck.cli.commands import summary
 from teamdeck.cli.common import Output
 from teamdeck.protocol import teams
-from teamdeck.protocol.gates import task_ids
 from teamdeck.protocol.intents import complete_pending, pending
 from teamdeck.protocol.ledger.build import build_ledger
 from teamdeck.protocol.ledger.results import FAILURE_CLASSES, NOTICES, Ledger
-from teamdeck.protocol.verification import edited_verdicts
+from teamdeck.protocol.taskfile import task_ids
+from teamdeck.protocol.verdict_history import edited_verdicts
 from teamdeck.store.settings import load_settings
-from teamdeck.store.teamfiles import list_team_names
 from teamdeck.store.workspace import Workspace
 from teamdeck.text import one_line
 
@@ -33,7 +32,7 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
 
 
 def _doctor(args: argparse.Namespace, ws: Workspace) -> Output:
-    names, ignored = ([args.team], []) if args.team else list_team_names(ws)
+    names, ignored = ([args.team], []) if args.team else teams.team_listing(ws)
     timeout = timedelta(seconds=load_settings(ws.root).shutdownTimeoutSeconds)
     reports, lines = [], []
     interrupted = _interrupted(ws, repair=args.repair)

@@ -12,13 +12,11 @@ from pathlib import Path
 
 from teamdeck.cli.commands import summary
 from teamdeck.cli.common import Output, command_group
-from teamdeck.errors import InvalidFile
-from teamdeck.protocol.plans.importer import import_plan
+from teamdeck.protocol.plans.importer import import_plan, read_plan_file
 from teamdeck.protocol.plans.machine import Advance, advance, cancel_plan
 from teamdeck.protocol.plans.overview import plan_overview
 from teamdeck.protocol.plans.parser import PlanProblems
 from teamdeck.protocol.plans.store import list_plans
-from teamdeck.store.loaders import read_capped
 from teamdeck.store.workspace import Workspace
 from teamdeck.text import one_line
 
@@ -64,12 +62,7 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
 
 def _import(args: argparse.Namespace, ws: Workspace) -> Output:
     path = Path(args.file)
-    try:
-        text = read_capped(path).decode("utf-8-sig")
-    except FileNotFoundError:
-        raise InvalidFile(path, "", "no such file") from None
-    except UnicodeDecodeError as err:
-        raise InvalidFile(path, f"byte {err.start}", "not UTF-8 text") from None
+    text = read_plan_file(path)
     try:
         done = import_plan(ws, text, source=path.name, plan_id=args.plan_id, team=args.team, title=args.title)
     except PlanProblems as problems:

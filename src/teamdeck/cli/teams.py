@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from teamdeck.cli.commands import summary
 from teamdeck.cli.common import Output, command_group
@@ -18,10 +18,11 @@ from teamdeck.cli.team_tasks import register_team_task
 from teamdeck.errors import Refused
 from teamdeck.model.claude import COLORS
 from teamdeck.protocol import messaging, teams
-from teamdeck.store.inbox import InboxEntry
-from teamdeck.store.teamfiles import list_team_names
 from teamdeck.store.workspace import Workspace
 from teamdeck.text import one_line, sanitize
+
+if TYPE_CHECKING:
+    from teamdeck.store.inbox import InboxEntry
 
 
 class _IntermixedParser(argparse.ArgumentParser):
@@ -216,7 +217,7 @@ def _team_delete(args: argparse.Namespace, ws: Workspace) -> Output:
 
 
 def _team_list(_args: argparse.Namespace, ws: Workspace) -> Output:
-    names, ignored = list_team_names(ws)
+    names, ignored = teams.team_listing(ws)
     rows: list[dict[str, Any]] = []
     for name in names:
         try:

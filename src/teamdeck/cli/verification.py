@@ -6,7 +6,7 @@ import argparse
 
 from teamdeck.cli.commands import summary
 from teamdeck.cli.common import Output
-from teamdeck.protocol import verification
+from teamdeck.protocol import verdict_history, verification
 from teamdeck.protocol.guardians.registry import BUILTINS, guardian_codes
 from teamdeck.store.workspace import Workspace
 from teamdeck.text import one_line
@@ -86,7 +86,7 @@ def _verify(args: argparse.Namespace, ws: Workspace) -> Output:
 
 def _verdicts(args: argparse.Namespace, ws: Workspace) -> Output:
     ws.task_file(args.task_id)  # checks the id
-    records, problems = verification.list_verdicts(ws, args.task_id)
+    records, problems = verdict_history.list_verdicts(ws, args.task_id)
     lines = [
         f"{record.createdAt}  {record.id}  {record.guardian:<8} {record.status:<13} "
         f"{len(record.flags)} flag(s)  {record.assignment}"
@@ -105,7 +105,7 @@ def _verdicts(args: argparse.Namespace, ws: Workspace) -> Output:
 
 def _assignments(args: argparse.Namespace, ws: Workspace) -> Output:
     ws.task_file(args.task_id)
-    records, problems = verification.list_assignments(ws, args.task_id)
+    records, problems = verdict_history.list_assignments(ws, args.task_id)
     lines = [
         f"{record.createdAt}  {record.id}  {record.guardian:<8} timeout {record.timeoutS:g} s  by {one_line(record.createdBy)}: "
         f"{one_line(str(record.reason.get('why', '')))}"

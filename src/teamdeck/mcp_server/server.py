@@ -14,7 +14,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
@@ -30,10 +30,12 @@ from teamdeck.protocol.connections import Heartbeat
 from teamdeck.protocol.conversation import MAX_LIMIT, read_conversation
 from teamdeck.protocol.taskfile import load_task
 from teamdeck.shapes.coordination import delegation_json, report_json
-from teamdeck.store.inbox import InboxEntry
 from teamdeck.store.workspace import Workspace
 from teamdeck.view import agents as agent_views
 from teamdeck.watch_hub import wait_until
+
+if TYPE_CHECKING:
+    from teamdeck.store.inbox import InboxEntry
 
 log = logging.getLogger(__name__)
 

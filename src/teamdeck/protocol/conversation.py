@@ -20,7 +20,8 @@ from typing import Any
 from teamdeck.errors import Refused
 from teamdeck.model.claude import decode_text
 from teamdeck.model.team_log import SEND_TYPES
-from teamdeck.protocol.messaging import read_inboxes, resolve_member
+from teamdeck.protocol.inboxes import read_inboxes
+from teamdeck.protocol.messaging import resolve_member
 from teamdeck.protocol.teamlog import read_log
 from teamdeck.protocol.teams import read_team
 from teamdeck.store.workspace import Workspace

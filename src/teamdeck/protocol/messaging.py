@@ -15,7 +15,7 @@ team lead. Recipients are resolved case-insensitively, with ``name@team`` accept
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from teamdeck.clock import iso
@@ -34,16 +34,16 @@ from teamdeck.model.claude import (
 )
 from teamdeck.model.team_log import LogType, TeamLogRecord
 from teamdeck.protocol.allowed import NOT_APPROVED, why_not_deactivate, why_not_shutdown
+from teamdeck.protocol.inboxes import read_inboxes
 from teamdeck.protocol.intents import intent
 from teamdeck.protocol.keyed_sends import inbox_entry, logged_with_key, redeliver
-from teamdeck.protocol.observed import Observed, record_delivered
+from teamdeck.protocol.observed import record_delivered
 from teamdeck.protocol.teamlog import log, new_record
 from teamdeck.protocol.teams import epoch_ms, read_team
 from teamdeck.store.inbox import (
     Delivery,
     Inbox,
     InboxEntry,
-    UnreadableInbox,
     append_message,
     mark_read,
     read_inbox,
@@ -51,7 +51,7 @@ from teamdeck.store.inbox import (
     take_unread,
 )
 from teamdeck.store.paths import shown
-from teamdeck.store.teamfiles import list_inbox_paths, transact_config
+from teamdeck.store.teamfiles import transact_config
 from teamdeck.store.workspace import Workspace
 
 SHUTDOWN_FIRST = ("shutdown_request",)
@@ -366,43 +366,6 @@ def _send_kind(
 
 
 # --- reading inboxes --------------------------------------------------------------
-
-
-@dataclass
-class TeamInboxes:
-    """Every inbox of a team as read.
-
-    Attributes:
-        inboxes: recipient → inbox, for the inboxes that could be read.
-        unreadable: recipient → the one-line problem, for those that could not (B14).
-        ignored: inbox files whose names are not usable member names (B17).
-    """
-
-    inboxes: dict[str, Inbox] = field(default_factory=dict)
-    unreadable: dict[str, str] = field(default_factory=dict)
-    ignored: list[str] = field(default_factory=list)
-
-    def entries(self) -> list[tuple[str, InboxEntry]]:
-        """Every message of every readable inbox with its recipient, inbox by inbox."""
-        return [(recipient, entry) for recipient, inbox in self.inboxes.items() for entry in inbox.messages]
-
-
-def read_inboxes(ws: Workspace, team: str, observed: Observed | None = None) -> TeamInboxes:
-    """Read every inbox of ``team``, each merged with what teamdeck saw in it before
-    (``observed``: the team's record, kept by a live view; made here when None), so a
-    message Claude Code drained is still there (protocol/observed.py). An unreadable
-    inbox is reported, the others still read."""
-    observed = observed if observed is not None else Observed(ws, team)
-    paths, ignored = list_inbox_paths(ws, team)
-    result = TeamInboxes(ignored=ignored)
-    for path in paths:
-        try:
-            inbox = observed.read(path)
-        except UnreadableInbox as err:
-            result.unreadable[path.stem] = str(err)
-            continue
-        result.inboxes[inbox.recipient] = inbox
-    return result
 
 
 def list_inbox(ws: Workspace, team: str, member: str, *, unread_only: bool = False) -> list[InboxEntry]:

@@ -1,9 +1,7 @@
-"""A team's Claude Code task list (``tasks/<team>/<n>.json``): the rules for reading it
-together and for changing a task as Claude Code's TaskUpdate does.
+"""A team's Claude Code task list (``tasks/<team>/<n>.json``): changing a task as Claude
+Code's TaskUpdate does (what is wrong with the list as a whole is
+protocol/team_task_checks.py).
 
-- :func:`dependency_problems`: ``blocks`` / ``blockedBy`` that name a task the list does
-  not have, or that the other task does not list back (Claude Code keeps both
-  directions).
 - :func:`update_team_task` is ``teamdeck team task TEAM ID --owner M | --status S``: the
   file is changed under the list's lock (store/claude_tasks.py, unknown fields and key
   order kept); a new owner is then sent the ``task_assignment`` Claude Code sends when
@@ -12,7 +10,6 @@ together and for changing a task as Claude Code's TaskUpdate does.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,38 +24,6 @@ from teamdeck.store.workspace import Workspace
 
 SETTABLE_STATUSES = ("pending", "in_progress", "completed")
 """The statuses ``team task --status`` sets (``deleted`` is Claude Code's to set)."""
-
-
-@dataclass(frozen=True)
-class DependencyProblem:
-    """A ``blocks`` / ``blockedBy`` entry of task ``task_id`` that does not hold."""
-
-    task_id: str
-    field: str
-    why: str
-
-
-def dependency_problems(tasks: Iterable[ClaudeTask]) -> list[DependencyProblem]:
-    """Every dependency of a list that names a missing task or is kept one way only."""
-    by_id = {task.id: task for task in tasks}
-    problems = []
-    for task in by_id.values():
-        for name, reverse in (("blocks", "blockedBy"), ("blockedBy", "blocks")):
-            for other_id in getattr(task, name):
-                other = by_id.get(other_id)
-                if other is None:
-                    problems.append(
-                        DependencyProblem(task.id, name, f"names task {shown(other_id)}, which is not in the list")
-                    )
-                elif task.id not in getattr(other, reverse):
-                    problems.append(
-                        DependencyProblem(
-                            task.id,
-                            name,
-                            f"lists task {shown(other_id)}, whose {reverse} does not list {shown(task.id)}",
-                        )
-                    )
-    return problems
 
 
 @dataclass(frozen=True)

@@ -69,9 +69,15 @@ def sanitize_team_name(name: str) -> str:
 
 
 def list_teams(ws: Workspace) -> list[str]:
-    """The names of the teams in the workspace (see :func:`list_team_names` for the
-    directories that were ignored)."""
-    return list_team_names(ws)[0]
+    """The names of the teams in the workspace (:func:`team_listing` has the
+    directories that were ignored too)."""
+    return team_listing(ws)[0]
+
+
+def team_listing(ws: Workspace) -> tuple[list[str], list[str]]:
+    """The names of the teams, and the directories under ``teams/`` that were ignored
+    (names no member or team may have, B17)."""
+    return list_team_names(ws)
 
 
 def read_team(ws: Workspace, team: str) -> TeamConfig:

@@ -27,9 +27,9 @@ from teamdeck.model.task import Task
 from teamdeck.protocol.hygiene import find_leftovers, name_collisions
 from teamdeck.protocol.join import REPORT_JSON
 from teamdeck.protocol.problems import clean_message, pydantic_problems
-from teamdeck.protocol.team_tasks import dependency_problems
+from teamdeck.protocol.team_task_checks import dependency_problems
 from teamdeck.protocol.teamlog import read_log
-from teamdeck.protocol.verification import edited_verdicts
+from teamdeck.protocol.verdict_history import edited_verdicts
 from teamdeck.protocol.worker_outputs import read_worker_outputs
 from teamdeck.store.claude_json import read_json_retrying
 from teamdeck.store.files import list_entries, read_optional

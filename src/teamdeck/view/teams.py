@@ -35,10 +35,10 @@ from teamdeck.model.claude import (
     Unknown,
 )
 from teamdeck.model.connection import STALE_S, Connection
+from teamdeck.protocol.inboxes import TeamInboxes, read_inboxes
 from teamdeck.protocol.ledger.build import build_ledger
 from teamdeck.protocol.ledger.fold import LedgerFold
 from teamdeck.protocol.ledger.results import DEFAULT_SHUTDOWN_TIMEOUT, FAILURE_CLASSES, Handshake, Ledger
-from teamdeck.protocol.messaging import TeamInboxes, read_inboxes
 from teamdeck.protocol.observed import Observed
 from teamdeck.store.connections import read_connections
 from teamdeck.store.inbox import Inbox, UnreadableInbox, recipient_of
@@ -58,7 +58,7 @@ class TeamFiles:
         name: the team (its directory name).
         config: config.json, or None when it could not be read (``problem`` says why).
         problem: why config.json could not be read (the previous roster is kept).
-        inboxes: every inbox as protocol/messaging.py reads them (readable ones, the
+        inboxes: every inbox as protocol/inboxes.py reads them (readable ones, the
             unreadable ones with their problem, ignored file names).
         ledger: the team's handshake ledger (protocol/ledger/build.py), or None when
             config.json cannot be read.

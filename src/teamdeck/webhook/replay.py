@@ -8,17 +8,15 @@ still matches when the server has the same secret.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import httpx2
 
-from teamdeck.errors import InvalidFile, WriteFailed
-from teamdeck.store.files import read_optional
+from teamdeck.errors import WriteFailed
+from teamdeck.protocol.forge.recorded import read_delivery
 
-SKIPPED_HEADERS = frozenset({"content-length", "host", "transfer-encoding", "connection"})
 TIMEOUT_S = 30.0
 
 
@@ -29,25 +27,6 @@ class Replayed:
     folder: Path
     status: int
     answer: dict[str, Any]
-
-
-def read_delivery(folder: Path) -> tuple[dict[str, str], bytes]:
-    """The headers and body bytes of a recorded delivery folder.
-
-    Raises:
-        InvalidFile: a file is missing, or headers.json is not an object of strings.
-    """
-    body = read_optional(folder / "body.json")
-    raw_headers = read_optional(folder / "headers.json")
-    if body is None or raw_headers is None:
-        raise InvalidFile(folder, "", "a delivery folder needs headers.json and body.json")
-    try:
-        headers = json.loads(raw_headers)
-    except ValueError as err:
-        raise InvalidFile(folder / "headers.json", "", f"not JSON: {err}") from None
-    if not isinstance(headers, dict) or not all(isinstance(v, str) for v in headers.values()):
-        raise InvalidFile(folder / "headers.json", "", "must be an object of header name -> string")
-    return {name: value for name, value in headers.items() if name.lower() not in SKIPPED_HEADERS}, body
 
 
 def replay(url: str, folders: list[Path]) -> list[Replayed]:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from teamdeck.clock import iso
-from teamdeck.errors import NotFound, Refused
+from teamdeck.errors import InvalidFile, NotFound, Refused
 from teamdeck.model.event import Event
 from teamdeck.model.plan import Plan
 from teamdeck.model.task import Task
@@ -33,6 +33,7 @@ from teamdeck.protocol.plans.waves import compute_waves, resolve_dependencies, s
 from teamdeck.protocol.taskfile import transact
 from teamdeck.protocol.tasks import create_task
 from teamdeck.protocol.teams import read_team
+from teamdeck.store.loaders import read_capped
 from teamdeck.store.paths import check_id
 from teamdeck.store.workspace import Workspace
 
@@ -239,3 +240,17 @@ def _create_coordinator(ws: Workspace, plan: Plan) -> None:
     )
     ws.agents_dir(plan.coordinator).mkdir(exist_ok=True)
     sync_human_notes(ws, change.task)
+
+
+def read_plan_file(path: Path) -> str:
+    """The text of a plan file a coordinator wrote (UTF-8, a BOM allowed, size capped).
+
+    Raises:
+        InvalidFile: no such file, too big, or not UTF-8 text.
+    """
+    try:
+        return read_capped(path).decode("utf-8-sig")
+    except FileNotFoundError:
+        raise InvalidFile(path, "", "no such file") from None
+    except UnicodeDecodeError as err:
+        raise InvalidFile(path, f"byte {err.start}", "not UTF-8 text") from None

@@ -1,0 +1,98 @@
+"""Each import contract of pyproject.toml fails when its rule is broken: a bad import is
+planted in a temporary copy of src/ (or a module no layer names is added), and
+lint-imports, run on the copy, reports that very contract BROKEN naming the planted
+line. A contract that cannot fail would check nothing. (That every contract is kept
+before anything is planted is test_architecture.py's.)"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+# contract id -> (module file under src/teamdeck, the line planted in it, what the report names)
+PLANTS = {
+    "layers": ("view/overview.py", "import teamdeck.cli.main", "teamdeck.view.overview -> teamdeck.cli.main"),
+    "layers-exhaustive": ("unplaced.py", "", "teamdeck.unplaced"),
+    "acyclic": (
+        "protocol/guardians/registry.py",
+        "import teamdeck.protocol.plans.store",
+        ".guardians -> .plans",
+    ),
+    "no-textual": ("protocol/events.py", "import rich.text", "teamdeck.protocol.events -> rich"),
+    "no-network": ("protocol/forge/round_review.py", "import httpx2", "teamdeck.protocol.forge.round_review -> httpx2"),
+    "no-adapter": (
+        "view/outbox.py",
+        "import teamdeck.adapters.forge_outbox",
+        "teamdeck.view.outbox -> teamdeck.adapters.forge_outbox",
+    ),
+    "fronts-store": (
+        "mcp_server/server.py",
+        "import teamdeck.store.inbox",
+        "teamdeck.mcp_server.server -> teamdeck.store.inbox",
+    ),
+    "view-reads": (
+        "view/tasks.py",
+        "import teamdeck.protocol.gates",
+        "teamdeck.view.tasks -> teamdeck.protocol.gates",
+    ),
+    "tui-layers": ("tui/render.py", "import teamdeck.tui.widgets.gates_panel", "teamdeck.tui.render -> teamdeck.tui"),
+    "tui-exhaustive": ("tui/unplaced.py", "", "teamdeck.tui.unplaced"),
+}
+CONTRACT = {
+    "layers": "layers",
+    "layers-exhaustive": "layers",
+    "acyclic": "acyclic",
+    "no-textual": "no-textual",
+    "no-network": "no-network",
+    "no-adapter": "no-network",
+    "fronts-store": "fronts-store",
+    "view-reads": "view-reads",
+    "tui-layers": "tui-layers",
+    "tui-exhaustive": "tui-layers",
+}
+
+
+def lint(root: Path, contract: str) -> subprocess.CompletedProcess[str]:
+    """lint-imports on the copy at ``root`` (its src/ first on the path), one contract."""
+    return subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from importlinter.cli import lint_imports_command; sys.exit(lint_imports_command())",
+            "--no-cache",
+            "--contract",
+            contract,
+        ],
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": str(root / "src")},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+@pytest.fixture
+def copy(tmp_path: Path) -> Path:
+    shutil.copytree(REPO / "src", tmp_path / "src", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(REPO / "pyproject.toml", tmp_path / "pyproject.toml")
+    return tmp_path
+
+
+@pytest.mark.parametrize("plant", sorted(PLANTS))
+def test_each_contract_breaks_when_its_rule_is_broken(copy: Path, plant: str) -> None:
+    module, line, named = PLANTS[plant]
+    contract = CONTRACT[plant]
+    target = copy / "src" / "teamdeck" / module
+    with target.open("a", encoding="utf-8") as file:
+        file.write(f"\n{line}\n")
+    report = lint(copy, contract)
+    output = report.stdout + report.stderr
+    assert report.returncode != 0 and "BROKEN" in output, output
+    assert named in output, output
