@@ -108,7 +108,10 @@ class Answer:
         """
         note = note.strip() if note and note.strip() else None
         if note is None and self.note == "required":
-            raise Refused(f"Could not {self.action} {shown(decision.key)}: a {self.note_label.lower()} is required")
+            raise Refused(
+                f"Could not {self.action} {shown(decision.key)}: {self.note_label.lower()} is required (--note); "
+                "nothing was written"
+            )
         return note
 
 
