@@ -63,6 +63,7 @@ from teamdeck.sim.clock import DEMO_NOW
 from teamdeck.sim.outputs import write_claude_task, write_final_output
 from teamdeck.store.teamfiles import transact_config
 from teamdeck.store.workspace import Workspace
+from teamdeck.webhook.signature import signed
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_OUT = REPO / "demo-workspace"
@@ -434,8 +435,11 @@ class Story:
     def gitea(self, folder: str) -> None:
         """Gitea delivers a recorded webhook; it is received as ``forge serve`` receives it."""
         headers = json.loads((GITEA_FIXTURES / folder / "headers.json").read_text())
-        outcome = receive(self.ws, headers, (GITEA_FIXTURES / folder / "body.json").read_bytes(), GITEA_SECRET)
-        if outcome.status != 200:
+        body = (GITEA_FIXTURES / folder / "body.json").read_bytes()
+        if not signed(GITEA_SECRET, headers, body):
+            raise RuntimeError(f"the demo's delivery {folder} is not signed with the test secret")
+        outcome = receive(self.ws, headers, body)
+        if outcome.outcome != "applied":
             raise RuntimeError(f"the demo's delivery {folder} was not applied: {outcome.detail}")
 
     def lead_reads(self, team: str) -> None:
