@@ -12,7 +12,6 @@ from __future__ import annotations
 import logging
 import time
 
-from teamdeck.adapters.gitea_api import ENV_TOKEN, ENV_URL, api_from_env
 from teamdeck.errors import TeamdeckError
 from teamdeck.protocol.forge.outbox import ForgePoster, OutboxEntry, Step, give_up, outbox_path, pending, record_attempt
 from teamdeck.store.locks import locked
@@ -74,6 +73,8 @@ def deliver_if_configured(ws: Workspace) -> list[str]:
     pending: nothing to say."""
     if not pending(ws):
         return []
+    from teamdeck.adapters.gitea_api import ENV_TOKEN, ENV_URL, api_from_env  # the HTTP client: only when needed
+
     api = api_from_env(ws)
     if api is None:
         return [
