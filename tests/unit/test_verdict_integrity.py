@@ -15,7 +15,8 @@ from teamdeck.model.guardian import Flag, GuardianResult
 from teamdeck.protocol.guardians import registry
 from teamdeck.protocol.tasks import create_task
 from teamdeck.protocol.validate import validate_workspace
-from teamdeck.protocol.verification import list_verdicts, verify
+from teamdeck.protocol.verdict_history import list_verdicts
+from teamdeck.protocol.verification import verify
 
 
 class Failing:
