@@ -24,9 +24,7 @@ from teamdeck.view.overview import age, overview
 
 
 def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
-    actions = command_group(
-        subparsers, "decisions", common, help="the decisions waiting for a person, and answering them"
-    )
+    actions = command_group(subparsers, "decisions", common, help=summary("decisions"))
     listing = actions.add_parser(
         "list", parents=[common], help="every decision waiting, oldest first (the TUI's queue)"
     )

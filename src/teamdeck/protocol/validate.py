@@ -1,7 +1,7 @@
 """``teamdeck validate``: every file of a workspace checked against its model or schema.
 
 The check is a list of per-area checkers (:data:`CHECKERS`); each takes the workspace
-and yields :class:`Finding` s. To check another area, write one function and add it
+and yields :class:`ValidationProblem` s. To check another area, write one function and add it
 to the tuple. A checker never stops at the first bad file, and a checker that cannot
 run at all (an unlistable directory) becomes one problem instead of a crash.
 """
@@ -42,7 +42,7 @@ from teamdeck.store.workspace import SETTINGS_FILE, Workspace
 
 
 @dataclass(frozen=True)
-class Finding:
+class ValidationProblem:
     """One thing wrong in the workspace.
 
     Attributes:
@@ -64,18 +64,18 @@ class Finding:
         return asdict(self)
 
     @classmethod
-    def of(cls, err: TeamdeckError, path: str) -> Finding:
+    def of(cls, err: TeamdeckError, path: str) -> ValidationProblem:
         """An error as a problem of ``path`` (an :class:`InvalidFile` keeps its place)."""
         if isinstance(err, InvalidFile):
             return cls(path, err.where, clean_message(err.why))
         return cls(path, "", clean_message(str(err)))
 
 
-Checker = Callable[[Workspace], Iterable[Finding]]
+Checker = Callable[[Workspace], Iterable[ValidationProblem]]
 """Checks one area of the workspace."""
 
 
-def validate_workspace(ws: Workspace) -> list[Finding]:
+def validate_workspace(ws: Workspace) -> list[ValidationProblem]:
     """Every problem :data:`CHECKERS` find, in checker order (file order within one).
 
     Args:
@@ -84,30 +84,30 @@ def validate_workspace(ws: Workspace) -> list[Finding]:
     Returns:
         The problems; empty when the workspace is valid.
     """
-    problems: list[Finding] = []
+    problems: list[ValidationProblem] = []
     for checker in CHECKERS:
         try:
             problems.extend(checker(ws))
         except TeamdeckError as err:
-            problems.append(Finding.of(err, str(getattr(err, "path", "") or ".")))
+            problems.append(ValidationProblem.of(err, str(getattr(err, "path", "") or ".")))
     return _once_per_link(problems)
 
 
-def check_leftovers(ws: Workspace) -> Iterator[Finding]:
+def check_leftovers(ws: Workspace) -> Iterator[ValidationProblem]:
     """Links out of the workspace, temp files and locks left by a crash (protocol/hygiene.py),
     and teamdeck tasks named like a team."""
     for leftover in find_leftovers(ws):
-        yield Finding(leftover.path, "", clean_message(leftover.message))
+        yield ValidationProblem(leftover.path, "", clean_message(leftover.message))
     for path, message in name_collisions(ws):
-        yield Finding(path, "", message)
+        yield ValidationProblem(path, "", message)
 
 
-def _once_per_link(problems: list[Finding]) -> list[Finding]:
+def _once_per_link(problems: list[ValidationProblem]) -> list[ValidationProblem]:
     """Each link out named once: :func:`check_leftovers` names it, so the reads it made
     fail are left out, and where a worker output's own line already names it (S9,
     "resolves outside the workspace; ignored") that line stands instead."""
 
-    def is_link(problem: Finding) -> bool:
+    def is_link(problem: ValidationProblem) -> bool:
         return problem.message.startswith("symbolic link to ")
 
     links = {problem.path for problem in problems if is_link(problem)}
@@ -123,12 +123,12 @@ def _once_per_link(problems: list[Finding]) -> list[Finding]:
     ]
 
 
-def check_settings(ws: Workspace) -> Iterator[Finding]:
+def check_settings(ws: Workspace) -> Iterator[ValidationProblem]:
     """``.teamdeck.yaml`` against the settings model (absent is fine)."""
     yield from _check_model_file(ws.root / SETTINGS_FILE, SETTINGS_FILE, Settings, parse_yaml)
 
 
-def check_tasks(ws: Workspace) -> Iterator[Finding]:
+def check_tasks(ws: Workspace) -> Iterator[ValidationProblem]:
     """Every teamdeck task under ``tasks/``: task.yaml, events.jsonl, each worker's
     final.json and joined-summary.json. Claude Code task lists are left to their own checker."""
     for entry in list_entries(ws.tasks_dir):
@@ -136,12 +136,12 @@ def check_tasks(ws: Workspace) -> Iterator[Finding]:
             continue
         rel = f"tasks/{shown(entry.name)}"
         if not ID_RE.fullmatch(entry.name):
-            yield Finding(rel, "", f"'{shown(entry.name)}' is not a valid task id; its files were not read")
+            yield ValidationProblem(rel, "", f"'{shown(entry.name)}' is not a valid task id; its files were not read")
             continue
         yield from check_task(ws, entry.name)
 
 
-def check_task(ws: Workspace, task_id: str) -> Iterator[Finding]:
+def check_task(ws: Workspace, task_id: str) -> Iterator[ValidationProblem]:
     """The files of one task (see :func:`check_tasks`)."""
     base = f"tasks/{task_id}"
     yield from _check_model_file(
@@ -161,13 +161,13 @@ def check_task(ws: Workspace, task_id: str) -> Iterator[Finding]:
             if entry.name.endswith(".json") and not entry.name.startswith("."):
                 rel = f"{base}/{entry.path.relative_to(ws.task_dir(task_id)).as_posix()}"
                 yield from _check_model_file(entry.path, rel, model, parse_json, check=_record_named(entry.name))
-    yield from (Finding(problem.path, "", problem.message) for problem in edited_verdicts(ws, task_id))
+    yield from (ValidationProblem(problem.path, "", problem.message) for problem in edited_verdicts(ws, task_id))
     for result in read_worker_outputs(ws, task_id):
         for problem in result.problems:
-            yield Finding(f"{base}/{problem.file}", problem.path, problem.message)
+            yield ValidationProblem(f"{base}/{problem.file}", problem.path, problem.message)
         hidden = result.problem_count - len(result.problems)
         if hidden > 0:
-            yield Finding(f"{base}/{result.file}", "", f"and {hidden} more problems")
+            yield ValidationProblem(f"{base}/{result.file}", "", f"and {hidden} more problems")
     report = ws.reports_dir(task_id) / REPORT_JSON
     yield from _check_model_file(report, f"{base}/shared/reports/{REPORT_JSON}", JoinedSummary, parse_json)
 
@@ -195,14 +195,14 @@ def _record_named(file_name: str) -> Callable[[Any], Iterator[tuple[str, str]]]:
     return check
 
 
-def check_plans(ws: Workspace) -> Iterator[Finding]:
+def check_plans(ws: Workspace) -> Iterator[ValidationProblem]:
     """Every coordinator plan under ``plans/``: plan.yaml and its events.jsonl."""
     for entry in list_entries(ws.plans_dir):
         if not entry.is_dir:
             continue
         rel = f"plans/{shown(entry.name)}"
         if not ID_RE.fullmatch(entry.name):
-            yield Finding(rel, "", f"'{shown(entry.name)}' is not a valid plan id; its files were not read")
+            yield ValidationProblem(rel, "", f"'{shown(entry.name)}' is not a valid plan id; its files were not read")
             continue
         yield from _check_model_file(
             ws.plan_file(entry.name),
@@ -222,7 +222,7 @@ def _check_model_file(
     *,
     check: Callable[[Any], Iterable[tuple[str, str]]] | None = None,
     missing: str = "",
-) -> Iterator[Finding]:
+) -> Iterator[ValidationProblem]:
     """Parse ``path`` and validate it against ``model``.
 
     Args:
@@ -237,30 +237,30 @@ def _check_model_file(
         data = read_optional(path, shown=rel)
         if data is None:
             if missing:
-                yield Finding(rel, "", missing)
+                yield ValidationProblem(rel, "", missing)
             return
         raw = parse(data, rel)
     except InvalidFile as err:
-        yield Finding.of(err, rel)
+        yield ValidationProblem.of(err, rel)
         return
     if not isinstance(raw, dict):
-        yield Finding(rel, "", f"expected a mapping at the top, got {type(raw).__name__}")
+        yield ValidationProblem(rel, "", f"expected a mapping at the top, got {type(raw).__name__}")
         return
     try:
         value = model.model_validate(raw)
     except ValidationError as err:
-        yield from (Finding(rel, where, message) for where, message in pydantic_problems(err))
+        yield from (ValidationProblem(rel, where, message) for where, message in pydantic_problems(err))
         return
     if check is not None:
-        yield from (Finding(rel, where, clean_message(message)) for where, message in check(value))
+        yield from (ValidationProblem(rel, where, clean_message(message)) for where, message in check(value))
 
 
-def _check_events(path: Path, rel: str) -> Iterator[Finding]:
+def _check_events(path: Path, rel: str) -> Iterator[ValidationProblem]:
     """Each line of an events.jsonl is an event; a last line without its newline is torn."""
     try:
         data = read_optional(path, None, shown=rel)
     except InvalidFile as err:
-        yield Finding.of(err, rel)
+        yield ValidationProblem.of(err, rel)
         return
     if not data:
         return
@@ -273,12 +273,12 @@ def _check_events(path: Path, rel: str) -> Iterator[Finding]:
             record = decode_line(raw, rel, number)
             Event.model_validate(record)
         except InvalidFile as err:
-            yield Finding(rel, f"line {number}", clean_message(err.why))
+            yield ValidationProblem(rel, f"line {number}", clean_message(err.why))
         except ValidationError as err:
             for where, message in pydantic_problems(err):
-                yield Finding(rel, f"line {number} {where}", message)
+                yield ValidationProblem(rel, f"line {number} {where}", message)
     if torn.strip():
-        yield Finding(
+        yield ValidationProblem(
             rel,
             f"line {len(lines) + 1}",
             f"incomplete last record ({len(torn):,} bytes): a writer crashed or is still writing; "
@@ -286,15 +286,15 @@ def _check_events(path: Path, rel: str) -> Iterator[Finding]:
         )
 
 
-def check_teams(ws: Workspace) -> Iterator[Finding]:
+def check_teams(ws: Workspace) -> Iterator[ValidationProblem]:
     """Every Claude Code team under ``teams/``: config.json, each inbox, messages.jsonl."""
     names, ignored = list_team_names(ws)
-    yield from (Finding("teams", "", clean_message(line)) for line in ignored)
+    yield from (ValidationProblem("teams", "", clean_message(line)) for line in ignored)
     for team in names:
         yield from check_team(ws, team)
 
 
-def check_team(ws: Workspace, team: str) -> Iterator[Finding]:
+def check_team(ws: Workspace, team: str) -> Iterator[ValidationProblem]:
     """One team's files (see :func:`check_teams`). Unknown fields and unknown message
     types are fine (B13); a known message type whose fields do not fit is a problem."""
     rel = f"teams/{team}/config.json"
@@ -302,30 +302,34 @@ def check_team(ws: Workspace, team: str) -> Iterator[Finding]:
         raw = read_json_retrying(ws.team_config(team), dict, shown=rel)
         config = TeamConfig.model_validate(raw)
     except InvalidFile as err:
-        yield Finding.of(err, rel)
+        yield ValidationProblem.of(err, rel)
     except ValidationError as err:
-        yield from (Finding(rel, where, message) for where, message in pydantic_problems(err))
+        yield from (ValidationProblem(rel, where, message) for where, message in pydantic_problems(err))
     else:
         seen: set[str] = set()
         for index, member in enumerate(config.members):
             if not MEMBER_RE.fullmatch(member.name):
-                yield Finding(rel, f"$.members[{index}].name", f"'{shown(member.name)}' cannot be an inbox file name")
+                yield ValidationProblem(
+                    rel, f"$.members[{index}].name", f"'{shown(member.name)}' cannot be an inbox file name"
+                )
             if member.name.lower() in seen:
-                yield Finding(rel, f"$.members[{index}].name", f"member '{shown(member.name)}' is listed twice")
+                yield ValidationProblem(
+                    rel, f"$.members[{index}].name", f"member '{shown(member.name)}' is listed twice"
+                )
             seen.add(member.name.lower())
     paths, ignored = list_inbox_paths(ws, team)
-    yield from (Finding(f"teams/{team}/inboxes", "", clean_message(line)) for line in ignored)
+    yield from (ValidationProblem(f"teams/{team}/inboxes", "", clean_message(line)) for line in ignored)
     for path in paths:
         yield from _check_inbox(path, f"teams/{team}/inboxes/{path.name}")
     _records, bad = read_log(ws, team)
-    yield from (Finding(f"teams/{team}/messages.jsonl", "", clean_message(line)) for line in bad)
+    yield from (ValidationProblem(f"teams/{team}/messages.jsonl", "", clean_message(line)) for line in bad)
 
 
-def _check_inbox(path: Path, rel: str) -> Iterator[Finding]:
+def _check_inbox(path: Path, rel: str) -> Iterator[ValidationProblem]:
     try:
         inbox = read_inbox(path)
     except InvalidFile as err:
-        yield Finding(rel, "", clean_message(err.why))
+        yield ValidationProblem(rel, "", clean_message(err.why))
         return
     for entry in inbox.entries:
         if entry.message is None:
@@ -333,14 +337,14 @@ def _check_inbox(path: Path, rel: str) -> Iterator[Finding]:
                 InboxMessage.model_validate(entry.raw)
             except ValidationError as err:
                 for where, message in pydantic_problems(err):
-                    yield Finding(rel, f"$[{entry.index}]{where[1:]}", message)
+                    yield ValidationProblem(rel, f"$[{entry.index}]{where[1:]}", message)
         elif isinstance(entry.kind, Unknown) and entry.kind.problem:
-            yield Finding(
+            yield ValidationProblem(
                 rel, f"$[{entry.index}].text", clean_message(f"{entry.kind.type} message: {entry.kind.problem}")
             )
 
 
-def check_claude_task_lists(ws: Workspace) -> Iterator[Finding]:
+def check_claude_task_lists(ws: Workspace) -> Iterator[ValidationProblem]:
     """Every Claude Code task list ``tasks/<team>/<n>.json``: each file a task whose id
     is its file name, with ``blocks``/``blockedBy`` naming tasks of the list and kept in
     both directions."""
@@ -349,7 +353,7 @@ def check_claude_task_lists(ws: Workspace) -> Iterator[Finding]:
             yield from check_claude_task_list(ws, entry.name)
 
 
-def check_claude_task_list(ws: Workspace, team: str) -> Iterator[Finding]:
+def check_claude_task_list(ws: Workspace, team: str) -> Iterator[ValidationProblem]:
     """One Claude Code task list (see :func:`check_claude_task_lists`)."""
     tasks: dict[str, tuple[str, ClaudeTask]] = {}
     for entry in list_entries(ws.claude_tasks_dir(team)):
@@ -359,19 +363,19 @@ def check_claude_task_list(ws: Workspace, team: str) -> Iterator[Finding]:
         try:
             task = ClaudeTask.model_validate(read_json_retrying(entry.path, dict, shown=rel))
         except InvalidFile as err:
-            yield Finding.of(err, rel)
+            yield ValidationProblem.of(err, rel)
             continue
         except ValidationError as err:
-            yield from (Finding(rel, where, message) for where, message in pydantic_problems(err))
+            yield from (ValidationProblem(rel, where, message) for where, message in pydantic_problems(err))
             continue
         if task.id != entry.name[: -len(".json")]:
-            yield Finding(rel, "$.id", f"'{shown(task.id)}' does not match the file name")
+            yield ValidationProblem(rel, "$.id", f"'{shown(task.id)}' does not match the file name")
         tasks[task.id] = (rel, task)
     for problem in dependency_problems(task for _, task in tasks.values()):
-        yield Finding(tasks[problem.task_id][0], f"$.{problem.field}", problem.why)
+        yield ValidationProblem(tasks[problem.task_id][0], f"$.{problem.field}", problem.why)
 
 
-def check_forge(ws: Workspace) -> Iterator[Finding]:
+def check_forge(ws: Workspace) -> Iterator[ValidationProblem]:
     """Every issue of an issue-driven team under ``forge/``: issue.yaml and its
     events.jsonl, and the delivery log."""
     for repo in list_entries(ws.forge_dir):
@@ -379,13 +383,17 @@ def check_forge(ws: Workspace) -> Iterator[Finding]:
             continue
         rel = f"forge/{shown(repo.name)}"
         if not ID_RE.fullmatch(repo.name):
-            yield Finding(rel, "", f"'{shown(repo.name)}' is not a valid repository key; its files were not read")
+            yield ValidationProblem(
+                rel, "", f"'{shown(repo.name)}' is not a valid repository key; its files were not read"
+            )
             continue
         for entry in list_entries(repo.path / "issues"):
             if not entry.is_dir:
                 continue
             if not (entry.name.isdigit() and ID_RE.fullmatch(entry.name)):
-                yield Finding(f"{rel}/issues/{shown(entry.name)}", "", "not an issue number; its files were not read")
+                yield ValidationProblem(
+                    f"{rel}/issues/{shown(entry.name)}", "", "not an issue number; its files were not read"
+                )
                 continue
             key = f"{repo.name}/{entry.name}"
             base = f"{rel}/issues/{entry.name}"
@@ -399,7 +407,7 @@ def check_forge(ws: Workspace) -> Iterator[Finding]:
             yield from _check_events(ws.forge_issue_log(key), f"{base}/events.jsonl")
     _records, problems = read_records(ws.deliveries_log)
     for problem in problems:
-        yield Finding.of(problem, "forge/deliveries.jsonl")
+        yield ValidationProblem.of(problem, "forge/deliveries.jsonl")
 
 
 CHECKERS: tuple[Checker, ...] = (

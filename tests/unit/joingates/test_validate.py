@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from teamdeck.protocol.join import join_task
-from teamdeck.protocol.validate import CHECKERS, Finding, validate_workspace
+from teamdeck.protocol.validate import CHECKERS, ValidationProblem, validate_workspace
 
 from .kit import blocked, completed, new_task, write_output
 
@@ -80,4 +80,4 @@ def test_a_checker_that_cannot_run_becomes_a_problem(ws, monkeypatch):
         raise InvalidFile("teams", "", "cannot list: Permission denied")
 
     monkeypatch.setattr("teamdeck.protocol.validate.CHECKERS", (*CHECKERS, broken))
-    assert validate_workspace(ws) == [Finding("teams", "", "cannot list: Permission denied")]
+    assert validate_workspace(ws) == [ValidationProblem("teams", "", "cannot list: Permission denied")]

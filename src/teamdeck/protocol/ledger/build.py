@@ -12,10 +12,10 @@ from datetime import timedelta
 from functools import cache
 
 from teamdeck.model.claude import TeamConfig
+from teamdeck.protocol.inboxes import TeamInboxes, read_inboxes
 from teamdeck.protocol.ledger.fold import LedgerFold, idle_folds
 from teamdeck.protocol.ledger.handshakes import Context, classify_handshakes, orphan_replies, unread_after_idle
 from teamdeck.protocol.ledger.results import DEFAULT_SHUTDOWN_TIMEOUT, Finding, Ledger, RosterEntry
-from teamdeck.protocol.inboxes import TeamInboxes, read_inboxes
 from teamdeck.protocol.teams import delete_blockers, read_task_list, read_team
 from teamdeck.store.workspace import Workspace
 
