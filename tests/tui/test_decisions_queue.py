@@ -17,7 +17,7 @@ from teamdeck.tui.widgets.gate_list import GateList
 
 
 def listed_keys(ws: Workspace) -> list[str]:
-    args = build_parser().parse_args(["decisions", "list", "--json"])
+    args = build_parser("decisions").parse_args(["decisions", "list", "--json"])
     return [decision["key"] for decision in args.handler(args, ws).data["decisions"]]
 
 

@@ -30,7 +30,7 @@ ULID = re.compile(r"\b[0-9A-HJKMNP-TV-Z]{26}\b")
 
 def cli(ws: Workspace, *argv: str) -> Output:
     """Run one command in-process on ``ws`` (its clock and actor), as ``teamdeck`` would."""
-    args = build_parser().parse_args([*argv])
+    args = build_parser(argv[0]).parse_args([*argv])
     return args.handler(args, ws)
 
 
