@@ -9,10 +9,10 @@ import json
 
 import pytest
 from conftest import lines_of, make_app, run, until
-from teamdeck.tui.screens.text_view import TextScreen
 
 from teamdeck.protocol.messaging import send_message
 from teamdeck.store.workspace import Workspace
+from teamdeck.tui.dialogs.text_view import TextScreen
 from teamdeck.tui.widgets.event_list import EventList
 from teamdeck.view.build import build_snapshot, refresh, retime
 
