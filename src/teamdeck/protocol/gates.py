@@ -30,7 +30,7 @@ from typing import Any
 
 from teamdeck.errors import Conflict, NotFound, Refused, TeamdeckError, WriteFailed
 from teamdeck.model.event import Event
-from teamdeck.model.task import Gate, GateState, Task
+from teamdeck.model.task import Gate, GateAnswer, GateState, Task
 from teamdeck.protocol.delegation import tell_gate_decision
 from teamdeck.protocol.events import new_event
 from teamdeck.protocol.gate_kinds import rule_of

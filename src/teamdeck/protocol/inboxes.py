@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from teamdeck.store.inbox import Inbox, InboxEntry, UnreadableInbox, read_inbox
+from teamdeck.protocol.observed import Observed
+from teamdeck.store.inbox import Inbox, InboxEntry, UnreadableInbox
 from teamdeck.store.teamfiles import list_inbox_paths
 from teamdeck.store.workspace import Workspace
 
@@ -30,13 +31,17 @@ class TeamInboxes:
         return [(recipient, entry) for recipient, inbox in self.inboxes.items() for entry in inbox.messages]
 
 
-def read_inboxes(ws: Workspace, team: str) -> TeamInboxes:
-    """Read every inbox of ``team``; an unreadable one is reported, the others still read."""
+def read_inboxes(ws: Workspace, team: str, observed: Observed | None = None) -> TeamInboxes:
+    """Read every inbox of ``team``, each merged with what teamdeck saw in it before
+    (``observed``: the team's record, kept by a live view; made here when None), so a
+    message Claude Code drained is still there (protocol/observed.py). An unreadable
+    inbox is reported, the others still read."""
+    observed = observed if observed is not None else Observed(ws, team)
     paths, ignored = list_inbox_paths(ws, team)
     result = TeamInboxes(ignored=ignored)
     for path in paths:
         try:
-            inbox = read_inbox(path)
+            inbox = observed.read(path)
         except UnreadableInbox as err:
             result.unreadable[path.stem] = str(err)
             continue

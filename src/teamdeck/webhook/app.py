@@ -68,18 +68,6 @@ def _too_slow(limit: float) -> JSONResponse:
     return JSONResponse(Outcome("timeout", detail).to_json(), status_code=408, headers={"Connection": "close"})
 
 
-def _log(status: int, outcome: Outcome, headers: Mapping[str, str]) -> None:
-    """One line per delivery answered: status, outcome, event, delivery id, detail."""
-    log.info(
-        "forge: %s %s, event %s, delivery %s: %s",
-        status,
-        outcome.outcome,
-        one_line(event_of(headers) or "(none)", 40),
-        one_line(outcome.delivery or "-", 100),
-        one_line(outcome.detail, 200),
-    )
-
-
 def _too_large(limit: int) -> JSONResponse:
     detail = f"the body is larger than {limit:,} bytes; nothing was written"
     return JSONResponse(Outcome("too-large", detail).to_json(), status_code=413)
