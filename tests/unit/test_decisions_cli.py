@@ -35,11 +35,16 @@ def cli(ws: Workspace, *argv: str) -> Output:
 
 
 def files(root: Path) -> dict[str, str]:
-    """Every file under ``root`` (lock files aside), ULIDs masked."""
+    """Every file under ``root``, ULIDs masked; lock files and teamdeck's bookkeeping
+    (``.teamdeck/``: intents and the observed inbox record, stamped with the real clock on
+    purpose, and written by any read of the inboxes) left out."""
     return {
         str(path.relative_to(root)): ULID.sub("<ULID>", path.read_text(errors="replace"))
         for path in sorted(root.rglob("*"))
-        if path.is_file() and not path.name.endswith(".lock") and ".lock" not in path.parts[-1]
+        if path.is_file()
+        and not path.name.endswith(".lock")
+        and ".lock" not in path.parts[-1]
+        and ".teamdeck" not in path.relative_to(root).parts
     }
 
 

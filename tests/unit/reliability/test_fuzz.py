@@ -177,5 +177,5 @@ payloads = st.fixed_dictionaries(
 @given(body=payloads | json_bytes, event=st.sampled_from(EVENTS), number=st.integers(0, 10**6))
 def test_fuzz_webhook_receiver(tmp_path_factory, body, event, number):
     ws = Workspace.at(tmp_path_factory.mktemp("ws"))
-    outcome = receive(ws, _signed(body, event, number), body, SECRET)
-    assert outcome.status in (200, 202, 400), outcome
+    outcome = receive(ws, _signed(body, event, number), body)
+    assert outcome.outcome in ("applied", "ignored", "invalid"), outcome

@@ -152,12 +152,12 @@ def send(root: str, team: str, to: str, text: str) -> None:
     _say("done")
 
 
-def receive(root: str, headers_file: str, body_file: str, secret: str) -> None:
-    """Receive one webhook delivery (F18); prints its outcome."""
+def receive(root: str, headers_file: str, body_file: str) -> None:
+    """Receive one webhook delivery (F18; its signature is the webhook front's); prints its outcome."""
     from teamdeck.protocol.forge.deliveries import receive as receive_delivery
 
     headers = json.loads(Path(headers_file).read_text())
-    outcome = receive_delivery(Workspace.at(root), headers, Path(body_file).read_bytes(), secret)
+    outcome = receive_delivery(Workspace.at(root), headers, Path(body_file).read_bytes())
     _say(f"outcome {outcome.outcome}")
 
 
