@@ -208,7 +208,10 @@ def test_a_session_calls_every_tool(tmp_path: Path, claude: Path, model: Scripte
     assert session.returncode == 0, session.stderr
     frames = [json.loads(line) for line in session.stdout.splitlines()]
     init = next(f for f in frames if f["type"] == "system" and f.get("subtype") == "init")
-    assert {s["name"]: s["status"] for s in init["mcp_servers"]}.items() >= {LEAD: "pending", CODER: "pending"}.items()
+    # The init frame may come before or after the servers connect (a race with the
+    # machine's load): either way both project servers are there, none failed.
+    statuses = {s["name"]: s["status"] for s in init["mcp_servers"]}
+    assert {statuses.get(LEAD), statuses.get(CODER)} <= {"pending", "connected"}, statuses
     final = frames[-1]
     assert (final["type"], final["is_error"], final["result"]) == ("result", False, "all done"), final
 
