@@ -31,6 +31,11 @@ from teamdeck.tui.widgets.overview_line import OverviewLine
 from teamdeck.tui.widgets.panel import Panel
 from teamdeck.view.snapshot import WorkspaceSnapshot
 
+AGE_TICK_S = 1.0
+"""How often the ages on screen (the queue's, the roster's "last", the overview's
+"oldest") are worked out again from the clock: the smallest unit shown is a second.
+Only the age cells of the visible panel and the overview line are redrawn, from the
+snapshot on screen; nothing is read again (the refresher's clock check is apart)."""
 PANELS = tuple(registry.PANEL_TITLES)
 TITLES = registry.PANEL_TITLES
 
@@ -83,6 +88,7 @@ class MainScreen(Screen[None]):
         self._panels_mounted.set()
 
     def on_mount(self) -> None:
+        self.set_interval(AGE_TICK_S, self.tick_ages)
         self._ready = True
         self.query_one(GatesPanel).focus_list()
         if self._waiting is not None:
@@ -103,6 +109,16 @@ class MainScreen(Screen[None]):
         self.update_bindings()
         if first:
             self.call_after_refresh(self.mount_panels)
+
+    def tick_ages(self) -> None:
+        """Age what is on screen to the clock's now (see :data:`AGE_TICK_S`): the overview
+        line and the visible panel; a panel shown later is drawn at its own now."""
+        if self.snapshot is None:
+            return
+        now = deck(self).ws.clock()
+        self.query_one(OverviewLine).show(self.snapshot, now)
+        if self._panels_mounted is not None and self._panels_mounted.is_set() or self.current_panel == "gates":
+            self.panel(self.current_panel).tick(now)
 
     def update_bindings(self) -> None:
         """Redraw the footer's keys, but only when one of the visible panel's actions

@@ -6,6 +6,8 @@ to read everything."""
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
@@ -60,6 +62,10 @@ class GatesPanel(Panel):
         gates.show(snapshot.gates, deck(self).ws.clock())
         if before is None or not same_items(snapshot.gates, before.gates):
             self._show_detail()  # (the same gates: the same one selected, the same detail)
+
+    def tick(self, now: datetime) -> None:
+        if self.snapshot is not None:
+            self.query_one(GateList).show(self.snapshot.gates, now)
 
     @property
     def selected(self) -> GateView | None:

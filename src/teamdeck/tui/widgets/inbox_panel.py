@@ -5,6 +5,8 @@ of it and ``v`` to see it raw (escaped). Consecutive idle notifications are one 
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
@@ -77,6 +79,12 @@ class InboxPanel(Panel):
         expanded = frozenset(index for key, index in self.expanded if key == member.key)
         inbox.show(member.inbox, deck(self).ws.clock(), expanded)
         self._preview()
+
+    def tick(self, now: datetime) -> None:
+        member = self.member
+        if member is not None:
+            expanded = frozenset(index for key, index in self.expanded if key == member.key)
+            self.query_one(InboxList).show(member.inbox, now, expanded)
 
     @property
     def selected(self) -> MessageView | None:

@@ -8,6 +8,7 @@ screen acts on it, so the widgets do not import the screen that composes them.
 from __future__ import annotations
 
 import functools
+from datetime import datetime
 from typing import ClassVar
 
 from textual.containers import Vertical
@@ -32,6 +33,11 @@ class Panel(Vertical):
     def show(self, snapshot: WorkspaceSnapshot) -> None:
         """Draw ``snapshot``."""
         raise NotImplementedError
+
+    def tick(self, now: datetime) -> None:
+        """Age what the panel shows to ``now`` (the clock's tick, once a second): only
+        the age cells, from the snapshot it shows - nothing is read again. A panel
+        without ages does nothing."""
 
     @functools.cached_property
     def list(self) -> LineList:

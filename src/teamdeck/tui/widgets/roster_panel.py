@@ -4,6 +4,8 @@ team, ask it to shut down, answer its plan, deactivate it (guarded)."""
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
@@ -52,6 +54,10 @@ class RosterPanel(Panel):
         )
         roster.show(members, now, stale=stale_members(snapshot.teams, now, snapshot.stale_after))
         self._show_detail()
+
+    def tick(self, now: datetime) -> None:
+        if self.snapshot is not None:
+            self.query_one(RosterList).show(self.snapshot.members, now)
 
     @property
     def selected(self) -> MemberView | None:
