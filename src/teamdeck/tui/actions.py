@@ -17,6 +17,9 @@ if TYPE_CHECKING:
     from teamdeck.protocol.gates import Decision
     from teamdeck.tui.app import TeamdeckApp
 
+DONE = {"approve": "approved", "reject": "rejected"}
+"""An answer as done, for the notice ("rejected", not "rejectd")."""
+
 
 def decide(app: TeamdeckApp, gate: GateView, approve: bool, note: str | None) -> None:
     """Approve or reject a gate: a task gate (``decide_gate``) or a plan approval
@@ -31,7 +34,7 @@ def decide(app: TeamdeckApp, gate: GateView, approve: bool, note: str | None) ->
         from teamdeck.protocol.gates import decide_gate
 
         change = decide_gate(app.ws, task_id, gate_id, verb, note)
-        return "; ".join([f"gate {gate_id} of task {task_id} {verb}d", *change.notices])
+        return "; ".join([f"gate {gate_id} of task {task_id} {DONE[verb]}", *change.notices])
 
     app.perform(f"{verb} gate {gate_id}", call)
 
@@ -46,7 +49,7 @@ def answer(
         from teamdeck.protocol.messaging import answer_plan
 
         sent = answer_plan(app.ws, team, member, approve=approve, feedback=feedback, request_id=request_id)
-        return f"plan of {member} {verb}d ({sent.request_id})"
+        return f"plan of {member} {DONE[verb]} ({sent.request_id})"
 
     app.perform(f"{verb} the plan of {member}", call)
 
@@ -125,7 +128,7 @@ def shutdown(app: TeamdeckApp, member: MemberView, reason: str | None) -> None:
         from teamdeck.protocol.messaging import request_shutdown
 
         sent = request_shutdown(app.ws, member.team, member.name, reason=reason)
-        return f"shutdown requested from {member.name} ({sent.request_id})"
+        return f"shutdown request sent to {member.name} ({sent.request_id})"
 
     app.perform(f"ask {member.name} to shut down", call)
 

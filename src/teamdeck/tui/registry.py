@@ -228,7 +228,7 @@ ACTIONS: tuple[Action, ...] = (
         "inbox",
         "read",
         "enter",
-        "Read all",
+        "Read",
         "Read the selected message",
         "read the whole message; on an idle fold: show them all",
     ),
