@@ -27,7 +27,6 @@ from textual.notifications import Notification, Notify
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, TextArea
-from textual.widgets._toast import ToastRack  # not exported; it names the holder of a notice's toast
 from textual.worker import Worker, WorkerState
 
 from teamdeck.errors import TeamdeckError
@@ -56,10 +55,10 @@ if TYPE_CHECKING:
 
 NOTICE_CHARS = 400
 MAX_NOTICES = 4
-"""The most notices on screen at once. Each stacks above the last, so a quick run of
-actions (approving one gate after another) would otherwise cover the screen up to the
-overview line within seconds; the oldest information notices go first, warnings and
-errors stay until they time out."""
+"""The most notices kept up at once (the notice line shows the one that matters most
+and counts the others): a quick run of actions would otherwise keep a long tail of
+them; the oldest information notices go first, warnings and errors stay until they
+time out."""
 NOTICE_WAIT_S = 0.5
 """The longest an action's success notice waits for the frame that draws its writes."""
 CLOCK_TICK_S = 5.0
@@ -320,13 +319,22 @@ class TeamdeckApp(App[None]):
         super()._on_notify(event)
 
     def _drop_notice(self, notice: Notification) -> None:
-        """Take ``notice`` off the screen as its own timeout does: its toast with the
-        holder around it. (Textual's toast rack, left to refresh, removes only the toast
-        and keeps the empty holder for the rest of the session: one per approval, which
-        every later layout and full garbage collection walked.)"""
+        """Take ``notice`` off the screen before its timeout."""
         self._unnotify(notice, refresh=False)
-        for holder in self.screen.query(f"#{ToastRack._toast_id(notice)}"):
-            holder.remove()
+
+    def _refresh_notifications(self) -> None:
+        """Show the notices on the main screen's notice line (tui/widgets/notice_line.py),
+        never as toasts: those covered the detail pane and the note being typed."""
+        self.refresh_notices()
+
+    def refresh_notices(self) -> None:
+        """Draw the notices up now on the notice line (and hide it when there is none);
+        off in tests that turn notifications off, as Textual's toasts are."""
+        if self._disable_notifications or not self.screen_stack:
+            return
+        main = self.main
+        if main.is_mounted:
+            main.notice_line.show(list(self._notifications))
 
     def load_older_events(self) -> None:
         """Load older lines of every log into the events view."""

@@ -27,6 +27,7 @@ from teamdeck.tui.typed import deck
 from teamdeck.tui.widgets.confirm_bar import AskConfirm, ConfirmBar
 from teamdeck.tui.widgets.deck_footer import DeckFooter
 from teamdeck.tui.widgets.gates_panel import GatesPanel
+from teamdeck.tui.widgets.notice_line import NoticeLine
 from teamdeck.tui.widgets.overview_line import OverviewLine
 from teamdeck.tui.widgets.panel import Panel
 from teamdeck.view.snapshot import WorkspaceSnapshot
@@ -47,6 +48,7 @@ class MainScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield OverviewLine(id="overview")
+        yield NoticeLine(id="notice-line")
         with TabbedContent(initial="gates", id="panels"):
             for name, title in TITLES.items():
                 with TabPane(title, id=name):
@@ -211,6 +213,10 @@ class MainScreen(Screen[None]):
     @on(AskConfirm)
     def _ask(self, message: AskConfirm) -> None:
         self.confirm_bar.ask(message.request, message.on_confirm)
+
+    @property
+    def notice_line(self) -> NoticeLine:
+        return self.query_one(NoticeLine)
 
     @property
     def confirm_bar(self) -> ConfirmBar:
