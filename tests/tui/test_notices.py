@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-
 from conftest import SIZE, make_app, run, until
 
 from teamdeck.protocol.gates import decide_gate
