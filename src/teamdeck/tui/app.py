@@ -33,6 +33,7 @@ from teamdeck.errors import TeamdeckError
 from teamdeck.protocol.written import recorded, stamps
 from teamdeck.resources import data_dir
 from teamdeck.tui import actions, registry, with_read_only
+from teamdeck.tui.alerter import Alerter
 from teamdeck.tui.messages import SnapshotChanged
 from teamdeck.tui.render import cell
 from teamdeck.tui.screens.main import MainScreen
@@ -86,7 +87,8 @@ class TeamdeckApp(App[None]):
 
     TITLE = "teamdeck"
     CSS_PATH = [data_dir("styles") / "app.tcss", data_dir("styles") / "plans.tcss"]
-    COMMANDS = App.COMMANDS | {_teamdeck_commands}
+    COMMANDS = {_teamdeck_commands}
+    """One provider, which lists Textual's system commands after teamdeck's (see tui/commands.py)."""
     BINDINGS = registry.bindings("app")
 
     def __init__(
@@ -123,6 +125,8 @@ class TeamdeckApp(App[None]):
         self._action_lock = threading.Lock()
         self._watching = threading.Event()
         """Set once the watcher's watch is in place (a change after it is seen)."""
+        self.alerter = Alerter(self)
+        """Bell, desktop notification, new marks and notify.command (tui/alerter.py)."""
 
     def get_default_screen(self) -> Screen:
         return MainScreen(id="main")
@@ -159,6 +163,7 @@ class TeamdeckApp(App[None]):
         self.set_interval(CLOCK_TICK_S, self.recheck_clock)
 
     def on_unmount(self) -> None:
+        self.alerter.stop()
         self._stop.set()
         self._changes.put(_STOP)
         self._actions.put(_STOP)
@@ -284,7 +289,7 @@ class TeamdeckApp(App[None]):
             return  # a newer one is on its way: only the newest is drawn
         if not self.is_running:
             return  # the app is closing (quit while a change was read): its widgets are going
-        first = self.snapshot is None
+        before, first = self.snapshot, self.snapshot is None
         self.snapshot = message.snapshot
         for notice in message.snapshot.notices:
             self.notify(cell(notice, NOTICE_CHARS), severity="warning", markup=False)
@@ -295,6 +300,7 @@ class TeamdeckApp(App[None]):
                 markup=False,
             )
         self.main.show(message.snapshot)
+        self.alerter.shown(before, message.snapshot)
         if self.main.is_mounted and self.main.confirm_bar.display:
             # In the frame after the one that shows the answer: hiding the bar and moving
             # the focus lay out the screen and restyle the list and the footer.
@@ -335,6 +341,12 @@ class TeamdeckApp(App[None]):
         main = self.main
         if main.is_mounted:
             main.notice_line.show(list(self._notifications))
+
+    def on_app_focus(self) -> None:
+        self.alerter.focus_changed()
+
+    def on_app_blur(self) -> None:
+        self.alerter.focus_changed()
 
     def load_older_events(self) -> None:
         """Load older lines of every log into the events view."""

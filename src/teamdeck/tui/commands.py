@@ -37,8 +37,11 @@ class TeamdeckCommands(Provider):
         app = self._app
         await app.main.mount_panels()  # a palette opened in the first instant of a start
         # What is on screen first (the decisions, oldest first): the palette preselects
-        # the first command, and that must never be Quit.
-        return item_commands(app) + registry_commands(app)
+        # the first command, and that must never be Quit. Textual's own commands (theme,
+        # keys, screenshot) come last, from here: a provider of their own raced this one
+        # for the top of the list.
+        system = [(command.title, command.callback, command.help) for command in app.get_system_commands(self.screen)]
+        return item_commands(app) + registry_commands(app) + system
 
     async def discover(self) -> Hits:
         for name, callback, help_text in await self._commands():

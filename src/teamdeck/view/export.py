@@ -48,7 +48,7 @@ def snapshot_json(snapshot: WorkspaceSnapshot) -> dict[str, Any]:
             "stalled": counts.stalled,
         },
         "tasks": [_task(task) for task in snapshot.tasks],
-        "gates": [_gate(gate) for gate in snapshot.gates],
+        "gates": [gate_json(gate) for gate in snapshot.gates],
         "teams": [_team(team) for team in snapshot.teams],
         "teamTasks": [_task_list(listing) for listing in snapshot.team_tasks],
         "problems": [_problem(problem) for problem in snapshot.problems],
@@ -104,13 +104,14 @@ def _task(task: TaskView) -> dict[str, Any]:
             }
             for worker in task.workers
         ],
-        "gates": [_gate(gate) for gate in task.gates],
+        "gates": [gate_json(gate) for gate in task.gates],
         "joinedSummary": task.summary_path,
         "problem": _problem(task.problem) if task.problem else None,
     }
 
 
-def _gate(gate: GateView) -> dict[str, Any]:
+def gate_json(gate: GateView) -> dict[str, Any]:
+    """A decision as plain JSON data (status --json, the alerts' notify.command)."""
     data: dict[str, Any] = {
         "key": gate.key,
         "kind": gate.kind,

@@ -171,6 +171,7 @@ class MainScreen(Screen[None]):
         if event.pane.id in PANELS:
             self._draw_panel(event.pane.id)
             self.panel(event.pane.id).focus_list()
+        deck(self).alerter.focus_changed()  # left the queue, or back at it
 
     def panel(self, name: str) -> Panel:
         """The panel ``name`` (a key of registry.PANEL_TITLES)."""

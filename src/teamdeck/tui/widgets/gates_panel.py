@@ -59,13 +59,13 @@ class GatesPanel(Panel):
         gates = self.query_one(GateList)
         if not snapshot.gates:
             gates.empty = f"no decisions waiting — {overview(snapshot).scanned()}"
-        gates.show(snapshot.gates, deck(self).ws.clock())
+        gates.show(snapshot.gates, deck(self).ws.clock(), deck(self).alerter.marks.keys)
         if before is None or not same_items(snapshot.gates, before.gates):
             self._show_detail()  # (the same gates: the same one selected, the same detail)
 
     def tick(self, now: datetime) -> None:
         if self.snapshot is not None:
-            self.query_one(GateList).show(self.snapshot.gates, now)
+            self.query_one(GateList).show(self.snapshot.gates, now, deck(self).alerter.marks.keys)
 
     @property
     def selected(self) -> GateView | None:
@@ -73,6 +73,11 @@ class GatesPanel(Panel):
         return self.snapshot.gate(key) if self.snapshot is not None and key else None
 
     @on(LineList.Highlighted, "#gate-list")
+    def _moved(self, event: LineList.Highlighted) -> None:
+        if deck(self).app_focus:
+            deck(self).alerter.marks.selected(event.key)  # the person moved onto it: seen
+        self._show_detail()
+
     def _show_detail(self) -> None:
         gate = self.selected
         show_content(self.query_one("#gate-detail-text", Static), gate_detail(gate) if gate else Content(""))

@@ -61,6 +61,8 @@ class OverviewLine(CachedLine):
         parts = overview_parts(snapshot, now)
         if _width(parts) > self.size.width:  # short words: every number still fits
             parts = overview_parts(snapshot, now, compact=True)
+        if _width(parts) > self.size.width:  # the team count goes first (the least needed)
+            parts = overview_parts(snapshot, now, compact=True, teams=False)
         if _width(parts) > self.size.width > 0:
             parts = _fitted(parts, self.size.width)
         if parts != self._parts:
@@ -80,15 +82,15 @@ class OverviewLine(CachedLine):
         return Strip(segments).extend_cell_length(width, self.rich_style).crop(0, width)
 
 
-def overview_parts(snapshot: WorkspaceSnapshot, now: datetime, *, compact: bool = False) -> Parts:
+def overview_parts(snapshot: WorkspaceSnapshot, now: datetime, *, compact: bool = False, teams: bool = True) -> Parts:
     """The overview as pieces of text with their component classes (every piece from
-    sanitised text)."""
+    sanitised text); ``teams=False`` leaves the team count out (compact only)."""
     counts = overview(snapshot, now)
     separator = ("│" if compact else " │ ", MUTED)
     # Compact: no member count (the three counts after it add up to it; "15m" beside
     # "oldest 45m" read as minutes).
     people = (
-        f"{counts.teams} team{_s(counts.teams)}: "
+        (f"{counts.teams} team{_s(counts.teams)}: " if teams else "")
         if compact
         else f"{counts.teams} team{_s(counts.teams)} · {counts.members} member{_s(counts.members)}: "
     )
