@@ -168,7 +168,7 @@ def test_a_gate_written_from_outside_appears_and_is_approved_with_keys(demo: Pat
 
         # The screen shows the decision: the task's detail lists the gate as approved.
         session.keys("4")
-        session.wait_for("j Join again")
+        session.wait_for("J Join again")
         session.keys("Home")
         # The team task lists follow teamdeck's tasks: walk down to ours.
         for _ in range(12):

@@ -242,6 +242,15 @@ ACTIONS: tuple[Action, ...] = (
         "show an idle fold one by one, or fold it again",
     ),
     Action("message-raw", "inbox", "raw", "v", "View raw", "View the selected message raw", "view it raw (escaped)"),
+    Action(
+        "inbox-idle",
+        "inbox",
+        "toggle_idle",
+        "i",
+        "Idle on/off",
+        "Hide or show idle notifications in the inbox",
+        "hide idle notifications (or show them again)",
+    ),
     Action("message-reply", "inbox", "reply", "m", "Message", "Reply to the inbox's member", "reply to the member"),
     # 4 Tasks: a teamdeck task's lifecycle keys, then the join, then a team task's keys.
     Action("task-verdicts", "tasks", "verdicts", "v", "Verdicts", "Verdicts of the selected task", "verdict history"),
@@ -257,7 +266,7 @@ ACTIONS: tuple[Action, ...] = (
     Action("task-verify", "tasks", "verify", "g", "Verify", "Verify the selected task with its guardian", "verify it"),
     Action("task-retry", "tasks", "retry", "R", "Retry", "Retry the selected task", "retry a blocked task"),
     Action("task-cancel", "tasks", "cancel_task", "x", "Cancel task", "Cancel the selected task", "cancel the task"),
-    Action("task-join", "tasks", "join", "j", "Join again", "Join the selected task again", "run the join again"),
+    Action("task-join", "tasks", "join", "J", "Join again", "Join the selected task again", "run the join again"),
     Action("task-summary", "tasks", "read", "enter", "Summary", "Read the selected task's summary", "its summary"),
     Action(
         "team-task-reassign",
@@ -353,7 +362,7 @@ def help_sections() -> list[tuple[str, list[tuple[str, str]]]]:
         for action in ACTIONS
         if action.scope in ("app", "main") and action not in panel_keys
     ]
-    everywhere.append(("up/down pgup/pgdn home/end", "move in a list; the mouse works too"))
+    everywhere.append(("up/down j/k pgup/pgdn home/end", "move in a list; the mouse works too"))
     sections = [(EVERYWHERE, everywhere)]
     for panel, title in PANEL_TITLES.items():
         lines = []

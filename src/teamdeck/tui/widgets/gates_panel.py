@@ -88,10 +88,24 @@ class GatesPanel(Panel):
         from teamdeck.tui.screens.text_view import TextScreen  # not needed for the first frame
 
         gate = self.selected
-        if gate is not None:
-            self.app.push_screen(
-                TextScreen(Content(cell(gate.title, 200)), gate_text(gate), header=gate_detail(gate, short=True))
-            )
+        if gate is None:
+            return
+        # Its answers can be given from the text (a, r), as from the queue.
+        keys = {action: key for key, action in zip("ar", answers(gate), strict=True)}
+        offered = {action: key for action, key in keys.items() if self.check_action(action, ()) is True}
+
+        def answered(key: str | None) -> None:
+            chosen = next((action for action, action_key in offered.items() if action_key == key), None)
+            if chosen is not None and self.select_key(gate.key):
+                getattr(self, f"action_{chosen}")()
+
+        screen = TextScreen(
+            Content(cell(gate.title, 200)),
+            gate_text(gate),
+            header=gate_detail(gate, short=True),
+            answers=tuple((key, registry.find("gates", action).label) for action, key in offered.items()),
+        )
+        self.app.push_screen(screen, answered)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         gate = self.selected

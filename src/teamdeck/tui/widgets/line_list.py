@@ -95,9 +95,9 @@ class LineList(ScrollView, can_focus=True):
     }
 
     BINDINGS = [
-        # Arrows only: letters belong to the panels' actions (j joins a task...).
-        Binding("up", "cursor_up", "Up", show=False),
-        Binding("down", "cursor_down", "Down", show=False),
+        # Arrows, and j/k as in vi, less and most TUIs (no panel action uses them).
+        Binding("up,k", "cursor_up", "Up", show=False),
+        Binding("down,j", "cursor_down", "Down", show=False),
         Binding("pageup", "page_up", "Page up", show=False),
         Binding("pagedown", "page_down", "Page down", show=False),
         Binding("home", "first", "First", show=False),

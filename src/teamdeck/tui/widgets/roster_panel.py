@@ -108,7 +108,12 @@ class RosterPanel(Panel):
             if draft is not None:
                 actions.message(deck(self), member, draft.summary, draft.text)
 
-        self.app.push_screen(ComposeScreen(title), send)
+        self.app.push_screen(ComposeScreen(title, self._lead_of(member.team)), send)
+
+    def _lead_of(self, team: str) -> str:
+        """The name messages to ``team`` are sent as (its lead)."""
+        found = self.snapshot.team(team) if self.snapshot is not None else None
+        return found.lead if found is not None else ""
 
     def action_broadcast(self) -> None:
         member = self.selected
@@ -123,7 +128,7 @@ class RosterPanel(Panel):
             if draft is not None:
                 actions.broadcast_to(deck(self), team, draft.summary, draft.text)
 
-        self.app.push_screen(ComposeScreen(title), send)
+        self.app.push_screen(ComposeScreen(title, self._lead_of(member.team)), send)
 
     def action_shutdown(self) -> None:
         member = self.selected
