@@ -57,8 +57,8 @@ def gate_row(gate: GateView, now: datetime, new: bool = False) -> Row:
                 "line-list--warning",
             ),
             Cell(what, 8, "line-list--accent"),
-            Cell(cell(gate.task_id or gate.team or gate.source, 40), 16),
-            Cell(cell(gate.agent or "", 40), 14, "line-list--bold"),
+            Cell(cell(gate.task_id or gate.team or gate.source, 40), 28),
+            Cell(cell(gate.agent or "", 40), 24, "line-list--bold"),
             Cell(cell(gate.title, 300) + questions),
         ),
     )

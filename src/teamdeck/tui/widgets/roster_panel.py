@@ -15,7 +15,7 @@ from textual.widgets import Static
 from teamdeck.protocol.allowed import can_deactivate, can_shutdown
 from teamdeck.tui import actions, registry
 from teamdeck.tui.messages import OpenInbox
-from teamdeck.tui.render import block, cell
+from teamdeck.tui.render import block, cell, show_content
 from teamdeck.tui.screens.compose import ComposeScreen, Draft
 from teamdeck.tui.typed import deck
 from teamdeck.tui.widgets.confirm_bar import AskConfirm, Confirmed, ConfirmRequest
@@ -43,7 +43,18 @@ class RosterPanel(Panel):
 
     def show(self, snapshot: WorkspaceSnapshot) -> None:
         self.snapshot = snapshot
-        now = deck(self).ws.clock()
+        self._draw(deck(self).ws.clock())
+        self._show_detail()
+
+    def tick(self, now: datetime) -> None:
+        if self.snapshot is not None:
+            self._draw(now)
+
+    def _draw(self, now: datetime) -> None:
+        """The roster at ``now`` (ended teams left out when the workspace says so, stale
+        members marked) and its header over the columns as they are laid out."""
+        snapshot = self.snapshot
+        assert snapshot is not None
         members = snapshot.members
         roster = self.query_one(RosterList)
         ended = ended_teams(snapshot.teams, now, snapshot.stale_after) if snapshot.hide_ended else frozenset()
@@ -53,11 +64,7 @@ class RosterPanel(Panel):
             f"{len(ended)} ended team(s) hidden (hideEndedTeams in .teamdeck.yaml)" if ended else EMPTY_ROSTER
         )
         roster.show(members, now, stale=stale_members(snapshot.teams, now, snapshot.stale_after))
-        self._show_detail()
-
-    def tick(self, now: datetime) -> None:
-        if self.snapshot is not None:
-            self.query_one(RosterList).show(self.snapshot.members, now)
+        show_content(self.query_one("#roster-header", Static), Content.styled(roster.header, "bold $text-muted"))
 
     @property
     def selected(self) -> MemberView | None:
