@@ -120,3 +120,38 @@ def test_i_hides_idle_notifications_in_the_inbox(team_ws, size) -> None:
         await until(pilot, lambda: len(inbox.rows) == 3, "shown again")
 
     run(app, scenario, size)
+
+
+def _notices(app) -> list[str]:
+    return [str(notice.message) for notice in app._notifications]
+
+
+def test_a_greyed_key_pressed_says_why(world) -> None:
+    app = make_app(world, read_only=True)
+
+    async def scenario(pilot):
+        assert app.main.query_one(GateList).select_key("task:t1:g-w1-1")
+        await pilot.press("a")
+        await until(pilot, lambda: any(n.startswith("Approve: writes are off") for n in _notices(app)), "the why")
+        assert not showing(app, ConfirmBar)
+
+    run(app, scenario)
+
+
+def test_a_greyed_roster_key_names_the_member_and_the_reason(world) -> None:
+    app = make_app(world)
+
+    async def scenario(pilot):
+        await pilot.press("2")
+        roster = app.main.query_one(RosterList)
+        await until(pilot, lambda: roster.select_key("alpha/alice"), "alice")
+        await pilot.pause()
+        await pilot.press("p")
+        await until(
+            pilot,
+            lambda: "Approve plan: alice has no plan waiting for approval" in _notices(app),
+            "the reason",
+        )
+        assert not showing(app, ConfirmBar)
+
+    run(app, scenario)

@@ -15,14 +15,16 @@ from __future__ import annotations
 import gc
 import queue
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import on, work
+from textual.actions import ActionParseResult
 from textual.app import App
 from textual.command import Provider
+from textual.dom import DOMNode
 from textual.notifications import Notification, Notify
 from textual.screen import Screen
 from textual.widget import Widget
@@ -37,6 +39,7 @@ from teamdeck.tui.alerter import Alerter
 from teamdeck.tui.messages import SnapshotChanged
 from teamdeck.tui.render import cell
 from teamdeck.tui.screens.main import MainScreen
+from teamdeck.tui.widgets.panel import Panel
 from teamdeck.view.build import (
     build_snapshot,
     changed_between,
@@ -512,6 +515,24 @@ class TeamdeckApp(App[None]):
             area.cursor_blink = self.cursor_blink
 
     # --- global keys --------------------------------------------------------------------
+
+    async def run_action(
+        self,
+        action: str | ActionParseResult,
+        default_namespace: DOMNode | None = None,
+        namespaces: Mapping[str, DOMNode] | None = None,
+    ) -> bool:
+        """Run ``action``; a panel's key that is greyed (disabled) says why instead of
+        doing nothing."""
+        done = await super().run_action(action, default_namespace, namespaces)
+        if not done and isinstance(default_namespace, Panel) and isinstance(action, str):
+            name = action.split("(", 1)[0]
+            if default_namespace.check_action(name, ()) is None:
+                scope = (default_namespace.id or "").removesuffix("-panel")
+                label = registry.find(scope, name).label if scope in registry.PANEL_TITLES else name
+                why = default_namespace.why_disabled(name)
+                self.notify(cell(f"{label}: {why}", NOTICE_CHARS), severity="warning", timeout=4, markup=False)
+        return done
 
     def action_help(self) -> None:
         from teamdeck.tui.screens.help import HelpScreen  # not needed for the first frame

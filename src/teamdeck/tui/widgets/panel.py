@@ -15,6 +15,7 @@ from textual.containers import Vertical
 
 from teamdeck.tui.messages import SelectionMoved
 from teamdeck.tui.registry import Action
+from teamdeck.tui.typed import deck
 from teamdeck.tui.widgets.line_list import LineList
 from teamdeck.view.snapshot import WorkspaceSnapshot
 
@@ -51,6 +52,16 @@ class Panel(Vertical):
     def select_key(self, key: str) -> bool:
         """Select the row ``key`` of the list (False: there is none)."""
         return self.list.select_key(key)
+
+    def why_disabled(self, action: str) -> str:
+        """Why the key of ``action`` is greyed now (its ``check_action`` says None), in
+        words for the person who pressed it anyway."""
+        app = deck(self)
+        if app.read_only and app.snapshot is not None:
+            return f"writes are off (read-only: {app.snapshot.read_only_reason or 'read-only mode'})"
+        if self.list.current_key is None:
+            return "nothing is selected"
+        return "not possible for the selected item now"
 
     def run_registered(self, action: Action) -> None:
         """Run ``action`` (of this panel) on what is selected, as its key does."""

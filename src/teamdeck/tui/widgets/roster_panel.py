@@ -97,6 +97,18 @@ class RosterPanel(Panel):
             return None
         return True
 
+    def why_disabled(self, action: str) -> str:
+        member = self.selected
+        if deck(self).read_only or member is None:
+            return super().why_disabled(action)
+        if action in ("plan_approve", "plan_reject"):
+            return f"{member.name} has no plan waiting for approval"
+        if action == "deactivate":
+            return f"only a member that approved its shutdown and is still active; {member.name} is {member.status}"
+        if action == "shutdown":
+            return "the lead is not asked to shut down" if member.lead else f"{member.name} is not active"
+        return super().why_disabled(action)
+
     @on(LineList.Chosen, "#roster-list")
     def action_open_inbox(self) -> None:
         member = self.selected
