@@ -155,3 +155,24 @@ def test_a_greyed_roster_key_names_the_member_and_the_reason(world) -> None:
         assert not showing(app, ConfirmBar)
 
     run(app, scenario)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_slash_filters_every_panel(world, size) -> None:
+    app = make_app(world)
+
+    async def scenario(pilot):
+        await pilot.press("2")
+        roster = app.main.query_one(RosterList)
+        await until(pilot, lambda: len(roster.rows) >= 3, "the roster")
+        await pilot.press("slash", "b", "o", "b")
+        await until(pilot, lambda: [row.key for row in roster.rows] == ["alpha/bob"], "only bob")
+        await pilot.press("enter")  # back to the list, the filter kept
+        assert app.focused is roster and len(roster.rows) == 1
+        await pilot.press("escape")  # clears it
+        await until(pilot, lambda: len(roster.rows) >= 3, "every member again")
+        await pilot.press("1", "slash", *"w1")
+        gates = app.main.query_one(GateList)
+        await until(pilot, lambda: gates.rows and all("w1" in row.key for row in gates.rows), "the w1 gates")
+
+    run(app, scenario, size)

@@ -115,6 +115,16 @@ ACTIONS: tuple[Action, ...] = (
         "back", "main", "back", "escape", "Back", "Back", "back: close the filter, or the inbox to the roster", False
     ),
     # 1 Decisions: a and r answer the selected decision; which pair depends on its kind.
+    Action(
+        "gates-filter",
+        "gates",
+        "filter",
+        "slash",
+        "Filter",
+        f"Filter {PANEL_TITLES['gates'][2:]}",
+        "filter: keep the rows that contain a text",
+        show=False,
+    ),
     Action("gate-open", "gates", "open", "enter", "Read", "Read the selected decision", "read the whole request"),
     Action(
         "gate-approve", "gates", "approve", "a", "Approve", "Approve the selected decision", "approve (optional note)"
@@ -175,6 +185,16 @@ ACTIONS: tuple[Action, ...] = (
         "stuck shutdown: force offline (reason logged)",
     ),
     # 2 Roster
+    Action(
+        "roster-filter",
+        "roster",
+        "filter",
+        "slash",
+        "Filter",
+        f"Filter {PANEL_TITLES['roster'][2:]}",
+        "filter: keep the rows that contain a text",
+        show=False,
+    ),
     Action("member-inbox", "roster", "open_inbox", "enter", "Inbox", "Open the selected member's inbox", "its inbox"),
     Action("member-message", "roster", "message", "m", "Message", "Message the selected member", "message the member"),
     Action(
@@ -224,6 +244,16 @@ ACTIONS: tuple[Action, ...] = (
     ),
     # 3 Inbox
     Action(
+        "inbox-filter",
+        "inbox",
+        "filter",
+        "slash",
+        "Filter",
+        f"Filter {PANEL_TITLES['inbox'][2:]}",
+        "filter: keep the rows that contain a text",
+        show=False,
+    ),
+    Action(
         "message-read",
         "inbox",
         "read",
@@ -253,6 +283,16 @@ ACTIONS: tuple[Action, ...] = (
     ),
     Action("message-reply", "inbox", "reply", "m", "Message", "Reply to the inbox's member", "reply to the member"),
     # 4 Tasks: a teamdeck task's lifecycle keys, then the join, then a team task's keys.
+    Action(
+        "tasks-filter",
+        "tasks",
+        "filter",
+        "slash",
+        "Filter",
+        f"Filter {PANEL_TITLES['tasks'][2:]}",
+        "filter: keep the rows that contain a text",
+        show=False,
+    ),
     Action("task-verdicts", "tasks", "verdicts", "v", "Verdicts", "Verdicts of the selected task", "verdict history"),
     Action(
         "task-transition",
@@ -291,9 +331,29 @@ ACTIONS: tuple[Action, ...] = (
     Action("events-older", "events", "older", "o", "Older", "Load older events", "load older events"),
     Action("events-read", "events", "read", "enter", "Record", "Read the selected event", "read the whole record"),
     # 6 Plans
+    Action(
+        "plans-filter",
+        "plans",
+        "filter",
+        "slash",
+        "Filter",
+        f"Filter {PANEL_TITLES['plans'][2:]}",
+        "filter: keep the rows that contain a text",
+        show=False,
+    ),
     Action("plan-run", "plans", "run", "x", "Run plan", "Run the selected plan (plan run)", "run the plan (plan run)"),
     Action("plan-waves", "plans", "read", "enter", "Waves", "Show the selected plan's waves", "focus the waves"),
     # 7 Issues
+    Action(
+        "issues-filter",
+        "issues",
+        "filter",
+        "slash",
+        "Filter",
+        f"Filter {PANEL_TITLES['issues'][2:]}",
+        "filter: keep the rows that contain a text",
+        show=False,
+    ),
     Action(
         "issue-decision",
         "issues",

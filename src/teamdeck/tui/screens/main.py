@@ -231,11 +231,8 @@ class MainScreen(Screen[None]):
 
     async def action_back(self) -> None:
         """Close the filter, or go back from the inbox to the roster."""
-        if self.current_panel == "events":
-            from teamdeck.tui.widgets.events_panel import EventsPanel  # imported with panels 2-7
-
-            if self.query_one(EventsPanel).close_filter():
-                return
+        if self.panel(self.current_panel).close_filter():
+            return
         if self.current_panel == "inbox":
             await self.action_panel("roster")
 

@@ -164,6 +164,10 @@ class LineList(ScrollView, can_focus=True):
         self.titles: tuple[str, ...] = ()
         """The columns' titles, when a header line names them (a column is never
         narrower than its title)."""
+        self.all_rows: tuple[Row, ...] = ()
+        """Every row given, before :attr:`filter_text` leaves some out."""
+        self.filter_text = ""
+        """Only rows with a cell containing it are shown (any case; ``""``: all)."""
         self.widths: dict[Shape, Shape] = {}
         """The columns' widths now, by shape of row (fitted to the rows; see :class:`Cell`)."""
 
@@ -178,7 +182,8 @@ class LineList(ScrollView, can_focus=True):
                 new last row and the view follows it (like ``tail -f``); elsewhere, the
                 cursor and the view stay where the person put them.
         """
-        rows = tuple(rows)
+        self.all_rows = tuple(rows)
+        rows = self._filtered(self.all_rows)
         if same_items(rows, self.rows):
             return  # nothing changed: no refresh at all
         # Following is decided by the cursor, not the scroll position (which lags the
@@ -204,6 +209,17 @@ class LineList(ScrollView, can_focus=True):
             # not yet know it can scroll that far).
             self.call_after_refresh(self.scroll_to_region_row, self.cursor)
         self.refresh()
+
+    def set_filter(self, text: str) -> None:
+        """Show only the rows with a cell containing ``text`` (any case; ``""``: all)."""
+        self.filter_text = text.strip().lower()
+        self.set_rows(self.all_rows)
+
+    def _filtered(self, rows: tuple[Row, ...]) -> tuple[Row, ...]:
+        if not self.filter_text:
+            return rows
+        wanted = self.filter_text
+        return tuple(row for row in rows if any(wanted in cell.text.lower() for cell in row.cells))
 
     @property
     def current_key(self) -> str | None:

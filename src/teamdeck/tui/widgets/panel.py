@@ -11,7 +11,9 @@ import functools
 from datetime import datetime
 from typing import ClassVar
 
+from textual import on
 from textual.containers import Vertical
+from textual.widgets import Input
 
 from teamdeck.tui.messages import SelectionMoved
 from teamdeck.tui.registry import Action
@@ -52,6 +54,36 @@ class Panel(Vertical):
     def select_key(self, key: str) -> bool:
         """Select the row ``key`` of the list (False: there is none)."""
         return self.list.select_key(key)
+
+    def action_filter(self) -> None:
+        """``/``: a line above the list; what is typed keeps the rows that contain it."""
+        found = self.query(f"#{self.id}-filter")
+        if found:
+            found.first(Input).focus()
+            return
+        line = Input(placeholder="filter: any text (enter: back to the list, esc: clear)", id=f"{self.id}-filter")
+        line.add_class("panel-filter")
+        self.mount(line, before=self.list)
+        line.focus()
+
+    @on(Input.Changed, ".panel-filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        self.list.set_filter(event.value)
+        self.selection_moved()
+
+    @on(Input.Submitted, ".panel-filter")
+    def _filter_done(self) -> None:
+        self.list.focus()
+
+    def close_filter(self) -> bool:
+        """Clear and remove the filter line; False when there was none."""
+        found = self.query(f"#{self.id}-filter")
+        if not found:
+            return False
+        found.remove()
+        self.list.set_filter("")
+        self.list.focus()
+        return True
 
     def why_disabled(self, action: str) -> str:
         """Why the key of ``action`` is greyed now (its ``check_action`` says None), in
