@@ -1,4 +1,4 @@
-"""Alerts in a real terminal (issue 22 item 16): ``teamdeck tui`` in tmux, every byte it
+"""Alerts in a real terminal: ``teamdeck tui`` in tmux, every byte it
 writes to the terminal copied out with ``pipe-pane``. A permission request written from
 outside while the terminal is unfocused brings a bell and an OSC 9 / OSC 777
 notification naming the agent and the reason; while focused on the queue, none.

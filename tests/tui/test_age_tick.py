@@ -1,4 +1,4 @@
-"""Ages tick (issue 22 item 1): on a quiet workspace the queue's ages, the roster's
+"""Ages tick: on a quiet workspace the queue's ages, the roster's
 "last" and the overview's "oldest" follow the clock once a second, with no file read
 again; and the TUI and ``teamdeck status`` show the same age at the same instant."""
 

@@ -1,4 +1,4 @@
-"""Alerts when a person is needed (issue 22 item 16), through the app: a decision that
+"""Alerts when a person is needed, through the app: a decision that
 arrives rings the terminal and names the agent and the reason - unless the terminal has
 focus and the queue is shown; it is marked new in the queue until the person has
 looked; ``notify.command`` gets one JSON object per decision, runs spaced by its

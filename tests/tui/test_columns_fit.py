@@ -1,4 +1,4 @@
-"""Columns fit their content and the terminal (issue 22 items 5 and 6): whole names at
+"""Columns fit their content and the terminal: whole names at
 120 columns (``components-worker-1`` was ``components-work…``), titles longer than 32
 characters beside empty room, a status column as wide as its longest status (not 30);
 at 80 columns no stray ``…`` on rows whose text fits, the Issues title and the Events

@@ -1,4 +1,4 @@
-"""Keyboard habits (issue 22 item 17): ``j``/``k`` move in every list (the join is
+"""Keyboard habits: ``j``/``k`` move in every list (the join is
 ``J``); a decision is approved or rejected from its read view; the message dialog says
 who the message is from; ``i`` hides the idle notifications of an inbox."""
 

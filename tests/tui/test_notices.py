@@ -1,5 +1,6 @@
-"""Notices on screen: a quick run of actions must not stack them over the whole screen
-(they would cover the overview line), and warnings and errors are never pushed out."""
+"""Notices on screen: on a line of their own (never over the detail pane or what the
+person types); a quick run of actions keeps only the newest information notices, and
+warnings and errors are never pushed out."""
 
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ def test_the_oldest_information_notices_go_first_and_errors_stay(world) -> None:
 
 def test_notices_are_on_their_own_line_never_toasts(world) -> None:
     """A run of notices: the notice line shows the newest with a count of the others;
-    no toast is ever mounted (toasts covered the detail pane, issue 22 item 2)."""
+    no toast is ever mounted (toasts covered the detail pane)."""
     app = make_app(world)
 
     async def main() -> None:
@@ -127,7 +128,7 @@ def test_an_answered_confirm_bar_goes_when_nothing_is_drawn(world) -> None:
 @pytest.mark.parametrize("size", [(80, 24), (120, 36)])
 def test_a_notice_never_covers_the_detail_or_the_note_being_typed(world, size) -> None:
     """Right after an approve, the next gate's questions and the reject note field stay
-    uncovered while the notice is up (issue 22 item 2)."""
+    uncovered while the notice is up."""
     app = make_app(world)
 
     def covering(*regions) -> list[str]:

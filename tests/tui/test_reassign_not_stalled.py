@@ -1,6 +1,6 @@
-"""A reassigned team task is not STALLED at once (issue 22 item 7): the new owner may
+"""A reassigned team task is not STALLED at once: the new owner may
 have been idle for long, but its idle time counts from the assignment; and ``enter``
-on a member in the reassign dialog reassigns (item 17), no second key."""
+on a member in the reassign dialog reassigns, no second key."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Wording a new user tripped on (issue 22 item 12): "rejectd", "shutdown requested
+"""Wording a new user tripped on: "rejectd", "shutdown requested
 from" a member (it is asked *of* it: sent to), ``⏎ Read all`` (read as "mark all
 read"), the compact overview's ``15m`` members beside ``45m`` minutes, and a palette
 whose preselected first command was Quit."""

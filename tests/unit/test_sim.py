@@ -104,7 +104,7 @@ def test_pending_workers_of_working_tasks_write_outputs_first_blocked_then_compl
 
 
 def test_the_stuck_shutdown_stays_stuck_until_it_is_resent_then_is_approved(demo: Path, human: Workspace):
-    """Issue 22 item 11: the demo's stuck shutdown (test-writer) was answered ~3 s after
+    """The demo's stuck shutdown (test-writer) was answered ~3 s after
     launch, before anyone could try resend. It stays unanswered (a stuck shutdown in the
     queue) however long the demo runs; a resent request is approved and the member goes
     offline."""
@@ -123,7 +123,7 @@ def test_the_stuck_shutdown_stays_stuck_until_it_is_resent_then_is_approved(demo
 
 
 def test_a_permission_request_arrives_and_its_answer_is_acted_on(demo: Path, human: Workspace):
-    """Issue 22 item 11: the demo showed no permission request."""
+    """The demo showed no permission request."""
     sim = simulation(demo)
     sim.advance(PERMISSION_AT)
     requests = kinds(inbox(demo, PERF, "team-lead"), "permission_request", "profiler")
