@@ -13,37 +13,17 @@ types the very same reports into the pane.
 from __future__ import annotations
 
 import re
-import sys
 import time
 from pathlib import Path
 
 import decision_world as world
 import pytest
-from test_tui_tmux import DEADLINE_S, Tmux
+from test_tui_tmux import DEADLINE_S, Tmux, tui_command
 
 from teamdeck.store.workspace import Workspace
 
 OSC = re.compile(r"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
 FOCUS_OUT, FOCUS_IN = ("1b", "5b", "4f"), ("1b", "5b", "49")
-
-
-def _command(demo: Path) -> list[str]:
-    return [
-        "env",
-        "-u",
-        "TEAMDECK_WORKSPACE",
-        "-u",
-        "LINES",
-        "-u",
-        "COLUMNS",
-        "TERM=xterm-256color",
-        sys.executable,
-        "-m",
-        "teamdeck",
-        "tui",
-        "--workspace",
-        str(demo),
-    ]
 
 
 def _wait_output(out: Path, text: str, start: int = 0) -> str:
@@ -60,7 +40,7 @@ def _wait_output(out: Path, text: str, start: int = 0) -> str:
 @pytest.mark.parametrize("size", [(80, 24), (120, 36)])
 def test_a_decision_rings_the_unfocused_terminal_and_not_the_focused_one(demo: Path, tmp_path: Path, size) -> None:
     out = tmp_path / "terminal.out"
-    session = Tmux(_command(demo), width=size[0], height=size[1])
+    session = Tmux(tui_command(demo), width=size[0], height=size[1])
     try:
         session.tmux("set-option", "-g", "focus-events", "on")
         session.tmux("pipe-pane", "-o", "-t", "td", f"cat >> {out}")
