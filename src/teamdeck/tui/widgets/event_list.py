@@ -10,7 +10,7 @@ from teamdeck.view.eventlog import EventRow
 class EventList(LineList):
     """One row per log record (line API); follows the end while the cursor is there."""
 
-    REST_MIN = 30
+    REST_MIN = 20
 
     def show(self, events: tuple[EventRow, ...], query: str = "") -> None:
         """Show the ``events`` that match ``query``; with the date when they span days."""

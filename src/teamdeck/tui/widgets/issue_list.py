@@ -25,7 +25,7 @@ STATUS_STYLES = {
 class IssueList(LineList):
     """One row per issue (line API), parents before their subs."""
 
-    REST_MIN = 30
+    REST_MIN = 24
 
     def show(self, issues: tuple[IssueView, ...]) -> None:
         self.set_rows(self.memo.rows(issues, issue_row))

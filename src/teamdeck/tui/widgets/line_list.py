@@ -10,7 +10,6 @@ rendered again only when its content changed or the width did.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -421,21 +420,26 @@ def _column(asked: int, widest: int, title: int) -> int:
 @lru_cache(maxsize=256)
 def squeezed(widths: Shape, width: int, rest: int) -> Shape:
     """``widths`` narrowed so that a line ``width`` cells wide leaves ``rest`` cells (or a
-    third of the line) to the last column: the columns wider than :data:`SQUEEZE_FLOOR`
-    give up room in proportion to their widths, down to that floor."""
+    third of the line) to the last column: the fixed columns give up room from the
+    right (the least important first, as the columns are ordered), each down to
+    :data:`SQUEEZE_FLOOR` at most."""
     if None not in widths:
         return widths
     rest = min(rest, width // 3)
-    used = 1 + sum(column + 1 for column in widths if column)
-    excess = used + rest - width
-    wide = [column for column in widths if column and column > SQUEEZE_FLOOR]
-    if excess <= 0 or not wide:
+    excess = 1 + sum(column + 1 for column in widths if column) + rest - width
+    if excess <= 0:
         return widths
-    total = sum(wide)
-    return tuple(
-        max(SQUEEZE_FLOOR, column - math.ceil(excess * column / total)) if column and column > SQUEEZE_FLOOR else column
-        for column in widths
-    )
+    narrowed = list(widths)
+    for index in range(len(narrowed) - 1, -1, -1):
+        column = narrowed[index]
+        if column is None or column <= SQUEEZE_FLOOR:
+            continue
+        give = min(excess, column - SQUEEZE_FLOOR)
+        narrowed[index] = column - give
+        excess -= give
+        if excess <= 0:
+            break
+    return tuple(narrowed)
 
 
 SQUEEZE_FLOOR = 8
