@@ -78,15 +78,10 @@ class Tmux:
         subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True, timeout=10)
 
 
-def _events(root: Path) -> list[dict]:
-    lines = (root / "tasks" / TASK / "events.jsonl").read_text(encoding="utf-8").splitlines()
-    return [json.loads(line) for line in lines if line]
-
-
-def test_a_gate_written_from_outside_appears_and_is_approved_with_keys(demo: Path) -> None:
-    # LINES/COLUMNS may sit in the C environment of a process that used curses; they
-    # would override the pane's real size.
-    env_command = [
+def tui_command(root: Path) -> list[str]:
+    """``teamdeck tui`` on ``root`` for a pane. LINES/COLUMNS may sit in the C environment
+    of a process that used curses; they would override the pane's real size."""
+    return [
         "env",
         "-u",
         "TEAMDECK_WORKSPACE",
@@ -100,8 +95,17 @@ def test_a_gate_written_from_outside_appears_and_is_approved_with_keys(demo: Pat
         "teamdeck",
         "tui",
         "--workspace",
-        str(demo),
+        str(root),
     ]
+
+
+def _events(root: Path) -> list[dict]:
+    lines = (root / "tasks" / TASK / "events.jsonl").read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line]
+
+
+def test_a_gate_written_from_outside_appears_and_is_approved_with_keys(demo: Path) -> None:
+    env_command = tui_command(demo)
     # The worker's directory exists before the app starts: inotify cannot see a file
     # written into a directory created a moment earlier (the watch on the new directory
     # comes too late; watch.py misses about one in three such final.json writes).
@@ -168,7 +172,7 @@ def test_a_gate_written_from_outside_appears_and_is_approved_with_keys(demo: Pat
 
         # The screen shows the decision: the task's detail lists the gate as approved.
         session.keys("4")
-        session.wait_for("j Join again")
+        session.wait_for("J Join again")
         session.keys("Home")
         # The team task lists follow teamdeck's tasks: walk down to ours.
         for _ in range(12):

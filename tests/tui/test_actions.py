@@ -227,7 +227,7 @@ def test_join_key_picks_up_a_new_blocked_worker(world) -> None:
         write_final_output(world, "t1", "w4", {"status": "blocked", "summary": "stuck", "questions": ["Ok?"]})
         await pilot.press("4")
         _select(app, TaskList, "t1")
-        await pilot.press("j")
+        await pilot.press("J")
         await until(pilot, lambda: len(app.snapshot.gates) == 3, "the new gate")
         assert any(gate.agent == "w4" for gate in app.snapshot.gates)
         assert [event["type"] for event in _events(world)][-1] == "join.completed"

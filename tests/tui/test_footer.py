@@ -5,6 +5,7 @@ view while quit and help stay at the right."""
 
 from __future__ import annotations
 
+import pytest
 from conftest import make_app, run, showing, until
 from textual import events
 
@@ -57,7 +58,7 @@ def test_a_click_presses_the_key(world: Workspace) -> None:
     run(app, scenario)
 
 
-def test_the_wheel_brings_cut_keys_into_view_at_80_columns(world: Workspace) -> None:
+def test_the_wheel_brings_cut_keys_into_view_on_a_very_narrow_terminal(world: Workspace) -> None:
     app = make_app(world)
 
     async def scenario(pilot):
@@ -66,7 +67,7 @@ def test_the_wheel_brings_cut_keys_into_view_at_80_columns(world: Workspace) -> 
         await until(pilot, lambda: "message" in footer.actions, "the roster's keys")
         quit_before = footer.region_of("quit")
         last = [action for action in footer.actions if action not in ("quit", "help", "command_palette")][-1]
-        assert footer.region_of(last) is None, "the roster's last key is cut at 80 columns"
+        assert footer.region_of(last) is None, "the roster's last key is cut at 16 columns"
         for _ in range(20):  # the wheel over the footer (Pilot has no wheel)
             footer.post_message(events.MouseScrollDown(footer, 0, 0, 0, 1, 0, False, False, False))
         await pilot.pause()
@@ -74,4 +75,29 @@ def test_the_wheel_brings_cut_keys_into_view_at_80_columns(world: Workspace) -> 
         assert region is not None and region.right <= quit_before.x
         assert footer.region_of("quit") == quit_before
 
-    run(app, scenario, size=(80, 24))
+    run(app, scenario, size=(16, 24))
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 36)])
+def test_every_key_is_shown_with_whole_words(world: Workspace, size) -> None:
+    """At 80 columns the roster showed ``p App q Quit`` (P and d gone, "Approve" cut):
+    labels shorten to whole words, then to the key alone, before a key is dropped."""
+    app = make_app(world)
+
+    async def scenario(pilot):
+        footer = footer_of(app)
+        for panel in ("1", "2", "4"):
+            await pilot.press(panel)
+            await pilot.pause()
+            await until(pilot, lambda: len(footer.actions) > 3, "the panel's keys")
+            text = "".join(segment.text for segment in footer.render_line(0))
+            for action in footer.actions:
+                assert footer.region_of(action) is not None, f"{action} is not shown: {text!r}"
+            described = {binding.description for _n, binding, _e, _t in app.screen.active_bindings.values()}
+            words = {word for description in described for word in description.split()}
+            shown = [word for word in text.replace("▏", " ").split() if len(word) > 2 and word.isalpha()]
+            assert all(word in words for word in shown), (text, shown)
+            if size[0] >= 120 and panel == "1":
+                assert "Approve" in text and "Reject" in text
+
+    run(app, scenario, size=size)

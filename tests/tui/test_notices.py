@@ -1,10 +1,12 @@
-"""Notices on screen: a quick run of actions must not stack them over the whole screen
-(they would cover the overview line), and warnings and errors are never pushed out."""
+"""Notices on screen: on a line of their own (never over the detail pane or what the
+person types); a quick run of actions keeps only the newest information notices, and
+warnings and errors are never pushed out."""
 
 from __future__ import annotations
 
 import asyncio
 
+import pytest
 from conftest import SIZE, make_app, run, until
 
 from teamdeck.protocol.gates import decide_gate
@@ -28,22 +30,22 @@ def test_the_oldest_information_notices_go_first_and_errors_stay(world) -> None:
     run(app, scenario)
 
 
-def test_notices_pushed_out_leave_nothing_behind(world) -> None:
-    """A notice pushed out by newer ones goes with its holder, as a notice that times
-    out does: Textual's toast rack, asked to refresh instead, removed only the toast and
-    kept an empty holder for the rest of the session (one per approval: every later
-    layout and full garbage collection walked them all)."""
+def test_notices_are_on_their_own_line_never_toasts(world) -> None:
+    """A run of notices: the notice line shows the newest with a count of the others;
+    no toast is ever mounted (toasts covered the detail pane)."""
     app = make_app(world)
 
     async def main() -> None:
-        async with app.run_test(size=SIZE, notifications=True) as pilot:  # toasts are off in tests by default
+        async with app.run_test(size=SIZE, notifications=True) as pilot:  # notices are off in tests by default
             await until(pilot, lambda: app.main.ready)
             for number in range(MAX_NOTICES * 5):
                 app.notify(f"done {number}", markup=False)
                 await pilot.pause()
             await pilot.pause()
-            assert len(app.screen.query("Toast")) == MAX_NOTICES
-            assert len(app.screen.query("ToastHolder")) == MAX_NOTICES
+            assert not app.screen.query("Toast") and not app.screen.query("ToastHolder")
+            line = app.main.notice_line
+            assert line.display and f"done {MAX_NOTICES * 5 - 1}" in line.plain
+            assert f"+{MAX_NOTICES - 1} more" in line.plain
 
     asyncio.run(main())
 
@@ -121,3 +123,40 @@ def test_an_answered_confirm_bar_goes_when_nothing_is_drawn(world) -> None:
         await until(pilot, lambda: not bar.display, "the bar to go")
 
     run(app, scenario)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 36)])
+def test_a_notice_never_covers_the_detail_or_the_note_being_typed(world, size) -> None:
+    """Right after an approve, the next gate's questions and the reject note field stay
+    uncovered while the notice is up."""
+    app = make_app(world)
+
+    def covering(*regions) -> list[str]:
+        """The notices drawn over any of ``regions``."""
+        shown = [*app.screen.query("Toast"), *app.screen.query("NoticeLine")]
+        return [
+            type(widget).__name__
+            for widget in shown
+            if widget.display and any(widget.region.overlaps(region) for region in regions)
+        ]
+
+    async def main() -> None:
+        async with app.run_test(size=size, notifications=True) as pilot:
+            await until(pilot, lambda: app.main.ready and app.settled)
+            detail = app.main.query_one("#gate-detail")
+            assert app.main.query_one(GateList).select_key("task:t1:g-w1-1")
+            await pilot.press("a")
+            await until(pilot, lambda: app.main.confirm_bar.asking, "the confirm bar")
+            await pilot.press("enter")
+            await until(pilot, lambda: any("approved" in str(n.message) for n in app._notifications), "the notice")
+            await pilot.pause(0.2)
+            assert covering(detail.region) == []
+            assert app.main.notice_line.display and "approved" in app.main.notice_line.plain
+            # The next decision's reject note, typed while the notice is still up.
+            await pilot.press("r")
+            await until(pilot, lambda: app.main.confirm_bar.asking, "the confirm bar")
+            await pilot.pause(0.1)
+            note = app.main.query_one("#confirm-note")
+            assert covering(note.region, app.main.confirm_bar.region, detail.region) == []
+
+    asyncio.run(main())

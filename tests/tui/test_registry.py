@@ -41,7 +41,12 @@ SCOPES: dict[str, type] = {
     "issues": IssuesPanel,
 }
 KEY_NAMES = {text: key for key, text in registry.KEY_TEXT.items()}
-LIST_KEYS = {"up/down": ("up", "down"), "pgup/pgdn": ("pageup", "pagedown"), "home/end": ("home", "end")}
+LIST_KEYS = {
+    "up/down": ("up", "down"),
+    "j/k": ("j", "k"),
+    "pgup/pgdn": ("pageup", "pagedown"),
+    "home/end": ("home", "end"),
+}
 
 
 def _bindings(cls: type) -> list[Binding]:
@@ -79,7 +84,7 @@ def _help_keys() -> dict[str, set[str]]:
 
 def test_a_key_in_help_is_a_binding_of_that_section_and_every_action_is_in_help() -> None:
     sections = _help_keys()
-    list_keys = {binding.key for binding in _bindings(LineList)}
+    list_keys = {key for binding in _bindings(LineList) for key in binding.key.split(",")}
     for title, keys in sections.items():
         if title == registry.EVERYWHERE:
             bound = {b.key for b in _bindings(TeamdeckApp) + _bindings(MainScreen)} | list_keys

@@ -17,6 +17,25 @@ class ForgeSettings(OurModel):
     url: str | None = Field(default=None, description="Gitea's base URL, for comments teamdeck posts")
 
 
+class NotifySettings(OurModel):
+    """``notify:``: telling a person who is not looking that a decision waits."""
+
+    command: str | list[str] | None = Field(
+        default=None,
+        description="run by the TUI for each decision that arrives (and each stuck shutdown or failed run), with "
+        "the decision as one JSON object on stdin: an argument list, or one string run by the shell "
+        "(ntfy, a Slack webhook, a phone)",
+    )
+    minIntervalSeconds: float = Field(
+        default=5, ge=0, description="the least time between two runs of the command (the rest wait their turn)"
+    )
+    bell: bool = Field(
+        default=True,
+        description="ring the terminal bell and send an OSC 9 / OSC 777 desktop notification when a decision "
+        "arrives while the terminal is not focused or the queue is not shown",
+    )
+
+
 class Settings(OurModel):
     """Settings a workspace may carry; every field is optional."""
 
@@ -41,6 +60,7 @@ class Settings(OurModel):
         default=False,
         description="the TUI's roster and teamdeck status leave out teams whose members are all offline or stale",
     )
+    notify: NotifySettings = Field(default_factory=NotifySettings)
     stalledAfterSeconds: int = Field(
         default=600,
         ge=1,

@@ -13,7 +13,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 from teamdeck.clock import iso
-from teamdeck.model.claude import LEAD_NAME, IdleNotification, PlanApprovalRequest, TaskAssignment
+from teamdeck.model.claude import (
+    LEAD_NAME,
+    IdleNotification,
+    PermissionRequest,
+    PlanApprovalRequest,
+    TaskAssignment,
+)
 from teamdeck.protocol.messaging import Injected, Sent, inject, send_message, send_structured
 from teamdeck.protocol.teams import epoch_ms
 from teamdeck.store.workspace import Workspace
@@ -71,6 +77,22 @@ def ask_plan_approval(ws: Workspace, team: str, member: str, plan: str, *, plan_
             "planContent": plan,
             "requestId": f"plan_approval-{epoch_ms(ws)}@{member}@{team}",
         }
+    )
+    return send_structured(as_member(ws, member), team, LEAD_NAME, request, sender=member)
+
+
+def ask_permission(ws: Workspace, team: str, member: str, tool: str, description: str, tool_input: object) -> Sent:
+    """A teammate asks the lead to let it use ``tool`` with ``tool_input`` (Claude Code's
+    ``permission_request``; the lead's answer is a ``permission_response``)."""
+    request_id = f"perm-{epoch_ms(ws)}-{member}"
+    request = PermissionRequest(
+        request_id=request_id,
+        agent_id=f"{member}@{team}",
+        tool_name=tool,
+        tool_use_id=f"toolu_{request_id}",
+        description=description,
+        input=tool_input,
+        permission_suggestions=[],
     )
     return send_structured(as_member(ws, member), team, LEAD_NAME, request, sender=member)
 

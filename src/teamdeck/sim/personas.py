@@ -3,8 +3,10 @@
 Every teammate is cooperative unless the table below says otherwise: it answers a
 shutdown request by approving it and going offline. The demo's cast deliberately
 includes the cases a supervisor must make visible (seed 004 §8): a member that reads a
-shutdown request and never answers it ("not consumed"), one that refuses, and one that
-crashed and does nothing at all while Claude Code still counts it active.
+shutdown request and never answers it ("not consumed"), one that refuses, one that
+crashed and does nothing at all while Claude Code still counts it active, one whose
+shutdown is stuck until the person resends it, and one that asks permission to run a
+tool.
 """
 
 from __future__ import annotations
@@ -12,7 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-ShutdownAnswer = Literal["approve", "reject", "ignore"]
+ShutdownAnswer = Literal["approve", "reject", "ignore", "approve-when-resent"]
+"""``approve-when-resent``: the first request goes unanswered (stuck, offered for
+resend in the queue); a request after it is approved."""
 
 
 @dataclass(frozen=True)
@@ -24,12 +28,15 @@ class Persona:
         reject_reason: its reason when it refuses.
         crashed: it never reads its inbox or writes anything (but stays "active").
         plan: a plan it submits for approval when the simulation starts (plan mode).
+        permission: a tool it asks permission to use when the simulation starts:
+            (tool, what for, the tool's input).
     """
 
     shutdown: ShutdownAnswer = "approve"
     reject_reason: str = "Still in the middle of my task; ask me again when it is done."
     crashed: bool = False
     plan: str | None = None
+    permission: tuple[str, str, dict[str, str]] | None = None
 
 
 DEFAULT = Persona()
@@ -41,6 +48,14 @@ DEMO_CAST: dict[str, Persona] = {
         reject_reason="Cart summary is half-wired to the new API; shutting down now would leave main broken.",
     ),
     "log-miner": Persona(crashed=True),
+    "test-writer": Persona(shutdown="approve-when-resent"),
+    "profiler": Persona(
+        permission=(
+            "Bash",
+            "Record a CPU profile of the search benchmark",
+            {"command": "perf record -g -- ./bench/search --queries 10000"},
+        )
+    ),
     "bench-runner": Persona(
         plan=(
             "# Plan: benchmark the new search index\n"

@@ -13,6 +13,9 @@ What the simulation does (simulated seconds; divide by ``speed`` for real time):
   with an idle notification, as Claude Code sends one at the end of every turn.
 - **Plans**: a teammate whose persona carries a plan sends a plan approval request
   :data:`PLAN_AT` seconds in.
+- **Permissions**: a teammate whose persona names a tool asks the lead's permission to
+  use it :data:`PERMISSION_AT` seconds in (a decision in the queue), and says what it
+  does with the answer.
 - **Workers**: every worker listed in a ``working`` task that has not written its
   final.json yet writes one, :data:`FIRST_OUTPUT_AT` seconds in and then one every
   :data:`OUTPUT_EVERY` seconds: the first blocked with questions, the next completed,
@@ -35,12 +38,12 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from teamdeck.errors import TeamdeckError
-from teamdeck.model.claude import LEAD_NAME, PlanApprovalResponse, decode_text
+from teamdeck.model.claude import LEAD_NAME, PermissionResponse, PlanApprovalResponse, decode_text
 from teamdeck.model.task import Task
 from teamdeck.protocol.messaging import Injected, list_inbox, respond_shutdown
 from teamdeck.protocol.taskfile import load_task, task_ids
 from teamdeck.protocol.teams import list_teams, read_team
-from teamdeck.sim.acts import as_member, ask_plan_approval, go_idle, take_messages, tell_lead
+from teamdeck.sim.acts import as_member, ask_permission, ask_plan_approval, go_idle, take_messages, tell_lead
 from teamdeck.sim.engine import Scheduler
 from teamdeck.sim.outputs import write_final_output
 from teamdeck.sim.personas import PROGRESS, QUESTIONS, RESULTS, Persona, persona_for
@@ -55,6 +58,7 @@ THINK_S = (1.0, 3.0)
 """How long after noticing unread messages a teammate's turn starts (shutdown replies
 arrive this long after the request is seen)."""
 PLAN_AT = 10.0
+PERMISSION_AT = 12.0
 FIRST_OUTPUT_AT = 8.0
 OUTPUT_EVERY = 6.0
 GATE_CHECK_S = 2.0
@@ -79,6 +83,8 @@ class Teammate:
     persona: Persona
     busy: bool = False
     gone: bool = False
+    ignored_shutdown: bool = False
+    """It left a shutdown request unanswered (persona ``approve-when-resent``)."""
 
     @property
     def label(self) -> str:
@@ -148,6 +154,8 @@ class Simulation:
             self.scheduler.after(0.5 + 0.2 * index, f"poll {mate.label}", partial(self._poll, mate))
             if mate.persona.plan:
                 self.scheduler.after(PLAN_AT, f"plan {mate.label}", partial(self._ask_plan, mate))
+            if mate.persona.permission:
+                self.scheduler.after(PERMISSION_AT, f"permission {mate.label}", partial(self._ask_permission, mate))
         for index, worker in enumerate(pending_workers(self.ws)):
             outcome = "blocked" if index % 2 == 0 else "completed"
             self.scheduler.after(
@@ -194,6 +202,16 @@ class Simulation:
             self._answer_shutdown(mate, message.request_id)
         elif message.kind == "plan_approval_response":
             self._after_plan_review(mate, message)
+        elif message.kind == "permission_response":
+            answer = decode_text(message.text)
+            allowed = isinstance(answer, PermissionResponse) and answer.subtype == "success"
+            tell_lead(
+                self.ws,
+                mate.team,
+                mate.name,
+                "Permission granted; running it now." if allowed else "Permission denied; I'll find another way.",
+                summary="Permission answered",
+            )
         elif message.kind == "task_assignment":
             tell_lead(self.ws, mate.team, mate.name, "Picked it up; starting now.", summary="Task picked up")
         elif message.kind == "plain":
@@ -210,7 +228,10 @@ class Simulation:
         answer = mate.persona.shutdown
         if answer == "ignore":
             return
-        approve = answer == "approve"
+        if answer == "approve-when-resent" and not mate.ignored_shutdown:
+            mate.ignored_shutdown = True  # stuck until the person resends it
+            return
+        approve = answer != "reject"
         respond_shutdown(
             as_member(self.ws, mate.name),
             mate.team,
@@ -230,6 +251,11 @@ class Simulation:
                 mate.persona.plan,
                 plan_file=f"/home/dev/.claude/plans/{mate.name}-plan.md",
             )
+
+    def _ask_permission(self, mate: Teammate) -> None:
+        if self._mate(mate.team, mate.name) is not None and mate.persona.permission:
+            tool, description, tool_input = mate.persona.permission
+            ask_permission(self.ws, mate.team, mate.name, tool, description, tool_input)
 
     def _after_plan_review(self, mate: Teammate, response: Injected) -> None:
         """Approved: say so and start; rejected: send the plan again, revised."""

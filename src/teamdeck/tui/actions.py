@@ -64,7 +64,7 @@ def shutdown(app: TeamdeckApp, member: MemberView, reason: str | None) -> None:
         from teamdeck.protocol.messaging import request_shutdown
 
         sent = request_shutdown(app.ws, member.team, member.name, reason=reason)
-        return f"shutdown requested from {member.name} ({sent.request_id})"
+        return f"shutdown request sent to {member.name} ({sent.request_id})"
 
     app.perform(f"ask {member.name} to shut down", call)
 

@@ -15,28 +15,32 @@ from __future__ import annotations
 import gc
 import queue
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import on, work
+from textual.actions import ActionParseResult
+from textual.actions import parse as parse_action
 from textual.app import App
 from textual.command import Provider
+from textual.dom import DOMNode
 from textual.notifications import Notification, Notify
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, TextArea
-from textual.widgets._toast import ToastRack  # not exported; it names the holder of a notice's toast
 from textual.worker import Worker, WorkerState
 
 from teamdeck.errors import TeamdeckError
 from teamdeck.protocol.written import recorded, stamps
 from teamdeck.resources import data_dir
 from teamdeck.tui import actions, registry
+from teamdeck.tui.alerter import Alerter
 from teamdeck.tui.messages import SnapshotChanged
 from teamdeck.tui.render import cell
 from teamdeck.tui.screens.main import MainScreen
+from teamdeck.tui.widgets.panel import Panel
 from teamdeck.view.build import (
     build_snapshot,
     changed_between,
@@ -56,10 +60,10 @@ if TYPE_CHECKING:
 
 NOTICE_CHARS = 400
 MAX_NOTICES = 4
-"""The most notices on screen at once. Each stacks above the last, so a quick run of
-actions (approving one gate after another) would otherwise cover the screen up to the
-overview line within seconds; the oldest information notices go first, warnings and
-errors stay until they time out."""
+"""The most notices kept up at once (the notice line shows the one that matters most
+and counts the others): a quick run of actions would otherwise keep a long tail of
+them; the oldest information notices go first, warnings and errors stay until they
+time out."""
 NOTICE_WAIT_S = 0.5
 """The longest an action's success notice waits for the frame that draws its writes."""
 CLOCK_TICK_S = 5.0
@@ -87,7 +91,8 @@ class TeamdeckApp(App[None]):
 
     TITLE = "teamdeck"
     CSS_PATH = [data_dir("styles") / "app.tcss", data_dir("styles") / "plans.tcss"]
-    COMMANDS = App.COMMANDS | {_teamdeck_commands}
+    COMMANDS = {_teamdeck_commands}
+    """One provider, which lists Textual's system commands after teamdeck's (see tui/commands.py)."""
     BINDINGS = registry.bindings("app")
 
     def __init__(
@@ -124,6 +129,8 @@ class TeamdeckApp(App[None]):
         self._action_lock = threading.Lock()
         self._watching = threading.Event()
         """Set once the watcher's watch is in place (a change after it is seen)."""
+        self.alerter = Alerter(self)
+        """Bell, desktop notification, new marks and notify.command (tui/alerter.py)."""
 
     def get_default_screen(self) -> Screen:
         return MainScreen(id="main")
@@ -160,6 +167,7 @@ class TeamdeckApp(App[None]):
         self.set_interval(CLOCK_TICK_S, self.recheck_clock)
 
     def on_unmount(self) -> None:
+        self.alerter.stop()
         self._stop.set()
         self._changes.put(_STOP)
         self._actions.put(_STOP)
@@ -285,7 +293,7 @@ class TeamdeckApp(App[None]):
             return  # a newer one is on its way: only the newest is drawn
         if not self.is_running:
             return  # the app is closing (quit while a change was read): its widgets are going
-        first = self.snapshot is None
+        before, first = self.snapshot, self.snapshot is None
         self.snapshot = message.snapshot
         for notice in message.snapshot.notices:
             self.notify(cell(notice, NOTICE_CHARS), severity="warning", markup=False)
@@ -296,6 +304,7 @@ class TeamdeckApp(App[None]):
                 markup=False,
             )
         self.main.show(message.snapshot)
+        self.alerter.shown(before, message.snapshot)
         if self.main.is_mounted and self.main.confirm_bar.display:
             # In the frame after the one that shows the answer: hiding the bar and moving
             # the focus lay out the screen and restyle the list and the footer.
@@ -320,13 +329,28 @@ class TeamdeckApp(App[None]):
         super()._on_notify(event)
 
     def _drop_notice(self, notice: Notification) -> None:
-        """Take ``notice`` off the screen as its own timeout does: its toast with the
-        holder around it. (Textual's toast rack, left to refresh, removes only the toast
-        and keeps the empty holder for the rest of the session: one per approval, which
-        every later layout and full garbage collection walked.)"""
+        """Take ``notice`` off the screen before its timeout."""
         self._unnotify(notice, refresh=False)
-        for holder in self.screen.query(f"#{ToastRack._toast_id(notice)}"):
-            holder.remove()
+
+    def _refresh_notifications(self) -> None:
+        """Show the notices on the main screen's notice line (tui/widgets/notice_line.py),
+        never as toasts: those covered the detail pane and the note being typed."""
+        self.refresh_notices()
+
+    def refresh_notices(self) -> None:
+        """Draw the notices up now on the notice line (and hide it when there is none);
+        off in tests that turn notifications off, as Textual's toasts are."""
+        if self._disable_notifications or not self.screen_stack:
+            return
+        main = self.main
+        if main.is_mounted:
+            main.notice_line.show(list(self._notifications))
+
+    def on_app_focus(self) -> None:
+        self.alerter.focus_changed()
+
+    def on_app_blur(self) -> None:
+        self.alerter.focus_changed()
 
     def load_older_events(self) -> None:
         """Load older lines of every log into the events view."""
@@ -492,6 +516,24 @@ class TeamdeckApp(App[None]):
             area.cursor_blink = self.cursor_blink
 
     # --- global keys --------------------------------------------------------------------
+
+    async def run_action(
+        self,
+        action: str | ActionParseResult,
+        default_namespace: DOMNode | None = None,
+        namespaces: Mapping[str, DOMNode] | None = None,
+    ) -> bool:
+        """Run ``action``; a panel's key that is greyed (disabled) says why instead of
+        doing nothing."""
+        done = await super().run_action(action, default_namespace, namespaces)
+        if not done and isinstance(default_namespace, Panel) and isinstance(action, str):
+            _, name, parameters = parse_action(action)
+            if default_namespace.check_action(name, parameters) is None:
+                scope = (default_namespace.id or "").removesuffix("-panel")
+                label = registry.find(scope, name, *parameters).label if scope in registry.PANEL_TITLES else name
+                why = default_namespace.why_disabled(name)
+                self.notify(cell(f"{label}: {why}", NOTICE_CHARS), severity="warning", timeout=4, markup=False)
+        return done
 
     def action_help(self) -> None:
         from teamdeck.tui.screens.help import HelpScreen  # not needed for the first frame

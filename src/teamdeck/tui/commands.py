@@ -36,7 +36,12 @@ class TeamdeckCommands(Provider):
     async def _commands(self) -> list[Command]:
         app = self._app
         await app.main.mount_panels()  # a palette opened in the first instant of a start
-        return registry_commands(app) + item_commands(app)
+        # What is on screen first (the decisions, oldest first): the palette preselects
+        # the first command, and that must never be Quit. Textual's own commands (theme,
+        # keys, screenshot) come last, from here: a provider of their own raced this one
+        # for the top of the list.
+        system = [(command.title, command.callback, command.help) for command in app.get_system_commands(self.screen)]
+        return item_commands(app) + registry_commands(app) + system
 
     async def discover(self) -> Hits:
         for name, callback, help_text in await self._commands():
@@ -57,7 +62,7 @@ def registry_commands(app: TeamdeckApp) -> list[Command]:
     ``check_action`` says True), named by the registry, running the key's action."""
     main = app.main
     commands: list[Command] = []
-    for action in registry.ACTIONS:
+    for action in sorted(registry.ACTIONS, key=lambda action: action.scope == "app"):  # quit, help: last
         if action.command is None:
             continue
         if action.scope == "app":

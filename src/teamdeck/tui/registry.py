@@ -125,6 +125,16 @@ ACTIONS: tuple[Action, ...] = (
     ),
     # 1 Decisions: a and r answer the selected decision; which pair depends on its kind
     # (each answer of each kind's spec, decisions/kinds.py, is one binding).
+    Action(
+        "gates-filter",
+        "gates",
+        "filter",
+        "slash",
+        "Filter",
+        f"Filter {PANEL_TITLES['gates'][2:]}",
+        "filter: keep the rows that contain a text",
+        show=False,
+    ),
     Action("gate-open", "gates", "open", "enter", "Read", "Read the selected decision", "read the whole request"),
     *(
         Action(
@@ -139,6 +149,16 @@ ACTIONS: tuple[Action, ...] = (
         for answer in all_answers()
     ),
     # 2 Roster
+    Action(
+        "roster-filter",
+        "roster",
+        "filter",
+        "slash",
+        "Filter",
+        f"Filter {PANEL_TITLES['roster'][2:]}",
+        "filter: keep the rows that contain a text",
+        show=False,
+    ),
     Action("member-inbox", "roster", "open_inbox", "enter", "Inbox", "Open the selected member's inbox", "its inbox"),
     Action("member-message", "roster", "message", "m", "Message", "Message the selected member", "message the member"),
     Action(
@@ -188,11 +208,21 @@ ACTIONS: tuple[Action, ...] = (
     ),
     # 3 Inbox
     Action(
+        "inbox-filter",
+        "inbox",
+        "filter",
+        "slash",
+        "Filter",
+        f"Filter {PANEL_TITLES['inbox'][2:]}",
+        "filter: keep the rows that contain a text",
+        show=False,
+    ),
+    Action(
         "message-read",
         "inbox",
         "read",
         "enter",
-        "Read all",
+        "Read",
         "Read the selected message",
         "read the whole message; on an idle fold: show them all",
     ),
@@ -206,8 +236,27 @@ ACTIONS: tuple[Action, ...] = (
         "show an idle fold one by one, or fold it again",
     ),
     Action("message-raw", "inbox", "raw", "v", "View raw", "View the selected message raw", "view it raw (escaped)"),
+    Action(
+        "inbox-idle",
+        "inbox",
+        "toggle_idle",
+        "i",
+        "Idle on/off",
+        "Hide or show idle notifications in the inbox",
+        "hide idle notifications (or show them again)",
+    ),
     Action("message-reply", "inbox", "reply", "m", "Message", "Reply to the inbox's member", "reply to the member"),
     # 4 Tasks: a teamdeck task's lifecycle keys, then the join, then a team task's keys.
+    Action(
+        "tasks-filter",
+        "tasks",
+        "filter",
+        "slash",
+        "Filter",
+        f"Filter {PANEL_TITLES['tasks'][2:]}",
+        "filter: keep the rows that contain a text",
+        show=False,
+    ),
     Action("task-verdicts", "tasks", "verdicts", "v", "Verdicts", "Verdicts of the selected task", "verdict history"),
     Action(
         "task-transition",
@@ -221,7 +270,7 @@ ACTIONS: tuple[Action, ...] = (
     Action("task-verify", "tasks", "verify", "g", "Verify", "Verify the selected task with its guardian", "verify it"),
     Action("task-retry", "tasks", "retry", "R", "Retry", "Retry the selected task", "retry a blocked task"),
     Action("task-cancel", "tasks", "cancel_task", "x", "Cancel task", "Cancel the selected task", "cancel the task"),
-    Action("task-join", "tasks", "join", "j", "Join again", "Join the selected task again", "run the join again"),
+    Action("task-join", "tasks", "join", "J", "Join again", "Join the selected task again", "run the join again"),
     Action("task-summary", "tasks", "read", "enter", "Summary", "Read the selected task's summary", "its summary"),
     Action(
         "team-task-reassign",
@@ -246,9 +295,29 @@ ACTIONS: tuple[Action, ...] = (
     Action("events-older", "events", "older", "o", "Older", "Load older events", "load older events"),
     Action("events-read", "events", "read", "enter", "Record", "Read the selected event", "read the whole record"),
     # 6 Plans
+    Action(
+        "plans-filter",
+        "plans",
+        "filter",
+        "slash",
+        "Filter",
+        f"Filter {PANEL_TITLES['plans'][2:]}",
+        "filter: keep the rows that contain a text",
+        show=False,
+    ),
     Action("plan-run", "plans", "run", "x", "Run plan", "Run the selected plan (plan run)", "run the plan (plan run)"),
     Action("plan-waves", "plans", "read", "enter", "Waves", "Show the selected plan's waves", "focus the waves"),
     # 7 Issues
+    Action(
+        "issues-filter",
+        "issues",
+        "filter",
+        "slash",
+        "Filter",
+        f"Filter {PANEL_TITLES['issues'][2:]}",
+        "filter: keep the rows that contain a text",
+        show=False,
+    ),
     Action(
         "issue-decision",
         "issues",
@@ -311,7 +380,7 @@ def help_sections() -> list[tuple[str, list[tuple[str, str]]]]:
         for action in ACTIONS
         if action.scope in ("app", "main") and action not in panel_keys
     ]
-    everywhere.append(("up/down pgup/pgdn home/end", "move in a list; the mouse works too"))
+    everywhere.append(("up/down j/k pgup/pgdn home/end", "move in a list; the mouse works too"))
     sections = [(EVERYWHERE, everywhere)]
     for panel, title in PANEL_TITLES.items():
         lines = []

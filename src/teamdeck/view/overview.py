@@ -5,8 +5,10 @@ Both read them from here so they always agree.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 
 from teamdeck.clock import parse_iso
 from teamdeck.view.liveness import has_ended, is_stale
@@ -84,9 +86,13 @@ def overview(snapshot: WorkspaceSnapshot, now: datetime | None = None) -> Overvi
 
 def age(since: str, now: datetime) -> str:
     """How long ago ``since`` (ISO-8601) was, in the largest whole unit: ``45s``,
-    ``12m``, ``3h``, ``2d``; ``""`` when ``since`` is not a timestamp."""
+    ``12m``, ``3h``, ``2d``; ``""`` when ``since`` is not a timestamp.
+
+    Counted between whole seconds (both moments cut to their second), so an age is the
+    same whether ``now`` is exact (``teamdeck status``) or the second the TUI's clock
+    tick drew (the TUI and the CLI agree at the same instant); floored, like a clock."""
     try:
-        seconds = int((now - parse_iso(since)).total_seconds())
+        seconds = _whole_second(now) - _second_of(since)
     except (ValueError, TypeError):
         return ""
     seconds = max(0, seconds)
@@ -94,6 +100,17 @@ def age(since: str, now: datetime) -> str:
         if seconds >= size:
             return f"{seconds // size}{unit}"
     return f"{seconds}s"
+
+
+@lru_cache(maxsize=65_536)
+def _second_of(since: str) -> int:
+    """The whole second (POSIX) of the timestamp ``since``: parsed once per text, as the
+    TUI ages the same timestamps every second."""
+    return _whole_second(parse_iso(since))
+
+
+def _whole_second(moment: datetime) -> int:
+    return math.floor(moment.timestamp())
 
 
 def _s(count: int) -> str:

@@ -14,11 +14,12 @@ tasks (``tasks/<id>/task.yaml``) share the directory.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from teamdeck.clock import parse_iso
+from teamdeck.clock import iso, parse_iso
 from teamdeck.errors import InvalidFile
 from teamdeck.model.claude import ClaudeTask
 from teamdeck.protocol.team_task_checks import dependency_problems
@@ -154,9 +155,30 @@ def _stalled(task: ClaudeTask, members: dict[str, MemberView] | None, now: datet
     if member.status != "idle" or not member.since:
         return ""
     try:
-        idle_for = now - parse_iso(member.since)
+        idle_since = parse_iso(member.since)
     except (ValueError, TypeError):
         return ""
-    if idle_for < limit:
+    if now - idle_since < limit:
         return ""
-    return f"owner {member.name} idle for {age(member.since, now)}"
+    # Idle time counts from the task's assignment: a task just given to an idle member
+    # (a reassignment) is not stuck, it is waiting for the member to take it up.
+    assigned = _assigned_at(member, task.id)
+    since = max(idle_since, assigned) if assigned is not None else idle_since
+    if now - since < limit:
+        return ""
+    return f"owner {member.name} idle for {age(iso(since), now)}"
+
+
+def _assigned_at(member: MemberView, task_id: str) -> datetime | None:
+    """When ``member`` was last sent the ``task_assignment`` of ``task_id`` (the newest
+    one in its inbox), or None."""
+    for message in reversed(member.inbox):
+        if message.kind != "task_assignment":
+            continue
+        try:
+            assignment = json.loads(message.raw)
+            if str(assignment.get("taskId")) == task_id:
+                return parse_iso(message.timestamp)
+        except (ValueError, TypeError, AttributeError):
+            continue
+    return None

@@ -12,6 +12,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static, TextArea
 
+from teamdeck.tui.render import cell
 from teamdeck.tui.typed import deck
 
 
@@ -32,13 +33,21 @@ class ComposeScreen(ModalScreen[Draft | None]):
         Binding("ctrl+s", "send", "Send", id="compose-send"),
     ]
 
-    def __init__(self, title: Content) -> None:
+    def __init__(self, title: Content, sender: str = "") -> None:
+        """``sender``: who the message is from, as the recipient will see it."""
         super().__init__()
         self.title_content = title
+        self.sender = sender
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog", classes="dialog dialog--wide"):
             yield Static(self.title_content, classes="dialog--title")
+            if self.sender:
+                yield Static(
+                    Content.assemble("from ", (cell(self.sender, 64), "bold"), " (the team's lead: you write as it)"),
+                    id="sender",
+                    classes="dialog--header",
+                )
             yield Label("Summary (one line)", classes="dialog--label")
             yield Input(id="summary", placeholder="what this message is about")
             yield Label("Message (ctrl+s sends)", classes="dialog--label")

@@ -1,5 +1,6 @@
-"""Reassigning a team's Claude Code task: a picker of the team's members, then
-Reassign or Cancel (``teamdeck team task TEAM ID --owner MEMBER``)."""
+"""Reassigning a team's Claude Code task: a picker of the team's members; ``enter`` on
+one (or Reassign) reassigns, ``escape`` (or Cancel) does not
+(``teamdeck team task TEAM ID --owner MEMBER``)."""
 
 from __future__ import annotations
 
@@ -59,7 +60,8 @@ class ReassignScreen(ModalScreen[str | None]):
 
     @on(OptionList.OptionSelected, "#members")
     def _picked(self) -> None:
-        self.query_one("#confirm", Button).focus()
+        """``enter`` on a member reassigns to it (the dialog is the confirmation)."""
+        self._confirm()
 
     @on(Button.Pressed, "#confirm")
     def _confirm(self) -> None:

@@ -13,20 +13,27 @@ from textual.widgets import Footer, Static
 from teamdeck.tui.render import block, escaped
 
 
-class TextScreen(ModalScreen[None]):
-    """A scrollable view of one untrusted text."""
+class TextScreen(ModalScreen[str | None]):
+    """A scrollable view of one untrusted text. Dismisses with the key of an answer
+    (see ``answers``), or None when closed."""
 
     BINDINGS = [
         Binding("escape,q", "close", "Close", id="text-close"),
         Binding("v", "toggle_raw", "View raw (escaped)", id="text-raw"),
     ]
 
-    def __init__(self, title: Content, text: str, *, header: Content | None = None) -> None:
+    def __init__(
+        self, title: Content, text: str, *, header: Content | None = None, answers: tuple[tuple[str, str], ...] = ()
+    ) -> None:
+        """``answers``: (key, label) of the answers the text can be given from here (a
+        decision read in full is approved or rejected without going back first)."""
         super().__init__()
         self.title_content = title
         self.text = text
         self.header = header
         self.raw = False
+        for key, label in answers:
+            self._bindings.bind(key, f"answer('{key}')", label)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog", classes="dialog dialog--wide dialog--tall"):
@@ -51,3 +58,6 @@ class TextScreen(ModalScreen[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+    def action_answer(self, key: str) -> None:
+        self.dismiss(key)

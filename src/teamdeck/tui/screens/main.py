@@ -27,10 +27,16 @@ from teamdeck.tui.typed import deck
 from teamdeck.tui.widgets.confirm_bar import AskConfirm, ConfirmBar
 from teamdeck.tui.widgets.deck_footer import DeckFooter
 from teamdeck.tui.widgets.gates_panel import GatesPanel
+from teamdeck.tui.widgets.notice_line import NoticeLine
 from teamdeck.tui.widgets.overview_line import OverviewLine
 from teamdeck.tui.widgets.panel import Panel
 from teamdeck.view.snapshot import WorkspaceSnapshot
 
+AGE_TICK_S = 1.0
+"""How often the ages on screen (the queue's, the roster's "last", the overview's
+"oldest") are worked out again from the clock: the smallest unit shown is a second.
+Only the age cells of the visible panel and the overview line are redrawn, from the
+snapshot on screen; nothing is read again (the refresher's clock check is apart)."""
 PANELS = tuple(registry.PANEL_TITLES)
 TITLES = registry.PANEL_TITLES
 
@@ -42,6 +48,7 @@ class MainScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield OverviewLine(id="overview")
+        yield NoticeLine(id="notice-line")
         with TabbedContent(initial="gates", id="panels"):
             for name, title in TITLES.items():
                 with TabPane(title, id=name):
@@ -83,6 +90,7 @@ class MainScreen(Screen[None]):
         self._panels_mounted.set()
 
     def on_mount(self) -> None:
+        self.set_interval(AGE_TICK_S, self.tick_ages)
         self._ready = True
         self.query_one(GatesPanel).focus_list()
         if self._waiting is not None:
@@ -103,6 +111,16 @@ class MainScreen(Screen[None]):
         self.update_bindings()
         if first:
             self.call_after_refresh(self.mount_panels)
+
+    def tick_ages(self) -> None:
+        """Age what is on screen to the clock's now (see :data:`AGE_TICK_S`): the overview
+        line and the visible panel; a panel shown later is drawn at its own now."""
+        if self.snapshot is None:
+            return
+        now = deck(self).ws.clock()
+        self.query_one(OverviewLine).show(self.snapshot, now)
+        if self._panels_mounted is not None and self._panels_mounted.is_set() or self.current_panel == "gates":
+            self.panel(self.current_panel).tick(now)
 
     def update_bindings(self) -> None:
         """Redraw the footer's keys, but only when one of the visible panel's actions
@@ -156,6 +174,7 @@ class MainScreen(Screen[None]):
         if event.pane.id in PANELS:
             self._draw_panel(event.pane.id)
             self.panel(event.pane.id).focus_list()
+        deck(self).alerter.focus_changed()  # left the queue, or back at it
 
     def panel(self, name: str) -> Panel:
         """The panel ``name`` (a key of registry.PANEL_TITLES)."""
@@ -200,6 +219,10 @@ class MainScreen(Screen[None]):
         self.confirm_bar.ask(message.request, message.on_confirm)
 
     @property
+    def notice_line(self) -> NoticeLine:
+        return self.query_one(NoticeLine)
+
+    @property
     def confirm_bar(self) -> ConfirmBar:
         return self.query_one(ConfirmBar)
 
@@ -211,11 +234,8 @@ class MainScreen(Screen[None]):
 
     async def action_back(self) -> None:
         """Close the filter, or go back from the inbox to the roster."""
-        if self.current_panel == "events":
-            from teamdeck.tui.widgets.events_panel import EventsPanel  # imported with panels 2-7
-
-            if self.query_one(EventsPanel).close_filter():
-                return
+        if self.panel(self.current_panel).close_filter():
+            return
         if self.current_panel == "inbox":
             await self.action_panel("roster")
 

@@ -1,6 +1,8 @@
 """The footer: the keys of the focused panel from the left, and ``q`` (quit), ``?``
-(help) and the palette key kept together at the right edge, so a narrow terminal (80
-columns) cuts the panel's keys, never these.
+(help) and the palette key kept together at the right edge. When the keys do not fit
+(80 columns) their labels shorten to their first word, then to the key alone - whole
+words, every key shown; only a line still too narrow for the keys alone is cut (the
+wheel scrolls it), and never at quit, help and the palette.
 
 It looks and behaves like Textual's ``Footer`` (same theme variables, a key is
 clickable, hovering shows it, the mouse wheel scrolls keys cut at the edge into view)
@@ -13,12 +15,14 @@ of this app has one."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
+from textual.binding import Binding
 from textual.geometry import Region
 from textual.screen import Screen
 from textual.strip import Strip
@@ -31,6 +35,14 @@ SEPARATOR = "▏"
 """Drawn left of the palette key (Textual's footer: a ``vkey`` left border)."""
 SCROLL_STEP = 4
 """Columns the mouse wheel moves the panel's keys by."""
+
+
+LABEL_LEVELS: tuple[Callable[[str], str], Callable[[str], str], Callable[[str], str]] = (
+    lambda label: label,
+    lambda label: label.split()[0] if label.split() else label,
+    lambda label: "",
+)
+"""A key's label ever shorter, whole words: as written, its first word, none."""
 
 
 @dataclass(frozen=True)
@@ -84,6 +96,8 @@ class DeckFooter(CachedLine, can_focus=False):
         self._stale = True
         self._hover: FooterItem | None = None
         self._scroll = 0
+        self._width = 0
+        """The width the keys were laid out for (their labels depend on it)."""
 
     def on_mount(self) -> None:
         self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
@@ -100,38 +114,45 @@ class DeckFooter(CachedLine, can_focus=False):
 
     # --- what is shown ------------------------------------------------------------------
 
-    def _read_keys(self) -> None:
+    def _read_keys(self, width: int) -> None:
         """The items of the screen's active bindings: one per action (its first key,
-        as Textual's footer), the essential ones and the palette's on the right."""
+        as Textual's footer), the essential ones and the palette's on the right; with
+        labels as long as ``width`` allows (see the module docstring)."""
         app = self.app
         bindings = self.screen.active_bindings
-        left: list[FooterItem] = []
-        right: list[FooterItem] = []
+        keys: list[tuple[Binding, bool, str]] = []
         seen: set[str] = set()
         for _node, binding, enabled, tooltip in bindings.values():
-            if not binding.show or binding.action in seen:
-                continue
-            seen.add(binding.action)
-            key = app.get_key_display(binding)
-            pieces: tuple[tuple[str, str], ...] = (
-                ((f" {key} ", "deck-footer--key"), (f"{binding.description} ", "deck-footer--description"))
-                if binding.description
-                else ((key, "deck-footer--key"),)
-            )
-            item = FooterItem(binding.key, binding.action, enabled, tooltip, pieces)
-            (right if binding.action in ESSENTIAL else left).append(item)
+            if binding.show and binding.action not in seen:
+                seen.add(binding.action)
+                keys.append((binding, enabled, tooltip))
         palette = bindings.get(app.COMMAND_PALETTE_BINDING) if app.ENABLE_COMMAND_PALETTE else None
-        if palette is not None:
-            _node, binding, enabled, _tooltip = palette
-            pieces = (
-                (SEPARATOR, "deck-footer--separator"),
-                (app.get_key_display(binding), "deck-footer--key"),
-                (f" {binding.description}", "deck-footer--description"),
-                (" ", ""),
-            )
-            right.append(
-                FooterItem(binding.key, binding.action, enabled, binding.tooltip or binding.description, pieces)
-            )
+
+        def items(shorten: Callable[[str], str], essential: bool) -> list[FooterItem]:
+            found = [
+                _item(binding, app.get_key_display(binding), enabled, tooltip, shorten(binding.description))
+                for binding, enabled, tooltip in keys
+                if (binding.action in ESSENTIAL) == essential
+            ]
+            if essential and palette is not None:
+                found.append(_palette_item(palette[1], palette[2], app.get_key_display(palette[1]), shorten))
+            return found
+
+        def fits(*rows: list[FooterItem]) -> bool:
+            return sum(item.width for row in rows for item in row) <= width
+
+        full, first_words, bare = LABEL_LEVELS
+        left, right = items(full, False), items(full, True)
+        if not fits(left, right):
+            left, right = items(first_words, False), items(first_words, True)
+        if not fits(left, right):
+            # Quit, help and the palette are known by their keys; then the panel's keys
+            # from the last lose their label, so the first ones keep theirs.
+            right, bare_left = items(bare, True), items(bare, False)
+            for index in range(len(left) - 1, -1, -1):
+                if fits(left, right):
+                    break
+                left[index] = bare_left[index]
         self._left, self._right = tuple(left), tuple(right)
 
     def _spans(self, width: int) -> list[tuple[FooterItem, int, int]]:
@@ -167,9 +188,9 @@ class DeckFooter(CachedLine, can_focus=False):
     # --- drawing ------------------------------------------------------------------------
 
     def drawn_from(self, width: int) -> object:
-        if self._stale and self.is_attached:
-            self._read_keys()
-            self._stale = False
+        if (self._stale or width != self._width) and self.is_attached:
+            self._read_keys(width)
+            self._stale, self._width = False, width
         return (width, self._left, self._right, self._hover, self._scroll)
 
     def draw(self, width: int) -> Strip:
@@ -254,3 +275,25 @@ class DeckFooter(CachedLine, can_focus=False):
             self._scroll = scroll
             self.refresh()
             event.stop()
+
+
+def _palette_item(binding: Binding, enabled: bool, shown: str, shorten: Callable[[str], str]) -> FooterItem:
+    """The palette's key, after a separator (as Textual's footer draws it)."""
+    label = shorten(binding.description)
+    pieces = (
+        (SEPARATOR, "deck-footer--separator"),
+        (shown, "deck-footer--key"),
+        *(((f" {label}", "deck-footer--description"),) if label else ()),
+        (" ", ""),
+    )
+    return FooterItem(binding.key, binding.action, enabled, binding.tooltip or binding.description, pieces)
+
+
+def _item(binding: Binding, shown: str, enabled: bool, tooltip: str, label: str) -> FooterItem:
+    """The footer item of one key, ``shown`` as the app displays it, with ``label``."""
+    pieces: tuple[tuple[str, str], ...] = (
+        ((f" {shown} ", "deck-footer--key"), (f"{label} ", "deck-footer--description"))
+        if label
+        else ((f" {shown}", "deck-footer--key"),)
+    )
+    return FooterItem(binding.key, binding.action, enabled, tooltip or binding.description, pieces)

@@ -10,6 +10,8 @@ from teamdeck.view.eventlog import EventRow
 class EventList(LineList):
     """One row per log record (line API); follows the end while the cursor is there."""
 
+    REST_MIN = 20
+
     def show(self, events: tuple[EventRow, ...], query: str = "") -> None:
         """Show the ``events`` that match ``query``; with the date when they span days."""
         shown = [event for event in events if matches(event, query)] if query else events
@@ -37,7 +39,7 @@ def event_row(event: EventRow, *, dated: bool = False) -> Row:
         event.id or f"{event.path}@{event.ts}#{id(event)}",
         (
             Cell(cell(clock, 20), 14 if dated else 8, "line-list--dim"),
-            Cell(cell(event.source, 64), 16),
+            Cell(cell(event.source, 64), 28),
             Cell(cell(event.kind, 64), 24, "line-list--accent"),
             Cell(cell(event.actor, 64), 20, "line-list--bold"),
             Cell(cell(event.text, 300)),

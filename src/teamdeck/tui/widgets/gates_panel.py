@@ -7,6 +7,8 @@ spec's (teamdeck/decisions/kinds.py): nothing here branches on a kind."""
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
@@ -53,9 +55,13 @@ class GatesPanel(Panel):
         gates = self.query_one(GateList)
         if not snapshot.gates:
             gates.empty = f"no decisions waiting — {overview(snapshot).scanned()}"
-        gates.show(snapshot.gates, deck(self).ws.clock())
+        gates.show(snapshot.gates, deck(self).ws.clock(), deck(self).alerter.marks.keys)
         if before is None or not same_items(snapshot.gates, before.gates):
             self._show_detail()  # (the same gates: the same one selected, the same detail)
+
+    def tick(self, now: datetime) -> None:
+        if self.snapshot is not None:
+            self.query_one(GateList).show(self.snapshot.gates, now, deck(self).alerter.marks.keys)
 
     @property
     def selected(self) -> Decision | None:
@@ -63,6 +69,11 @@ class GatesPanel(Panel):
         return self.snapshot.gate(key) if self.snapshot is not None and key else None
 
     @on(LineList.Highlighted, "#gate-list")
+    def _moved(self, event: LineList.Highlighted) -> None:
+        if deck(self).app_focus:
+            deck(self).alerter.marks.selected(event.key)  # the person moved onto it: seen
+        self._show_detail()
+
     def _show_detail(self) -> None:
         gate = self.selected
         show_content(self.query_one("#gate-detail-text", Static), gate_detail(gate) if gate else Content(""))
@@ -73,10 +84,27 @@ class GatesPanel(Panel):
         from teamdeck.tui.dialogs.text_view import TextScreen  # not needed for the first frame
 
         gate = self.selected
-        if gate is not None:
-            self.app.push_screen(
-                TextScreen(Content(cell(gate.title, 200)), gate_text(gate), header=gate_detail(gate, short=True))
-            )
+        if gate is None:
+            return
+        # Its answers can be given from the text (a, r), as from the queue.
+        offered = {
+            ("a" if answer.positive else "r"): answer
+            for answer in answers(gate)
+            if self.check_action("answer", (answer.action,)) is True
+        }
+
+        def answered(key: str | None) -> None:
+            chosen = offered.get(key or "")
+            if chosen is not None and self.select_key(gate.key):
+                self.action_answer(chosen.action)
+
+        screen = TextScreen(
+            Content(cell(gate.title, 200)),
+            gate_text(gate),
+            header=gate_detail(gate, short=True),
+            answers=tuple((key, answer.label) for key, answer in offered.items()),
+        )
+        self.app.push_screen(screen, answered)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         gate = self.selected

@@ -5,6 +5,8 @@ of it and ``v`` to see it raw (escaped). Consecutive idle notifications are one 
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
@@ -35,6 +37,8 @@ class InboxPanel(Panel):
         self.member_key: str | None = None
         self.expanded: set[tuple[str, int]] = set()
         """The idle folds shown one by one: (member key, the fold's inbox index)."""
+        self.hide_idle = False
+        """Idle notifications are left out (``i``): only what was said."""
 
     def compose(self) -> ComposeResult:
         yield Static(
@@ -66,17 +70,38 @@ class InboxPanel(Panel):
         if member is None:
             inbox.show((), deck(self).ws.clock())
             return
+        messages = self.shown_messages(member)
+        idle = sum(message.count for message in member.inbox if message.kind == "idle")
+        hidden = f" · {idle} idle notification(s) hidden (i shows them)" if self.hide_idle else ""
         parts: list[str | tuple[str, str]] = [
             ("inbox of ", "$text-muted"),
             (cell(member.name, 64), "bold"),
-            f" (team {cell(member.team, 64)}) · {len(member.inbox)} row(s) · {member.unread} unread",
+            f" (team {cell(member.team, 64)}) · {len(member.inbox)} row(s) · {member.unread} unread{hidden}",
         ]
         if member.inbox_problem is not None:
             parts += ["  ", (f"! {cell(member.inbox_problem.text, 300)}", "bold $error")]
         title.update(Content.assemble(*parts))
         expanded = frozenset(index for key, index in self.expanded if key == member.key)
-        inbox.show(member.inbox, deck(self).ws.clock(), expanded)
+        inbox.show(messages, deck(self).ws.clock(), expanded)
         self._preview()
+
+    def shown_messages(self, member: MemberView) -> tuple[MessageView, ...]:
+        """The member's inbox as listed: without the idle notifications when hidden."""
+        if not self.hide_idle:
+            return member.inbox
+        return tuple(message for message in member.inbox if message.kind != "idle")
+
+    def action_toggle_idle(self) -> None:
+        """Hide the idle notifications (they can be most of an inbox), or show them again."""
+        self.hide_idle = not self.hide_idle
+        if self.snapshot is not None:
+            self.show(self.snapshot)
+
+    def tick(self, now: datetime) -> None:
+        member = self.member
+        if member is not None:
+            expanded = frozenset(index for key, index in self.expanded if key == member.key)
+            self.query_one(InboxList).show(self.shown_messages(member), now, expanded)
 
     @property
     def selected(self) -> MessageView | None:

@@ -25,6 +25,8 @@ STATUS_STYLES = {
 class IssueList(LineList):
     """One row per issue (line API), parents before their subs."""
 
+    REST_MIN = 24
+
     def show(self, issues: tuple[IssueView, ...]) -> None:
         self.set_rows(self.memo.rows(issues, issue_row))
 

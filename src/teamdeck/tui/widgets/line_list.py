@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from functools import lru_cache
+from typing import Any, ClassVar, TypeVar
 
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
@@ -31,7 +32,11 @@ from teamdeck.view.snapshot import same_items
 @dataclass(frozen=True)
 class Cell:
     """One column of a row: sanitised text, a width (None: the rest of the line) and
-    a component class naming its style (``""``: the list's own)."""
+    a component class naming its style (``""``: the list's own).
+
+    A width is the most the column takes: each column is as wide as its widest cell
+    in the list (or its title, :attr:`LineList.titles`), so short content leaves the
+    room to the columns after it (:data:`FIT_ROWS`)."""
 
     text: str
     width: int | None = None
@@ -46,7 +51,18 @@ class Row:
     cells: tuple[Cell, ...]
 
 
+Shape = tuple[int | None, ...]
+"""The widths a row's cells ask for: rows of one shape are columns of one table."""
+
+
+def shape(row: Row) -> Shape:
+    return tuple(cell.width for cell in row.cells)
+
+
 Item = TypeVar("Item")
+FIT_ROWS = 2_000
+"""Lists longer than this keep their columns at their full widths (measuring every
+cell on each change would cost more than the room is worth)."""
 
 
 class RowMemo:
@@ -95,9 +111,9 @@ class LineList(ScrollView, can_focus=True):
     }
 
     BINDINGS = [
-        # Arrows only: letters belong to the panels' actions (j joins a task...).
-        Binding("up", "cursor_up", "Up", show=False),
-        Binding("down", "cursor_down", "Down", show=False),
+        # Arrows, and j/k as in vi, less and most TUIs (no panel action uses them).
+        Binding("up,k", "cursor_up", "Up", show=False),
+        Binding("down,j", "cursor_down", "Down", show=False),
         Binding("pageup", "page_up", "Page up", show=False),
         Binding("pagedown", "page_down", "Page down", show=False),
         Binding("home", "first", "First", show=False),
@@ -105,6 +121,11 @@ class LineList(ScrollView, can_focus=True):
     ]
 
     cursor: reactive[int] = reactive(0, always_update=True)
+
+    REST_MIN: ClassVar[int] = 0
+    """The fewest cells the last column (the rest of the line) keeps on a narrow
+    terminal: the fixed columns before it narrow to leave it that much (0: they keep
+    their widths and a narrow terminal cuts the columns on the right)."""
 
     class Highlighted(Message):
         """The cursor moved to another row."""
@@ -139,6 +160,15 @@ class LineList(ScrollView, can_focus=True):
         self._last_key: str | None = None
         self._base: Style | None = None
         self.memo = RowMemo()
+        self.titles: tuple[str, ...] = ()
+        """The columns' titles, when a header line names them (a column is never
+        narrower than its title)."""
+        self.all_rows: tuple[Row, ...] = ()
+        """Every row given, before :attr:`filter_text` leaves some out."""
+        self.filter_text = ""
+        """Only rows with a cell containing it are shown (any case; ``""``: all)."""
+        self.widths: dict[Shape, Shape] = {}
+        """The columns' widths now, by shape of row (fitted to the rows; see :class:`Cell`)."""
 
     # --- content ------------------------------------------------------------------
 
@@ -151,13 +181,18 @@ class LineList(ScrollView, can_focus=True):
                 new last row and the view follows it (like ``tail -f``); elsewhere, the
                 cursor and the view stay where the person put them.
         """
-        rows = tuple(rows)
+        self.all_rows = tuple(rows)
+        rows = self._filtered(self.all_rows)
         if same_items(rows, self.rows):
             return  # nothing changed: no refresh at all
         # Following is decided by the cursor, not the scroll position (which lags the
         # layout once the rows outgrow the view): on the last row, it stays on the last.
         at_end = self.cursor >= len(self.rows) - 1
         self.rows = rows
+        widths = fitted_widths(rows, self.titles)
+        if widths != self.widths:
+            self.widths = widths
+            self._cache.clear()
         self._index = {row.key: index for index, row in enumerate(self.rows)}
         keys = self._index.keys()
         for key in [key for key in self._cache if key not in keys]:
@@ -173,6 +208,17 @@ class LineList(ScrollView, can_focus=True):
             # not yet know it can scroll that far).
             self.call_after_refresh(self.scroll_to_region_row, self.cursor)
         self.refresh()
+
+    def set_filter(self, text: str) -> None:
+        """Show only the rows with a cell containing ``text`` (any case; ``""``: all)."""
+        self.filter_text = text.strip().lower()
+        self.set_rows(self.all_rows)
+
+    def _filtered(self, rows: tuple[Row, ...]) -> tuple[Row, ...]:
+        if not self.filter_text:
+            return rows
+        wanted = self.filter_text
+        return tuple(row for row in rows if any(wanted in cell.text.lower() for cell in row.cells))
 
     @property
     def current_key(self) -> str | None:
@@ -301,13 +347,24 @@ class LineList(ScrollView, can_focus=True):
             line_style = base + self._style("line-list--cursor" if self.has_focus else "line-list--cursor-blurred")
         segments: list[Segment] = [Segment(" ", line_style)]
         used = 1
-        for cell in row.cells:
+        widths = self.widths.get(shape(row)) if self.widths else None
+        if widths is not None and self.REST_MIN:
+            widths = squeezed(widths, width, self.REST_MIN)
+        for index, cell in enumerate(row.cells):
             if used >= width:
                 break
             room = width - used
-            text = cell.text if cell.width is None else _fit(cell.text, cell.width)
+            column = widths[index] if widths is not None else cell.width
+            if column == 0:
+                continue  # a column with nothing in it on any row: no room, no separator
+            text = cell.text if column is None else _fit(cell.text, column)
             if cell_len(text) > room:
-                text = set_cell_size(text, max(0, room - 1)) + "…" if room > 1 else set_cell_size(text, room)
+                if cell_len(cell.text.rstrip()) <= room:
+                    text = set_cell_size(text, room)  # only padding is cut: no "…" for it
+                elif room > 1:
+                    text = set_cell_size(text, room - 1) + "…"
+                else:
+                    text = set_cell_size(text, room)
             style = line_style + self._style(cell.style) if cell.style else line_style
             if is_cursor and self.has_focus:
                 style = style + self._style("line-list--cursor")
@@ -323,8 +380,70 @@ class LineList(ScrollView, can_focus=True):
 
 def header_text(titles: Sequence[tuple[str, int | None]]) -> str:
     """Column titles (``(title, width)``, widths as in :class:`Cell`) laid out exactly as
-    :class:`LineList` lays out a row with those widths, for a header line above it."""
-    return " " + " ".join(title if width is None else _fit(title, width) for title, width in titles)
+    :class:`LineList` lays out a row with those widths, for a header line above it
+    (a column of width 0 is left out, as in the rows)."""
+    return " " + " ".join(title if width is None else _fit(title, width) for title, width in titles if width != 0)
+
+
+def fitted_widths(rows: Sequence[Row], titles: Sequence[str] = ()) -> dict[Shape, Shape]:
+    """The columns' widths for each shape of row in ``rows``: each fixed column as wide
+    as its widest cell (at least its title), at most the width its cells ask. Empty
+    when the rows are too many to measure (:data:`FIT_ROWS`): every cell then keeps
+    the width it asks."""
+    if len(rows) > FIT_ROWS:
+        return {}
+    widest: dict[Shape, list[int]] = {}
+    for row in rows:
+        key = shape(row)
+        found = widest.setdefault(key, [0] * len(key))
+        for index, cell in enumerate(row.cells):
+            if cell.width is not None:
+                found[index] = max(found[index], cell_len(cell.text.rstrip()))
+    return {
+        key: tuple(
+            None
+            if asked is None
+            else _column(asked, found[index], cell_len(titles[index]) if index < len(titles) else 0)
+            for index, asked in enumerate(key)
+        )
+        for key, found in widest.items()
+    }
+
+
+def _column(asked: int, widest: int, title: int) -> int:
+    """A fixed column's width: its widest text and one space more (two between columns:
+    they read apart), at most what its cells ask; 0 when it is empty on every row."""
+    needed = max(widest, title)
+    return min(asked, needed + 1) if needed else 0
+
+
+@lru_cache(maxsize=256)
+def squeezed(widths: Shape, width: int, rest: int) -> Shape:
+    """``widths`` narrowed so that a line ``width`` cells wide leaves ``rest`` cells (or a
+    third of the line) to the last column: the fixed columns give up room from the
+    right (the least important first, as the columns are ordered), each down to
+    :data:`SQUEEZE_FLOOR` at most."""
+    if None not in widths:
+        return widths
+    rest = min(rest, width // 3)
+    excess = 1 + sum(column + 1 for column in widths if column) + rest - width
+    if excess <= 0:
+        return widths
+    narrowed = list(widths)
+    for index in range(len(narrowed) - 1, -1, -1):
+        column = narrowed[index]
+        if column is None or column <= SQUEEZE_FLOOR:
+            continue
+        give = min(excess, column - SQUEEZE_FLOOR)
+        narrowed[index] = column - give
+        excess -= give
+        if excess <= 0:
+            break
+    return tuple(narrowed)
+
+
+SQUEEZE_FLOOR = 8
+"""The narrowest a squeezed column gets (``components…``: still a name)."""
 
 
 def _fit(text: str, width: int) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
-from rich.cells import cell_len
+from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from textual.strip import Strip
 
@@ -59,8 +59,12 @@ class OverviewLine(CachedLine):
         only when its text or styles changed)."""
         self._drawn = (snapshot, now)
         parts = overview_parts(snapshot, now)
-        if sum(cell_len(text) for text, _ in parts) > self.size.width:  # short words: every number still fits
+        if _width(parts) > self.size.width:  # short words: every number still fits
             parts = overview_parts(snapshot, now, compact=True)
+        if _width(parts) > self.size.width:  # the team count goes first (the least needed)
+            parts = overview_parts(snapshot, now, compact=True, teams=False)
+        if _width(parts) > self.size.width > 0:
+            parts = _fitted(parts, self.size.width)
         if parts != self._parts:
             self._parts = parts
             self.refresh()
@@ -78,13 +82,15 @@ class OverviewLine(CachedLine):
         return Strip(segments).extend_cell_length(width, self.rich_style).crop(0, width)
 
 
-def overview_parts(snapshot: WorkspaceSnapshot, now: datetime, *, compact: bool = False) -> Parts:
+def overview_parts(snapshot: WorkspaceSnapshot, now: datetime, *, compact: bool = False, teams: bool = True) -> Parts:
     """The overview as pieces of text with their component classes (every piece from
-    sanitised text)."""
+    sanitised text); ``teams=False`` leaves the team count out (compact only)."""
     counts = overview(snapshot, now)
     separator = ("│" if compact else " │ ", MUTED)
+    # Compact: no member count (the three counts after it add up to it; "15m" beside
+    # "oldest 45m" read as minutes).
     people = (
-        f"{counts.teams}t {counts.members}m "
+        (f"{counts.teams} team{_s(counts.teams)}: " if teams else "")
         if compact
         else f"{counts.teams} team{_s(counts.teams)} · {counts.members} member{_s(counts.members)}: "
     )
@@ -122,6 +128,32 @@ def overview_parts(snapshot: WorkspaceSnapshot, now: datetime, *, compact: bool 
         label = f"{counts.problems} bad" if compact else f"{counts.problems} problem{_s(counts.problems)}"
         parts += [separator, (label, ERROR)]
     return tuple(parts)
+
+
+def _width(parts: Parts) -> int:
+    return sum(cell_len(text) for text, _ in parts)
+
+
+def _fitted(parts: Parts, width: int) -> Parts:
+    """``parts`` in ``width`` cells: the workspace name (the piece after READ-ONLY, the
+    least needed: the person chose it) shortened first, so the counts on the right
+    stay whole; what still does not fit ends in ``…``, never mid-word unmarked."""
+    index = 1 if parts and parts[0][1] == READ_ONLY else 0
+    name, style = parts[index]
+    over = _width(parts) - width
+    room = cell_len(name) - over
+    if room >= 6:  # " ab… " still names it
+        shortened = " " + set_cell_size(name.strip(), room - 3) + "… "
+        return (*parts[:index], (shortened, style), *parts[index + 1 :])
+    cut: list[tuple[str, str]] = []
+    used = 0
+    for text, component in parts:
+        if used + cell_len(text) > width - 1:
+            cut.append((set_cell_size(text, max(0, width - 1 - used)) + "…", component))
+            break
+        cut.append((text, component))
+        used += cell_len(text)
+    return tuple(cut)
 
 
 def _s(count: int) -> str:

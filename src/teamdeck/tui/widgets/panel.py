@@ -8,12 +8,16 @@ screen acts on it, so the widgets do not import the screen that composes them.
 from __future__ import annotations
 
 import functools
+from datetime import datetime
 from typing import ClassVar
 
+from textual import on
 from textual.containers import Vertical
+from textual.widgets import Input
 
 from teamdeck.tui.messages import SelectionMoved
 from teamdeck.tui.registry import Action
+from teamdeck.tui.typed import deck
 from teamdeck.tui.widgets.line_list import LineList
 from teamdeck.view.snapshot import WorkspaceSnapshot
 
@@ -33,6 +37,11 @@ class Panel(Vertical):
         """Draw ``snapshot``."""
         raise NotImplementedError
 
+    def tick(self, now: datetime) -> None:
+        """Age what the panel shows to ``now`` (the clock's tick, once a second): only
+        the age cells, from the snapshot it shows - nothing is read again. A panel
+        without ages does nothing."""
+
     @functools.cached_property
     def list(self) -> LineList:
         """The panel's list (composed once; looked up once: the footer's checks ask
@@ -45,6 +54,46 @@ class Panel(Vertical):
     def select_key(self, key: str) -> bool:
         """Select the row ``key`` of the list (False: there is none)."""
         return self.list.select_key(key)
+
+    def action_filter(self) -> None:
+        """``/``: a line above the list; what is typed keeps the rows that contain it."""
+        found = self.query(f"#{self.id}-filter")
+        if found:
+            found.first(Input).focus()
+            return
+        line = Input(placeholder="filter: any text (enter: back to the list, esc: clear)", id=f"{self.id}-filter")
+        line.add_class("panel-filter")
+        self.mount(line, before=self.list)
+        line.focus()
+
+    @on(Input.Changed, ".panel-filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        self.list.set_filter(event.value)
+        self.selection_moved()
+
+    @on(Input.Submitted, ".panel-filter")
+    def _filter_done(self) -> None:
+        self.list.focus()
+
+    def close_filter(self) -> bool:
+        """Clear and remove the filter line; False when there was none."""
+        found = self.query(f"#{self.id}-filter")
+        if not found:
+            return False
+        found.remove()
+        self.list.set_filter("")
+        self.list.focus()
+        return True
+
+    def why_disabled(self, action: str) -> str:
+        """Why the key of ``action`` is greyed now (its ``check_action`` says None), in
+        words for the person who pressed it anyway."""
+        app = deck(self)
+        if app.read_only and app.snapshot is not None:
+            return f"writes are off (read-only: {app.snapshot.read_only_reason or 'read-only mode'})"
+        if self.list.current_key is None:
+            return "nothing is selected"
+        return "not possible for the selected item now"
 
     def run_registered(self, action: Action) -> None:
         """Run ``action`` (of this panel) on what is selected, as its key does."""

@@ -30,16 +30,17 @@ STATUS_LABELS = {
 }
 COLUMNS: tuple[tuple[str, int | None], ...] = (
     ("", 1),
-    ("member", 16),
+    ("member", 28),
     ("status", 30),
     ("unread", 6),
     ("last", 5),
-    ("team", 16),
-    ("role", 16),
+    ("team", 24),
+    ("role", 20),
     ("model", None),
 )
-"""The roster's columns: title and width (None: the rest of the line). Most important
-first: a narrow terminal cuts the columns on the right."""
+"""The roster's columns: title and most width (None: the rest of the line); each is as
+wide as its widest cell. Most important first: a narrow terminal cuts the columns on
+the right."""
 HEADER = header_text(COLUMNS)
 
 
@@ -47,6 +48,17 @@ class RosterList(LineList):
     """One row per member (line API)."""
 
     COMPONENT_CLASSES = LineList.COMPONENT_CLASSES | {f"roster--{color}" for color in COLORS}
+
+    def on_mount(self) -> None:
+        self.titles = tuple(title for title, _width in COLUMNS)
+
+    @property
+    def header(self) -> str:
+        """The column titles laid out as the rows are now."""
+        widths = next(iter(self.widths.values()), None)
+        if widths is None:
+            return HEADER
+        return header_text([(title, width) for (title, _asked), width in zip(COLUMNS, widths, strict=True)])
 
     def show(self, members: tuple[MemberView, ...], now: datetime, stale: frozenset[str] = frozenset()) -> None:
         """Show ``members``; those whose keys are in ``stale`` (view/liveness.py) say so."""

@@ -4,6 +4,8 @@ team, ask it to shut down, answer its plan, deactivate it (guarded)."""
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
@@ -15,7 +17,7 @@ from teamdeck.protocol.allowed import can_deactivate, can_shutdown
 from teamdeck.tui import actions, registry
 from teamdeck.tui.dialogs.compose import ComposeScreen, Draft
 from teamdeck.tui.messages import OpenInbox
-from teamdeck.tui.render import block, cell
+from teamdeck.tui.render import block, cell, show_content
 from teamdeck.tui.typed import deck
 from teamdeck.tui.widgets.confirm_bar import AskConfirm, Confirmed, ConfirmRequest
 from teamdeck.tui.widgets.line_list import LineList
@@ -42,7 +44,18 @@ class RosterPanel(Panel):
 
     def show(self, snapshot: WorkspaceSnapshot) -> None:
         self.snapshot = snapshot
-        now = deck(self).ws.clock()
+        self._draw(deck(self).ws.clock())
+        self._show_detail()
+
+    def tick(self, now: datetime) -> None:
+        if self.snapshot is not None:
+            self._draw(now)
+
+    def _draw(self, now: datetime) -> None:
+        """The roster at ``now`` (ended teams left out when the workspace says so, stale
+        members marked) and its header over the columns as they are laid out."""
+        snapshot = self.snapshot
+        assert snapshot is not None
         members = snapshot.members
         roster = self.query_one(RosterList)
         ended = ended_teams(snapshot.teams, now, snapshot.stale_after) if snapshot.hide_ended else frozenset()
@@ -52,7 +65,7 @@ class RosterPanel(Panel):
             f"{len(ended)} ended team(s) hidden (hideEndedTeams in .teamdeck.yaml)" if ended else EMPTY_ROSTER
         )
         roster.show(members, now, stale=stale_members(snapshot.teams, now, snapshot.stale_after))
-        self._show_detail()
+        show_content(self.query_one("#roster-header", Static), Content.styled(roster.header, "bold $text-muted"))
 
     @property
     def selected(self) -> MemberView | None:
@@ -85,6 +98,18 @@ class RosterPanel(Panel):
             return None
         return True
 
+    def why_disabled(self, action: str) -> str:
+        member = self.selected
+        if deck(self).read_only or member is None:
+            return super().why_disabled(action)
+        if action in ("plan_approve", "plan_reject"):
+            return f"{member.name} has no plan waiting for approval"
+        if action == "deactivate":
+            return f"only a member that approved its shutdown and is still active; {member.name} is {member.status}"
+        if action == "shutdown":
+            return "the lead is not asked to shut down" if member.lead else f"{member.name} is not active"
+        return super().why_disabled(action)
+
     @on(LineList.Chosen, "#roster-list")
     def action_open_inbox(self) -> None:
         member = self.selected
@@ -103,7 +128,12 @@ class RosterPanel(Panel):
             if draft is not None:
                 actions.message(deck(self), member, draft.summary, draft.text)
 
-        self.app.push_screen(ComposeScreen(title), send)
+        self.app.push_screen(ComposeScreen(title, self._lead_of(member.team)), send)
+
+    def _lead_of(self, team: str) -> str:
+        """The name messages to ``team`` are sent as (its lead)."""
+        found = self.snapshot.team(team) if self.snapshot is not None else None
+        return found.lead if found is not None else ""
 
     def action_broadcast(self) -> None:
         member = self.selected
@@ -118,7 +148,7 @@ class RosterPanel(Panel):
             if draft is not None:
                 actions.broadcast_to(deck(self), team, draft.summary, draft.text)
 
-        self.app.push_screen(ComposeScreen(title), send)
+        self.app.push_screen(ComposeScreen(title, self._lead_of(member.team)), send)
 
     def action_shutdown(self) -> None:
         member = self.selected

@@ -58,7 +58,7 @@ def task_row(task: TaskView) -> Row:
             Cell(cell(task.id, 64), 16, "line-list--bold"),
             Cell(cell(task.state, 20), 15, STATE_STYLES.get(task.state, "")),
             Cell(f"{waiting} waiting" if waiting else "", 10, "line-list--warning"),
-            Cell(cell(task.title, 200), 32),
+            Cell(cell(task.title, 200), 60),
             Cell(workers_text(task), None, "line-list--dim"),
         ),
     )
@@ -94,8 +94,8 @@ def team_task_row(task: TeamTaskView) -> Row:
             Cell(f" #{cell(task.id, 12)}", 6, "line-list--bold"),
             Cell(cell(task.status, 20), 12, TEAM_TASK_STYLES.get(task.status, "")),
             Cell("STALLED" if task.stalled else "", 8, "line-list--warning"),
-            Cell(cell(task.owner or "-", 40), 18),
-            Cell(cell(task.subject, 200), 32),
+            Cell(cell(task.owner or "-", 40), 28),
+            Cell(cell(task.subject, 200), 60),
             Cell(blockers, None, "line-list--dim"),
         ),
     )
