@@ -21,7 +21,9 @@ from screen import Terminal
 
 STAMP = "2026-03-01T12:00:00.000Z"
 UNREAD = re.compile(rb"(?<![0-9])([0-9]+) unread")
-WAITING = re.compile(rb"(?<![0-9])([0-9]+) decisions? waiting")
+WAITING = re.compile(rb"(?<![0-9])([0-9]+) (?:decisions? )?waiting")
+"""``250 decisions waiting``, or ``250 waiting`` where the overview line is compact
+(too long for the terminal: 100 teams and 2,000 members at 120 columns)."""
 SETTLE_S = 1.5
 """After the first screen, let start-up work finish (the watcher adds its inotify
 watches on its own thread) before changing files; ``--quick`` shortens it."""
@@ -191,9 +193,13 @@ def approvals(term: Terminal, layout: Layout, gates: list[tuple[str, str]]) -> t
         time.sleep(0.01)
         mark = term.mark()
         pressed = term.send(b"\r")
-        on_disk = _poll(
-            lambda: events.read_bytes().count(APPROVED) > before and _gate_state(task_yaml, gate_id) == "approved"  # noqa: B023
-        )
+        try:
+            on_disk = _poll(
+                lambda: events.read_bytes().count(APPROVED) > before and _gate_state(task_yaml, gate_id) == "approved",  # noqa: B023
+                30,
+            )
+        except TimeoutError:
+            raise TimeoutError(f"{task_id} {gate_id} not approved on disk in 30 s; the screen got: {term.text(mark)[-1500:]!r}") from None
         waiting -= 1
         shown, _match = term.wait_for(_value(WAITING, waiting), mark, 10)
         disk_ms.append((on_disk - pressed) * 1000)
