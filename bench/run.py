@@ -307,6 +307,11 @@ def print_ratios(rows: list[ratio.Row], notes: dict[str, str], sizes: list[str],
     out.flush()  # type: ignore[attr-defined]
 
 
+NOISE = 0.05
+"""A change of a ratio smaller than this is not called better or worse, even where the
+rounds' ranges do not overlap (one round: each range is a single value)."""
+
+
 def compare(reference: str, argv: list[str]) -> int:
     """Run the ratio table on ``reference`` and on the working tree, one after the
     other, and print both side by side with the change of every ratio."""
@@ -315,8 +320,8 @@ def compare(reference: str, argv: list[str]) -> int:
         for label, extra in ((reference, ["--commit", reference]), ("working tree", [])):
             path = Path(scratch) / f"{len(outputs)}.json"
             print(f"measuring {label}…", file=sys.stderr)
-            code = subprocess.run(
-                [sys.executable, __file__, *argv, *extra, "--json", str(path)], check=False
+            code = subprocess.run(  # its tables go to stderr with its progress: stdout is the comparison
+                [sys.executable, __file__, *argv, *extra, "--json", str(path)], check=False, stdout=sys.stderr
             ).returncode
             if code:
                 return code
@@ -340,7 +345,7 @@ def compare(reference: str, argv: list[str]) -> int:
             spread = f" ({item['spread'][0]:.2f}-{item['spread'][1]:.2f})" if item["spread"] else ""
             return f"{item['ratio']:.2f}×{spread}"
 
-        verdict = "within the ranges" if overlap else ("better" if change < 0 else "WORSE")
+        verdict = "same (ranges overlap)" if overlap or abs(change) < NOISE else ("better" if change < 0 else "WORSE")
         print(f"| {row['size']} | {row['name']} | {shown(old)} | {shown(row)} | {change:+.0%} | {verdict} |")
     return 0
 
