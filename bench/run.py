@@ -338,7 +338,10 @@ def compare(reference: str, argv: list[str]) -> int:
             continue
         change = row["ratio"] / old["ratio"] - 1
         overlap = (
-            old["spread"] and row["spread"] and row["spread"][0] <= old["spread"][1] and old["spread"][0] <= row["spread"][1]
+            old["spread"]
+            and row["spread"]
+            and row["spread"][0] <= old["spread"][1]
+            and old["spread"][0] <= row["spread"][1]
         )
 
         def shown(item: dict) -> str:
@@ -379,7 +382,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     given = list(sys.argv[1:] if argv is None else argv)
     if args.compare:
-        return compare(args.compare, _without(given, "--compare") if args.targets else [*_without(given, "--compare"), "ratios"])
+        return compare(
+            args.compare, _without(given, "--compare") if args.targets else [*_without(given, "--compare"), "ratios"]
+        )
     if args.commit:
         return run_commit(args.commit, _without(given, "--commit"))
     known = {"all", "ratios", "extra", *TARGETS}
@@ -438,7 +443,9 @@ def main(argv: list[str] | None = None) -> int:
         print("\n### The CLI and the runtime\n")
         print("| benchmark | measured | target | |\n|---|---|---|---|")
         print("\n".join(extra) if extra else "| (no module yet: bench/cli.py, bench/rows_*.py) | | | |")
-        print("| runner: inbox write → agent process started; its idle CPU | not measured: `teamdeck run` does not exist yet | | |")
+        print(
+            "| runner: inbox write → agent process started; its idle CPU | not measured: `teamdeck run` does not exist yet | | |"
+        )
     load_after = os.getloadavg()
     print(
         f"\n{took:.0f} s; load average (1/5/15 min) at the start {load[0]:.2f}/{load[1]:.2f}/{load[2]:.2f}, "

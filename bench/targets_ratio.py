@@ -128,7 +128,7 @@ def _bare_approvals(term: Terminal, log: Path, count: int) -> tuple[list[float],
         mark = term.mark()
         time.sleep(0.01)
         pressed = term.send(b"\r")
-        on_disk = _poll(lambda: log.exists() and log.stat().st_size > before)  # noqa: B023
+        on_disk = _poll(lambda: log.exists() and log.stat().st_size > before)
         shown, _match = term.wait_for(_value(DECIDED, n), mark, 10)
         both.append((max(on_disk, shown) - pressed) * 1000)
         durable.append((on_disk - pressed) * 1000)
@@ -219,9 +219,7 @@ def measure(layout: Layout, size: str, counts: Counts) -> list[Row]:
     def latency(name: str, mine: list[list[float]], floor: list[list[float]], target: float | None) -> Row:
         flat = [value for values in mine for value in values]
         flat_floor = [value for values in floor for value in values]
-        detail = (
-            f"p99 {percentile(flat, 0.99):.1f} / floor p99 {percentile(flat_floor, 0.99):.1f} ms, n={len(flat)}"
-        )
+        detail = f"p99 {percentile(flat, 0.99):.1f} / floor p99 {percentile(flat_floor, 0.99):.1f} ms, n={len(flat)}"
         met = None if target is None else _median(mine) / _median(floor) <= target
         return Row(size, name, "ms", _median(mine), _median(floor), _spread(mine, floor), detail, target, met=met)
 
@@ -246,9 +244,7 @@ def measure(layout: Layout, size: str, counts: Counts) -> list[Row]:
         rows.append(
             Row(size, name, "% of a core", statistics.median(mine), statistics.median(floor), _spread(mine, floor))
         )
-    rows.append(
-        Row(size, "peak memory", "MB", max(real.rss_mb), max(bare.rss_mb), _spread(real.rss_mb, bare.rss_mb))
-    )
+    rows.append(Row(size, "peak memory", "MB", max(real.rss_mb), max(bare.rss_mb), _spread(real.rss_mb, bare.rss_mb)))
     if real.burst:
         first = max((item[0] for item in real.burst), key=lambda v: v if v == v else float("inf"))
         final = max((item[1] for item in real.burst), key=lambda v: v if v == v else float("inf"))

@@ -61,7 +61,9 @@ def _pace(until: float) -> None:
         time.sleep(left - 0.001 if left > 0.002 else 0)
 
 
-def writes_to_screen(term: Terminal, layout: Layout, changes: int, seed: int, counter: re.Pattern[bytes] = UNREAD) -> list[float]:
+def writes_to_screen(
+    term: Terminal, layout: Layout, changes: int, seed: int, counter: re.Pattern[bytes] = UNREAD
+) -> list[float]:
     """An agent appends a message to a random inbox (Claude Code's in-place rewrite),
     ``changes`` times, 20-60 ms apart; each timed from just before the write until the
     screen shows it: ``<n+1> unread`` on the real app, any new ``counter`` value
@@ -176,7 +178,9 @@ def _poll(check, timeout: float = 10.0) -> float:
 APPROVED = b'"type":"gate.approved","actor":'
 
 
-def approvals(term: Terminal, layout: Layout, gates: list[tuple[str, str]]) -> tuple[list[float], list[float], list[float]]:
+def approvals(
+    term: Terminal, layout: Layout, gates: list[tuple[str, str]]
+) -> tuple[list[float], list[float], list[float]]:
     """``gates`` (each the oldest waiting one, under the cursor) approved on the running
     app: ``a`` opens the confirm bar, Enter confirms (timed from Enter) until the
     ``gate.approved`` event and the gate's new state in task.yaml are on disk, and until
@@ -195,11 +199,13 @@ def approvals(term: Terminal, layout: Layout, gates: list[tuple[str, str]]) -> t
         pressed = term.send(b"\r")
         try:
             on_disk = _poll(
-                lambda: events.read_bytes().count(APPROVED) > before and _gate_state(task_yaml, gate_id) == "approved",  # noqa: B023
+                lambda: events.read_bytes().count(APPROVED) > before and _gate_state(task_yaml, gate_id) == "approved",
                 30,
             )
         except TimeoutError:
-            raise TimeoutError(f"{task_id} {gate_id} not approved on disk in 30 s; the screen got: {term.text(mark)[-1500:]!r}") from None
+            raise TimeoutError(
+                f"{task_id} {gate_id} not approved on disk in 30 s; the screen got: {term.text(mark)[-1500:]!r}"
+            ) from None
         waiting -= 1
         shown, _match = term.wait_for(_value(WAITING, waiting), mark, 10)
         disk_ms.append((on_disk - pressed) * 1000)

@@ -96,7 +96,9 @@ def test_compare_prints_each_ratio_on_both_sides(tmp_path: Path) -> None:
     )
     assert run.returncode == 0, run.stderr[-3000:]
     lines = run.stdout.splitlines()
-    assert any(line.startswith("### HEAD (teamdeck ") and "against the working tree" in line for line in lines), run.stdout
+    assert any(line.startswith("### HEAD (teamdeck ") and "against the working tree" in line for line in lines), (
+        run.stdout
+    )
     rows = [line for line in lines if line.startswith("| 1× |")]
     names = {row.split("|")[2].strip() for row in rows}
     assert {"start → first complete screen", "write → screen", "approve key → durable and on screen"} <= names, rows

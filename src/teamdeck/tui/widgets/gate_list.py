@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from teamdeck.tui.render import cell
 from teamdeck.tui.widgets.line_list import Cell, LineList, Row
-from teamdeck.view.overview import age
+from teamdeck.view.overview import Ages, age
 from teamdeck.view.snapshot import GateView, same_items
 
 KIND_LABELS = {"task-gate": "gate", "plan-approval": "plan", "permission": "permit", "shutdown-stuck": "shutdown"}
@@ -20,6 +21,10 @@ class GateList(LineList):
     _drawn: tuple[tuple[GateView, ...], datetime] | None = None
     """The gates and the whole second their ages were last worked out from."""
 
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.ages = Ages()
+
     def show(self, gates: tuple[GateView, ...], now: datetime) -> bool:
         """Show ``gates`` with their ages at ``now``; False when nothing could have
         changed (the same gates, and the same second: ages are worked out at most once
@@ -28,7 +33,8 @@ class GateList(LineList):
         if self._drawn is not None and self._drawn[1] == now and same_items(gates, self._drawn[0]):
             return False
         self._drawn = (gates, now)
-        self.set_rows(self.memo.rows(gates, lambda gate: gate_row(gate, now), lambda gate: age(gate.created_at, now)))
+        ages = self.ages.at(now)
+        self.set_rows(self.memo.rows(gates, lambda gate: gate_row(gate, now), lambda gate: ages(gate.created_at)))
         return True
 
 

@@ -5,11 +5,12 @@ header line naming the columns."""
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from teamdeck.model.claude import COLORS
 from teamdeck.tui.render import cell
 from teamdeck.tui.widgets.line_list import Cell, LineList, Row, header_text
-from teamdeck.view.overview import age
+from teamdeck.view.overview import Ages, age
 from teamdeck.view.snapshot import MemberView
 
 STATUS_STYLES = {
@@ -48,13 +49,18 @@ class RosterList(LineList):
 
     COMPONENT_CLASSES = LineList.COMPONENT_CLASSES | {f"roster--{color}" for color in COLORS}
 
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.ages = Ages()
+
     def show(self, members: tuple[MemberView, ...], now: datetime, stale: frozenset[str] = frozenset()) -> None:
         """Show ``members``; those whose keys are in ``stale`` (view/liveness.py) say so."""
+        ages = self.ages.at(now)
         self.set_rows(
             self.memo.rows(
                 members,
                 lambda member: member_row(member, now, stale=member.key in stale),
-                lambda member: (age(member.since, now), age(member.last_activity, now), member.key in stale),
+                lambda member: (ages(member.since), ages(member.last_activity), member.key in stale),
             )
         )
 
