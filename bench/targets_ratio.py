@@ -50,7 +50,7 @@ class Counts:
     rounds: int = 3
     starts: int = 1
     writes: int = 20
-    approvals: int = 15
+    approvals: int = 12
     cpu_window_s: float = 2.0
     burst_writes: int = 1000
     settle_s: float = 0.3
