@@ -49,8 +49,8 @@ class Counts:
 
     rounds: int = 3
     starts: int = 1
-    writes: int = 20
-    approvals: int = 12
+    writes: int = 15
+    approvals: int = 10
     cpu_window_s: float = 2.0
     burst_writes: int = 1000
     settle_s: float = 0.3
@@ -143,7 +143,9 @@ def _round(layout: Layout, side: Side, bare: bool, number: int, counts: Counts) 
     for _ in range(counts.starts):
         term, first_ms = _launch(layout, bare, decided)
         starts.append(first_ms)
-        term.close()
+        # Not waited for long: at 10x the app takes seconds after its first screen to
+        # check 5,800 workers' outputs and only quits once that is done.
+        term.close(timeout=1.0)
     log = layout.root.parent / f"{layout.root.name}-bare-decisions.jsonl"
     args = ("--watch", "--durable", str(log)) if bare else ()
     term, first_ms = _launch(layout, bare, decided, *args)
