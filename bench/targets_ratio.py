@@ -50,8 +50,8 @@ class Counts:
     rounds: int = 3
     starts: int = 1
     writes: int = 15
-    approvals: int = 10
-    cpu_window_s: float = 2.0
+    approvals: int = 8
+    cpu_window_s: float = 1.5
     burst_writes: int = 1000
     settle_s: float = 0.3
 
