@@ -254,7 +254,7 @@ def compile_source(root: Path) -> None:
     compileall.compile_dir(root, quiet=1)
 
 
-EXTRA_MODULES = ("cli.py", "rows_*.py")
+EXTRA_MODULES = ("cli.py", "bench_send.py", "rows_*.py")
 """Other helpers' self-contained benchmark modules in bench/ (the CLI's start times, one
 send into a big inbox): their rows are added to the table when the file exists. A
 module gives ``results(quick) -> list[Result]``, or prints a Markdown table when run."""
@@ -269,6 +269,7 @@ def extra_rows(quick: bool) -> list[str]:
         spec = importlib.util.spec_from_file_location(f"bench_{module.stem}", module)
         assert spec is not None and spec.loader is not None
         loaded = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = loaded  # dataclasses look their module up while it loads
         spec.loader.exec_module(loaded)
         if hasattr(loaded, "results"):
             for row in loaded.results(quick):
@@ -282,11 +283,15 @@ def extra_rows(quick: bool) -> list[str]:
         if out.returncode:
             lines.append(f"| {module.name} | failed ({out.returncode}): {out.stderr.strip()[-200:]} | | MISS |")
             continue
-        lines += [
+        table = [
             line
             for line in out.stdout.splitlines()
             if line.startswith("|") and not set(line) <= set("|-: ") and "| benchmark |" not in line
         ]
+        # Not Markdown (bench_send.py prints a title line, then aligned columns): one row a line.
+        text = [line.strip() for line in out.stdout.splitlines()[1:] if line.strip()]
+        title = out.stdout.splitlines()[0] if out.stdout.strip() else module.name
+        lines += table or [f"| {module.name}: {title} | | | |", *(f"|   `{line}` | | | |" for line in text)]
     return lines
 
 
