@@ -70,7 +70,7 @@ SCALE = {
     "10×": dict(teams=100, members=2000, tasks=1000, files=10_000, gates=2500),
 }
 """The ratio table's workspaces: 1× is the live workspace; 10× is the ``scale``
-workspace of issue 24 (2,000 members over 100 teams, 10,000 watched files, 2,500 open
+workspace (2,000 members over 100 teams, 10,000 watched files, 2,500 open
 gates, 1,000 tasks); teams grow slower than members (10 to 20 members a team)."""
 FACTORS = {"1×": 1.0, "3×": 3.0, "10×": 10.0}
 
