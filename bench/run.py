@@ -447,7 +447,11 @@ def main(argv: list[str] | None = None) -> int:
     if "extra" in names:
         print("\n### The CLI and the runtime\n")
         print("| benchmark | measured | target | |\n|---|---|---|---|")
-        print("\n".join(extra) if extra else "| (none of bench/cli.py, bench/bench_send.py, bench/rows_*.py is here yet) | | | |")
+        print(
+            "\n".join(extra)
+            if extra
+            else "| (none of bench/cli.py, bench/bench_send.py, bench/rows_*.py is here yet) | | | |"
+        )
         print(
             "| runner: inbox write → agent process started; its idle CPU | not measured: `teamdeck run` does not exist yet | | |"
         )
