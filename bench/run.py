@@ -19,6 +19,7 @@ import argparse
 import compileall
 import importlib.util
 import io
+import json
 import os
 import shutil
 import subprocess
@@ -28,13 +29,15 @@ import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
 import targets_core as core
+import targets_ratio as ratio
 import targets_screen as screen
-from common import Result, print_table
+from common import Result, machine, print_table, source
 from generate import Layout, generate
 
 
@@ -56,7 +59,20 @@ class Sizes:
     cpu_window_s: float
     settle_s: float
     """How long the app may settle after its first screen before it is measured."""
+    ratio_sizes: dict[str, dict[str, int]]
+    """The workspaces of the ratio table by name (1×, 3×, 10×): see SCALE."""
+    ratio_counts: ratio.Counts
 
+
+SCALE = {
+    "1×": dict(teams=20, members=200, tasks=100, files=1000, gates=250),
+    "3×": dict(teams=45, members=600, tasks=300, files=3000, gates=750),
+    "10×": dict(teams=100, members=2000, tasks=1000, files=10_000, gates=2500),
+}
+"""The ratio table's workspaces: 1× is the live workspace; 10× is the ``scale``
+workspace (2,000 members over 100 teams, 10,000 watched files, 2,500 open
+gates, 1,000 tasks); teams grow slower than members (10 to 20 members a team)."""
+FACTORS = {"1×": 1.0, "3×": 3.0, "10×": 10.0}
 
 FULL = Sizes(
     live=dict(teams=20, members=200, tasks=100, files=1000, gates=250),
@@ -69,6 +85,8 @@ FULL = Sizes(
     starts=5,
     cpu_window_s=20.0,
     settle_s=screen.SETTLE_S,
+    ratio_sizes=SCALE,
+    ratio_counts=ratio.Counts(),
 )
 QUICK = Sizes(
     live=dict(teams=2, members=6, tasks=4, files=40, gates=8),
@@ -81,6 +99,10 @@ QUICK = Sizes(
     starts=1,
     cpu_window_s=0.3,
     settle_s=0.5,
+    ratio_sizes={"1×": dict(teams=2, members=6, tasks=4, files=40, gates=8)},
+    ratio_counts=ratio.Counts(
+        rounds=1, starts=1, writes=3, approvals=2, cpu_window_s=0.3, burst_writes=20, settle_s=0.5
+    ),
 )
 
 
@@ -92,6 +114,8 @@ class Workspaces:
         self.sizes = sizes
         self._made: dict[str, Layout] = {}
         self._copies = 0
+        self.notes: dict[str, str] = {}
+        """What each size of the ratio table was, and the load while it ran."""
 
     def _get(self, name: str, **options: int) -> Layout:
         if name not in self._made:
@@ -115,11 +139,35 @@ class Workspaces:
         self._copies += 1
         return core.fresh_copy(layout, self.root / f"copy-{self._copies}")
 
+    def sized(self, size: str) -> Layout:
+        """The workspace of one size of the ratio table (written to: used by it alone)."""
+        return self._get(f"ratio-{size.rstrip('×')}x", **self.sizes.ratio_sizes[size])
+
     def scale(self, big: bool) -> Layout:
         """The start workspace, with or without the big log (read only: not copied)."""
         if big:
             return self._get("scale-big", **self.sizes.scale, big_log=self.sizes.big_log)
         return self._get("scale", **self.sizes.scale)
+
+
+def run_ratios(spaces: Workspaces, sizes: list[str]) -> list[ratio.Row]:
+    """The ratio table: every on-screen target against its floor at each size."""
+    rows = []
+    for size in sizes:
+        layout = spaces.sized(size)
+        load = os.getloadavg()
+        started = time.perf_counter()
+        measured = ratio.measure(layout, size, spaces.sizes.ratio_counts)
+        after = os.getloadavg()
+        note = (
+            f"{layout.members} members, {len(layout.teams)} teams, {len(layout.tasks)} tasks, "
+            f"{len(layout.gates)} open gates, {layout.files} files; {time.perf_counter() - started:.0f} s; "
+            f"load average {load[0]:.2f} → {after[0]:.2f}"
+        )
+        rows += [replace(row, size=size) for row in measured]
+        spaces.notes[size] = note
+        print(f"\n{size}: {note}\n" + "\n".join(ratio.format_rows(measured)), file=sys.stderr)
+    return rows
 
 
 def run_core(spaces: Workspaces) -> list[Result]:
@@ -206,38 +254,176 @@ def compile_source(root: Path) -> None:
     compileall.compile_dir(root, quiet=1)
 
 
+EXTRA_MODULES = ("cli.py", "bench_send.py", "rows_*.py")
+"""Other helpers' self-contained benchmark modules in bench/ (the CLI's start times, one
+send into a big inbox): their rows are added to the table when the file exists. A
+module gives ``results(quick) -> list[Result]``, or prints a Markdown table when run."""
+
+
+def extra_rows(quick: bool) -> list[str]:
+    """The Markdown rows of every module of EXTRA_MODULES present in bench/."""
+    here = Path(__file__).parent
+    lines = []
+    for module in sorted({path for pattern in EXTRA_MODULES for path in here.glob(pattern)}):
+        print(f"running {module.name}…", file=sys.stderr)
+        spec = importlib.util.spec_from_file_location(f"bench_{module.stem}", module)
+        assert spec is not None and spec.loader is not None
+        loaded = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = loaded  # dataclasses look their module up while it loads
+        spec.loader.exec_module(loaded)
+        if hasattr(loaded, "results"):
+            for row in loaded.results(quick):
+                note = f" ({row.note})" if row.note else ""
+                lines.append(f"| {row.name} | {row.measured}{note} | {row.target} | {row.verdict} |")
+            continue
+        quick_flag = ["--quick"] if quick and "--quick" in module.read_text() else []
+        out = subprocess.run(
+            [sys.executable, str(module), *quick_flag], capture_output=True, text=True, check=False, timeout=600
+        )
+        if out.returncode:
+            lines.append(f"| {module.name} | failed ({out.returncode}): {out.stderr.strip()[-200:]} | | MISS |")
+            continue
+        table = [
+            line
+            for line in out.stdout.splitlines()
+            if line.startswith("|") and not set(line) <= set("|-: ") and "| benchmark |" not in line
+        ]
+        # Not Markdown (bench_send.py prints a title line, then aligned columns): one row a line.
+        text = [line.strip() for line in out.stdout.splitlines()[1:] if line.strip()]
+        title = out.stdout.splitlines()[0] if out.stdout.strip() else module.name
+        lines += table or [f"| {module.name}: {title} | | | |", *(f"|   `{line}` | | | |" for line in text)]
+    return lines
+
+
+def print_ratios(rows: list[ratio.Row], notes: dict[str, str], sizes: list[str], out: object = None) -> None:
+    """The ratio table, the sizes it was measured at, and the growth table."""
+    out = out or sys.stdout
+    print("\n### Each target against its floor, measured in the same run\n", file=out)
+    print(f"{machine()}; {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}\n", file=out)
+    print(f"{source()}\n", file=out)
+    for size in sizes:
+        print(f"- {size}: {notes.get(size, '')}", file=out)
+    print("", file=out)
+    print("\n".join(ratio.format_rows(rows)), file=out)
+    growth = ratio.growth_lines(rows, {size: FACTORS.get(size, 1.0) for size in sizes})
+    if growth:
+        print("\nHow each grows with the workspace (medians; peak memory: max):\n", file=out)
+        print("\n".join(growth), file=out)
+    out.flush()  # type: ignore[attr-defined]
+
+
+NOISE = 0.05
+"""A change of a ratio smaller than this is not called better or worse, even where the
+rounds' ranges do not overlap (one round: each range is a single value)."""
+
+
+def compare(reference: str, argv: list[str]) -> int:
+    """Run the ratio table on ``reference`` and on the working tree, one after the
+    other, and print both side by side with the change of every ratio."""
+    with tempfile.TemporaryDirectory(prefix="teamdeck-compare-") as scratch:
+        outputs = {}
+        for label, extra in ((reference, ["--commit", reference]), ("working tree", [])):
+            path = Path(scratch) / f"{len(outputs)}.json"
+            print(f"measuring {label}…", file=sys.stderr)
+            code = subprocess.run(  # its tables go to stderr with its progress: stdout is the comparison
+                [sys.executable, __file__, *argv, *extra, "--json", str(path)], check=False, stdout=sys.stderr
+            ).returncode
+            if code:
+                return code
+            outputs[label] = json.loads(path.read_text())
+    ref, tree = outputs[reference], outputs["working tree"]
+    print(f"\n### {reference} ({ref['source']}) against the working tree ({tree['source']})\n")
+    print(f"load average: {ref['load']} then {tree['load']}\n")
+    print(f"| size | target | ratio {reference} (range) | ratio working tree (range) | change | |")
+    print("|---|---|---|---|---|---|")
+    before = {(row["size"], row["name"]): row for row in ref["rows"]}
+    for row in tree["rows"]:
+        old = before.get((row["size"], row["name"]))
+        if old is None or row["ratio"] is None or old["ratio"] is None:
+            continue
+        change = row["ratio"] / old["ratio"] - 1
+        overlap = (
+            old["spread"]
+            and row["spread"]
+            and row["spread"][0] <= old["spread"][1]
+            and old["spread"][0] <= row["spread"][1]
+        )
+
+        def shown(item: dict) -> str:
+            spread = f" ({item['spread'][0]:.2f}-{item['spread'][1]:.2f})" if item["spread"] else ""
+            return f"{item['ratio']:.2f}×{spread}"
+
+        verdict = "same (ranges overlap)" if overlap or abs(change) < NOISE else ("better" if change < 0 else "WORSE")
+        print(f"| {row['size']} | {row['name']} | {shown(old)} | {shown(row)} | {change:+.0%} | {verdict} |")
+    return 0
+
+
+def _without(argv: list[str], option: str) -> list[str]:
+    """``argv`` without ``option`` and its value (``--opt V`` or ``--opt=V``)."""
+    rest, skip = [], False
+    for item in argv:
+        if skip:
+            skip = False
+        elif item == option:
+            skip = True
+        elif not item.startswith(option + "="):
+            rest.append(item)
+    return rest
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="teamdeck performance benchmarks")
-    parser.add_argument("targets", nargs="*", metavar="TARGET", help=f"all (default) or some of: {', '.join(TARGETS)}")
+    parser.add_argument(
+        "targets", nargs="*", metavar="TARGET", help=f"all (default) or some of: {', '.join(TARGETS)}, ratios, extra"
+    )
     parser.add_argument("--quick", action="store_true", help="tiny sizes: checks that every benchmark runs")
     parser.add_argument("--dir", type=Path, help="where to generate workspaces (kept)")
     parser.add_argument("--commit", metavar="REV", help="measure teamdeck as of this commit, not the working tree")
+    parser.add_argument(
+        "--compare", metavar="REF", help="the ratio table on REF and on the working tree, and the change"
+    )
+    parser.add_argument("--sizes", default=",".join(SCALE), help="sizes of the ratio table (default: 1×,3×,10×)")
+    parser.add_argument("--json", type=Path, help="also write the ratio rows to this file (for --compare)")
     args = parser.parse_args(argv)
-    if args.commit:
-        rest = list(sys.argv[1:] if argv is None else argv)
-        index = rest.index("--commit") if "--commit" in rest else -1
-        rest = (
-            rest[:index] + rest[index + 2 :]
-            if index >= 0
-            else [item for item in rest if not item.startswith("--commit=")]
+    given = list(sys.argv[1:] if argv is None else argv)
+    if args.compare:
+        return compare(
+            args.compare, _without(given, "--compare") if args.targets else [*_without(given, "--compare"), "ratios"]
         )
-        return run_commit(args.commit, rest)
-    unknown = set(args.targets) - {"all", *TARGETS}
+    if args.commit:
+        return run_commit(args.commit, _without(given, "--commit"))
+    known = {"all", "ratios", "extra", *TARGETS}
+    unknown = set(args.targets) - known
     if unknown:
-        parser.error(f"unknown target(s): {', '.join(sorted(unknown))}; choose from all, {', '.join(TARGETS)}")
-    names = list(TARGETS) if not args.targets or "all" in args.targets else args.targets
+        parser.error(f"unknown target(s): {', '.join(sorted(unknown))}; choose from {', '.join(sorted(known))}")
+    names = [*TARGETS, "ratios", "extra"] if not args.targets or "all" in args.targets else args.targets
+    sizes = QUICK if args.quick else FULL
+    chosen = [size if size.endswith("×") else f"{size}×" for size in args.sizes.split(",") if size]
+    if args.quick:
+        chosen = list(sizes.ratio_sizes)
+    missing = [size for size in chosen if size not in sizes.ratio_sizes]
+    if missing:
+        parser.error(f"unknown size(s): {', '.join(missing)}; choose from {', '.join(sizes.ratio_sizes)}")
     package = importlib.util.find_spec("teamdeck")
     if package is not None and package.origin is not None:
         compile_source(Path(package.origin).parent)  # the tree measured: --commit's archive, else the working tree
-    sizes = QUICK if args.quick else FULL
     root = args.dir or Path(tempfile.mkdtemp(prefix="teamdeck-bench-"))
     root.mkdir(parents=True, exist_ok=True)
     results: list[Result] = []
+    ratio_rows: list[ratio.Row] = []
+    extra: list[str] = []
     started = time.perf_counter()
+    load = os.getloadavg()
     try:
         spaces = Workspaces(root, sizes)
         for name in names:
             print(f"running {name}…", file=sys.stderr)
+            if name == "ratios":
+                ratio_rows = run_ratios(spaces, chosen)
+                continue
+            if name == "extra":
+                extra = extra_rows(args.quick)
+                continue
             rows = [
                 replace(
                     row,
@@ -250,11 +436,40 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if args.dir is None:
             shutil.rmtree(root, ignore_errors=True)
-    print_table(
-        f"teamdeck benchmarks ({'quick: sizes too small to mean anything' if args.quick else 'full'}; "
-        f"{time.perf_counter() - started:.0f} s)",
-        results,
+    took = time.perf_counter() - started
+    if results:
+        print_table(
+            f"teamdeck benchmarks ({'quick: sizes too small to mean anything' if args.quick else 'full'}; {took:.0f} s)",
+            results,
+        )
+    if ratio_rows:
+        print_ratios(ratio_rows, spaces.notes, chosen)
+    if "extra" in names:
+        print("\n### The CLI and the runtime\n")
+        print("| benchmark | measured | target | |\n|---|---|---|---|")
+        print(
+            "\n".join(extra)
+            if extra
+            else "| (none of bench/cli.py, bench/bench_send.py, bench/rows_*.py is here yet) | | | |"
+        )
+        print(
+            "| runner: inbox write → agent process started; its idle CPU | not measured: `teamdeck run` does not exist yet | | |"
+        )
+    load_after = os.getloadavg()
+    print(
+        f"\n{took:.0f} s; load average (1/5/15 min) at the start {load[0]:.2f}/{load[1]:.2f}/{load[2]:.2f}, "
+        f"at the end {load_after[0]:.2f}/{load_after[1]:.2f}/{load_after[2]:.2f}"
     )
+    if args.json:
+        args.json.write_text(
+            json.dumps(
+                {
+                    "source": source(),
+                    "load": f"{load[0]:.2f} → {load_after[0]:.2f}",
+                    "rows": [row.as_dict() for row in ratio_rows],
+                }
+            )
+        )
     return 0
 
 

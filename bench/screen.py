@@ -29,14 +29,17 @@ ANSI = re.compile(rb"\x1b(\[[0-9;?<>=$]*[ -/]*[@-~]|\][^\x07]*\x07|[=>78])")
 
 
 class Terminal:
-    """``bench/app_main.py WORKSPACE [args]`` under a pty of ``size`` (columns, rows).
+    """``bench/app_main.py WORKSPACE [args]`` (or another ``program``: the bare app of
+    bench/bare_app.py) under a pty of ``size`` (columns, rows).
 
     Attributes:
         pid: the app's process id (for /proc: CPU time, peak memory).
         started: ``time.perf_counter()`` just before the process was forked.
     """
 
-    def __init__(self, workspace: Path, *args: str, size: tuple[int, int] = (120, 40)) -> None:
+    def __init__(
+        self, workspace: Path, *args: str, size: tuple[int, int] = (120, 40), program: Path = APP_MAIN
+    ) -> None:
         self.size = size
         self._buffer = bytearray()
         self._ends: list[int] = []
@@ -44,7 +47,7 @@ class Terminal:
         self._cond = threading.Condition()
         self._closed = False
         self._status: int | None = None
-        argv = [sys.executable, str(APP_MAIN), str(workspace), *args]
+        argv = [sys.executable, str(program), str(workspace), *args]
         self.started = time.perf_counter()
         pid, fd = pty.fork()
         if pid == 0:  # the child: become the app

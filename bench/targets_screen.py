@@ -21,7 +21,9 @@ from screen import Terminal
 
 STAMP = "2026-03-01T12:00:00.000Z"
 UNREAD = re.compile(rb"(?<![0-9])([0-9]+) unread")
-WAITING = re.compile(rb"(?<![0-9])([0-9]+) decisions? waiting")
+WAITING = re.compile(rb"(?<![0-9])([0-9]+) (?:decisions? )?waiting")
+"""``250 decisions waiting``, or ``250 waiting`` where the overview line is compact
+(too long for the terminal: 100 teams and 2,000 members at 120 columns)."""
 SETTLE_S = 1.5
 """After the first screen, let start-up work finish (the watcher adds its inotify
 watches on its own thread) before changing files; ``--quick`` shortens it."""
@@ -59,23 +61,36 @@ def _pace(until: float) -> None:
         time.sleep(left - 0.001 if left > 0.002 else 0)
 
 
-def write_to_screen(layout: Layout, changes: int, settle_s: float = SETTLE_S) -> Result:
-    """An agent appends a message to a random inbox (Claude Code's in-place rewrite);
-    measured from just before the write until ``<n+1> unread`` reached the terminal."""
-    rng = random.Random(3)
+def writes_to_screen(
+    term: Terminal, layout: Layout, changes: int, seed: int, counter: re.Pattern[bytes] = UNREAD
+) -> list[float]:
+    """An agent appends a message to a random inbox (Claude Code's in-place rewrite),
+    ``changes`` times, 20-60 ms apart; each timed from just before the write until the
+    screen shows it: ``<n+1> unread`` on the real app, any new ``counter`` value
+    (``<n> batches``) on the bare app, which shows what its watcher saw."""
+    rng = random.Random(seed)
     inboxes = layout.inboxes()
+    time.sleep(0.3)
+    total = _shown(term, counter)
     samples = []
-    term, total = _start(layout, settle_s)
+    for n in range(changes):
+        path = rng.choice(inboxes)
+        mark = term.mark()
+        started = time.perf_counter()
+        append_inbox_in_place(path, "bench", f"latency {seed}.{n}", STAMP)
+        total += 1
+        wanted = _value(UNREAD, total) if counter is UNREAD else counter
+        arrived, _match = term.wait_for(wanted, mark, 10)
+        samples.append((arrived - started) * 1000)
+        time.sleep(rng.uniform(0.02, 0.06))
+    return samples
+
+
+def write_to_screen(layout: Layout, changes: int, settle_s: float = SETTLE_S) -> Result:
+    """:func:`writes_to_screen` on the real app, as one row."""
+    term, _total = _start(layout, settle_s)
     with term:
-        for n in range(changes):
-            path = rng.choice(inboxes)
-            mark = term.mark()
-            started = time.perf_counter()
-            append_inbox_in_place(path, "bench", f"latency {n}", STAMP)
-            total += 1
-            arrived, _match = term.wait_for(_value(UNREAD, total), mark, 10)
-            samples.append((arrived - started) * 1000)
-            time.sleep(rng.uniform(0.02, 0.06))
+        samples = writes_to_screen(term, layout, changes, 3)
     return latency_result(
         "external write → visible on screen (overview line, pty)",
         samples,
@@ -85,35 +100,47 @@ def write_to_screen(layout: Layout, changes: int, settle_s: float = SETTLE_S) ->
     )
 
 
+def burst_rounds(term: Terminal, layout: Layout, writes: int, bursts: int) -> list[tuple[float, float, int]]:
+    """``bursts`` times ``writes`` inbox appends spread evenly over one second,
+    round-robin over every inbox, on the running app ``term``. Returns, per burst: first
+    write → first changed count on screen, last write → the exact final count on screen
+    (NaN if it never came), and how many messages the final count is short of (lost)."""
+    inboxes = layout.inboxes()
+    found = []
+    time.sleep(0.3)
+    total = _shown(term, UNREAD)
+    for round_ in range(bursts):
+        mark = term.mark()
+        begin = time.perf_counter()
+        last_write = begin
+        for n in range(writes):
+            _pace(begin + n / writes)
+            append_inbox_in_place(inboxes[(n + round_) % len(inboxes)], "bench", f"burst {round_}.{n}", STAMP)
+            last_write = time.perf_counter()
+        expected = total + writes
+        try:
+            final_at, _match = term.wait_for(_value(UNREAD, expected), mark, 10)
+            final, lost = (final_at - last_write) * 1000, 0
+        except TimeoutError:
+            final, lost = float("nan"), expected - _shown(term, UNREAD)
+        changed = [at for at, match in term.matches(UNREAD, mark) if int(match.group(1)) != total]
+        found.append(((changed[0] - begin) * 1000 if changed else float("nan"), final, lost))
+        total = _shown(term, UNREAD)
+        time.sleep(0.5)
+    return found
+
+
 def burst(layout: Layout, writes: int, bursts: int, settle_s: float = SETTLE_S) -> list[Result]:
     """``writes`` inbox appends spread evenly over one second, round-robin over every
     inbox; the first change and the final count on screen, and nothing lost: the
     final ``<n> unread`` equals the messages written (every file's last state read)."""
-    inboxes = layout.inboxes()
-    first_ms, final_ms, lost = [], [], []
-    term, total = _start(layout, settle_s)
+    term, _total = _start(layout, settle_s)
     with term:
-        for round_ in range(bursts):
-            mark = term.mark()
-            begin = time.perf_counter()
-            last_write = begin
-            for n in range(writes):
-                _pace(begin + n / writes)
-                append_inbox_in_place(inboxes[(n + round_) % len(inboxes)], "bench", f"burst {round_}.{n}", STAMP)
-                last_write = time.perf_counter()
-            expected = total + writes
-            try:
-                final_at, _match = term.wait_for(_value(UNREAD, expected), mark, 10)
-                final_ms.append((final_at - last_write) * 1000)
-                lost.append(0)
-            except TimeoutError:
-                lost.append(expected - _shown(term, UNREAD))
-            changed = [at for at, match in term.matches(UNREAD, mark) if int(match.group(1)) != total]
-            if changed:
-                first_ms.append((changed[0] - begin) * 1000)
-            total = _shown(term, UNREAD)
-            time.sleep(0.5)
-    note = f"{writes} writes in 1 s over {len(inboxes)} inboxes, {bursts} bursts"
+        found = burst_rounds(term, layout, writes, bursts)
+    first_ms = [first for first, _final, _lost in found if first == first]
+    final_ms = [final for _first, final, _lost in found if final == final]
+    lost = [item[2] for item in found]
+    note = f"{writes} writes in 1 s over {len(layout.inboxes())} inboxes, {bursts} bursts"
     worst_first = max(first_ms, default=float("nan"))
     worst_final = max(final_ms, default=float("nan"))
     return [
@@ -148,34 +175,51 @@ def _poll(check, timeout: float = 10.0) -> float:
     return time.perf_counter()
 
 
+APPROVED = b'"type":"gate.approved","actor":'
+
+
+def approvals(
+    term: Terminal, layout: Layout, gates: list[tuple[str, str]]
+) -> tuple[list[float], list[float], list[float]]:
+    """``gates`` (each the oldest waiting one, under the cursor) approved on the running
+    app: ``a`` opens the confirm bar, Enter confirms (timed from Enter) until the
+    ``gate.approved`` event and the gate's new state in task.yaml are on disk, and until
+    ``<n-1> decisions waiting`` is on screen. Returns (both, disk, screen) in ms."""
+    both_ms, disk_ms, screen_ms = [], [], []
+    waiting = _shown(term, WAITING)
+    for task_id, gate_id in gates:
+        events = layout.root / "tasks" / task_id / "events.jsonl"
+        task_yaml = layout.root / "tasks" / task_id / "task.yaml"
+        before = events.read_bytes().count(APPROVED)
+        mark = term.mark()
+        term.send(b"a")
+        term.wait_for(re.compile(rb"Note \(optional\)"), mark, 10)
+        time.sleep(0.01)
+        mark = term.mark()
+        pressed = term.send(b"\r")
+        try:
+            on_disk = _poll(
+                lambda: events.read_bytes().count(APPROVED) > before and _gate_state(task_yaml, gate_id) == "approved",
+                30,
+            )
+        except TimeoutError:
+            raise TimeoutError(
+                f"{task_id} {gate_id} not approved on disk in 30 s; the screen got: {term.text(mark)[-1500:]!r}"
+            ) from None
+        waiting -= 1
+        shown, _match = term.wait_for(_value(WAITING, waiting), mark, 10)
+        disk_ms.append((on_disk - pressed) * 1000)
+        screen_ms.append((shown - pressed) * 1000)
+        both_ms.append((max(on_disk, shown) - pressed) * 1000)
+        time.sleep(0.05)
+    return both_ms, disk_ms, screen_ms
+
+
 def approve_key(layout: Layout, changes: int, settle_s: float = SETTLE_S) -> list[Result]:
-    """The oldest gate is under the cursor; ``a`` opens the confirm dialog, Enter
-    confirms (timed from Enter): until the ``gate.approved`` event and the gate's new
-    state in task.yaml are on disk, and until ``<n-1> decisions waiting`` is on screen."""
-    disk_ms, screen_ms, both_ms = [], [], []
+    """:func:`approvals` of the ``changes`` oldest gates, as rows."""
     term, _unread = _start(layout, settle_s)
     with term:
-        waiting = _shown(term, WAITING)
-        for task_id, gate_id in layout.gates[:changes]:
-            events = layout.root / "tasks" / task_id / "events.jsonl"
-            task_yaml = layout.root / "tasks" / task_id / "task.yaml"
-            marker = b'"type":"gate.approved","actor":'
-            before = events.read_bytes().count(marker)
-            mark = term.mark()
-            term.send(b"a")
-            term.wait_for(re.compile(rb"Note \(optional\)"), mark, 5)
-            time.sleep(0.01)
-            mark = term.mark()
-            pressed = term.send(b"\r")
-            on_disk = _poll(
-                lambda: events.read_bytes().count(marker) > before and _gate_state(task_yaml, gate_id) == "approved"
-            )
-            waiting -= 1
-            shown, _match = term.wait_for(_value(WAITING, waiting), mark, 10)
-            disk_ms.append((on_disk - pressed) * 1000)
-            screen_ms.append((shown - pressed) * 1000)
-            both_ms.append((max(on_disk, shown) - pressed) * 1000)
-            time.sleep(0.05)
+        both_ms, disk_ms, screen_ms = approvals(term, layout, layout.gates[:changes])
     return [
         latency_result(
             "key action (approve, Enter) → event + task.yaml on disk and row gone on screen", both_ms, 30, 100

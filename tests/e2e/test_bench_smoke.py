@@ -28,6 +28,13 @@ ROWS = (
     "view.build_snapshot",
     "decide_gate(approve), durable",
     "decide_gate(approve) in the task with",
+    # the ratio table: each target against its floor, measured in the same run
+    "Each target against its floor",
+    "then start-up work done",
+    "| write → screen |",
+    "approve key → durable and on screen",
+    "CPU at 20 writes/s",
+    "The CLI and the runtime",
 )
 
 
@@ -74,3 +81,25 @@ def test_every_benchmark_runs_with_tiny_sizes(tmp_path: Path) -> None:
     missing = [row for row in ROWS if row not in table]
     assert not missing, f"rows missing from the table: {missing}\n{table}"
     assert "nan" not in table, table
+
+
+@pytest.mark.slow
+def test_compare_prints_each_ratio_on_both_sides(tmp_path: Path) -> None:
+    """``--compare REF`` measures REF's teamdeck and the working tree's and prints one
+    row per ratio with both values and the change (HEAD against itself: the code is the
+    same, the numbers are not checked)."""
+    run = subprocess.run(
+        [sys.executable, str(REPO / "bench" / "run.py"), "--compare", "HEAD", "--quick", "--dir", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    lines = run.stdout.splitlines()
+    assert any(line.startswith("### HEAD (teamdeck ") and "against the working tree" in line for line in lines), (
+        run.stdout
+    )
+    rows = [line for line in lines if line.startswith("| 1× |")]
+    names = {row.split("|")[2].strip() for row in rows}
+    assert {"start → first complete screen", "write → screen", "approve key → durable and on screen"} <= names, rows
+    assert all(row.count("×") >= 3 and "%" in row for row in rows), rows

@@ -49,6 +49,7 @@ from teamdeck.view.build import (
     load_older,
     refresh,
     retime,
+    unchecked_outputs,
 )
 from teamdeck.view.snapshot import WorkspaceSnapshot
 from teamdeck.watch import watch_batches
@@ -76,6 +77,10 @@ _STOP = "stop"
 _OLDER = "older"
 _CLOCK = "clock"
 _OUTPUTS = "outputs"
+OUTPUTS_PER_REFRESH = 100
+"""Tasks whose workers' outputs are checked in one go after the first frame: at 1,000
+tasks (5,800 outputs) checking them all took seconds, during which no change of the
+workspace was shown and quitting waited (the process exits once the refresher does)."""
 
 
 def _teamdeck_commands() -> type[Provider]:
@@ -238,7 +243,9 @@ class TeamdeckApp(App[None]):
                 before = snapshot
                 try:
                     if outputs:
-                        snapshot = check_outputs(snapshot)
+                        snapshot = check_outputs(snapshot, OUTPUTS_PER_REFRESH)
+                        if unchecked_outputs(snapshot):
+                            self._changes.put(_OUTPUTS)  # the rest after the changes queued meanwhile
                     if paths:
                         snapshot = refresh(snapshot, paths)
                     if older:

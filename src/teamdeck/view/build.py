@@ -128,13 +128,21 @@ def changed_between(before: FileRecord, after: FileRecord) -> set[Path]:
     return changed_files(before, after)
 
 
-def check_outputs(snapshot: WorkspaceSnapshot) -> WorkspaceSnapshot:
+def check_outputs(snapshot: WorkspaceSnapshot, tasks: int | None = None) -> WorkspaceSnapshot:
     """The snapshot with the worker outputs that :func:`build_snapshot` left unchecked
-    read and checked (the same snapshot when there are none)."""
+    read and checked (the same snapshot when there are none): all of them, or those of
+    the first ``tasks`` tasks still unchecked (:func:`unchecked_outputs` says how many
+    are left)."""
     state = snapshot.state
     if not state.unchecked:
         return snapshot
-    return refresh(snapshot, [state.ws.agents_dir(task_id) for task_id in sorted(state.unchecked)])
+    task_ids = sorted(state.unchecked)[:tasks]
+    return refresh(snapshot, [state.ws.agents_dir(task_id) for task_id in task_ids])
+
+
+def unchecked_outputs(snapshot: WorkspaceSnapshot) -> int:
+    """How many tasks' worker outputs :func:`check_outputs` has not checked yet."""
+    return len(snapshot.state.unchecked)
 
 
 def refresh(snapshot: WorkspaceSnapshot, changed: Iterable[Path]) -> WorkspaceSnapshot:

@@ -13,7 +13,7 @@ from teamdeck.protocol.messaging import request_shutdown, respond_shutdown, send
 from teamdeck.protocol.tasks import create_task
 from teamdeck.sim.outputs import write_final_output
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.build import build_snapshot, check_outputs, load_older, refresh
+from teamdeck.view.build import build_snapshot, check_outputs, load_older, refresh, unchecked_outputs
 
 
 def _public(snapshot):
@@ -269,3 +269,21 @@ def test_outputs_left_unchecked_are_said_to_be_unchecked_until_checked(ws: Works
     checked = check_outputs(first)
     assert _public(checked) == _public(build_snapshot(ws))
     assert check_outputs(checked) is checked
+
+
+def test_outputs_are_checked_a_few_tasks_at_a_time_when_asked(ws: Workspace) -> None:
+    """The TUI checks the outputs of 100 tasks per refresh (at 1,000 tasks, all at once
+    took seconds in which no change was shown): each call checks the next tasks, and
+    the last one ends where a check of all of them does."""
+    worlds.world(ws)
+    for task_id in ("t2", "t3"):
+        create_task(ws, task_id, "Another task", team="alpha")
+        write_final_output(ws, task_id, "w1", {"status": "completed", "summary": "done"})
+    first = build_snapshot(ws, check_outputs=False)
+    assert unchecked_outputs(first) == 3
+    one = check_outputs(first, 1)
+    assert unchecked_outputs(one) == 2
+    assert [task.outputs_checked for task in one.tasks] == [True, False, False]
+    two = check_outputs(one, 2)
+    assert unchecked_outputs(two) == 0
+    assert _public(two) == _public(check_outputs(first)) == _public(build_snapshot(ws))
