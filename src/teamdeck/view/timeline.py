@@ -10,12 +10,17 @@ hide) a row with its status now, at the newest message that assigned it or repor
 it completed (task files carry no time of their own).
 
 Rows are made once per read of an inbox (:meth:`ReadState.derive`), so a change to
-one inbox turns only that inbox into rows again.
+one inbox turns only that inbox into rows again, and each team's rows are sorted once
+per change of that team. The merged tail is kept too: a refresh after an inbox change
+only inserts the rows it added (usually at the end) into the last tail, where merging
+every team's rows again cost 90 % of a refresh at 10x (~15k rows sorted and merged).
 """
 
 from __future__ import annotations
 
+import bisect
 import heapq
+from typing import cast
 
 from teamdeck.model.claude import ClaudeTask, IdleNotification, TaskAssignment
 from teamdeck.store.inbox import Inbox
@@ -23,24 +28,80 @@ from teamdeck.store.loaders import dumps_json
 from teamdeck.view.event_tail import MAX_EVENTS, moment, order_of
 from teamdeck.view.eventlog import DETAIL_CHARS, EventRow
 from teamdeck.view.read_state import ReadState
+from teamdeck.view.snapshot import same_items
 from teamdeck.view.teams import TeamFiles, describe, idle_detail
 
 
 def with_team_rows(state: ReadState, rows: tuple[EventRow, ...]) -> tuple[EventRow, ...]:
-    """``rows`` (the logs' tail, in order) merged with every team's inbox and task rows."""
+    """The newest :data:`MAX_EVENTS` of ``rows`` (the logs' tail, in order) and every
+    team's inbox and task rows, in order."""
     teams = tuple(_team_rows(state, name) for name in sorted(state.teams))
-    extra = state.derive("timeline", teams, lambda: sorted((row for made in teams for row in made), key=order_of))
-    if not extra:
-        return rows
-    merged = tuple(heapq.merge(rows, extra, key=order_of))
-    return merged[-MAX_EVENTS:] if len(merged) > MAX_EVENTS else merged
+    inputs = (rows, *teams)
+    kept = state.derived.get("timeline")
+    if kept is not None:
+        old_inputs, old_tail = kept
+        if same_items(inputs, old_inputs):
+            return cast(tuple[EventRow, ...], old_tail)
+        added = _added(old_inputs, inputs)
+        tail = None if added is None else _inserted(cast(tuple[EventRow, ...], old_tail), added)
+    else:
+        tail = None
+    if tail is None:
+        merged = tuple(heapq.merge(rows, *teams, key=order_of))
+        tail = merged[-MAX_EVENTS:] if len(merged) > MAX_EVENTS else merged
+    state.derived["timeline"] = (inputs, tail)
+    return tail
+
+
+def _added(old: tuple[object, ...], new: tuple[tuple[EventRow, ...], ...]) -> list[EventRow] | None:
+    """The rows ``new`` (the logs' tail, then each team's rows) holds beyond ``old``,
+    when that is all that changed: the logs' tail is the same and every old row of a
+    team is still there as it was (a message added). None when anything else changed
+    (a row went, a task's status changed, a team came or went)."""
+    if len(old) != len(new) or old[0] is not new[0]:
+        return None
+    added: list[EventRow] = []
+    for was, now in zip(cast(tuple[tuple[EventRow, ...], ...], old[1:]), new[1:], strict=True):
+        if was is now:
+            continue
+        left = {row.id: row for row in was}
+        if len(left) != len(was):
+            return None
+        for row in now:
+            if left.get(row.id) == row:
+                del left[row.id]
+            else:
+                added.append(row)
+        if left:
+            return None
+    return added
+
+
+def _inserted(tail: tuple[EventRow, ...], added: list[EventRow]) -> tuple[EventRow, ...]:
+    """``tail`` (the newest rows of a merge, at most :data:`MAX_EVENTS`) with the rows
+    ``added`` to that merge, cut to :data:`MAX_EVENTS` again: rows older than a full
+    tail's oldest would be cut at once, so they are left out."""
+    full = len(tail) >= MAX_EVENTS
+    rows = list(tail)
+    for row in sorted(added, key=order_of):
+        if full and order_of(row) < order_of(tail[0]):
+            continue
+        bisect.insort(rows, row, key=order_of)
+    return tuple(rows[-MAX_EVENTS:])
 
 
 def _team_rows(state: ReadState, name: str) -> tuple[EventRow, ...]:
-    """The inbox and task rows of team ``name``, made again only when one of its
-    inboxes, its log's sends or its task list changed."""
+    """The inbox and task rows of team ``name`` in order, made again only when its
+    files, its log's sends or its task list changed."""
     files = state.teams[name]
     logged = _logged(files)
+    listing = state.task_lists.get(name)
+    return state.derive(f"timeline files {name}", (files, logged, listing), lambda: _made_rows(state, name, logged))
+
+
+def _made_rows(state: ReadState, name: str, logged: frozenset[tuple[str, str, str]]) -> tuple[EventRow, ...]:
+    """The rows of :func:`_team_rows`, from the rows of each inbox as last made."""
+    files = state.teams[name]
     made = tuple(
         state.derive(f"timeline inbox {name}/{recipient}", (inbox, logged), lambda: inbox_rows(name, inbox, logged))
         for recipient, inbox in files.inboxes.inboxes.items()
@@ -58,9 +119,8 @@ def _team_rows(state: ReadState, name: str) -> tuple[EventRow, ...]:
             for task_id, at in mentions.items():
                 if moment(at) > moment(moments.get(task_id, "")):
                     moments[task_id] = at
-        return tuple(row for inbox_made, _mentions in made for row in inbox_made) + tuple(
-            task_rows(state, name, tasks, moments)
-        )
+        made_rows = [row for inbox_made, _mentions in made for row in inbox_made]
+        return tuple(sorted(made_rows + task_rows(state, name, tasks, moments), key=order_of))
 
     return state.derive(f"timeline team {name}", (*made, *tasks), combine)
 
