@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -61,3 +62,23 @@ def test_quitting_the_demo_with_q_removes_its_copy(tmp_path: Path, size: tuple[i
         assert list(tmp.iterdir()) == []
     finally:
         session.kill()
+
+
+@pytest.mark.e2e
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_closing_the_terminal_ends_the_demo_and_removes_its_copy(tmp_path: Path) -> None:
+    """A dropped SSH session or a closed terminal (SIGHUP) used to leave the demo running
+    on its own, its simulated agents still writing into a copy nobody removed."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    env = ["env", "TEAMDECK_WORKSPACE=", f"TMPDIR={tmp}", "TERM=xterm-256color"]
+    session = Tmux([*env, sys.executable, "-m", "teamdeck", "demo"])
+    try:
+        session.wait_for("Decisions")
+        assert [made.name[:14] for made in tmp.iterdir()] == ["teamdeck-demo-"]
+    finally:
+        session.kill()  # the pane's processes get SIGHUP
+    deadline = time.monotonic() + 15
+    while list(tmp.iterdir()) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert list(tmp.iterdir()) == []

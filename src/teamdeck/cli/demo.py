@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import shutil
+import signal
 import sys
 import tempfile
 import threading
@@ -90,6 +91,11 @@ def _demo(args: argparse.Namespace, _ws: Workspace) -> Output:
     given = vars(args).get("workspace")
     root, fresh = prepare_workspace(given)
     temporary = root.parent if given is None and not args.keep else None
+    if temporary is not None:
+        # A closed terminal or a dropped SSH session (SIGHUP) ends the demo as Ctrl-C
+        # does, so the copy is removed then too (by default SIGHUP ends the process
+        # without running the cleanup below).
+        signal.signal(signal.SIGHUP, signal.default_int_handler)
     try:
         sim = _simulate(root, fresh, args)
     finally:
