@@ -63,7 +63,8 @@ class ForgeIssue(OurModel):
     commenters: list[str] = Field(default_factory=list, description="logins that commented, first comment first")
     lastComment: LastComment | None = None
     notified: list[str] = Field(
-        default_factory=list, description="'<kind>:<login>' of each one-time message sent (assignment, discussion)"
+        default_factory=list,
+        description="'<kind>:<login>' of each one-time message sent (assignment, discussion), and 'review:<delivery>' of each review counted",
     )
     problem: str | None = Field(default=None, description="why the issue cannot proceed (a Depends: cycle)")
     closedBy: str | None = None

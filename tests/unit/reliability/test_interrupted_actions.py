@@ -244,15 +244,12 @@ def _forge_world(root: Path, upto: str) -> Workspace:
     return ws
 
 
-def _all_inboxes(ws: Workspace) -> dict[str, Counter[str]]:
-    """Each member's messages by summary (which names the message and its issue). The
-    texts are not compared: a state change of the interrupted delivery may be applied
-    again by the redelivery (an attempt counted twice), which this test does not cover."""
+def _all_inboxes(ws: Workspace) -> dict[str, Counter[tuple[str, str]]]:
+    """Each member's messages, summary and text: the text carries what the delivery's
+    state changes made of the issue (a review's attempt number), so a state change
+    applied twice by the redelivery shows as well as a message sent twice."""
     inboxes = ws.inboxes_dir("quant")
-    return {
-        path.stem: Counter(summary for summary, _text in texts(ws, "quant", path.stem).elements())
-        for path in sorted(inboxes.glob("*.json"))
-    }
+    return {path.stem: texts(ws, "quant", path.stem) for path in sorted(inboxes.glob("*.json"))}
 
 
 @pytest.mark.parametrize("name", DELIVERIES)

@@ -140,13 +140,18 @@ def _sync(ctx: _Context, gitea: GiteaIssue) -> ForgeIssue:
 
 
 def _record(ctx: _Context, issue: ForgeIssue, type_: str, payload: dict[str, Any], *, once: str | None = None) -> None:
-    """Append one event to ``issue`` (with ``once``: only if that notified key is new)."""
+    """Append one event to ``issue``; with ``once``, only if that key is not yet in its
+    ``notified`` list, and the key is recorded with the event (in the same write), so a
+    redelivery after a crash does not apply a state change twice (F18)."""
     key = issue_key(issue.repo, issue.number)
 
     def decide(current: ForgeIssue | None) -> list[Event]:
         if once is not None and current is not None and once in current.notified:
             return []
-        return [event(ctx.ws, type_, payload, ctx.actor)]
+        events = [event(ctx.ws, type_, payload, ctx.actor)]
+        if once is not None and type_ != "issue.notified":
+            events.append(event(ctx.ws, "issue.notified", {"key": once}, ctx.actor))
+        return events
 
     change_issue(ctx.ws, key, decide, action=f"record {type_} on {issue.ref}")
 
@@ -436,9 +441,14 @@ def _on_review(ctx: _Context, approved: bool, payload: GiteaPayload) -> None:
     assert pull is not None
     review_text = payload.review.content if payload.review is not None else ""
     review = fenced(review_text) if review_text.strip() else "(no review text)"
+    # A review asking for changes counts an attempt: keyed by the delivery, so Gitea's
+    # redelivery of a review whose first delivery crashed half-way counts it once.
+    once = f"review:{ctx.delivery}" if ctx.delivery else None
     for issue in _linked(ctx, pull):
         if approved:
-            _record(ctx, issue, "issue.reviewed", {"review": "approved", "by": ctx.sender, "pull": pull.number})
+            _record(
+                ctx, issue, "issue.reviewed", {"review": "approved", "by": ctx.sender, "pull": pull.number}, once=once
+            )
             ctx.effects.add(f"issue {issue.ref} review approved by {ctx.sender}")
             if not issue.final:
                 _set_status(ctx, issue, "review", f"PR #{pull.number} approved")
@@ -447,11 +457,17 @@ def _on_review(ctx: _Context, approved: bool, payload: GiteaPayload) -> None:
                     agent, "review_approved", {**_pull_values(issue, pull), "reviewer": ctx.sender, "review": review}
                 )
             continue
-        _record(ctx, issue, "issue.reviewed", {"review": "changes_requested", "by": ctx.sender, "pull": pull.number})
+        _record(
+            ctx,
+            issue,
+            "issue.reviewed",
+            {"review": "changes_requested", "by": ctx.sender, "pull": pull.number},
+            once=once,
+        )
         ctx.effects.add(f"issue {issue.ref} changes requested by {ctx.sender}")
         if not issue.final:
             _set_status(ctx, issue, "working", f"changes requested on PR #{pull.number}")
-        attempt = str(issue.retries + 2)
+        attempt = str(_reload(ctx, issue).retries + 1)  # this review counted, once (a redelivery too)
         for agent in _workers(ctx, issue, pull):
             ctx.message(
                 agent,
