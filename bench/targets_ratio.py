@@ -77,11 +77,13 @@ def _launch(layout: Layout, bare: bool, decided: int, *args: str) -> tuple[Termi
     """The app (or the bare app) started; its first complete screen's time in ms: the
     overview line with every member counted and the oldest waiting gate's row (the
     first ``decided`` gates were approved by earlier rounds)."""
-    members = re.compile(f"{layout.members} members|{layout.members}m ".encode())  # the compact line: 2000m
+    # Every team counted: "100 teams · 2000 members:" or, on the compact line, "100 teams:".
+    teams = f"{len(layout.teams)} team{'s' if len(layout.teams) != 1 else ''}"
+    members = re.compile(f"{teams} · {layout.members} members|{teams}: ".encode())
     waiting = layout.gates[decided:]
     first = waiting[0][0].encode() if waiting else b"no decisions waiting"
     if bare:
-        extra = ("--overview", f"{layout.members} members", "--first", first.decode(), *args)
+        extra = ("--overview", f"{teams} · {layout.members} members", "--first", first.decode(), *args)
         term = Terminal(layout.root, *extra, program=BARE_APP)
     else:
         term = Terminal(layout.root, *args)
