@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from teamdeck.protocol.messaging import send_message
+from teamdeck.protocol.messaging.sending import send_message
 from teamdeck.protocol.teams import add_member, create_team
 from teamdeck.store.claude_json import encode_pretty
 from teamdeck.store.inbox import append_message

@@ -55,7 +55,8 @@ from teamdeck.protocol.forge.deliveries import receive
 from teamdeck.protocol.gates import decide_gate
 from teamdeck.protocol.join import join_task
 from teamdeck.protocol.lifecycle import transition
-from teamdeck.protocol.messaging import request_shutdown, respond_shutdown, send_message
+from teamdeck.protocol.messaging.handshakes import request_shutdown, respond_shutdown
+from teamdeck.protocol.messaging.sending import send_message
 from teamdeck.protocol.tasks import create_task
 from teamdeck.protocol.teams import add_member, create_team
 from teamdeck.sim.acts import as_member, ask_plan_approval, assign_task, go_idle, take_messages, tell_lead

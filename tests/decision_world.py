@@ -10,7 +10,7 @@ from typing import Any
 
 from teamdeck.clock import iso
 from teamdeck.model.claude import IdleNotification, PermissionRequest
-from teamdeck.protocol.messaging import Sent, send_structured
+from teamdeck.protocol.messaging.sending import Sent, send_structured
 from teamdeck.protocol.teams import add_member, create_team
 from teamdeck.store.workspace import Workspace
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from teamdeck.model.claude import PlanApprovalRequest
 from teamdeck.protocol.join import join_task
-from teamdeck.protocol.messaging import send_message, send_structured
+from teamdeck.protocol.messaging.sending import send_message, send_structured
 from teamdeck.protocol.tasks import create_task
 from teamdeck.protocol.teams import add_member, create_team
 from teamdeck.sim.outputs import write_final_output

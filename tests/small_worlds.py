@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from teamdeck.model.claude import IdleNotification, PlanApprovalRequest, ShutdownApproved
 from teamdeck.protocol.join import join_task
-from teamdeck.protocol.messaging import request_shutdown, send_message, send_structured
+from teamdeck.protocol.messaging.handshakes import request_shutdown
+from teamdeck.protocol.messaging.sending import send_message, send_structured
 from teamdeck.protocol.tasks import create_task
 from teamdeck.protocol.teams import add_member, create_team
 from teamdeck.sim.outputs import write_final_output

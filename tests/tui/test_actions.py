@@ -8,7 +8,8 @@ import json
 from conftest import busy, make_app, run, showing, type_text, until
 
 from teamdeck.model.claude import ShutdownApproved
-from teamdeck.protocol.messaging import request_shutdown, send_message, send_structured
+from teamdeck.protocol.messaging.handshakes import request_shutdown
+from teamdeck.protocol.messaging.sending import send_message, send_structured
 from teamdeck.protocol.taskfile import load_task
 from teamdeck.sim.outputs import write_final_output
 from teamdeck.store.inbox import read_inbox
@@ -185,7 +186,7 @@ def test_shutdown_request_then_the_handshake_progresses_live(world) -> None:
         request = json.loads(_inbox(world, "alice")[-1]["text"])
         assert request["type"] == "shutdown_request" and request["reason"] == "done"
         # alice answers from another process's point of view: a file change only.
-        from teamdeck.protocol.messaging import respond_shutdown
+        from teamdeck.protocol.messaging.handshakes import respond_shutdown
 
         respond_shutdown(world, "alpha", request["requestId"], approve=True, sender="alice")
         await until(pilot, lambda: app.snapshot.member("alpha/alice").status == "offline", "offline")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from conftest import make_app, run, until
 
-from teamdeck.protocol.messaging import send_message
+from teamdeck.protocol.messaging.sending import send_message
 from teamdeck.protocol.written import recorded
 from teamdeck.tui.widgets.event_list import EventList
 

@@ -10,7 +10,7 @@ from dataclasses import replace
 
 from conftest import make_app, run
 
-from teamdeck.protocol.messaging import send_message
+from teamdeck.protocol.messaging.sending import send_message
 from teamdeck.store.workspace import Workspace
 from teamdeck.tui.first_read import FirstRead
 from teamdeck.view.build import build_snapshot, check_outputs

@@ -8,7 +8,7 @@ import re
 
 from conftest import busy, make_app, run, until
 
-from teamdeck.protocol.messaging import send_message
+from teamdeck.protocol.messaging.sending import send_message
 from teamdeck.store.workspace import Workspace
 from teamdeck.tui.widgets.overview_line import OverviewLine
 

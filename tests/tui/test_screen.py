@@ -7,7 +7,7 @@ import pytest
 from conftest import make_app, run, until
 from textual.widgets import TabbedContent
 
-from teamdeck.protocol.messaging import send_message
+from teamdeck.protocol.messaging.sending import send_message
 from teamdeck.tui.dialogs.text_view import TextScreen
 from teamdeck.tui.widgets.gate_list import GateList
 from teamdeck.tui.widgets.inbox_list import InboxList

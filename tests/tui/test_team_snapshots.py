@@ -17,7 +17,8 @@ from conftest import SIZE, showing, until
 from test_snapshots import prepared
 
 from teamdeck.clock import fixed_clock
-from teamdeck.protocol.messaging import request_shutdown, send_message
+from teamdeck.protocol.messaging.handshakes import request_shutdown
+from teamdeck.protocol.messaging.sending import send_message
 from teamdeck.store.workspace import Workspace
 from teamdeck.tui.app import TeamdeckApp, create_app
 from teamdeck.tui.widgets.confirm_bar import ConfirmBar

@@ -13,7 +13,7 @@ from locations import FIXED_NOW, FIXTURES
 
 from teamdeck.clock import fixed_clock
 from teamdeck.protocol.delegation import delegate
-from teamdeck.protocol.messaging import inject
+from teamdeck.protocol.messaging.injection import inject
 from teamdeck.protocol.tasks import create_task
 from teamdeck.protocol.teams import add_member, create_team
 from teamdeck.sim.outputs import write_final_output

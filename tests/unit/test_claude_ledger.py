@@ -13,8 +13,9 @@ from locations import FIXTURES
 
 from teamdeck.errors import Refused, WriteFailed
 from teamdeck.model.claude import IdleNotification, PlanApprovalRequest
-from teamdeck.protocol import messaging, teams
+from teamdeck.protocol import teams
 from teamdeck.protocol.ledger.build import build_ledger
+from teamdeck.protocol.messaging import handshakes, injection, sending
 from teamdeck.store import inbox as inbox_store
 from teamdeck.store.inbox import Delivery
 from teamdeck.store.workspace import Workspace
@@ -56,7 +57,7 @@ def idle(ws: Workspace, member: str, reason: str = "available") -> None:
     """``member`` ends a turn: an idle notification to the lead, stamped now."""
     from teamdeck.clock import iso
 
-    messaging.send_structured(
+    sending.send_structured(
         ws,
         TEAM,
         "team-lead",
@@ -81,7 +82,7 @@ def test_a_fresh_team_is_healthy_and_every_teammate_blocks_delete(team_ws: Works
 
 
 def test_c11_shutdown_awaiting_then_approved_then_offline(team_ws: Workspace, clock: Clock) -> None:
-    request = messaging.request_shutdown(team_ws, TEAM, "agent-a").request_id
+    request = handshakes.request_shutdown(team_ws, TEAM, "agent-a").request_id
     [pending] = build_ledger(team_ws, TEAM).handshakes
     assert (pending.kind, pending.state, pending.failure, pending.is_open) == (
         "shutdown",
@@ -91,7 +92,7 @@ def test_c11_shutdown_awaiting_then_approved_then_offline(team_ws: Workspace, cl
     )
     assert pending.detail == "awaiting shutdown_response from agent-a since 2026-03-01T12:00:00.000Z"
     clock.advance(5)
-    messaging.respond_shutdown(team_ws, TEAM, request, approve=True, sender="agent-a")
+    handshakes.respond_shutdown(team_ws, TEAM, request, approve=True, sender="agent-a")
     [done] = build_ledger(team_ws, TEAM).handshakes
     assert (done.state, done.reply, done.replied_at, done.failure) == (
         "offline",
@@ -116,15 +117,15 @@ def test_deactivating_the_stuck_member_clears_not_offline(tmp_path: Path) -> Non
     root = tmp_path / "claude"
     shutil.copytree(FIXTURES / "synthesized", root)
     ws = Workspace.at(root)
-    assert messaging.deactivate_member(ws, "fixture-team", "worker-a") == "worker-a"  # guarded: it approved
+    assert handshakes.deactivate_member(ws, "fixture-team", "worker-a") == "worker-a"  # guarded: it approved
     ledger = build_ledger(ws, "fixture-team")
     assert ledger.failures == [] and ledger.handshakes[0].state == "offline"
     assert ledger.delete_blockers == ["worker-b"]
 
 
 def test_not_injected_when_unread_after_the_recipient_went_idle(team_ws: Workspace, clock: Clock) -> None:
-    messaging.send_message(team_ws, TEAM, "agent-a", "please rebase", summary="rebase")
-    request = messaging.request_shutdown(team_ws, TEAM, "agent-b").request_id
+    sending.send_message(team_ws, TEAM, "agent-a", "please rebase", summary="rebase")
+    request = handshakes.request_shutdown(team_ws, TEAM, "agent-b").request_id
     assert build_ledger(team_ws, TEAM).failures == []  # nobody has had a turn yet
     clock.advance(30)
     idle(team_ws, "agent-a")
@@ -136,8 +137,8 @@ def test_not_injected_when_unread_after_the_recipient_went_idle(team_ws: Workspa
 
 
 def test_not_consumed_when_read_and_no_reply_after_a_turn(team_ws: Workspace, clock: Clock) -> None:
-    messaging.request_shutdown(team_ws, TEAM, "agent-a")
-    messaging.inject(team_ws, TEAM, "agent-a")
+    handshakes.request_shutdown(team_ws, TEAM, "agent-a")
+    injection.inject(team_ws, TEAM, "agent-a")
     assert build_ledger(team_ws, TEAM).handshakes[0].state == "awaiting_response"
     clock.advance(10)
     idle(team_ws, "agent-a")
@@ -150,12 +151,12 @@ def test_not_enqueued_when_the_delivery_failed(team_ws: Workspace, monkeypatch) 
     def full_disk(path, message, **options):
         raise WriteFailed("No space left on device writing agent-a.json; nothing was written")
 
-    monkeypatch.setattr(messaging, "append_message", full_disk)
+    monkeypatch.setattr(sending, "append_message", full_disk)
     with pytest.raises(
         WriteFailed,
         match=r"^Could not deliver to 'agent-a': No space left .* logged in teams/team-smoke/messages.jsonl as \w{26}; delivered so far: none$",
     ):
-        messaging.send_message(team_ws, TEAM, "agent-a", "x", summary="s")
+        sending.send_message(team_ws, TEAM, "agent-a", "x", summary="s")
     monkeypatch.undo()
     log = [json.loads(line) for line in team_ws.messages_log(TEAM).read_text().splitlines()]
     assert [r["type"] for r in log][-2:] == ["message", "delivery_failed"]
@@ -166,8 +167,8 @@ def test_not_enqueued_when_the_delivery_failed(team_ws: Workspace, monkeypatch) 
 
 
 def test_an_unconfirmed_delivery_is_flagged_and_logged(team_ws: Workspace, monkeypatch) -> None:
-    monkeypatch.setattr(messaging, "append_message", lambda path, message, **o: Delivery(path, False, 3))
-    sent = messaging.send_message(team_ws, TEAM, "agent-a", "x", summary="s")
+    monkeypatch.setattr(sending, "append_message", lambda path, message, **o: Delivery(path, False, 3))
+    sent = sending.send_message(team_ws, TEAM, "agent-a", "x", summary="s")
     assert not sent.confirmed and sent.to_json()["unconfirmed"] == ["agent-a.json"]
     log = [json.loads(line) for line in team_ws.messages_log(TEAM).read_text().splitlines()]
     assert log[-1]["type"] == "delivery_unconfirmed" and log[-1]["ref"] == sent.id
@@ -180,8 +181,8 @@ def test_team_delete_blocked_until_the_blockers_are_offline(team_ws: Workspace) 
     ledger = build_ledger(team_ws, TEAM)
     assert failures(ledger) == [("team_delete_blocked", None)]
     assert ledger.failures[0].detail.endswith("still blocked by 2 active member(s): agent-a, agent-b")
-    messaging.deactivate_member(team_ws, TEAM, "agent-a", force=True)
-    messaging.deactivate_member(team_ws, TEAM, "agent-b", force=True)
+    handshakes.deactivate_member(team_ws, TEAM, "agent-a", force=True)
+    handshakes.deactivate_member(team_ws, TEAM, "agent-b", force=True)
     assert build_ledger(team_ws, TEAM).failures == []
 
 
@@ -191,7 +192,7 @@ def test_idle_notifications_are_folded_per_member(team_ws: Workspace, clock: Clo
     idle(team_ws, "agent-a", "available")
     idle(team_ws, "agent-b", "failed")
     clock.advance(1)
-    messaging.send_message(team_ws, TEAM, "team-lead", "back at work", summary="b", sender="agent-b")
+    sending.send_message(team_ws, TEAM, "team-lead", "back at work", summary="b", sender="agent-b")
     folds = build_ledger(team_ws, TEAM).idles
     assert list(folds) == ["agent-a", "agent-b"]
     a, b = folds["agent-a"], folds["agent-b"]
@@ -205,7 +206,7 @@ def test_idle_notifications_are_folded_per_member(team_ws: Workspace, clock: Clo
 
 
 def test_plans_are_correlated_with_their_answers(team_ws: Workspace) -> None:
-    messaging.send_structured(
+    sending.send_structured(
         team_ws, TEAM, "team-lead", PlanApprovalRequest(requestId="plan-1", from_="agent-b"), sender="agent-b"
     )
     [waiting] = build_ledger(team_ws, TEAM).handshakes
@@ -215,13 +216,13 @@ def test_plans_are_correlated_with_their_answers(team_ws: Workspace) -> None:
         "agent-b",
         "team-lead",
     )
-    messaging.answer_plan(team_ws, TEAM, "agent-b", approve=False, feedback="needs tests")
+    handshakes.answer_plan(team_ws, TEAM, "agent-b", approve=False, feedback="needs tests")
     [answered] = build_ledger(team_ws, TEAM).handshakes
     assert (answered.state, answered.note, answered.is_open) == ("rejected", "needs tests", False)
 
 
 def test_non_members_unreadable_inboxes_and_bad_entries_are_reported(team_ws: Workspace) -> None:
-    messaging.send_message(team_ws, TEAM, "agent-a", "fine", summary="s")
+    sending.send_message(team_ws, TEAM, "agent-a", "fine", summary="s")
     (team_ws.inboxes_dir(TEAM) / "ghost.json").write_text(
         json.dumps([{"from": "x", "text": "boo", "timestamp": "t", "read": False}])
     )
@@ -243,7 +244,7 @@ def test_non_members_unreadable_inboxes_and_bad_entries_are_reported(team_ws: Wo
 
 
 def test_messages_logged_to_someone_no_longer_in_the_roster_are_reported(team_ws: Workspace) -> None:
-    messaging.send_message(team_ws, TEAM, "agent-b", "x", summary="s")
+    sending.send_message(team_ws, TEAM, "agent-b", "x", summary="s")
     raw = json.loads(team_ws.team_config(TEAM).read_text())
     raw["members"] = [m for m in raw["members"] if m["name"] != "agent-b"]  # older Claude Code removes members
     team_ws.team_config(TEAM).write_text(json.dumps(raw))
@@ -273,7 +274,7 @@ def test_b15_a_busy_lead_inbox_builds_a_ledger(team_ws: Workspace, clock: Clock)
 
 
 def test_inboxes_are_read_not_written_by_the_ledger(team_ws: Workspace) -> None:
-    messaging.request_shutdown(team_ws, TEAM, "agent-a")
+    handshakes.request_shutdown(team_ws, TEAM, "agent-a")
     before = {path: path.read_bytes() for path in team_ws.root.rglob("*") if path.is_file()}
     build_ledger(replace(team_ws, read_only=True), TEAM)
     assert {path: path.read_bytes() for path in team_ws.root.rglob("*") if path.is_file()} == before

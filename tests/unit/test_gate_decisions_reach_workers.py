@@ -10,7 +10,7 @@ from teamdeck.protocol.delegation import delegate, report
 from teamdeck.protocol.events import new_event
 from teamdeck.protocol.gates import decide_gate
 from teamdeck.protocol.join import join_task
-from teamdeck.protocol.messaging import inject
+from teamdeck.protocol.messaging.injection import inject
 from teamdeck.protocol.task_retry import retry
 from teamdeck.protocol.taskfile import load_task, transact
 from teamdeck.protocol.tasks import create_task

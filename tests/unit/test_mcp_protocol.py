@@ -23,7 +23,7 @@ from teamdeck.protocol.delegation import delegate, report
 from teamdeck.protocol.gates import decide_gate
 from teamdeck.protocol.join import MAX_GATE_QUESTIONS, join_task
 from teamdeck.protocol.lifecycle import transition
-from teamdeck.protocol.messaging import broadcast, send_message, send_structured
+from teamdeck.protocol.messaging.sending import broadcast, send_message, send_structured
 from teamdeck.protocol.taskfile import load_task
 from teamdeck.protocol.tasks import create_task
 from teamdeck.protocol.teamlog import log, new_record

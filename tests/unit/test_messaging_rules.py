@@ -10,7 +10,8 @@ import pytest
 
 from teamdeck.errors import NotFound, ReadOnly, Refused
 from teamdeck.model.claude import IdleNotification, PlanApprovalRequest, ShutdownRequest
-from teamdeck.protocol import messaging, teams
+from teamdeck.protocol import teams
+from teamdeck.protocol.messaging import handshakes, injection, reading, sending
 from teamdeck.store.workspace import Workspace
 
 TEAM = "team-smoke"
@@ -51,14 +52,14 @@ def refused_without_writing(ws: Workspace, error: type[Exception], match: str, a
     "given", ["agent-b", "AGENT-B", "Agent-B", "agent-b@team-smoke", "AGENT-B@TEAM-SMOKE", " agent-b "]
 )
 def test_recipients_resolve_case_insensitively_to_the_canonical_name(team_ws: Workspace, given: str) -> None:
-    sent = messaging.send_message(team_ws, TEAM, given, "hello", summary="hi")
+    sent = sending.send_message(team_ws, TEAM, given, "hello", summary="hi")
     assert sent.recipients == ("Agent-B",)
     assert [m["text"] for m in inbox(team_ws, "Agent-B")] == ["hello"]
 
 
 @pytest.mark.parametrize("given", ["team-lead", "TEAM-LEAD", "team-lead@team-smoke"])
 def test_team_lead_is_always_a_valid_recipient(team_ws: Workspace, given: str) -> None:
-    sent = messaging.send_message(team_ws, TEAM, given, "report", summary="r", sender="agent-a")
+    sent = sending.send_message(team_ws, TEAM, given, "report", summary="r", sender="agent-a")
     assert sent.recipients == ("team-lead",)
     assert inbox(team_ws, "team-lead")[-1]["from"] == "agent-a"
     assert inbox(team_ws, "team-lead")[-1]["color"] == "red"  # the sender's colour, as Claude Code writes
@@ -70,7 +71,7 @@ def test_unknown_recipient_fails_and_writes_nothing(team_ws: Workspace, given: s
         team_ws,
         NotFound,
         rf"^Unknown recipient '{given}' in team 'team-smoke'$",
-        lambda: messaging.send_message(team_ws, TEAM, given, "x", summary="s"),
+        lambda: sending.send_message(team_ws, TEAM, given, "x", summary="s"),
     )
 
 
@@ -79,7 +80,7 @@ def test_unknown_sender_fails_and_writes_nothing(team_ws: Workspace) -> None:
         team_ws,
         NotFound,
         r"^Unknown sender 'ghost' in team 'team-smoke'$",
-        lambda: messaging.send_message(team_ws, TEAM, "agent-a", "x", summary="s", sender="ghost"),
+        lambda: sending.send_message(team_ws, TEAM, "agent-a", "x", summary="s", sender="ghost"),
     )
 
 
@@ -92,7 +93,7 @@ def test_message_needs_a_summary(team_ws: Workspace, summary: str) -> None:
         team_ws,
         Refused,
         r"the summary is empty .*nothing was written",
-        lambda: messaging.send_message(team_ws, TEAM, "agent-a", "x", summary=summary),
+        lambda: sending.send_message(team_ws, TEAM, "agent-a", "x", summary=summary),
     )
 
 
@@ -101,7 +102,7 @@ def test_broadcast_needs_a_summary(team_ws: Workspace) -> None:
         team_ws,
         Refused,
         r"^Could not broadcast: the summary is empty",
-        lambda: messaging.broadcast(team_ws, TEAM, "x", summary=""),
+        lambda: sending.broadcast(team_ws, TEAM, "x", summary=""),
     )
 
 
@@ -110,7 +111,7 @@ def test_message_needs_text(team_ws: Workspace) -> None:
         team_ws,
         Refused,
         r"the message text is empty; nothing was written",
-        lambda: messaging.send_message(team_ws, TEAM, "agent-a", "  ", summary="s"),
+        lambda: sending.send_message(team_ws, TEAM, "agent-a", "  ", summary="s"),
     )
 
 
@@ -120,7 +121,7 @@ def test_structured_messages_cannot_be_broadcast(team_ws: Workspace) -> None:
         team_ws,
         Refused,
         r"structured messages \(shutdown_request\) cannot be broadcast",
-        lambda: messaging.broadcast(team_ws, TEAM, text, summary="s"),
+        lambda: sending.broadcast(team_ws, TEAM, text, summary="s"),
     )
 
 
@@ -130,12 +131,12 @@ def test_structured_text_is_not_sent_as_a_plain_message(team_ws: Workspace) -> N
         team_ws,
         Refused,
         r"is a structured plan_approval_request message; use",
-        lambda: messaging.send_message(team_ws, TEAM, "team-lead", text, summary="s"),
+        lambda: sending.send_message(team_ws, TEAM, "team-lead", text, summary="s"),
     )
 
 
 def test_text_that_only_looks_like_json_is_a_plain_message(team_ws: Workspace) -> None:
-    messaging.send_message(team_ws, TEAM, "agent-a", '{"type": "not-a-kind"} and more', summary="s")
+    sending.send_message(team_ws, TEAM, "agent-a", '{"type": "not-a-kind"} and more', summary="s")
     assert inbox(team_ws, "agent-a")[-1]["text"] == '{"type": "not-a-kind"} and more'
 
 
@@ -143,10 +144,10 @@ def test_text_that_only_looks_like_json_is_a_plain_message(team_ws: Workspace) -
 
 
 def test_broadcast_goes_to_every_member_but_the_sender(team_ws: Workspace) -> None:
-    sent = messaging.broadcast(team_ws, TEAM, "standup", summary="now")
+    sent = sending.broadcast(team_ws, TEAM, "standup", summary="now")
     assert sent.recipients == ("agent-a", "Agent-B")
     assert not team_ws.inbox(TEAM, "team-lead").exists()
-    from_member = messaging.broadcast(team_ws, TEAM, "done", summary="d", sender="AGENT-A")
+    from_member = sending.broadcast(team_ws, TEAM, "done", summary="d", sender="AGENT-A")
     assert from_member.sender == "agent-a" and from_member.recipients == ("team-lead", "Agent-B")
     assert [m["text"] for m in inbox(team_ws, "Agent-B")] == ["standup", "done"]
     records = [json.loads(line) for line in team_ws.messages_log(TEAM).read_text().splitlines()]
@@ -157,7 +158,7 @@ def test_broadcast_goes_to_every_member_but_the_sender(team_ws: Workspace) -> No
 
 
 def test_shutdown_request_id_and_message_are_claude_codes(team_ws: Workspace) -> None:
-    sent = messaging.request_shutdown(team_ws, TEAM, "AGENT-A", reason="work complete")
+    sent = handshakes.request_shutdown(team_ws, TEAM, "AGENT-A", reason="work complete")
     assert sent.request_id == "shutdown-1772366400000@agent-a"  # the fixed clock, in epoch ms
     entry = inbox(team_ws, "agent-a")[-1]
     assert entry["from"] == "team-lead" and entry["read"] is False and "summary" not in entry
@@ -168,7 +169,7 @@ def test_shutdown_request_id_and_message_are_claude_codes(team_ws: Workspace) ->
         "reason": "work complete",
         "timestamp": "2026-03-01T12:00:00.000Z",
     }
-    again = messaging.request_shutdown(team_ws, TEAM, "agent-a")
+    again = handshakes.request_shutdown(team_ws, TEAM, "agent-a")
     assert again.request_id == "shutdown-1772366400001@agent-a"  # same millisecond, still distinct
 
 
@@ -177,7 +178,7 @@ def test_c11_the_lead_cannot_be_shut_down(team_ws: Workspace) -> None:
         team_ws,
         Refused,
         r"'team-lead': it is the team lead",
-        lambda: messaging.request_shutdown(team_ws, TEAM, "team-lead"),
+        lambda: handshakes.request_shutdown(team_ws, TEAM, "team-lead"),
     )
 
 
@@ -186,28 +187,28 @@ def test_a_member_cannot_request_anothers_shutdown(team_ws: Workspace) -> None:
         team_ws,
         Refused,
         r"only the team lead may; 'agent-a' cannot ask on another's behalf",
-        lambda: messaging.request_shutdown(team_ws, TEAM, "agent-b", sender="agent-a"),
+        lambda: handshakes.request_shutdown(team_ws, TEAM, "agent-b", sender="agent-a"),
     )
 
 
 def test_reject_needs_a_reason(team_ws: Workspace) -> None:
-    request = messaging.request_shutdown(team_ws, TEAM, "agent-a").request_id
+    request = handshakes.request_shutdown(team_ws, TEAM, "agent-a").request_id
     refused_without_writing(
         team_ws,
         Refused,
         r"a reason is required; nothing was written",
-        lambda: messaging.respond_shutdown(team_ws, TEAM, request, approve=False, sender="agent-a"),
+        lambda: handshakes.respond_shutdown(team_ws, TEAM, request, approve=False, sender="agent-a"),
     )
 
 
 def test_only_the_addressee_answers_a_shutdown_request(team_ws: Workspace) -> None:
-    request = messaging.request_shutdown(team_ws, TEAM, "agent-a").request_id
+    request = handshakes.request_shutdown(team_ws, TEAM, "agent-a").request_id
     for sender in ("Agent-B", "team-lead"):
         refused_without_writing(
             team_ws,
             Refused,
             r"it was sent to 'agent-a', not .* on another's behalf",
-            lambda: messaging.respond_shutdown(team_ws, TEAM, request, approve=True, sender=sender),
+            lambda: handshakes.respond_shutdown(team_ws, TEAM, request, approve=True, sender=sender),
         )
 
 
@@ -216,13 +217,13 @@ def test_an_unknown_request_id_is_not_found(team_ws: Workspace) -> None:
         team_ws,
         NotFound,
         r"^No shutdown_request 'shutdown-9@agent-a' in team 'team-smoke'$",
-        lambda: messaging.respond_shutdown(team_ws, TEAM, "shutdown-9@agent-a", approve=True, sender="agent-a"),
+        lambda: handshakes.respond_shutdown(team_ws, TEAM, "shutdown-9@agent-a", approve=True, sender="agent-a"),
     )
 
 
 def test_approval_writes_shutdown_approved_and_takes_the_member_offline(team_ws: Workspace) -> None:
-    request = messaging.request_shutdown(team_ws, TEAM, "agent-a").request_id
-    sent = messaging.respond_shutdown(team_ws, TEAM, request, approve=True, sender="agent-a", to="team-lead")
+    request = handshakes.request_shutdown(team_ws, TEAM, "agent-a").request_id
+    sent = handshakes.respond_shutdown(team_ws, TEAM, request, approve=True, sender="agent-a", to="team-lead")
     assert sent.type == "shutdown_approved" and sent.recipients == ("team-lead",)
     payload = json.loads(inbox(team_ws, "team-lead")[-1]["text"])
     assert payload == {
@@ -240,24 +241,24 @@ def test_approval_writes_shutdown_approved_and_takes_the_member_offline(team_ws:
         team_ws,
         Refused,
         r"already answered \(shutdown_approved at",
-        lambda: messaging.respond_shutdown(team_ws, TEAM, request, approve=False, reason="x", sender="agent-a"),
+        lambda: handshakes.respond_shutdown(team_ws, TEAM, request, approve=False, reason="x", sender="agent-a"),
     )
 
 
 def test_rejection_keeps_the_member_active_and_carries_the_reason(team_ws: Workspace) -> None:
-    request = messaging.request_shutdown(team_ws, TEAM, "agent-a").request_id
-    messaging.respond_shutdown(team_ws, TEAM, request, approve=False, reason="still testing", sender="agent-a")
+    request = handshakes.request_shutdown(team_ws, TEAM, "agent-a").request_id
+    handshakes.respond_shutdown(team_ws, TEAM, request, approve=False, reason="still testing", sender="agent-a")
     assert json.loads(inbox(team_ws, "team-lead")[-1]["text"])["reason"] == "still testing"
     assert teams.read_team(team_ws, TEAM).member("agent-a").isActive is True
 
 
 def test_an_answer_goes_to_the_requester_only(team_ws: Workspace) -> None:
-    request = messaging.request_shutdown(team_ws, TEAM, "agent-a").request_id
+    request = handshakes.request_shutdown(team_ws, TEAM, "agent-a").request_id
     refused_without_writing(
         team_ws,
         Refused,
         r"the answer goes to the requester 'team-lead'",
-        lambda: messaging.respond_shutdown(team_ws, TEAM, request, approve=True, sender="agent-a", to="agent-b"),
+        lambda: handshakes.respond_shutdown(team_ws, TEAM, request, approve=True, sender="agent-a", to="agent-b"),
     )
 
 
@@ -265,7 +266,7 @@ def test_an_answer_goes_to_the_requester_only(team_ws: Workspace) -> None:
 
 
 def _plan_request(ws: Workspace, request_id: str) -> None:
-    messaging.send_structured(
+    sending.send_structured(
         ws,
         TEAM,
         "team-lead",
@@ -286,16 +287,16 @@ def test_plan_reject_needs_feedback(team_ws: Workspace) -> None:
         team_ws,
         Refused,
         r"feedback is required to reject; nothing was written",
-        lambda: messaging.answer_plan(team_ws, TEAM, "agent-b", approve=False),
+        lambda: handshakes.answer_plan(team_ws, TEAM, "agent-b", approve=False),
     )
 
 
 def test_plan_answer_defaults_to_the_latest_unanswered_request(team_ws: Workspace) -> None:
     _plan_request(team_ws, "plan-1")
     _plan_request(team_ws, "plan-2")
-    first = messaging.answer_plan(team_ws, TEAM, "agent-b", approve=False, feedback="add a rollback")
+    first = handshakes.answer_plan(team_ws, TEAM, "agent-b", approve=False, feedback="add a rollback")
     assert first.request_id == "plan-2"
-    second = messaging.answer_plan(team_ws, TEAM, "agent-b", approve=True)
+    second = handshakes.answer_plan(team_ws, TEAM, "agent-b", approve=True)
     assert second.request_id == "plan-1"
     answers = [json.loads(m["text"]) for m in inbox(team_ws, "Agent-B")]
     assert answers == [
@@ -318,13 +319,13 @@ def test_plan_answer_defaults_to_the_latest_unanswered_request(team_ws: Workspac
         team_ws,
         NotFound,
         r"^No unanswered plan_approval_request from 'Agent-B'",
-        lambda: messaging.answer_plan(team_ws, TEAM, "agent-b", approve=True),
+        lambda: handshakes.answer_plan(team_ws, TEAM, "agent-b", approve=True),
     )
     refused_without_writing(
         team_ws,
         Refused,
         r"already answered",
-        lambda: messaging.answer_plan(team_ws, TEAM, "agent-b", approve=True, request_id="plan-1"),
+        lambda: handshakes.answer_plan(team_ws, TEAM, "agent-b", approve=True, request_id="plan-1"),
     )
 
 
@@ -334,7 +335,7 @@ def test_only_the_lead_answers_plans(team_ws: Workspace) -> None:
         team_ws,
         Refused,
         r"only the team lead answers plan approval requests",
-        lambda: messaging.answer_plan(team_ws, TEAM, "agent-b", approve=True, sender="agent-a"),
+        lambda: handshakes.answer_plan(team_ws, TEAM, "agent-b", approve=True, sender="agent-a"),
     )
 
 
@@ -342,12 +343,12 @@ def test_only_the_lead_answers_plans(team_ws: Workspace) -> None:
 
 
 def test_inject_puts_shutdown_requests_first_and_marks_everything_read(team_ws: Workspace) -> None:
-    messaging.send_message(team_ws, TEAM, "agent-a", 'say "hi" & <wave>', summary='a "quoted" summary')
-    messaging.send_structured(
+    sending.send_message(team_ws, TEAM, "agent-a", 'say "hi" & <wave>', summary='a "quoted" summary')
+    sending.send_structured(
         team_ws, TEAM, "agent-a", IdleNotification(from_="Agent-B", idleReason="available"), sender="Agent-B"
     )
-    request = messaging.request_shutdown(team_ws, TEAM, "agent-a").request_id
-    taken = messaging.inject(team_ws, TEAM, "agent-a")
+    request = handshakes.request_shutdown(team_ws, TEAM, "agent-a").request_id
+    taken = injection.inject(team_ws, TEAM, "agent-a")
     assert [item.kind for item in taken] == ["shutdown_request", "plain", "idle_notification"]
     assert taken[0].request_id == request and taken[0].recipient == "agent-a" and taken[0].team == TEAM
     assert taken[1].block == (
@@ -358,13 +359,13 @@ def test_inject_puts_shutdown_requests_first_and_marks_everything_read(team_ws: 
         '<teammate-message teammate_id="Agent-B" color="blue">\n{"type":"idle_notification"'
     )
     assert all(m["read"] for m in inbox(team_ws, "agent-a"))
-    assert messaging.inject(team_ws, TEAM, "agent-a") == []
+    assert injection.inject(team_ws, TEAM, "agent-a") == []
 
 
 def test_listing_an_inbox_marks_nothing(team_ws: Workspace) -> None:
-    messaging.send_message(team_ws, TEAM, "agent-a", "x", summary="s")
+    sending.send_message(team_ws, TEAM, "agent-a", "x", summary="s")
     before = snapshot(team_ws.root)
-    assert [entry.message.text for entry in messaging.list_inbox(team_ws, TEAM, "AGENT-A", unread_only=True)] == ["x"]
+    assert [entry.message.text for entry in reading.list_inbox(team_ws, TEAM, "AGENT-A", unread_only=True)] == ["x"]
     assert snapshot(team_ws.root) == before
 
 
@@ -376,17 +377,20 @@ def test_deactivate_is_guarded_by_an_approved_shutdown(team_ws: Workspace) -> No
         team_ws,
         Refused,
         r"has not approved a shutdown\. Ask first with `teamdeck shutdown team-smoke agent-a`",
-        lambda: messaging.deactivate_member(team_ws, TEAM, "agent-a"),
+        lambda: handshakes.deactivate_member(team_ws, TEAM, "agent-a"),
     )
     refused_without_writing(
         team_ws,
         Refused,
         r"it is the team lead",
-        lambda: messaging.deactivate_member(team_ws, TEAM, "team-lead", force=True),
+        lambda: handshakes.deactivate_member(team_ws, TEAM, "team-lead", force=True),
     )
-    assert messaging.deactivate_member(team_ws, TEAM, "agent-a", force=True) == "agent-a"
+    assert handshakes.deactivate_member(team_ws, TEAM, "agent-a", force=True) == "agent-a"
     refused_without_writing(
-        team_ws, Refused, r"already inactive", lambda: messaging.deactivate_member(team_ws, TEAM, "agent-a", force=True)
+        team_ws,
+        Refused,
+        r"already inactive",
+        lambda: handshakes.deactivate_member(team_ws, TEAM, "agent-a", force=True),
     )
     log = [json.loads(line) for line in team_ws.messages_log(TEAM).read_text().splitlines()]
     assert (
@@ -412,7 +416,7 @@ def test_delete_is_refused_while_teammates_are_active_naming_them_all(team_ws: W
 
 def test_delete_removes_the_team_and_its_task_list_once_members_are_offline(team_ws: Workspace) -> None:
     for member in ("agent-a", "Agent-B"):
-        messaging.deactivate_member(team_ws, TEAM, member, force=True)
+        handshakes.deactivate_member(team_ws, TEAM, member, force=True)
     removed = teams.delete_team(team_ws, TEAM)
     assert removed == ["teams/team-smoke", "tasks/team-smoke"]
     assert list(team_ws.teams_dir.iterdir()) == [] and list(team_ws.tasks_dir.iterdir()) == []
@@ -451,7 +455,7 @@ def test_add_member_refuses_duplicates_and_brings_back_inactive_ones(team_ws: Wo
     refused_without_writing(
         team_ws, Refused, r"that is the team lead's name", lambda: teams.add_member(team_ws, TEAM, "Team-Lead")
     )
-    messaging.deactivate_member(team_ws, TEAM, "agent-a", force=True)
+    handshakes.deactivate_member(team_ws, TEAM, "agent-a", force=True)
     member = teams.add_member(team_ws, TEAM, "agent-a")
     assert member.isActive and member.color == "red"
     assert len(teams.read_team(team_ws, TEAM).members) == 3
@@ -462,7 +466,7 @@ def test_b13_config_rewrites_keep_unknown_fields(team_ws: Workspace) -> None:
     raw["futureTeamField"] = {"x": 1}
     raw["members"][1]["futureMemberField"] = [1, 2]
     team_ws.team_config(TEAM).write_text(json.dumps(raw))
-    messaging.deactivate_member(team_ws, TEAM, "agent-a", force=True)
+    handshakes.deactivate_member(team_ws, TEAM, "agent-a", force=True)
     after = json.loads(team_ws.team_config(TEAM).read_text())
     raw["members"][1]["isActive"] = False
     assert after == raw
@@ -477,16 +481,14 @@ def test_b13_config_rewrites_keep_unknown_fields(team_ws: Workspace) -> None:
         lambda ws: teams.create_team(ws, "other"),
         lambda ws: teams.add_member(ws, TEAM, "agent-c"),
         lambda ws: teams.delete_team(ws, TEAM),
-        lambda ws: messaging.send_message(ws, TEAM, "agent-a", "x", summary="s"),
-        lambda ws: messaging.broadcast(ws, TEAM, "x", summary="s"),
-        lambda ws: messaging.request_shutdown(ws, TEAM, "agent-a"),
-        lambda ws: messaging.respond_shutdown(ws, TEAM, "shutdown-1@agent-a", approve=True, sender="agent-a"),
-        lambda ws: messaging.answer_plan(ws, TEAM, "agent-b", approve=True),
-        lambda ws: messaging.inject(ws, TEAM, "agent-a"),
-        lambda ws: messaging.deactivate_member(ws, TEAM, "agent-a", force=True),
-        lambda ws: messaging.send_structured(
-            ws, TEAM, "team-lead", IdleNotification(from_="agent-a"), sender="agent-a"
-        ),
+        lambda ws: sending.send_message(ws, TEAM, "agent-a", "x", summary="s"),
+        lambda ws: sending.broadcast(ws, TEAM, "x", summary="s"),
+        lambda ws: handshakes.request_shutdown(ws, TEAM, "agent-a"),
+        lambda ws: handshakes.respond_shutdown(ws, TEAM, "shutdown-1@agent-a", approve=True, sender="agent-a"),
+        lambda ws: handshakes.answer_plan(ws, TEAM, "agent-b", approve=True),
+        lambda ws: injection.inject(ws, TEAM, "agent-a"),
+        lambda ws: handshakes.deactivate_member(ws, TEAM, "agent-a", force=True),
+        lambda ws: sending.send_structured(ws, TEAM, "team-lead", IdleNotification(from_="agent-a"), sender="agent-a"),
     ],
     ids=[
         "create",
@@ -503,7 +505,7 @@ def test_b13_config_rewrites_keep_unknown_fields(team_ws: Workspace) -> None:
     ],
 )
 def test_read_only_refuses_every_write(team_ws: Workspace, action) -> None:
-    messaging.send_message(team_ws, TEAM, "agent-a", "unread", summary="s")
+    sending.send_message(team_ws, TEAM, "agent-a", "unread", summary="s")
     locked = replace(team_ws, read_only=True, read_only_reason="--read-only")
     refused_without_writing(
         locked, ReadOnly, r"workspace is read-only \(--read-only\); nothing was written", lambda: action(locked)
@@ -513,15 +515,15 @@ def test_read_only_refuses_every_write(team_ws: Workspace, action) -> None:
 def test_an_approval_whose_deactivation_fails_is_still_reported_delivered(team_ws: Workspace, monkeypatch) -> None:
     from teamdeck.errors import Busy
 
-    request = messaging.request_shutdown(team_ws, TEAM, "agent-a").request_id
+    request = handshakes.request_shutdown(team_ws, TEAM, "agent-a").request_id
 
     def busy(*args, **kwargs):
         raise Busy(
             "teams/team-smoke/config.json is busy: lock config.json.lock held by another writer for 12 s. Try again."
         )
 
-    monkeypatch.setattr(messaging, "transact_config", busy)
-    sent = messaging.respond_shutdown(team_ws, TEAM, request, approve=True, sender="agent-a")
+    monkeypatch.setattr(handshakes, "transact_config", busy)
+    sent = handshakes.respond_shutdown(team_ws, TEAM, request, approve=True, sender="agent-a")
     assert sent.confirmed and json.loads(inbox(team_ws, "team-lead")[-1]["text"])["type"] == "shutdown_approved"
     assert sent.warnings == (
         "the approval was delivered but 'agent-a' could not be marked inactive (teams/team-smoke/"

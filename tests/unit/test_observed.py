@@ -9,7 +9,8 @@ from pathlib import Path
 
 from teamdeck.model.claude import IdleNotification
 from teamdeck.protocol.conversation import read_conversation
-from teamdeck.protocol.messaging import read_inboxes, send_message
+from teamdeck.protocol.inboxes import read_inboxes
+from teamdeck.protocol.messaging.sending import send_message
 from teamdeck.protocol.observed import Observed, message_key
 from teamdeck.protocol.teams import add_member, create_team
 from teamdeck.store.workspace import Workspace

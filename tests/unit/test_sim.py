@@ -18,7 +18,8 @@ import pytest
 
 from teamdeck.model.claude import decode_text
 from teamdeck.protocol.gates import decide_gate
-from teamdeck.protocol.messaging import answer_plan, request_shutdown, send_message
+from teamdeck.protocol.messaging.handshakes import answer_plan, request_shutdown
+from teamdeck.protocol.messaging.sending import send_message
 from teamdeck.protocol.permissions import answer_permission
 from teamdeck.protocol.shutdown_resend import resend_shutdown
 from teamdeck.protocol.taskfile import load_task

@@ -14,7 +14,8 @@ import pytest
 from teamdeck.errors import Refused
 from teamdeck.model.claude import ShutdownApproved
 from teamdeck.protocol.ledger.build import build_ledger
-from teamdeck.protocol.messaging import deactivate_member, request_shutdown, send_structured
+from teamdeck.protocol.messaging.handshakes import deactivate_member, request_shutdown
+from teamdeck.protocol.messaging.sending import send_structured
 from teamdeck.protocol.shutdown_resend import resend_shutdown
 from teamdeck.store.inbox import read_inbox
 from teamdeck.store.workspace import Workspace

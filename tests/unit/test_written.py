@@ -10,7 +10,7 @@ import small_worlds as worlds
 from teamdeck.errors import NotFound
 from teamdeck.protocol.delegation import delegate, report
 from teamdeck.protocol.gates import decide_gate
-from teamdeck.protocol.messaging import send_message
+from teamdeck.protocol.messaging.sending import send_message
 from teamdeck.protocol.tasks import create_task
 from teamdeck.protocol.written import recorded, stamps
 from teamdeck.store.workspace import Workspace

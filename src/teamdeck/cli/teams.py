@@ -17,7 +17,9 @@ from teamdeck.cli.common import Output, command_group
 from teamdeck.cli.team_tasks import register_team_task
 from teamdeck.errors import Refused
 from teamdeck.model.claude import COLORS
-from teamdeck.protocol import messaging, teams
+from teamdeck.protocol import teams
+from teamdeck.protocol.messaging import handshakes, injection, reading, sending
+from teamdeck.protocol.messaging.names import resolve_member
 from teamdeck.store.workspace import Workspace
 from teamdeck.text import one_line, sanitize
 
@@ -171,7 +173,7 @@ def _text(value: str) -> str:
     return sys.stdin.read() if value == "-" else value
 
 
-def _sent(sent: messaging.Sent, what: str) -> Output:
+def _sent(sent: sending.Sent, what: str) -> Output:
     state = "delivered" if sent.confirmed else "NOT YET DELIVERED (logged; retry or check `teamdeck doctor`)"
     text = f"{what} {sent.id} to {', '.join(one_line(name) for name in sent.recipients)}: {state}"
     return Output(
@@ -249,7 +251,7 @@ def _send(args: argparse.Namespace, ws: Workspace) -> Output:
     if args.send_type == "shutdown_response":
         if not args.request_id or not (args.approve or args.reject):
             raise _usage("send --type shutdown_response needs --request-id ID and --approve or --reject")
-        sent = messaging.respond_shutdown(
+        sent = handshakes.respond_shutdown(
             ws,
             args.team,
             args.request_id,
@@ -259,12 +261,12 @@ def _send(args: argparse.Namespace, ws: Workspace) -> Output:
             to=args.to,
         )
         return _sent(sent, "shutdown approved:" if args.approve else "shutdown rejected:")
-    sent = messaging.send_message(ws, args.team, args.to, _text(args.text), summary=args.summary, sender=args.sender)
+    sent = sending.send_message(ws, args.team, args.to, _text(args.text), summary=args.summary, sender=args.sender)
     return _sent(sent, "sent message")
 
 
 def _broadcast(args: argparse.Namespace, ws: Workspace) -> Output:
-    sent = messaging.broadcast(ws, args.team, _text(args.text), summary=args.summary, sender=args.sender)
+    sent = sending.broadcast(ws, args.team, _text(args.text), summary=args.summary, sender=args.sender)
     return _sent(sent, "broadcast")
 
 
@@ -276,7 +278,7 @@ def _shutdown(args: argparse.Namespace, ws: Workspace) -> Output:
         resent = resend_shutdown(ws, args.team, args.member, reason=args.reason)
         sent, superseded = resent.sent, resent.superseded
     else:
-        sent = messaging.request_shutdown(ws, args.team, args.member, reason=args.reason)
+        sent = handshakes.request_shutdown(ws, args.team, args.member, reason=args.reason)
     output = _sent(sent, "shutdown_request")
     output.text = f"{sent.request_id}\n{output.text}; awaiting shutdown_response"
     if superseded:
@@ -287,7 +289,7 @@ def _shutdown(args: argparse.Namespace, ws: Workspace) -> Output:
 
 
 def _plan(args: argparse.Namespace, ws: Workspace) -> Output:
-    sent = messaging.answer_plan(
+    sent = handshakes.answer_plan(
         ws, args.team, args.member, approve=args.approve, feedback=args.feedback, request_id=args.request_id
     )
     return _sent(sent, f"plan {'approved' if args.approve else 'rejected'} ({sent.request_id}):")
@@ -328,12 +330,12 @@ def _entry_lines(entry: InboxEntry, recipient: str) -> list[str]:
 
 def _inbox(args: argparse.Namespace, ws: Workspace) -> Output:
     if args.inject:
-        injected = messaging.inject(ws, args.team, args.member)
+        injected = injection.inject(ws, args.team, args.member)
         text = "\n".join(sanitize(item.block, 0) for item in injected)
         return Output({"ok": True, "messages": [item.to_json() for item in injected]}, text)
     config = teams.read_team(ws, args.team)
-    recipient = messaging.resolve_member(config, args.team, args.member, role="member")
-    entries = messaging.list_inbox(ws, args.team, recipient, unread_only=args.unread)
+    recipient = resolve_member(config, args.team, args.member, role="member")
+    entries = reading.list_inbox(ws, args.team, recipient, unread_only=args.unread)
     lines = [line for entry in entries for line in _entry_lines(entry, recipient)]
     return Output(
         {"ok": True, "team": args.team, "member": recipient, "messages": [_entry_json(e, recipient) for e in entries]},
@@ -342,7 +344,7 @@ def _inbox(args: argparse.Namespace, ws: Workspace) -> Output:
 
 
 def _deactivate(args: argparse.Namespace, ws: Workspace) -> Output:
-    name = messaging.deactivate_member(ws, args.team, args.member, force=args.force, reason=args.reason)
+    name = handshakes.deactivate_member(ws, args.team, args.member, force=args.force, reason=args.reason)
     return Output(
         {"ok": True, "team": args.team, "member": name, "isActive": False},
         f"{name} is now inactive in {args.team} (logged in {ws.rel(ws.messages_log(args.team))})",

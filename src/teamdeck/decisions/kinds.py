@@ -162,7 +162,7 @@ def _team_json(decision: Decision) -> dict[str, Any]:
 
 def _answer_plan(approve: bool) -> Run:
     def run(ws: Workspace, decision: Decision, note: str | None) -> Answered:
-        from teamdeck.protocol.messaging import answer_plan
+        from teamdeck.protocol.messaging.handshakes import answer_plan
 
         member = decision.member or ""
         sent = answer_plan(
@@ -293,7 +293,7 @@ def forced_offline_reason(decision: Decision) -> str:
 
 
 def _force_offline(ws: Workspace, decision: Decision, note: str | None) -> Answered:
-    from teamdeck.protocol.messaging import deactivate_member
+    from teamdeck.protocol.messaging.handshakes import deactivate_member
 
     name = deactivate_member(
         ws, decision.team or "", decision.member or "", force=True, reason=note or forced_offline_reason(decision)

@@ -25,9 +25,11 @@ from pydantic import Field, StringConstraints, ValidationError
 from teamdeck import __version__
 from teamdeck.errors import Refused, TeamdeckError
 from teamdeck.mcp_server.catalog import TOOLS
-from teamdeck.protocol import agent_watch, decisions, delegation, messaging, teams
+from teamdeck.protocol import agent_watch, decisions, delegation, teams
 from teamdeck.protocol.connections import Heartbeat
 from teamdeck.protocol.conversation import MAX_LIMIT, read_conversation
+from teamdeck.protocol.messaging import injection, reading, sending
+from teamdeck.protocol.messaging.names import resolve_member
 from teamdeck.protocol.taskfile import load_task
 from teamdeck.shapes.coordination import delegation_json, report_json
 from teamdeck.store.workspace import Workspace
@@ -71,7 +73,7 @@ def take_seat(ws: Workspace, team: str, member: str) -> Seat:
         NotFound: no such team, or the member is not on it.
         InvalidFile: config.json cannot be read.
     """
-    name = messaging.resolve_member(teams.read_team(ws, team), team, member, role="member")
+    name = resolve_member(teams.read_team(ws, team), team, member, role="member")
     return Seat(replace(ws, actor=f"agent:{name}@{team}"), team, name)
 
 
@@ -223,7 +225,7 @@ def build_server(seat: Seat, heartbeat: Heartbeat | None = None) -> TeamdeckMCP:
     ) -> dict[str, Any]:
         sent = run(
             "message_agent",
-            lambda: messaging.send_message(ws, seat.team, member, text, summary=summary, sender=seat.member),
+            lambda: sending.send_message(ws, seat.team, member, text, summary=summary, sender=seat.member),
         )
         return sent.to_json()
 
@@ -342,11 +344,11 @@ def build_server(seat: Seat, heartbeat: Heartbeat | None = None) -> TeamdeckMCP:
                 if unread_only
                 else [
                     entry
-                    for entry in messaging.list_inbox(ws, seat.team, seat.member)
+                    for entry in reading.list_inbox(ws, seat.team, seat.member)
                     if entry.message and entry.message.read
                 ]
             )
-            taken = messaging.inject(ws, seat.team, seat.member)
+            taken = injection.inject(ws, seat.team, seat.member)
             return [_earlier_json(seat, entry) for entry in earlier] + [item.to_json() for item in taken]
 
         messages = run("read_inbox", call)
@@ -374,10 +376,10 @@ def build_server(seat: Seat, heartbeat: Heartbeat | None = None) -> TeamdeckMCP:
 
 
 def _earlier_json(seat: Seat, entry: InboxEntry) -> dict[str, Any]:
-    """A message read earlier, in the shape of :meth:`messaging.Injected.to_json`."""
+    """A message read earlier, in the shape of :meth:`injection.Injected.to_json`."""
     message, kind = entry.message, entry.kind
     assert message is not None and kind is not None, "list_inbox returns decoded messages only"
-    return messaging.Injected(
+    return injection.Injected(
         seat.team,
         message.from_,
         seat.member,

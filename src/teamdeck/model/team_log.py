@@ -27,7 +27,7 @@ SEND_TYPES = (
     "structured",
 )
 """Records of a message delivered to inboxes (``to``); ``structured`` is any other
-protocol kind sent through :func:`teamdeck.protocol.messaging.send_structured`."""
+protocol kind sent through :func:`teamdeck.protocol.messaging.sending.send_structured`."""
 
 NOTE_TYPES = (
     "delivery_failed",

@@ -22,7 +22,7 @@ from teamdeck.model.task import Task
 from teamdeck.protocol.delegation import worker_id_for
 from teamdeck.protocol.ledger.build import build_ledger
 from teamdeck.protocol.lifecycle import TERMINAL
-from teamdeck.protocol.messaging import resolve_member
+from teamdeck.protocol.messaging.names import resolve_member
 from teamdeck.protocol.taskfile import load_task, task_ids
 from teamdeck.protocol.teams import read_team
 from teamdeck.protocol.worker_outputs import read_worker_outputs

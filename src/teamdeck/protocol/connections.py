@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from teamdeck.clock import iso
 from teamdeck.model.connection import Connection
-from teamdeck.protocol.messaging import resolve_member
+from teamdeck.protocol.messaging.names import resolve_member
 from teamdeck.protocol.teams import read_team
 from teamdeck.store.connections import remove_connection, write_connection
 from teamdeck.store.workspace import Workspace

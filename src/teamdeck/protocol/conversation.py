@@ -21,7 +21,7 @@ from teamdeck.errors import Refused
 from teamdeck.model.claude import decode_text
 from teamdeck.model.team_log import SEND_TYPES
 from teamdeck.protocol.inboxes import read_inboxes
-from teamdeck.protocol.messaging import resolve_member
+from teamdeck.protocol.messaging.names import resolve_member
 from teamdeck.protocol.teamlog import read_log
 from teamdeck.protocol.teams import read_team
 from teamdeck.store.workspace import Workspace

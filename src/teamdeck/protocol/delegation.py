@@ -27,7 +27,8 @@ from teamdeck.model.worker_output import WorkerOutput
 from teamdeck.protocol.events import new_event
 from teamdeck.protocol.intents import completer, intent
 from teamdeck.protocol.lifecycle import START, check_can_start, refusal, transition_event
-from teamdeck.protocol.messaging import Sent, resolve_member, send_message, send_structured
+from teamdeck.protocol.messaging.names import resolve_member
+from teamdeck.protocol.messaging.sending import Sent, send_message, send_structured
 from teamdeck.protocol.taskfile import TaskChange, load_task, task_ids, transact
 from teamdeck.protocol.teams import read_team
 from teamdeck.protocol.worker_outputs import check_output

@@ -1,6 +1,6 @@
 """The read side of a team's inboxes: every inbox of a team read at once, an unreadable
 one reported and the others still read. What the read model (view/) and the handshake
-ledger read; protocol/messaging.py writes."""
+ledger read; protocol/messaging/ writes."""
 
 from __future__ import annotations
 

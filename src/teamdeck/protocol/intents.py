@@ -9,7 +9,7 @@ removes it once every write is done. An intent still there was interrupted: the 
 command (``teamdeck`` checks at start when it may write), ``teamdeck doctor --repair``
 and the TUI at start run its action's **completer**, which finishes what the action
 had acknowledged or would have, and nothing twice: every completer is idempotent
-(messages are keyed, see protocol/messaging.py; files are compared before replacing).
+(messages are keyed, see protocol/messaging/sending.py; files are compared before replacing).
 An intent whose action never reached its decision (the gate is still blocked) is
 simply dropped: nothing was acknowledged.
 

@@ -9,7 +9,7 @@ the answer goes to the requester as Claude Code's ``permission_response``:
 - deny: ``{"request_id", "subtype": "error", "error": <the note, or "Permission denied">}``.
 
 It is sent through the same logged, locked, delivery-confirmed writer as every other
-message (protocol/messaging.py), the note is kept in the messages.jsonl record, and the
+message (protocol/messaging/sending.py), the note is kept in the messages.jsonl record, and the
 request is then marked read in the lead's inbox (a person has seen it). A request that
 is answered or superseded (ledger) cannot be answered again.
 """
@@ -21,7 +21,8 @@ from typing import Any
 from teamdeck.errors import NotFound, Refused
 from teamdeck.model.claude import PermissionRequest, PermissionResponse
 from teamdeck.protocol.ledger.build import build_ledger
-from teamdeck.protocol.messaging import Sent, resolve_member, send_structured
+from teamdeck.protocol.messaging.names import resolve_member
+from teamdeck.protocol.messaging.sending import Sent, send_structured
 from teamdeck.protocol.observed import Observed
 from teamdeck.store.inbox import mark_read, same_message
 from teamdeck.store.paths import shown

@@ -3,7 +3,7 @@
 A teammate that never answers its ``shutdown_request`` (it crashed, or its turn ended
 without seeing the request) blocks TeamDelete. The person has two ways out: ask again
 under a new ``requestId`` (here), or force the member offline with the guarded
-:func:`teamdeck.protocol.messaging.deactivate_member` (``force`` and a reason).
+:func:`teamdeck.protocol.messaging.handshakes.deactivate_member` (``force`` and a reason).
 
 Resending sends a new request through :func:`request_shutdown` and then records every
 request it replaces as a ``shutdown_superseded`` note in messages.jsonl (``requestId``:
@@ -18,7 +18,9 @@ from dataclasses import dataclass
 from teamdeck.errors import Refused
 from teamdeck.model.claude import ShutdownRequest
 from teamdeck.protocol.ledger.build import build_ledger
-from teamdeck.protocol.messaging import Sent, request_shutdown, resolve_member
+from teamdeck.protocol.messaging.handshakes import request_shutdown
+from teamdeck.protocol.messaging.names import resolve_member
+from teamdeck.protocol.messaging.sending import Sent
 from teamdeck.protocol.teamlog import log, new_record
 from teamdeck.store.inbox import read_inbox
 from teamdeck.store.workspace import Workspace

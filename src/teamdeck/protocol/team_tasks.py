@@ -16,7 +16,8 @@ from typing import Any
 from teamdeck.clock import iso
 from teamdeck.errors import Refused, TeamdeckError
 from teamdeck.model.claude import ClaudeTask, TaskAssignment
-from teamdeck.protocol.messaging import resolve_member, send_structured
+from teamdeck.protocol.messaging.names import resolve_member
+from teamdeck.protocol.messaging.sending import send_structured
 from teamdeck.protocol.teams import read_team
 from teamdeck.store.claude_tasks import task_file_name, update_task_file
 from teamdeck.store.paths import check_id, shown

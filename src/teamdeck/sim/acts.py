@@ -20,7 +20,8 @@ from teamdeck.model.claude import (
     PlanApprovalRequest,
     TaskAssignment,
 )
-from teamdeck.protocol.messaging import Injected, Sent, inject, send_message, send_structured
+from teamdeck.protocol.messaging.injection import Injected, inject
+from teamdeck.protocol.messaging.sending import Sent, send_message, send_structured
 from teamdeck.protocol.teams import epoch_ms
 from teamdeck.store.workspace import Workspace
 

@@ -40,7 +40,9 @@ from functools import partial
 from teamdeck.errors import TeamdeckError
 from teamdeck.model.claude import LEAD_NAME, PermissionResponse, PlanApprovalResponse, decode_text
 from teamdeck.model.task import Task
-from teamdeck.protocol.messaging import Injected, list_inbox, respond_shutdown
+from teamdeck.protocol.messaging.handshakes import respond_shutdown
+from teamdeck.protocol.messaging.injection import Injected
+from teamdeck.protocol.messaging.reading import list_inbox
 from teamdeck.protocol.taskfile import load_task, task_ids
 from teamdeck.protocol.teams import list_teams, read_team
 from teamdeck.sim.acts import as_member, ask_permission, ask_plan_approval, go_idle, take_messages, tell_lead

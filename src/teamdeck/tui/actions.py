@@ -37,7 +37,7 @@ def message(app: TeamdeckApp, member: MemberView, summary: str, text: str) -> No
     """Send ``member`` a message from the team lead."""
 
     def call() -> str:
-        from teamdeck.protocol.messaging import send_message
+        from teamdeck.protocol.messaging.sending import send_message
 
         sent = send_message(app.ws, member.team, member.name, text, summary=summary)
         return f"message sent to {member.name}" + _warnings(sent.warnings)
@@ -49,7 +49,7 @@ def broadcast_to(app: TeamdeckApp, team: str, summary: str, text: str) -> None:
     """Send every member of ``team`` (but the lead) a message."""
 
     def call() -> str:
-        from teamdeck.protocol.messaging import broadcast
+        from teamdeck.protocol.messaging.sending import broadcast
 
         sent = broadcast(app.ws, team, text, summary=summary)
         return f"broadcast sent to {len(sent.recipients)} member(s) of {team}" + _warnings(sent.warnings)
@@ -61,7 +61,7 @@ def shutdown(app: TeamdeckApp, member: MemberView, reason: str | None) -> None:
     """Ask ``member`` to shut down (the handshake then shows in the roster)."""
 
     def call() -> str:
-        from teamdeck.protocol.messaging import request_shutdown
+        from teamdeck.protocol.messaging.handshakes import request_shutdown
 
         sent = request_shutdown(app.ws, member.team, member.name, reason=reason)
         return f"shutdown request sent to {member.name} ({sent.request_id})"
@@ -73,7 +73,7 @@ def deactivate(app: TeamdeckApp, member: MemberView) -> None:
     """Mark ``member`` inactive (guarded: only after it approved a shutdown)."""
 
     def call() -> str:
-        from teamdeck.protocol.messaging import deactivate_member
+        from teamdeck.protocol.messaging.handshakes import deactivate_member
 
         name = deactivate_member(app.ws, member.team, member.name)
         return f"{name} marked inactive"

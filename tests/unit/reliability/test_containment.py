@@ -18,7 +18,7 @@ import pytest
 from teamdeck.errors import TeamdeckError
 from teamdeck.protocol.gates import decide_gate, list_gates
 from teamdeck.protocol.join import join_task
-from teamdeck.protocol.messaging import send_message
+from teamdeck.protocol.messaging.sending import send_message
 from teamdeck.protocol.tasks import create_task
 from teamdeck.protocol.teams import add_member, create_team, read_team
 from teamdeck.protocol.validate import validate_workspace

@@ -28,7 +28,7 @@ from teamdeck.protocol.forge.deliveries import receive
 from teamdeck.protocol.gates import decide_gate
 from teamdeck.protocol.intents import complete_pending, pending
 from teamdeck.protocol.join import join_task
-from teamdeck.protocol.messaging import send_message
+from teamdeck.protocol.messaging.sending import send_message
 from teamdeck.protocol.taskfile import load_task
 from teamdeck.protocol.tasks import create_task
 from teamdeck.protocol.teams import add_member, create_team

@@ -24,7 +24,7 @@ from teamdeck.errors import ReadOnly, Refused, WriteFailed
 from teamdeck.protocol.gates import decide_gate, list_gates
 from teamdeck.protocol.hygiene import STALE_TEMP_S, sweep_temp_files
 from teamdeck.protocol.join import join_task
-from teamdeck.protocol.messaging import send_message
+from teamdeck.protocol.messaging.sending import send_message
 from teamdeck.protocol.tasks import create_task
 from teamdeck.protocol.teams import add_member, create_team
 from teamdeck.protocol.validate import validate_workspace

@@ -146,7 +146,7 @@ def join(root: str, task_id: str) -> None:
 
 def send(root: str, team: str, to: str, text: str) -> None:
     """Send one message (F17); prints ``done`` once acknowledged."""
-    from teamdeck.protocol.messaging import send_message
+    from teamdeck.protocol.messaging.sending import send_message
 
     send_message(Workspace.at(root, actor="human:tester"), team, to, text, summary="crash test")
     _say("done")

@@ -9,7 +9,8 @@ import small_worlds as worlds
 
 from teamdeck.protocol.delegation import delegate
 from teamdeck.protocol.gates import decide_gate
-from teamdeck.protocol.messaging import request_shutdown, respond_shutdown, send_message
+from teamdeck.protocol.messaging.handshakes import request_shutdown, respond_shutdown
+from teamdeck.protocol.messaging.sending import send_message
 from teamdeck.protocol.tasks import create_task
 from teamdeck.sim.outputs import write_final_output
 from teamdeck.store.workspace import Workspace
@@ -108,7 +109,7 @@ def test_an_inbox_change_uses_the_roster_read_at_its_own_change(ws: Workspace) -
 
 def test_shutdown_approved_but_still_active_is_marked(ws: Workspace) -> None:
     from teamdeck.model.claude import ShutdownApproved
-    from teamdeck.protocol.messaging import send_structured
+    from teamdeck.protocol.messaging.sending import send_structured
 
     worlds.team(ws)
     sent = request_shutdown(ws, "alpha", "alice")

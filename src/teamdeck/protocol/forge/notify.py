@@ -11,7 +11,7 @@ from string import Template
 
 from teamdeck.errors import InvalidFile
 from teamdeck.protocol.forge.agents import Agent
-from teamdeck.protocol.messaging import Sent, send_message
+from teamdeck.protocol.messaging.sending import Sent, send_message
 from teamdeck.resources import data_dir
 from teamdeck.store.files import read_optional
 from teamdeck.store.workspace import Workspace
