@@ -1,5 +1,5 @@
 """A team's members as an agent asks for them (seed 002's ``list_agents``): name,
-role, model, the derived status the roster shows (view/teams.py), unread messages,
+role, model, the derived status the roster shows (view/team_roster.py), unread messages,
 whether an MCP server acts as it, and the tasks it works on."""
 
 from __future__ import annotations

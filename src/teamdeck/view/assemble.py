@@ -8,7 +8,7 @@ from teamdeck.view.event_tail import MAX_EVENTS, moment
 from teamdeck.view.eventlog import EventRow
 from teamdeck.view.read_state import ReadState
 from teamdeck.view.snapshot import Decision, Problem, TaskView, TeamView, WorkspaceSnapshot
-from teamdeck.view.teams import TeamFiles, inbox_problems
+from teamdeck.view.team_files import TeamFiles, inbox_problems
 from teamdeck.view.timeline import with_team_rows
 
 

@@ -47,17 +47,10 @@ from teamdeck.view.snapshot import (
     WorkspaceSnapshot,
 )
 from teamdeck.view.tasks import read_outputs, read_task
+from teamdeck.view.team_decisions import team_gates
+from teamdeck.view.team_files import read_team_files, reread_config, reread_connections, reread_inbox, with_ledger
+from teamdeck.view.team_roster import connected, team_view
 from teamdeck.view.team_tasks import read_task_list_files, reread_task_files, task_list_view
-from teamdeck.view.teams import (
-    connected,
-    read_team_files,
-    reread_config,
-    reread_connections,
-    reread_inbox,
-    team_gates,
-    team_view,
-    with_ledger,
-)
 
 TAIL_BUDGET = 1000
 """Log lines read at start over all logs together (each log gets its share)."""

@@ -1,6 +1,6 @@
 """Whether a team and its members are still alive, judged by their activity.
 
-A member's derived status (view/teams.py) comes from what the files say happened:
+A member's derived status (view/team_roster.py) comes from what the files say happened:
 a teammate whose last turn never ended shows ``working`` forever. On real Claude Code
 data that is a lie after a while: teams from months ago still count as active. A
 member is **stale** when nothing it sent or received is younger than the workspace's

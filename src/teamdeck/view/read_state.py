@@ -19,8 +19,8 @@ if TYPE_CHECKING:
     from teamdeck.view.plans import PlanView, TaskVerdicts
     from teamdeck.view.snapshot import Decision, Problem, TaskView, TeamTaskListView, TeamView
     from teamdeck.view.tasks import Outputs
+    from teamdeck.view.team_files import TeamFiles
     from teamdeck.view.team_tasks import TaskListFiles
-    from teamdeck.view.teams import TeamFiles
 
 _T = TypeVar("_T")
 

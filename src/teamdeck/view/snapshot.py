@@ -30,7 +30,7 @@ DEFAULT_STALE_AFTER = timedelta(hours=6)
 MemberStatus = Literal[
     "working", "idle", "awaiting", "shutdown-requested", "shutdown-stuck", "shutdown-approved", "offline"
 ]
-"""Derived from the roster and the messages (see view/teams.py):
+"""Derived from the roster and the messages (see view/team_roster.py):
 
 - ``offline``: ``isActive`` is false.
 - ``shutdown-approved``: the member approved a shutdown request but is still active

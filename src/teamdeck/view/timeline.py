@@ -27,9 +27,10 @@ from teamdeck.store.inbox import Inbox
 from teamdeck.store.loaders import dumps_json
 from teamdeck.view.event_tail import MAX_EVENTS, moment, order_of
 from teamdeck.view.eventlog import DETAIL_CHARS, EventRow
+from teamdeck.view.inbox_fold import describe, idle_detail
 from teamdeck.view.read_state import ReadState
 from teamdeck.view.snapshot import same_items
-from teamdeck.view.teams import TeamFiles, describe, idle_detail
+from teamdeck.view.team_files import TeamFiles
 
 
 def with_team_rows(state: ReadState, rows: tuple[EventRow, ...]) -> tuple[EventRow, ...]:

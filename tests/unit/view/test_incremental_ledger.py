@@ -17,7 +17,8 @@ from ulid import ULID
 from teamdeck.clock import fixed_clock
 from teamdeck.protocol import teams
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.teams import TeamFiles, read_team_files, reread_config, reread_inbox, team_view, with_ledger
+from teamdeck.view.team_files import TeamFiles, read_team_files, reread_config, reread_inbox, with_ledger
+from teamdeck.view.team_roster import team_view
 
 TEAM = "alpha"
 NAMES = ("team-lead", "ann", "bob", "ghost")  # ghost is never a member

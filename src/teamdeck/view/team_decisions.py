@@ -1,0 +1,117 @@
+"""The decisions a Claude Code team waits for, built from its ledger and inboxes: plan
+approvals, permission requests and stuck shutdowns, one :class:`Decision` each with
+its stable key (the caller sorts the whole queue, oldest first)."""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+from teamdeck.model.claude import Kind, PermissionRequest, PlanApprovalRequest
+from teamdeck.protocol.ledger.results import Handshake
+from teamdeck.store.inbox import Inbox
+from teamdeck.view.inbox_fold import raw_text
+from teamdeck.view.snapshot import Decision, TeamView
+from teamdeck.view.team_files import TeamFiles
+
+RequestKind = TypeVar("RequestKind", bound=Kind)
+
+
+def team_gates(files: TeamFiles, team: TeamView) -> list[Decision]:
+    """Every decision the team waits for: plan approvals, permission requests and
+    stuck shutdowns (the caller sorts the whole queue, oldest first)."""
+    return pending_plan_gates(files, team) + pending_permission_gates(files) + stuck_shutdown_gates(files)
+
+
+def pending_plan_gates(files: TeamFiles, team: TeamView) -> list[Decision]:
+    """The team's unanswered plan approval requests as gates, one per request."""
+    if files.ledger is None:
+        return []
+    gates = []
+    for handshake in files.ledger.handshakes:
+        if handshake.kind != "plan" or handshake.state != "awaiting_decision":
+            continue
+        request = _find_request(files, handshake, PlanApprovalRequest)
+        gates.append(
+            Decision(
+                key=f"plan:{files.name}:{handshake.member}:{handshake.request_id}",
+                kind="plan-approval",
+                state="blocked",
+                created_at=handshake.requested_at,
+                source=f"team {files.name}",
+                title=f"plan approval requested by {handshake.member}",
+                reason=(request.planFilePath or "") if request else "",
+                agent=handshake.member,
+                body=(request.planContent or "") if request else "",
+                team=files.name,
+                member=handshake.member,
+                request_id=handshake.request_id,
+            )
+        )
+    return gates
+
+
+def pending_permission_gates(files: TeamFiles) -> list[Decision]:
+    """The team's open permission requests as gates: the tool, what it is for, and its
+    input (raw here; fronts sanitise)."""
+    if files.ledger is None:
+        return []
+    gates = []
+    for handshake in files.ledger.handshakes:
+        if handshake.kind != "permission" or handshake.state != "awaiting_decision":
+            continue
+        request = _find_request(files, handshake, PermissionRequest)
+        tool = (request.tool_name if request else None) or "a tool"
+        gates.append(
+            Decision(
+                key=f"permission:{files.name}:{handshake.member}:{handshake.request_id}",
+                kind="permission",
+                state="blocked",
+                created_at=handshake.requested_at,
+                source=f"team {files.name}",
+                title=f"{handshake.member} asks to use {tool}"
+                + (f": {request.description}" if request and request.description else ""),
+                tool=tool,
+                reason=(request.description or "") if request else "",
+                agent=handshake.member,
+                body=raw_text(request.input) if request else "",
+                team=files.name,
+                member=handshake.member,
+                request_id=handshake.request_id,
+            )
+        )
+    return gates
+
+
+def stuck_shutdown_gates(files: TeamFiles) -> list[Decision]:
+    """Shutdown requests that waited past the timeout with no reply, as gates whose
+    two answers are "resend" and "force offline"."""
+    if files.ledger is None:
+        return []
+    return [
+        Decision(
+            key=f"shutdown:{files.name}:{handshake.member}:{handshake.request_id}",
+            kind="shutdown-stuck",
+            state="blocked",
+            created_at=handshake.requested_at,
+            source=f"team {files.name}",
+            title=f"awaiting shutdown_response since {handshake.requested_at}",
+            reason=handshake.detail,
+            agent=handshake.member,
+            team=files.name,
+            member=handshake.member,
+            request_id=handshake.request_id,
+        )
+        for handshake in files.ledger.handshakes
+        if handshake.kind == "shutdown" and handshake.state == "awaiting_response" and handshake.overdue
+    ]
+
+
+def _find_request(files: TeamFiles, handshake: Handshake, kind: type[RequestKind]) -> RequestKind | None:
+    """The request a handshake is about, from the answerer's inbox."""
+    inbox = files.inbox_of(handshake.answerer)
+    if not isinstance(inbox, Inbox):
+        return None
+    for entry in inbox.messages:
+        if isinstance(entry.kind, kind) and entry.kind.correlation_id == handshake.request_id:
+            return entry.kind
+    return None
