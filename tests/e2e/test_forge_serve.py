@@ -31,7 +31,7 @@ EXPECTED: dict[str, list[tuple[str, str]]] = {
     "issues-assigned-sub-101-at-create": [],
     "issues-opened-sub-102": [],
     "issues-assigned-sub-102": [],
-    "pull-request-opened-104": [],
+    "pull-request-opened-104": [("simayi-review", "review PR #104 of acme/quant (4149ba53a2f3)")],
     "pull-request-review-rejected-104": [("zhangfei-dev", "changes requested on PR #104 for acme/quant#101")],
     "pull-request-review-approved-104": [("zhangfei-dev", "PR #104 approved for acme/quant#101")],
     "pull-request-closed-merged-104": [],
@@ -105,6 +105,7 @@ def test_the_story_over_http_has_exactly_the_effects_of_seed_001(team_ws):
         [101, 102],
     )
     assert sorted(parent.notified) == [
+        "comment:1203",
         "discussion:guanyu-risk",
         "discussion:simayi-review",
         "discussion:zhangfei-dev",

@@ -64,6 +64,10 @@ class Member(ClaudeModel):
     subscriptions: list[Any] | None = None
     backendType: str | None = None
     isActive: bool = True
+    role: str | None = None
+    """teamdeck's role for the member (seed 002: coordinator, crafter, gate; absent: none),
+    which decides what its MCP server offers and which protocol calls it may make
+    (protocol/roles.py). Claude Code does not read it."""
 
 
 class TeamConfig(ClaudeModel):

@@ -33,14 +33,35 @@ class LinkedPull(OurModel):
     head: str = Field(description="its head branch")
     state: Literal["open", "closed", "merged"]
     url: str | None = None
+    sha: str | None = Field(default=None, description="its head commit when last seen (a new one: the PR was updated)")
 
 
 class LastComment(OurModel):
-    """The latest comment seen on the issue (a ``Depends:`` dependant gets it as prior output)."""
+    """A comment seen on the issue (the latest one: a ``Depends:`` dependant gets it as prior output)."""
 
     by: str
     body: str
     at: str | None = None
+    id: int | None = Field(default=None, description="Gitea's comment id")
+
+
+class WorkItem(OurModel):
+    """What the issue's assignee was last asked to do, until its ``Action Report`` comment
+    ends it (seed 001 §13.6, §14b: the executor's work, a CI failure to fix, review changes)."""
+
+    kind: Literal["assigned", "ci_failure", "review_changes"]
+    since: str = Field(description="when it was asked (teamdeck's clock)")
+    detail: str = Field(default="", description="the failing check, or the PR the review is on")
+    url: str | None = Field(default=None, description="the failing check's link")
+
+
+class Report(OurModel):
+    """The assignee's latest ``Action Report`` comment."""
+
+    by: str
+    at: str | None = None
+    comment: int | None = None
+    ended: str | None = Field(default=None, description="the kind of work item it ended, if one was open")
 
 
 class ForgeIssue(OurModel):
@@ -62,9 +83,14 @@ class ForgeIssue(OurModel):
     retries: int = Field(default=0, ge=0, description="how often its PR came back with changes requested")
     commenters: list[str] = Field(default_factory=list, description="logins that commented, first comment first")
     lastComment: LastComment | None = None
+    recentComments: list[LastComment] = Field(
+        default_factory=list, description="the last few comments, oldest first (the executor's context)"
+    )
+    work: WorkItem | None = Field(default=None, description="what its assignee is asked to do, until it reports")
+    report: Report | None = None
     notified: list[str] = Field(
         default_factory=list,
-        description="'<kind>:<login>' of each one-time message sent (assignment, discussion), and 'review:<delivery>' of each review counted",
+        description="'<kind>:<login>' of each one-time message sent (assignment, discussion), 'comment:<id>' of each comment recorded, 'ci:<sha>:<check>' of each failure sent back, and 'review:<delivery>' of each review counted",
     )
     problem: str | None = Field(default=None, description="why the issue cannot proceed (a Depends: cycle)")
     closedBy: str | None = None
@@ -133,6 +159,7 @@ class GiteaComment(GiteaModel):
 
 class GiteaBranch(GiteaModel):
     ref: str = ""
+    sha: str = ""
 
 
 class GiteaPull(GiteaModel):
@@ -144,6 +171,8 @@ class GiteaPull(GiteaModel):
     merged: bool = False
     head: GiteaBranch = Field(default_factory=GiteaBranch)
     user: GiteaUser
+    requested_reviewers: list[GiteaUser] | None = None
+    updated_at: str | None = None
 
 
 class GiteaReview(GiteaModel):
@@ -151,8 +180,25 @@ class GiteaReview(GiteaModel):
     content: str = ""
 
 
+class GiteaWorkflowRun(GiteaModel):
+    """``workflow_run`` of a ``workflow_run`` delivery (Gitea 1.24+, structs.ActionWorkflowRun)."""
+
+    id: int = 0
+    html_url: str | None = None
+    display_title: str = ""
+    head_sha: str = ""
+    head_branch: str | None = None
+    status: str = ""
+    conclusion: str | None = None
+
+
+class GiteaWorkflow(GiteaModel):
+    name: str = ""
+
+
 class GiteaPayload(GiteaModel):
-    """The body of any delivery teamdeck acts on."""
+    """The body of any delivery teamdeck acts on (a ``status`` delivery's fields are at
+    its top level: ``sha``, ``state``, ``context``, ``target_url``, ``description``)."""
 
     action: str = ""
     repository: GiteaRepo
@@ -162,3 +208,10 @@ class GiteaPayload(GiteaModel):
     pull_request: GiteaPull | None = None
     review: GiteaReview | None = None
     is_pull: bool = False
+    sha: str = ""
+    state: str = ""
+    context: str = ""
+    target_url: str | None = None
+    description: str | None = None
+    workflow: GiteaWorkflow | None = None
+    workflow_run: GiteaWorkflowRun | None = None

@@ -30,6 +30,8 @@ class Agent:
     """What the roster says it does (the member's ``agentType``), for the discussion prompt."""
     capabilities: str
     """The first line of the member's ``prompt`` on the roster, if any."""
+    team_role: str = "none"
+    """Its role in the roster (protocol/roles.py): a ``gate`` reviews pull requests."""
 
 
 @dataclass(frozen=True)
@@ -54,6 +56,7 @@ def _agent(login: str, team: str, config: TeamConfig, member: Member) -> Agent:
         member=member.name,
         role=member.agentType or ("team lead" if config.is_lead(member.name) else "teammate"),
         capabilities=prompt[0][:200] if prompt else "",
+        team_role=member.role or "none",
     )
 
 

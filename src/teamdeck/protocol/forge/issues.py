@@ -14,7 +14,7 @@ from typing import Any, cast
 
 from teamdeck.errors import TeamdeckError
 from teamdeck.model.event import Event
-from teamdeck.model.forge import ForgeIssue
+from teamdeck.model.forge import FINAL_STATUSES, ForgeIssue
 from teamdeck.protocol.events import new_event
 from teamdeck.protocol.replay import DocumentFold
 from teamdeck.protocol.taskfile import DocumentKind, TaskChange, load_document, read_events, transact
@@ -68,9 +68,15 @@ def _synced(issue: dict[str, Any], event: Event) -> bool:
 @ISSUES.reducer("issue.status_changed")
 def _status_changed(issue: dict[str, Any], event: Event) -> bool:
     issue["status"] = event.payload["to"]
+    if event.payload["to"] in FINAL_STATUSES:
+        issue["work"] = None  # a done or closed issue asks nothing more of its assignee
     if "problem" in event.payload:
         issue["problem"] = event.payload["problem"]
     return True
+
+
+RECENT_COMMENTS = 5
+"""How many of an issue's last comments issue.yaml keeps (the executor's context)."""
 
 
 @ISSUES.reducer("issue.commented")
@@ -78,7 +84,25 @@ def _commented(issue: dict[str, Any], event: Event) -> bool:
     by = event.payload["by"]
     if by not in issue.get("commenters", []):
         issue["commenters"] = [*issue.get("commenters", []), by]
-    issue["lastComment"] = {"by": by, "body": event.payload["body"], "at": event.payload.get("at")}
+    comment = {"by": by, "body": event.payload["body"], "at": event.payload.get("at")}
+    if event.payload.get("id") is not None:
+        comment["id"] = event.payload["id"]
+    issue["lastComment"] = comment
+    kept = [c for c in issue.get("recentComments", []) if comment.get("id") is None or c.get("id") != comment["id"]]
+    issue["recentComments"] = [*kept, dict(comment)][-RECENT_COMMENTS:]  # a copy: YAML would write an alias
+    return True
+
+
+@ISSUES.reducer("issue.work_given")
+def _work_given(issue: dict[str, Any], event: Event) -> bool:
+    issue["work"] = dict(event.payload["work"])
+    return True
+
+
+@ISSUES.reducer("issue.reported")
+def _reported(issue: dict[str, Any], event: Event) -> bool:
+    issue["report"] = dict(event.payload["report"])
+    issue["work"] = None
     return True
 
 

@@ -24,6 +24,8 @@ KINDS = (
     "review_changes",
     "review_approved",
     "merged",
+    "review_request",
+    "ci_failure",
     "round_review",
     "round_decided",
 )
