@@ -90,7 +90,7 @@ class ForgeIssue(OurModel):
     report: Report | None = None
     notified: list[str] = Field(
         default_factory=list,
-        description="'<kind>:<login>' of each one-time message sent (assignment, discussion), 'comment:<id>' of each comment recorded, 'ci:<sha>:<check>' of each failure sent back, and 'review:<delivery>' of each review counted",
+        description="'<kind>:<login>' of each one-time message sent (assignment, discussion), 'comment:<id>' of each comment recorded, 'ci:<sha>' of each head commit whose failure was sent back, and 'review:<delivery>' of each review counted",
     )
     problem: str | None = Field(default=None, description="why the issue cannot proceed (a Depends: cycle)")
     closedBy: str | None = None

@@ -18,6 +18,7 @@ from teamdeck.model.forge import ForgeIssue
 from teamdeck.protocol.forge.agents import Agent, Agents
 from teamdeck.protocol.forge.issues import change_issue, event, find_issue, issue_key
 from teamdeck.protocol.forge.notify import send
+from teamdeck.protocol.keyed_sends import logged_with_key
 from teamdeck.protocol.markdown import code_span, fenced
 from teamdeck.store.workspace import Workspace
 from teamdeck.text import one_line
@@ -53,8 +54,10 @@ class RuleContext:
         once per delivery and recipient, so a redelivery after a crash sends only what
         was not sent (F18)."""
         once = key or (f"forge:{self.delivery}:{kind}:{agent.member}" if self.delivery else None)
-        sent = send(self.ws, agent, kind, values, key=once)
-        self.effects.add(f"{kind} message to {agent.team}/{agent.member} ({sent.id})")
+        earlier = once is not None and logged_with_key(self.ws, agent.team, once) is not None
+        sent = send(self.ws, agent, kind, values, key=once)  # an earlier send with the key is only finished
+        if not earlier:
+            self.effects.add(f"{kind} message to {agent.team}/{agent.member} ({sent.id})")
 
     def record(self, issue: ForgeIssue, type_: str, payload: dict[str, Any], *, once: str | None = None) -> bool:
         """Append one event to ``issue``; with ``once``, only if that key is not yet in its

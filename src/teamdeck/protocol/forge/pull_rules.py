@@ -160,8 +160,10 @@ def on_workflow_run(ctx: RuleContext, payload: GiteaPayload) -> None:
 
 
 def _ci_failed(ctx: RuleContext, sha: str, check: str, detail: str, url: str | None) -> None:
-    """Seed 001 §14b ⑤: once per head commit and check, each issue whose open PR has
-    ``sha`` as head goes back to ``working`` and its assignee gets a ``ci_failure``."""
+    """Seed 001 §14b ⑤: once per head commit, each issue whose open PR has ``sha`` as
+    head goes back to ``working`` and its assignee gets a ``ci_failure`` naming the first
+    check that failed (Gitea Actions reports one failure as a commit status and as a
+    workflow run: the commit is to be fixed once, whichever arrives first)."""
     issues = [
         issue
         for issue in issues_of(ctx, ctx.repo)
@@ -171,7 +173,7 @@ def _ci_failed(ctx: RuleContext, sha: str, check: str, detail: str, url: str | N
         ctx.effects.add(f"CI failure of {check} on {sha[:12] or '(no commit)'}: no open PR teamdeck knows has it as head")
         return
     for issue in issues:
-        once = f"ci:{sha}:{check}"
+        once = f"ci:{sha}"
         assert issue.pull is not None
         if not ctx.record(issue, "issue.notified", {"key": once}, once=once):
             continue
@@ -189,8 +191,9 @@ def _ci_failed(ctx: RuleContext, sha: str, check: str, detail: str, url: str | N
                     "branch": code_span(issue.pull.head),
                     "sha": sha[:12],
                     "check": code_span(check),
+                    "check_plain": check,
                     "detail": code_span(detail),
                     "url": url or "(no link given)",
                 },
-                key=message_key(issue, f"ci:{sha}:{check}:{agent.login}"),
+                key=message_key(issue, f"ci:{sha}:{agent.login}"),
             )

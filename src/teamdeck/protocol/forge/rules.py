@@ -8,7 +8,7 @@ messages it puts in agents' inboxes.
 | issue closed | its creator is told once, unless it closed it or is no agent; issues waiting on it are released; its parent's round may be over |
 | comment created | recorded once per comment id; each @-mentioned agent but the commenter gets a mention once per comment id; an ``Action Report`` by the assignee ends its work item (edited comments: no message) |
 | PR opened / reopened / edited / synchronized (``Closes #N``) | #N is ``review`` (when the PR or its head commit is new), the PR linked; the reviewer is asked once per head commit |
-| failed commit status / workflow run on an open PR's head | #N back to ``working``; its assignee gets a ``ci_failure`` with the check and its link, once per commit and check |
+| failed commit status / workflow run on an open PR's head | #N back to ``working``; its assignee gets a ``ci_failure`` with the check and its link, once per head commit (the first failing check) |
 | review rejected | #N back to ``working``, retries + 1, its assignee gets the changes requested |
 | review approved | its assignee is told |
 | PR merged | #N ``done``; its assignee is told unless it merged it; its parent's round may be over |
