@@ -1,4 +1,5 @@
-"""Talking back to Gitea through its REST API: a comment on an issue, closing an issue.
+"""Talking to Gitea through its REST API: a comment on an issue, closing an issue, and
+reading what changed for the catch-up (protocol/forge/catchup.py's ``ForgeReader``).
 
 The base URL comes from ``$TEAMDECK_FORGE_URL`` (else ``forge.url`` in
 ``.teamdeck.yaml``) and the token from ``$TEAMDECK_FORGE_TOKEN`` (never from a file in
@@ -10,6 +11,7 @@ the HTTP status and Gitea's message.
 from __future__ import annotations
 
 import os
+from datetime import UTC, datetime
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +21,10 @@ from teamdeck.errors import Refused, WriteFailed
 from teamdeck.store.settings import load_settings
 from teamdeck.store.workspace import Workspace
 
+PAGE = 50
+"""Items per page read (Gitea's default maximum)."""
+MAX_PAGES = 20
+"""At most this many pages per list in one catch-up (the rest is read by the next one)."""
 ENV_URL = "TEAMDECK_FORGE_URL"
 ENV_TOKEN = "TEAMDECK_FORGE_TOKEN"
 TIMEOUT_S = 10.0
@@ -32,11 +38,72 @@ class GiteaApi:
     token: str
     timeout: float = TIMEOUT_S
 
-    def _issue_url(self, repo: str, number: int) -> str:
+    def _repo_url(self, repo: str) -> str:
         owner, _, name = repo.partition("/")
         if not owner or not name or "/" in name:
             raise Refused(f"'{repo}' is not a repository: write it as OWNER/NAME")
-        return f"{self.base_url.rstrip('/')}/api/v1/repos/{owner}/{name}/issues/{number}"
+        return f"{self.base_url.rstrip('/')}/api/v1/repos/{owner}/{name}"
+
+    def _issue_url(self, repo: str, number: int) -> str:
+        return f"{self._repo_url(repo)}/issues/{number}"
+
+    def _get(self, url: str, params: dict[str, Any], what: str) -> Any:
+        headers = {"Authorization": f"token {self.token}", "Accept": "application/json"}
+        try:
+            response = httpx2.get(url, params=params, headers=headers, timeout=self.timeout)
+        except httpx2.HTTPError as err:
+            raise WriteFailed(f"Could not read {what}: {type(err).__name__}: {err}") from err
+        if response.status_code >= 300:
+            raise WriteFailed(f"Could not read {what}: Gitea answered HTTP {response.status_code}: {response.text[:200]}")
+        try:
+            return response.json()
+        except ValueError:
+            raise WriteFailed(f"Could not read {what}: Gitea's answer is not JSON") from None
+
+    def _pages(self, url: str, params: dict[str, Any], what: str, *, until: str | None = None) -> list[dict[str, Any]]:
+        """Every item of a paged list (``until``: stop at the first item updated before it,
+        for lists sorted newest first)."""
+        items: list[dict[str, Any]] = []
+        for page in range(1, MAX_PAGES + 1):
+            found = self._get(url, {**params, "limit": PAGE, "page": page}, what)
+            if not isinstance(found, list):
+                raise WriteFailed(f"Could not read {what}: Gitea's answer is not a list")
+            batch = [item for item in found if isinstance(item, dict)]
+            if until is not None:
+                kept = [item for item in batch if _at(item.get("updated_at")) >= _at(until)]
+                items.extend(kept)
+                if len(kept) < len(batch):
+                    break
+            else:
+                items.extend(batch)
+            if len(found) < PAGE:
+                break
+        return items
+
+    def issues_since(self, repo: str, since: str) -> list[dict[str, Any]]:
+        params = {"state": "all", "type": "issues", "since": since}
+        return self._pages(f"{self._repo_url(repo)}/issues", params, f"the issues of {repo}")
+
+    def pulls_since(self, repo: str, since: str) -> list[dict[str, Any]]:
+        params = {"state": "all", "sort": "recentupdate"}
+        return self._pages(f"{self._repo_url(repo)}/pulls", params, f"the pull requests of {repo}", until=since)
+
+    def comments_since(self, repo: str, since: str) -> list[dict[str, Any]]:
+        return self._pages(f"{self._repo_url(repo)}/issues/comments", {"since": since}, f"the comments of {repo}")
+
+    def issue(self, repo: str, number: int) -> dict[str, Any]:
+        found = self._get(self._issue_url(repo, number), {}, f"{repo}#{number}")
+        if not isinstance(found, dict):
+            raise WriteFailed(f"Could not read {repo}#{number}: Gitea's answer is not an object")
+        return found
+
+    def closed_by(self, repo: str, number: int) -> str | None:
+        events = self._pages(self._issue_url(repo, number) + "/timeline", {}, f"the timeline of {repo}#{number}")
+        closes = [event for event in events if event.get("type") == "close" and isinstance(event.get("user"), dict)]
+        return str(closes[-1]["user"].get("login")) if closes else None
+
+    def statuses(self, repo: str, sha: str) -> list[dict[str, Any]]:
+        return self._pages(f"{self._repo_url(repo)}/commits/{sha}/statuses", {}, f"the statuses of {sha[:12]}")
 
     def _send(self, method: str, url: str, body: dict[str, Any], what: str) -> dict[str, Any]:
         headers = {"Authorization": f"token {self.token}", "Accept": "application/json"}
@@ -69,6 +136,15 @@ class GiteaApi:
     def close_issue(self, repo: str, number: int) -> None:
         """Close issue ``number`` (``PATCH .../issues/{n}`` with ``state: closed``)."""
         self._send("PATCH", self._issue_url(repo, number), {"state": "closed"}, f"close {repo}#{number}")
+
+
+def _at(text: object) -> datetime:
+    """An RFC 3339 time (any zone); the earliest time when it is not one."""
+    try:
+        found = datetime.fromisoformat(str(text))
+    except ValueError:
+        return datetime.min.replace(tzinfo=UTC)
+    return found if found.tzinfo is not None else found.replace(tzinfo=UTC)
 
 
 def api_from_env(ws: Workspace) -> GiteaApi | None:
