@@ -1,4 +1,4 @@
-"""``teamdeck forge serve | replay | comment | deliver | issues``: issue-driven teams (seed 001)."""
+"""``teamdeck forge serve | replay | comment | deliver | catch-up | issues``: issue-driven teams (seed 001)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,13 @@ import os
 from pathlib import Path
 
 from teamdeck.adapters.forge_outbox import deliver_outbox
-from teamdeck.adapters.gitea_api import require_api
+from teamdeck.adapters.catchup_loop import CATCH_UP_EVERY_S, CatchUpLoop
+from teamdeck.adapters.gitea_api import ENV_TOKEN, ENV_URL, api_from_env, require_api
 from teamdeck.cli.commands import summary
 from teamdeck.cli.common import Output, command_group
 from teamdeck.errors import Refused
 from teamdeck.listen import bind
+from teamdeck.protocol.forge.catchup import catch_up
 from teamdeck.protocol.forge.outbox import pending, read_outbox
 from teamdeck.protocol.hygiene import sweep_temp_files
 from teamdeck.store.workspace import Workspace
@@ -28,6 +30,13 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     serve = actions.add_parser("serve", help=f"receive Gitea webhooks (secret from ${ENV_SECRET})", parents=[common])
     serve.add_argument("--listen", default=DEFAULT_LISTEN, metavar="HOST:PORT", help=f"default {DEFAULT_LISTEN}")
     serve.add_argument("--max-body", type=int, default=None, metavar="BYTES", help="largest delivery accepted")
+    serve.add_argument(
+        "--catch-up-every",
+        type=float,
+        default=CATCH_UP_EVERY_S,
+        metavar="SECONDS",
+        help=f"with $TEAMDECK_FORGE_URL and $TEAMDECK_FORGE_TOKEN set, catch up at start and this often (default {CATCH_UP_EVERY_S:g}; 0: never)",
+    )
     serve.set_defaults(handler=_serve)
 
     replay = actions.add_parser(
@@ -49,6 +58,13 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
         "deliver", help="post what waits in forge/outbox.jsonl on Gitea (round-review outcomes)", parents=[common]
     )
     deliver.set_defaults(handler=_deliver)
+
+    catchup = actions.add_parser(
+        "catch-up",
+        help="read what changed on Gitea since the last catch-up and apply it as its webhooks would ($TEAMDECK_FORGE_URL, $TEAMDECK_FORGE_TOKEN)",
+        parents=[common],
+    )
+    catchup.set_defaults(handler=_catch_up)
 
     issues = actions.add_parser("issues", help="the issues as a tree: parent, subs, who is on what", parents=[common])
     issues.set_defaults(handler=_issues)
@@ -74,9 +90,28 @@ def _serve(args: argparse.Namespace, ws: Workspace) -> Output:
     app = create_app(ws, secret, max_body=args.max_body or MAX_BODY)
     listening = bind(host, port, "the forge webhook server")
     print(f"teamdeck: forge webhooks for {ws.root} on http://{args.listen}/hook", flush=True)
+    api = api_from_env(ws)
+    catching = CatchUpLoop(ws, api, args.catch_up_every) if api is not None and args.catch_up_every > 0 else None
+    if catching is None:
+        print(f"teamdeck: no catch-up (set ${ENV_URL} and ${ENV_TOKEN} to read missed changes from Gitea)", flush=True)
     with listening:
-        uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[listening])
+        if catching is not None:
+            catching.start()
+        try:
+            uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[listening])
+        finally:
+            if catching is not None:
+                catching.stop()
     return Output(data={"ok": True}, text="teamdeck: forge server stopped")
+
+
+def _catch_up(_args: argparse.Namespace, ws: Workspace) -> Output:
+    ws.require_writable("catch up with Gitea")
+    done = catch_up(ws, require_api(ws, "catch up with Gitea"))
+    return Output(
+        data={"ok": True, "effects": done.lines, "deliveries": [o.to_json() for o in done.outcomes]},
+        text="\n".join(done.lines) or "nothing was missed: every change on Gitea had its effect",
+    )
 
 
 def _replay(args: argparse.Namespace, ws: Workspace) -> Output:
