@@ -104,7 +104,7 @@ def gitea_standin(state: GiteaState) -> Iterator[str]:
     token are 401, unknown paths 404."""
 
     class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 (the stdlib's name)
+        def do_GET(self) -> None:
             url = urlparse(self.path)
             state.requests.append(self.path)
             if self.headers.get("Authorization") != f"token {TOKEN}":

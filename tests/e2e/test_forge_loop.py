@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from forge_world import delivery, inbox, make_team, serving, post, tree_bytes
+from forge_world import delivery, inbox, make_team, post, serving, tree_bytes
 
 from teamdeck.protocol.forge.deliveries import receive
 from teamdeck.protocol.forge.issues import load_issue

@@ -11,8 +11,8 @@ the HTTP status and Gitea's message.
 from __future__ import annotations
 
 import os
-from datetime import UTC, datetime
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 import httpx2
@@ -54,7 +54,9 @@ class GiteaApi:
         except httpx2.HTTPError as err:
             raise WriteFailed(f"Could not read {what}: {type(err).__name__}: {err}") from err
         if response.status_code >= 300:
-            raise WriteFailed(f"Could not read {what}: Gitea answered HTTP {response.status_code}: {response.text[:200]}")
+            raise WriteFailed(
+                f"Could not read {what}: Gitea answered HTTP {response.status_code}: {response.text[:200]}"
+            )
         try:
             return response.json()
         except ValueError:

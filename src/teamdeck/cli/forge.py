@@ -7,8 +7,8 @@ import logging
 import os
 from pathlib import Path
 
-from teamdeck.adapters.forge_outbox import deliver_outbox
 from teamdeck.adapters.catchup_loop import CATCH_UP_EVERY_S, CatchUpLoop
+from teamdeck.adapters.forge_outbox import deliver_outbox
 from teamdeck.adapters.gitea_api import ENV_TOKEN, ENV_URL, api_from_env, require_api
 from teamdeck.cli.commands import summary
 from teamdeck.cli.common import Output, command_group

@@ -20,6 +20,7 @@ from teamdeck.model.claude import COLORS
 from teamdeck.protocol import teams
 from teamdeck.protocol.messaging import handshakes, injection, reading, sending
 from teamdeck.protocol.messaging.names import resolve_member
+from teamdeck.protocol.roles import ROLES
 from teamdeck.store.workspace import Workspace
 from teamdeck.text import one_line, sanitize
 
@@ -72,6 +73,9 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     add.add_argument("--color", choices=COLORS)
     add.add_argument("--plan-mode", action="store_true", help="the teammate must have its plan approved first")
     add.add_argument("--prompt", default="", help="the teammate's instructions")
+    add.add_argument(
+        "--role", choices=ROLES, default=None, help="its role (seed 002): what it may do over MCP and the protocol"
+    )
     add.set_defaults(handler=_team_add)
     delete = actions.add_parser(
         "delete", help="delete a team (TeamDelete); refused while teammates are active", parents=[common]
@@ -159,6 +163,13 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     )
     deactivate.add_argument("--reason")
     deactivate.set_defaults(handler=_deactivate)
+    role = member_actions.add_parser(
+        "role", help="give a member its role (seed 002): what its MCP server offers and it may do", parents=[common]
+    )
+    role.add_argument("team", metavar="TEAM")
+    role.add_argument("member", metavar="MEMBER")
+    role.add_argument("role", choices=ROLES, metavar="ROLE", help=", ".join(ROLES))
+    role.set_defaults(handler=_role)
 
 
 def _usage(message: str) -> Refused:
@@ -206,6 +217,7 @@ def _team_add(args: argparse.Namespace, ws: Workspace) -> Output:
         plan_mode=args.plan_mode,
         prompt=args.prompt,
         cwd=os.getcwd(),
+        role=args.role,
     )
     return Output(
         {"ok": True, "member": member.to_json()},
@@ -340,6 +352,14 @@ def _inbox(args: argparse.Namespace, ws: Workspace) -> Output:
     return Output(
         {"ok": True, "team": args.team, "member": recipient, "messages": [_entry_json(e, recipient) for e in entries]},
         "\n".join(lines) or f"no {'unread ' if args.unread else ''}messages for {recipient}",
+    )
+
+
+def _role(args: argparse.Namespace, ws: Workspace) -> Output:
+    member = teams.set_role(ws, args.team, args.member, args.role)
+    return Output(
+        {"ok": True, "team": args.team, "member": member.name, "role": args.role},
+        f"{member.name} is now the {args.role} of {args.team}" if args.role != "none" else f"{member.name} has no role",
     )
 
 

@@ -25,7 +25,9 @@ TOOLS: dict[str, str] = {
     "create_agent": (
         "Add a member to your team's roster (config.json), as Claude Code's Task(team_name, name) does; a "
         "member of that name who shut down is brought back. This only writes the roster: starting the "
-        "agent's process is your runtime's job (e.g. spawn a teammate with that name)."
+        "agent's process is your runtime's job (e.g. spawn a teammate with that name). `team_role` (coordinator, "
+        "crafter, gate) limits what the new member may do: a crafter does not delegate or create agents, a gate "
+        "only gives its verdict."
     ),
     "delegate": (
         "Assign a teamdeck task to a member of its team, as `teamdeck delegate`: records the worker in "

@@ -25,7 +25,7 @@ from pydantic import Field, StringConstraints, ValidationError
 from teamdeck import __version__
 from teamdeck.errors import Refused, TeamdeckError
 from teamdeck.mcp_server.catalog import TOOLS
-from teamdeck.protocol import agent_watch, decisions, delegation, teams
+from teamdeck.protocol import agent_watch, decisions, delegation, roles, teams
 from teamdeck.protocol.connections import Heartbeat
 from teamdeck.protocol.conversation import MAX_LIMIT, read_conversation
 from teamdeck.protocol.messaging import injection, reading, sending
@@ -59,6 +59,8 @@ class Seat:
     ws: Workspace
     team: str
     member: str
+    role: str = "none"
+    """Its role in the roster (protocol/roles.py): which tools the server offers."""
 
     @property
     def worker_id(self) -> str:
@@ -73,17 +75,28 @@ def take_seat(ws: Workspace, team: str, member: str) -> Seat:
         NotFound: no such team, or the member is not on it.
         InvalidFile: config.json cannot be read.
     """
-    name = resolve_member(teams.read_team(ws, team), team, member, role="member")
-    return Seat(replace(ws, actor=f"agent:{name}@{team}"), team, name)
+    config = teams.read_team(ws, team)
+    name = resolve_member(config, team, member, role="member")
+    return Seat(replace(ws, actor=f"agent:{name}@{team}"), team, name, roles.role_of(config, name))
 
 
 class TeamdeckMCP(MCPServer[Any]):
     """MCPServer whose argument errors are one line (pydantic's own span several lines
-    and echo the input)."""
+    and echo the input), and which refuses a tool its member's role may not use with one
+    line saying why (the tool is not listed either)."""
+
+    seat: Seat | None = None
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
+        seat = self.seat
+        why = roles.why_refused(seat.role, name) if seat is not None else None
+        if seat is not None and why is not None:
+            raise ToolError(
+                f"Could not {name.replace('_', ' ')} as '{seat.member}': it is the {seat.role} of team "
+                f"'{seat.team}'; {why}; nothing was written"
+            )
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as err:
@@ -156,11 +169,14 @@ def build_server(seat: Seat, heartbeat: Heartbeat | None = None) -> TeamdeckMCP:
         name="teamdeck",
         version=__version__,
         instructions=(
-            f"You are '{seat.member}' of team '{seat.team}'. These tools coordinate your team through the "
-            "workspace files teamdeck supervises: messages, delegated tasks, reports and decisions by a person."
+            f"You are '{seat.member}' of team '{seat.team}'"
+            + (f", its {seat.role}" if seat.role != "none" else "")
+            + ". These tools coordinate your team through the workspace files teamdeck supervises: messages, "
+            "delegated tasks, reports and decisions by a person."
         ),
         log_level="WARNING",
     )
+    server.seat = seat
     ws = seat.ws
 
     def run(action: str, call: Callable[[], T]) -> T:
@@ -192,10 +208,14 @@ def build_server(seat: Seat, heartbeat: Heartbeat | None = None) -> TeamdeckMCP:
         ] = teams.DEFAULT_AGENT_TYPE,
         model: Annotated[Short | None, Field(description="the model it runs, if you know it")] = None,
         prompt: Annotated[Text, Field(description="its instructions, kept in the roster")] = "",
+        team_role: Annotated[
+            Literal["coordinator", "crafter", "gate", "none"],
+            Field(description="what it may do (seed 002): crafter does tasks, gate verifies, coordinator delegates"),
+        ] = "none",
     ) -> dict[str, Any]:
         member = run(
             "create_agent",
-            lambda: teams.add_member(ws, seat.team, name, agent_type=role, model=model, prompt=prompt),
+            lambda: teams.add_member(ws, seat.team, name, agent_type=role, model=model, prompt=prompt, role=team_role),
         )
         return {
             "team": seat.team,
@@ -371,7 +391,8 @@ def build_server(seat: Seat, heartbeat: Heartbeat | None = None) -> TeamdeckMCP:
         ("get_decision", get_decision),
         ("read_inbox", read_inbox),
     ):
-        server.add_tool(function, name=name, description=TOOLS[name], structured_output=True)
+        if roles.why_refused(seat.role, name) is None:
+            server.add_tool(function, name=name, description=TOOLS[name], structured_output=True)
     return server
 
 

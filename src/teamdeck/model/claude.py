@@ -44,6 +44,10 @@ class ClaudeModel(BaseModel):
 # --- config.json ------------------------------------------------------------------
 
 
+MEMBER_ROLES = ("coordinator", "crafter", "gate", "none")
+"""teamdeck's roles for a member (seed 002; protocol/roles.py says what each may do)."""
+
+
 class Member(ClaudeModel):
     """One entry of ``config.json`` ``members``.
 

@@ -36,6 +36,7 @@ NOTE_TYPES = (
     "member_added",
     "member_reactivated",
     "member_deactivated",
+    "member_role_set",
     "team_delete_refused",
     "shutdown_superseded",
 )
@@ -56,6 +57,7 @@ LogType = Literal[
     "member_added",
     "member_reactivated",
     "member_deactivated",
+    "member_role_set",
     "team_delete_refused",
     "shutdown_superseded",
 ]

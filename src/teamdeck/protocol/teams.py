@@ -15,8 +15,8 @@ import unicodedata
 import uuid
 from typing import Any
 
-from teamdeck.errors import Refused
-from teamdeck.model.claude import COLORS, LEAD_NAME, Member, TeamConfig
+from teamdeck.errors import NotFound, Refused
+from teamdeck.model.claude import COLORS, LEAD_NAME, MEMBER_ROLES, Member, TeamConfig
 from teamdeck.protocol.teamlog import log, new_record
 from teamdeck.store.claude_tasks import ClaudeTaskList, read_claude_tasks
 from teamdeck.store.paths import InvalidId, check_id, check_member, shown
@@ -154,6 +154,7 @@ def add_member(
     prompt: str = "",
     cwd: str = "",
     backend_type: str = DEFAULT_BACKEND,
+    role: str | None = None,
 ) -> Member:
     """Add a teammate to the roster, as ``Task(team_name, teammate_name)`` does; a member
     of that name who shut down (inactive) is brought back instead (seed: start or resume).
@@ -164,6 +165,7 @@ def add_member(
         name: the member name (becomes its inbox file name; capitals allowed).
         agent_type, model, color, plan_mode, prompt, cwd, backend_type: the member's
             fields (``color`` defaults to the first colour no member has).
+        role: teamdeck's role for it (coordinator, crafter, gate: protocol/roles.py).
 
     Returns:
         The member as written.
@@ -211,11 +213,49 @@ def add_member(
                 "isActive": True,
             }
         )
+        if role is not None and role != "none":
+            entry["role"] = role
         raw["members"].append(entry)
         return (Member.model_validate(entry), False), True
 
     member, reactivated = transact_config(ws, team, change)
     log(ws, team, new_record(ws, "member_reactivated" if reactivated else "member_added", member=member.name))
+    return member
+
+
+def set_role(ws: Workspace, team: str, name: str, role: str) -> Member:
+    """Give a member its role (seed 002: coordinator, crafter, gate; ``none`` removes it),
+    in config.json, logged.
+
+    Raises:
+        ReadOnly: writes are off. NotFound: no such team or member.
+        Refused: not a role, or the member is the lead (the person's session has no role).
+    """
+    ws.require_writable(f"set the role of '{shown(name)}' in team '{team}'")
+    if role not in MEMBER_ROLES:
+        raise Refused(
+            f"Could not set the role of '{shown(name)}': '{shown(role)}' is not one of {', '.join(MEMBER_ROLES)}"
+        )
+
+    def change(raw: dict[str, Any]) -> tuple[Member, bool]:
+        config = TeamConfig.model_validate(raw)
+        found = config.member(name)
+        if found is None:
+            raise NotFound(f"No member '{shown(name)}' in team '{team}'")
+        if config.is_lead(found.name):
+            raise Refused(
+                f"Could not set the role of '{found.name}': the team lead is the person's session, it has no role"
+            )
+        entry = next(item for item in raw["members"] if isinstance(item, dict) and item.get("name") == found.name)
+        before = entry.get("role")
+        if role == "none":
+            entry.pop("role", None)
+        else:
+            entry["role"] = role
+        return Member.model_validate(entry), before != entry.get("role")
+
+    member = transact_config(ws, team, change)
+    log(ws, team, new_record(ws, "member_role_set", member=member.name, reason=role))
     return member
 
 

@@ -28,10 +28,10 @@ from __future__ import annotations
 import json
 import logging
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from collections.abc import Callable
 from typing import Any, Protocol
 
 from ulid import ULID
@@ -205,7 +205,7 @@ def _repo(ws: Workspace, reader: ForgeReader, repo: str, start: datetime, done: 
         found = _ISSUE_NUMBER.search(str(comment.get("issue_url") or comment.get("pull_request_url") or ""))
         if found is not None:
             step(comment, comment_step(comment, int(found.group(1))))
-    for _moment_, _order, run in sorted(steps, key=lambda s: (s[0], s[1])):
+    for _when, _order, run in sorted(steps, key=lambda s: (s[0], s[1])):
         run()
     return newest
 

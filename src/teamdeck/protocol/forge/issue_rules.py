@@ -80,7 +80,9 @@ def _discussion(ctx: RuleContext, issue: ForgeIssue) -> None:
         once = f"discussion:{agent.login}"
         if agent.login == issue.creator.lower() or once in issue.notified:
             continue
-        ctx.message(agent, "discussion", _discussion_values(issue, agent, agents, issue.creator), key=message_key(issue, once))
+        ctx.message(
+            agent, "discussion", _discussion_values(issue, agent, agents, issue.creator), key=message_key(issue, once)
+        )
         ctx.record(issue, "issue.notified", {"key": once}, once=once)
 
 

@@ -85,7 +85,7 @@ def _ask_reviewers(ctx: RuleContext, pull: GiteaPull, issues: list[ForgeIssue]) 
                 "sha": head[:12] or "(unknown)",
                 "url": pull.html_url or f"PR #{pull.number}",
                 "closes": closes,
-                "body": fenced(pull.body) if (pull.body or "").strip() else "(no description)",
+                "body": fenced(pull.body or "") if (pull.body or "").strip() else "(no description)",
             },
             key=f"forge:{ctx.repo.lower()}!{pull.number}:review:{head}:{agent.login}",
         )
@@ -170,7 +170,9 @@ def _ci_failed(ctx: RuleContext, sha: str, check: str, detail: str, url: str | N
         if sha and issue.pull is not None and issue.pull.state == "open" and issue.pull.sha == sha
     ]
     if not issues:
-        ctx.effects.add(f"CI failure of {check} on {sha[:12] or '(no commit)'}: no open PR teamdeck knows has it as head")
+        ctx.effects.add(
+            f"CI failure of {check} on {sha[:12] or '(no commit)'}: no open PR teamdeck knows has it as head"
+        )
         return
     for issue in issues:
         once = f"ci:{sha}"
