@@ -165,6 +165,10 @@ def issue_line(row: IssueView) -> str:
             f"review {row.review}"
             + (f" ({row.retries} {'retry' if row.retries == 1 else 'retries'})" if row.retries else "")
         )
+    if row.work:
+        parts.append(f"asked {row.work}")
+    if row.reported:
+        parts.append(f"reported by {row.reported}")
     if row.rounds:
         parts.append(f"round {row.rounds}" + (f" {row.outcome}" if row.outcome else f" waits ({row.round_task})"))
     if row.silent:

@@ -35,6 +35,8 @@ class IssueView:
         updated_at: issue.yaml's updatedAt.
         commented: who commented (first comment first).
         silent: agents asked to discuss it who have not commented yet.
+        work: what its assignee is asked to do until its Action Report (``ci_failure: CI / test``).
+        reported: who reported last, and when (``zhangfei-dev at 2026-...``).
         phase: where a parent issue is (seed 001 §14b.2): ``discussion`` (no sub yet),
             ``executing`` (a sub is not final), ``round review`` (its gate waits),
             ``new round`` / ``achieved`` (the last round's decision), ``closed``;
@@ -64,6 +66,8 @@ class IssueView:
     phase: str | None = None
     commented: tuple[str, ...] = ()
     silent: tuple[str, ...] = ()
+    work: str | None = None
+    reported: str | None = None
 
     @property
     def ref(self) -> str:
@@ -99,6 +103,8 @@ class IssueView:
             "phase": self.phase,
             "commented": list(self.commented),
             "silent": list(self.silent),
+            "work": self.work,
+            "reported": self.reported,
         }
 
 
@@ -147,6 +153,12 @@ def _row(
         phase=_phase(issue, subs or []) if depth == 0 else None,
         commented=tuple(issue.commenters),
         silent=_silent(issue),
+        work=(f"{issue.work.kind}: {issue.work.detail}" if issue.work.detail else issue.work.kind)
+        if issue.work
+        else None,
+        reported=(f"{issue.report.by}" + (f" at {issue.report.at}" if issue.report.at else ""))
+        if issue.report
+        else None,
     )
 
 

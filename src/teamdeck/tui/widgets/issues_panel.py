@@ -117,6 +117,13 @@ def issue_detail(issue: IssueView | None, problems: tuple[str, ...] = ()) -> Con
             ("retries ", "$text-muted"),
             f"{issue.retries}",
         ]
+        if issue.work or issue.reported:
+            parts += [
+                ("\nasked ", "$text-muted"),
+                (cell(issue.work or "nothing open", 200), "$text-warning" if issue.work else ""),
+                ("   reported ", "$text-muted"),
+                cell(issue.reported or "-", 120),
+            ]
         if issue.commented or issue.silent:
             parts += [
                 ("\ncommented ", "$text-muted"),
