@@ -131,3 +131,45 @@ def test_the_catch_up_is_logged_as_deliveries(ws):
     records = [json.loads(line) for line in ws.deliveries_log.read_text().splitlines()]
     caught = [r for r in records if r["delivery"].startswith("catch-up-") and r["outcome"] == "applied"]
     assert {r["event"] for r in caught} == {"issues", "issue_comment"}
+
+
+def test_a_missed_merge_and_closes_release_the_dependant_and_open_the_round(ws, tmp_path):
+    """The end of the story missed: the PR merged, #101 closed by its creator (the
+    timeline says who), #102 closed by the coordinator; the catch-up releases #102 and
+    opens the round review as the webhooks would have, and they change nothing later."""
+    story = (
+        *SEEN,
+        "issue-comment-created-100-guanyu",
+        "issues-opened-sub-101",
+        "issues-assigned-sub-101-at-create",
+        "issues-opened-sub-102",
+        "issues-assigned-sub-102",
+        "pull-request-opened-104",
+        "pull-request-review-rejected-104",
+        "pull-request-review-approved-104",
+    )
+    missed = (
+        "pull-request-closed-merged-104",
+        "issues-closed-sub-101-by-creator",
+        "issues-closed-sub-102-by-coordinator",
+    )
+    delivered = Workspace.at(tmp_path / "delivered", clock=ws.clock, actor=ws.actor)
+    delivered.root.mkdir()
+    make_team(delivered)
+    _receive_all(delivered, story + missed)
+
+    make_team(ws)
+    _receive_all(ws, story)
+    state = GiteaState()
+    state.happen(*story, *missed)
+    with gitea_standin(state) as url:
+        done = catch_up(ws, GiteaApi(url, TOKEN))
+    assert _summaries(ws) == _summaries(delivered)
+    assert _issues(ws) == _issues(delivered)
+    assert any("round 1 review of acme/quant#100 opened" in line for line in done.lines)
+    closed_102 = next(i for i in list_issues(ws)[0] if i.number == 102)
+    assert closed_102.closedBy == "pangtong-fujunshi", "who closed it, from the issue's timeline"
+
+    inboxes = {member: inbox(ws, member) for member in MEMBERS}
+    _receive_all(ws, missed)
+    assert {member: inbox(ws, member) for member in MEMBERS} == inboxes
