@@ -9,7 +9,8 @@ catch-up, or a catch-up after the webhook, acts once.
 The core does no network I/O: the reader (:class:`ForgeReader`) is handed in by a front;
 teamdeck/adapters/gitea_api.py is the real one. ``forge/catchup.json`` keeps, per
 repository, the newest ``updated_at`` seen; the first catch-up of a repository starts at
-the first delivery teamdeck recorded (it was watching from then on).
+the first delivery teamdeck recorded (it was watching from then on), or at the opening of
+the first issue of it teamdeck knows when that is earlier by Gitea's clock.
 
 What a change becomes:
 - an issue teamdeck never saw: ``issues``/``opened`` (then ``closed``, by whoever the
@@ -123,9 +124,16 @@ def known_repos(ws: Workspace) -> list[str]:
     return sorted({issue.repo for issue in issues}, key=str.lower)
 
 
-def _first_delivery(ws: Workspace) -> str | None:
+def _start(ws: Workspace, repo: str) -> datetime | None:
+    """Where the first catch-up of ``repo`` starts: the first delivery teamdeck recorded
+    (by its clock) or the first issue of the repository it knows was opened (by Gitea's),
+    whichever is earlier (the two clocks may differ; reading a change twice is harmless)."""
     records = read_deliveries(ws)
-    return str(records[0]["receivedAt"]) if records else None
+    issues, _problems = list_issues(ws)
+    found = [_moment(records[0]["receivedAt"])] if records else []
+    found += [_moment(issue.openedAt) for issue in issues if issue.repo.lower() == repo.lower()]
+    moments = [moment for moment in found if moment is not None]
+    return min(moments) if moments else None
 
 
 def catch_up(ws: Workspace, reader: ForgeReader, repos: list[str] | None = None) -> CatchUp:
@@ -138,7 +146,7 @@ def catch_up(ws: Workspace, reader: ForgeReader, repos: list[str] | None = None)
     done = CatchUp()
     marks = read_marks(ws)
     for repo in repos if repos is not None else known_repos(ws):
-        since = _moment(marks.get(repo.lower())) or _moment(_first_delivery(ws))
+        since = _moment(marks.get(repo.lower())) or _start(ws, repo)
         if since is None:
             continue
         newest = _repo(ws, reader, repo, since, done)
@@ -256,4 +264,5 @@ def _deliver(ws: Workspace, event: str, payload: JSON, done: CatchUp) -> None:
     if outcome.outcome == "failed":
         raise TeamdeckError(f"catch-up: a {event} delivery failed: {outcome.detail}")
     if outcome.effects:
-        done.lines.append(f"{event} {payload.get('action', '')}: " + "; ".join(outcome.effects))
+        action = payload.get("action") or ""
+        done.lines.append(f"{event}{' ' + action if action else ''}: " + "; ".join(outcome.effects))
