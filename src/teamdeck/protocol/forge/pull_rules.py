@@ -23,6 +23,8 @@ from teamdeck.text import one_line
 
 FAILED_STATES = frozenset({"failure", "error"})
 """Commit status states that send the work back (``pending`` and ``success`` do not)."""
+URL_CHARS = 500
+"""The longest link passed on (a check's log, a PR): quoted, on one line."""
 FAILED_CONCLUSIONS = frozenset({"failure", "timed_out", "startup_failure"})
 """Workflow run conclusions that send the work back (``cancelled`` is someone's choice)."""
 
@@ -83,7 +85,7 @@ def _ask_reviewers(ctx: RuleContext, pull: GiteaPull, issues: list[ForgeIssue]) 
                 "author": pull.user.login,
                 "branch": code_span(pull.head.ref),
                 "sha": head[:12] or "(unknown)",
-                "url": pull.html_url or f"PR #{pull.number}",
+                "url": code_span(pull.html_url, URL_CHARS) if pull.html_url else f"PR #{pull.number}",
                 "closes": closes,
                 "body": fenced(pull.body or "") if (pull.body or "").strip() else "(no description)",
             },
@@ -146,7 +148,7 @@ def on_status(ctx: RuleContext, payload: GiteaPayload) -> None:
         return
     check = one_line(payload.context or "(unnamed check)", 100)
     detail = one_line(payload.description or payload.state, 200)
-    _ci_failed(ctx, payload.sha, check, detail, payload.target_url)
+    _ci_failed(ctx, payload.sha, check, detail, one_line(payload.target_url, URL_CHARS) if payload.target_url else None)
 
 
 def on_workflow_run(ctx: RuleContext, payload: GiteaPayload) -> None:
@@ -156,7 +158,8 @@ def on_workflow_run(ctx: RuleContext, payload: GiteaPayload) -> None:
         return
     name = (payload.workflow.name if payload.workflow else "") or run.display_title or "workflow"
     check = one_line(f"{name} (run {run.id})", 100)
-    _ci_failed(ctx, run.head_sha, check, f"conclusion {run.conclusion}", run.html_url)
+    url = one_line(run.html_url, URL_CHARS) if run.html_url else None
+    _ci_failed(ctx, run.head_sha, check, one_line(f"conclusion {run.conclusion}", 100), url)
 
 
 def _ci_failed(ctx: RuleContext, sha: str, check: str, detail: str, url: str | None) -> None:
@@ -195,7 +198,7 @@ def _ci_failed(ctx: RuleContext, sha: str, check: str, detail: str, url: str | N
                     "check": code_span(check),
                     "check_plain": check,
                     "detail": code_span(detail),
-                    "url": url or "(no link given)",
+                    "url": code_span(url, URL_CHARS) if url else "(no link given)",
                 },
                 key=message_key(issue, f"ci:{sha}:{agent.login}"),
             )
