@@ -173,3 +173,19 @@ def test_a_missed_merge_and_closes_release_the_dependant_and_open_the_round(ws, 
     inboxes = {member: inbox(ws, member) for member in MEMBERS}
     _receive_all(ws, missed)
     assert {member: inbox(ws, member) for member in MEMBERS} == inboxes
+
+
+def test_forge_catch_up_on_the_command_line(ws, run_cli):
+    make_team(ws)
+    _receive_all(ws, SEEN)
+    state = GiteaState()
+    state.happen(*SEEN, "issue-comment-created-100-guanyu")
+    unset = run_cli(ws.root, "forge", "catch-up", env={"TEAMDECK_FORGE_URL": "", "TEAMDECK_FORGE_TOKEN": ""})
+    assert unset.code != 0 and len(unset.err.strip().splitlines()) == 1 and "TEAMDECK_FORGE_TOKEN" in unset.err
+    with gitea_standin(state) as url:
+        env = {"TEAMDECK_FORGE_URL": url, "TEAMDECK_FORGE_TOKEN": TOKEN}
+        first = run_cli(ws.root, "forge", "catch-up", "--json", env=env)
+        again = run_cli(ws.root, "forge", "catch-up", env=env)
+    assert first.code == 0, first.err
+    assert any("mention message to quant/pangtong-fujunshi" in line for line in first.json["effects"])
+    assert again.code == 0 and again.out.strip() == "nothing was missed: every change on Gitea had its effect"
