@@ -86,6 +86,14 @@ def test_each_role_is_offered_only_its_tools_and_refused_the_others_in_one_line(
                 assert "report_to_parent" not in offered and "delegate" in offered
                 text = await refused(routa, "report_to_parent", task="t2", status="completed", summary="done")
                 assert "it is the coordinator of team 'alpha'" in text
+                agents = (await call(routa, "list_agents"))["agents"]
+                assert {a["name"]: a["teamRole"] for a in agents} == {
+                    "team-lead": "none",
+                    "routa": "coordinator",
+                    "coder": "crafter",
+                    "checker": "gate",
+                    "plain": "none",
+                }
                 await call(routa, "delegate", task="t3", member="coder")
                 made = await call(routa, "create_agent", name="checker2", team_role="gate")
                 assert made["member"]["role"] == "gate"

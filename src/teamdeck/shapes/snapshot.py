@@ -126,6 +126,7 @@ def _member(member: MemberView) -> dict[str, Any]:
     return {
         "name": member.name,
         "agentType": member.agent_type,
+        "teamRole": member.role,
         "model": member.model,
         "color": member.color,
         "lead": member.lead,

@@ -57,6 +57,7 @@ def _agent(member: MemberView, tasks: list[TaskView]) -> dict[str, Any]:
         "name": member.name,
         "role": "lead" if member.lead else (member.agent_type or ""),
         "agentType": member.agent_type,
+        "teamRole": member.role or "none",
         "model": member.model,
         "active": member.active,
         "status": member.status,

@@ -229,6 +229,7 @@ class MemberView:
     Attributes:
         team, name: who.
         agent_type, model, color: from config.json.
+        role: teamdeck's role from config.json (coordinator, crafter, gate; None: none).
         lead: whether this is the team lead.
         active: ``isActive`` (true when absent).
         status: see :data:`MemberStatus`.
@@ -251,6 +252,7 @@ class MemberView:
     agent_type: str | None = None
     model: str | None = None
     color: str | None = None
+    role: str | None = None
     lead: bool = False
     active: bool = True
     status: MemberStatus = "working"

@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import NamedTuple
 
 from teamdeck.clock import iso
+from teamdeck.model.claude import MEMBER_ROLES
 from teamdeck.model.connection import STALE_S
 from teamdeck.protocol.ledger.moments import moment_of
 from teamdeck.protocol.ledger.results import FAILURE_CLASSES, Handshake, Ledger
@@ -74,6 +75,7 @@ def team_view(
                 name=member.name,
                 agent_type=member.agentType,
                 model=member.model,
+                role=member.role if member.role in MEMBER_ROLES and member.role != "none" else None,
                 color=member.color,
                 lead=config is not None and config.is_lead(member.name),
                 active=member.isActive,

@@ -233,6 +233,7 @@ def member_detail(member: MemberView, now) -> Content:
         (cell(member.name, 64), "bold"),
         f" of team {cell(member.team, 64)}",
         f" · {cell(member.agent_type or '', 40)}" if member.agent_type else "",
+        f" · {member.role}" if member.role else "",
         f" · {cell(member.model or '', 40)}" if member.model else "",
         "\n",
         ("status: ", "$text-muted"),
