@@ -157,7 +157,7 @@ def _team_line(team: TeamView, snapshot: WorkspaceSnapshot) -> str:
 
 
 def _member_line(member: MemberView, team: TeamView, snapshot: WorkspaceSnapshot) -> str:
-    role = "lead" if member.lead else one_line(member.agent_type or "member", 30)
+    role = "lead" if member.lead else one_line(member.role or member.agent_type or "member", 30)
     status: str = member.status
     if member.since and member.status in ("idle", "shutdown-requested", "shutdown-stuck", "awaiting"):
         status += f" {age(member.since, snapshot.taken_at)}"

@@ -87,7 +87,7 @@ def status_text(member: MemberView, now: datetime, *, stale: bool = False) -> st
 def member_row(member: MemberView, now: datetime, *, stale: bool = False) -> Row:
     flagged = bool(member.markers or member.inbox_problem)
     color = member.color if member.color in COLORS else None
-    role = "lead" if member.lead else (member.agent_type or "")
+    role = "lead" if member.lead else (member.role or member.agent_type or "")  # teamdeck's role, else agentType
     texts_and_styles = (
         (CONNECTED, "line-list--success")
         if member.connected and not flagged
