@@ -189,3 +189,17 @@ def test_forge_catch_up_on_the_command_line(ws, run_cli):
     assert first.code == 0, first.err
     assert any("mention message to quant/pangtong-fujunshi" in line for line in first.json["effects"])
     assert again.code == 0 and again.out.strip() == "nothing was missed: every change on Gitea had its effect"
+
+
+def test_a_comment_on_an_issue_gone_from_gitea_is_skipped_and_the_rest_caught_up(ws):
+    make_team(ws)
+    _receive_all(ws, SEEN)
+    state = GiteaState()
+    state.happen(*SEEN, "issues-opened-sub-101", "issue-comment-created-100-guanyu")
+    orphan = {**state.comments[1203], "id": 1299, "issue_url": "https://gitea.example.test/acme/quant/issues/99"}
+    state.comments[1299] = orphan
+    with gitea_standin(state) as url:
+        done = catch_up(ws, GiteaApi(url, TOKEN))
+    assert any(line.startswith("comment 1299 on #99 skipped: ") and "HTTP 404" in line for line in done.lines)
+    assert [e["summary"] for e in inbox(ws, "pangtong-fujunshi")] == ["guanyu-risk mentioned you on acme/quant#100"]
+    assert "acme/quant" in read_marks(ws)

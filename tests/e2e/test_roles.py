@@ -15,7 +15,7 @@ from teamdeck.mcp_server.catalog import TOOLS
 from teamdeck.protocol.delegation import delegate
 from teamdeck.protocol.roles import ROLES, member_role_prompt, role_of, role_prompt
 from teamdeck.protocol.tasks import create_task
-from teamdeck.protocol.teams import add_member, create_team, read_team
+from teamdeck.protocol.teams import add_member, create_team, read_team, set_role
 from teamdeck.store.workspace import Workspace
 
 pytestmark = [pytest.mark.e2e]
@@ -99,6 +99,9 @@ def test_each_role_is_offered_only_its_tools_and_refused_the_others_in_one_line(
                 assert made["member"]["role"] == "gate"
             async with stdio_session(root, "plain") as plain:
                 assert [tool.name for tool in (await plain.list_tools()).tools] == list(TOOLS)
+                set_role(Workspace.at(root, actor="human:tester"), TEAM, "plain", "crafter")
+                text = await refused(plain, "delegate", task="t3", member="coder")
+                assert "it is the crafter of team 'alpha'" in text, "the role as the roster says now"
 
     anyio.run(main)
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import httpx2
 
-from teamdeck.errors import Refused, WriteFailed
+from teamdeck.errors import NotFound, Refused, WriteFailed
 from teamdeck.store.settings import load_settings
 from teamdeck.store.workspace import Workspace
 
@@ -53,6 +53,8 @@ class GiteaApi:
             response = httpx2.get(url, params=params, headers=headers, timeout=self.timeout)
         except httpx2.HTTPError as err:
             raise WriteFailed(f"Could not read {what}: {type(err).__name__}: {err}") from err
+        if response.status_code == 404:
+            raise NotFound(f"Could not read {what}: Gitea answered HTTP 404 (deleted, or not visible to the token)")
         if response.status_code >= 300:
             raise WriteFailed(
                 f"Could not read {what}: Gitea answered HTTP {response.status_code}: {response.text[:200]}"

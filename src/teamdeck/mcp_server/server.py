@@ -91,10 +91,11 @@ class TeamdeckMCP(MCPServer[Any]):
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
         seat = self.seat
-        why = roles.why_refused(seat.role, name) if seat is not None else None
+        role = _current_role(seat) if seat is not None else "none"
+        why = roles.why_refused(role, name)
         if seat is not None and why is not None:
             raise ToolError(
-                f"Could not {name.replace('_', ' ')} as '{seat.member}': it is the {seat.role} of team "
+                f"Could not {name.replace('_', ' ')} as '{seat.member}': it is the {role} of team "
                 f"'{seat.team}'; {why}; nothing was written"
             )
         try:
@@ -105,6 +106,15 @@ class TeamdeckMCP(MCPServer[Any]):
                     f"Error executing tool {name}: invalid arguments: {_problems(err.__cause__)}; nothing was written"
                 ) from None
             raise
+
+
+def _current_role(seat: Seat) -> str:
+    """The seat's role as the roster says now (a person may have changed it since the
+    server started and listed its tools); the role at start when the roster cannot be read."""
+    try:
+        return roles.role_of(teams.read_team(seat.ws, seat.team), seat.member)
+    except TeamdeckError:
+        return seat.role
 
 
 def _problems(err: ValidationError) -> str:

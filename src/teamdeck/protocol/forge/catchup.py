@@ -37,7 +37,7 @@ from typing import Any, Protocol
 
 from ulid import ULID
 
-from teamdeck.errors import TeamdeckError
+from teamdeck.errors import NotFound, TeamdeckError
 from teamdeck.protocol.forge.deliveries import Outcome, read_deliveries, receive
 from teamdeck.protocol.forge.issues import find_issue, list_issues
 from teamdeck.store.files import read_optional, replace_if_changed
@@ -69,7 +69,7 @@ class ForgeReader(Protocol):
         ...
 
     def issue(self, repo: str, number: int) -> JSON:
-        """One issue or PR as an issue (``GET .../issues/{n}``)."""
+        """One issue or PR as an issue (``GET .../issues/{n}``); NotFound when it is gone."""
         ...
 
     def closed_by(self, repo: str, number: int) -> str | None:
@@ -192,7 +192,13 @@ def _repo(ws: Workspace, reader: ForgeReader, repo: str, start: datetime, done: 
 
     def comment_step(comment: JSON, number: int) -> Callable[[], None]:
         def run() -> None:
-            issue = issues.setdefault(number, reader.issue(repo, number))
+            if number not in issues:
+                try:
+                    issues[number] = reader.issue(repo, number)
+                except NotFound as err:  # deleted since: its comments have nothing left to act on
+                    done.lines.append(f"comment {comment.get('id')} on #{number} skipped: {err}")
+                    return
+            issue = issues[number]
             body = {
                 "action": "created",
                 "issue": issue,
