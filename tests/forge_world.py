@@ -51,6 +51,11 @@ STORY = (
 """The fixture deliveries in the order Gitea sent them."""
 
 
+def story_until(name: str) -> tuple[str, ...]:
+    """The story's deliveries up to and including ``name``."""
+    return STORY[: STORY.index(name) + 1]
+
+
 def make_team(ws: Workspace) -> None:
     create_team(ws, TEAM, description="issue-driven team of acme/quant")
     for login, (agent_type, prompt) in AGENTS.items():

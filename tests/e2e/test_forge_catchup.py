@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from forge_world import delivery, inbox, make_team
+from forge_world import STORY, delivery, inbox, make_team, story_until
 from gitea_standin import TOKEN, GiteaState, gitea_standin
 
 from teamdeck.adapters.gitea_api import GiteaApi
@@ -20,12 +20,7 @@ from teamdeck.store.workspace import Workspace
 MEMBERS = ("pangtong-fujunshi", "zhangfei-dev", "guanyu-risk", "simayi-review")
 SEEN = ("issues-opened-parent-100",)
 MISSED = (
-    "issue-comment-created-100-guanyu",
-    "issues-opened-sub-101",
-    "issues-assigned-sub-101-at-create",
-    "issues-opened-sub-102",
-    "issues-assigned-sub-102",
-    "pull-request-opened-104",
+    *story_until("pull-request-opened-104")[len(SEEN) :],
     "status-failure-104",
     "issue-comment-created-101-action-report",
 )
@@ -55,6 +50,15 @@ def _issues(ws: Workspace) -> list[tuple]:
     ]
 
 
+def _watched_then_missed(ws: Workspace, *missed: str) -> GiteaState:
+    """``ws`` received the first delivery, then missed ``missed``: Gitea's state after both."""
+    make_team(ws)
+    _receive_all(ws, SEEN)
+    state = GiteaState()
+    state.happen(*SEEN, *missed)
+    return state
+
+
 def _receive_all(ws: Workspace, names: tuple[str, ...]) -> None:
     for name in names:
         outcome = receive(ws, *delivery(name))
@@ -72,10 +76,7 @@ def delivered(tmp_path) -> Workspace:
 
 
 def test_missed_deliveries_are_caught_up_and_the_late_webhooks_change_nothing(ws, delivered):
-    make_team(ws)
-    _receive_all(ws, SEEN)  # teamdeck watched from here; then the server was down
-    state = GiteaState()
-    state.happen(*SEEN, *MISSED)
+    state = _watched_then_missed(ws, *MISSED)
     with gitea_standin(state) as url:
         done = catch_up(ws, GiteaApi(url, TOKEN))
     assert _summaries(ws) == _summaries(delivered)
@@ -95,10 +96,7 @@ def test_missed_deliveries_are_caught_up_and_the_late_webhooks_change_nothing(ws
 
 
 def test_a_catch_up_reads_only_what_changed_since_the_last_one(ws):
-    make_team(ws)
-    _receive_all(ws, SEEN)
-    state = GiteaState()
-    state.happen(*SEEN, "issue-comment-created-100-guanyu")
+    state = _watched_then_missed(ws, "issue-comment-created-100-guanyu")
     with gitea_standin(state) as url:
         catch_up(ws, GiteaApi(url, TOKEN))
         mark = read_marks(ws)["acme/quant"]
@@ -110,10 +108,7 @@ def test_a_catch_up_reads_only_what_changed_since_the_last_one(ws):
 
 
 def test_a_catch_up_the_api_refuses_is_one_line_and_moves_no_mark(ws):
-    make_team(ws)
-    _receive_all(ws, SEEN)
-    state = GiteaState()
-    state.happen(*SEEN, "issue-comment-created-100-guanyu")
+    state = _watched_then_missed(ws, "issue-comment-created-100-guanyu")
     with gitea_standin(state) as url, pytest.raises(WriteFailed) as refused:
         catch_up(ws, GiteaApi(url, "a-wrong-token"))
     assert "HTTP 401" in str(refused.value) and "\n" not in str(refused.value)
@@ -122,10 +117,7 @@ def test_a_catch_up_the_api_refuses_is_one_line_and_moves_no_mark(ws):
 
 
 def test_the_catch_up_is_logged_as_deliveries(ws):
-    make_team(ws)
-    _receive_all(ws, SEEN)
-    state = GiteaState()
-    state.happen(*SEEN, "issue-comment-created-100-guanyu")
+    state = _watched_then_missed(ws, "issue-comment-created-100-guanyu")
     with gitea_standin(state) as url:
         catch_up(ws, GiteaApi(url, TOKEN))
     records = [json.loads(line) for line in ws.deliveries_log.read_text().splitlines()]
@@ -137,22 +129,8 @@ def test_a_missed_merge_and_closes_release_the_dependant_and_open_the_round(ws, 
     """The end of the story missed: the PR merged, #101 closed by its creator (the
     timeline says who), #102 closed by the coordinator; the catch-up releases #102 and
     opens the round review as the webhooks would have, and they change nothing later."""
-    story = (
-        *SEEN,
-        "issue-comment-created-100-guanyu",
-        "issues-opened-sub-101",
-        "issues-assigned-sub-101-at-create",
-        "issues-opened-sub-102",
-        "issues-assigned-sub-102",
-        "pull-request-opened-104",
-        "pull-request-review-rejected-104",
-        "pull-request-review-approved-104",
-    )
-    missed = (
-        "pull-request-closed-merged-104",
-        "issues-closed-sub-101-by-creator",
-        "issues-closed-sub-102-by-coordinator",
-    )
+    story = story_until("pull-request-review-approved-104")
+    missed = STORY[len(story) :]
     delivered = Workspace.at(tmp_path / "delivered", clock=ws.clock, actor=ws.actor)
     delivered.root.mkdir()
     make_team(delivered)
@@ -176,10 +154,7 @@ def test_a_missed_merge_and_closes_release_the_dependant_and_open_the_round(ws, 
 
 
 def test_forge_catch_up_on_the_command_line(ws, run_cli):
-    make_team(ws)
-    _receive_all(ws, SEEN)
-    state = GiteaState()
-    state.happen(*SEEN, "issue-comment-created-100-guanyu")
+    state = _watched_then_missed(ws, "issue-comment-created-100-guanyu")
     unset = run_cli(ws.root, "forge", "catch-up", env={"TEAMDECK_FORGE_URL": "", "TEAMDECK_FORGE_TOKEN": ""})
     assert unset.code != 0 and len(unset.err.strip().splitlines()) == 1 and "TEAMDECK_FORGE_TOKEN" in unset.err
     with gitea_standin(state) as url:
@@ -192,10 +167,7 @@ def test_forge_catch_up_on_the_command_line(ws, run_cli):
 
 
 def test_a_comment_on_an_issue_gone_from_gitea_is_skipped_and_the_rest_caught_up(ws):
-    make_team(ws)
-    _receive_all(ws, SEEN)
-    state = GiteaState()
-    state.happen(*SEEN, "issues-opened-sub-101", "issue-comment-created-100-guanyu")
+    state = _watched_then_missed(ws, "issues-opened-sub-101", "issue-comment-created-100-guanyu")
     orphan = {**state.comments[1203], "id": 1299, "issue_url": "https://gitea.example.test/acme/quant/issues/99"}
     state.comments[1299] = orphan
     with gitea_standin(state) as url:

@@ -9,20 +9,12 @@ from __future__ import annotations
 import json
 
 import pytest
-from forge_world import delivery, inbox, make_team, post, serving, tree_bytes
+from forge_world import delivery, inbox, make_team, post, serving, story_until, tree_bytes
 
 from teamdeck.protocol.forge.deliveries import receive
 from teamdeck.protocol.forge.issues import load_issue
 
-UP_TO_PR = (
-    "issues-opened-parent-100",
-    "issue-comment-created-100-guanyu",
-    "issues-opened-sub-101",
-    "issues-assigned-sub-101-at-create",
-    "issues-opened-sub-102",
-    "issues-assigned-sub-102",
-    "pull-request-opened-104",
-)
+UP_TO_PR = story_until("pull-request-opened-104")
 FIRST_HEAD = "4149ba53a2f3"
 FIXED_HEAD = "9c2e4d7a51b0"
 
