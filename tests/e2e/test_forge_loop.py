@@ -165,7 +165,7 @@ def test_the_new_deliveries_over_http_are_signed_as_gitea_signs_them(story_ws):
 
 
 def test_a_hostile_check_name_and_link_reach_the_inbox_quoted_on_one_line(story_ws):
-    """B-series: text from Gitea cannot pose as instructions or drive the terminal."""
+    """S1: text from Gitea (escape sequences, a line posing as instructions) reaches the inbox quoted on one line."""
     ws = story_ws
     headers, body = delivery("status-failure-104")
     payload = json.loads(body)

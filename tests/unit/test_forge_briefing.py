@@ -1,6 +1,6 @@
 """The executor's branch (seed 001 §13.5): ``{type}/{n}-{brief}``, the type from the
 title's prefix, a brief that stays readable for non-ASCII titles, and always a name git
-accepts (B-series: any title, even a hostile one, gives a usable branch)."""
+accepts (S8: a path-like or hostile title gives a plain, usable branch)."""
 
 from __future__ import annotations
 
