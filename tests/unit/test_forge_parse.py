@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from teamdeck.protocol.forge.comment_rules import is_action_report
 from teamdeck.protocol.forge.parse import closes_of, depends_of, mentions_of, parent_of
 
 
@@ -45,3 +46,18 @@ def test_mentions_are_at_line_start_or_after_whitespace(text, expected):
 def test_mentions_never_include_an_email_local_part(text):
     for login in mentions_of(text + " user@example.com"):
         assert login != "example.com"
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ("## Action Report\n- branch: feat/101-x", True),
+        ("**[Action Report]** done: PR #104", True),
+        ("\n\n> action report: CI green", True),
+        ("Here is my Action Report:\n...", False),
+        ("[张飞] Action Report 明天提交", False),
+        ("", False),
+    ],
+)
+def test_an_action_report_is_a_comment_that_starts_with_it(body: str, expected: bool) -> None:
+    assert is_action_report(body) is expected
