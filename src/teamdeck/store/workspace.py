@@ -202,6 +202,16 @@ class Workspace:
         """The heartbeat of the MCP server acting as ``member`` over HTTP."""
         return self.connections_dir(team) / f"{check_member(member)}.json"
 
+    @property
+    def sessions_dir(self) -> Path:
+        """``sessions/``: what live Claude Code sessions told teamdeck (hooks, channel prompts)."""
+        return self.root / "sessions"
+
+    def session_log(self, team: str) -> Path:
+        """``sessions/<team>.jsonl``: the team's session events and permission prompts
+        (protocol/sessions.py); outside ``teams/``, which Claude Code deletes."""
+        return self.sessions_dir / f"{check_id(team, 'team name')}.jsonl"
+
     def claude_tasks_dir(self, team: str) -> Path:
         """``tasks/<team>/``: a Claude Code task list (numbered JSON files)."""
         return self.tasks_dir / check_id(team, "team name")

@@ -17,7 +17,11 @@ def snapshot_of(state: ReadState, rows: tuple[EventRow, ...], notices: tuple[str
     one-time ``notices``."""
     tasks = tuple(state.tasks[task_id] for task_id in sorted(state.tasks))
     teams = tuple(state.team_views[name] for name in sorted(state.team_views))
-    team_gates = (*(state.team_gates[name] for name in sorted(state.team_gates)), state.forge_gates)
+    team_gates = (
+        *(state.team_gates[name] for name in sorted(state.team_gates)),
+        state.forge_gates,
+        state.session_gates,
+    )
     gates = state.derive("gates", (*tasks, *team_gates), lambda: _gate_queue(tasks, team_gates))
     state.log_rows = rows
     return WorkspaceSnapshot(

@@ -25,6 +25,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from teamdeck.errors import TeamdeckError
+from teamdeck.protocol.session_log import session_teams
 from teamdeck.store.files import FileState, changed_files, file_states, list_entries
 from teamdeck.store.paths import InvalidId, check_id
 from teamdeck.store.settings import load_settings
@@ -42,6 +43,7 @@ from teamdeck.view.plans import (
     update_plans,
 )
 from teamdeck.view.read_state import ReadState
+from teamdeck.view.sessions import session_decisions
 from teamdeck.view.snapshot import (
     Problem,
     WorkspaceSnapshot,
@@ -99,6 +101,7 @@ def build_snapshot(
     state.plans = read_plans(ws)
     state.issues, state.issue_problems = read_issue_tree(ws)
     state.forge_gates = failed_deliveries(ws)
+    _read_sessions(state, session_teams(ws), per_log, None)
     for task_id in state.tasks:
         _read_verdicts(state, task_id)
     rows = merge_all(state)
@@ -188,6 +191,8 @@ def refresh(snapshot: WorkspaceSnapshot, changed: Iterable[Path]) -> WorkspaceSn
     if work.forge or work.relist:
         state.issues, state.issue_problems = read_issue_tree(ws)
         state.forge_gates = failed_deliveries(ws)
+    if work.sessions or teams_changed:
+        rebuild |= _read_sessions(state, sorted(work.sessions), NEW_LOG_TAIL, new_rows)
     notices = tuple(notice for log in state.logs.values() if (notice := take_notice(log)))
     if rebuild:
         rows = merge_all(state)
@@ -264,6 +269,24 @@ def _load_settings(state: ReadState) -> None:
         state.read_only, state.read_only_reason = True, mounted  # F7: the TUI opens read-only
     else:
         state.read_only, state.read_only_reason = False, ""
+
+
+def _read_sessions(state: ReadState, teams: list[str], tail_lines: int, new_rows: list[EventRow] | None) -> bool:
+    """Tail the session logs of ``teams`` (view/sessions.py: opened only, at the first
+    build; read into ``new_rows`` after) and rebuild the queue's session prompts;
+    returns whether the events tail must be merged again."""
+    rebuild = False
+    for team in teams:
+        try:
+            path = state.ws.session_log(team)
+        except InvalidId:
+            continue
+        log = open_log(state, path, f"session {team}", tail_lines, event=True)
+        if new_rows is not None:
+            rebuild |= advance(log, new_rows)
+    all_team_gates = [gate for gates in state.team_gates.values() for gate in gates]
+    state.session_gates = session_decisions(state.ws, all_team_gates)
+    return rebuild
 
 
 def _list(state: ReadState) -> tuple[list[str], list[str]]:

@@ -29,6 +29,8 @@ class Work:
     """Tasks whose ``guardian/`` changed: their verdict history is read again."""
     forge: bool = False
     """Something under ``forge/`` changed: the issues are read again."""
+    sessions: set[str] = field(default_factory=set)
+    """Teams whose ``sessions/<team>.jsonl`` changed: its prompts and events are read again."""
     task_lists: dict[str, set[str]] = field(default_factory=dict)
     """``tasks/<name>/`` -> the file names changed in it (``all``: the directory
     itself), in case it is a team's Claude Code task list."""
@@ -47,6 +49,9 @@ def classify(root: Path, changed: Iterable[Path]) -> Work:
             work.relist = True
         elif parts == (SETTINGS_FILE,):
             work.settings = True
+        elif parts[0] == "sessions":
+            if len(parts) == 2 and parts[1].endswith(".jsonl"):
+                work.sessions.add(parts[1][: -len(".jsonl")])
         elif parts[0] == "forge":
             work.forge = True
         elif parts[0] == "plans":

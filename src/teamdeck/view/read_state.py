@@ -47,6 +47,8 @@ class ReadState:
     issue_problems: tuple[str, ...] = ()
     forge_gates: tuple[Decision, ...] = ()
     """Deliveries to Gitea that failed, as decisions (view/outbox.py)."""
+    session_gates: tuple[Decision, ...] = ()
+    """Live sessions' open permission prompts, as decisions (view/sessions.py)."""
     task_lists: dict[str, TaskListFiles] = field(default_factory=dict)
     """Team -> what was read of its Claude Code task list (``tasks/<team>/<n>.json``)."""
     task_list_views: dict[str, TeamTaskListView] = field(default_factory=dict)
