@@ -39,6 +39,14 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
         metavar="VAR",
         help="require 'Authorization: Bearer <token>' with the token in $VAR (required beyond loopback)",
     )
+    server.add_argument(
+        "--channel",
+        action="store_true",
+        help=(
+            "also be a Claude Code channel (stdio): push what teamdeck writes for MEMBER into its running session "
+            "and bring the session's permission prompts into the decision queue (README, 'Channels')"
+        ),
+    )
     server.set_defaults(handler=_serve)
 
 
@@ -47,6 +55,15 @@ def _serve(args: argparse.Namespace, ws: Workspace) -> Output:
     from teamdeck.mcp_server.server import take_seat
 
     seat = take_seat(ws, args.team, args.member)
+    if args.channel:
+        if args.http is not None:
+            raise _usage("--channel serves stdio (Claude Code takes channel notifications from stdio servers)")
+        import anyio
+
+        from teamdeck.mcp_server.channel import serve
+
+        anyio.run(serve, seat)
+        return Output({"ok": True})
     if args.http is None:
         if args.token_env is not None:
             raise _usage("--token-env needs --http (stdio has no requests to authenticate)")

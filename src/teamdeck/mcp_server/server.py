@@ -173,8 +173,9 @@ MemberArg = Annotated[Id, Field(description="a member of your team: name, NAME, 
 TaskArg = Annotated[Id, Field(description="a teamdeck task id (the directory tasks/<id>/ holding task.yaml)")]
 
 
-def build_server(seat: Seat, heartbeat: Heartbeat | None = None) -> TeamdeckMCP:
-    """The MCP server acting as ``seat``; ``heartbeat`` (HTTP) counts the tool calls."""
+def build_server(seat: Seat, heartbeat: Heartbeat | None = None, extra_instructions: str = "") -> TeamdeckMCP:
+    """The MCP server acting as ``seat``; ``heartbeat`` (HTTP) counts the tool calls;
+    ``extra_instructions`` are added to what the model is told (the channel's)."""
     server = TeamdeckMCP(
         name="teamdeck",
         version=__version__,
@@ -183,6 +184,7 @@ def build_server(seat: Seat, heartbeat: Heartbeat | None = None) -> TeamdeckMCP:
             + (f", its {seat.role}" if seat.role != "none" else "")
             + ". These tools coordinate your team through the workspace files teamdeck supervises: messages, "
             "delegated tasks, reports and decisions by a person."
+            + extra_instructions
         ),
         log_level="WARNING",
     )
