@@ -51,6 +51,9 @@ COMMANDS: tuple[Command, ...] = (
     Command("delegate", (_COORD,), "assign a task to a team member (task_assignment in their inbox)"),
     Command("report", (_COORD,), "report_to_parent: write a worker's final.json and tell its delegator"),
     Command("mcp", (_MCP,), "serve the coordination tools over MCP, acting as one member of a team"),
+    Command(
+        "hook", ("teamdeck.cli.hook",), "record a Claude Code hook's payload (stdin) as a team event; install the hooks"
+    ),
     Command("demo", (_DEMO,), "open the live demo: the demo workspace with simulated agents"),
     Command("forge", (_FORGE,), "issue-driven teams: the Gitea webhook bridge"),
 )

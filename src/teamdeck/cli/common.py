@@ -55,10 +55,13 @@ def common_options() -> argparse.ArgumentParser:
 
 def workspace_from(args: argparse.Namespace) -> Workspace:
     """The :class:`Workspace` the options name, with read-only mode applied."""
-    from teamdeck.store.settings import load_settings
-
     root = resolve_root(getattr(args, "workspace", None))
     check_root(root, may_create=getattr(args, "creates_workspace", False))
+    if getattr(args, "fast_start", False) and not (root / SETTINGS_FILE).exists():
+        # the defaults, without importing the settings model (``teamdeck hook`` runs on every tool call)
+        return Workspace(root, read_only=bool(getattr(args, "read_only", False)), read_only_reason="--read-only")
+    from teamdeck.store.settings import load_settings
+
     try:
         settings = load_settings(root)
     except InvalidFile:

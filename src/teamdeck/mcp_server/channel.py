@@ -39,7 +39,7 @@ from pydantic import ConfigDict, Field
 from teamdeck.errors import TeamdeckError
 from teamdeck.mcp_server.server import Seat, build_server
 from teamdeck.model.connection import HEARTBEAT_S
-from teamdeck.protocol import sessions
+from teamdeck.protocol import channel_push, sessions
 from teamdeck.protocol.connections import Heartbeat, announce
 from teamdeck.watch_hub import wait_until
 
@@ -106,12 +106,12 @@ class Channel:
         except TeamdeckError as err:  # the prompt stays in the terminal; say why it is not in the queue
             log.error("permission prompt %s of %s not queued: %s", params.request_id, seat.member, err)
 
-    def _work(self) -> tuple[list[sessions.ChannelItem], list[tuple[str, sessions.Behavior]]] | None:
+    def _work(self) -> tuple[list[channel_push.ChannelItem], list[tuple[str, channel_push.Behavior]]] | None:
         seat = self.seat
-        items = sessions.unpushed(seat.ws, seat.team, seat.member)
+        items = channel_push.unpushed(seat.ws, seat.team, seat.member)
         answers = [
             (request_id, behavior)
-            for request_id, behavior in sessions.answers_to_relay(seat.ws, seat.team, self.requests)
+            for request_id, behavior in channel_push.answers_to_relay(seat.ws, seat.team, self.requests)
             if request_id not in self.relayed
         ]
         return (items, answers) if items or answers else None
@@ -130,7 +130,9 @@ class Channel:
             items, answers = work
             await self._send(items, answers)
 
-    async def _send(self, items: list[sessions.ChannelItem], answers: list[tuple[str, sessions.Behavior]]) -> None:
+    async def _send(
+        self, items: list[channel_push.ChannelItem], answers: list[tuple[str, channel_push.Behavior]]
+    ) -> None:
         assert self.connection is not None
         seat = self.seat
         for request_id, behavior in answers:
@@ -139,7 +141,7 @@ class Channel:
         for item in items:
             await self.connection.notify(PUSH, {"content": item.content, "meta": item.meta})
         if items:
-            await anyio.to_thread.run_sync(lambda: sessions.delivered(seat.ws, seat.team, seat.member, items))
+            await anyio.to_thread.run_sync(lambda: channel_push.delivered(seat.ws, seat.team, seat.member, items))
 
 
 async def _beat(heartbeat: Heartbeat) -> None:

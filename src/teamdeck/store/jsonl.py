@@ -20,7 +20,7 @@ from typing import Any
 from teamdeck.errors import InvalidFile, WriteFailed
 from teamdeck.store import fs as fs_seam
 from teamdeck.store.atomic import fsync_dir
-from teamdeck.store.loaders import dumps_json
+from teamdeck.store.json_text import dumps_json
 from teamdeck.store.paths import EscapesWorkspace, beneath
 
 MAX_RECORD_BYTES = 64 * 1024

@@ -22,6 +22,7 @@ from typing import Any, Protocol
 import yaml
 
 from teamdeck.errors import InvalidFile
+from teamdeck.store.json_text import dumps_json as dumps_json  # re-exported: its old home
 from teamdeck.store.paths import beneath
 
 MAX_FILE_BYTES = 1024 * 1024
@@ -406,9 +407,3 @@ def parse_json(data: bytes, path: Path | str, *, limit: int = MAX_FILE_BYTES) ->
     if _nesting_depth(value, MAX_DEPTH) > MAX_DEPTH:
         raise InvalidFile(path, "", TOO_DEEP)
     return value
-
-
-def dumps_json(data: Any, *, indent: int | None = None) -> str:
-    """Serialise JSON the way we always write it: UTF-8 text, no NaN."""
-    separators = None if indent else (",", ":")
-    return json.dumps(data, ensure_ascii=False, allow_nan=False, indent=indent, separators=separators)
