@@ -12,7 +12,7 @@ TUI's first frame does not wait for modules only an answer needs).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 from teamdeck.decisions.spec import Answer, Answered, DecisionSpec, Part, Run, Variant, ours
 from teamdeck.model.task import GateAnswer
@@ -280,7 +280,7 @@ def _answer_session_prompt(approve: bool) -> Run:
         from teamdeck.protocol.sessions import answer_prompt
 
         team, member, prompt_id = decision.team or "", decision.member or "", decision.request_id or ""
-        behavior = "allow" if approve else "deny"
+        behavior: Literal["allow", "deny"] = "allow" if approve else "deny"
         answer_prompt(ws, team, member, prompt_id, behavior, note)
         summary = f"permission {'allowed' if approve else 'denied'}: {member} ({prompt_id}, live session)"
         return Answered(summary, {"team": team, "member": member, "prompt": prompt_id, "behavior": behavior})
