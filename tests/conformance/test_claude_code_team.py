@@ -38,7 +38,7 @@ import subprocess
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -147,12 +147,21 @@ def plan_mode_lead(tmp_path: Path, claude: Path, model: ScriptedModel) -> Iterat
     yield from start_lead(tmp_path, claude, model, CLAUDE_CODE_PLAN_MODE_REQUIRED="true")
 
 
-def start_lead(tmp_path: Path, claude: Path, model: ScriptedModel, **extra: str) -> Iterator[tuple[Path, Path, str]]:
+def start_lead(
+    tmp_path: Path,
+    claude: Path,
+    model: ScriptedModel,
+    prepare: Callable[[Path, Path], None] | None = None,
+    **extra: str,
+) -> Iterator[tuple[Path, Path, str]]:
+    """``prepare(project, home)`` runs before the client starts (e.g. installs hooks)."""
     if shutil.which("tmux") is None:
         pytest.skip("tmux is not installed: the interactive client runs in tmux")
     project, home = tmp_path / "project", tmp_path / "home"
     project.mkdir()
     make_home(home, trusted=[project])
+    if prepare is not None:
+        prepare(project, home)
     env = claude_env(
         home, model.env(), CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS="1", CLAUDE_CODE_ENABLE_TODO_TOOLS="1", **extra
     )

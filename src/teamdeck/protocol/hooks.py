@@ -19,19 +19,28 @@ binary's output schema, quoted in the comments below):
   content; teamdeck does not gate it: an MCP form is for the person at the terminal).
 
 Who: ``team``/``member`` given to the command, else the payload's ``team_name`` /
-``teammate_name`` (a teammate's events), else the session's implicit team
-``session-<first 8 characters of session_id>`` and its lead.
+``teammate_name``, else what an earlier payload of the same session said (a teammate's
+tool events carry neither: its ``TeammateIdle`` and ``Task*`` payloads do, and each
+session's answer is kept in ``sessions/by-session/<session_id>.json``), else the
+session's implicit team ``session-<first 8 characters of session_id>`` and its lead.
+
+The tool events that settle a prompt are recorded only when they did (a session fires
+``PostToolUse`` on every call: the log keeps what a person may want to see).
 """
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from teamdeck.errors import Refused
 from teamdeck.protocol.session_log import fingerprint, prompts, read_log
 from teamdeck.protocol.sessions import close_prompts, record_event, record_prompt
+from teamdeck.store.atomic import atomic_replace
+from teamdeck.store.paths import InvalidId, check_id
 from teamdeck.store.workspace import Workspace
 
 LEAD = "team-lead"
@@ -56,11 +65,42 @@ class HookResult:
     output: dict[str, Any]
 
 
-def who(payload: dict[str, Any], team: str | None, member: str | None) -> tuple[str, str]:
+def _index(ws: Workspace, session: str) -> Path | None:
+    try:
+        return ws.sessions_dir / "by-session" / f"{check_id(session.lower(), 'session id')}.json"
+    except InvalidId:
+        return None
+
+
+def _recall(ws: Workspace, session: str) -> tuple[str | None, str | None]:
+    path = _index(ws, session)
+    try:
+        known = json.loads(path.read_text()) if path is not None else None
+    except (OSError, ValueError):
+        return None, None
+    if not isinstance(known, dict):
+        return None, None
+    return known.get("team"), known.get("member")
+
+
+def _remember(ws: Workspace, session: str, team: str, member: str) -> None:
+    path = _index(ws, session)
+    if path is None or _recall(ws, session) == (team, member):
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_replace(path, json.dumps({"team": team, "member": member}).encode(), crash_prefix="session-index")
+
+
+def who(ws: Workspace, payload: dict[str, Any], team: str | None, member: str | None) -> tuple[str, str]:
     """The team and member a payload is about (see the module docstring)."""
     session = str(payload.get("session_id") or "")
     named_team = payload.get("team_name") if isinstance(payload.get("team_name"), str) else None
     named_member = payload.get("teammate_name") if isinstance(payload.get("teammate_name"), str) else None
+    if named_team and named_member and session:
+        _remember(ws, session, named_team, named_member)
+    elif session and not (named_team or team):
+        named_team, recalled_member = _recall(ws, session)
+        named_member = named_member or recalled_member
     found_team = team or named_team or (f"session-{session[:8].lower()}" if session else None)
     if not found_team:
         raise Refused("hook payload on stdin: no team_name and no session_id; pass --team")
@@ -83,8 +123,6 @@ def parse_payload(text: str) -> dict[str, Any]:
     Raises:
         Refused: not a JSON object with a ``hook_event_name`` (one line: where and why).
     """
-    import json
-
     try:
         payload = json.loads(text)
     except ValueError as err:
@@ -103,12 +141,18 @@ def handle(
         Refused: no team can be told from it. ReadOnly, WriteFailed, Busy.
     """
     event = str(payload["hook_event_name"])
-    team, member = who(payload, team, member)
+    ws.require_writable(f"record the {event} hook")
+    team, member = who(ws, payload, team, member)
     actor = f"agent:{member}@{team}"
     kept = {key: _trimmed(value) for key, value in payload.items() if key != "hook_event_name"}
-    record_event(ws, team, event, kept, actor)
     output: dict[str, Any] = {}
     tool, tool_input = str(payload.get("tool_name", "")), payload.get("tool_input")
+    if event in SETTLED:
+        closed = close_prompts(ws, team, member, fingerprint(tool, tool_input), SETTLED[event], actor) if tool else []
+        if closed:
+            record_event(ws, team, event, kept, actor)
+        return HookResult(team, member, event, output)
+    record_event(ws, team, event, kept, actor)
     if event == "PermissionRequest" and tool:
         prompt = record_prompt(ws, team, member, tool=tool, tool_input=tool_input, source="hook")
         behavior = _wait_for_answer(ws, team, prompt.id, gate_s) if gate_s > 0 else None
@@ -119,8 +163,6 @@ def handle(
             if behavior[0] == "deny":
                 decision["message"] = behavior[1] or "Denied in teamdeck"
             output = {"hookSpecificOutput": {"hookEventName": event, "decision": decision}}
-    elif event in SETTLED and tool:
-        close_prompts(ws, team, member, fingerprint(tool, tool_input), SETTLED[event], actor)
     return HookResult(team, member, event, output)
 
 

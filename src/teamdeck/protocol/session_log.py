@@ -15,6 +15,7 @@ from teamdeck.store.workspace import Workspace
 
 PROMPT, ANSWER, CLOSED, PUSH = "permission_prompt", "permission_answer", "permission_closed", "channel_push"
 """The record types teamdeck itself writes; every other type is a hook's event name."""
+OURS = frozenset((PROMPT, ANSWER, CLOSED, PUSH))
 
 Behavior = Literal["allow", "deny"]
 

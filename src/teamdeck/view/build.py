@@ -25,7 +25,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from teamdeck.errors import TeamdeckError
-from teamdeck.protocol.session_log import session_teams
+from teamdeck.protocol.session_log import read_log, session_teams
 from teamdeck.store.files import FileState, changed_files, file_states, list_entries
 from teamdeck.store.paths import InvalidId, check_id
 from teamdeck.store.settings import load_settings
@@ -43,7 +43,7 @@ from teamdeck.view.plans import (
     update_plans,
 )
 from teamdeck.view.read_state import ReadState
-from teamdeck.view.sessions import session_decisions
+from teamdeck.view.sessions import last_events, session_decisions, with_session_events
 from teamdeck.view.snapshot import (
     Problem,
     WorkspaceSnapshot,
@@ -102,6 +102,7 @@ def build_snapshot(
     state.issues, state.issue_problems = read_issue_tree(ws)
     state.forge_gates = failed_deliveries(ws)
     _read_sessions(state, session_teams(ws), per_log, None)
+    _annotate_sessions(state)
     for task_id in state.tasks:
         _read_verdicts(state, task_id)
     rows = merge_all(state)
@@ -193,6 +194,7 @@ def refresh(snapshot: WorkspaceSnapshot, changed: Iterable[Path]) -> WorkspaceSn
         state.forge_gates = failed_deliveries(ws)
     if work.sessions or teams_changed:
         rebuild |= _read_sessions(state, sorted(work.sessions), NEW_LOG_TAIL, new_rows)
+    _annotate_sessions(state)
     notices = tuple(notice for log in state.logs.values() if (notice := take_notice(log)))
     if rebuild:
         rows = merge_all(state)
@@ -284,9 +286,18 @@ def _read_sessions(state: ReadState, teams: list[str], tail_lines: int, new_rows
         log = open_log(state, path, f"session {team}", tail_lines, event=True)
         if new_rows is not None:
             rebuild |= advance(log, new_rows)
+        state.session_events[team] = last_events(read_log(state.ws, team))
     all_team_gates = [gate for gates in state.team_gates.values() for gate in gates]
     state.session_gates = session_decisions(state.ws, all_team_gates)
     return rebuild
+
+
+def _annotate_sessions(state: ReadState) -> None:
+    """Each member's last hook event on the roster (a view is replaced only when it changes)."""
+    for team, events in state.session_events.items():
+        view = state.team_views.get(team)
+        if view is not None:
+            state.team_views[team] = with_session_events(view, events)
 
 
 def _list(state: ReadState) -> tuple[list[str], list[str]]:

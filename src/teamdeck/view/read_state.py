@@ -49,6 +49,8 @@ class ReadState:
     """Deliveries to Gitea that failed, as decisions (view/outbox.py)."""
     session_gates: tuple[Decision, ...] = ()
     """Live sessions' open permission prompts, as decisions (view/sessions.py)."""
+    session_events: dict[str, dict[str, str]] = field(default_factory=dict)
+    """Team -> member -> its last hook event in words (the roster shows it)."""
     task_lists: dict[str, TaskListFiles] = field(default_factory=dict)
     """Team -> what was read of its Claude Code task list (``tasks/<team>/<n>.json``)."""
     task_list_views: dict[str, TeamTaskListView] = field(default_factory=dict)

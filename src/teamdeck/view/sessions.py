@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from dataclasses import replace
+from typing import Any
 
 from teamdeck.errors import TeamdeckError
-from teamdeck.protocol.session_log import Prompt, fingerprint, prompts, read_log, session_teams
+from teamdeck.protocol.session_log import OURS, Prompt, fingerprint, prompts, read_log, session_teams
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.snapshot import Decision
+from teamdeck.view.snapshot import Decision, TeamView
 
 
 def _body(prompt: Prompt) -> str:
@@ -72,3 +74,26 @@ def session_decisions(ws: Workspace, team_gates: Iterable[Decision] = ()) -> tup
             if prompt.open and (team, prompt.member, prompt.fingerprint) not in taken:
                 decisions.append(prompt_decision(prompt))
     return tuple(decisions)
+
+
+def last_events(records: list[dict[str, Any]]) -> dict[str, str]:
+    """Member name -> its last hook event in words (``TaskCompleted "Write notes" at …``)."""
+    last: dict[str, str] = {}
+    for record in records:
+        payload, actor = record.get("payload"), str(record.get("actor", ""))
+        if record.get("type") in OURS or not isinstance(payload, dict) or not actor.startswith("agent:"):
+            continue
+        member = actor[len("agent:") :].rsplit("@", 1)[0]
+        subject = payload.get("task_subject") or payload.get("tool_name") or payload.get("message")
+        what = f' "{subject}"' if isinstance(subject, str) and subject else ""
+        last[member] = f"{record.get('type')}{what} at {record.get('ts', '?')}"
+    return last
+
+
+def with_session_events(view: TeamView, last: dict[str, str]) -> TeamView:
+    """``view`` with each member's last hook event (:func:`last_events`): the same view
+    when nothing changes (views are compared by identity downstream)."""
+    if all(last.get(m.name, m.session_event) == m.session_event for m in view.members):
+        return view
+    members = tuple(replace(m, session_event=last.get(m.name, m.session_event)) for m in view.members)
+    return replace(view, members=members)

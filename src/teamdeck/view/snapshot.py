@@ -245,6 +245,8 @@ class MemberView:
         pending_plan: the open plan approval request id, if any.
         connected: the URL of a live ``teamdeck mcp --http`` server acting as this
             member (its heartbeat is fresh), else ``""``.
+        session_event: what the member's live session last told a hook
+            (``TaskCompleted "Write notes" at …``; view/sessions.py), else ``""``.
     """
 
     team: str
@@ -266,6 +268,7 @@ class MemberView:
     pending_shutdown: str | None = None
     pending_plan: str | None = None
     connected: str = ""
+    session_event: str = ""
 
     @property
     def key(self) -> str:

@@ -244,6 +244,8 @@ def member_detail(member: MemberView, now) -> Content:
     parts.append(f"   unread: {member.unread}\n")
     if member.connected:
         parts += [("● ", "bold $success"), f"connected over MCP at {cell(member.connected, 200)}\n"]
+    if member.session_event:
+        parts += [("session: ", "$text-muted"), f"{cell(member.session_event, 200)}\n"]
     for marker in member.markers:
         parts += [("! ", "bold $error"), f"{cell(marker, 300)}\n"]
     if member.inbox_problem is not None:
