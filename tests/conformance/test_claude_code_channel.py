@@ -206,6 +206,49 @@ def test_a_message_reaches_the_running_session_through_the_channel(
     assert len(carrying) == 1  # one turn, however many requests repeat the conversation
 
 
+def test_a_prompt_answered_in_the_terminal_first_is_closed_in_the_queue(
+    world: tuple[Path, Path, Path], model: ScriptedModel, tmp_path: Path
+) -> None:
+    """With ``teamdeck hook`` installed as well, the channel's prompt and the
+    ``PermissionRequest`` hook's are one decision; the person answers in the terminal;
+    the ``PostToolUse`` hook closes it in the queue."""
+    workspace, project, home = world
+    installed = subprocess.run(
+        [sys.executable, "-m", "teamdeck", "--workspace", str(workspace), "hook", "install", "--project"]
+        + ["--team", TEAM, "--as", "coder"],
+        cwd=project, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert installed.returncode == 0, installed.stderr
+    client = InteractiveClaude(
+        *readme_claude_args(), "--permission-mode", "default",
+        cwd=project, env=claude_env(home, model.env(), **CHANNEL_ENV), debug_file=tmp_path / "debug.log",
+    )  # fmt: skip
+    try:
+        client.confirm_dev_channels()
+        client.wait_in_debug(f'MCP server "{SERVER}": Channel notifications registered')
+        decision = ask_to_touch(model, client, workspace)
+        deadline = time.monotonic() + DEADLINE_S
+        while "hook" not in decision["title"]:  # the hook's path joins the channel's decision
+            assert time.monotonic() < deadline, decision
+            time.sleep(0.3)
+            decision = waiting_prompt(workspace)
+        listed = json.loads(teamdeck(workspace, "decisions", "list", "--json").stdout)["decisions"]
+        assert [d["key"] for d in listed] == [decision["key"]]  # one request, one decision
+        client.tmux("send-keys", "-t", "cc", "Enter")  # "1. Yes" in the terminal
+        model.wait_for(bash_answered, timeout=DEADLINE_S)
+        deadline = time.monotonic() + DEADLINE_S
+        while json.loads(teamdeck(workspace, "decisions", "list", "--json").stdout)["decisions"]:
+            assert time.monotonic() < deadline, "the prompt answered in the terminal stayed in the queue"
+            time.sleep(0.3)
+    finally:
+        client.kill()
+    assert (project / "made-by-bash").exists()
+    log = [json.loads(line) for line in (workspace / "sessions" / f"{TEAM}.jsonl").read_text().splitlines()]
+    [closed] = [r for r in log if r["type"] == "permission_closed"]
+    assert closed["payload"]["prompt"] == decision["key"].rsplit(":", 1)[1]
+    assert not [r for r in log if r["type"] == "permission_answer"]
+
+
 def _epoch(iso: str) -> float:
     from datetime import datetime
 
