@@ -33,7 +33,7 @@ from claude_code import claude_env, make_home, run_claude
 from claude_session import CHANNEL_ENV, InteractiveClaude, channel_home
 from locations import REPO
 from mcp_clients import TEAM, make_workspace
-from scripted_model import Request, ScriptedModel, call, say
+from scripted_model import Reply, Request, ScriptedModel, call, say
 
 pytestmark = [
     pytest.mark.conformance,
@@ -264,8 +264,19 @@ def test_headless_claude_registers_no_channel(
     """``claude -p`` connects the server but never registers its channel (only the
     interactive client does, for a server named on the command line)."""
     _workspace, project, home = world
-    model.script("coder", say("done"))
     debug = tmp_path / "headless-debug.log"
+
+    def once_connected(_request: Request) -> Reply:
+        """Answer once the server is connected, and a second later (the interactive
+        client registers a channel within milliseconds of connecting)."""
+        deadline = time.monotonic() + DEADLINE_S
+        while f'MCP server "{SERVER}": Connection established' not in debug.read_text():
+            assert time.monotonic() < deadline, "the server never connected"
+            time.sleep(0.2)
+        time.sleep(1)
+        return say("done")
+
+    model.script("coder", once_connected)
     ran = run_claude(
         "-p", "hello", *readme_claude_args(), "--debug-file", str(debug),
         cwd=project, env=claude_env(home, model.env(), **CHANNEL_ENV),
