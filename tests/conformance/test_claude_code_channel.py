@@ -164,6 +164,7 @@ def test_a_permission_prompt_denied_in_teamdeck_is_refused(
     after = model.wait_for(bash_answered, timeout=DEADLINE_S)
     [result] = after.results_of("Bash")
     assert result.get("is_error") is True, result  # the model reads a refusal
+    assert f"Denied via channel {SERVER}" in json.dumps(result["content"])  # FORMAT.md, "Channel notifications"
     assert not (project / "made-by-bash").exists()
     again = teamdeck(workspace, "decisions", "decide", decision["key"], "approve")
     assert again.returncode != 0  # settled: the first answer won
