@@ -8,8 +8,8 @@ claude-code/2.1.332/hooks/), and ``teamdeck hook install``.
   person's answer to the client;
 - bad stdin: one line, exit 1, nothing written (B14);
 - ``hook install``: keeps every other key, idempotent, a backup before writing, refuses
-  a file it cannot parse naming file and place (F-nothing written);
-- it starts without the settings model or the read model (issue 24 benches its start).
+  a file it cannot parse naming file and place, nothing written (B14 for settings.json);
+- it starts without the settings model or the read model (bench/ times its start).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Reading ``sessions/<team>.jsonl`` (what live Claude Code sessions told teamdeck; the
 writers are in protocol/sessions.py, whose docstring says what the log holds): the
 prompts with their answers applied, and the one key every path of a permission
-request shares (:func:`fingerprint`, /work/coord/permission-key.md)."""
+request shares (:func:`fingerprint`; docs/protocol.md, "Live sessions")."""
 
 from __future__ import annotations
 

@@ -21,7 +21,7 @@ The same request reaches teamdeck by several paths (channel, ``PermissionRequest
 hook, a teammate's mailbox frame) and carries no shared id: what they all carry is who
 asks, the tool and its input. :func:`fingerprint` makes that one key, and a prompt
 arriving while an open prompt of the same member has the same fingerprint joins it
-(one decision, several ways to answer; /work/coord/permission-key.md).
+(one decision, several ways to answer; docs/protocol.md, "Live sessions").
 
 Records have the shape of ``events.jsonl`` (``id``, ``ts``, ``type``, ``actor``,
 ``payload``), so the Events panel tails them like any event log.
