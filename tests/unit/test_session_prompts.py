@@ -17,7 +17,7 @@ from locations import FIXTURES
 from teamdeck.cli.main import main
 from teamdeck.errors import NotFound, Refused
 from teamdeck.protocol.channel_push import answers_to_relay, delivered, unpushed
-from teamdeck.protocol.messaging import send_message
+from teamdeck.protocol.messaging.sending import send_message
 from teamdeck.protocol.session_log import fingerprint, prompts, read_log
 from teamdeck.protocol.sessions import answer_prompt, close_prompts, record_prompt
 from teamdeck.protocol.teams import add_member, create_team
