@@ -27,6 +27,7 @@ relayed back. The roster shows the member connected (a heartbeat, as ``--http``)
 from __future__ import annotations
 
 import logging
+import os
 from typing import Any
 
 import anyio
@@ -161,7 +162,8 @@ async def serve(seat: Seat) -> None:
     low.add_notification_handler("notifications/initialized", mcp_types.NotificationParams, channel.on_initialized)
     low.add_notification_handler(PERMISSION_REQUEST, _PromptParams, channel.on_prompt)
     options = low.create_initialization_options(experimental_capabilities=CAPABILITIES)
-    heartbeat = announce(seat.ws, seat.team, seat.member, transport="stdio channel", url="")
+    where = f"stdio channel of pid {os.getpid()}"  # the roster: "connected over MCP at ..."
+    heartbeat = announce(seat.ws, seat.team, seat.member, transport="stdio channel", url=where)
     try:
         async with stdio_server() as (read, write), low.lifespan(low) as state, anyio.create_task_group() as tasks:
             tasks.start_soon(channel.relay)
