@@ -48,6 +48,7 @@ class Case:
     args: tuple[str, ...]
     targeted: bool
     before: tuple[str, ...] = ()
+    stdin: bytes = b""
 
 
 CASES = (
@@ -63,6 +64,13 @@ CASES = (
         True,
         before=("send", "checkout-revamp", "ui-dev", "--summary", "bench", "to be injected"),
     ),
+    Case(
+        "teamdeck hook (a TeammateIdle payload on stdin)",
+        ("hook",),
+        True,
+        stdin=b'{"hook_event_name": "TeammateIdle", "session_id": "f85b9b20-9dd8-4013-b4be-a89023271306", '
+        b'"cwd": "/tmp", "teammate_name": "ui-dev", "team_name": "checkout-revamp"}',
+    ),
     Case("teamdeck status (demo)", ("status",), False),
 )
 
@@ -76,11 +84,11 @@ class Run:
     cpu: float
 
 
-def _timed(argv: list[str], env: dict[str, str]) -> Run:
-    """Run ``argv`` (it must succeed) and time it."""
+def _timed(argv: list[str], env: dict[str, str], stdin: bytes = b"") -> Run:
+    """Run ``argv`` (it must succeed) with ``stdin`` and time it."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    done = subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=120)
+    done = subprocess.run(argv, env=env, input=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=120)
     wall = (time.perf_counter() - started) * 1000
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
@@ -119,7 +127,7 @@ def results(quick: bool = False, *, runs: int | None = None, src: Path | None = 
             def once(case: Case = case) -> Run:
                 if case.before:
                     _timed([*here, *case.before], env)
-                return _timed([*here, *case.args], env)
+                return _timed([*here, *case.args], env, case.stdin)
 
             samples = _samples(runs, once)
             median = statistics.median(run.wall for run in samples)

@@ -29,6 +29,8 @@ Records have the shape of ``events.jsonl`` (``id``, ``ts``, ``type``, ``actor``,
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
+from pathlib import Path
 from typing import Any
 
 from ulid import ULID
@@ -47,9 +49,16 @@ from teamdeck.protocol.session_log import (
     read_log,
 )
 from teamdeck.store.jsonl import append_record
-from teamdeck.store.locks import locked
 from teamdeck.store.paths import check_member, shown
 from teamdeck.store.workspace import Workspace
+
+
+def _locked(ws: Workspace, path: Path) -> AbstractContextManager[None]:
+    """The log's writer lock, for read-then-append (prompts, answers, closings); imported
+    here, since ``teamdeck hook`` appends most events without it (one line, O_APPEND)."""
+    from teamdeck.store.locks import locked
+
+    return locked(path, what=str(ws.rel(path)))
 
 
 def append_session_record(
@@ -104,7 +113,7 @@ def record_prompt(
     print_ = fingerprint(tool, tool_input)
     path = ws.session_log(team)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with locked(path, what=str(ws.rel(path))):
+    with _locked(ws, path):
         records = read_log(ws, team)
         joined = open_prompt_like(records, team, member, print_)
         prompt_id = joined.id if joined else (request_id or print_)
@@ -147,7 +156,7 @@ def answer_prompt(
     """
     ws.require_writable("answer a permission prompt")
     path = ws.session_log(team)
-    with locked(path, what=str(ws.rel(path))):
+    with _locked(ws, path):
         prompt = find_prompt(ws, team, member, prompt_id)
         if not prompt.open:
             how = f"{prompt.answer} by {prompt.by}" if prompt.answer else prompt.closed
@@ -162,7 +171,7 @@ def close_prompts(ws: Workspace, team: str, member: str, print_: str, why: str, 
     path = ws.session_log(team)
     if not path.exists():
         return []
-    with locked(path, what=str(ws.rel(path))):
+    with _locked(ws, path):
         records = read_log(ws, team)
         settled = [p for p in prompts(records, team) if p.open and p.member == member and p.fingerprint == print_]
         for prompt in settled:
