@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 
 import pytest
+from decision_world import ask_permission, team_workspace
 from locations import FIXTURES
 
 from teamdeck.cli.main import main
@@ -126,3 +127,22 @@ def test_inbox_entries_are_pushed_once_and_marked_read(ws: Workspace) -> None:
     assert [entry["read"] for entry in inbox] == [True]
     pushes = [r for r in read_log(ws, "alpha") if r["type"] == "channel_push"]
     assert len(pushes) == 1 and pushes[0]["payload"]["from"] == "team-lead"
+
+
+def test_a_mailbox_request_relayed_by_the_leads_session_is_one_decision_and_one_answer(tmp_path: Path) -> None:
+    """bob's request is a permission_request in the lead's mailbox, and the same prompt in
+    the lead's session dialog (relayed by its channel, member team-lead): the queue shows
+    the mailbox one, and answering it answers the channel's too (so the lead's client,
+    which refuses teamdeck's permission_response, still gets the answer)."""
+    ws = team_workspace(tmp_path / "ws")
+    ask_permission(ws, "alpha", "bob", "req-1", tool_input=HOOK["tool_input"])
+    relayed = record_prompt(
+        ws, "alpha", "team-lead", tool="Bash", tool_input=CHANNEL["input_preview"], source="channel", request_id="abcde"
+    )
+    [decision] = build_snapshot(ws).gates
+    assert (decision.kind, decision.member) == ("permission", "bob")
+    assert main(["--workspace", str(ws.root), "decisions", "decide", decision.key, "reject", "--note", "no"]) == 0
+    [answered] = prompts(read_log(ws, "alpha"), "alpha")
+    assert (answered.id, answered.answer, answered.note) == (relayed.id, "deny", "no")
+    assert answers_to_relay(ws, "alpha", {"abcde"}) == [("abcde", "deny")]
+    assert build_snapshot(ws).gates == ()

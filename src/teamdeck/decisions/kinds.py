@@ -214,11 +214,16 @@ PLAN_APPROVAL = DecisionSpec(
 def _answer_permission(approve: bool) -> Run:
     def run(ws: Workspace, decision: Decision, note: str | None) -> Answered:
         from teamdeck.protocol.permissions import answer_permission
+        from teamdeck.protocol.sessions import answer_same_request
 
         member, request_id = decision.member or "", decision.request_id or ""
         sent = answer_permission(ws, decision.team or "", member, request_id, approve=approve, note=note)
+        behavior: Literal["allow", "deny"] = "allow" if approve else "deny"
+        routes = answer_same_request(ws, sent.team, member, decision.tool, decision.body, behavior, note)
         summary = f"permission {'allowed' if approve else 'denied'}: {member} ({request_id})"
-        return Answered(summary, {"team": sent.team, "member": member, "requestId": request_id, "sent": sent.id})
+        summary += f", and in its live session ({', '.join(p.id for p in routes)})" if routes else ""
+        data = {"team": sent.team, "member": member, "requestId": request_id, "sent": sent.id}
+        return Answered(summary, {**data, "sessionPrompts": [p.key for p in routes]})
 
     return run
 

@@ -16,6 +16,8 @@ from teamdeck.store.workspace import Workspace
 PROMPT, ANSWER, CLOSED, PUSH = "permission_prompt", "permission_answer", "permission_closed", "channel_push"
 """The record types teamdeck itself writes; every other type is a hook's event name."""
 OURS = frozenset((PROMPT, ANSWER, CLOSED, PUSH))
+LEAD = "team-lead"
+"""The lead's name: its session's dialog also shows its teammates' prompts."""
 
 Behavior = Literal["allow", "deny"]
 

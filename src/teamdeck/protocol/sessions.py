@@ -40,6 +40,7 @@ from teamdeck.errors import NotFound, Refused
 from teamdeck.protocol.session_log import (
     ANSWER,
     CLOSED,
+    LEAD,
     PROMPT,
     Behavior,
     Prompt,
@@ -177,3 +178,22 @@ def close_prompts(ws: Workspace, team: str, member: str, print_: str, why: str, 
         for prompt in settled:
             append_session_record(ws, team, CLOSED, {"prompt": prompt.id, "why": why}, actor)
     return settled
+
+
+def answer_same_request(
+    ws: Workspace, team: str, member: str, tool: str, tool_input: Any, behavior: Behavior, note: str | None = None
+) -> list[Prompt]:
+    """Answer the open session prompts that are the same request as a teammate's mailbox
+    ``permission_request`` being answered (same team and fingerprint; the member's own
+    session, or the lead's, whose dialog shows its teammates' prompts): every route of
+    one request gets the one answer. Returns the prompts answered."""
+    path = ws.session_log(team)
+    if not path.exists():
+        return []
+    print_ = fingerprint(tool, tool_input)
+    with _locked(ws, path):
+        same = [p for p in prompts(read_log(ws, team), team) if p.open and p.fingerprint == print_]
+        answered = [p for p in same if p.member in (member, LEAD)]
+        for prompt in answered:
+            append_session_record(ws, team, ANSWER, {"prompt": prompt.id, "behavior": behavior, "note": note})
+    return answered

@@ -2,9 +2,11 @@
 one ``session-permission`` decision per open prompt, whatever paths it came by.
 
 A teammate's request that also reached the lead's mailbox is already a ``permission``
-decision (view/teams.py): the session prompt for the same request (same member, tool
-and input: :func:`~teamdeck.protocol.sessions.fingerprint`) is then left out, so the
-queue shows the request once.
+decision (view/team_decisions.py): the session prompt for the same request (same team,
+tool and input: :func:`~teamdeck.protocol.session_log.fingerprint`; from the member's
+own session, or the lead's, whose dialog shows its teammates' prompts) is then left
+out, so the queue shows the request once; answering that decision answers the session
+prompt too (decisions/kinds.py).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from dataclasses import replace
 from typing import Any
 
 from teamdeck.errors import TeamdeckError
-from teamdeck.protocol.session_log import OURS, Prompt, fingerprint, prompts, read_log, session_teams
+from teamdeck.protocol.session_log import LEAD, OURS, Prompt, fingerprint, prompts, read_log, session_teams
 from teamdeck.store.workspace import Workspace
 from teamdeck.view.snapshot import Decision, TeamView
 
@@ -52,12 +54,14 @@ def prompt_decision(prompt: Prompt) -> Decision:
 
 
 def _mailbox_prints(team_gates: Iterable[Decision]) -> set[tuple[str, str, str]]:
-    """(team, member, fingerprint) of every open mailbox permission request."""
-    return {
-        (gate.team or "", gate.member or "", fingerprint(gate.tool, gate.body))
-        for gate in team_gates
-        if gate.kind == "permission" and gate.open
-    }
+    """(team, member, fingerprint) of every open mailbox permission request, and the
+    same as the lead's (the lead's session dialog shows its teammates' prompts)."""
+    prints = set()
+    for gate in team_gates:
+        if gate.kind == "permission" and gate.open:
+            print_ = fingerprint(gate.tool, gate.body)
+            prints |= {(gate.team or "", gate.member or "", print_), (gate.team or "", LEAD, print_)}
+    return prints
 
 
 def session_decisions(ws: Workspace, team_gates: Iterable[Decision] = ()) -> tuple[Decision, ...]:
