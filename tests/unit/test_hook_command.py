@@ -221,3 +221,12 @@ def test_the_install_command_writes_the_project_settings(tmp_path: Path, capsys:
     assert command.endswith(f"hook --workspace {tmp_path / 'ws'} --team alpha --as coder")
     assert main([*args, "--team", "alpha", "--as", "coder"]) == 0
     assert "nothing was written" in capsys.readouterr().out
+
+
+def test_a_gating_install_gives_the_hook_time_to_wait(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "ws").mkdir()
+    project = tmp_path / "project"
+    args = ["--workspace", str(tmp_path / "ws"), "hook", "install", "--project-dir", str(project), "--gate", "300"]
+    assert main(args) == 0
+    [group] = json.loads((project / ".claude" / "settings.json").read_text())["hooks"]["PermissionRequest"]
+    assert group["hooks"][0]["timeout"] == 330 and group["hooks"][0]["command"].endswith("--gate 300")

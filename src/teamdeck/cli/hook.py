@@ -22,6 +22,9 @@ from teamdeck.cli.commands import summary
 from teamdeck.cli.common import Output
 from teamdeck.store.workspace import Workspace
 
+GATE_SLACK_S = 30
+"""How much longer than ``--gate`` the client lets the hook run."""
+
 
 def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     hook = subparsers.add_parser(
@@ -89,7 +92,8 @@ def _install(args: argparse.Namespace, ws: Workspace) -> Output:
         path = Path(args.project_dir or ".").resolve() / ".claude" / "settings.json"
     extra = [*(["--team", args.team] if args.team else []), *(["--as", args.member] if args.member else [])]
     extra += ["--gate", f"{args.gate:g}"] if args.gate else []
-    done = install(path, hook_command(ws, extra), utc_now().strftime("%Y%m%dT%H%M%SZ"))
+    timeout = int(args.gate) + GATE_SLACK_S if args.gate else None  # the client must not kill a waiting hook
+    done = install(path, hook_command(ws, extra), utc_now().strftime("%Y%m%dT%H%M%SZ"), timeout)
     if not done.added:
         text = f"{path}: teamdeck's hooks are there already; nothing was written"
     else:

@@ -86,13 +86,14 @@ def _has(groups: list[Any], command: str) -> bool:
     )
 
 
-def install(path: Path, command: str, stamp: str) -> Installed:
+def install(path: Path, command: str, stamp: str, timeout_s: int | None = None) -> Installed:
     """Merge teamdeck's hook entries, running ``command``, into the settings file ``path``.
 
     Args:
         path: the settings.json (made, with its directory, when missing).
         command: the hook command line (``/venv/bin/teamdeck hook --workspace /ws``).
         stamp: the backup's suffix (UTC, ``20261126T180000Z``).
+        timeout_s: the hook's ``timeout`` (seconds), for a command that may wait (``--gate``).
 
     Raises:
         Refused: the file cannot be read as settings (file, place, problem); nothing written.
@@ -108,7 +109,10 @@ def install(path: Path, command: str, stamp: str) -> Installed:
         if _has(groups, command):
             continue
         group: dict[str, Any] = {"matcher": "*"} if tool_event else {}
-        group["hooks"] = [{"type": "command", "command": command}]
+        hook: dict[str, Any] = {"type": "command", "command": command}
+        if timeout_s is not None:
+            hook["timeout"] = timeout_s
+        group["hooks"] = [hook]
         groups.append(group)
         added.append(event)
     if not added:
