@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -25,7 +26,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from scripted_model import ScriptedModel
+from claude_code import claude_env, make_home
+from claude_session import InteractiveClaude
+from scripted_model import ScriptedModel, call, say
 from test_claude_code_team import ALICE, BOB, LEAD, LiveView, start_lead, tmux
 
 from teamdeck.store.workspace import Workspace
@@ -113,3 +116,54 @@ def test_a_live_teams_hooks_are_team_events(
     if keep:
         Path(keep).mkdir(parents=True, exist_ok=True)
         (Path(keep) / "session-log.jsonl").write_text("\n".join(json.dumps(r) for r in records) + "\n")
+
+
+def test_a_gating_hook_gives_the_persons_answer_to_the_prompt(
+    tmp_path: Path, claude: Path, model: ScriptedModel
+) -> None:
+    """``hook install --gate``: the session's prompt waits in teamdeck's queue, the
+    person answers there, the hook returns the answer and the tool runs (no channel)."""
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed: the interactive client runs in tmux")
+    workspace, project = tmp_path / "ws", tmp_path / "project"
+    workspace.mkdir()
+    project.mkdir()
+    installed = subprocess.run(
+        [sys.executable, "-m", "teamdeck", "--workspace", str(workspace), "hook", "install", "--project"]
+        + ["--team", "alpha", "--as", "coder", "--gate", "60"],
+        cwd=project, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert installed.returncode == 0, installed.stderr
+    home = make_home(tmp_path / "home", trusted=[project])
+    model.script("coder", call("Bash", {"command": "touch gated", "description": "make a file"}), say("after bash"))
+    client = InteractiveClaude(
+        "--permission-mode", "default",
+        cwd=project, env=claude_env(home, model.env()), debug_file=tmp_path / "debug.log",
+    )  # fmt: skip
+    try:
+        time.sleep(4)  # the client draws its prompt
+        client.type("make the file")
+        deadline = time.monotonic() + DEADLINE_S
+        while True:
+            listed = subprocess.run(
+                [sys.executable, "-m", "teamdeck", "--workspace", str(workspace), "decisions", "list", "--json"],
+                capture_output=True, text=True, timeout=60,
+            )  # fmt: skip
+            waiting = json.loads(listed.stdout)["decisions"]
+            if waiting:
+                break
+            assert time.monotonic() < deadline, "no prompt in the queue"
+            time.sleep(0.3)
+        [decision] = waiting
+        assert (decision["kind"], decision["member"], decision["tool"]) == ("session-permission", "coder", "Bash")
+        decided = subprocess.run(
+            [sys.executable, "-m", "teamdeck", "--workspace", str(workspace), "decisions", "decide", decision["key"]]
+            + ["approve"],
+            capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        assert decided.returncode == 0, decided.stderr
+        after = model.wait_for(lambda r: bool(r.results_of("Bash")), timeout=DEADLINE_S)
+    finally:
+        client.kill()
+    assert not after.results_of("Bash")[-1].get("is_error"), after.results_of("Bash")
+    assert (project / "gated").exists()
