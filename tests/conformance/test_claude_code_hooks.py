@@ -167,3 +167,56 @@ def test_a_gating_hook_gives_the_persons_answer_to_the_prompt(
         client.kill()
     assert not after.results_of("Bash")[-1].get("is_error"), after.results_of("Bash")
     assert (project / "gated").exists()
+
+
+def test_a_gating_hook_answers_an_mcp_servers_question(tmp_path: Path, claude: Path, model: ScriptedModel) -> None:
+    """An MCP server elicits a form; the gating hook holds it as a decision; a person
+    accepts it in teamdeck with the form's answer as the note (a wrong answer is refused);
+    the server gets accept and the content, the model reads the tool's result."""
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed: the interactive client runs in tmux")
+    workspace, project = tmp_path / "ws", tmp_path / "project"
+    workspace.mkdir()
+    project.mkdir()
+    server = Path(__file__).parents[1] / "elicit_server.py"
+    (project / ".mcp.json").write_text(
+        json.dumps({"mcpServers": {"asker": {"command": sys.executable, "args": [str(server)]}}})
+    )
+    installed = subprocess.run(
+        [sys.executable, "-m", "teamdeck", "--workspace", str(workspace), "hook", "install", "--project"]
+        + ["--team", "alpha", "--as", "coder", "--gate", "60"],
+        cwd=project, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert installed.returncode == 0, installed.stderr
+    home = make_home(tmp_path / "home", trusted=[project], mcp_approved=["asker"])
+    model.script("coder", call("mcp__asker__pick_branch", {}), say("done"))
+    client = InteractiveClaude(
+        "--permission-mode", "default", "--allowedTools", "mcp__asker",
+        cwd=project, env=claude_env(home, model.env()), debug_file=tmp_path / "debug.log",
+    )  # fmt: skip
+
+    def teamdeck(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "teamdeck", "--workspace", str(workspace), *args],
+            capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+
+    try:
+        client.wait_in_debug('MCP server "asker": Successfully connected')
+        time.sleep(2)  # the client draws its prompt
+        client.type("pick the branch")
+        deadline = time.monotonic() + DEADLINE_S
+        while not (waiting := json.loads(teamdeck("decisions", "list", "--json").stdout)["decisions"]):
+            assert time.monotonic() < deadline, "no question in the queue"
+            time.sleep(0.3)
+        [decision] = waiting
+        assert (decision["kind"], decision["server"]) == ("session-elicitation", "asker")
+        assert json.loads(decision["form"])["required"] == ["branch"]
+        wrong = teamdeck("decisions", "decide", decision["key"], "approve", "--note", '{"branch": 7}')
+        assert wrong.returncode == 1 and "$.branch" in wrong.stderr  # checked against the form, nothing written
+        right = teamdeck("decisions", "decide", decision["key"], "approve", "--note", '{"branch": "main"}')
+        assert right.returncode == 0, right.stderr
+        after = model.wait_for(lambda r: bool(r.results_of("mcp__asker__pick_branch")), timeout=DEADLINE_S)
+    finally:
+        client.kill()
+    assert "action=accept branch=main" in after.result_of("mcp__asker__pick_branch")

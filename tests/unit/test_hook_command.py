@@ -26,6 +26,7 @@ import pytest
 from locations import FIXTURES
 
 from teamdeck.cli.main import main
+from teamdeck.decisions.registry import answer_decision, find_decision
 from teamdeck.errors import Refused
 from teamdeck.protocol.hook_settings import EVENTS, install
 from teamdeck.protocol.hooks import handle, parse_payload
@@ -230,3 +231,38 @@ def test_a_gating_install_gives_the_hook_time_to_wait(tmp_path: Path, capsys: py
     assert main(args) == 0
     [group] = json.loads((project / ".claude" / "settings.json").read_text())["hooks"]["PermissionRequest"]
     assert group["hooks"][0]["timeout"] == 330 and group["hooks"][0]["command"].endswith("--gate 300")
+
+
+def test_a_gated_elicitation_returns_the_persons_answer(ws: Workspace) -> None:
+    asked = payload("Elicitation")
+
+    def person() -> None:
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            snapshot = build_snapshot(ws)
+            if snapshot.gates:
+                [decision] = snapshot.gates
+                assert (decision.kind, decision.tool) == ("session-elicitation", asked["mcp_server_name"])
+                with pytest.raises(Refused, match=r"\$: 'branch' is a required property"):
+                    decide(ws, decision.key, "approve", "{}")
+                with pytest.raises(Refused, match="JSON object"):
+                    decide(ws, decision.key, "approve", "[1]")
+                decide(ws, decision.key, "approve", '{"branch": "main"}')
+                return
+            time.sleep(0.05)
+
+    thread = threading.Thread(target=person)
+    thread.start()
+    done = handle(ws, asked, team="alpha", member="coder", gate_s=10)
+    thread.join()
+    assert done.output == {
+        "hookSpecificOutput": {"hookEventName": "Elicitation", "action": "accept", "content": {"branch": "main"}}
+    }
+    ungated = handle(ws, payload("Elicitation"), team="alpha", member="coder")
+    assert ungated.output == {} and build_snapshot(ws).gates == ()  # an event only: the client shows its form
+
+
+def decide(ws: Workspace, key: str, word: str, note: str) -> None:
+    """Answer the open decision ``key`` as ``decisions decide`` does."""
+    decision = find_decision(build_snapshot(ws), key)
+    answer_decision(ws, decision, word, note)

@@ -280,73 +280,6 @@ PERMISSION = DecisionSpec(
 """A teammate's ``permission_request``, open in the ledger (not answered, not superseded)."""
 
 
-def _answer_session_prompt(approve: bool) -> Run:
-    def run(ws: Workspace, decision: Decision, note: str | None) -> Answered:
-        from teamdeck.protocol.sessions import answer_prompt
-
-        team, member, prompt_id = decision.team or "", decision.member or "", decision.request_id or ""
-        behavior: Literal["allow", "deny"] = "allow" if approve else "deny"
-        answer_prompt(ws, team, member, prompt_id, behavior, note)
-        summary = f"permission {'allowed' if approve else 'denied'}: {member} ({prompt_id}, live session)"
-        return Answered(summary, {"team": team, "member": member, "prompt": prompt_id, "behavior": behavior})
-
-    return run
-
-
-SESSION_PERMISSION = DecisionSpec(
-    kind="session-permission",
-    label="permit",
-    heading="permission prompt of a live session",
-    answers=(
-        Answer(
-            "session-permission-allow",
-            "allow",
-            True,
-            "Allow",
-            "Allow the selected session's permission prompt",
-            "session permission prompt: allow (the tool runs)",
-            "optional",
-            "Note",
-            lambda d: (
-                *_member_question("Allow ", d, " to use "),
-                Part(d.tool, "warning", limit=64),
-                ours("?", "bold"),
-            ),
-            _answer_session_prompt(True),
-            outcome="The session's prompt is answered allow over its channel: the tool runs; a note is only logged.",
-        ),
-        Answer(
-            "session-permission-deny",
-            "deny",
-            False,
-            "Deny",
-            "Deny the selected session's permission prompt",
-            "session permission prompt: deny",
-            "optional",
-            "Reason",
-            lambda d: (
-                *_member_question("Deny ", d, " the use of "),
-                Part(d.tool, "warning", limit=64),
-                ours("?", "bold"),
-            ),
-            _answer_session_prompt(False),
-            outcome="The session's prompt is answered deny over its channel: the model is told the tool was denied.",
-        ),
-    ),  # fmt: skip
-    what=lambda decision: f"prompt {decision.request_id}",
-    detail=lambda decision, short: detail(
-        decision,
-        short,
-        (ours("permission prompt", "bold"), ours("  tool ", "warning"), Part(decision.tool, "warning", limit=64)),
-        body_label="input:\n",
-        request=True,
-    ),
-    json=lambda decision: {**_team_json(decision), "tool": decision.tool, "input": decision.body},
-)
-"""A live session's permission prompt (protocol/sessions.py): relayed by its channel
-or seen by a hook, answered back over the channel."""
-
-
 def _resend(ws: Workspace, decision: Decision, note: str | None) -> Answered:
     from teamdeck.protocol.shutdown_resend import resend_shutdown
 
@@ -474,7 +407,7 @@ FORGE_DELIVERY = DecisionSpec(
 
 
 SPECS: dict[str, DecisionSpec] = {
-    spec.kind: spec
-    for spec in (TASK_GATE, PLAN_APPROVAL, PERMISSION, SESSION_PERMISSION, STUCK_SHUTDOWN, FORGE_DELIVERY)
+    spec.kind: spec for spec in (TASK_GATE, PLAN_APPROVAL, PERMISSION, STUCK_SHUTDOWN, FORGE_DELIVERY)
 }
-"""Every kind, by its name: the registry every front reads (decisions/registry.py)."""
+"""Every kind of the workspace's files, by its name (decisions/registry.py adds the live
+sessions' kinds, decisions/session_kinds.py, and every front reads the registry)."""

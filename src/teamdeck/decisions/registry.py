@@ -4,12 +4,15 @@ by its key."""
 
 from __future__ import annotations
 
-from teamdeck.decisions.kinds import SPECS
+from teamdeck.decisions import kinds, session_kinds
 from teamdeck.decisions.spec import Answer, Answered, DecisionSpec
 from teamdeck.errors import NotFound
 from teamdeck.store.paths import shown
 from teamdeck.store.workspace import Workspace
 from teamdeck.view.snapshot import Decision, WorkspaceSnapshot
+
+SPECS = {**kinds.SPECS, **session_kinds.SPECS}
+"""Every kind, by its name: the files' own, then the live sessions'."""
 
 
 def spec_of(decision: Decision) -> DecisionSpec:

@@ -14,9 +14,12 @@ binary's output schema, quoted in the comments below):
 - ``PostToolUse`` / ``PostToolUseFailure`` / ``PermissionDenied``: the request was
   settled in the session (the person answered in the terminal, or a rule did): its
   open prompt is closed in the queue.
-- ``TeammateIdle``, ``TaskCreated``, ``TaskCompleted``, ``Notification``,
-  ``Elicitation``: events only (``Elicitation`` could be answered accept/decline with
-  content; teamdeck does not gate it: an MCP form is for the person at the terminal).
+- ``Elicitation`` (an MCP server asks the person a question, a form or a URL): with
+  ``gate_s`` a ``session-elicitation`` decision; accepted (the note, a JSON object, is
+  the form's content) or declined in teamdeck within ``gate_s``, the hook returns it
+  (``hookSpecificOutput.action`` accept/decline and ``content``); else the client shows
+  its own form.
+- ``TeammateIdle``, ``TaskCreated``, ``TaskCompleted``, ``Notification``: events only.
 
 Who: ``team``/``member`` given to the command, else the payload's ``team_name`` /
 ``teammate_name``, else what an earlier payload of the same session said (a teammate's
@@ -153,7 +156,9 @@ def handle(
             record_event(ws, team, event, kept, actor)
         return HookResult(team, member, event, output)
     record_event(ws, team, event, kept, actor)
-    if event == "PermissionRequest" and tool:
+    if event == "Elicitation" and gate_s > 0:
+        output = _elicit(ws, team, member, payload, gate_s)
+    elif event == "PermissionRequest" and tool:
         prompt = record_prompt(ws, team, member, tool=tool, tool_input=tool_input, source="hook")
         behavior = _wait_for_answer(ws, team, prompt.id, gate_s) if gate_s > 0 else None
         if behavior is not None:
@@ -164,6 +169,25 @@ def handle(
                 decision["message"] = behavior[1] or "Denied in teamdeck"
             output = {"hookSpecificOutput": {"hookEventName": event, "decision": decision}}
     return HookResult(team, member, event, output)
+
+
+def _elicit(ws: Workspace, team: str, member: str, payload: dict[str, Any], gate_s: float) -> dict[str, Any]:
+    """An MCP server's question held as a decision for ``gate_s`` seconds. 2.1.332:
+    hookSpecificOutput {hookEventName: "Elicitation", action: accept|decline|cancel, content?}."""
+    server = str(payload.get("mcp_server_name") or "an MCP server")
+    form = payload.get("requested_schema") or {"url": payload.get("url")}
+    prompt = record_prompt(
+        ws, team, member, tool=server, tool_input=form, description=str(payload.get("message", "")),
+        source="hook", request_id=payload.get("elicitation_id"), kind="elicitation",
+    )  # fmt: skip
+    answer = _wait_for_answer(ws, team, prompt.id, gate_s)
+    if answer is None:
+        return {}  # no answer in time: the client asks in its terminal
+    settled = next(p for p in prompts(read_log(ws, team), team) if p.id == prompt.id)
+    reply: dict[str, Any] = {"hookEventName": "Elicitation", "action": "accept" if answer[0] == "allow" else "decline"}
+    if answer[0] == "allow":
+        reply["content"] = settled.content or {}
+    return {"hookSpecificOutput": reply}
 
 
 def _wait_for_answer(ws: Workspace, team: str, prompt_id: str, gate_s: float) -> tuple[str, str | None] | None:

@@ -54,6 +54,9 @@ class Prompt:
         request_ids: the channel request ids that belong to it (answers go to each).
         answer: ``allow`` / ``deny`` once a person answered; ``note``, ``by``, ``answered_at``.
         closed: why it is settled without a person's answer here ("" while not).
+        kind: ``permission``, or ``elicitation`` (an MCP server's question held by a
+            gating hook: ``tool`` is the server, ``input`` the form's schema).
+        content: an accepted elicitation's answer (the form's fields).
     """
 
     id: str
@@ -71,6 +74,8 @@ class Prompt:
     by: str | None = None
     answered_at: str | None = None
     closed: str = ""
+    kind: str = "permission"
+    content: dict[str, Any] | None = None
 
     @property
     def open(self) -> bool:
@@ -115,6 +120,7 @@ def prompts(records: list[dict[str, Any]], team: str) -> list[Prompt]:
                     description=str(payload.get("description", "")),
                     fingerprint=str(payload.get("fingerprint", "")),
                     at=str(record.get("ts", "")),
+                    kind=str(payload.get("kind", "permission")),
                 )
                 found[prompt.id] = prompt
             source, request_id = payload.get("source"), payload.get("requestId")
@@ -130,6 +136,7 @@ def prompts(records: list[dict[str, Any]], team: str) -> list[Prompt]:
             if kind == ANSWER and payload.get("behavior") in ("allow", "deny"):
                 prompt.answer = payload["behavior"]
                 prompt.note = payload.get("note")
+                prompt.content = payload["content"] if isinstance(payload.get("content"), dict) else None
                 prompt.by = str(record.get("actor", ""))
                 prompt.answered_at = str(record.get("ts", ""))
             elif kind == CLOSED:

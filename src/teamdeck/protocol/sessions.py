@@ -99,6 +99,7 @@ def record_prompt(
     description: str = "",
     source: str,
     request_id: str | None = None,
+    kind: str = "permission",
 ) -> Prompt:
     """A permission prompt reached teamdeck: a new decision, or a new path to the open
     one of the same request (same member and fingerprint).
@@ -129,6 +130,7 @@ def record_prompt(
             "fingerprint": print_,
             "source": source,
             "requestId": request_id,
+            "kind": None if kind == "permission" else kind,
         }
         records.append(append_session_record(ws, team, PROMPT, payload, f"agent:{member}@{team}"))
     return next(p for p in prompts(records, team) if p.id == prompt_id)
@@ -147,9 +149,16 @@ def find_prompt(ws: Workspace, team: str, member: str, prompt_id: str) -> Prompt
 
 
 def answer_prompt(
-    ws: Workspace, team: str, member: str, prompt_id: str, behavior: Behavior, note: str | None = None
+    ws: Workspace,
+    team: str,
+    member: str,
+    prompt_id: str,
+    behavior: Behavior,
+    note: str | None = None,
+    content: dict[str, Any] | None = None,
 ) -> Prompt:
-    """A person's answer to a session's permission prompt (the channel server relays it).
+    """A person's answer to a session's prompt (the channel server or a gating hook
+    relays it); ``content``: an accepted elicitation's form answer.
 
     Raises:
         NotFound: no such prompt. Refused: it was answered or settled already; nothing
@@ -162,7 +171,8 @@ def answer_prompt(
         if not prompt.open:
             how = f"{prompt.answer} by {prompt.by}" if prompt.answer else prompt.closed
             raise Refused(f"Permission prompt {shown(prompt_id)} of {shown(member)} is settled already ({how})")
-        append_session_record(ws, team, ANSWER, {"prompt": prompt.id, "behavior": behavior, "note": note})
+        answer = {"prompt": prompt.id, "behavior": behavior, "note": note, "content": content}
+        append_session_record(ws, team, ANSWER, answer)
     return find_prompt(ws, team, member, prompt_id)
 
 

@@ -31,15 +31,18 @@ def _body(prompt: Prompt) -> str:
 def prompt_decision(prompt: Prompt) -> Decision:
     """The decision a person sees for ``prompt``."""
     via = " + ".join(prompt.sources) or "session"
+    if prompt.kind == "elicitation":
+        title = f"{prompt.tool} asks {prompt.member}'s person: {prompt.description} (live session)"
+    else:
+        title = f"{prompt.member} asks to use {prompt.tool}" + (f": {prompt.description}" if prompt.description else "")
+        title += f" (live session, via {via})"
     return Decision(
         key=prompt.key,
-        kind="session-permission",
+        kind=f"session-{prompt.kind}",
         state="blocked" if prompt.open else (prompt.answer or "closed"),
         created_at=prompt.at,
         source=f"team {prompt.team}",
-        title=f"{prompt.member} asks to use {prompt.tool}"
-        + (f": {prompt.description}" if prompt.description else "")
-        + f" (live session, via {via})",
+        title=title,
         tool=prompt.tool,
         reason=prompt.description,
         agent=prompt.member,
