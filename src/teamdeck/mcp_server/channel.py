@@ -38,10 +38,9 @@ from mcp.server.stdio import stdio_server
 from pydantic import ConfigDict, Field
 
 from teamdeck.errors import TeamdeckError
+from teamdeck.mcp_server.heartbeat import announced, ended, keep_beating
 from teamdeck.mcp_server.server import Seat, build_server
-from teamdeck.model.connection import HEARTBEAT_S
 from teamdeck.protocol import channel_push, sessions
-from teamdeck.protocol.connections import Heartbeat, announce
 from teamdeck.watch_hub import wait_until
 
 log = logging.getLogger(__name__)
@@ -145,15 +144,6 @@ class Channel:
             await anyio.to_thread.run_sync(lambda: channel_push.delivered(seat.ws, seat.team, seat.member, items))
 
 
-async def _beat(heartbeat: Heartbeat) -> None:
-    while True:
-        await anyio.sleep(HEARTBEAT_S)
-        try:
-            await anyio.to_thread.run_sync(heartbeat.beat)
-        except TeamdeckError as err:
-            log.warning("heartbeat not written: %s", err)
-
-
 async def serve(seat: Seat) -> None:
     """Serve ``seat``'s tools and channel over stdio until the client closes it."""
     server = build_server(seat, extra_instructions=INSTRUCTIONS)
@@ -163,12 +153,13 @@ async def serve(seat: Seat) -> None:
     low.add_notification_handler(PERMISSION_REQUEST, _PromptParams, channel.on_prompt)
     options = low.create_initialization_options(experimental_capabilities=CAPABILITIES)
     where = f"stdio channel of pid {os.getpid()}"  # the roster: "connected over MCP at ..."
-    heartbeat = announce(seat.ws, seat.team, seat.member, transport="stdio channel", url=where)
+    heartbeat = announced(seat, "stdio channel", where)
     try:
         async with stdio_server() as (read, write), low.lifespan(low) as state, anyio.create_task_group() as tasks:
             tasks.start_soon(channel.relay)
-            tasks.start_soon(_beat, heartbeat)
+            if heartbeat is not None:
+                tasks.start_soon(keep_beating, heartbeat)
             await serve_loop(low, read, write, lifespan_state=state, init_options=options)
             tasks.cancel_scope.cancel()
     finally:
-        heartbeat.end()
+        ended(heartbeat)

@@ -27,11 +27,10 @@ from typing import Any
 import anyio
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from teamdeck.errors import Refused, TeamdeckError
+from teamdeck.errors import Refused
 from teamdeck.listen import bind
+from teamdeck.mcp_server.heartbeat import announced, ended, keep_beating
 from teamdeck.mcp_server.server import Seat, build_server
-from teamdeck.model.connection import HEARTBEAT_S
-from teamdeck.protocol.connections import Heartbeat, announce
 
 log = logging.getLogger(__name__)
 
@@ -173,7 +172,7 @@ async def _serve(
 ) -> None:
     import uvicorn
 
-    heartbeat = _announce(seat, address)
+    heartbeat = announced(seat, "streamable-http", address.url)
     server = build_server(seat, heartbeat)
     app: ASGIApp = server.streamable_http_app(streamable_http_path=PATH, host=address.host)
     if token is not None:
@@ -186,16 +185,12 @@ async def _serve(
     try:
         async with anyio.create_task_group() as group:
             if heartbeat is not None:
-                group.start_soon(_beat, heartbeat)
+                group.start_soon(keep_beating, heartbeat)
             group.start_soon(_tell_when_started, web, started)
             await web.serve(sockets=[listening])
             group.cancel_scope.cancel()
     finally:
-        if heartbeat is not None:
-            try:
-                heartbeat.end()
-            except OSError as err:
-                log.warning("could not remove the heartbeat file: %s", err)
+        ended(heartbeat)
 
 
 async def _tell_when_started(web: Any, started: Callable[[], None]) -> None:
@@ -205,21 +200,3 @@ async def _tell_when_started(web: Any, started: Callable[[], None]) -> None:
             return
         await anyio.sleep(0.02)
     started()
-
-
-def _announce(seat: Seat, address: Address) -> Heartbeat | None:
-    """Write the first heartbeat; a workspace that cannot take it (read-only) serves anyway."""
-    try:
-        return announce(seat.ws, seat.team, seat.member, transport="streamable-http", url=address.url)
-    except TeamdeckError as err:
-        log.warning("serving without a heartbeat (the roster will not show %s as connected): %s", seat.member, err)
-        return None
-
-
-async def _beat(heartbeat: Heartbeat) -> None:
-    while True:
-        await anyio.sleep(HEARTBEAT_S)
-        try:
-            await anyio.to_thread.run_sync(heartbeat.beat)
-        except TeamdeckError as err:
-            log.warning("could not rewrite the heartbeat: %s", err)
