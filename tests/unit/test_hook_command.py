@@ -19,6 +19,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -31,10 +32,10 @@ from teamdeck.errors import Refused
 from teamdeck.protocol.hook_settings import EVENTS, install
 from teamdeck.protocol.hooks import handle, parse_payload
 from teamdeck.protocol.session_log import prompts, read_log
-from teamdeck.protocol.sessions import answer_prompt
 from teamdeck.protocol.teams import add_member, create_team
 from teamdeck.store.workspace import Workspace
 from teamdeck.view.build import build_snapshot
+from teamdeck.view.snapshot import Decision
 
 HOOKS = FIXTURES / "2.1.332" / "hooks"
 
@@ -90,26 +91,27 @@ def test_a_permission_request_waits_and_the_tool_running_closes_it(ws: Workspace
     assert len(read_log(ws, "alpha")) == before  # a tool event settling nothing is not recorded
 
 
-def test_gate_gives_a_persons_answer_to_the_client(ws: Workspace) -> None:
-    asked = payload("PermissionRequest")
+def as_a_person(ws: Workspace, act: Callable[[Decision], None]) -> threading.Thread:
+    """A thread that does ``act`` with the first decision in the queue (within 10 s)."""
 
     def person() -> None:
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
-            found = (
-                [p for p in prompts(read_log(ws, "alpha"), "alpha") if p.open]
-                if ws.session_log("alpha").exists()
-                else []
-            )
-            if found:
-                answer_prompt(ws, "alpha", "coder", found[0].id, "deny", "not on main")
+            gates = build_snapshot(ws).gates
+            if gates:
+                act(gates[0])
                 return
             time.sleep(0.05)
 
     thread = threading.Thread(target=person)
     thread.start()
-    done = handle(ws, asked, team="alpha", member="coder", gate_s=10)
-    thread.join()
+    return thread
+
+
+def test_gate_gives_a_persons_answer_to_the_client(ws: Workspace) -> None:
+    person = as_a_person(ws, lambda decision: decide(ws, decision.key, "reject", "not on main"))
+    done = handle(ws, payload("PermissionRequest"), team="alpha", member="coder", gate_s=10)
+    person.join()
     assert done.output == {
         "hookSpecificOutput": {
             "hookEventName": "PermissionRequest",
@@ -236,25 +238,17 @@ def test_a_gating_install_gives_the_hook_time_to_wait(tmp_path: Path, capsys: py
 def test_a_gated_elicitation_returns_the_persons_answer(ws: Workspace) -> None:
     asked = payload("Elicitation")
 
-    def person() -> None:
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            snapshot = build_snapshot(ws)
-            if snapshot.gates:
-                [decision] = snapshot.gates
-                assert (decision.kind, decision.tool) == ("session-elicitation", asked["mcp_server_name"])
-                with pytest.raises(Refused, match=r"\$: 'branch' is a required property"):
-                    decide(ws, decision.key, "approve", "{}")
-                with pytest.raises(Refused, match="JSON object"):
-                    decide(ws, decision.key, "approve", "[1]")
-                decide(ws, decision.key, "approve", '{"branch": "main"}')
-                return
-            time.sleep(0.05)
+    def accept(decision: Decision) -> None:
+        assert (decision.kind, decision.tool) == ("session-elicitation", asked["mcp_server_name"])
+        with pytest.raises(Refused, match=r"\$: 'branch' is a required property"):
+            decide(ws, decision.key, "approve", "{}")
+        with pytest.raises(Refused, match="JSON object"):
+            decide(ws, decision.key, "approve", "[1]")
+        decide(ws, decision.key, "approve", '{"branch": "main"}')
 
-    thread = threading.Thread(target=person)
-    thread.start()
+    person = as_a_person(ws, accept)
     done = handle(ws, asked, team="alpha", member="coder", gate_s=10)
-    thread.join()
+    person.join()
     assert done.output == {
         "hookSpecificOutput": {"hookEventName": "Elicitation", "action": "accept", "content": {"branch": "main"}}
     }
