@@ -15,6 +15,7 @@ claude-code/2.1.332/hooks/), and ``teamdeck hook install``.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import threading
@@ -260,3 +261,24 @@ def decide(ws: Workspace, key: str, word: str, note: str) -> None:
     """Answer the open decision ``key`` as ``decisions decide`` does."""
     decision = find_decision(build_snapshot(ws), key)
     answer_decision(ws, decision, word, note)
+
+
+COMMON = {"hook_event_name", "session_id", "transcript_path", "cwd", "permission_mode", "prompt_id", "effort"}
+"""The fields FORMAT.md lists for every payload ("Hook payloads", its first paragraph)."""
+
+
+def test_every_captured_payload_field_is_in_format_md() -> None:
+    """After ``make claude-code-lock VERSION=...`` and a capture, a field the new client
+    sends that FORMAT.md does not list fails here, naming it."""
+    text = (FIXTURES / "FORMAT.md").read_text(encoding="utf-8")
+    section = text.split("\n## Hook payloads\n", 1)[1].split("\n## ", 1)[0]
+    assert all(f"`{name}`" in section.split("\n|", 1)[0] for name in COMMON)
+    listed: dict[str, set[str]] = {}
+    for row in [line for line in section.splitlines() if line.startswith("| `")]:
+        cells = row.strip("|").split("|")
+        for event in re.findall(r"`(\w+)`", cells[0]):
+            listed[event] = set(re.findall(r"`(\w+)`", cells[1]))
+    for path in sorted(HOOKS.glob("*.json")):
+        sent = json.loads(path.read_text())
+        missing = set(sent) - COMMON - listed.get(sent["hook_event_name"], set())
+        assert not missing, f"{path.name}: FORMAT.md does not list {sorted(missing)}"
