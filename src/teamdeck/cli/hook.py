@@ -49,8 +49,8 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
         type=float,
         default=0.0,
         metavar="SECONDS",
-        help="PermissionRequest: wait up to SECONDS for a person's answer in teamdeck and give it to the client "
-        "(default 0: never block; the client asks in its terminal)",
+        help="PermissionRequest and Elicitation: wait up to SECONDS for a person's answer in teamdeck and give it "
+        "to the client (default 0: never block; the client asks in its terminal)",
     )
     where = hook.add_mutually_exclusive_group()
     where.add_argument("--project", action="store_true", help="install: the project's .claude/settings.json (default)")
