@@ -135,7 +135,7 @@ SESSION_ELICITATION = DecisionSpec(
             True,
             "Accept",
             "Accept the selected MCP question (the note is the form's answer, as JSON)",
-            "MCP question: accept (the note, as JSON, is the answer)",
+            "MCP question: accept (note: the form as JSON)",
             "optional",
             "Answer (JSON)",
             lambda d: (ours("Accept ", "bold"), Part(d.title, limit=120), ours("?", "bold")),
