@@ -183,8 +183,7 @@ def build_server(seat: Seat, heartbeat: Heartbeat | None = None, extra_instructi
             f"You are '{seat.member}' of team '{seat.team}'"
             + (f", its {seat.role}" if seat.role != "none" else "")
             + ". These tools coordinate your team through the workspace files teamdeck supervises: messages, "
-            "delegated tasks, reports and decisions by a person."
-            + extra_instructions
+            "delegated tasks, reports and decisions by a person." + extra_instructions
         ),
         log_level="WARNING",
     )
