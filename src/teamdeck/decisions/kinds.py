@@ -275,6 +275,55 @@ PERMISSION = DecisionSpec(
 """A teammate's ``permission_request``, open in the ledger (not answered, not superseded)."""
 
 
+def _answer_sandbox(allow: bool) -> Run:
+    def run(ws: Workspace, decision: Decision, note: str | None) -> Answered:
+        from teamdeck.protocol.sandbox_permissions import answer_sandbox_permission
+
+        member, request_id = decision.member or "", decision.request_id or ""
+        sent = answer_sandbox_permission(ws, decision.team or "", member, request_id, allow=allow, note=note)
+        summary = f"sandbox host {decision.reason} {'allowed' if allow else 'denied'}: {member} ({request_id})"
+        return Answered(summary, {"team": sent.team, "member": member, "requestId": request_id, "sent": sent.id})
+
+    return run
+
+
+def _sandbox_question(verb: str) -> Callable[[Decision], tuple[Part, ...]]:
+    return lambda d: (
+        *_member_question(f"{verb} ", d, "'s sandbox to reach "),
+        Part(d.reason, "warning", limit=120),
+        ours("?", "bold"),
+    )
+
+
+SANDBOX_PERMISSION = DecisionSpec(
+    kind="sandbox-permission",
+    label="host",
+    heading="sandbox host request",
+    answers=(
+        Answer(
+            "sandbox-allow", "allow", True, "Allow", "Allow the selected sandbox host request",
+            "sandbox host request: allow (the sandbox may reach the host)", "optional", "Note",
+            _sandbox_question("Allow"), _answer_sandbox(True),
+            outcome="sandbox_permission_response allow: true for this host; a note is only logged.",
+        ),
+        Answer(
+            "sandbox-deny", "deny", False, "Deny", "Deny the selected sandbox host request",
+            "sandbox host request: deny", "optional", "Reason",
+            _sandbox_question("Deny"), _answer_sandbox(False),
+            outcome="sandbox_permission_response allow: false; the reason is only logged (the frame has no field).",
+        ),
+    ),  # fmt: skip
+    what=lambda decision: f"sandbox {decision.request_id}",
+    detail=lambda decision, short: detail(
+        decision, short, (ours("sandbox host request", "bold"), ours("  host ", "warning"),
+                          Part(decision.reason, "warning", limit=120)), body_label="request:\n", request=True,
+    ),  # fmt: skip
+    json=lambda decision: {**_team_json(decision), "host": decision.reason},
+)
+"""A teammate's ``sandbox_permission_request`` (its sandbox wants a network host), open
+in the ledger; ``reason`` holds the host."""
+
+
 def _resend(ws: Workspace, decision: Decision, note: str | None) -> Answered:
     from teamdeck.protocol.shutdown_resend import resend_shutdown
 
@@ -402,6 +451,7 @@ FORGE_DELIVERY = DecisionSpec(
 
 
 SPECS: dict[str, DecisionSpec] = {
-    spec.kind: spec for spec in (TASK_GATE, PLAN_APPROVAL, PERMISSION, STUCK_SHUTDOWN, FORGE_DELIVERY)
+    spec.kind: spec
+    for spec in (TASK_GATE, PLAN_APPROVAL, PERMISSION, SANDBOX_PERMISSION, STUCK_SHUTDOWN, FORGE_DELIVERY)
 }
 """Every kind, by its name: the registry every front reads (decisions/registry.py)."""
