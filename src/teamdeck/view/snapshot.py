@@ -282,6 +282,8 @@ class TeamView:
     members: tuple[MemberView, ...] = ()
     problem: Problem | None = None
     markers: tuple[str, ...] = ()
+    task_reports: tuple[tuple[str, str, str], ...] = ()
+    """``(task id, member, at)`` of each ``task_completed`` frame, oldest first."""
 
     @functools.cached_property
     def unread(self) -> int:
@@ -324,6 +326,9 @@ class TeamTaskView:
     internal: bool = False
     stalled: str = ""
     path: str = ""
+    reported: str = ""
+    """``completed by <member> at <when>`` when a ``task_completed`` frame reported the
+    task done while its file says otherwise (it is then not stalled), else ``""``."""
 
     @property
     def key(self) -> str:

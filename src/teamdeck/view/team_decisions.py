@@ -9,6 +9,7 @@ from typing import TypeVar
 from teamdeck.model.claude import Kind, PermissionRequest, PlanApprovalRequest
 from teamdeck.protocol.ledger.results import Handshake
 from teamdeck.store.inbox import Inbox
+from teamdeck.view.frames import sandbox_gates
 from teamdeck.view.inbox_fold import raw_text
 from teamdeck.view.snapshot import Decision, TeamView
 from teamdeck.view.team_files import TeamFiles
@@ -19,7 +20,12 @@ RequestKind = TypeVar("RequestKind", bound=Kind)
 def team_gates(files: TeamFiles, team: TeamView) -> list[Decision]:
     """Every decision the team waits for: plan approvals, permission requests and
     stuck shutdowns (the caller sorts the whole queue, oldest first)."""
-    return pending_plan_gates(files, team) + pending_permission_gates(files) + stuck_shutdown_gates(files)
+    return (
+        pending_plan_gates(files, team)
+        + pending_permission_gates(files)
+        + sandbox_gates(files)
+        + stuck_shutdown_gates(files)
+    )
 
 
 def pending_plan_gates(files: TeamFiles, team: TeamView) -> list[Decision]:

@@ -27,6 +27,7 @@ from teamdeck.store.connections import read_connections
 from teamdeck.store.inbox import Inbox, UnreadableInbox, recipient_of
 from teamdeck.store.teamfiles import read_team_config
 from teamdeck.store.workspace import Workspace
+from teamdeck.view.frames import frame_problems
 from teamdeck.view.inbox_fold import InboxRows
 from teamdeck.view.snapshot import Problem
 
@@ -201,6 +202,7 @@ def inbox_problems(ws: Workspace, files: TeamFiles) -> list[Problem]:
         for recipient, why in files.inboxes.unreadable.items()
     ]
     problems += [Problem(str(ws.rel(ws.inboxes_dir(files.name))), "", line) for line in files.inboxes.ignored]
+    problems += frame_problems(ws, files)
     return problems + [
         Problem(str(ws.rel(ws.connections_dir(files.name))), "", line) for line in files.connection_problems
     ]

@@ -14,6 +14,7 @@ from teamdeck.model.connection import STALE_S
 from teamdeck.protocol.ledger.moments import moment_of
 from teamdeck.protocol.ledger.results import FAILURE_CLASSES, Handshake, Ledger
 from teamdeck.store.inbox import Inbox
+from teamdeck.view.frames import departed, reports_of, task_reports, termination_of
 from teamdeck.view.inbox_fold import InboxRows
 from teamdeck.view.snapshot import MemberStatus, MemberView, Problem, TeamView
 from teamdeck.view.team_files import TeamFiles
@@ -94,6 +95,7 @@ def team_view(
                 connected=connected(files, member.name, now),
             )
         )
+    members += departed(files, {member.name.lower() for member in members})
     markers = (
         tuple(
             f"{FAILURE_CLASSES[finding.code]}: {finding.detail}"
@@ -110,6 +112,7 @@ def team_view(
         members=tuple(members),
         problem=files.problem,
         markers=markers,
+        task_reports=task_reports(files.ledger),
     )
 
 
@@ -141,8 +144,9 @@ def _status(key: str, active: bool, ledger: Ledger | None, on_gate: bool) -> _St
 
     status: MemberStatus = "working"
     since, detail = "", ""
-    if not active:
-        status = "offline"
+    terminated = termination_of(ledger, key)
+    if not active or terminated:
+        status, detail = "offline", terminated
         if shutdown is not None and shutdown.replied_at:
             since = shutdown.replied_at
     elif shutdown is not None and shutdown.state == "approved":
@@ -159,8 +163,12 @@ def _status(key: str, active: bool, ledger: Ledger | None, on_gate: bool) -> _St
     elif idle is not None and idle.idle_since:
         status, since = "idle", idle.idle_since
         detail = f"{idle.last_reason or 'available'} ({idle.count} idle notification{'s' if idle.count != 1 else ''})"
+        if idle.failure:
+            detail = f"turn failed: {idle.failure} ({detail})"
     if shutdown is not None and shutdown.state == "rejected" and not detail:
         detail = shutdown.detail
+    if reported := reports_of(ledger, key):
+        detail = f"{detail}; {reported}" if detail else reported
     failures = [finding for finding in ledger.failures if (finding.member or "").lower() == key] if ledger else []
     return _Status(
         status,
