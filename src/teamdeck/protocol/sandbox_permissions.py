@@ -21,7 +21,8 @@ from teamdeck.clock import iso
 from teamdeck.errors import NotFound, Refused
 from teamdeck.model.claude import SandboxPermissionRequest, SandboxPermissionResponse
 from teamdeck.protocol.ledger.build import build_ledger
-from teamdeck.protocol.messaging import Sent, resolve_member, send_structured
+from teamdeck.protocol.messaging.names import resolve_member
+from teamdeck.protocol.messaging.sending import Sent, send_structured
 from teamdeck.protocol.observed import Observed
 from teamdeck.store.inbox import mark_read, same_message
 from teamdeck.store.paths import shown
