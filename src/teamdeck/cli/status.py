@@ -125,6 +125,8 @@ def _team_task_line(task: TeamTaskView) -> str:
         line += "  [blocked by " + ", ".join(f"#{one_line(other, 12)}" for other in task.blocked_by) + "]"
     if task.stalled:
         line += f"  ! STALLED: {one_line(task.stalled, 120)}"
+    if task.reported:
+        line += f"  reported {one_line(task.reported, 120)}"
     return line
 
 

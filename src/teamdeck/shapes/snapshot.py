@@ -76,6 +76,7 @@ def _team_task(task: TeamTaskView) -> dict[str, Any]:
         "blockedBy": list(task.blocked_by),
         "blocks": list(task.blocks),
         "stalled": task.stalled or None,
+        "reported": task.reported or None,
         "file": task.path,
     }
 
