@@ -25,6 +25,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from teamdeck.errors import TeamdeckError
+from teamdeck.protocol.team_archive import archived_teams
 from teamdeck.store.files import FileState, changed_files, file_states, list_entries
 from teamdeck.store.paths import InvalidId, check_id
 from teamdeck.store.settings import load_settings
@@ -285,6 +286,7 @@ def _list(state: ReadState) -> tuple[list[str], list[str]]:
         except InvalidId as err:
             problems.append(Problem(f"tasks/{entry.name!r}", "", f"ignored: {err}"))
     team_names, ignored = list_team_names(ws)
+    team_names = sorted({*team_names, *(team for team in archived_teams(ws) if not ws.team_config(team).exists())})
     problems += [Problem("teams", "", line) for line in ignored]
     state.listing_problems = tuple(problems)
     return task_ids, team_names

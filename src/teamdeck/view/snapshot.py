@@ -284,6 +284,12 @@ class TeamView:
     markers: tuple[str, ...] = ()
     task_reports: tuple[tuple[str, str, str], ...] = ()
     """``(task id, member, at)`` of each ``task_completed`` frame, oldest first."""
+    session: str = ""
+    """The Claude Code session an implicit session team belongs to (its lead's
+    ``leadSessionId``; protocol/team_archive.py), ``""`` for a team made by name."""
+    ended: bool = False
+    """The team's directory is gone: what is shown is its last known roster and what
+    teamdeck recorded of its inboxes."""
 
     @functools.cached_property
     def unread(self) -> int:

@@ -19,7 +19,10 @@ RequestKind = TypeVar("RequestKind", bound=Kind)
 
 def team_gates(files: TeamFiles, team: TeamView) -> list[Decision]:
     """Every decision the team waits for: plan approvals, permission requests and
-    stuck shutdowns (the caller sorts the whole queue, oldest first)."""
+    stuck shutdowns (the caller sorts the whole queue, oldest first). An ended team
+    waits for nothing: nobody is there to take an answer."""
+    if files.ended:
+        return []
     return (
         pending_plan_gates(files, team)
         + pending_permission_gates(files)

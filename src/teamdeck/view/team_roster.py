@@ -13,6 +13,7 @@ from teamdeck.model.claude import MEMBER_ROLES
 from teamdeck.model.connection import STALE_S
 from teamdeck.protocol.ledger.moments import moment_of
 from teamdeck.protocol.ledger.results import FAILURE_CLASSES, Handshake, Ledger
+from teamdeck.protocol.team_archive import session_of
 from teamdeck.store.inbox import Inbox
 from teamdeck.view.frames import departed, reports_of, task_reports, termination_of
 from teamdeck.view.inbox_fold import InboxRows
@@ -70,6 +71,8 @@ def team_view(
         key = member.name.lower()
         rows = inbox_rows(files, inbox) if isinstance(inbox, Inbox) else None
         status = _status(key, member.isActive, files.ledger, key in waiting_on_gates)
+        if files.ended:
+            status = _Status("offline", "", status.detail if status.status == "offline" else ENDED, (), None, None)
         members.append(
             MemberView(
                 team=files.name,
@@ -113,7 +116,12 @@ def team_view(
         problem=files.problem,
         markers=markers,
         task_reports=task_reports(files.ledger),
+        session=session_of(files.name, config),
+        ended=files.ended,
     )
+
+
+ENDED = "team ended: its directory is gone (last known roster)"
 
 
 def _handshakes(ledger: Ledger | None, kind: str, member: str) -> list[Handshake]:
