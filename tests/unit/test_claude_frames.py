@@ -1,5 +1,5 @@
 """Every mailbox frame of the pinned Claude Code (2.1.332) is read, shown and, where it
-is a request, answered (issue 20 item 3).
+is a request, answered.
 
 The frames no scripted run can make the client write (FORMAT.md, "Frames built from the
 binary's schema") are in tests/fixtures/claude-code/2.1.332/schema-frames/, built from

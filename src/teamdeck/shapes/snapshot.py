@@ -120,6 +120,8 @@ def _team(team: TeamView) -> dict[str, Any]:
         "members": [_member(member) for member in team.members],
         "problem": _problem(team.problem) if team.problem else None,
         "markers": list(team.markers),
+        "session": team.session or None,
+        "ended": team.ended,
     }
 
 
