@@ -122,7 +122,7 @@ def test_a_teammate_still_on_the_roster_goes_offline_with_the_message(ws: Worksp
 def test_the_inbox_shows_each_frame_and_keeps_unknown_ones_raw(ws: Workspace) -> None:
     snapshot = build_snapshot(ws)
     lead_rows = member(snapshot, "team-lead").inbox
-    assert [row.summary for row in lead_rows] == [
+    assert [row.summary for row in lead_rows[:-1]] == [
         "idle (available): task #1 resolved; notes.md written",
         "task #1 completed: Write notes",
         "sandbox host requested: registry.npmjs.org",
@@ -130,8 +130,8 @@ def test_the_inbox_shows_each_frame_and_keeps_unknown_ones_raw(ws: Workspace) ->
         "idle (failed): API Error: 529 overloaded_error",
         "terminated: dave has shut down.",
         "task #2 completed",
-        "sandbox_permission_request message (hostPattern: Field required)",
     ]
+    assert lead_rows[-1].summary.startswith("sandbox_permission_request message (hostPattern: ")
     assert lead_rows[0].text.startswith("I wrote notes.md")  # the idle result is the row's text
     bob_rows = member(snapshot, "bob").inbox
     assert [row.kind for row in bob_rows] == [
@@ -147,7 +147,7 @@ def test_the_inbox_shows_each_frame_and_keeps_unknown_ones_raw(ws: Workspace) ->
 def test_a_frame_out_of_its_schema_is_one_problem_naming_file_and_entry(ws: Workspace) -> None:
     problems = [problem for problem in build_snapshot(ws).problems if "frame" in problem.why]
     assert [(p.path, p.where) for p in problems] == [(f"teams/{TEAM}/inboxes/team-lead.json", "entry 7")]
-    assert problems[0].why == "sandbox_permission_request frame: hostPattern: Field required"
+    assert problems[0].why.startswith("sandbox_permission_request frame: hostPattern: ")  # then pydantic's words
 
 
 def test_the_task_list_follows_task_completed(ws: Workspace) -> None:

@@ -12,6 +12,7 @@ TUI's first frame does not wait for modules only an answer needs).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from teamdeck.decisions.spec import Answer, Answered, DecisionSpec, Part, Run, Variant, ours
@@ -329,10 +330,10 @@ SANDBOX_PERMISSION = DecisionSpec(
     ),  # fmt: skip
     what=lambda decision: f"sandbox {decision.request_id}",
     detail=lambda decision, short: detail(
-        decision,
+        replace(decision, reason=""),  # the host is in the heading
         short,
         (ours("sandbox host request", "bold"), ours("  host ", "warning"), Part(decision.reason, "warning", limit=120)),
-        body_label="request:\n",
+        body_label="input:\n",
         request=True,
     ),  # fmt: skip
     json=lambda decision: {**_team_json(decision), "host": decision.reason},

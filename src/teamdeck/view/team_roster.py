@@ -170,9 +170,9 @@ def _status(key: str, active: bool, ledger: Ledger | None, on_gate: bool) -> _St
         detail = "plan approval requested" if plans else "a task gate waits for a decision"
     elif idle is not None and idle.idle_since:
         status, since = "idle", idle.idle_since
-        detail = f"{idle.last_reason or 'available'} ({idle.count} idle notification{'s' if idle.count != 1 else ''})"
-        if idle.failure:
-            detail = f"turn failed: {idle.failure} ({detail})"
+        count = f"{idle.count} idle notification{'s' if idle.count != 1 else ''}"
+        reason = f"turn failed: {idle.failure}" if idle.failure else idle.last_reason or "available"
+        detail = f"{reason} ({count})"
     if shutdown is not None and shutdown.state == "rejected" and not detail:
         detail = shutdown.detail
     if reported := reports_of(ledger, key):

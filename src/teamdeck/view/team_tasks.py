@@ -134,7 +134,7 @@ def task_list_view(
                 blocked_by=waiting,
                 blocks=tuple(task.blocks),
                 internal=task.internal,
-                stalled="" if reported else _stalled(task, members, now, limit),
+                stalled="" if reported or (team is not None and team.ended) else _stalled(task, members, now, limit),
                 path=shown_task_path(ws, files.team, name),
                 reported=reported,
             )

@@ -87,7 +87,7 @@ class RosterPanel(Panel):
             return True if member is not None else None
         if action not in WRITES:
             return True
-        if deck(self).read_only or member is None:
+        if deck(self).read_only or member is None or self._ended(member):
             return None
         if action in ("plan_approve", "plan_reject") and member.pending_plan is None:
             return None
@@ -103,6 +103,8 @@ class RosterPanel(Panel):
         member = self.selected
         if deck(self).read_only or member is None:
             return super().why_disabled(action)
+        if self._ended(member):
+            return f"team {member.team} has ended: its directory is gone, nobody reads its inboxes"
         if action in ("plan_approve", "plan_reject"):
             return f"{member.name} has no plan waiting for approval"
         if action == "deactivate":
@@ -110,6 +112,10 @@ class RosterPanel(Panel):
         if action == "shutdown":
             return "the lead is not asked to shut down" if member.lead else f"{member.name} is not active"
         return super().why_disabled(action)
+
+    def _ended(self, member: MemberView) -> bool:
+        team = self.snapshot.team(member.team) if self.snapshot is not None else None
+        return team is not None and team.ended
 
     @on(LineList.Chosen, "#roster-list")
     def action_open_inbox(self) -> None:
