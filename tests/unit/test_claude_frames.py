@@ -18,6 +18,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from claude_team_recorder import live_replay, load_history, until_first
 from locations import FIXTURES
 
 from teamdeck.clock import fixed_clock, parse_iso
@@ -186,3 +187,28 @@ def test_answering_writes_the_clients_sandbox_permission_response(ws: Workspace,
     assert record["reason"] == "checked the host"  # the frame has no field for it
     with pytest.raises(Refused):  # answered: not again
         answer_decision(ws, decision, word, None)
+
+
+# --- the captured sandbox request (tests/conformance/test_claude_code_sandbox.py) ----
+
+
+SANDBOX_TEAM = FIXTURES / "2.1.332" / "sandbox-team" / "history.jsonl"
+
+
+def test_the_captured_sandbox_request_is_queued_and_answered_as_teamdeck_did(tmp_path: Path) -> None:
+    """The real client's request, replayed through the live view up to teamdeck's own
+    write, is one decision; answering it writes the frame teamdeck wrote in the run."""
+    versions = load_history(SANDBOX_TEAM)
+    ws, live = live_replay(until_first(versions, "messages.jsonl"), tmp_path / "claude")
+    (gate,) = [gate for gate in live.gates if gate.kind == "sandbox-permission"]
+    assert (gate.member, gate.reason) == ("bob", "sandbox-probe.example")
+    answer_decision(ws, gate, "deny", None)
+    ours = json.loads(json.loads(ws.inbox(gate.team, "bob").read_text())[-1]["text"])
+    in_run = next(
+        json.loads(entry["text"])
+        for version in versions
+        if version.text and version.path.endswith("inboxes/bob.json")
+        for entry in json.loads(version.text)
+        if "sandbox_permission_response" in entry["text"]
+    )
+    assert {**ours, "timestamp": None} == {**in_run, "timestamp": None}
