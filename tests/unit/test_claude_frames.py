@@ -18,7 +18,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from claude_team_recorder import live_replay, load_history, until_first
+from claude_team_recorder import live_replay, load_history, until_cleanup, until_first
 from locations import FIXTURES
 
 from teamdeck.clock import fixed_clock, parse_iso
@@ -212,3 +212,13 @@ def test_the_captured_sandbox_request_is_queued_and_answered_as_teamdeck_did(tmp
         if "sandbox_permission_response" in entry["text"]
     )
     assert {**ours, "timestamp": None} == {**in_run, "timestamp": None}
+
+
+def test_the_captured_failed_turn_marks_the_teammate_after_the_drain(tmp_path: Path) -> None:
+    history = FIXTURES / "2.1.332" / "failed-turn" / "history.jsonl"
+    ws, live = live_replay(until_cleanup(load_history(history)), tmp_path / "claude")
+    (team,) = live.teams
+    assert ws.inbox(team.name, "team-lead").read_text() == "[]"  # the client drained it
+    carol = next(m for m in team.members if m.name == "carol")
+    assert carol.detail.startswith("turn failed: API Error: 400")
+    assert [marker.split(":")[0] for marker in carol.markers] == ["turn failed"]
