@@ -312,7 +312,8 @@ SANDBOX_PERMISSION = DecisionSpec(
             "Note",
             _sandbox_question("Allow"),
             _answer_sandbox(True),
-            outcome="sandbox_permission_response allow: true for this host; a note is only logged.",
+            outcome="sandbox_permission_response allow: true for this host; Claude Code 2.1.332 takes it as a "
+            "denial unless the lead's own process wrote it (answer in the lead's terminal too). A note is only logged.",
         ),
         Answer(
             "sandbox-deny",
