@@ -18,7 +18,6 @@ from teamdeck.model.claude import (
     TaskCompleted,
     TeammateTerminated,
     TeamPermissionUpdate,
-    Unknown,
 )
 from teamdeck.protocol.ledger.results import Ledger
 from teamdeck.store.inbox import Inbox
@@ -135,10 +134,11 @@ def departed(files: TeamFiles, present: set[str]) -> list[MemberView]:
 
 def frame_problems(ws: Workspace, files: TeamFiles) -> list[Problem]:
     """A problem for each known frame whose fields do not fit its schema (it is shown
-    raw in the inbox): the inbox file, the entry, the frame type and what is wrong."""
+    raw in the inbox): the inbox file, the entry, the frame type and what is wrong (the
+    ledger's fold found them, once per inbox read)."""
+    if files.ledger is None:
+        return []
     return [
-        Problem(str(ws.rel(inbox.path)), f"entry {entry.index}", f"{entry.kind.type} frame: {entry.kind.problem}")
-        for inbox in files.inboxes.inboxes.values()
-        for entry in inbox.messages
-        if isinstance(entry.kind, Unknown) and entry.kind.problem
+        Problem(str(ws.rel(ws.inbox(files.name, recipient))), f"entry {index}", f"{kind} frame: {why}")
+        for recipient, index, kind, why in files.ledger.bad_frames
     ]

@@ -75,6 +75,7 @@ def build_ledger(
     ledger.handshakes = classify_handshakes(ctx, log.superseded)
     ledger.idles = idle_folds(folds.values())
     ledger.reports = [report for folded in folds.values() for report in folded.reports]
+    ledger.bad_frames = [(recipient, *bad) for recipient, folded in folds.items() for bad in folded.bad_frames]
     for termination in sorted((t for f in folds.values() for t in f.terminations), key=lambda t: t.at):
         ledger.terminations[termination.member.lower()] = termination
     findings = ledger.findings

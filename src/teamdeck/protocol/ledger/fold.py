@@ -86,6 +86,8 @@ class InboxFold:
         completed: sender (lower-cased) → the task ids its idle notifications
             (``completedTaskId``) or ``task_completed`` frames say it completed.
         reports: the ``task_completed`` frames, in file order.
+        bad_frames: ``(entry index, type, why)`` of each known frame whose fields do not
+            fit its schema (it is shown raw), in file order.
         terminations: the ``teammate_terminated`` frames, in file order.
     """
 
@@ -103,6 +105,7 @@ class InboxFold:
     completed: dict[str, frozenset[str]]
     reports: tuple[TaskReport, ...] = ()
     terminations: tuple[Termination, ...] = ()
+    bad_frames: tuple[tuple[int, str, str], ...] = ()
 
     @classmethod
     def of(cls, inbox: Inbox, earlier: InboxFold | None = None) -> InboxFold:
@@ -120,6 +123,7 @@ class InboxFold:
         completed: dict[str, frozenset[str]] = {}
         reports: list[TaskReport] = []
         terminations: list[Termination] = []
+        bad_frames: list[tuple[int, str, str]] = []
         messages = unread = 0
         if earlier is not None and inbox.extends(earlier.inbox):
             start = len(earlier.inbox.entries)
@@ -128,6 +132,7 @@ class InboxFold:
             idle_latest, idles, spoke = dict(earlier.idle_latest), dict(earlier.idles), dict(earlier.spoke)
             completed = dict(earlier.completed)
             reports, terminations = list(earlier.reports), list(earlier.terminations)
+            bad_frames = list(earlier.bad_frames)
             messages, unread = earlier.messages, earlier.unread
         for entry in inbox.entries[start:]:
             message, kind = entry.message, entry.kind
@@ -139,6 +144,7 @@ class InboxFold:
             unread += not message.read
             if isinstance(kind, Unknown) and kind.problem:  # a known frame that does not fit its schema
                 problems.append(f"entry {entry.index}: {kind.type} frame does not fit its schema: {kind.problem}")
+                bad_frames.append((entry.index, kind.type, kind.problem))
             present.add((message.from_, message.timestamp, message.text))
             if isinstance(kind, HANDSHAKE_REQUESTS):
                 requests.append(entry)
@@ -181,6 +187,7 @@ class InboxFold:
             completed,
             tuple(reports),
             tuple(terminations),
+            tuple(bad_frames),
         )
 
 

@@ -223,6 +223,8 @@ class Ledger:
     reports: list[TaskReport] = field(default_factory=list)
     terminations: dict[str, Termination] = field(default_factory=dict)
     """member (lower-cased) → the newest ``teammate_terminated`` naming it."""
+    bad_frames: list[tuple[str, int, str, str]] = field(default_factory=list)
+    """``(recipient, entry index, type, why)`` of each known frame out of its schema."""
 
     @property
     def failures(self) -> list[Finding]:
