@@ -12,10 +12,8 @@ lead's client drains it, and marks carol ``turn failed``.
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import shutil
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,7 +23,7 @@ from claude_code import claude_env, make_home
 from claude_format import not_in_format
 from claude_team_recorder import Recorder, load_history
 from scripted_model import ScriptedModel, call, refuse, say
-from test_claude_code_team import LiveView, tmux
+from test_claude_code_team import LiveView, go, keep_capture, tmux
 
 from teamdeck.model.claude import IdleNotification, decode_text
 from teamdeck.store.workspace import Workspace
@@ -71,10 +69,7 @@ def test_a_failed_turn_is_a_problem_on_the_roster(
     ws = Workspace.at(home / ".claude", actor="human:tester")
     history = tmp_path / "history.jsonl"
     with Recorder(home / ".claude", history), LiveView(ws) as view:
-        time.sleep(4)
-        tmux("send-keys", "-t", session, "-l", "LEAD-GO")
-        time.sleep(0.3)
-        tmux("send-keys", "-t", session, "Enter")
+        go(session)
 
         def carol_failed(snapshot) -> bool:
             members = [m for team in snapshot.teams for m in team.members if m.name == "carol"]
@@ -96,7 +91,4 @@ def test_a_failed_turn_is_a_problem_on_the_roster(
     assert idles and idles[0].idleReason == "failed" and WHY in (idles[0].failureReason or "")
     unknown = not_in_format(load_history(history))
     assert not unknown, f"Claude Code wrote what FORMAT.md does not list: {', '.join(unknown)}"
-    keep = os.environ.get("TEAMDECK_CAPTURE_DIR")
-    if keep:
-        Path(keep).mkdir(parents=True, exist_ok=True)
-        shutil.copy(history, Path(keep) / "history.jsonl")
+    keep_capture(history)

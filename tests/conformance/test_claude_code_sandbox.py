@@ -13,16 +13,14 @@ without them the test skips, saying so (FORMAT.md then keeps the schema-built fr
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import time
 from pathlib import Path
 
 import pytest
 from claude_format import not_in_format
 from claude_team_recorder import Recorder, load_history
 from scripted_model import ScriptedModel, call, say
-from test_claude_code_team import LiveView, answers_shutdown, start_lead, tmux
+from test_claude_code_team import LiveView, answers_shutdown, go, keep_capture, start_lead, tmux
 
 from teamdeck.decisions.registry import answer_decision
 from teamdeck.model.claude import SandboxPermissionRequest, decode_text
@@ -65,10 +63,7 @@ def test_a_teammates_sandbox_host_request_is_a_decision_teamdeck_answers(
     ws = Workspace.at(home / ".claude", actor="human:tester")
     history = tmp_path / "history.jsonl"
     with Recorder(home / ".claude", history), LiveView(ws) as view:
-        time.sleep(4)
-        tmux("send-keys", "-t", session, "-l", "LEAD-GO")
-        time.sleep(0.3)
-        tmux("send-keys", "-t", session, "Enter")
+        go(session)
         live = view.wait(lambda s: any(g.kind == "sandbox-permission" for g in s.gates), "bob's sandbox request")
         (asked,) = [gate for gate in live.gates if gate.kind == "sandbox-permission"]
         assert (asked.member, asked.reason) == ("bob", HOST)
@@ -88,8 +83,4 @@ def test_a_teammates_sandbox_host_request_is_a_decision_teamdeck_answers(
     assert any('"sandbox_permission_response"' in entry["text"] for entry in answered)
     unknown = not_in_format(versions)
     assert not unknown, f"Claude Code wrote what FORMAT.md does not list: {', '.join(unknown)}"
-    keep = os.environ.get("TEAMDECK_CAPTURE_DIR")
-    if keep:
-        Path(keep).mkdir(parents=True, exist_ok=True)
-        shutil.copy(history, Path(keep) / "history.jsonl")
-        (Path(keep) / "lead-screen.txt").write_text(screen)
+    keep_capture(history, **{"lead-screen.txt": screen})

@@ -18,14 +18,10 @@ An answered or superseded request cannot be answered again.
 from __future__ import annotations
 
 from teamdeck.clock import iso
-from teamdeck.errors import NotFound, Refused
 from teamdeck.model.claude import SandboxPermissionRequest, SandboxPermissionResponse
-from teamdeck.protocol.ledger.build import build_ledger
-from teamdeck.protocol.messaging.names import resolve_member
 from teamdeck.protocol.messaging.sending import Sent, send_structured
-from teamdeck.protocol.observed import Observed
+from teamdeck.protocol.permissions import open_request
 from teamdeck.store.inbox import mark_read, same_message
-from teamdeck.store.paths import shown
 from teamdeck.store.workspace import Workspace
 
 
@@ -58,41 +54,12 @@ def answer_sandbox_permission(
         WriteFailed, Busy: logged, not delivered.
     """
     ws.require_writable(f"answer a sandbox permission request in team '{team}'")
-    ledger = build_ledger(ws, team)
-    requester = resolve_member(ledger.config, team, member, role="member")
-    handshake = next(
-        (
-            found
-            for found in ledger.handshakes
-            if found.kind == "sandbox"
-            and found.request_id == request_id
-            and found.requester.lower() == requester.lower()
-        ),
-        None,
-    )
-    if handshake is None:
-        raise NotFound(f"No sandbox_permission_request '{shown(request_id)}' from '{requester}' in team '{team}'")
-    if not handshake.is_open:
-        raise Refused(
-            f"Could not answer sandbox permission request {shown(request_id)}: it is {handshake.state} "
-            f"({handshake.detail}); nothing was written"
-        )
-    inbox_path = ws.inbox(team, handshake.answerer)
-    entry = next(
-        (
-            entry
-            for entry in Observed(ws, team).read(inbox_path).messages
-            if isinstance(entry.kind, SandboxPermissionRequest) and entry.kind.requestId == request_id
-        ),
-        None,
-    )
-    if entry is None or not isinstance(entry.kind, SandboxPermissionRequest):  # removed since the ledger read it
-        raise NotFound(f"No sandbox_permission_request '{shown(request_id)}' in {ws.rel(inbox_path)} any more")
+    found = open_request(ws, team, member, request_id, "sandbox", SandboxPermissionRequest)
     response = SandboxPermissionResponse(
-        requestId=request_id, host=entry.kind.hostPattern.host, allow=allow, timestamp=iso(ws.clock())
+        requestId=request_id, host=found.kind.hostPattern.host, allow=allow, timestamp=iso(ws.clock())
     )
     sent = send_structured(
-        ws, team, requester, response, sender=handshake.answerer, reason=(note or "").strip() or None
+        ws, team, found.requester, response, sender=found.answerer, reason=(note or "").strip() or None
     )
-    mark_read(inbox_path, lambda raw: same_message(raw, entry.raw))
+    mark_read(found.inbox_path, lambda raw: same_message(raw, found.entry.raw))
     return sent

@@ -1,5 +1,5 @@
 """What the roster, inbox and queue make of the frames Claude Code 2.1.332 added
-(FORMAT.md "Mailbox frames"): a sandbox host request is a decision; ``task_completed``
+(FORMAT.md "Mailbox frames"; a sandbox host request is a decision: view/team_decisions.py); ``task_completed``
 and ``teammate_terminated`` change what the roster and the task list say; the frames
 the client drops from inboxes (``mode_set_request``, ``team_permission_update``) are
 shown as such. view/team_roster.py, team_decisions.py, inbox_fold.py and team_files.py call these, so each frame is handled
@@ -20,18 +20,12 @@ from teamdeck.model.claude import (
     TeamPermissionUpdate,
 )
 from teamdeck.protocol.ledger.results import Ledger
-from teamdeck.store.inbox import Inbox
 from teamdeck.store.loaders import dumps_json
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.snapshot import Decision, MemberView, Problem
+from teamdeck.view.snapshot import MemberView, Problem
 
 if TYPE_CHECKING:
     from teamdeck.view.team_files import TeamFiles
-
-SANDBOX_TOOL = "SandboxNetworkAccess"
-"""The tool name the pinned client gives a sandbox network prompt (``var Sse``): the
-decision's ``tool``, so a prompt for the same host seen through a channel or a hook is
-recognised as the same request (/work/coord/permission-key.md)."""
 
 DROPPED = "Claude Code 2.1.332 drops it from the inbox unread"
 
@@ -53,44 +47,6 @@ def describe_frame(kind: Kind) -> tuple[str, str] | None:
     if isinstance(kind, TeamPermissionUpdate):
         return f"permission rules update ({DROPPED}: rules are never accepted from the inbox)", ""
     return None
-
-
-def sandbox_gates(files: TeamFiles) -> list[Decision]:
-    """The team's open sandbox host requests as decisions (``reason`` is the host)."""
-    if files.ledger is None:
-        return []
-    gates = []
-    for handshake in files.ledger.handshakes:
-        if handshake.kind != "sandbox" or handshake.state != "awaiting_decision":
-            continue
-        inbox = files.inbox_of(handshake.answerer)
-        request = next(
-            (
-                entry.kind
-                for entry in (inbox.messages if isinstance(inbox, Inbox) else ())
-                if isinstance(entry.kind, SandboxPermissionRequest) and entry.kind.requestId == handshake.request_id
-            ),
-            None,
-        )
-        host = request.hostPattern.host if request is not None else "?"
-        gates.append(
-            Decision(
-                key=f"sandbox:{files.name}:{handshake.member}:{handshake.request_id}",
-                kind="sandbox-permission",
-                state="blocked",
-                created_at=handshake.requested_at,
-                source=f"team {files.name}",
-                title=f"{handshake.member}'s sandbox asks to reach {host}",
-                tool=SANDBOX_TOOL,
-                reason=host,
-                agent=handshake.member,
-                body=dumps_json({"host": host}, indent=2),
-                team=files.name,
-                member=handshake.member,
-                request_id=handshake.request_id,
-            )
-        )
-    return gates
 
 
 def termination_of(ledger: Ledger | None, key: str) -> str:

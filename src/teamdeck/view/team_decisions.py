@@ -6,10 +6,9 @@ from __future__ import annotations
 
 from typing import TypeVar
 
-from teamdeck.model.claude import Kind, PermissionRequest, PlanApprovalRequest
+from teamdeck.model.claude import Kind, PermissionRequest, PlanApprovalRequest, SandboxPermissionRequest
 from teamdeck.protocol.ledger.results import Handshake
 from teamdeck.store.inbox import Inbox
-from teamdeck.view.frames import sandbox_gates
 from teamdeck.view.inbox_fold import raw_text
 from teamdeck.view.snapshot import Decision, TeamView
 from teamdeck.view.team_files import TeamFiles
@@ -113,6 +112,42 @@ def stuck_shutdown_gates(files: TeamFiles) -> list[Decision]:
         for handshake in files.ledger.handshakes
         if handshake.kind == "shutdown" and handshake.state == "awaiting_response" and handshake.overdue
     ]
+
+
+SANDBOX_TOOL = "SandboxNetworkAccess"
+"""The tool name the pinned client gives a sandbox network prompt (``var Sse``): a
+sandbox decision's ``tool``, so a prompt for the same host seen through a channel or a
+hook is recognised as the same request (its input: ``{"host": ...}``)."""
+
+
+def sandbox_gates(files: TeamFiles) -> list[Decision]:
+    """The team's open sandbox host requests as decisions (``reason`` is the host)."""
+    if files.ledger is None:
+        return []
+    gates = []
+    for handshake in files.ledger.handshakes:
+        if handshake.kind != "sandbox" or handshake.state != "awaiting_decision":
+            continue
+        request = _find_request(files, handshake, SandboxPermissionRequest)
+        host = request.hostPattern.host if request is not None else "?"
+        gates.append(
+            Decision(
+                key=f"sandbox:{files.name}:{handshake.member}:{handshake.request_id}",
+                kind="sandbox-permission",
+                state="blocked",
+                created_at=handshake.requested_at,
+                source=f"team {files.name}",
+                title=f"{handshake.member}'s sandbox asks to reach {host}",
+                tool=SANDBOX_TOOL,
+                reason=host,
+                agent=handshake.member,
+                body=raw_text({"host": host}),
+                team=files.name,
+                member=handshake.member,
+                request_id=handshake.request_id,
+            )
+        )
+    return gates
 
 
 def _find_request(files: TeamFiles, handshake: Handshake, kind: type[RequestKind]) -> RequestKind | None:
