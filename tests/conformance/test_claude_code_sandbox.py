@@ -7,13 +7,15 @@ sandbox on (``sandbox.enabled`` and ``autoAllowBashIfSandboxed`` in the user set
 bob's ``Bash`` runs sandboxed without a permission prompt). bob runs ``curl`` to a host
 no rule allows; the sandbox's network proxy asks, and in a teammate the client forwards
 the question to the lead through the mailbox. The sandbox needs bubblewrap and socat:
-without them the test skips, saying so (FORMAT.md then keeps the schema-built frames).
+without them the test skips, saying so, and so it does when the client itself says its
+sandbox failed to initialize.
 """
 
 from __future__ import annotations
 
 import json
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -32,14 +34,22 @@ HOST = "sandbox-probe.example"
 
 
 @pytest.fixture
-def sandboxed_lead(tmp_path: Path, claude: Path, model: ScriptedModel):
+def sandboxed_lead(claude: Path, model: ScriptedModel):
+    """The lead in tmux with the sandbox on, its HOME under a short path: the sandbox's
+    bridge sockets live under ``$TMPDIR`` (in HOME), and a Unix socket path has at most
+    107 bytes (under pytest-xdist the usual tmp_path is too long: "Failed to create
+    bridge sockets after 5 attempts")."""
     missing = [tool for tool in ("bwrap", "socat") if shutil.which(tool) is None]
     if missing:
         pytest.skip(f"the client's command sandbox needs {' and '.join(missing)} (not installed)")
-    settings = tmp_path / "home" / ".claude" / "settings.json"
+    short = Path(tempfile.mkdtemp(prefix="tdsb-"))
+    settings = short / "home" / ".claude" / "settings.json"
     settings.parent.mkdir(parents=True)
     settings.write_text(json.dumps({"sandbox": {"enabled": True, "autoAllowBashIfSandboxed": True}}))
-    yield from start_lead(tmp_path, claude, model)
+    try:
+        yield from start_lead(short, claude, model)
+    finally:
+        shutil.rmtree(short, ignore_errors=True)
 
 
 def test_a_teammates_sandbox_host_request_is_a_decision_teamdeck_answers(
@@ -64,7 +74,20 @@ def test_a_teammates_sandbox_host_request_is_a_decision_teamdeck_answers(
     history = tmp_path / "history.jsonl"
     with Recorder(home / ".claude", history), LiveView(ws) as view:
         go(session)
-        live = view.wait(lambda s: any(g.kind == "sandbox-permission" for g in s.gates), "bob's sandbox request")
+
+        def sandbox_failed() -> str:
+            """The client's word when its sandbox could not start although bwrap and socat
+            are there."""
+            results = [r for request in model.turns_of("bob") for r in request.results_of("Bash")]
+            said = [str(r.get("content")) for r in results if "failed to initialize" in str(r.get("content"))]
+            return said[0] if said else ""
+
+        live = view.wait(
+            lambda s: any(g.kind == "sandbox-permission" for g in s.gates) or bool(sandbox_failed()),
+            "bob's sandbox request",
+        )
+        if sandbox_failed():
+            pytest.skip(f"the client's sandbox did not start here: {sandbox_failed()}")
         (asked,) = [gate for gate in live.gates if gate.kind == "sandbox-permission"]
         assert (asked.member, asked.reason) == ("bob", HOST)
         answer_decision(ws, asked, "deny", "not this host")
