@@ -56,6 +56,10 @@ class Reply:
     stop_reason: str = "end_turn"
     counts: bool = True
     """False for an aside (see :func:`aside`): the script stays at the same step."""
+    status: int = 200
+    """An HTTP error status instead of the turn (see :func:`refuse`)."""
+    error: dict[str, Any] | None = None
+    """The API error body's ``error`` for such a status."""
 
     @property
     def output_tokens(self) -> int:
@@ -83,6 +87,13 @@ def calls(*uses: tuple[str, dict[str, Any]], text: str | None = None) -> Reply:
         for name, arguments in uses
     ]
     return Reply(tuple(blocks), stop_reason="tool_use")
+
+
+def refuse(message: str, *, status: int = 400, kind: str = "invalid_request_error") -> Reply:
+    """The API refuses the turn (``status`` with an error body): the client's model call
+    fails as on a real API error. A 400 is not retried; the script stays at its step
+    (no answer joins the conversation)."""
+    return Reply((), status=status, error={"type": kind, "message": message})
 
 
 def aside(reply: Reply) -> Reply:
@@ -401,7 +412,10 @@ class ScriptedModel:
             if script is None:
                 raise ScriptError(f"no script claims this request; it begins: {request.first_user_text[:300]!r}")
             request.agent = script.agent
-            return 200, script.answer(request)
+            reply = script.answer(request)
+            if reply.error is not None:
+                return reply.status, {"type": "error", "error": reply.error}
+            return 200, reply
         except Exception as err:  # noqa: BLE001 - any script failure is reported to the test, and to the client
             with self._lock:
                 self._errors.append(err)

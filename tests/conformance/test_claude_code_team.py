@@ -181,6 +181,26 @@ def start_lead(
             (swarm_folder() / server).unlink(missing_ok=True)  # its socket, when it died without removing it
 
 
+def go(session: str) -> None:
+    """Type ``LEAD-GO`` into the lead's prompt once the client has drawn it: the lead's
+    script starts (its ``when``)."""
+    time.sleep(4)  # the client draws its prompt
+    tmux("send-keys", "-t", session, "-l", "LEAD-GO")
+    time.sleep(0.3)
+    tmux("send-keys", "-t", session, "Enter")
+
+
+def keep_capture(history: Path, **texts: str) -> None:
+    """Copy the recorded ``history`` (and any ``texts``, by file name) to
+    ``$TEAMDECK_CAPTURE_DIR`` when it is set: how the fixtures of 2.1.332/ were made."""
+    keep = os.environ.get("TEAMDECK_CAPTURE_DIR")
+    if keep:
+        Path(keep).mkdir(parents=True, exist_ok=True)
+        shutil.copy(history, Path(keep) / "history.jsonl")
+        for name, text in texts.items():
+            (Path(keep) / name).write_text(text)
+
+
 def swarm_folder() -> Path:
     return Path(os.environ.get("TMUX_TMPDIR", "/tmp")) / f"tmux-{os.getuid()}"
 
@@ -246,10 +266,7 @@ def test_a_live_team_is_read_and_answered_by_teamdeck(
     (home / ".claude" / "teams").mkdir(parents=True, exist_ok=True)
     ws = Workspace.at(home / ".claude", actor="human:tester")
     with Recorder(home / ".claude", history), LiveView(ws) as view:
-        time.sleep(4)  # the client draws its prompt
-        tmux("send-keys", "-t", session, "-l", "LEAD-GO")
-        time.sleep(0.3)
-        tmux("send-keys", "-t", session, "Enter")
+        go(session)
 
         live = view.wait(lambda s: any(g.kind == "permission" for g in s.gates), "bob's permission request")
         (asked,) = [gate for gate in live.gates if gate.kind == "permission"]
@@ -276,10 +293,7 @@ def test_a_live_team_is_read_and_answered_by_teamdeck(
     versions = load_history(history)
     unknown = not_in_format(versions)
     assert not unknown, f"Claude Code wrote what FORMAT.md does not list: {', '.join(unknown)}"
-    keep = os.environ.get("TEAMDECK_CAPTURE_DIR")
-    if keep:
-        Path(keep).mkdir(parents=True, exist_ok=True)
-        shutil.copy(history, Path(keep) / "history.jsonl")
+    keep_capture(history)
 
 
 def plan_file(request: Request) -> Reply:
@@ -319,10 +333,7 @@ def test_teamdecks_plan_approval_reaches_the_teammate_as_a_rejection(
     ws = Workspace.at(home / ".claude", actor="human:tester")
     history = tmp_path / "history.jsonl"
     with Recorder(home / ".claude", history), LiveView(ws, session) as view:
-        time.sleep(4)
-        tmux("send-keys", "-t", session, "-l", "LEAD-GO")
-        time.sleep(0.3)
-        tmux("send-keys", "-t", session, "Enter")
+        go(session)
         live = view.wait(lambda s: any(g.kind == "plan-approval" for g in s.gates), "carol's plan")
         (plan,) = [gate for gate in live.gates if gate.kind == "plan-approval"]
         assert plan.member == "carol" and "1. write x" in plan.body

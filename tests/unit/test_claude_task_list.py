@@ -223,6 +223,7 @@ def test_stalled_in_progress_tasks_owner_idle_past_the_threshold_or_offline(capt
         "blockedBy": [],
         "blocks": [],
         "stalled": "owner config-analyst idle for 19d",
+        "reported": None,
         "file": "tasks/analysis-team/2.json",
     }
     (ws.root / ".teamdeck.yaml").write_text("stalledAfterSeconds: 100000000\n")

@@ -125,6 +125,8 @@ def _team_task_line(task: TeamTaskView) -> str:
         line += "  [blocked by " + ", ".join(f"#{one_line(other, 12)}" for other in task.blocked_by) + "]"
     if task.stalled:
         line += f"  ! STALLED: {one_line(task.stalled, 120)}"
+    if task.reported:
+        line += f"  reported {one_line(task.reported, 120)}"
     return line
 
 
@@ -150,6 +152,10 @@ def _team_line(team: TeamView, snapshot: WorkspaceSnapshot) -> str:
     active = len(team.members) - len(stale) - idle - offline
     description = f" — {one_line(team.description, 80)}" if team.description else ""
     ended = "  ENDED" if has_ended(team, now, after) else ""
+    if team.ended:
+        ended = "  ENDED (directory gone: last known roster)"
+    if team.session:
+        description += f" · session {one_line(team.session, 64)}"
     return (
         f"  {team.name}{description} ({len(team.members)} members: {_liveness(active, idle, offline, len(stale))}; "
         f"{team.unread} unread){ended}"

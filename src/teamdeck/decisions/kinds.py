@@ -12,6 +12,7 @@ TUI's first frame does not wait for modules only an answer needs).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, Literal
 
 from teamdeck.decisions.spec import Answer, Answered, DecisionSpec, Part, Run, Variant, ours
@@ -280,6 +281,78 @@ PERMISSION = DecisionSpec(
 """A teammate's ``permission_request``, open in the ledger (not answered, not superseded)."""
 
 
+def _answer_sandbox(allow: bool) -> Run:
+    def run(ws: Workspace, decision: Decision, note: str | None) -> Answered:
+        from teamdeck.protocol.sandbox_permissions import answer_sandbox_permission
+        from teamdeck.protocol.sessions import answer_same_request
+
+        member, request_id = decision.member or "", decision.request_id or ""
+        sent = answer_sandbox_permission(ws, decision.team or "", member, request_id, allow=allow, note=note)
+        behavior: Literal["allow", "deny"] = "allow" if allow else "deny"
+        routes = answer_same_request(ws, sent.team, member, decision.tool, decision.body, behavior, note)
+        summary = f"sandbox host {decision.reason} {'allowed' if allow else 'denied'}: {member} ({request_id})"
+        summary += f", and in its live session ({', '.join(p.id for p in routes)})" if routes else ""
+        data = {"team": sent.team, "member": member, "requestId": request_id, "sent": sent.id}
+        return Answered(summary, {**data, "sessionPrompts": [p.key for p in routes]})
+
+    return run
+
+
+def _sandbox_question(verb: str) -> Callable[[Decision], tuple[Part, ...]]:
+    return lambda d: (
+        *_member_question(f"{verb} ", d, "'s sandbox to reach "),
+        Part(d.reason, "warning", limit=120),
+        ours("?", "bold"),
+    )
+
+
+SANDBOX_PERMISSION = DecisionSpec(
+    kind="sandbox-permission",
+    label="host",
+    heading="sandbox host request",
+    answers=(
+        Answer(
+            "sandbox-allow",
+            "allow",
+            True,
+            "Allow",
+            "Allow the selected sandbox host request",
+            "sandbox host request: allow (the sandbox may reach the host)",
+            "optional",
+            "Note",
+            _sandbox_question("Allow"),
+            _answer_sandbox(True),
+            outcome="sandbox_permission_response allow: true for this host; Claude Code 2.1.332 takes it as a "
+            "denial unless the lead's own process wrote it (answer in the lead's terminal too). A note is only logged.",
+        ),
+        Answer(
+            "sandbox-deny",
+            "deny",
+            False,
+            "Deny",
+            "Deny the selected sandbox host request",
+            "sandbox host request: deny",
+            "optional",
+            "Reason",
+            _sandbox_question("Deny"),
+            _answer_sandbox(False),
+            outcome="sandbox_permission_response allow: false; the reason is only logged (the frame has no field).",
+        ),
+    ),  # fmt: skip
+    what=lambda decision: f"sandbox {decision.request_id}",
+    detail=lambda decision, short: detail(
+        replace(decision, reason=""),  # the host is in the heading
+        short,
+        (ours("sandbox host request", "bold"), ours("  host ", "warning"), Part(decision.reason, "warning", limit=120)),
+        body_label="input:\n",
+        request=True,
+    ),  # fmt: skip
+    json=lambda decision: {**_team_json(decision), "host": decision.reason},
+)
+"""A teammate's ``sandbox_permission_request`` (its sandbox wants a network host), open
+in the ledger; ``reason`` holds the host."""
+
+
 def _resend(ws: Workspace, decision: Decision, note: str | None) -> Answered:
     from teamdeck.protocol.shutdown_resend import resend_shutdown
 
@@ -407,7 +480,8 @@ FORGE_DELIVERY = DecisionSpec(
 
 
 SPECS: dict[str, DecisionSpec] = {
-    spec.kind: spec for spec in (TASK_GATE, PLAN_APPROVAL, PERMISSION, STUCK_SHUTDOWN, FORGE_DELIVERY)
+    spec.kind: spec
+    for spec in (TASK_GATE, PLAN_APPROVAL, PERMISSION, SANDBOX_PERMISSION, STUCK_SHUTDOWN, FORGE_DELIVERY)
 }
 """Every kind of the workspace's files, by its name (decisions/registry.py adds the live
 sessions' kinds, decisions/session_kinds.py, and every front reads the registry)."""

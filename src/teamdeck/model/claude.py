@@ -149,7 +149,9 @@ class Plain(Kind):
 
 
 class IdleNotification(Kind):
-    """Sent automatically by a teammate at the end of every turn."""
+    """Sent automatically by a teammate at the end of every turn. ``result`` is the
+    turn's last text (2.1.332); a turn whose agent loop crashed sends ``idleReason``
+    and ``completedStatus`` ``failed`` with the error as ``failureReason``."""
 
     KIND: ClassVar[str] = "idle_notification"
     type: Literal["idle_notification"] = "idle_notification"
@@ -160,6 +162,12 @@ class IdleNotification(Kind):
     completedTaskId: str | None = None
     completedStatus: str | None = None
     failureReason: str | None = None
+    result: str | None = None
+
+    @property
+    def failed(self) -> bool:
+        """Whether the turn failed (its reason or its completed status says so)."""
+        return "failed" in (self.idleReason, self.completedStatus)
 
 
 class TaskAssignment(Kind):
@@ -256,6 +264,81 @@ class PermissionResponse(Kind):
     error: Any = None
 
 
+class TaskCompleted(Kind):
+    """Teammate → lead: a task is done (2.1.332 reads and shows it; its schema is
+    ``taskId`` required, the rest optional)."""
+
+    KIND: ClassVar[str] = "task_completed"
+    type: Literal["task_completed"] = "task_completed"
+    from_: str | None = Field(default=None, alias="from")
+    taskId: str
+    taskSubject: str | None = None
+    timestamp: str | None = None
+
+
+class TeammateTerminated(Kind):
+    """Client → lead: a teammate has gone (``message`` like ``"alice has shut down."``).
+    2.1.332 makes it in memory from ``from: "system"``; a file holding one is read too."""
+
+    KIND: ClassVar[str] = "teammate_terminated"
+    type: Literal["teammate_terminated"] = "teammate_terminated"
+    message: str
+
+    @property
+    def member(self) -> str | None:
+        """The teammate the message names (its first word), if it names one."""
+        words = self.message.split()
+        return words[0] if words else None
+
+
+class HostPattern(ClaudeModel):
+    """What a sandbox permission request asks for: one network host."""
+
+    host: str
+
+
+class SandboxPermissionRequest(Kind):
+    """Teammate → lead: may my sandbox reach this network host? (``requestId``
+    ``sandbox-<ms>-<7 alphanumerics>``; ``createdAt`` epoch milliseconds)."""
+
+    KIND: ClassVar[str] = "sandbox_permission_request"
+    type: Literal["sandbox_permission_request"] = "sandbox_permission_request"
+    requestId: str
+    workerId: str | None = None
+    workerName: str
+    workerColor: str | None = None
+    hostPattern: HostPattern
+    createdAt: int | float | None = None
+
+
+class SandboxPermissionResponse(Kind):
+    """Lead → teammate: the answer to a sandbox permission request."""
+
+    KIND: ClassVar[str] = "sandbox_permission_response"
+    type: Literal["sandbox_permission_response"] = "sandbox_permission_response"
+    requestId: str
+    host: str
+    allow: bool
+    timestamp: str | None = None
+
+
+class ModeSetRequest(Kind):
+    """Lead → teammate: change your permission mode. 2.1.332 only tests the ``type``
+    and drops it from every inbox ("permission mode changes are never accepted from the
+    inbox"): there is no answer to write."""
+
+    KIND: ClassVar[str] = "mode_set_request"
+    type: Literal["mode_set_request"] = "mode_set_request"
+
+
+class TeamPermissionUpdate(Kind):
+    """Lead → teammate: new permission rules. 2.1.332 only tests the ``type`` and drops
+    it ("permission rules are never accepted from the inbox")."""
+
+    KIND: ClassVar[str] = "team_permission_update"
+    type: Literal["team_permission_update"] = "team_permission_update"
+
+
 class Unknown(Kind):
     """A protocol object of a type we do not know, or a known type whose fields do
     not fit (``problem`` says why). ``raw`` is the object as written, kept whole."""
@@ -281,6 +364,12 @@ KINDS: dict[str, type[Kind]] = {
         PlanApprovalResponse,
         PermissionRequest,
         PermissionResponse,
+        TaskCompleted,
+        TeammateTerminated,
+        SandboxPermissionRequest,
+        SandboxPermissionResponse,
+        ModeSetRequest,
+        TeamPermissionUpdate,
     )
 }
 """Every protocol ``type`` we know, to its model."""

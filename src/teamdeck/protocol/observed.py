@@ -99,6 +99,12 @@ class Observed:
         self._by_inbox: dict[str, _Recorded] = {}
         self._files: dict[str, Inbox] = {}
 
+    def recipients(self) -> list[str]:
+        """Every recipient with a recorded message, in the order first recorded (an
+        ended team's inboxes are read from these)."""
+        self._catch_up()
+        return list(self._by_inbox)
+
     def read(self, path: Path) -> Inbox:
         """Read the inbox at ``path``, record what is new in it, and return it merged
         with what was recorded (drained messages first, in the order they were seen).

@@ -16,20 +16,74 @@ is answered or superseded (ledger) cannot be answered again.
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Generic, TypeVar
 
 from teamdeck.errors import NotFound, Refused
-from teamdeck.model.claude import PermissionRequest, PermissionResponse
+from teamdeck.model.claude import PermissionRequest, PermissionResponse, SandboxPermissionRequest
 from teamdeck.protocol.ledger.build import build_ledger
 from teamdeck.protocol.messaging.names import resolve_member
 from teamdeck.protocol.messaging.sending import Sent, send_structured
 from teamdeck.protocol.observed import Observed
-from teamdeck.store.inbox import mark_read, same_message
+from teamdeck.store.inbox import InboxEntry, mark_read, same_message
 from teamdeck.store.paths import shown
 from teamdeck.store.workspace import Workspace
 
 DENIED = "Permission denied"
 """The error Claude Code writes when a request is denied without a message."""
+
+
+_Request = TypeVar("_Request", PermissionRequest, SandboxPermissionRequest)
+
+
+@dataclass(frozen=True)
+class OpenRequest(Generic[_Request]):
+    """A request from a teammate that is still open in the ledger, as it is in the
+    answerer's inbox now: who asked, who answers, the inbox and the entry."""
+
+    requester: str
+    answerer: str
+    inbox_path: Path
+    entry: InboxEntry
+    kind: _Request
+
+
+def open_request(
+    ws: Workspace, team: str, member: str, request_id: str, handshake_kind: str, frame: type[_Request]
+) -> OpenRequest[_Request]:
+    """The open request ``request_id`` of ``member`` (a handshake of ``handshake_kind``
+    whose request is a ``frame``), to be answered.
+
+    Raises:
+        NotFound: no such team, member, or request from the member (any more).
+        Refused: the request was already answered or is superseded.
+    """
+    ledger = build_ledger(ws, team)
+    requester = resolve_member(ledger.config, team, member, role="member")
+    what = frame.KIND
+    handshake = next(
+        (
+            found
+            for found in ledger.handshakes
+            if found.kind == handshake_kind
+            and found.request_id == request_id
+            and found.requester.lower() == requester.lower()
+        ),
+        None,
+    )
+    if handshake is None:
+        raise NotFound(f"No {what} '{shown(request_id)}' from '{requester}' in team '{team}'")
+    if not handshake.is_open:
+        raise Refused(
+            f"Could not answer {what.replace('_', ' ')} {shown(request_id)}: it is {handshake.state} "
+            f"({handshake.detail}); nothing was written"
+        )
+    inbox_path = ws.inbox(team, handshake.answerer)
+    for entry in Observed(ws, team).read(inbox_path).messages:
+        if isinstance(entry.kind, frame) and entry.kind.correlation_id == request_id:
+            return OpenRequest(requester, handshake.answerer, inbox_path, entry, entry.kind)
+    raise NotFound(f"No {what} '{shown(request_id)}' in {ws.rel(inbox_path)} any more")  # removed since
 
 
 def answer_permission(
@@ -61,49 +115,21 @@ def answer_permission(
         WriteFailed, Busy: logged, not delivered.
     """
     ws.require_writable(f"answer a permission request in team '{team}'")
-    ledger = build_ledger(ws, team)
-    requester = resolve_member(ledger.config, team, member, role="member")
-    handshake = next(
-        (
-            found
-            for found in ledger.handshakes
-            if found.kind == "permission"
-            and found.request_id == request_id
-            and found.requester.lower() == requester.lower()
-        ),
-        None,
-    )
-    if handshake is None:
-        raise NotFound(f"No permission_request '{shown(request_id)}' from '{requester}' in team '{team}'")
-    if not handshake.is_open:
-        raise Refused(
-            f"Could not answer permission request {shown(request_id)}: it is {handshake.state} "
-            f"({handshake.detail}); nothing was written"
-        )
-    inbox_path = ws.inbox(team, handshake.answerer)
-    entry = next(
-        (
-            entry
-            for entry in Observed(ws, team).read(inbox_path).messages
-            if isinstance(entry.kind, PermissionRequest) and entry.kind.request_id == request_id
-        ),
-        None,
-    )
-    if entry is None or not isinstance(entry.kind, PermissionRequest):  # removed since the ledger read it
-        raise NotFound(f"No permission_request '{shown(request_id)}' in {ws.rel(inbox_path)} any more")
+    found = open_request(ws, team, member, request_id, "permission", PermissionRequest)
+    entry, kind = found.entry, found.kind
     fields: dict[str, Any] = {"request_id": request_id}
     if approve:
-        fields.update(subtype="success", response={"updated_input": entry.kind.input, "permission_updates": []})
+        fields.update(subtype="success", response={"updated_input": kind.input, "permission_updates": []})
     else:
         fields.update(subtype="error", error=(note or "").strip() or DENIED)
     sent = send_structured(
         ws,
         team,
-        requester,
+        found.requester,
         PermissionResponse(**fields),
-        sender=handshake.answerer,
+        sender=found.answerer,
         record_type="permission_response",
         reason=(note or "").strip() or None,
     )
-    mark_read(inbox_path, lambda raw: same_message(raw, entry.raw))
+    mark_read(found.inbox_path, lambda raw: same_message(raw, entry.raw))
     return sent

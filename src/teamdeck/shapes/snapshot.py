@@ -76,6 +76,7 @@ def _team_task(task: TeamTaskView) -> dict[str, Any]:
         "blockedBy": list(task.blocked_by),
         "blocks": list(task.blocks),
         "stalled": task.stalled or None,
+        "reported": task.reported or None,
         "file": task.path,
     }
 
@@ -119,6 +120,8 @@ def _team(team: TeamView) -> dict[str, Any]:
         "members": [_member(member) for member in team.members],
         "problem": _problem(team.problem) if team.problem else None,
         "markers": list(team.markers),
+        "session": team.session or None,
+        "ended": team.ended,
     }
 
 

@@ -60,8 +60,19 @@ def validate_raw(model: type[BaseModel], raw: Any, shown_path: Path | str) -> An
 # --- teams ----------------------------------------------------------------------
 
 
+TOMBSTONE = ".deleted-"
+"""What Claude Code 2.1.332 puts in a team directory's name while it removes it at the
+end of a session (``session-<8 hex>.deleted-<uuid>``): not a team."""
+
+
+def is_tombstone(name: str) -> bool:
+    """Whether ``name`` is a team directory being removed (:data:`TOMBSTONE`)."""
+    return TOMBSTONE in name
+
+
 def list_team_names(ws: Workspace) -> tuple[list[str], list[str]]:
-    """The teams of the workspace: directories under ``teams/`` holding ``config.json``.
+    """The teams of the workspace: directories under ``teams/`` holding ``config.json``
+    (not a hidden one, nor one Claude Code is removing: :func:`is_tombstone`).
 
     Returns:
         ``(names, ignored)``: valid team names sorted, and one line per directory whose
@@ -73,7 +84,7 @@ def list_team_names(ws: Workspace) -> tuple[list[str], list[str]]:
         return [], []
     names, ignored = [], []
     for child in children:
-        if child.startswith("."):
+        if child.startswith(".") or is_tombstone(child):
             continue
         path = ws.teams_dir / child
         if not path.is_dir() or not (path / "config.json").is_file():

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from teamdeck.errors import TeamdeckError
 from teamdeck.protocol.session_log import read_log, session_teams
+from teamdeck.protocol.team_archive import SESSION_TEAM, archived_teams
 from teamdeck.store.files import FileState, changed_files, file_states, list_entries
 from teamdeck.store.paths import InvalidId, check_id
 from teamdeck.store.settings import load_settings
@@ -319,6 +320,7 @@ def _list(state: ReadState) -> tuple[list[str], list[str]]:
         except InvalidId as err:
             problems.append(Problem(f"tasks/{entry.name!r}", "", f"ignored: {err}"))
     team_names, ignored = list_team_names(ws)
+    team_names = sorted({*team_names, *(team for team in archived_teams(ws) if not ws.team_config(team).exists())})
     problems += [Problem("teams", "", line) for line in ignored]
     state.listing_problems = tuple(problems)
     return task_ids, team_names
@@ -464,15 +466,22 @@ def _waiting_members(state: ReadState) -> dict[str, frozenset[str]]:
 
 
 def _task_list_names(state: ReadState) -> list[str]:
-    """The teams (read into ``state.teams``) whose ``tasks/<team>/`` is a Claude Code
-    task list; a list whose name is no team is not shown (a solo session's)."""
-    return [team for team in sorted(state.teams) if task_dir_kind(state.ws.tasks_dir / team) == "claude"]
+    """The Claude Code task lists shown: ``tasks/<team>/`` of each team read into
+    ``state.teams`` (an ended one too), and each ``tasks/session-<8 hex>/`` whose team
+    is gone (Claude Code 2.1.332 keeps it when it removes the session's team); any
+    other list whose name is no team is not shown (a solo session's)."""
+    names = set(state.teams)
+    try:
+        names |= {entry.name for entry in list_entries(state.ws.tasks_dir) if SESSION_TEAM.fullmatch(entry.name)}
+    except TeamdeckError:
+        pass  # the listing problem is reported by _list
+    return [name for name in sorted(names) if task_dir_kind(state.ws.tasks_dir / name) == "claude"]
 
 
 def _refresh_task_list(state: ReadState, name: str, changed: set[str]) -> None:
     """Re-read what changed of ``tasks/<name>/`` if it is (or was) a team's task list."""
     known = state.task_lists.get(name)
-    if name not in state.teams:
+    if name not in state.teams and not SESSION_TEAM.fullmatch(name):
         _drop_task_list(state, name)
         return
     if task_dir_kind(state.ws.tasks_dir / name) != "claude":

@@ -26,6 +26,7 @@ from teamdeck.model.claude import (
 from teamdeck.protocol.ledger.moments import moment_of
 from teamdeck.store.inbox import Inbox
 from teamdeck.store.loaders import dumps_json
+from teamdeck.view.frames import describe_frame
 from teamdeck.view.snapshot import MessageView
 
 
@@ -104,6 +105,7 @@ def fold_inbox(inbox: Inbox, start: int = 0, before: tuple[MessageView, ...] = (
                 sender=message.from_,
                 timestamp=message.timestamp,
                 summary=idle_detail(kind),
+                text=kind.result or "",
                 read=message.read,
                 raw=message.text,
             )
@@ -115,6 +117,7 @@ def fold_inbox(inbox: Inbox, start: int = 0, before: tuple[MessageView, ...] = (
                     timestamp=one.timestamp,
                     read=last.read and one.read,
                     summary=one.summary,
+                    text=one.text,
                     raw=one.raw,
                 )
                 folds.setdefault(len(rows) - 1, [last]).append(one)
@@ -151,6 +154,8 @@ def idle_detail(kind: IdleNotification) -> str:
 
 def describe(kind: Kind, summary: str | None = None) -> tuple[str, str]:
     """A one-line summary and the full body of a decoded message, by kind."""
+    if (newer := describe_frame(kind)) is not None:
+        return newer
     if isinstance(kind, Plain):
         first = kind.text.strip().splitlines()[0] if kind.text.strip() else ""
         return summary or first, kind.text

@@ -57,11 +57,12 @@ def prompt_decision(prompt: Prompt) -> Decision:
 
 
 def _mailbox_prints(team_gates: Iterable[Decision]) -> set[tuple[str, str, str]]:
-    """(team, member, fingerprint) of every open mailbox permission request, and the
-    same as the lead's (the lead's session dialog shows its teammates' prompts)."""
+    """(team, member, fingerprint) of every open mailbox permission or sandbox host
+    request, and the same as the lead's (the lead's session dialog shows its teammates'
+    prompts)."""
     prints = set()
     for gate in team_gates:
-        if gate.kind == "permission" and gate.open:
+        if gate.kind in ("permission", "sandbox-permission") and gate.open:
             print_ = fingerprint(gate.tool, gate.body)
             prints |= {(gate.team or "", gate.member or "", print_), (gate.team or "", LEAD, print_)}
     return prints

@@ -285,6 +285,14 @@ class TeamView:
     members: tuple[MemberView, ...] = ()
     problem: Problem | None = None
     markers: tuple[str, ...] = ()
+    task_reports: tuple[tuple[str, str, str], ...] = ()
+    """``(task id, member, at)`` of each ``task_completed`` frame, oldest first."""
+    session: str = ""
+    """The Claude Code session an implicit session team belongs to (its lead's
+    ``leadSessionId``; protocol/team_archive.py), ``""`` for a team made by name."""
+    ended: bool = False
+    """The team's directory is gone: what is shown is its last known roster and what
+    teamdeck recorded of its inboxes."""
 
     @functools.cached_property
     def unread(self) -> int:
@@ -327,6 +335,9 @@ class TeamTaskView:
     internal: bool = False
     stalled: str = ""
     path: str = ""
+    reported: str = ""
+    """``completed by <member> at <when>`` when a ``task_completed`` frame reported the
+    task done while its file says otherwise (it is then not stalled), else ``""``."""
 
     @property
     def key(self) -> str:

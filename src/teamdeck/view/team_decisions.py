@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TypeVar
 
-from teamdeck.model.claude import Kind, PermissionRequest, PlanApprovalRequest
+from teamdeck.model.claude import Kind, PermissionRequest, PlanApprovalRequest, SandboxPermissionRequest
 from teamdeck.protocol.ledger.results import Handshake
 from teamdeck.store.inbox import Inbox
 from teamdeck.view.inbox_fold import raw_text
@@ -18,8 +18,16 @@ RequestKind = TypeVar("RequestKind", bound=Kind)
 
 def team_gates(files: TeamFiles, team: TeamView) -> list[Decision]:
     """Every decision the team waits for: plan approvals, permission requests and
-    stuck shutdowns (the caller sorts the whole queue, oldest first)."""
-    return pending_plan_gates(files, team) + pending_permission_gates(files) + stuck_shutdown_gates(files)
+    stuck shutdowns (the caller sorts the whole queue, oldest first). An ended team
+    waits for nothing: nobody is there to take an answer."""
+    if files.ended:
+        return []
+    return (
+        pending_plan_gates(files, team)
+        + pending_permission_gates(files)
+        + sandbox_gates(files)
+        + stuck_shutdown_gates(files)
+    )
 
 
 def pending_plan_gates(files: TeamFiles, team: TeamView) -> list[Decision]:
@@ -104,6 +112,42 @@ def stuck_shutdown_gates(files: TeamFiles) -> list[Decision]:
         for handshake in files.ledger.handshakes
         if handshake.kind == "shutdown" and handshake.state == "awaiting_response" and handshake.overdue
     ]
+
+
+SANDBOX_TOOL = "SandboxNetworkAccess"
+"""The tool name the pinned client gives a sandbox network prompt (``var Sse``): a
+sandbox decision's ``tool``, so a prompt for the same host seen through a channel or a
+hook is recognised as the same request (its input: ``{"host": ...}``)."""
+
+
+def sandbox_gates(files: TeamFiles) -> list[Decision]:
+    """The team's open sandbox host requests as decisions (``reason`` is the host)."""
+    if files.ledger is None:
+        return []
+    gates = []
+    for handshake in files.ledger.handshakes:
+        if handshake.kind != "sandbox" or handshake.state != "awaiting_decision":
+            continue
+        request = _find_request(files, handshake, SandboxPermissionRequest)
+        host = request.hostPattern.host if request is not None else "?"
+        gates.append(
+            Decision(
+                key=f"sandbox:{files.name}:{handshake.member}:{handshake.request_id}",
+                kind="sandbox-permission",
+                state="blocked",
+                created_at=handshake.requested_at,
+                source=f"team {files.name}",
+                title=f"{handshake.member}'s sandbox asks to reach {host}",
+                tool=SANDBOX_TOOL,
+                reason=host,
+                agent=handshake.member,
+                body=raw_text({"host": host}),
+                team=files.name,
+                member=handshake.member,
+                request_id=handshake.request_id,
+            )
+        )
+    return gates
 
 
 def _find_request(files: TeamFiles, handshake: Handshake, kind: type[RequestKind]) -> RequestKind | None:

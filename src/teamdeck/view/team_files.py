@@ -23,10 +23,13 @@ from teamdeck.protocol.ledger.build import build_ledger
 from teamdeck.protocol.ledger.fold import LedgerFold
 from teamdeck.protocol.ledger.results import DEFAULT_SHUTDOWN_TIMEOUT, Ledger
 from teamdeck.protocol.observed import Observed
+from teamdeck.protocol.team_archive import archived_roster, keep_roster
 from teamdeck.store.connections import read_connections
 from teamdeck.store.inbox import Inbox, UnreadableInbox, recipient_of
-from teamdeck.store.teamfiles import read_team_config
+from teamdeck.store.paths import InvalidId
+from teamdeck.store.teamfiles import is_tombstone, read_team_config
 from teamdeck.store.workspace import Workspace
+from teamdeck.view.frames import frame_problems
 from teamdeck.view.inbox_fold import InboxRows
 from teamdeck.view.snapshot import Problem
 
@@ -56,6 +59,9 @@ class TeamFiles:
             (``connections/<member>.json``), and the heartbeat files that could not be read.
         shutdown_timeout: how long a shutdown request waits before the ledger calls
             it overdue (the workspace setting).
+        ended: the team's directory is gone (Claude Code removes a session's team
+            when the session ends): ``config`` is its archived roster and the inboxes
+            are what was recorded of them (protocol/team_archive.py).
     """
 
     name: str
@@ -69,6 +75,7 @@ class TeamFiles:
     connections: dict[str, Connection] = field(default_factory=dict)
     connection_problems: tuple[str, ...] = ()
     shutdown_timeout: timedelta = DEFAULT_SHUTDOWN_TIMEOUT
+    ended: bool = False
 
     def inbox_of(self, name: str) -> Inbox | str | None:
         """A member's inbox, or the line saying why it is unreadable (any case)."""
@@ -102,8 +109,12 @@ def read_team_files(
     Returns:
         The files, or None when the team is gone.
     """
-    if not ws.team_config(team).exists():
+    if is_tombstone(team):
         return None
+    if not ws.team_config(team).exists():
+        return _ended(ws, team, previous, shutdown_timeout)
+    if previous is not None and previous.ended:
+        previous = None  # the team is back (a session resumed): read it afresh
     fold = previous.fold if previous is not None and previous.fold is not None else LedgerFold(ws, team)
     rows = previous.rows if previous is not None else {}
     observed = previous.observed if previous is not None and previous.observed is not None else None
@@ -116,6 +127,7 @@ def read_team_files(
     )
     files = reread_connections(ws, with_ledger(ws, files))
     if files.ledger is not None:
+        _archive(ws, files)
         return files
     config, problem = _read_config(ws, team, previous)  # the ledger could not read it: say why
     if config is None and problem is None:
@@ -128,13 +140,17 @@ def reread_config(ws: Workspace, files: TeamFiles) -> TeamFiles | None:
     :func:`with_ledger` once every changed part is read."""
     config, problem = _read_config(ws, files.name, files)
     if config is None and problem is None:
-        return None
-    return replace(files, config=config, problem=problem)
+        return _ended(ws, files.name, files, files.shutdown_timeout)
+    files = replace(files, config=config, problem=problem)
+    _archive(ws, files)
+    return files
 
 
 def reread_inbox(ws: Workspace, files: TeamFiles, path: Path) -> TeamFiles:
     """``files`` with the inbox at ``path`` read again (dropped when it is gone); call
     :func:`with_ledger` once every changed part is read."""
+    if files.ended:  # its inboxes are what was recorded; the files are gone
+        return files
     recipient = recipient_of(path)
     inboxes = TeamInboxes(dict(files.inboxes.inboxes), dict(files.inboxes.unreadable), list(files.inboxes.ignored))
     inboxes.inboxes.pop(recipient, None)
@@ -183,6 +199,37 @@ def with_ledger(ws: Workspace, files: TeamFiles) -> TeamFiles:
     return replace(files, ledger=ledger, config=ledger.config, problem=None)
 
 
+def _archive(ws: Workspace, files: TeamFiles) -> None:
+    """Keep the roster just read as the team's last known one (the live view only:
+    the reader that records; protocol/team_archive.py)."""
+    if files.config is not None and files.problem is None and files.observed is not None and files.observed.recording:
+        keep_roster(ws, files.name, files.config)
+
+
+def _ended(
+    ws: Workspace, team: str, previous: TeamFiles | None, shutdown_timeout: timedelta | None
+) -> TeamFiles | None:
+    """The team whose directory is gone, from its archived roster and the record of
+    its inboxes (None without an archive: the team is gone for teamdeck too)."""
+    if previous is not None and previous.ended:
+        return previous
+    config = archived_roster(ws, team)
+    if config is None:
+        return None
+    observed = Observed(ws, team)
+    inboxes = TeamInboxes()
+    for recipient in observed.recipients():
+        try:
+            inboxes.inboxes[recipient] = observed.read(ws.inbox(team, recipient))
+        except (InvalidId, UnreadableInbox):
+            continue
+    timeout = shutdown_timeout or (previous.shutdown_timeout if previous is not None else DEFAULT_SHUTDOWN_TIMEOUT)
+    files = TeamFiles(
+        team, config, None, inboxes, fold=LedgerFold(ws, team), observed=observed, shutdown_timeout=timeout, ended=True
+    )
+    return with_ledger(ws, files)
+
+
 def _read_config(ws: Workspace, team: str, previous: TeamFiles | None) -> tuple[TeamConfig | None, Problem | None]:
     try:
         return read_team_config(ws, team), None
@@ -201,6 +248,7 @@ def inbox_problems(ws: Workspace, files: TeamFiles) -> list[Problem]:
         for recipient, why in files.inboxes.unreadable.items()
     ]
     problems += [Problem(str(ws.rel(ws.inboxes_dir(files.name))), "", line) for line in files.inboxes.ignored]
+    problems += frame_problems(ws, files)
     return problems + [
         Problem(str(ws.rel(ws.connections_dir(files.name))), "", line) for line in files.connection_problems
     ]

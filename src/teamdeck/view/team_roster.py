@@ -13,7 +13,9 @@ from teamdeck.model.claude import MEMBER_ROLES
 from teamdeck.model.connection import STALE_S
 from teamdeck.protocol.ledger.moments import moment_of
 from teamdeck.protocol.ledger.results import FAILURE_CLASSES, Handshake, Ledger
+from teamdeck.protocol.team_archive import session_of
 from teamdeck.store.inbox import Inbox
+from teamdeck.view.frames import departed, reports_of, task_reports, termination_of
 from teamdeck.view.inbox_fold import InboxRows
 from teamdeck.view.snapshot import MemberStatus, MemberView, Problem, TeamView
 from teamdeck.view.team_files import TeamFiles
@@ -69,6 +71,8 @@ def team_view(
         key = member.name.lower()
         rows = inbox_rows(files, inbox) if isinstance(inbox, Inbox) else None
         status = _status(key, member.isActive, files.ledger, key in waiting_on_gates)
+        if files.ended:
+            status = _Status("offline", "", status.detail if status.status == "offline" else ENDED, (), None, None)
         members.append(
             MemberView(
                 team=files.name,
@@ -94,6 +98,7 @@ def team_view(
                 connected=connected(files, member.name, now),
             )
         )
+    members += departed(files, {member.name.lower() for member in members})
     markers = (
         tuple(
             f"{FAILURE_CLASSES[finding.code]}: {finding.detail}"
@@ -110,7 +115,13 @@ def team_view(
         members=tuple(members),
         problem=files.problem,
         markers=markers,
+        task_reports=task_reports(files.ledger),
+        session=session_of(files.name, config),
+        ended=files.ended,
     )
+
+
+ENDED = "team ended: its directory is gone (last known roster)"
 
 
 def _handshakes(ledger: Ledger | None, kind: str, member: str) -> list[Handshake]:
@@ -141,8 +152,9 @@ def _status(key: str, active: bool, ledger: Ledger | None, on_gate: bool) -> _St
 
     status: MemberStatus = "working"
     since, detail = "", ""
-    if not active:
-        status = "offline"
+    terminated = termination_of(ledger, key)
+    if not active or terminated:
+        status, detail = "offline", terminated
         if shutdown is not None and shutdown.replied_at:
             since = shutdown.replied_at
     elif shutdown is not None and shutdown.state == "approved":
@@ -158,9 +170,13 @@ def _status(key: str, active: bool, ledger: Ledger | None, on_gate: bool) -> _St
         detail = "plan approval requested" if plans else "a task gate waits for a decision"
     elif idle is not None and idle.idle_since:
         status, since = "idle", idle.idle_since
-        detail = f"{idle.last_reason or 'available'} ({idle.count} idle notification{'s' if idle.count != 1 else ''})"
+        count = f"{idle.count} idle notification{'s' if idle.count != 1 else ''}"
+        reason = f"turn failed: {idle.failure}" if idle.failure else idle.last_reason or "available"
+        detail = f"{reason} ({count})"
     if shutdown is not None and shutdown.state == "rejected" and not detail:
         detail = shutdown.detail
+    if reported := reports_of(ledger, key):
+        detail = f"{detail}; {reported}" if detail else reported
     failures = [finding for finding in ledger.failures if (finding.member or "").lower() == key] if ledger else []
     return _Status(
         status,

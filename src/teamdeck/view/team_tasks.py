@@ -114,9 +114,11 @@ def task_list_view(
         path = shown_task_path(ws, files.team, by_id[dependency.task_id][0])
         problems.append(Problem(path, f"$.{dependency.field}", dependency.why))
     members = {member.name.lower(): member for member in team.members} if team is not None else None
+    reports = {task_id: f"completed by {who} at {at}" for task_id, who, at in team.task_reports} if team else {}
     limit = timedelta(seconds=stalled_after)
     tasks = []
     for name, task in by_id.values():
+        reported = reports.get(task.id, "") if task.status not in DONE_STATUSES else ""
         waiting = tuple(
             other for other in task.blockedBy if other not in by_id or by_id[other][1].status not in DONE_STATUSES
         )
@@ -132,8 +134,9 @@ def task_list_view(
                 blocked_by=waiting,
                 blocks=tuple(task.blocks),
                 internal=task.internal,
-                stalled=_stalled(task, members, now, limit),
+                stalled="" if reported or (team is not None and team.ended) else _stalled(task, members, now, limit),
                 path=shown_task_path(ws, files.team, name),
+                reported=reported,
             )
         )
     view = TeamTaskListView(files.team, tuple(tasks), tuple(problems))

@@ -74,9 +74,18 @@ def build_ledger(
         )
     ledger.handshakes = classify_handshakes(ctx, log.superseded)
     ledger.idles = idle_folds(folds.values())
+    ledger.reports = [report for folded in folds.values() for report in folded.reports]
+    ledger.bad_frames = [(recipient, *bad) for recipient, folded in folds.items() for bad in folded.bad_frames]
+    for termination in sorted((t for f in folds.values() for t in f.terminations), key=lambda t: t.at):
+        ledger.terminations[termination.member.lower()] = termination
     findings = ledger.findings
     findings += [
         Finding(h.failure, h.detail, member=h.member, request_id=h.request_id) for h in ledger.handshakes if h.failure
+    ]
+    findings += [
+        Finding("turn_failed", f"{idle.member}'s turn failed at {idle.last_at}: {idle.failure}", member=idle.member)
+        for idle in ledger.idles.values()
+        if idle.failure is not None and idle.idle_since is not None
     ]
     findings += unread_after_idle(ctx, cache(lambda: _completed_tasks(ws, team)))
     findings += fold.deliveries(log, folds, ctx.is_member, inboxes.unreadable)

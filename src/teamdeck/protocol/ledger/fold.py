@@ -20,20 +20,31 @@ from teamdeck.model.claude import (
     PermissionResponse,
     PlanApprovalRequest,
     PlanApprovalResponse,
+    SandboxPermissionRequest,
+    SandboxPermissionResponse,
     ShutdownApproved,
     ShutdownRejected,
     ShutdownRequest,
+    TaskCompleted,
+    TeammateTerminated,
+    Unknown,
 )
 from teamdeck.model.team_log import SEND_TYPES, TeamLogRecord
 from teamdeck.protocol.ledger.moments import moment_of, newer
-from teamdeck.protocol.ledger.results import Finding, IdleFold
+from teamdeck.protocol.ledger.results import Finding, IdleFold, TaskReport, Termination
 from teamdeck.protocol.teamlog import TeamLog
 from teamdeck.store.inbox import Inbox, InboxEntry
 from teamdeck.store.workspace import Workspace
 
-HANDSHAKE_REQUESTS = (ShutdownRequest, PlanApprovalRequest, PermissionRequest)
+HANDSHAKE_REQUESTS = (ShutdownRequest, PlanApprovalRequest, PermissionRequest, SandboxPermissionRequest)
 """The message kinds that open a handshake (an inbox fold keeps them as requests)."""
-HANDSHAKE_REPLIES = (ShutdownApproved, ShutdownRejected, PlanApprovalResponse, PermissionResponse)
+HANDSHAKE_REPLIES = (
+    ShutdownApproved,
+    ShutdownRejected,
+    PlanApprovalResponse,
+    PermissionResponse,
+    SandboxPermissionResponse,
+)
 """The message kinds that answer one (kept as replies)."""
 _NOT_ORDINARY = (ShutdownRequest, PlanApprovalResponse, IdleNotification)
 """Unread messages of these kinds are classified by their handshake or idle fold, not
@@ -50,6 +61,7 @@ class _IdleTally:
     moment: datetime | None
     at: str
     reason: str | None
+    failure: str | None = None
 
 
 @dataclass(frozen=True)
@@ -65,14 +77,18 @@ class InboxFold:
         messages, unread: how many messages, how many of them unread.
         requests, replies: the handshake requests and replies in file order.
         ordinary_unread: unread messages that no handshake or idle fold classifies.
-        problems: one line per entry that is not a message.
+        problems: one line per entry that is not a message or is a known frame out of its schema.
         present: ``(from, timestamp, text)`` of every message (what a logged send is
             looked up by).
         idle_latest: sender (lower-cased) → the newest readable time it reported idle.
         idles: sender (as written) → its idle notifications here.
         spoke: sender (lower-cased) → the newest readable time it sent anything else.
-        completed: sender (lower-cased) → the task ids its idle notifications say it
-            completed (``completedTaskId``).
+        completed: sender (lower-cased) → the task ids its idle notifications
+            (``completedTaskId``) or ``task_completed`` frames say it completed.
+        reports: the ``task_completed`` frames, in file order.
+        bad_frames: ``(entry index, type, why)`` of each known frame whose fields do not
+            fit its schema (it is shown raw), in file order.
+        terminations: the ``teammate_terminated`` frames, in file order.
     """
 
     inbox: Inbox
@@ -87,6 +103,9 @@ class InboxFold:
     idles: dict[str, _IdleTally]
     spoke: dict[str, datetime]
     completed: dict[str, frozenset[str]]
+    reports: tuple[TaskReport, ...] = ()
+    terminations: tuple[Termination, ...] = ()
+    bad_frames: tuple[tuple[int, str, str], ...] = ()
 
     @classmethod
     def of(cls, inbox: Inbox, earlier: InboxFold | None = None) -> InboxFold:
@@ -102,6 +121,9 @@ class InboxFold:
         idles: dict[str, _IdleTally] = {}
         spoke: dict[str, datetime] = {}
         completed: dict[str, frozenset[str]] = {}
+        reports: list[TaskReport] = []
+        terminations: list[Termination] = []
+        bad_frames: list[tuple[int, str, str]] = []
         messages = unread = 0
         if earlier is not None and inbox.extends(earlier.inbox):
             start = len(earlier.inbox.entries)
@@ -109,6 +131,8 @@ class InboxFold:
             ordinary, problems, present = list(earlier.ordinary_unread), list(earlier.problems), set(earlier.present)
             idle_latest, idles, spoke = dict(earlier.idle_latest), dict(earlier.idles), dict(earlier.spoke)
             completed = dict(earlier.completed)
+            reports, terminations = list(earlier.reports), list(earlier.terminations)
+            bad_frames = list(earlier.bad_frames)
             messages, unread = earlier.messages, earlier.unread
         for entry in inbox.entries[start:]:
             message, kind = entry.message, entry.kind
@@ -118,6 +142,9 @@ class InboxFold:
                 continue
             messages += 1
             unread += not message.read
+            if isinstance(kind, Unknown) and kind.problem:  # a known frame that does not fit its schema
+                problems.append(f"entry {entry.index}: {kind.type} frame does not fit its schema: {kind.problem}")
+                bad_frames.append((entry.index, kind.type, kind.problem))
             present.add((message.from_, message.timestamp, message.text))
             if isinstance(kind, HANDSHAKE_REQUESTS):
                 requests.append(entry)
@@ -131,13 +158,20 @@ class InboxFold:
                 moment = moment_of(at)
                 if moment is not None:
                     idle_latest[who.lower()] = newer(idle_latest.get(who.lower()), moment) or moment
-                idles[who] = _count_idle(idles.get(who), _IdleTally(1, moment, at, kind.idleReason))
-                if kind.completedTaskId:
+                failure = (kind.failureReason or "failed") if kind.failed else None
+                idles[who] = _count_idle(idles.get(who), _IdleTally(1, moment, at, kind.idleReason, failure))
+                if kind.completedTaskId and kind.completedStatus in (None, "resolved"):
                     completed[who.lower()] = completed.get(who.lower(), frozenset()) | {kind.completedTaskId}
-            else:
-                moment = moment_of(message.timestamp)
-                if moment is not None:
-                    spoke[message.from_.lower()] = newer(spoke.get(message.from_.lower()), moment) or moment
+                continue
+            if isinstance(kind, TaskCompleted):
+                who = kind.from_ or message.from_
+                reports.append(TaskReport(who, kind.taskId, kind.taskSubject, kind.timestamp or message.timestamp))
+                completed[who.lower()] = completed.get(who.lower(), frozenset()) | {kind.taskId}
+            elif isinstance(kind, TeammateTerminated) and kind.member:
+                terminations.append(Termination(kind.member, kind.message, message.timestamp))
+            moment = moment_of(message.timestamp)
+            if moment is not None:
+                spoke[message.from_.lower()] = newer(spoke.get(message.from_.lower()), moment) or moment
         return cls(
             inbox,
             messages,
@@ -151,6 +185,9 @@ class InboxFold:
             idles,
             spoke,
             completed,
+            tuple(reports),
+            tuple(terminations),
+            tuple(bad_frames),
         )
 
 
@@ -161,7 +198,7 @@ def _count_idle(before: _IdleTally | None, after: _IdleTally) -> _IdleTally:
     newest = after
     if before.moment is not None and (after.moment is None or before.moment > after.moment):
         newest = before
-    return _IdleTally(before.count + after.count, newest.moment, newest.at, newest.reason)
+    return _IdleTally(before.count + after.count, newest.moment, newest.at, newest.reason, newest.failure)
 
 
 @dataclass
@@ -350,5 +387,5 @@ def idle_folds(folds: Iterable[InboxFold]) -> dict[str, IdleFold]:
     for who, tally in sorted(tallies.items()):
         other = spoke.get(who.lower())
         still = not (other is not None and tally.moment is not None and other > tally.moment)
-        result[who] = IdleFold(who, tally.count, tally.reason, tally.at, tally.at if still else None)
+        result[who] = IdleFold(who, tally.count, tally.reason, tally.at, tally.at if still else None, tally.failure)
     return result

@@ -20,6 +20,8 @@ from teamdeck.model.claude import (
     PermissionResponse,
     PlanApprovalRequest,
     PlanApprovalResponse,
+    SandboxPermissionRequest,
+    SandboxPermissionResponse,
     ShutdownApproved,
     ShutdownRejected,
     ShutdownRequest,
@@ -32,7 +34,7 @@ from teamdeck.protocol.ledger.moments import later, moment_of, newer
 from teamdeck.protocol.ledger.results import Finding, Handshake
 from teamdeck.store.inbox import InboxEntry
 
-_Request = TypeVar("_Request", ShutdownRequest, PlanApprovalRequest, PermissionRequest)
+_Request = TypeVar("_Request", ShutdownRequest, PlanApprovalRequest, PermissionRequest, SandboxPermissionRequest)
 
 
 class Context:
@@ -106,8 +108,9 @@ def duration(span: timedelta) -> str:
 
 def classify_handshakes(ctx: Context, superseded: dict[str, TeamLogRecord]) -> list[Handshake]:
     """Every handshake of the team: its shutdowns (``superseded``: request id → the log
-    record that superseded it), then its plan approvals, then its permission requests."""
-    return _shutdowns(ctx, superseded) + _plans(ctx) + _permissions(ctx)
+    record that superseded it), then its plan approvals, its permission requests and
+    its sandbox (network host) permission requests."""
+    return _shutdowns(ctx, superseded) + _plans(ctx) + _permissions(ctx) + _sandboxes(ctx)
 
 
 def _asked(kind: str, request_id: str, recipient: str, message: InboxMessage, *, member: str) -> dict[str, Any]:
@@ -318,6 +321,44 @@ def _permissions(ctx: Context) -> list[Handshake]:
                 note=answer.kind.subtype,
                 detail=f"{recipient} answered {message.from_}'s request "
                 f"to use {what}: {answer.kind.subtype or 'answered'}",
+            )
+        )
+    return result
+
+
+def _sandboxes(ctx: Context) -> list[Handshake]:
+    """``sandbox_permission_request`` s: open until a ``sandbox_permission_response``
+    with the same ``requestId`` (allow or deny), superseded when the worker is offline."""
+    responses = {
+        entry.kind.requestId: entry for _r, entry in ctx.replies if isinstance(entry.kind, SandboxPermissionResponse)
+    }
+    result = []
+    for recipient, request, message in ctx.requests_of(SandboxPermissionRequest):
+        base = _asked("sandbox", request.requestId, recipient, message, member=message.from_)
+        host = request.hostPattern.host
+        answer = responses.get(request.requestId)
+        if answer is None:
+            offline = ctx.is_offline(message.from_)
+            result.append(
+                Handshake(
+                    **base,
+                    state="superseded" if offline else "awaiting_decision",
+                    detail=f"{message.from_}'s request to reach {host} is superseded: {message.from_} is offline"
+                    if offline
+                    else f"{message.from_} asks {recipient} to let its sandbox reach {host} since {message.timestamp}",
+                )
+            )
+            continue
+        assert isinstance(answer.kind, SandboxPermissionResponse) and answer.message is not None
+        verdict = "allowed" if answer.kind.allow else "denied"
+        result.append(
+            Handshake(
+                **base,
+                state="answered",
+                reply=answer.kind.KIND,
+                replied_at=answer.message.timestamp,
+                note=verdict,
+                detail=f"{recipient} {verdict} {message.from_}'s sandbox access to {answer.kind.host}",
             )
         )
     return result

@@ -20,6 +20,7 @@ FAILURE_CLASSES = {
     "not_consumed": "not consumed",
     "not_offline": "not offline",
     "team_delete_blocked": "TeamDelete blocked",
+    "turn_failed": "turn failed",
 }
 """The seed's failure classes: code → how people read it."""
 
@@ -29,7 +30,7 @@ NOTICES = {
     "unread_offline": "unread, member offline since",
     "non_member": "message to a non-member",
     "unreadable_inbox": "unreadable inbox",
-    "bad_entry": "entry that is not a message",
+    "bad_entry": "malformed inbox entry (not a message, or a frame out of its schema)",
     "orphan_reply": "reply to an unknown request",
     "bad_log_record": "bad messages.jsonl record",
     "ignored": "ignored file",
@@ -50,7 +51,7 @@ class Handshake:
     """A request and its reply.
 
     Attributes:
-        kind: ``shutdown``, ``plan`` or ``permission``.
+        kind: ``shutdown``, ``plan``, ``permission`` or ``sandbox`` (a network host).
         request_id: the correlation id.
         member: the teammate concerned (shut down, or whose plan it is).
         requester: who sent the request.
@@ -59,7 +60,7 @@ class Handshake:
         request_read: whether the answerer's inbox marks the request read.
         state: ``awaiting_response`` / ``approved`` / ``rejected`` / ``offline`` /
             ``superseded`` (shutdown); ``awaiting_decision`` / ``approved`` / ``rejected``
-            (plan); ``awaiting_decision`` / ``answered`` / ``superseded`` (permission).
+            (plan); ``awaiting_decision`` / ``answered`` / ``superseded`` (permission, sandbox).
         reply: the reply's type, if any.
         replied_at: the reply's timestamp.
         note: the reply's reason or feedback.
@@ -143,6 +144,8 @@ class IdleFold:
         last_reason: ``idleReason`` of the newest (``available`` / ``interrupted`` / ``failed``).
         last_at: its timestamp.
         idle_since: ``last_at`` if the member sent nothing else after it, else None.
+        failure: the newest one's ``failureReason`` when its turn failed (``failed``
+            when it gives none), else None.
     """
 
     member: str
@@ -150,6 +153,7 @@ class IdleFold:
     last_reason: str | None
     last_at: str
     idle_since: str | None
+    failure: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -158,7 +162,27 @@ class IdleFold:
             "lastReason": self.last_reason,
             "lastAt": self.last_at,
             "idleSince": self.idle_since,
+            "failure": self.failure,
         }
+
+
+@dataclass(frozen=True)
+class TaskReport:
+    """A ``task_completed`` frame: who reported which task done, and when."""
+
+    member: str
+    task_id: str
+    subject: str | None
+    at: str
+
+
+@dataclass(frozen=True)
+class Termination:
+    """A ``teammate_terminated`` frame: the teammate it names, what it says, and when."""
+
+    member: str
+    message: str
+    at: str
 
 
 @dataclass(frozen=True)
@@ -196,6 +220,11 @@ class Ledger:
     idles: dict[str, IdleFold] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
     delete_blockers: list[str] = field(default_factory=list)
+    reports: list[TaskReport] = field(default_factory=list)
+    terminations: dict[str, Termination] = field(default_factory=dict)
+    """member (lower-cased) → the newest ``teammate_terminated`` naming it."""
+    bad_frames: list[tuple[str, int, str, str]] = field(default_factory=list)
+    """``(recipient, entry index, type, why)`` of each known frame out of its schema."""
 
     @property
     def failures(self) -> list[Finding]:
@@ -221,4 +250,8 @@ class Ledger:
             "idle": [fold.to_json() for fold in self.idles.values()],
             "findings": [f.to_json() for f in self.findings],
             "deleteBlockers": self.delete_blockers,
+            "taskReports": [
+                {"member": r.member, "taskId": r.task_id, "subject": r.subject, "at": r.at} for r in self.reports
+            ],
+            "terminated": [{"member": t.member, "message": t.message, "at": t.at} for t in self.terminations.values()],
         }

@@ -24,7 +24,7 @@ from teamdeck.tui.widgets.line_list import LineList
 from teamdeck.tui.widgets.panel import Panel
 from teamdeck.tui.widgets.roster_list import HEADER, RosterList, status_text
 from teamdeck.view.liveness import ended_teams, stale_members
-from teamdeck.view.snapshot import MemberView, WorkspaceSnapshot
+from teamdeck.view.snapshot import MemberView, TeamView, WorkspaceSnapshot
 
 EMPTY_ROSTER = "no teams: nothing under teams/"
 WRITES = frozenset({"message", "broadcast", "shutdown", "plan_approve", "plan_reject", "deactivate"})
@@ -75,8 +75,9 @@ class RosterPanel(Panel):
     @on(LineList.Highlighted, "#roster-list")
     def _show_detail(self) -> None:
         member = self.selected
+        team = self.snapshot.team(member.team) if self.snapshot is not None and member else None
         self.query_one("#member-detail-text", Static).update(
-            member_detail(member, deck(self).ws.clock()) if member else Content("")
+            member_detail(member, deck(self).ws.clock(), team) if member else Content("")
         )
         self.selection_moved()
 
@@ -86,7 +87,7 @@ class RosterPanel(Panel):
             return True if member is not None else None
         if action not in WRITES:
             return True
-        if deck(self).read_only or member is None:
+        if deck(self).read_only or member is None or self._ended(member):
             return None
         if action in ("plan_approve", "plan_reject") and member.pending_plan is None:
             return None
@@ -102,6 +103,8 @@ class RosterPanel(Panel):
         member = self.selected
         if deck(self).read_only or member is None:
             return super().why_disabled(action)
+        if self._ended(member):
+            return f"team {member.team} has ended: its directory is gone, nobody reads its inboxes"
         if action in ("plan_approve", "plan_reject"):
             return f"{member.name} has no plan waiting for approval"
         if action == "deactivate":
@@ -109,6 +112,10 @@ class RosterPanel(Panel):
         if action == "shutdown":
             return "the lead is not asked to shut down" if member.lead else f"{member.name} is not active"
         return super().why_disabled(action)
+
+    def _ended(self, member: MemberView) -> bool:
+        team = self.snapshot.team(member.team) if self.snapshot is not None else None
+        return team is not None and team.ended
 
     @on(LineList.Chosen, "#roster-list")
     def action_open_inbox(self) -> None:
@@ -227,11 +234,14 @@ class RosterPanel(Panel):
         self.post_message(AskConfirm(ConfirmRequest(title, body, confirm="Deactivate", danger=True), confirmed))
 
 
-def member_detail(member: MemberView, now) -> Content:
-    """The selected member in words (sanitised)."""
+def member_detail(member: MemberView, now, team: TeamView | None = None) -> Content:
+    """The selected member in words (sanitised); its team's session and whether the
+    team ended (``team``: the member's team, when known)."""
     parts: list[str | tuple[str, str]] = [
         (cell(member.name, 64), "bold"),
         f" of team {cell(member.team, 64)}",
+        (" (ENDED)", "bold $warning") if team is not None and team.ended else "",
+        f" · session {cell(team.session, 64)}" if team is not None and team.session else "",
         f" · {cell(member.agent_type or '', 40)}" if member.agent_type else "",
         f" · {member.role}" if member.role else "",
         f" · {cell(member.model or '', 40)}" if member.model else "",

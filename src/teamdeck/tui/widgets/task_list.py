@@ -93,7 +93,7 @@ def team_task_row(task: TeamTaskView) -> Row:
             Cell("!" if task.stalled else " ", 1, "line-list--warning"),
             Cell(f" #{cell(task.id, 12)}", 6, "line-list--bold"),
             Cell(cell(task.status, 20), 12, TEAM_TASK_STYLES.get(task.status, "")),
-            Cell("STALLED" if task.stalled else "", 8, "line-list--warning"),
+            Cell("STALLED" if task.stalled else "reported" if task.reported else "", 8, "line-list--warning"),
             Cell(cell(task.owner or "-", 40), 28),
             Cell(cell(task.subject, 200), 60),
             Cell(blockers, None, "line-list--dim"),

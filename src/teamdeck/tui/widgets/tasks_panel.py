@@ -230,6 +230,8 @@ def team_task_detail(task: TeamTaskView) -> Content:
     ]
     if task.stalled:
         parts += [("! stalled: ", "bold $warning"), f"{cell(task.stalled, 200)} (o reassigns, p marks it pending)\n"]
+    if task.reported:
+        parts += [("reported: ", "bold $success"), f"{cell(task.reported, 200)} (task_completed; the file not yet)\n"]
     if task.active_form:
         parts += [("doing: ", "$text-muted"), f"{cell(task.active_form, 200)}\n"]
     if task.blocked_by:

@@ -1,0 +1,107 @@
+"""Claude Code 2.1.332's implicit session teams: a team named
+``session-<8 hex>`` shows the session it belongs to, and when the client removes the
+team's directory at the session's end (it renames it ``<team>.deleted-<uuid>`` first),
+teamdeck still shows its last known roster and what was said, marked ended, with the
+task list the client leaves behind.
+
+The captured histories (tests/fixtures/claude-code/2.1.332/) are replayed, version by
+version, through the live view (which records, as ``teamdeck tui`` does), cleanup
+included. A damaged archive is logged and the team is simply gone (B4: never a crash).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from claude_team_recorder import live_replay, load_history, until_cleanup
+from locations import FIXTURES
+
+from teamdeck.protocol.team_archive import archive_path, session_of
+from teamdeck.store.workspace import Workspace
+from teamdeck.view.build import build_snapshot, refresh
+
+IN_PROCESS = FIXTURES / "2.1.332" / "in-process-team" / "history.jsonl"
+TMUX = FIXTURES / "2.1.332" / "tmux-team" / "history.jsonl"
+
+
+@pytest.mark.parametrize("history", [IN_PROCESS, TMUX], ids=["in-process", "tmux"])
+def test_a_session_team_stays_readable_after_the_client_removes_it(tmp_path: Path, history: Path) -> None:
+    versions = load_history(history)
+    ws, live = live_replay(versions, tmp_path / "claude")
+    assert not any((ws.root / "teams").glob("session-*/config.json"))  # the client removed it
+    (team,) = live.teams  # its .deleted- tombstone is no team
+    assert team.ended and team.name.startswith("session-")
+    config = json.loads(
+        next(v.text for v in reversed(until_cleanup(versions)) if v.text and v.path.endswith("config.json"))
+    )
+    assert team.session == config["leadSessionId"] and team.session.startswith(team.name[len("session-") :])
+    assert [m.name for m in team.members] == [m["name"] for m in config["members"]]  # the last known roster
+    assert {m.status for m in team.members} == {"offline"}
+    lead = next(m for m in team.members if m.lead)
+    assert any("bob" in row.sender for row in lead.inbox)  # what was said, from the observed record
+    assert not [gate for gate in live.gates if gate.team == team.name]  # nobody is there to answer
+    (listing,) = live.team_tasks  # tasks/session-.../ stays
+    assert listing.team == team.name and [task.id for task in listing.tasks] == ["1", "2"]
+    again = build_snapshot(ws)  # a later start (status, a new tui) reads the same
+    assert [(t.name, t.ended, len(t.members)) for t in again.teams] == [(team.name, True, len(team.members))]
+    shown = next(m for m in again.teams[0].members if m.lead).inbox
+    assert [row.summary for row in shown] == [row.summary for row in lead.inbox]
+
+
+def test_while_the_session_runs_its_team_is_live_and_archived(tmp_path: Path) -> None:
+    ws, live = live_replay(until_cleanup(load_history(TMUX)), tmp_path / "claude")
+    (team,) = live.teams
+    assert not team.ended and team.session.startswith("8088efc0")
+    archived = json.loads(archive_path(ws, team.name).read_text())
+    assert archived == json.loads(ws.team_config(team.name).read_text())
+
+
+def test_a_command_that_only_reads_archives_nothing(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    shutil.copytree(FIXTURES / "2.1.332" / "schema-frames", root)
+    ws = Workspace.at(root)
+    build_snapshot(ws)  # status, doctor...: no record, no archive
+    assert not (root / ".teamdeck" / "archive").exists()
+    build_snapshot(ws, record=True)
+    assert archive_path(ws, "session-5f3a9c1e").exists()
+
+
+def test_removing_the_directory_while_watching_ends_the_team(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    shutil.copytree(FIXTURES / "2.1.332" / "schema-frames", root)
+    ws = Workspace.at(root)
+    live = build_snapshot(ws, record=True)
+    said = [row.summary for row in live.teams[0].members[0].inbox]
+    team_dir = ws.team_dir("session-5f3a9c1e")
+    changed = [path for path in team_dir.rglob("*") if path.is_file()]
+    shutil.rmtree(team_dir)
+    live = refresh(live, changed)
+    (team,) = live.teams
+    assert team.ended and [row.summary for row in team.members[0].inbox] == said
+    assert "ended" in team.members[1].detail
+
+
+def test_a_session_task_list_whose_team_was_never_seen_is_shown(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    shutil.copytree(FIXTURES / "2.1.332" / "schema-frames" / "tasks", root / "tasks")
+    (listing,) = build_snapshot(Workspace.at(root)).team_tasks
+    assert listing.team == "session-5f3a9c1e" and len(listing.tasks) == 3
+
+
+def test_a_damaged_archive_is_logged_and_the_team_is_gone(tmp_path: Path, caplog) -> None:
+    root = tmp_path / "ws"
+    ws = Workspace.at(root)
+    path = archive_path(ws, "session-0badc0de")
+    path.parent.mkdir(parents=True)
+    path.write_text("{not json")
+    assert build_snapshot(ws).teams == ()
+    assert "unreadable archived roster" in caplog.text
+
+
+def test_only_session_teams_name_a_session() -> None:
+    assert session_of("alpha", None) == ""
+    assert session_of("session-1a2b3c4d", None) == "1a2b3c4d"
+    assert session_of("session-zz2b3c4d", None) == ""
