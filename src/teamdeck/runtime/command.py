@@ -5,7 +5,8 @@
 ``}}`` stand for braces); the environment carries ``TEAMDECK_WORKSPACE``,
 ``TEAMDECK_TEAM``, ``TEAMDECK_MEMBER`` and ``TEAMDECK_RUN_ID``. The agent reads its own
 work (``teamdeck inbox TEAM MEMBER --inject`` or the MCP tools), so the runner does not
-mark anything read for it. It reports no session, usage or cost.
+mark anything read for it. It may report its session, usage and cost by printing a
+stream-json ``result`` line, as Claude Code does (runtime/results.py).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pathlib import Path
 
 from teamdeck.errors import Refused
 from teamdeck.model.agents import AgentConfig
+from teamdeck.runtime.results import outcome_of
 from teamdeck.runtime.spec import Launch, Outcome, Problem, RunRequest
 
 PLACEHOLDERS = ("workspace", "team", "member", "run_id")
@@ -61,7 +63,7 @@ class CommandRuntime:
         return Launch(argv=argv, env=env, cwd=working_dir(request))
 
     def outcome(self, request: RunRequest, exit_status: int | None) -> Outcome:
-        return Outcome()
+        return outcome_of(request.output_log)
 
 
 COMMAND = CommandRuntime()

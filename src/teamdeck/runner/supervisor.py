@@ -1,0 +1,553 @@
+"""``teamdeck run``: the runner of a workspace (docs/protocol.md, "Running the agents").
+
+It watches the workspace with the TUI's watcher (teamdeck/watch.py) and keeps one rule:
+a member configured under ``agents:`` that has unread work (a message, an assignment, a
+decision's answer, a Gitea dispatch: each is a message in its inbox) and no live run is
+woken, once. A run owes nothing for the messages that were unread when it started,
+whether its agent read them or not: they are recorded with the run (``messages``), the
+ones still unread at its end are counted (``unreadAfter``, a finding on the roster), and
+only newer messages wake the member again. No restart loops.
+
+Runs wait in arrival order for room (``max_concurrent`` in the workspace and per team); a
+failed run is retried with exponential backoff, then a ``run-failed`` decision waits for
+a person (retry / give up); past a member's or team's budget no more runs start and a
+``run-budget`` decision waits (raise / stop). An approved shutdown stops the member's run
+and marks it offline. A member whose roster ``prompt`` was never run (``create_agent``)
+is started once.
+
+Everything lives in the event loop's thread; the watcher's thread only hands batches over.
+Ending the runner (Ctrl-C, SIGTERM) stops its runs; a runner that is killed leaves them
+running, and the next one adopts those still alive (pid and start time checked) and
+records the others as lost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from teamdeck.errors import TeamdeckError
+from teamdeck.model.agents import AgentConfig
+from teamdeck.model.claude import TeamConfig
+from teamdeck.model.run import RunRecord
+from teamdeck.protocol.run_decisions import RUN_BUDGET, RUN_FAILED, RunDecision, raised_usd, run_decisions
+from teamdeck.protocol.run_requests import ask
+from teamdeck.protocol.teams import list_teams, read_team
+from teamdeck.runner.execution import Execution, new_record, new_run_id
+from teamdeck.runner.inboxes import Unread, approved_shutdown, unread
+from teamdeck.runner.lock import RunnerLock
+from teamdeck.runner.process import Identity
+from teamdeck.runner.wakes import Key, Wake, WakeQueue
+from teamdeck.runtime.config import AgentsConfig, load_agents
+from teamdeck.runtime.registry import RUNTIMES
+from teamdeck.runtime.spec import RunRequest
+from teamdeck.store.jsonl import Tail
+from teamdeck.store.runs import requests_log
+from teamdeck.store.workspace import SETTINGS_FILE, Workspace
+from teamdeck.view.runs import MemberRuns, all_runs, member_runs
+from teamdeck.watch import watch_batches
+
+log = logging.getLogger(__name__)
+
+RESCAN_S = 30.0
+"""A full look at every member without a change (a safety net under the watcher)."""
+
+
+class Runner:
+    """The runner of one workspace (see the module).
+
+    Args:
+        ws: the workspace.
+        team: run only this team's members.
+        once: run what is pending now (and its retries), then return.
+        say: where the one-line account of each start and end goes.
+    """
+
+    def __init__(
+        self, ws: Workspace, *, team: str | None = None, once: bool = False, say: Callable[[str], None] = print
+    ) -> None:
+        self.ws, self.team, self.once, self.say = ws, team, once, say
+        self.config = AgentsConfig()
+        self.live: dict[Key, Execution] = {}
+        self.queue = WakeQueue()
+        self.backoff: dict[Key, Wake] = {}
+        self.owed: dict[Key, set[str]] = {}
+        self.spent: dict[Key, float] = {}
+        self.rosters: dict[str, TeamConfig] = {}
+        self.requests = Tail(requests_log(ws))
+        self.decisions = Tail(ws.run_decisions_log)
+        self.stopping = asyncio.Event()
+        self.changed = asyncio.Event()
+        self.pending_paths: set[Path] = set()
+        self.started_at = time.time()
+        self.decided: list[RunDecision] | None = None
+
+    # --- the loop ---------------------------------------------------------------------
+
+    async def run(self) -> int:
+        """Run until stopped (or, with ``once``, until what was pending has run).
+        Returns the number of runs started.
+
+        Raises:
+            Busy: another runner holds the workspace. AgentsConfigError: ``agents:`` is wrong.
+        """
+        with RunnerLock(self.ws):
+            self.config = load_agents(self.ws.root)
+            loop = asyncio.get_running_loop()
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                loop.add_signal_handler(sig, self.stopping.set)
+            stop_watch = threading.Event()
+            ready = threading.Event()
+            watcher = threading.Thread(target=self._watch, args=(loop, stop_watch, ready), daemon=True)
+            watcher.start()
+            await asyncio.to_thread(ready.wait, 5.0)
+            self._load_history()
+            self._adopt_or_lose()
+            self._read_requests(initial=True)
+            self.decisions.read_new()  # answers given before this runner started were acted on, or are moot
+            self._scan_all()
+            started = 0
+            try:
+                started = await self._loop()
+            finally:
+                stop_watch.set()
+                for sig in (signal.SIGINT, signal.SIGTERM):
+                    loop.remove_signal_handler(sig)
+                await self._stop_all("the runner is ending")
+            return started
+
+    async def _loop(self) -> int:
+        started = 0
+        next_scan = time.monotonic() + RESCAN_S
+        while not self.stopping.is_set():
+            started += self._dispatch()
+            if self.once and not self.live and not self.queue and not self.backoff:
+                break
+            timeout = max(0.0, min(next_scan, self._next_due()) - time.monotonic())
+            waiter = asyncio.ensure_future(self.changed.wait())
+            stopper = asyncio.ensure_future(self.stopping.wait())
+            await asyncio.wait({waiter, stopper}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+            waiter.cancel()
+            stopper.cancel()
+            self.changed.clear()
+            self._handle_changes()
+            self._promote_due()
+            if time.monotonic() >= next_scan:
+                self._scan_all()
+                next_scan = time.monotonic() + RESCAN_S
+        return started
+
+    def _watch(self, loop: asyncio.AbstractEventLoop, stop: threading.Event, ready: threading.Event) -> None:
+        try:
+            for batch in watch_batches(self.ws.root, stop, ready=ready):
+                loop.call_soon_threadsafe(self._on_batch, batch)
+        except Exception:
+            log.exception("the watcher stopped; the runner looks every %s s instead", RESCAN_S)
+            ready.set()
+
+    def _on_batch(self, batch: frozenset[Path]) -> None:
+        self.pending_paths |= batch
+        self.changed.set()
+
+    def _kick(self) -> None:
+        self.changed.set()
+
+    # --- what changed -----------------------------------------------------------------
+
+    def _handle_changes(self) -> None:
+        paths, self.pending_paths = self.pending_paths, set()
+        members: set[Key] = set()
+        teams: set[str] = set()
+        for path in paths:
+            try:
+                parts = path.relative_to(self.ws.root).parts
+            except ValueError:
+                continue
+            if parts == (SETTINGS_FILE,):
+                self._reload_config()
+                teams.update(self._teams())
+            elif len(parts) == 4 and parts[0] == "teams" and parts[2] == "inboxes" and parts[3].endswith(".json"):
+                members.add((parts[1], parts[3][: -len(".json")]))
+            elif len(parts) == 3 and parts[0] == "teams" and parts[2] == "config.json":
+                self.rosters.pop(parts[1], None)
+                teams.add(parts[1])
+            elif parts == ("runs", "requests.jsonl"):
+                self._read_requests()
+            elif parts == ("runs", "decisions.jsonl"):
+                self._read_answers()
+        for team in teams:
+            self._scan_team(team)
+        for team, member in members:
+            if team in teams:
+                continue
+            roster = self._roster(team)
+            if roster is None:
+                continue
+            if roster.is_lead(member):
+                self._check_shutdowns(team, roster)
+            self._consider(team, member, roster)
+
+    def _reload_config(self) -> None:
+        try:
+            self.config = load_agents(self.ws.root)
+        except TeamdeckError as err:
+            self.say(f"agents: not reloaded, the runner keeps the settings it had:\n{err}")
+
+    def _teams(self) -> list[str]:
+        try:
+            names = list_teams(self.ws)
+        except TeamdeckError:
+            return []
+        return [name for name in names if self.team is None or name == self.team]
+
+    def _roster(self, team: str) -> TeamConfig | None:
+        if self.team is not None and team != self.team:
+            return None
+        if team not in self.rosters:
+            try:
+                self.rosters[team] = read_team(self.ws, team)
+            except TeamdeckError:
+                return None
+        return self.rosters[team]
+
+    def _scan_all(self) -> None:
+        self.rosters.clear()
+        for team in self._teams():
+            self._scan_team(team)
+
+    def _scan_team(self, team: str) -> None:
+        roster = self._roster(team)
+        if roster is None:
+            return
+        self._check_shutdowns(team, roster)
+        for member in roster.members:
+            self._consider(team, member.name, roster)
+
+    def _settings(self, team: str, member: str, roster: TeamConfig) -> AgentConfig | None:
+        return self.config.resolve(team, member, lead=roster.lead_name)
+
+    def _consider(self, team: str, member: str, roster: TeamConfig, trigger: str = "message") -> None:
+        """Queue a wake for ``team/member`` when it has new work and nothing going."""
+        key = (team, member)
+        if self.once and self.accepting_done:
+            return
+        if key in self.live or key in self.queue or key in self.backoff:
+            return
+        entry = roster.member(member)
+        if entry is None or not entry.isActive or self._settings(team, member, roster) is None:
+            return
+        if self._held(team, member):
+            return
+        owed = self.owed.get(key, set())
+        if any(item.key not in owed for item in unread(self.ws, team, member)):
+            self.queue.push(Wake(team, member, trigger, time.time()))
+        elif entry.prompt and key not in self.owed:
+            self.queue.push(Wake(team, member, "created", time.time()))
+
+    accepting_done = False
+    """With ``once``: set after the first look, so later messages wait for the next runner."""
+
+    def _held(self, team: str, member: str) -> bool:
+        """A decision about the member (or its team's budget) waits for a person."""
+        return any(d.open and d.team == team and d.member in (member, "*") for d in self._decisions())
+
+    def _decisions(self) -> list[RunDecision]:
+        if self.decided is None:
+            try:
+                self.decided = run_decisions(self.ws)
+            except TeamdeckError:
+                self.decided = []
+        return self.decided
+
+    # --- starting ---------------------------------------------------------------------
+
+    def _dispatch(self) -> int:
+        if self.stopping.is_set():
+            return 0
+        if self.once:
+            self.accepting_done = True
+        started = 0
+        for wake in self.queue.take(self.live, self.config.max_concurrent, self.config.team_limit):
+            started += self._start(wake)
+        return started
+
+    def _start(self, wake: Wake) -> int:
+        roster = self._roster(wake.team)
+        config = self._settings(wake.team, wake.member, roster) if roster is not None else None
+        if roster is None or config is None:
+            return 0
+        key = wake.key
+        owed = self.owed.setdefault(key, set())
+        carried_keys = {item.key for item in wake.carried}
+        fresh = [item for item in unread(self.ws, wake.team, wake.member) if item.key not in owed | carried_keys]
+        messages = [*wake.carried, *fresh]
+        if wake.trigger == "message" and not fresh:
+            return 0  # read meanwhile (by its agent, or a person): nothing left to do
+        if self._over_budget(wake.team, wake.member, config):
+            return 0
+        runtime = RUNTIMES[config.runtime]
+        run_id = new_run_id(self.ws)
+        history = member_runs(self.ws, wake.team, wake.member)
+        member = roster.member(wake.member)
+        request = RunRequest(
+            workspace=self.ws.root,
+            team=wake.team,
+            member=wake.member,
+            run_id=run_id,
+            run_dir=self.ws.run_dir(wake.team, wake.member, run_id),
+            config=config,
+            messages=tuple(item.message for item in messages),
+            session_id=history.session_id,
+            prompt=(member.prompt or "") if member is not None else "",
+            lead=roster.lead_name,
+            trigger=wake.trigger,
+            attempt=wake.attempt,
+        )
+        record = new_record(self.ws, request, runtime.name, wake.arrived, wake.retry_of)
+        owed.update(item.key for item in messages)
+        execution = Execution(self.ws, record, request, runtime, frozenset(item.key for item in messages))
+        execution.save()
+        self.live[key] = execution
+        asyncio.ensure_future(self._supervise(execution, tuple(messages)))
+        return 1
+
+    async def _supervise(self, execution: Execution, messages: tuple[Unread, ...]) -> None:
+        record = execution.record
+        error: str | None = None
+        try:
+            await execution.start()
+            self.say(f"▶ {record.team}/{record.member} {record.id} started ({record.trigger}, {len(messages)} unread)")
+            await execution.wait()
+        except (TeamdeckError, OSError) as err:
+            error = f"could not start: {err}"
+        self._ended(execution, messages, error)
+
+    async def _supervise_adopted(self, execution: Execution) -> None:
+        await execution.wait()
+        self._ended(execution, (), None)
+
+    def _ended(self, execution: Execution, messages: tuple[Unread, ...], error: str | None) -> None:
+        record = execution.finish(error)
+        key = (record.team, record.member)
+        self.live.pop(key, None)
+        self.spent[key] = self.spent.get(key, 0.0) + (record.costUsd or 0.0)
+        cost = f", ${record.costUsd:.4f}" if record.costUsd is not None else ""
+        left = f", {record.unreadAfter} left unread" if record.unreadAfter else ""
+        self.say(f"■ {record.team}/{record.member} {record.id} {record.outcome}{cost}{left}")
+        self._after_shutdown(record)
+        if record.failed and execution.stop_reason is None:
+            self._retry_or_ask(execution, messages)
+        roster = self._roster(record.team)
+        if roster is not None:
+            self._consider(record.team, record.member, roster)
+        self._kick()
+
+    def _retry_or_ask(self, execution: Execution, messages: tuple[Unread, ...]) -> None:
+        record, config = execution.record, execution.request.config
+        if record.attempt <= config.retries:
+            delay = config.backoff_s * 2 ** (record.attempt - 1)
+            wake = Wake(record.team, record.member, "retry", time.time(), record.attempt + 1, record.id, messages)
+            wake.due = time.time() + delay
+            self.backoff[(record.team, record.member)] = wake
+            self.say(f"  retry {record.attempt} of {config.retries} for {record.team}/{record.member} in {delay:g} s")
+            return
+        failures = record.attempt
+        self._ask(
+            f"{RUN_FAILED}:{record.team}/{record.member}:{record.id}",
+            RUN_FAILED,
+            record.team,
+            record.member,
+            f"{record.member} failed {failures} time{'s' if failures != 1 else ''}: retry / give up",
+            reason=record.error or "",
+            tail=execution.tail(),
+            run=record.id,
+        )
+
+    def _ask(self, key: str, kind: str, team: str, member: str, title: str, **fields: object) -> None:
+        try:
+            if ask(self.ws, key, kind, team, member, title, **fields):
+                self.say(f"? {title} (teamdeck decisions list)")
+        except TeamdeckError as err:
+            self.say(f"could not ask '{title}': {err}")
+        self.decided = None
+
+    def _next_due(self) -> float:
+        """When the first retry is due, on the monotonic clock (far away when none)."""
+        if not self.backoff:
+            return time.monotonic() + 3600
+        return time.monotonic() + max(0.0, min(w.due for w in self.backoff.values()) - time.time())
+
+    def _promote_due(self) -> None:
+        now = time.time()
+        for key, wake in list(self.backoff.items()):
+            if wake.due <= now:
+                del self.backoff[key]
+                self.queue.push(wake)
+
+    # --- budgets ----------------------------------------------------------------------
+
+    def _over_budget(self, team: str, member: str, config: AgentConfig) -> bool:
+        """Past the member's or the team's budget: no run, and a decision (once per level)."""
+        decisions = self._decisions()
+        if config.budget_usd is not None:
+            allowance = config.budget_usd + raised_usd(decisions, team, member)
+            spent = self.spent.get((team, member), 0.0)
+            if spent >= allowance:
+                self._ask_budget(team, member, spent, allowance, config.budget_usd)
+                return True
+        team_budget = self.config.team_budget(team)
+        if team_budget is not None:
+            allowance = team_budget + raised_usd(decisions, team, "*")
+            spent = sum(cost for (t, _m), cost in self.spent.items() if t == team)
+            if spent >= allowance:
+                self._ask_budget(team, "*", spent, allowance, team_budget)
+                return True
+        return False
+
+    def _ask_budget(self, team: str, member: str, spent: float, allowance: float, step: float) -> None:
+        who = member if member != "*" else f"team {team}"
+        self._ask(
+            f"{RUN_BUDGET}:{team}/{member}:{allowance:g}",
+            RUN_BUDGET,
+            team,
+            member,
+            f"{who} spent ${spent:.2f} of its ${allowance:.2f} budget: raise the budget / stop",
+            reason=f"no more runs of {who} start until the budget is raised (by ${step:g}, or the note's amount)",
+            allowance=step,
+        )
+
+    # --- requests, answers, shutdowns -------------------------------------------------
+
+    def _read_requests(self, initial: bool = False) -> None:
+        for request in self.requests.read_new():
+            team, member, kind = str(request.get("team")), str(request.get("member")), request.get("type")
+            key = (team, member)
+            if self.team is not None and team != self.team:
+                continue
+            if kind == "stop":
+                self.queue.drop(key)
+                self.backoff.pop(key, None)
+                execution = self.live.get(key)
+                if execution is not None and str(request.get("at", "")) >= execution.record.createdAt:
+                    asyncio.ensure_future(execution.stop(f"stopped by {request.get('by', 'a person')}"))
+            elif kind == "wake" and not initial:
+                if key not in self.live and key not in self.backoff:
+                    self.queue.push(Wake(team, member, "wake", time.time()))
+        self._kick()
+
+    def _read_answers(self) -> None:
+        self.decided = None
+        for record in self.decisions.read_new():
+            if record.get("type") != "answered":
+                continue
+            decision = next((d for d in self._decisions() if d.key == record.get("decision")), None)
+            if decision is None or decision.answer != record.get("answer"):
+                continue
+            self.say(f"  {decision.key}: {decision.answer} (by {decision.answered_by})")
+            if decision.kind == RUN_FAILED and decision.answer == "retry":
+                failed = next(
+                    (
+                        run
+                        for run in member_runs(self.ws, decision.team, decision.member).runs
+                        if run.id == decision.run
+                    ),
+                    None,
+                )
+                carried = tuple(self._still_unread(failed)) if failed is not None else ()
+                self.queue.push(Wake(decision.team, decision.member, "retry", time.time(), 1, decision.run, carried))
+        self._scan_all()
+
+    def _still_unread(self, run: RunRecord) -> list[Unread]:
+        """The failed run's messages, as a retry injects them again (those still in the inbox)."""
+        wanted = {message.key for message in run.messages}
+        return [item for item in unread(self.ws, run.team, run.member) if item.key in wanted]
+
+    def _check_shutdowns(self, team: str, roster: TeamConfig) -> None:
+        for (t, member), execution in list(self.live.items()):
+            if t != team or execution.stop_reason is not None:
+                continue
+            request_id = approved_shutdown(self.ws, team, roster.lead_name, member, execution.record.createdAt)
+            if request_id is not None:
+                asyncio.ensure_future(execution.stop(f"shutdown {request_id} approved"))
+
+    def _after_shutdown(self, record: RunRecord) -> None:
+        """A member that approved its shutdown during the run is marked offline."""
+        roster = self._roster(record.team)
+        if (
+            roster is None
+            or approved_shutdown(self.ws, record.team, roster.lead_name, record.member, record.createdAt) is None
+        ):
+            return
+        from teamdeck.protocol.messaging import deactivate_member
+
+        try:
+            deactivate_member(self.ws, record.team, record.member, reason=f"shutdown approved; run {record.id} ended")
+        except TeamdeckError:
+            return  # already offline, or the roster changed: nothing to mark
+        self.rosters.pop(record.team, None)
+        self.say(f"  {record.team}/{record.member} is offline (shutdown approved)")
+
+    async def _stop_all(self, reason: str) -> None:
+        for execution in list(self.live.values()):
+            await execution.stop(reason)
+        while self.live:
+            await asyncio.sleep(0.01)
+
+    # --- a restart --------------------------------------------------------------------
+
+    def _load_history(self) -> None:
+        for runs in all_runs(self.ws, self.team):
+            key = (runs.team, runs.member)
+            self.owed[key] = runs.owed_keys()
+            self.spent[key] = runs.cost_usd
+
+    def _adopt_or_lose(self) -> None:
+        """Runs recorded as running: adopted when their process still runs (pid and
+        start time match), else recorded as lost. Nothing is started again."""
+        for runs in all_runs(self.ws, self.team):
+            for record in runs.runs:
+                if record.live:
+                    self._adopt_or_lose_one(runs, record)
+
+    def _adopt_or_lose_one(self, runs: MemberRuns, record: RunRecord) -> None:
+        roster = self._roster(record.team)
+        config = self._settings(record.team, record.member, roster) if roster is not None else None
+        identity = Identity(record.pid, record.processStarted) if record.pid is not None else None
+        request = RunRequest(
+            workspace=self.ws.root,
+            team=record.team,
+            member=record.member,
+            run_id=record.id,
+            run_dir=self.ws.run_dir(record.team, record.member, record.id),
+            config=config or AgentConfig(runtime=record.runtime),
+            session_id=record.sessionId,
+            attempt=record.attempt,
+            trigger=record.trigger,
+        )
+        runtime = RUNTIMES.get(record.runtime)
+        execution = Execution(
+            self.ws, record, request, runtime or RUNTIMES["command"], frozenset(m.key for m in record.messages)
+        )
+        if identity is not None and identity.alive() and runtime is not None:
+            execution.identity = identity
+            execution.event("adopted", pid=record.pid)
+            self.live[(record.team, record.member)] = execution
+            self.say(f"↺ {record.team}/{record.member} {record.id} adopted (pid {record.pid})")
+            asyncio.ensure_future(self._supervise_adopted(execution))
+            return
+        execution.record = record.model_copy(
+            update={
+                "state": "lost",
+                "outcome": "lost",
+                "endedAt": record.startedAt or record.createdAt,
+                "error": "the runner ended while this run was going, and its process is gone",
+            }
+        )
+        execution.save()
+        execution.event("lost", pid=record.pid)
+        self.say(f"✗ {record.team}/{record.member} {record.id} lost (its process is gone)")

@@ -1,0 +1,126 @@
+"""What ``teamdeck run`` recorded, as every front shows it: each member's runs (live or
+not, since when, runs today, cost), and the runner's decisions (a run that failed every
+retry, a budget reached) as rows of the decision queue.
+
+Reads only: runs/<team>/<member>/<run_id>/run.yaml and runs/decisions.jsonl.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from teamdeck.clock import parse_iso
+from teamdeck.errors import InvalidFile
+from teamdeck.model.run import RunRecord
+from teamdeck.protocol.run_decisions import RunDecision, run_decisions
+from teamdeck.store.runs import member_run_dirs, read_run, run_members
+from teamdeck.store.workspace import Workspace
+from teamdeck.view.snapshot import Decision
+
+
+@dataclass(frozen=True)
+class MemberRuns:
+    """A member's runs, newest last.
+
+    Attributes:
+        runs: every readable run.yaml, oldest first.
+        problems: run.yaml files that could not be read (one line each).
+    """
+
+    team: str
+    member: str
+    runs: tuple[RunRecord, ...] = ()
+    problems: tuple[str, ...] = ()
+
+    @property
+    def live(self) -> RunRecord | None:
+        """The run still going, if any (at most one: the runner starts one per member)."""
+        return next((run for run in reversed(self.runs) if run.live), None)
+
+    @property
+    def last(self) -> RunRecord | None:
+        return self.runs[-1] if self.runs else None
+
+    @property
+    def cost_usd(self) -> float:
+        """Every run's reported cost, added up."""
+        return round(sum(run.costUsd or 0.0 for run in self.runs), 6)
+
+    @property
+    def session_id(self) -> str | None:
+        """The session of the latest run that reported one (resumed by the next run)."""
+        return next((run.sessionId for run in reversed(self.runs) if run.sessionId), None)
+
+    def runs_on(self, day: datetime) -> int:
+        """How many runs started on ``day`` (UTC)."""
+        return sum(1 for run in self.runs if _day(run.createdAt) == day.date())
+
+    def owed_keys(self) -> set[str]:
+        """The messages some run was woken for: no run is owed for them again."""
+        return {message.key for run in self.runs for message in run.messages}
+
+
+def _day(stamp: str) -> object:
+    try:
+        return parse_iso(stamp).date()
+    except ValueError:
+        return None
+
+
+def member_runs(ws: Workspace, team: str, member: str) -> MemberRuns:
+    """The runs recorded for ``team/member``."""
+    runs: list[RunRecord] = []
+    problems: list[str] = []
+    for run_dir in member_run_dirs(ws, team, member):
+        try:
+            runs.append(read_run(ws, run_dir))
+        except FileNotFoundError:
+            continue
+        except InvalidFile as err:
+            problems.append(str(err))
+    return MemberRuns(team, member, tuple(runs), tuple(problems))
+
+
+def all_runs(ws: Workspace, team: str | None = None) -> list[MemberRuns]:
+    """Every member with runs (of ``team`` only, when given), by team and member."""
+    return [member_runs(ws, t, m) for t, m in sorted(run_members(ws)) if team is None or t == team]
+
+
+def find_run(ws: Workspace, run_id: str) -> RunRecord | None:
+    """The run ``run_id`` (a unique prefix of it is enough), or None."""
+    for runs in all_runs(ws):
+        for run in runs.runs:
+            if run.id == run_id or (len(run_id) >= 6 and run.id.startswith(run_id)):
+                return run
+    return None
+
+
+def run_gates(ws: Workspace) -> tuple[Decision, ...]:
+    """The runner's open decisions as rows of the decision queue."""
+    try:
+        decisions = run_decisions(ws)
+    except InvalidFile:
+        return ()
+    return tuple(as_decision(d) for d in decisions if d.open)
+
+
+def as_decision(decision: RunDecision) -> Decision:
+    who = decision.member if decision.member != "*" else f"team {decision.team}"
+    return Decision(
+        key=decision.key,
+        kind=decision.kind,
+        state="blocked" if decision.open else decision.answer or "",
+        created_at=decision.asked_at,
+        source=f"runner {decision.team}",
+        title=decision.title,
+        reason=decision.reason,
+        agent=who,
+        body=decision.tail,
+        team=decision.team,
+        member=decision.member,
+        request_id=decision.run,
+        decided_by=decision.answered_by,
+        decided_at=decision.answered_at,
+        note=decision.note,
+    )
