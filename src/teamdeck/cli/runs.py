@@ -98,15 +98,14 @@ def run_json(run: RunRecord) -> dict[str, Any]:
 
 
 def _show(args: argparse.Namespace, ws: Workspace) -> Output:
-    from teamdeck.store.runs import EVENTS_FILE, OUTPUT_FILE, STDERR_FILE, read_log
-    from teamdeck.view.runs import find_run
+    from teamdeck.view.runs import find_run, run_events, run_output
 
     run = find_run(ws, args.run_id)
     if run is None:
         raise NotFound(f"no run {args.run_id} (see `teamdeck runs`)")
     run_dir = ws.run_dir(run.team, run.member, run.id)
-    events = read_log(run_dir / EVENTS_FILE)
-    tails = {name: _tail(run_dir / name) for name in (OUTPUT_FILE, STDERR_FILE)}
+    events = run_events(ws, run)
+    tails = run_output(ws, run)
     lines = [_line(run), f"  argv: {' '.join(run.argv)}", f"  dir:  {ws.rel(run_dir)}"]
     for key in ("pid", "startedAt", "endedAt", "exitStatus", "error", "sessionId", "result"):
         value = getattr(run, key)
@@ -117,13 +116,3 @@ def _show(args: argparse.Namespace, ws: Workspace) -> Output:
         if tail:
             lines += [f"--- {name} (last lines)", tail]
     return Output({"run": run_json(run), "events": events, "tails": tails}, "\n".join(lines))
-
-
-def _tail(path: Any, limit: int = 4000) -> str:
-    try:
-        with open(path, "rb") as handle:
-            size = path.stat().st_size
-            handle.seek(max(0, size - limit))
-            return handle.read().decode(errors="replace").rstrip("\n")
-    except OSError:
-        return ""

@@ -26,7 +26,7 @@ from teamdeck.runtime.spec import Outcome, RunRequest, Runtime
 from teamdeck.store.files import ensure_dir
 from teamdeck.store.inbox import mark_read
 from teamdeck.store.lock_owner import process_started
-from teamdeck.store.runs import OUTPUT_FILE, STDERR_FILE, append_run_event, write_run
+from teamdeck.store.runs import OUTPUT_FILE, STDERR_FILE, append_run_event, tail_text, write_run
 from teamdeck.store.workspace import Workspace
 
 TAIL_LINES = 20
@@ -159,16 +159,9 @@ class Execution:
         """The last lines of the run's output and errors (for the give-up decision)."""
         parts = []
         for name in (OUTPUT_FILE, STDERR_FILE):
-            path = self.request.run_dir / name
-            try:
-                with open(path, "rb") as handle:
-                    handle.seek(max(0, path.stat().st_size - TAIL_CHARS))
-                    text = handle.read().decode(errors="replace")
-            except OSError:
-                continue
-            lines = [line for line in text.splitlines()[-TAIL_LINES:] if line.strip()]
+            lines = [line for line in tail_text(self.request.run_dir / name, TAIL_CHARS).splitlines() if line.strip()]
             if lines:
-                parts.append(f"--- {name}\n" + "\n".join(lines))
+                parts.append(f"--- {name}\n" + "\n".join(lines[-TAIL_LINES:]))
         return "\n".join(parts)[-TAIL_CHARS:]
 
 

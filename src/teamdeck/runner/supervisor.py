@@ -35,13 +35,14 @@ from teamdeck.errors import TeamdeckError
 from teamdeck.model.agents import AgentConfig
 from teamdeck.model.claude import TeamConfig
 from teamdeck.model.run import RunRecord
-from teamdeck.protocol.run_decisions import RUN_BUDGET, RUN_FAILED, RunDecision, raised_usd, run_decisions
+from teamdeck.protocol.run_decisions import RUN_BUDGET, RUN_FAILED, RunDecision, run_decisions
 from teamdeck.protocol.run_requests import ask
 from teamdeck.protocol.teams import list_teams, read_team
+from teamdeck.runner.adoption import recover
+from teamdeck.runner.budgets import overrun
 from teamdeck.runner.execution import Execution, new_record, new_run_id
 from teamdeck.runner.inboxes import Unread, approved_shutdown, unread
 from teamdeck.runner.lock import RunnerLock
-from teamdeck.runner.process import Identity
 from teamdeck.runner.wakes import Key, Wake, WakeQueue
 from teamdeck.runtime.config import AgentsConfig, load_agents
 from teamdeck.runtime.registry import RUNTIMES
@@ -49,7 +50,7 @@ from teamdeck.runtime.spec import RunRequest
 from teamdeck.store.jsonl import Tail
 from teamdeck.store.runs import requests_log
 from teamdeck.store.workspace import SETTINGS_FILE, Workspace
-from teamdeck.view.runs import MemberRuns, all_runs, member_runs
+from teamdeck.view.runs import all_runs, member_runs
 from teamdeck.watch import watch_batches
 
 log = logging.getLogger(__name__)
@@ -288,7 +289,9 @@ class Runner:
         messages = [*wake.carried, *fresh]
         if wake.trigger == "message" and not fresh:
             return 0  # read meanwhile (by its agent, or a person): nothing left to do
-        if self._over_budget(wake.team, wake.member, config):
+        over = overrun(self.config, config, self._decisions(), self.spent, wake.team, wake.member)
+        if over is not None:
+            self._ask(over.key, RUN_BUDGET, over.team, over.member, over.title, reason=over.reason, allowance=over.step)
             return 0
         runtime = RUNTIMES[config.runtime]
         run_id = new_run_id(self.ws)
@@ -389,38 +392,6 @@ class Runner:
                 del self.backoff[key]
                 self.queue.push(wake)
 
-    # --- budgets ----------------------------------------------------------------------
-
-    def _over_budget(self, team: str, member: str, config: AgentConfig) -> bool:
-        """Past the member's or the team's budget: no run, and a decision (once per level)."""
-        decisions = self._decisions()
-        if config.budget_usd is not None:
-            allowance = config.budget_usd + raised_usd(decisions, team, member)
-            spent = self.spent.get((team, member), 0.0)
-            if spent >= allowance:
-                self._ask_budget(team, member, spent, allowance, config.budget_usd)
-                return True
-        team_budget = self.config.team_budget(team)
-        if team_budget is not None:
-            allowance = team_budget + raised_usd(decisions, team, "*")
-            spent = sum(cost for (t, _m), cost in self.spent.items() if t == team)
-            if spent >= allowance:
-                self._ask_budget(team, "*", spent, allowance, team_budget)
-                return True
-        return False
-
-    def _ask_budget(self, team: str, member: str, spent: float, allowance: float, step: float) -> None:
-        who = member if member != "*" else f"team {team}"
-        self._ask(
-            f"{RUN_BUDGET}:{team}/{member}:{allowance:g}",
-            RUN_BUDGET,
-            team,
-            member,
-            f"{who} spent ${spent:.2f} of its ${allowance:.2f} budget: raise the budget / stop",
-            reason=f"no more runs of {who} start until the budget is raised (by ${step:g}, or the note's amount)",
-            allowance=step,
-        )
-
     # --- requests, answers, shutdowns -------------------------------------------------
 
     def _read_requests(self, initial: bool = False) -> None:
@@ -512,42 +483,15 @@ class Runner:
         for runs in all_runs(self.ws, self.team):
             for record in runs.runs:
                 if record.live:
-                    self._adopt_or_lose_one(runs, record)
+                    self._adopt_or_lose_one(record)
 
-    def _adopt_or_lose_one(self, runs: MemberRuns, record: RunRecord) -> None:
+    def _adopt_or_lose_one(self, record: RunRecord) -> None:
         roster = self._roster(record.team)
         config = self._settings(record.team, record.member, roster) if roster is not None else None
-        identity = Identity(record.pid, record.processStarted) if record.pid is not None else None
-        request = RunRequest(
-            workspace=self.ws.root,
-            team=record.team,
-            member=record.member,
-            run_id=record.id,
-            run_dir=self.ws.run_dir(record.team, record.member, record.id),
-            config=config or AgentConfig(runtime=record.runtime),
-            session_id=record.sessionId,
-            attempt=record.attempt,
-            trigger=record.trigger,
-        )
-        runtime = RUNTIMES.get(record.runtime)
-        execution = Execution(
-            self.ws, record, request, runtime or RUNTIMES["command"], frozenset(m.key for m in record.messages)
-        )
-        if identity is not None and identity.alive() and runtime is not None:
-            execution.identity = identity
-            execution.event("adopted", pid=record.pid)
-            self.live[(record.team, record.member)] = execution
-            self.say(f"↺ {record.team}/{record.member} {record.id} adopted (pid {record.pid})")
-            asyncio.ensure_future(self._supervise_adopted(execution))
+        execution = recover(self.ws, record, config)
+        if execution is None:
+            self.say(f"✗ {record.team}/{record.member} {record.id} lost (its process is gone)")
             return
-        execution.record = record.model_copy(
-            update={
-                "state": "lost",
-                "outcome": "lost",
-                "endedAt": record.startedAt or record.createdAt,
-                "error": "the runner ended while this run was going, and its process is gone",
-            }
-        )
-        execution.save()
-        execution.event("lost", pid=record.pid)
-        self.say(f"✗ {record.team}/{record.member} {record.id} lost (its process is gone)")
+        self.live[(record.team, record.member)] = execution
+        self.say(f"↺ {record.team}/{record.member} {record.id} adopted (pid {record.pid})")
+        asyncio.ensure_future(self._supervise_adopted(execution))

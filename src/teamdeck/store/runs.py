@@ -28,7 +28,7 @@ from teamdeck.store.files import ensure_dir, list_entries, read_optional
 from teamdeck.store.jsonl import append_record, read_records, repair_torn_tail
 from teamdeck.store.loaders import dump_yaml, parse_yaml
 from teamdeck.store.locks import locked
-from teamdeck.store.paths import ID_RE, MEMBER_RE
+from teamdeck.store.paths import ID_RE, MEMBER_RE, beneath
 from teamdeck.store.teamfiles import model_problem
 from teamdeck.store.workspace import Workspace
 
@@ -115,3 +115,13 @@ def find_run_dir(ws: Workspace, run_id: str) -> Path | None:
         if (candidate / RUN_FILE).is_file():
             return candidate
     return None
+
+
+def tail_text(path: Path, limit: int = 4000) -> str:
+    """The last ``limit`` bytes of a log as text ("" when it does not exist)."""
+    try:
+        with open(beneath(path), "rb") as handle:
+            handle.seek(max(0, path.stat().st_size - limit))
+            return handle.read().decode(errors="replace")
+    except OSError:
+        return ""

@@ -17,7 +17,7 @@ def snapshot_of(state: ReadState, rows: tuple[EventRow, ...], notices: tuple[str
     one-time ``notices``."""
     tasks = tuple(state.tasks[task_id] for task_id in sorted(state.tasks))
     teams = tuple(state.team_views[name] for name in sorted(state.team_views))
-    team_gates = (*(state.team_gates[name] for name in sorted(state.team_gates)), state.forge_gates)
+    team_gates = (*(state.team_gates[name] for name in sorted(state.team_gates)), state.forge_gates, state.run_gates)
     gates = state.derive("gates", (*tasks, *team_gates), lambda: _gate_queue(tasks, team_gates))
     state.log_rows = rows
     return WorkspaceSnapshot(
@@ -40,6 +40,7 @@ def snapshot_of(state: ReadState, rows: tuple[EventRow, ...], notices: tuple[str
         issues=state.issues,
         issue_problems=state.issue_problems,
         team_tasks=tuple(state.task_list_views[team] for team in sorted(state.task_list_views)),
+        runs=dict(state.runs),
         state=state,
     )
 

@@ -42,6 +42,7 @@ from teamdeck.view.plans import (
     update_plans,
 )
 from teamdeck.view.read_state import ReadState
+from teamdeck.view.runs import read_runs
 from teamdeck.view.snapshot import (
     Problem,
     WorkspaceSnapshot,
@@ -99,6 +100,7 @@ def build_snapshot(
     state.plans = read_plans(ws)
     state.issues, state.issue_problems = read_issue_tree(ws)
     state.forge_gates = failed_deliveries(ws)
+    read_runs(state)
     for task_id in state.tasks:
         _read_verdicts(state, task_id)
     rows = merge_all(state)
@@ -188,6 +190,8 @@ def refresh(snapshot: WorkspaceSnapshot, changed: Iterable[Path]) -> WorkspaceSn
     if work.forge or work.relist:
         state.issues, state.issue_problems = read_issue_tree(ws)
         state.forge_gates = failed_deliveries(ws)
+    if work.runs or work.relist:
+        read_runs(state)
     notices = tuple(notice for log in state.logs.values() if (notice := take_notice(log)))
     if rebuild:
         rows = merge_all(state)

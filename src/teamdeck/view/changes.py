@@ -29,6 +29,8 @@ class Work:
     """Tasks whose ``guardian/`` changed: their verdict history is read again."""
     forge: bool = False
     """Something under ``forge/`` changed: the issues are read again."""
+    runs: bool = False
+    """A run's record or the runner's decisions changed (not a run's output log)."""
     task_lists: dict[str, set[str]] = field(default_factory=dict)
     """``tasks/<name>/`` -> the file names changed in it (``all``: the directory
     itself), in case it is a team's Claude Code task list."""
@@ -49,6 +51,8 @@ def classify(root: Path, changed: Iterable[Path]) -> Work:
             work.settings = True
         elif parts[0] == "forge":
             work.forge = True
+        elif parts[0] == "runs":
+            work.runs = work.runs or parts[-1] in ("run.yaml", "decisions.jsonl", "runs")
         elif parts[0] == "plans":
             plan = plan_of_path(parts)
             if plan is None:

@@ -14,8 +14,18 @@ from teamdeck.clock import parse_iso
 from teamdeck.errors import InvalidFile
 from teamdeck.model.run import RunRecord
 from teamdeck.protocol.run_decisions import RunDecision, run_decisions
-from teamdeck.store.runs import member_run_dirs, read_run, run_members
+from teamdeck.store.runs import (
+    EVENTS_FILE,
+    OUTPUT_FILE,
+    STDERR_FILE,
+    member_run_dirs,
+    read_log,
+    read_run,
+    run_members,
+    tail_text,
+)
 from teamdeck.store.workspace import Workspace
+from teamdeck.view.read_state import ReadState
 from teamdeck.view.snapshot import Decision
 
 
@@ -124,3 +134,20 @@ def as_decision(decision: RunDecision) -> Decision:
         decided_at=decision.answered_at,
         note=decision.note,
     )
+
+
+def run_events(ws: Workspace, run: RunRecord) -> list[dict[str, object]]:
+    """The run's events.jsonl, oldest first."""
+    return read_log(ws.run_dir(run.team, run.member, run.id) / EVENTS_FILE)
+
+
+def run_output(ws: Workspace, run: RunRecord, limit: int = 4000) -> dict[str, str]:
+    """The end of the run's output.log and stderr.log (by file name)."""
+    run_dir = ws.run_dir(run.team, run.member, run.id)
+    return {name: tail_text(run_dir / name, limit).rstrip("\n") for name in (OUTPUT_FILE, STDERR_FILE)}
+
+
+def read_runs(state: ReadState) -> None:
+    """Read every member's runs and the runner's open decisions into ``state``."""
+    state.runs = {f"{runs.team}/{runs.member}": runs for runs in all_runs(state.ws)}
+    state.run_gates = run_gates(state.ws)
