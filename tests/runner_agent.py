@@ -9,6 +9,10 @@ $AGENT (comma separated):
   stubborn    ($AGENT only) ignore SIGTERM (the runner must SIGKILL)
   reply:NAME  send a message to NAME
   child       leave a child process in its process group (sleep 300)
+
+A shutdown_request it reads is approved (shutdown_response --approve); with
+`linger:N` in $AGENT it then stays N seconds more, as an agent that does not exit by
+itself after approving (the runner must stop it).
 """
 
 from __future__ import annotations
@@ -39,11 +43,28 @@ def main() -> int:
     with open(Path(ws) / "agent-log.jsonl", "a") as log:
         log.write(json.dumps(entry) + "\n")
     status = 0
+    for text in texts:
+        request = _shutdown_request(text)
+        if request is not None:
+            _teamdeck(
+                ws,
+                "send",
+                team,
+                "team-lead",
+                "--type",
+                "shutdown_response",
+                "--request-id",
+                request,
+                "--approve",
+                "--from",
+                member,
+            )
     for directive in directives + [t for text in texts for t in text.split(",")]:
         name, _, value = directive.strip().partition(":")
         if name == "sleep":
             time.sleep(float(value))
         elif name == "fail":
+            print("failing as told", file=sys.stderr)
             status = 1
         elif name == "exit":
             status = int(value)
@@ -52,26 +73,22 @@ def main() -> int:
         elif name == "child":
             subprocess.Popen(["sleep", "300"])
         elif name == "reply":
-            subprocess.run(
-                [
-                    sys.executable,
-                    "-m",
-                    "teamdeck",
-                    "-w",
-                    ws,
-                    "send",
-                    team,
-                    value,
-                    f"from {member}",
-                    "--summary",
-                    "reply",
-                    "--from",
-                    member,
-                ],
-                check=True,
-                capture_output=True,
-            )
+            _teamdeck(ws, "send", team, value, f"from {member}", "--summary", "reply", "--from", member)
+        elif name == "linger" and any(_shutdown_request(text) for text in texts):
+            time.sleep(float(value))
     return status
+
+
+def _shutdown_request(text: str) -> str | None:
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value.get("requestId") if isinstance(value, dict) and value.get("type") == "shutdown_request" else None
+
+
+def _teamdeck(ws: str, *args: str) -> None:
+    subprocess.run([sys.executable, "-m", "teamdeck", "-w", ws, *args], check=True, capture_output=True)
 
 
 if __name__ == "__main__":

@@ -36,14 +36,21 @@ class World:
         create_team(self.ws, TEAM)
         for member in members:
             add_member(self.ws, TEAM, member)
+        self.defaults: dict[str, Any] = {}
         self.configure(agents or {}, **defaults)
         self.runner: subprocess.Popen[bytes] | None = None
         self.runner_out = root / "runner.out"
 
     def configure(self, agents: dict[str, Any], **defaults: Any) -> None:
+        """Write ``agents:``: the team's entry (``agents`` may replace it) and the
+        defaults given now over those given before."""
+        self.defaults.update(defaults)
         section = {
-            "defaults": {"retries": 0, "backoff_s": 0.2, "grace_s": 1, **defaults},
-            f"{TEAM}/*": {"runtime": "command", "command": [sys.executable, str(AGENT), "{team}", "{member}", "{run_id}"]},
+            "defaults": {"retries": 0, "backoff_s": 0.2, "grace_s": 1, **self.defaults},
+            f"{TEAM}/*": {
+                "runtime": "command",
+                "command": [sys.executable, str(AGENT), "{team}", "{member}", "{run_id}"],
+            },
             **agents,
         }
         (self.root / ".teamdeck.yaml").write_text(yaml.safe_dump({"agents": section}))
