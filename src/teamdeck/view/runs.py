@@ -7,6 +7,7 @@ Reads only: runs/<team>/<member>/<run_id>/run.yaml and runs/decisions.jsonl.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -14,6 +15,7 @@ from teamdeck.clock import parse_iso
 from teamdeck.errors import InvalidFile
 from teamdeck.model.run import RunRecord
 from teamdeck.protocol.run_decisions import RunDecision, run_decisions
+from teamdeck.store.lock_owner import process_started
 from teamdeck.store.runs import (
     EVENTS_FILE,
     OUTPUT_FILE,
@@ -151,3 +153,85 @@ def read_runs(state: ReadState) -> None:
     """Read every member's runs and the runner's open decisions into ``state``."""
     state.runs = {f"{runs.team}/{runs.member}": runs for runs in all_runs(state.ws)}
     state.run_gates = run_gates(state.ws)
+
+
+@dataclass(frozen=True)
+class RunState:
+    """What the roster and ``status`` say of a member's runs.
+
+    Attributes:
+        running: a run is going (``since``: when it started).
+        runs_today: runs created today (UTC).
+        cost_usd: every run's reported cost added up (None: none reported).
+        last_outcome: how the last ended run ended.
+        left_unread: messages the last run was woken for and left unread (a finding).
+        run_id: the live run, else the last one.
+    """
+
+    running: bool
+    since: str | None
+    runs_today: int
+    cost_usd: float | None
+    last_outcome: str | None
+    left_unread: int
+    run_id: str | None
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "running": self.running,
+            "since": self.since,
+            "runsToday": self.runs_today,
+            "costUsd": self.cost_usd,
+            "lastOutcome": self.last_outcome,
+            "leftUnread": self.left_unread,
+            "run": self.run_id,
+        }
+
+    def phrase(self, since_text: str = "") -> str:
+        """``▶ running 3m · 2 runs today · $0.42`` (``since_text``: how long, as the front says it)."""
+        parts = [f"▶ running {since_text}".rstrip()] if self.running else []
+        if not self.running and self.last_outcome:
+            parts.append(f"last run {self.last_outcome}")
+        parts.append(f"{self.runs_today} run{'s' if self.runs_today != 1 else ''} today")
+        if self.cost_usd is not None:
+            parts.append(f"${self.cost_usd:.2f}")
+        if self.left_unread:
+            parts.append(f"left {self.left_unread} unread")
+        return " · ".join(parts)
+
+
+def process_alive(run: RunRecord) -> bool:
+    """Whether the run's recorded process still runs (its pid, with the same start
+    time: a pid reused by another program does not count)."""
+    if run.pid is None:
+        return False
+    try:
+        os.kill(run.pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    started = process_started(run.pid)
+    return run.processStarted is None or started is None or abs(started - run.processStarted) < 0.05
+
+
+def run_state(runs: MemberRuns | None, now: datetime) -> RunState | None:
+    """The member's :class:`RunState`, or None when it never ran. ``running`` is true
+    only while the recorded process is really there (a runner that died leaves a record
+    saying ``running``: that is not believed)."""
+    if runs is None or not runs.runs:
+        return None
+    live = runs.live
+    if live is not None and live.pid is not None and not process_alive(live):
+        live = None
+    last_ended = next((run for run in reversed(runs.runs) if not run.live), None)
+    reported = any(run.costUsd is not None for run in runs.runs)
+    return RunState(
+        running=live is not None,
+        since=(live.startedAt or live.createdAt) if live is not None else None,
+        runs_today=runs.runs_on(now),
+        cost_usd=runs.cost_usd if reported else None,
+        last_outcome=last_ended.outcome if last_ended is not None else None,
+        left_unread=last_ended.unreadAfter if last_ended is not None else 0,
+        run_id=(live or runs.runs[-1]).id,
+    )
