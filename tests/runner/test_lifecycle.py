@@ -1,4 +1,4 @@
-"""`teamdeck run` and the members' lifecycle (issue 19 items 2-3, done-when): an approved
+"""`teamdeck run` and the members' lifecycle (docs/protocol.md, "Running the agents"): an approved
 shutdown stops the run and marks the member offline; `run stop`; the runner's crash and
 restart (adopt the live runs, record the others as lost, run nothing twice);
 `create_agent` starts the new member."""

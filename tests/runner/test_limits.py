@@ -1,4 +1,4 @@
-"""`teamdeck run`'s limits (issue 19 item 2, done-when): concurrency in the workspace and
+"""`teamdeck run`'s limits (docs/protocol.md, "Running the agents"): concurrency in the workspace and
 per team with arrival order, the timeout (SIGTERM, grace, SIGKILL to the whole process
 group), retries with backoff then the give-up decision, budgets."""
 

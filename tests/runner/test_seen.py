@@ -1,4 +1,4 @@
-"""Runs are seen everywhere (issue 19 item 4): `teamdeck runs [--team] [--json]`,
+"""Runs are seen everywhere (docs/protocol.md, "Running the agents"): `teamdeck runs [--team] [--json]`,
 `runs show`, `status` and `status --json`, MCP `list_agents` (running only while the
 recorded process really runs), the runner's decisions in `decisions list`."""
 

@@ -1,4 +1,4 @@
-"""`teamdeck run` wakes members (issue 19 item 2, done-when): a message wakes its member
+"""`teamdeck run` wakes members (docs/protocol.md, "Running the agents"): a message wakes its member
 once; a burst never starts a member twice; --once runs what is pending and exits; a
 run owes nothing for the messages unread when it started."""
 

@@ -1,4 +1,4 @@
-"""`agents:` in .teamdeck.yaml (issue 19 item 1): merged per member, schema-checked with
+"""`agents:` in .teamdeck.yaml (docs/protocol.md, "Running the agents"): merged per member, schema-checked with
 one message per mistake naming the file and the place (B4: no coercion of types)."""
 
 from __future__ import annotations
