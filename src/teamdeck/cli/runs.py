@@ -68,7 +68,7 @@ def _stop(args: argparse.Namespace, ws: Workspace) -> Output:
 
 def _wake(args: argparse.Namespace, ws: Workspace) -> Output:
     from teamdeck.protocol.run_requests import request
-    from teamdeck.runner.lock import holder_of
+    from teamdeck.view.runs import runner_holder as holder_of
 
     record = request(ws, "wake", args.team, args.member)
     note = "" if holder_of(ws) else " (no runner runs this workspace: start `teamdeck run`)"

@@ -16,33 +16,8 @@ from teamdeck.errors import Busy, WriteFailed
 from teamdeck.store.files import ensure_dir
 from teamdeck.store.lock_owner import process_started
 from teamdeck.store.paths import beneath
+from teamdeck.store.runs import read_holder
 from teamdeck.store.workspace import Workspace
-
-
-def holder_of(ws: Workspace) -> dict[str, Any] | None:
-    """Who holds the runner lock now, or None when no runner runs (nobody holds it)."""
-    path = ws.runner_lock
-    try:
-        fd = os.open(beneath(path), os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC)
-    except OSError:
-        return None
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return _read(fd)
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        return None
-    finally:
-        os.close(fd)
-
-
-def _read(fd: int) -> dict[str, Any]:
-    try:
-        raw = json.loads(os.pread(fd, 4096, 0) or b"{}")
-    except (OSError, ValueError):
-        return {}
-    return raw if isinstance(raw, dict) else {}
 
 
 def describe(holder: dict[str, Any]) -> str:
@@ -69,7 +44,7 @@ class RunnerLock:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            holder = _read(fd)
+            holder = read_holder(fd)
             os.close(fd)
             raise Busy(
                 f"another `teamdeck run` runs this workspace: {describe(holder)} ({self.ws.rel(path)}); "

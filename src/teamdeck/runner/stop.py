@@ -9,12 +9,12 @@ import time
 
 from teamdeck.clock import iso
 from teamdeck.protocol.run_requests import request
-from teamdeck.runner.lock import describe, holder_of
+from teamdeck.runner.lock import describe
 from teamdeck.runner.process import Identity, stop_group
 from teamdeck.runtime.config import load_agents
 from teamdeck.store.runs import write_run
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.runs import member_runs
+from teamdeck.view.runs import member_runs, runner_holder
 
 WAIT_S = 30.0
 
@@ -35,7 +35,7 @@ def stop_member(ws: Workspace, team: str, member: str) -> str:
     """Stop ``team/member``'s run; what happened, in one line."""
     live = member_runs(ws, team, member).live
     request(ws, "stop", team, member)
-    holder = holder_of(ws)
+    holder = runner_holder(ws)
     if holder:
         if live is None:
             return f"{team}/{member} has no run going (stop asked of the runner, {describe(holder)})"

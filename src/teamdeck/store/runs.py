@@ -14,6 +14,9 @@ each log line is appended whole under the log's lock, after a torn tail is set a
 
 from __future__ import annotations
 
+import fcntl
+import json
+import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -125,3 +128,38 @@ def tail_text(path: Path, limit: int = 4000) -> str:
             return handle.read().decode(errors="replace")
     except OSError:
         return ""
+
+
+def holder_of(path: Path) -> dict[str, Any] | None:
+    """Who holds the runner lock ``path`` (runs/runner.lock) now, or None when no runner
+    runs (nobody holds it): probed with a non-blocking ``flock``."""
+    try:
+        fd = os.open(beneath(path), os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return read_holder(fd)
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return None
+    finally:
+        os.close(fd)
+
+
+def _read(fd: int) -> dict[str, Any]:
+    try:
+        raw = json.loads(os.pread(fd, 4096, 0) or b"{}")
+    except (OSError, ValueError):
+        return {}
+    return raw if isinstance(raw, dict) else {}
+
+
+def read_holder(fd: int) -> dict[str, Any]:
+    """The holder a runner wrote into its lock file (``{}`` when unreadable)."""
+    try:
+        raw = json.loads(os.pread(fd, 4096, 0) or b"{}")
+    except (OSError, ValueError):
+        return {}
+    return raw if isinstance(raw, dict) else {}

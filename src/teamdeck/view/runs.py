@@ -20,6 +20,7 @@ from teamdeck.store.runs import (
     EVENTS_FILE,
     OUTPUT_FILE,
     STDERR_FILE,
+    holder_of,
     member_run_dirs,
     read_log,
     read_run,
@@ -235,3 +236,8 @@ def run_state(runs: MemberRuns | None, now: datetime) -> RunState | None:
         left_unread=last_ended.unreadAfter if last_ended is not None else 0,
         run_id=(live or runs.runs[-1]).id,
     )
+
+
+def runner_holder(ws: Workspace) -> dict[str, object] | None:
+    """Who runs the workspace's runner now (pid, host, started, since), or None."""
+    return holder_of(ws.runner_lock)
