@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 
 from teamdeck.model.run import RunRecord
-from teamdeck.protocol.messaging import send_message
+from teamdeck.protocol.messaging.sending import send_message
 from teamdeck.protocol.teams import add_member, create_team
 from teamdeck.store.workspace import Workspace
 from teamdeck.view.runs import all_runs

@@ -63,7 +63,7 @@ def test_after_a_crash_the_next_runner_adopts_live_runs_and_records_the_others_l
     """F10: the runner killed with SIGKILL: its lock goes with it; its runs do not."""
     w = world(["dev", "qa"], grace_s=0.5)
     w.start()
-    w.send("dev", "sleep:3")
+    w.send("dev", "sleep:8")
     w.send("qa", "sleep:60")
     runs = wait_for(lambda: len([r for r in w.runs() if r.live and r.pid]) == 2 and w.runs(), 20)
     wait_for(lambda: len(w.agent_log()) == 2, 20)
@@ -72,7 +72,7 @@ def test_after_a_crash_the_next_runner_adopts_live_runs_and_records_the_others_l
     os.killpg(qa.pid, signal.SIGKILL)  # qa's process dies while no runner watches: lost
     wait_for(lambda: not alive(qa.pid), 10)
     w.start()
-    adopted = wait_for(lambda: [r for r in w.runs("dev") if not r.live], 20)[0]
+    adopted = wait_for(lambda: [r for r in w.runs("dev") if not r.live], 30)[0]
     assert adopted.id == dev.id and adopted.outcome == "unknown" and adopted.exitStatus is None
     lost = w.runs("qa")[0]
     assert lost.state == "lost" and lost.outcome == "lost"

@@ -41,7 +41,7 @@ def test_a_burst_of_100_messages_starts_the_member_once_at_a_time(world) -> None
 
 
 def test_a_run_that_leaves_its_messages_unread_is_not_woken_again_for_them(world) -> None:
-    w = world(["dev"], AGENT="noread")
+    w = world(["dev"])
     w.configure({"crew/*": {"runtime": "command", "command": w_command(), "env": {"AGENT": "noread"}}})
     w.start()
     w.send("dev", "please read me")

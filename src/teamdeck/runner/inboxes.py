@@ -8,7 +8,7 @@ import hashlib
 from dataclasses import dataclass
 
 from teamdeck.model.claude import ShutdownApproved
-from teamdeck.protocol.messaging import SHUTDOWN_FIRST, format_block
+from teamdeck.protocol.messaging.injection import SHUTDOWN_FIRST, format_block
 from teamdeck.runtime.spec import Message
 from teamdeck.store.inbox import InboxEntry, UnreadableInbox, read_inbox
 from teamdeck.store.workspace import Workspace

@@ -454,7 +454,7 @@ class Runner:
             or approved_shutdown(self.ws, record.team, roster.lead_name, record.member, record.createdAt) is None
         ):
             return
-        from teamdeck.protocol.messaging import deactivate_member
+        from teamdeck.protocol.messaging.handshakes import deactivate_member
 
         try:
             deactivate_member(self.ws, record.team, record.member, reason=f"shutdown approved; run {record.id} ended")
