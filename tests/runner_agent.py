@@ -1,6 +1,7 @@
 """A scripted agent for `runtime: command` tests: reads its unread messages with
 `teamdeck inbox --inject` (unless told not to), records what it saw in
-<workspace>/agent-log.jsonl, then obeys the directives in the messages it read and in
+<workspace>/agent-log.jsonl (with the messages it was woken for, from
+$TEAMDECK_RUN_MESSAGES), then obeys the directives in the messages it read and in
 $AGENT (comma separated):
 
   sleep:N     sleep N seconds            fail / exit:N   exit with status 1 / N
@@ -39,7 +40,11 @@ def main() -> int:
             check=True,
         )
         texts = [message["text"] for message in json.loads(out.stdout)["messages"]]
-    entry = {"run": run_id, "member": member, "team": team, "pid": os.getpid(), "texts": texts, "argv": sys.argv[1:]}
+    carried = [m["text"] for m in json.loads(Path(os.environ["TEAMDECK_RUN_MESSAGES"]).read_text())]
+    entry = {
+        "run": run_id, "member": member, "team": team, "pid": os.getpid(), "texts": texts, "argv": sys.argv[1:],
+        "woken_for": carried,
+    }  # fmt: skip
     with open(Path(ws) / "agent-log.jsonl", "a") as log:
         log.write(json.dumps(entry) + "\n")
     status = 0

@@ -76,6 +76,12 @@ def test_failed_runs_are_retried_with_backoff_then_a_give_up_decision(world) -> 
     runs = w.runs("dev")
     assert [run.attempt for run in runs] == [1, 2, 3] and all(run.outcome == "failed" for run in runs)
     assert [run.retryOf for run in runs] == [None, runs[0].id, runs[1].id]
+    # the first attempt read its message; the retries find it in $TEAMDECK_RUN_MESSAGES
+    assert [(e["texts"], e["woken_for"]) for e in w.agent_log()] == [
+        (["do it"], ["do it"]),
+        ([], ["do it"]),
+        ([], ["do it"]),
+    ]
     gaps = [
         (time_of(later.createdAt) - time_of(earlier.endedAt)) for earlier, later in zip(runs, runs[1:], strict=False)
     ]

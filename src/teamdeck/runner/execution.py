@@ -23,8 +23,10 @@ from teamdeck.model.run import RunMessage, RunnerRef, RunOutcome, RunRecord
 from teamdeck.runner.inboxes import Unread, message_key, unread
 from teamdeck.runner.process import Identity, spawn, stop_group, wait_gone
 from teamdeck.runtime.spec import Outcome, RunRequest, Runtime
+from teamdeck.store.atomic import atomic_replace
 from teamdeck.store.files import ensure_dir
 from teamdeck.store.inbox import mark_read
+from teamdeck.store.loaders import dumps_json
 from teamdeck.store.lock_owner import process_started
 from teamdeck.store.runs import OUTPUT_FILE, STDERR_FILE, append_run_event, tail_text, write_run
 from teamdeck.store.workspace import Workspace
@@ -84,6 +86,8 @@ class Execution:
         Raises:
             TeamdeckError, OSError: it could not start (the caller records it with :meth:`finish`).
         """
+        messages = [message.to_json() for message in self.request.messages]
+        atomic_replace(self.request.messages_file, dumps_json(messages, indent=1).encode(), crash_prefix="run")
         launch = self.runtime.launch(self.request)
         run_dir = self.request.run_dir
         self.process = await spawn(launch, run_dir / OUTPUT_FILE, run_dir / STDERR_FILE)

@@ -30,6 +30,7 @@ ENV_WORKSPACE = "TEAMDECK_WORKSPACE"
 ENV_TEAM = "TEAMDECK_TEAM"
 ENV_MEMBER = "TEAMDECK_MEMBER"
 ENV_RUN_ID = "TEAMDECK_RUN_ID"
+ENV_RUN_MESSAGES = "TEAMDECK_RUN_MESSAGES"
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,18 @@ class Message:
     summary: str | None = None
     color: str | None = None
     request_id: str | None = None
+
+    def to_json(self) -> dict[str, str | None]:
+        return {
+            "from": self.sender,
+            "type": self.kind,
+            "timestamp": self.timestamp,
+            "summary": self.summary,
+            "color": self.color,
+            "requestId": self.request_id,
+            "text": self.text,
+            "block": self.block,
+        }
 
 
 @dataclass(frozen=True)
@@ -98,17 +111,26 @@ class RunRequest:
         """Where the runner writes the process's stdout."""
         return self.run_dir / "output.log"
 
+    @property
+    def messages_file(self) -> Path:
+        """``messages.json``: :attr:`messages` as a JSON array (``from``, ``type``,
+        ``timestamp``, ``text``, ``block``...), written by the runner before the start: a
+        retried run finds there the messages its failed attempt had read."""
+        return self.run_dir / "messages.json"
+
     def placeholders(self) -> dict[str, str]:
         """``{workspace} {team} {member} {run_id}`` for argv templates."""
         return {"workspace": str(self.workspace), "team": self.team, "member": self.member, "run_id": self.run_id}
 
     def base_env(self) -> dict[str, str]:
-        """The variables every run gets: ``TEAMDECK_WORKSPACE/TEAM/MEMBER/RUN_ID``."""
+        """The variables every run gets: ``TEAMDECK_WORKSPACE/TEAM/MEMBER/RUN_ID`` and
+        ``TEAMDECK_RUN_MESSAGES`` (:attr:`messages_file`)."""
         return {
             ENV_WORKSPACE: str(self.workspace),
             ENV_TEAM: self.team,
             ENV_MEMBER: self.member,
             ENV_RUN_ID: self.run_id,
+            ENV_RUN_MESSAGES: str(self.messages_file),
         }
 
 
