@@ -1,9 +1,9 @@
 """The runner's rows (``teamdeck run``, docs/protocol.md "Running the agents"), added to
 the table by run.py (target ``extra``) or printed alone (``python bench/rows_runner.py``):
 
-- inbox write → agent process started: a message sent (the clock read just before the
-  send) until the run's ``started`` event (written right after the process was spawned);
-  one member at a time, the agent is ``true``;
+- inbox write → agent process started: a message sent, from the inbox file's mtime (when
+  the write landed) to the run's ``startedAt`` (the clock read right after the spawn); one
+  member at a time, the agent is ``true``;
 - a burst of 1,000 messages over 50 members, as fast as one writer sends them: every
   message must be covered by exactly one run (no wake lost, none doubled) and no member
   may ever have two runs at once;
@@ -33,7 +33,6 @@ from common import Result, cpu_seconds, latency_result, percentile, print_table
 from teamdeck.clock import parse_iso
 from teamdeck.protocol.messaging.sending import send_message
 from teamdeck.protocol.teams import add_member, create_team
-from teamdeck.store.runs import read_log
 from teamdeck.store.workspace import Workspace
 from teamdeck.view.runs import all_runs
 
@@ -91,23 +90,23 @@ def wake_latency(samples: int) -> Result:
         try:
             for number in range(samples):
                 member = f"m{number}"
-                sent_at = time.time()
+                before = time.time()
                 send_message(ws, TEAM, member, "go", summary="go")
-                sends.append((time.time() - sent_at) * 1000)
-                run_dir = ws.member_runs_dir(TEAM, member)
+                sends.append((time.time() - before) * 1000)
+                written = ws.inbox(TEAM, member).stat().st_mtime  # when the message landed in the inbox
 
-                def started(run_dir: Path = run_dir) -> list[dict]:
-                    return [
-                        e for d in run_dir.glob("r-*") for e in read_log(d / "events.jsonl") if e["type"] == "started"
-                    ]
+                def started(member: str = member) -> str | None:
+                    runs = [run for runs in all_runs(ws, TEAM) if runs.member == member for run in runs.runs]
+                    return runs[0].startedAt if runs and runs[0].startedAt else None
 
                 if _wait(started, 10):
-                    latencies.append((parse_iso(started()[0]["at"]).timestamp() - sent_at) * 1000)
+                    latencies.append((parse_iso(started() or "").timestamp() - written) * 1000)
                 time.sleep(0.05)
         finally:
             _stop(runner)
     note = (
-        f"from before send_message (itself median {statistics.median(sends):.1f} ms) to the started event; agent `true`"
+        f"the inbox's mtime after send_message (which took {statistics.median(sends):.1f} ms) to the run's startedAt "
+        "(read right after the spawn); agent `true`"
     )
     return latency_result("runner: inbox write → agent process started", latencies, 50, 150, note)
 

@@ -12,8 +12,8 @@ Runs wait in arrival order for room (``max_concurrent`` in the workspace and per
 failed run is retried with exponential backoff, then a ``run-failed`` decision waits for
 a person (retry / give up); past a member's or team's budget no more runs start and a
 ``run-budget`` decision waits (raise / stop). An approved shutdown stops the member's run
-and marks it offline. A member whose roster ``prompt`` was never run (``create_agent``)
-is started once.
+and marks it offline. A member that joins the roster with a ``prompt`` while the runner
+watches (``create_agent``) is started once.
 
 Everything lives in the event loop's thread; the watcher's thread only hands batches over.
 Ending the runner (Ctrl-C, SIGTERM) stops its runs; a runner that is killed leaves them
@@ -40,6 +40,7 @@ from teamdeck.protocol.run_requests import ask
 from teamdeck.protocol.teams import list_teams, read_team
 from teamdeck.runner.adoption import recover
 from teamdeck.runner.budgets import overrun
+from teamdeck.runner.changes import classify
 from teamdeck.runner.execution import Execution, new_record, new_run_id
 from teamdeck.runner.inboxes import Unread, approved_shutdown, unread
 from teamdeck.runner.lock import RunnerLock
@@ -49,7 +50,7 @@ from teamdeck.runtime.registry import RUNTIMES
 from teamdeck.runtime.spec import RunRequest
 from teamdeck.store.jsonl import Tail
 from teamdeck.store.runs import requests_log
-from teamdeck.store.workspace import SETTINGS_FILE, Workspace
+from teamdeck.store.workspace import Workspace
 from teamdeck.view.runs import all_runs, member_runs
 from teamdeck.watch import watch_batches
 
@@ -87,6 +88,7 @@ class Runner:
         self.pending_paths: set[Path] = set()
         self.started_at = time.time()
         self.decided: list[RunDecision] | None = None
+        self.seen: set[Key] = set()
 
     # --- the loop ---------------------------------------------------------------------
 
@@ -112,6 +114,7 @@ class Runner:
             self._read_requests(initial=True)
             self.decisions.read_new()  # answers given before this runner started were acted on, or are moot
             self._scan_all()
+            self.looked = True
             started = 0
             try:
                 started = await self._loop()
@@ -162,36 +165,23 @@ class Runner:
 
     def _handle_changes(self) -> None:
         paths, self.pending_paths = self.pending_paths, set()
-        members: set[Key] = set()
-        teams: set[str] = set()
-        for path in paths:
-            try:
-                parts = path.relative_to(self.ws.root).parts
-            except ValueError:
-                continue
-            if parts == (SETTINGS_FILE,):
-                self._reload_config()
-                teams.update(self._teams())
-            elif len(parts) == 4 and parts[0] == "teams" and parts[2] == "inboxes" and parts[3].endswith(".json"):
-                members.add((parts[1], parts[3][: -len(".json")]))
-            elif len(parts) == 3 and parts[0] == "teams" and parts[2] == "config.json":
-                self.rosters.pop(parts[1], None)
-                teams.add(parts[1])
-            elif parts == ("runs", "requests.jsonl"):
-                self._read_requests()
-            elif parts == ("runs", "decisions.jsonl"):
-                self._read_answers()
-        for team in teams:
+        changes = classify(self.ws.root, paths)
+        if changes.settings:
+            self._reload_config()
+            changes.teams.update(self._teams())
+        if changes.requests:
+            self._read_requests()
+        if changes.answers:
+            self._read_answers()
+        for team in changes.teams:
+            self.rosters.pop(team, None)
             self._scan_team(team)
-        for team, member in members:
-            if team in teams:
-                continue
+        for team, member in changes.members - {(t, m) for t, m in changes.members if t in changes.teams}:
             roster = self._roster(team)
-            if roster is None:
-                continue
-            if roster.is_lead(member):
-                self._check_shutdowns(team, roster)
-            self._consider(team, member, roster)
+            if roster is not None:
+                if roster.is_lead(member):
+                    self._check_shutdowns(team, roster)
+                self._consider(team, member, roster)
 
     def _reload_config(self) -> None:
         try:
@@ -233,8 +223,11 @@ class Runner:
         return self.config.resolve(team, member, lead=roster.lead_name)
 
     def _consider(self, team: str, member: str, roster: TeamConfig, trigger: str = "message") -> None:
-        """Queue a wake for ``team/member`` when it has new work and nothing going."""
+        """Queue a wake for ``team/member`` when it has new work and nothing going, or
+        when it joined the roster with a prompt while this runner watched (create_agent)."""
         key = (team, member)
+        joined = self.looked and key not in self.seen
+        self.seen.add(key)
         if self.once and self.accepting_done:
             return
         if key in self.live or key in self.queue or key in self.backoff:
@@ -247,11 +240,13 @@ class Runner:
         owed = self.owed.get(key, set())
         if any(item.key not in owed for item in unread(self.ws, team, member)):
             self.queue.push(Wake(team, member, trigger, time.time()))
-        elif entry.prompt and key not in self.owed:
+        elif entry.prompt and joined and key not in self.owed:
             self.queue.push(Wake(team, member, "created", time.time()))
 
     accepting_done = False
     """With ``once``: set after the first look, so later messages wait for the next runner."""
+    looked = False
+    """Set after the first look: a member not seen then joined the roster since."""
 
     def _held(self, team: str, member: str) -> bool:
         """A decision about the member (or its team's budget) waits for a person."""
