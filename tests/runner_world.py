@@ -27,15 +27,28 @@ TEAM = "crew"
 
 
 class World:
-    """See the module. ``agents``: extra entries of ``agents:`` (merged over the team's)."""
+    """See the module. ``agents``: extra entries of ``agents:`` (merged over the team's);
+    ``make_team``: builds another team (named ``team``) instead of ``crew`` of ``members``."""
 
-    def __init__(self, root: Path, members: list[str], agents: dict[str, Any] | None = None, **defaults: Any) -> None:
-        self.root = root
+    def __init__(
+        self,
+        root: Path,
+        members: list[str],
+        agents: dict[str, Any] | None = None,
+        *,
+        team: str = TEAM,
+        make_team: Callable[[Workspace], None] | None = None,
+        **defaults: Any,
+    ) -> None:
+        self.root, self.team = root, team
         root.mkdir(parents=True, exist_ok=True)
         self.ws = Workspace.at(root, actor="human:tester")
-        create_team(self.ws, TEAM)
-        for member in members:
-            add_member(self.ws, TEAM, member)
+        if make_team is not None:
+            make_team(self.ws)
+        else:
+            create_team(self.ws, TEAM)
+            for member in members:
+                add_member(self.ws, TEAM, member)
         self.defaults: dict[str, Any] = {}
         self.configure(agents or {}, **defaults)
         self.runner: subprocess.Popen[bytes] | None = None
@@ -47,7 +60,7 @@ class World:
         self.defaults.update(defaults)
         section = {
             "defaults": {"retries": 0, "backoff_s": 0.2, "grace_s": 1, **self.defaults},
-            f"{TEAM}/*": {
+            f"{self.team}/*": {
                 "runtime": "command",
                 "command": [sys.executable, str(AGENT), "{team}", "{member}", "{run_id}"],
             },
@@ -56,7 +69,7 @@ class World:
         (self.root / ".teamdeck.yaml").write_text(yaml.safe_dump({"agents": section}))
 
     def send(self, member: str, text: str, sender: str = "team-lead") -> None:
-        send_message(self.ws, TEAM, member, text, summary="work", sender=sender)
+        send_message(self.ws, self.team, member, text, summary="work", sender=sender)
 
     def start(self, *args: str) -> subprocess.Popen[bytes]:
         self.runner = subprocess.Popen(
