@@ -191,7 +191,7 @@ def refresh(snapshot: WorkspaceSnapshot, changed: Iterable[Path]) -> WorkspaceSn
         state.issues, state.issue_problems = read_issue_tree(ws)
         state.forge_gates = failed_deliveries(ws)
     if work.runs or work.relist:
-        read_runs(state)
+        read_runs(state, None if work.relist or "*" in work.runs else work.runs)
     notices = tuple(notice for log in state.logs.values() if (notice := take_notice(log)))
     if rebuild:
         rows = merge_all(state)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from teamdeck.clock import parse_iso
-from teamdeck.errors import InvalidFile
+from teamdeck.errors import InvalidFile, TeamdeckError
 from teamdeck.model.run import RunRecord
 from teamdeck.protocol.run_decisions import RunDecision, run_decisions
 from teamdeck.store.lock_owner import process_started
@@ -150,10 +150,22 @@ def run_output(ws: Workspace, run: RunRecord, limit: int = 4000) -> dict[str, st
     return {name: tail_text(run_dir / name, limit).rstrip("\n") for name in (OUTPUT_FILE, STDERR_FILE)}
 
 
-def read_runs(state: ReadState) -> None:
-    """Read every member's runs and the runner's open decisions into ``state``."""
-    state.runs = {f"{runs.team}/{runs.member}": runs for runs in all_runs(state.ws)}
-    state.run_gates = run_gates(state.ws)
+def read_runs(state: ReadState, changed: set[str] | None = None) -> None:
+    """Read the members' runs and the runner's open decisions into ``state``: every
+    member's (``changed`` None), or only those of ``changed`` (``team/member``; the
+    decisions when it holds ``decisions``)."""
+    if changed is None:
+        state.runs = {f"{runs.team}/{runs.member}": runs for runs in all_runs(state.ws)}
+        state.run_gates = run_gates(state.ws)
+        return
+    for key in changed - {"decisions"}:
+        team, _, member = key.partition("/")
+        try:
+            state.runs[key] = member_runs(state.ws, team, member)
+        except TeamdeckError:
+            state.runs.pop(key, None)
+    if "decisions" in changed:
+        state.run_gates = run_gates(state.ws)
 
 
 @dataclass(frozen=True)
