@@ -78,11 +78,9 @@ class World:
             stderr=subprocess.STDOUT,
             env={**os.environ, "PYTHONUNBUFFERED": "1"},
         )
-        wait_for(lambda: (self.root / "runs" / "runner.lock").exists() and self.output() != "" or self._ready(), 15)
+        started = self.output().count("runner of ")
+        wait_for(lambda: self.output().count("runner of ") > started or self.runner.poll() is not None, 30)
         return self.runner
-
-    def _ready(self) -> bool:
-        return (self.root / "runs" / "runner.lock").exists() and (self.root / "runs" / "runner.lock").stat().st_size > 0
 
     def stop(self) -> int:
         if self.runner is None:

@@ -76,11 +76,10 @@ def test_after_a_crash_the_next_runner_adopts_live_runs_and_records_the_others_l
     assert adopted.id == dev.id and adopted.outcome == "unknown" and adopted.exitStatus is None
     lost = w.runs("qa")[0]
     assert lost.state == "lost" and lost.outcome == "lost"
-    events = [
-        json.loads(line)["type"]
-        for line in (w.root / "runs" / TEAM / "dev" / dev.id / "events.jsonl").read_text().splitlines()
-    ]
-    assert events == ["started", "adopted", "ended"]
+    log = w.root / "runs" / TEAM / "dev" / dev.id / "events.jsonl"
+    wait_for(
+        lambda: [json.loads(line)["type"] for line in log.read_text().splitlines()] == ["started", "adopted", "ended"]
+    )
     time.sleep(1)
     assert len(w.runs()) == 2 and len(w.agent_log()) == 2  # nothing ran twice
     assert "adopted" in w.output() and "lost" in w.output()

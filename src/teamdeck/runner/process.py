@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from teamdeck.runtime.spec import Launch
-from teamdeck.store.lock_owner import process_started
+from teamdeck.store.lock_owner import is_running
 from teamdeck.store.paths import beneath
 
 POLL_S = 0.1
@@ -31,17 +31,8 @@ class Identity:
     started: float | None
 
     def alive(self) -> bool:
-        """Whether this very process still runs (a reused pid is not it)."""
-        try:
-            os.kill(self.pid, 0)
-        except ProcessLookupError:
-            return False
-        except PermissionError:
-            pass
-        now = process_started(self.pid)
-        if now is None:
-            return not _is_zombie(self.pid)
-        return (self.started is None or abs(now - self.started) < 0.05) and not _is_zombie(self.pid)
+        """Whether this very process still runs (a reused pid is not it, nor a zombie)."""
+        return is_running(self.pid, self.started)
 
     def signal_group(self, sig: int) -> bool:
         """Send ``sig`` to the process's group (its own session); False when it is gone."""
@@ -52,14 +43,6 @@ class Identity:
         except ProcessLookupError:
             return False
         return True
-
-
-def _is_zombie(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat[stat.rindex(")") + 2 :].startswith("Z")
 
 
 async def spawn(launch: Launch, stdout: Path, stderr: Path) -> asyncio.subprocess.Process:

@@ -115,6 +115,7 @@ class Runner:
             self.decisions.read_new()  # answers given before this runner started were acted on, or are moot
             self._scan_all()
             self.looked = True
+            self._say_ready()
             started = 0
             try:
                 started = await self._loop()
@@ -145,6 +146,17 @@ class Runner:
                 self._scan_all()
                 next_scan = time.monotonic() + RESCAN_S
         return started
+
+    def _say_ready(self) -> None:
+        """One line once the first look is done: what it runs, and how to stop it."""
+        members = [
+            key for key in self.seen if (roster := self._roster(key[0])) and self._settings(*key, roster) is not None
+        ]
+        teams = len({team for team, _member in members})
+        self.say(
+            f"runner of {self.ws.root}: {len(members)} member(s) of {teams} team(s) to run, {len(self.queue)} woken, "
+            f"{len(self.live)} adopted; " + ("--once: ends when these runs end" if self.once else "Ctrl-C stops it")
+        )
 
     def _watch(self, loop: asyncio.AbstractEventLoop, stop: threading.Event, ready: threading.Event) -> None:
         try:

@@ -7,7 +7,6 @@ Reads only: runs/<team>/<member>/<run_id>/run.yaml and runs/decisions.jsonl.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -15,7 +14,7 @@ from teamdeck.clock import parse_iso
 from teamdeck.errors import InvalidFile, TeamdeckError
 from teamdeck.model.run import RunRecord
 from teamdeck.protocol.run_decisions import RunDecision, run_decisions
-from teamdeck.store.lock_owner import process_started
+from teamdeck.store.lock_owner import is_running
 from teamdeck.store.runs import (
     EVENTS_FILE,
     OUTPUT_FILE,
@@ -216,16 +215,7 @@ class RunState:
 def process_alive(run: RunRecord) -> bool:
     """Whether the run's recorded process still runs (its pid, with the same start
     time: a pid reused by another program does not count)."""
-    if run.pid is None:
-        return False
-    try:
-        os.kill(run.pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        pass
-    started = process_started(run.pid)
-    return run.processStarted is None or started is None or abs(started - run.processStarted) < 0.05
+    return run.pid is not None and is_running(run.pid, run.processStarted)
 
 
 def run_state(runs: MemberRuns | None, now: datetime) -> RunState | None:
