@@ -210,7 +210,7 @@ def queue_wait(members: int, limit: int) -> Result:
 
 def results(quick: bool = False) -> list[Result]:
     if quick:
-        return [wake_latency(5), burst(5, 50), idle_cpu(5, 2), queue_wait(8, 2)]
+        return [wake_latency(3), burst(3, 12), idle_cpu(3, 1), queue_wait(4, 2)]
     return [wake_latency(40), burst(50, 1000), idle_cpu(50, 10), queue_wait(50, 8)]
 
 
