@@ -104,3 +104,34 @@ def test_the_lead_is_not_run_by_a_wildcard(world) -> None:
     wait_for(lambda: w.runs("dev"), 20)
     time.sleep(0.5)
     assert w.runs("team-lead") == []
+
+
+def test_a_retry_answered_while_no_runner_ran_is_run_by_the_next_one(world) -> None:
+    w = world(["dev"], retries=0)
+    w.configure({"crew/*": {"runtime": "command", "command": COMMAND, "env": {"AGENT": "fail"}}})
+    w.start()
+    w.send("dev", "do it")
+    asked = wait_for(lambda: [d for d in w.decisions() if d["type"] == "asked"], 30)[0]
+    w.stop()
+    w.configure({"crew/*": {"runtime": "command", "command": COMMAND}})
+    assert w.cli("decisions", "decide", asked["decision"], "retry").returncode == 0
+    w.start()
+    retry = wait_for(lambda: [r for r in w.runs("dev") if r.trigger == "retry" and not r.live], 30)[0]
+    assert retry.outcome == "succeeded" and retry.retryOf == asked["run"]
+    assert w.agent_log()[-1]["woken_for"] == ["do it"]  # the failed run's message, read by it, carried over
+    w.stop()
+    w.start()  # the answer is not acted on twice
+    time.sleep(1)
+    assert len(w.runs("dev")) == 2
+
+
+def test_a_wake_asked_while_no_runner_ran_is_run_by_the_next_one_once(world) -> None:
+    w = world(["dev"])
+    assert w.cli("run", "wake", TEAM, "dev").returncode == 0
+    w.start()
+    run = wait_for(lambda: [r for r in w.runs("dev") if not r.live], 20)[0]
+    assert run.trigger == "wake"
+    w.stop()
+    w.start()
+    time.sleep(1)
+    assert len(w.runs("dev")) == 1

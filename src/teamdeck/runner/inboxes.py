@@ -5,8 +5,10 @@ member approved its shutdown."""
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass
 
+from teamdeck.errors import TeamdeckError
 from teamdeck.model.claude import ShutdownApproved
 from teamdeck.protocol.messaging.injection import SHUTDOWN_FIRST, format_block
 from teamdeck.runtime.spec import Message
@@ -71,3 +73,16 @@ def approved_shutdown(ws: Workspace, team: str, lead: str, member: str, since: s
             if (kind.timestamp or message.timestamp) >= since:
                 return kind.requestId
     return None
+
+
+def woken_for(ws: Workspace, team: str, member: str, run_id: str | None) -> tuple[Unread, ...]:
+    """The messages the run ``run_id`` was woken for (its messages.json), as a retry of
+    it injects them again; none when they cannot be read."""
+    if run_id is None:
+        return ()
+    try:
+        raw = json.loads(ws.run_dir(team, member, run_id).joinpath("messages.json").read_bytes())
+    except (OSError, ValueError, TeamdeckError):
+        return ()
+    messages = [Message.from_json(item) for item in raw if isinstance(item, dict)] if isinstance(raw, list) else []
+    return tuple(Unread(message_key(m.sender, m.timestamp, m.text), m) for m in messages)

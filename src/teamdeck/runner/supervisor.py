@@ -42,7 +42,7 @@ from teamdeck.runner.adoption import recover
 from teamdeck.runner.budgets import overrun
 from teamdeck.runner.changes import classify
 from teamdeck.runner.execution import Execution, new_record, new_run_id
-from teamdeck.runner.inboxes import Unread, approved_shutdown, unread
+from teamdeck.runner.inboxes import Unread, approved_shutdown, unread, woken_for
 from teamdeck.runner.lock import RunnerLock
 from teamdeck.runner.wakes import Key, Wake, WakeQueue
 from teamdeck.runtime.config import AgentsConfig, load_agents
@@ -112,8 +112,7 @@ class Runner:
             self._load_history()
             self._adopt_or_lose()
             self._read_requests(initial=True)
-            self.decisions.read_new()  # answers given before this runner started were acted on, or are moot
-            self._scan_all()
+            self._read_answers(initial=True)
             self.looked = True
             self._say_ready()
             started = 0
@@ -275,13 +274,16 @@ class Runner:
     # --- starting ---------------------------------------------------------------------
 
     def _dispatch(self) -> int:
-        if self.stopping.is_set():
-            return 0
-        if self.once:
-            self.accepting_done = True
+        """Start what the limits let through; a run the disk refuses to record is said and
+        dropped (the next look wakes the member again: its messages are still not owed)."""
+        self.accepting_done = self.once
         started = 0
-        for wake in self.queue.take(self.live, self.config.max_concurrent, self.config.team_limit):
-            started += self._start(wake)
+        limits = (self.config.max_concurrent, self.config.team_limit)
+        for wake in [] if self.stopping.is_set() else self.queue.take(self.live, *limits):
+            try:
+                started += self._start(wake)
+            except TeamdeckError as err:
+                self.say(f"could not start {wake.team}/{wake.member}: {err}")
         return started
 
     def _start(self, wake: Wake) -> int:
@@ -319,9 +321,9 @@ class Runner:
             attempt=wake.attempt,
         )
         record = new_record(self.ws, request, runtime.name, wake.arrived, wake.retry_of)
-        owed.update(item.key for item in messages)
         execution = Execution(self.ws, record, request, runtime, frozenset(item.key for item in messages))
-        execution.save()
+        execution.save()  # before anything is owed or started: a refused write leaves the wake to the next look
+        owed.update(item.key for item in messages)
         self.live[key] = execution
         asyncio.ensure_future(self._supervise(execution, tuple(messages)))
         return 1
@@ -402,23 +404,28 @@ class Runner:
     # --- requests, answers, shutdowns -------------------------------------------------
 
     def _read_requests(self, initial: bool = False) -> None:
+        """Act on the wakes and stops asked since the last look (``initial``: those asked
+        while no runner ran count when no run of the member started after them)."""
         for request in self.requests.read_new():
             team, member, kind = str(request.get("team")), str(request.get("member")), request.get("type")
-            key = (team, member)
+            key, at = (team, member), str(request.get("at", ""))
             if self.team is not None and team != self.team:
                 continue
             if kind == "stop":
                 self.queue.drop(key)
                 self.backoff.pop(key, None)
                 execution = self.live.get(key)
-                if execution is not None and str(request.get("at", "")) >= execution.record.createdAt:
+                if execution is not None and at >= execution.record.createdAt:
                     asyncio.ensure_future(execution.stop(f"stopped by {request.get('by', 'a person')}"))
-            elif kind == "wake" and not initial:
-                if key not in self.live and key not in self.backoff:
+            elif kind == "wake" and key not in self.live and key not in self.backoff:
+                if not initial or not member_runs(self.ws, team, member).ran_since(at):
                     self.queue.push(Wake(team, member, "wake", time.time()))
         self._kick()
 
-    def _read_answers(self) -> None:
+    def _read_answers(self, initial: bool = False) -> None:
+        """Act on the decisions answered since the last look: a ``retry`` runs the member
+        again with the failed run's messages (``initial``: one answered while no runner
+        ran, when no run of the member started after the answer)."""
         self.decided = None
         for record in self.decisions.read_new():
             if record.get("type") != "answered":
@@ -426,24 +433,13 @@ class Runner:
             decision = next((d for d in self._decisions() if d.key == record.get("decision")), None)
             if decision is None or decision.answer != record.get("answer"):
                 continue
+            if initial and member_runs(self.ws, decision.team, decision.member).ran_since(decision.answered_at or ""):
+                continue
             self.say(f"  {decision.key}: {decision.answer} (by {decision.answered_by})")
             if decision.kind == RUN_FAILED and decision.answer == "retry":
-                failed = next(
-                    (
-                        run
-                        for run in member_runs(self.ws, decision.team, decision.member).runs
-                        if run.id == decision.run
-                    ),
-                    None,
-                )
-                carried = tuple(self._still_unread(failed)) if failed is not None else ()
+                carried = woken_for(self.ws, decision.team, decision.member, decision.run)
                 self.queue.push(Wake(decision.team, decision.member, "retry", time.time(), 1, decision.run, carried))
         self._scan_all()
-
-    def _still_unread(self, run: RunRecord) -> list[Unread]:
-        """The failed run's messages, as a retry injects them again (those still in the inbox)."""
-        wanted = {message.key for message in run.messages}
-        return [item for item in unread(self.ws, run.team, run.member) if item.key in wanted]
 
     def _check_shutdowns(self, team: str, roster: TeamConfig) -> None:
         for (t, member), execution in list(self.live.items()):

@@ -57,6 +57,23 @@ class Message:
     color: str | None = None
     request_id: str | None = None
 
+    @classmethod
+    def from_json(cls, raw: dict[str, Any]) -> Message:
+        """The message :meth:`to_json` wrote (a run's messages.json)."""
+
+        def text(name: str) -> str:
+            value = raw.get(name)
+            return value if isinstance(value, str) else ""
+
+        def optional(name: str) -> str | None:
+            value = raw.get(name)
+            return value if isinstance(value, str) else None
+
+        return cls(
+            text("from"), text("type"), text("timestamp"), text("text"), text("block"),
+            optional("summary"), optional("color"), optional("requestId"),
+        )  # fmt: skip
+
     def to_json(self) -> dict[str, str | None]:
         return {
             "from": self.sender,

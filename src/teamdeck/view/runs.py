@@ -68,6 +68,10 @@ class MemberRuns:
         """How many runs started on ``day`` (UTC)."""
         return sum(1 for run in self.runs if _day(run.createdAt) == day.date())
 
+    def ran_since(self, moment: str) -> bool:
+        """Whether a run was created at or after ``moment`` (ISO)."""
+        return any(run.createdAt >= moment for run in self.runs)
+
     def owed_keys(self) -> set[str]:
         """The messages some run was woken for: no run is owed for them again."""
         return {message.key for run in self.runs for message in run.messages}
