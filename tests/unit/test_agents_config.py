@@ -75,7 +75,8 @@ agents:
         "max_concurrent, team_budget_usd)",
         '.teamdeck.yaml agents."a/*": must be a mapping of settings (runtime, command, timeout_s...)',
     ]
-    assert lines[6].startswith(".teamdeck.yaml agents.\"quant/z\".runtime: unknown runtime 'nope' (known: command")
+    assert lines[6].startswith(".teamdeck.yaml agents.\"quant/z\".runtime: unknown runtime 'nope' (known: ")
+    assert "command" in lines[6].split("(known: ")[1]  # every registered runtime is named
     assert lines[7:] == [
         '.teamdeck.yaml agents."ops/*".command: runtime command needs `command: [program, arg...]`',
         '.teamdeck.yaml agents."web/*".command: {teem} is no placeholder (known: {workspace}, {team}, {member}, '

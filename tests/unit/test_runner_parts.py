@@ -114,6 +114,6 @@ def test_a_result_line_reports_session_usage_and_cost_and_a_torn_one_is_not_read
         handle.write(json.dumps({**result, "is_error": True, "subtype": "error_max_turns", "total_cost_usd": 1})[:-5])
     assert outcome_of(log).cost_usd == 0.25  # the torn line is skipped
     with log.open("a") as handle:
-        handle.write("\n" + json.dumps({**result, "is_error": True, "subtype": "error_max_turns"}) + "\n")
+        handle.write("\n" + json.dumps({**result, "is_error": True, "subtype": "error_max_turns", "result": ""}) + "\n")
     assert outcome_of(log).error == "the run reported an error (error_max_turns)"
     assert outcome_of(tmp_path / "missing.log").cost_usd is None
