@@ -74,7 +74,7 @@ def answer(ws: Workspace, key: str, word: str, note: str | None = None) -> RunDe
     if word == "raise":
         fields["raiseUsd"] = _amount(note, decision.allowance)
     append_log(ws, ws.run_decisions_log, _record(ws, "answered", **fields))
-    decision.answer = word
+    decision.answer, decision.note, decision.raise_usd = word, note, fields.get("raiseUsd")
     return decision
 
 
