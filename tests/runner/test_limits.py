@@ -134,7 +134,8 @@ def test_past_its_budget_a_member_is_not_woken_and_a_decision_waits(world) -> No
     assert len(w.runs("dev")) == 2
     w.send("qa", "cost:5")  # another member without a budget is not held
     wait_for(lambda: w.runs("qa"), 20)
-    assert w.cli("decisions", "decide", asked["decision"], "raise", "--note", "2").returncode == 0
+    raised = w.cli("decisions", "decide", asked["decision"], "raise", "--note", "2")
+    assert raised.returncode == 0 and "dev: budget raised by $2" in raised.stdout
     wait_for(lambda: len(w.runs("dev")) == 3, 20)
 
 
