@@ -33,6 +33,7 @@ def test_status_runs_and_list_agents_show_a_running_member_truthfully(world) -> 
 
     listed = json.loads(w.cli("runs", "--team", TEAM, "--json").stdout)["runs"]
     assert [run["id"] for run in listed] == [live.id] and listed[0]["state"] == "running"
+    assert listed[0]["processAlive"] is True
     assert json.loads(w.cli("runs", "--team", "other", "--json").stdout)["runs"] == []
     shown = w.cli("runs", "show", live.id[:12])
     assert shown.returncode == 0 and "started" in shown.stdout and f"pid: {live.pid}" in shown.stdout
@@ -42,6 +43,7 @@ def test_status_runs_and_list_agents_show_a_running_member_truthfully(world) -> 
     os.killpg(live.pid, signal.SIGKILL)
     wait_for(lambda: not list_agents(w.ws, TEAM)[1]["running"], 10)
     assert w.runs("dev")[0].state == "running"
+    assert json.loads(w.cli("runs", "--json").stdout)["runs"][0]["processAlive"] is False
 
 
 def test_runs_show_names_an_unknown_run(world) -> None:

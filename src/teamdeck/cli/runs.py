@@ -6,12 +6,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from typing import Any
 
 from teamdeck.cli.commands import summary
 from teamdeck.cli.common import Output
 from teamdeck.errors import NotFound
 from teamdeck.model.run import RunRecord
+from teamdeck.shapes.runs import run_detail_json, runs_json
 from teamdeck.store.workspace import Workspace
 
 
@@ -83,7 +83,7 @@ def _list(args: argparse.Namespace, ws: Workspace) -> Output:
         rows += member.runs if args.all else member.runs[-10:]
     rows.sort(key=lambda run: run.id)
     lines = [_line(run) for run in rows] or ["no runs recorded (runs/ is empty: is `teamdeck run` running?)"]
-    return Output({"runs": [run_json(run) for run in rows]}, "\n".join(lines))
+    return Output(runs_json(rows), "\n".join(lines))
 
 
 def _line(run: RunRecord) -> str:
@@ -91,10 +91,6 @@ def _line(run: RunRecord) -> str:
     cost = f" ${run.costUsd:.4f}" if run.costUsd is not None else ""
     unread = f" {run.unreadAfter} left unread" if run.unreadAfter else ""
     return f"{run.id}  {run.team}/{run.member}  {state:<10} {run.trigger:<8} {run.createdAt}{cost}{unread}"
-
-
-def run_json(run: RunRecord) -> dict[str, Any]:
-    return run.model_dump(mode="json", by_alias=True)
 
 
 def _show(args: argparse.Namespace, ws: Workspace) -> Output:
@@ -115,4 +111,4 @@ def _show(args: argparse.Namespace, ws: Workspace) -> Output:
     for name, tail in tails.items():
         if tail:
             lines += [f"--- {name} (last lines)", tail]
-    return Output({"run": run_json(run), "events": events, "tails": tails}, "\n".join(lines))
+    return Output(run_detail_json(run, events, tails), "\n".join(lines))
