@@ -452,9 +452,6 @@ def main(argv: list[str] | None = None) -> int:
             if extra
             else "| (none of bench/cli.py, bench/bench_send.py, bench/rows_*.py is here yet) | | | |"
         )
-        print(
-            "| runner: inbox write → agent process started; its idle CPU | not measured: `teamdeck run` does not exist yet | | |"
-        )
     load_after = os.getloadavg()
     print(
         f"\n{took:.0f} s; load average (1/5/15 min) at the start {load[0]:.2f}/{load[1]:.2f}/{load[2]:.2f}, "

@@ -35,6 +35,8 @@ ROWS = (
     "approve key → durable and on screen",
     "CPU at 20 writes/s",
     "The CLI and the runtime",
+    "runner: inbox write → agent process started",
+    "runner: idle CPU",
 )
 
 

@@ -56,6 +56,8 @@ COMMANDS: tuple[Command, ...] = (
     ),
     Command("demo", (_DEMO,), "open the live demo: the demo workspace with simulated agents"),
     Command("forge", (_FORGE,), "issue-driven teams: the Gitea webhook bridge"),
+    Command("run", ("teamdeck.cli.runs",), "the runner: start, wake, watch and stop the configured team members"),
+    Command("runs", ("teamdeck.cli.runs",), "what the runner ran: every run, its state, cost and output"),
 )
 """In the order ``teamdeck --help`` lists them."""
 

@@ -18,6 +18,7 @@ from teamdeck.text import one_line
 from teamdeck.view.build import build_snapshot
 from teamdeck.view.liveness import has_ended, is_stale, quiet_since
 from teamdeck.view.overview import age, overview
+from teamdeck.view.runs import run_state
 from teamdeck.view.snapshot import MemberView, TaskView, TeamTaskListView, TeamTaskView, TeamView, WorkspaceSnapshot
 
 
@@ -173,6 +174,9 @@ def _member_line(member: MemberView, team: TeamView, snapshot: WorkspaceSnapshot
         status = f"stale {quiet} (last seen {status})"
     unread = f"  {member.unread} unread" if member.unread else ""
     line = f"    {one_line(member.name, 40):<20} {role:<16} {status}{unread}"
+    runs = run_state(snapshot.runs.get(f"{team.name}/{member.name}"), snapshot.taken_at)
+    if runs is not None:
+        line += "  " + runs.phrase(age(runs.since, snapshot.taken_at) if runs.since else "")
     if member.markers:
         line += "  ! " + one_line("; ".join(member.markers), 160)
     if member.inbox_problem is not None:

@@ -15,54 +15,24 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, Literal
 
-from teamdeck.decisions.spec import Answer, Answered, DecisionSpec, Part, Run, Variant, ours
+from teamdeck.decisions.run_kinds import RUN_BUDGET, RUN_FAILED
+from teamdeck.decisions.spec import (
+    Answer,
+    Answered,
+    DecisionSpec,
+    Part,
+    Run,
+    Variant,
+    detail,
+    ours,
+    question_about,
+    team_json,
+)
 from teamdeck.model.task import GateAnswer
 from teamdeck.store.workspace import Workspace
 from teamdeck.view.snapshot import Decision
 
 FAIL_GATE = "verification-failed"
-
-
-def detail(
-    decision: Decision,
-    short: bool,
-    heading: tuple[Part, ...],
-    *,
-    note: str = "",
-    body_label: str = "plan:\n",
-    request: bool = False,
-) -> tuple[Part, ...]:
-    """What every kind shows before a person decides: the heading, where it comes
-    from, since when, who waits, the request id, the reason and questions, the notes
-    file and the long body (``request``: show the request id too; ``short`` leaves the reason, questions and body out: the
-    full view's header, whose body holds them whole)."""
-    parts: list[Part] = [*heading]
-    if note:
-        parts.append(ours(f"  {note}", "warning"))
-    parts += [
-        ours("  from "),
-        Part(decision.source, limit=80),
-        ours("  waiting since "),
-        Part(decision.created_at, limit=40),
-    ]
-    parts.append(ours("\n"))
-    if decision.agent:
-        parts += [ours("who: ", "muted"), Part(decision.agent, limit=64), ours("\n")]
-    if decision.request_id and request:
-        parts += [ours("request: ", "muted"), Part(decision.request_id, limit=120), ours("\n")]
-    if decision.reason and not short:
-        parts += [ours("reason: ", "muted"), Part(decision.reason, limit=500), ours("\n")]
-    for number, question in enumerate(() if short else decision.questions, 1):
-        parts += [ours(f"Q{number}. ", "accent"), Part(question, form="block", limit=2000), ours("\n")]
-    if decision.notes_path:
-        parts += [ours("notes: ", "muted"), Part(decision.notes_path), ours("\n")]
-    if decision.body and not short:
-        parts += [ours(body_label, "muted"), Part(decision.body, form="block", limit=1500)]
-    return tuple(parts)
-
-
-def _asks(verb: str, what: str, *rest: Part) -> tuple[Part, ...]:
-    return (ours(f"{verb} ", "bold"), Part(what, "warning", limit=120), *rest)
 
 
 def _member_question(before: str, decision: Decision, after: str = "?") -> tuple[Part, ...]:
@@ -94,26 +64,22 @@ def _decide_gate(answer: GateAnswer, done: str) -> Run:
     return run
 
 
-def _gate_question(verb: str) -> Callable[[Decision], tuple[Part, ...]]:
-    return lambda decision: _asks(verb, decision.title)
-
-
 GATE_APPROVE = Answer(
     "gate-approve", "approve", True, "Approve", "Approve the selected decision", "approve (optional note)",
-    "optional", "Note", _gate_question("Approve"), _decide_gate("approve", "approved"),
+    "optional", "Note", question_about("Approve"), _decide_gate("approve", "approved"),
 )  # fmt: skip
 GATE_REJECT = Answer(
     "gate-reject", "reject", False, "Reject", "Reject the selected decision", "reject (note required)",
-    "required", "Note", _gate_question("Reject"), _decide_gate("reject", "rejected"),
+    "required", "Note", question_about("Reject"), _decide_gate("reject", "rejected"),
 )  # fmt: skip
 GATE_RETRY = Answer(
     "gate-retry", "retry", True, "Retry", "Retry the selected FAIL gate", "FAIL gate: retry (task works again)",
-    "optional", "Note", _gate_question("Retry"), _decide_gate("approve", "approved (retry)"),
+    "optional", "Note", question_about("Retry"), _decide_gate("approve", "approved (retry)"),
     outcome="Retry: the task goes back to working and its guardian can run again.",
 )  # fmt: skip
 GATE_GIVE_UP = Answer(
     "gate-give-up", "give_up", False, "Give up", "Give up the selected FAIL gate", "FAIL gate: give up (fails)",
-    "required", "Note", _gate_question("Give up"), _decide_gate("reject", "rejected (given up)"),
+    "required", "Note", question_about("Give up"), _decide_gate("reject", "rejected (given up)"),
     outcome="Give up: the task fails (final) and its other open gates are closed.",
 )  # fmt: skip
 
@@ -157,10 +123,6 @@ TASK_GATE = DecisionSpec(
 # --- team requests (inboxes, the handshake ledger) ------------------------------------
 
 
-def _team_json(decision: Decision) -> dict[str, Any]:
-    return {"team": decision.team, "member": decision.member, "requestId": decision.request_id}
-
-
 def _answer_plan(approve: bool) -> Run:
     def run(ws: Workspace, decision: Decision, note: str | None) -> Answered:
         from teamdeck.protocol.messaging.handshakes import answer_plan
@@ -189,7 +151,7 @@ PLAN_APPROVAL = DecisionSpec(
             "approve (optional note)",
             "optional",
             "Feedback",
-            _gate_question("Approve"),
+            question_about("Approve"),
             _answer_plan(True),
         ),
         Answer(
@@ -201,13 +163,13 @@ PLAN_APPROVAL = DecisionSpec(
             "reject (note required)",
             "required",
             "Feedback",
-            _gate_question("Reject"),
+            question_about("Reject"),
             _answer_plan(False),
         ),
     ),  # fmt: skip
     what=lambda decision: f"plan {decision.request_id}",
     detail=lambda decision, short: detail(decision, short, (ours("plan approval", "bold"),)),
-    json=_team_json,
+    json=team_json,
 )
 """A teammate's ``plan_approval_request`` with no ``plan_approval_response`` yet."""
 
@@ -276,7 +238,7 @@ PERMISSION = DecisionSpec(
     ),  # fmt: skip
     what=lambda decision: f"permission {decision.request_id}",
     detail=_permission_detail,
-    json=lambda decision: {**_team_json(decision), "tool": decision.tool, "input": decision.body},
+    json=lambda decision: {**team_json(decision), "tool": decision.tool, "input": decision.body},
 )
 """A teammate's ``permission_request``, open in the ledger (not answered, not superseded)."""
 
@@ -347,7 +309,7 @@ SANDBOX_PERMISSION = DecisionSpec(
         body_label="input:\n",
         request=True,
     ),  # fmt: skip
-    json=lambda decision: {**_team_json(decision), "host": decision.reason},
+    json=lambda decision: {**team_json(decision), "host": decision.reason},
 )
 """A teammate's ``sandbox_permission_request`` (its sandbox wants a network host), open
 in the ledger; ``reason`` holds the host."""
@@ -415,7 +377,7 @@ STUCK_SHUTDOWN = DecisionSpec(
     ),  # fmt: skip
     what=lambda decision: f"shutdown {decision.request_id}",
     detail=lambda decision, short: detail(decision, short, (ours("stuck shutdown", "bold"),), request=True),
-    json=_team_json,
+    json=team_json,
 )
 """A ``shutdown_request`` that got no reply within ``shutdownTimeoutSeconds``."""
 
@@ -452,7 +414,7 @@ FORGE_DELIVERY = DecisionSpec(
             "forge delivery: try again",
             "optional",
             "Note",
-            _gate_question("Retry"),
+            question_about("Retry"),
             _outbox_answer(True),
             outcome="The comment (and closing the issue) is tried again now if Gitea's API is configured.",
         ),
@@ -465,7 +427,7 @@ FORGE_DELIVERY = DecisionSpec(
             "forge delivery: drop (Gitea stays as it is)",
             "optional",
             "Note",
-            _gate_question("Drop"),
+            question_about("Drop"),
             _outbox_answer(False),
             outcome="Gitea is not updated; the outcome stays recorded in teamdeck.",
         ),
@@ -481,7 +443,16 @@ FORGE_DELIVERY = DecisionSpec(
 
 SPECS: dict[str, DecisionSpec] = {
     spec.kind: spec
-    for spec in (TASK_GATE, PLAN_APPROVAL, PERMISSION, SANDBOX_PERMISSION, STUCK_SHUTDOWN, FORGE_DELIVERY)
+    for spec in (
+        TASK_GATE,
+        PLAN_APPROVAL,
+        PERMISSION,
+        SANDBOX_PERMISSION,
+        STUCK_SHUTDOWN,
+        FORGE_DELIVERY,
+        RUN_FAILED,
+        RUN_BUDGET,
+    )  # fmt: skip
 }
 """Every kind of the workspace's files, by its name (decisions/registry.py adds the live
 sessions' kinds, decisions/session_kinds.py, and every front reads the registry)."""

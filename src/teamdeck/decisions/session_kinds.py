@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from teamdeck.decisions.kinds import _member_question, _team_json, detail
-from teamdeck.decisions.spec import Answer, Answered, DecisionSpec, Part, Run, ours
+from teamdeck.decisions.kinds import _member_question
+from teamdeck.decisions.spec import Answer, Answered, DecisionSpec, Part, Run, detail, ours, team_json
 from teamdeck.errors import Refused
 from teamdeck.store.workspace import Workspace
 from teamdeck.view.snapshot import Decision
@@ -77,7 +77,7 @@ SESSION_PERMISSION = DecisionSpec(
         body_label="input:\n",
         request=True,
     ),
-    json=lambda decision: {**_team_json(decision), "tool": decision.tool, "input": decision.body},
+    json=lambda decision: {**team_json(decision), "tool": decision.tool, "input": decision.body},
 )
 """A live session's permission prompt (protocol/sessions.py): relayed by its channel
 or seen by a hook, answered back over the channel."""
@@ -164,7 +164,7 @@ SESSION_ELICITATION = DecisionSpec(
         body_label="form:\n",
         request=True,
     ),  # fmt: skip
-    json=lambda decision: {**_team_json(decision), "server": decision.tool, "form": decision.body},
+    json=lambda decision: {**team_json(decision), "server": decision.tool, "form": decision.body},
 )
 """An MCP server's elicitation in a live session, held by ``teamdeck hook --gate``."""
 

@@ -179,3 +179,56 @@ class DecisionSpec:
             f"'{shown(word)}' is no answer to {shown(decision.key)}: use approve or reject "
             f"({positive.action} or {negative.action})"
         )
+
+
+# --- parts every kind shows ------------------------------------------------------------
+
+
+def detail(
+    decision: Decision,
+    short: bool,
+    heading: tuple[Part, ...],
+    *,
+    note: str = "",
+    body_label: str = "plan:\n",
+    request: bool = False,
+) -> tuple[Part, ...]:
+    """What every kind shows before a person decides: the heading, where it comes
+    from, since when, who waits, the request id, the reason and questions, the notes
+    file and the long body (``request``: show the request id too; ``short`` leaves the reason, questions and body out: the
+    full view's header, whose body holds them whole)."""
+    parts: list[Part] = [*heading]
+    if note:
+        parts.append(ours(f"  {note}", "warning"))
+    parts += [
+        ours("  from "),
+        Part(decision.source, limit=80),
+        ours("  waiting since "),
+        Part(decision.created_at, limit=40),
+    ]
+    parts.append(ours("\n"))
+    if decision.agent:
+        parts += [ours("who: ", "muted"), Part(decision.agent, limit=64), ours("\n")]
+    if decision.request_id and request:
+        parts += [ours("request: ", "muted"), Part(decision.request_id, limit=120), ours("\n")]
+    if decision.reason and not short:
+        parts += [ours("reason: ", "muted"), Part(decision.reason, limit=500), ours("\n")]
+    for number, question in enumerate(() if short else decision.questions, 1):
+        parts += [ours(f"Q{number}. ", "accent"), Part(question, form="block", limit=2000), ours("\n")]
+    if decision.notes_path:
+        parts += [ours("notes: ", "muted"), Part(decision.notes_path), ours("\n")]
+    if decision.body and not short:
+        parts += [ours(body_label, "muted"), Part(decision.body, form="block", limit=1500)]
+    return tuple(parts)
+
+
+def asks(verb: str, what: str, *rest: Part) -> tuple[Part, ...]:
+    return (ours(f"{verb} ", "bold"), Part(what, "warning", limit=120), *rest)
+
+
+def question_about(verb: str) -> Callable[[Decision], tuple[Part, ...]]:
+    return lambda decision: asks(verb, decision.title)
+
+
+def team_json(decision: Decision) -> dict[str, Any]:
+    return {"team": decision.team, "member": decision.member, "requestId": decision.request_id}

@@ -12,8 +12,9 @@ TOOLS: dict[str, str] = {
     "list_agents": (
         "List the members of your team: name, role, model, derived status (working, idle, awaiting a "
         "person, shutdown-requested, shutdown-approved, offline), unread messages, whether an MCP server "
-        "acts as them over HTTP (connected), and the open tasks they work on (currentTask is the most "
-        "recently changed)."
+        "acts as them over HTTP (connected), whether `teamdeck run` is running their process now "
+        "(running; run: since when, runs today, cost, how the last run ended), and the open tasks they work on "
+        "(currentTask is the most recently changed)."
     ),
     "read_agent_conversation": (
         "Read a member's conversation: what it received and what it sent (from every inbox of the team and "

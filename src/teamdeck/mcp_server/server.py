@@ -232,7 +232,8 @@ def build_server(seat: Seat, heartbeat: Heartbeat | None = None, extra_instructi
             "team": seat.team,
             "member": member.to_json(),
             "started": False,
-            "note": "added to the roster; start the agent's process with your runtime",
+            "note": "added to the roster: `teamdeck run` starts it when agents: in .teamdeck.yaml names it "
+            "(its prompt is its first run's work); otherwise start its process with your runtime",
         }
 
     def delegate(

@@ -11,6 +11,7 @@ from typing import Any
 from teamdeck.clock import iso
 from teamdeck.shapes.decisions import decision_json
 from teamdeck.view.overview import overview
+from teamdeck.view.runs import run_state
 from teamdeck.view.snapshot import (
     MemberView,
     Problem,
@@ -49,7 +50,7 @@ def snapshot_json(snapshot: WorkspaceSnapshot) -> dict[str, Any]:
         },
         "tasks": [_task(task) for task in snapshot.tasks],
         "gates": [decision_json(decision) for decision in snapshot.gates],
-        "teams": [_team(team) for team in snapshot.teams],
+        "teams": [_team(team, snapshot) for team in snapshot.teams],
         "teamTasks": [_task_list(listing) for listing in snapshot.team_tasks],
         "problems": [_problem(problem) for problem in snapshot.problems],
     }
@@ -111,13 +112,13 @@ def _task(task: TaskView) -> dict[str, Any]:
     }
 
 
-def _team(team: TeamView) -> dict[str, Any]:
+def _team(team: TeamView, snapshot: WorkspaceSnapshot) -> dict[str, Any]:
     return {
         "name": team.name,
         "description": team.description,
         "lead": team.lead,
         "unread": team.unread,
-        "members": [_member(member) for member in team.members],
+        "members": [_member(member, team, snapshot) for member in team.members],
         "problem": _problem(team.problem) if team.problem else None,
         "markers": list(team.markers),
         "session": team.session or None,
@@ -125,7 +126,8 @@ def _team(team: TeamView) -> dict[str, Any]:
     }
 
 
-def _member(member: MemberView) -> dict[str, Any]:
+def _member(member: MemberView, team: TeamView, snapshot: WorkspaceSnapshot) -> dict[str, Any]:
+    runs = run_state(snapshot.runs.get(f"{team.name}/{member.name}"), snapshot.taken_at)
     return {
         "name": member.name,
         "agentType": member.agent_type,
@@ -143,4 +145,5 @@ def _member(member: MemberView) -> dict[str, Any]:
         "pendingShutdown": member.pending_shutdown,
         "pendingPlan": member.pending_plan,
         "inboxProblem": _problem(member.inbox_problem) if member.inbox_problem else None,
+        "run": runs.to_json() if runs is not None else None,
     }

@@ -61,6 +61,26 @@ def process_started(pid: int) -> float | None:
     return round(boot + int(fields[19]) / os.sysconf("SC_CLK_TCK"), 2)
 
 
+def is_running(pid: int, started: float | None) -> bool:
+    """Whether process ``pid`` exists and is the one that started at ``started`` (epoch
+    s, from :func:`process_started`; None: not checked): a pid the kernel gave to a later
+    process is not it. A zombie (ended, not yet reaped) does not run."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass  # it exists, under another user
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True  # no /proc: existing is all that can be told
+    if stat[stat.rindex(")") + 2 :].startswith("Z"):
+        return False
+    now = process_started(pid)
+    return started is None or now is None or abs(now - started) < 0.05
+
+
 @dataclass(frozen=True)
 class LockOwner:
     """The recorded holder of a lock (see the module)."""

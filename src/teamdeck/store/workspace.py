@@ -216,6 +216,29 @@ class Workspace:
         """``tasks/<team>/``: a Claude Code task list (numbered JSON files)."""
         return self.tasks_dir / check_id(team, "team name")
 
+    # --- runs of the agents (teamdeck run) ---------------------------------------
+    @property
+    def runs_dir(self) -> Path:
+        """``runs/``: one directory per run, and the runner's lock and decisions."""
+        return self.root / "runs"
+
+    def member_runs_dir(self, team: str, member: str) -> Path:
+        return self.runs_dir / check_id(team, "team name") / check_member(member)
+
+    def run_dir(self, team: str, member: str, run_id: str) -> Path:
+        """``runs/<team>/<member>/<run_id>/``: run.yaml, events.jsonl, output.log, stderr.log."""
+        return self.member_runs_dir(team, member) / check_id(run_id, "run id")
+
+    @property
+    def runner_lock(self) -> Path:
+        """``runs/runner.lock``: held (flock) by the one ``teamdeck run`` of the workspace."""
+        return self.runs_dir / "runner.lock"
+
+    @property
+    def run_decisions_log(self) -> Path:
+        """``runs/decisions.jsonl``: decisions the runner asks (failed runs, budgets) and their answers."""
+        return self.runs_dir / "decisions.jsonl"
+
 
 READ_ONLY_HINT = "Use --read-only to look without writing."
 

@@ -81,6 +81,22 @@ def deactivate(app: TeamdeckApp, member: MemberView) -> None:
     app.perform(f"deactivate {member.name}", call)
 
 
+def run_request(app: TeamdeckApp, member: MemberView, kind: str) -> None:
+    """Ask the runner (``teamdeck run``) to ``wake`` or ``stop`` ``member``."""
+
+    def call() -> str:
+        from teamdeck.protocol.run_requests import request
+        from teamdeck.view.runs import runner_holder
+
+        request(app.ws, kind, member.team, member.name)
+        done = "wake of" if kind == "wake" else "stop of the run of"
+        if runner_holder(app.ws) is None:
+            return f"{done} {member.name} asked, but no runner runs this workspace: start `teamdeck run`"
+        return f"{done} {member.name} asked of the runner"
+
+    app.perform(f"{kind} {member.name}", call)
+
+
 def join(app: TeamdeckApp, task_id: str) -> None:
     """Run the join of ``task_id`` again."""
 

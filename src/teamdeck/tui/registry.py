@@ -206,6 +206,36 @@ ACTIONS: tuple[Action, ...] = (
         "Deactivate the selected member",
         "deactivate a member that approved shutdown but is still active",
     ),
+    Action(
+        "member-run-log",
+        "roster",
+        "run_log",
+        "l",
+        "Run log",
+        "Show the selected member's run log (live)",
+        "its latest run (teamdeck run): record, events, output, live",
+        show=False,  # the footer is full: the member detail names these keys for a member that runs
+    ),
+    Action(
+        "member-wake",
+        "roster",
+        "wake",
+        "w",
+        "Wake",
+        "Wake the selected member now (teamdeck run starts it)",
+        "wake it now: the runner starts a run",
+        show=False,  # the footer is full: the member detail names these keys for a member that runs
+    ),
+    Action(
+        "member-stop-run",
+        "roster",
+        "stop_run",
+        "x",
+        "Stop run",
+        "Stop the selected member's run",
+        "stop its run (SIGTERM, grace, SIGKILL; not retried)",
+        show=False,  # the footer is full: the member detail names these keys for a member that runs
+    ),
     # 3 Inbox
     Action(
         "inbox-filter",

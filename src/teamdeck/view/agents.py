@@ -10,6 +10,7 @@ from teamdeck.errors import NotFound
 from teamdeck.protocol.lifecycle import TERMINAL
 from teamdeck.store.workspace import Workspace
 from teamdeck.view.build import build_snapshot
+from teamdeck.view.runs import RunState, run_state
 from teamdeck.view.snapshot import MemberView, TaskView, WorkspaceSnapshot
 
 TAIL_BUDGET = 0
@@ -28,7 +29,14 @@ def list_agents(ws: Workspace, team: str) -> list[dict[str, Any]]:
         raise NotFound(f"No team '{team}' in {ws.root}")
     if view.problem is not None and not view.members:
         raise NotFound(f"Team '{team}' cannot be read: {view.problem.text}")
-    return [_agent(member, _open_tasks(snapshot, team, member.name)) for member in view.members]
+    return [
+        _agent(
+            member,
+            _open_tasks(snapshot, team, member.name),
+            run_state(snapshot.runs.get(f"{team}/{member.name}"), snapshot.taken_at),
+        )
+        for member in view.members
+    ]
 
 
 def _open_tasks(snapshot: WorkspaceSnapshot, team: str, member: str) -> list[TaskView]:
@@ -43,7 +51,7 @@ def _open_tasks(snapshot: WorkspaceSnapshot, team: str, member: str) -> list[Tas
     return sorted(tasks, key=lambda task: task.updated_at, reverse=True)
 
 
-def _agent(member: MemberView, tasks: list[TaskView]) -> dict[str, Any]:
+def _agent(member: MemberView, tasks: list[TaskView], runs: RunState | None) -> dict[str, Any]:
     rows = [
         {
             "id": task.id,
@@ -68,4 +76,6 @@ def _agent(member: MemberView, tasks: list[TaskView]) -> dict[str, Any]:
         "connected": member.connected or None,
         "currentTask": rows[0] if rows else None,
         "tasks": rows,
+        "running": runs is not None and runs.running,
+        "run": runs.to_json() if runs is not None else None,
     }

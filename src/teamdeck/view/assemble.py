@@ -21,6 +21,7 @@ def snapshot_of(state: ReadState, rows: tuple[EventRow, ...], notices: tuple[str
         *(state.team_gates[name] for name in sorted(state.team_gates)),
         state.forge_gates,
         state.session_gates,
+        state.run_gates,
     )
     gates = state.derive("gates", (*tasks, *team_gates), lambda: _gate_queue(tasks, team_gates))
     state.log_rows = rows
@@ -44,6 +45,7 @@ def snapshot_of(state: ReadState, rows: tuple[EventRow, ...], notices: tuple[str
         issues=state.issues,
         issue_problems=state.issue_problems,
         team_tasks=tuple(state.task_list_views[team] for team in sorted(state.task_list_views)),
+        runs=dict(state.runs),
         state=state,
     )
 

@@ -44,6 +44,7 @@ from teamdeck.view.plans import (
     update_plans,
 )
 from teamdeck.view.read_state import ReadState
+from teamdeck.view.runs import read_runs
 from teamdeck.view.sessions import last_events, session_decisions, with_session_events
 from teamdeck.view.snapshot import (
     Problem,
@@ -104,6 +105,7 @@ def build_snapshot(
     state.forge_gates = failed_deliveries(ws)
     _read_sessions(state, session_teams(ws), per_log, None)
     _annotate_sessions(state)
+    read_runs(state)
     for task_id in state.tasks:
         _read_verdicts(state, task_id)
     rows = merge_all(state)
@@ -196,6 +198,8 @@ def refresh(snapshot: WorkspaceSnapshot, changed: Iterable[Path]) -> WorkspaceSn
     if work.sessions or teams_changed:
         rebuild |= _read_sessions(state, sorted(work.sessions), NEW_LOG_TAIL, new_rows)
     _annotate_sessions(state)
+    if work.runs or work.relist:
+        read_runs(state, None if work.relist or "*" in work.runs else work.runs)
     notices = tuple(notice for log in state.logs.values() if (notice := take_notice(log)))
     if rebuild:
         rows = merge_all(state)

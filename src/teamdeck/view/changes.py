@@ -31,6 +31,9 @@ class Work:
     """Something under ``forge/`` changed: the issues are read again."""
     sessions: set[str] = field(default_factory=set)
     """Teams whose ``sessions/<team>.jsonl`` changed: its prompts and events are read again."""
+    runs: set[str] = field(default_factory=set)
+    """``team/member`` whose run record changed (``*``: all, the runs/ directory itself),
+    and ``decisions`` when the runner's decisions did (a run's output log is no change)."""
     task_lists: dict[str, set[str]] = field(default_factory=dict)
     """``tasks/<name>/`` -> the file names changed in it (``all``: the directory
     itself), in case it is a team's Claude Code task list."""
@@ -54,6 +57,13 @@ def classify(root: Path, changed: Iterable[Path]) -> Work:
                 work.sessions.add(parts[1][: -len(".jsonl")])
         elif parts[0] == "forge":
             work.forge = True
+        elif parts[0] == "runs":
+            if len(parts) == 5 and parts[4] == "run.yaml":
+                work.runs.add(f"{parts[1]}/{parts[2]}")
+            elif parts[-1] == "decisions.jsonl":
+                work.runs.add("decisions")
+            elif len(parts) <= 3:
+                work.runs.add("*")
         elif parts[0] == "plans":
             plan = plan_of_path(parts)
             if plan is None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
-from typing import TYPE_CHECKING, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from teamdeck.protocol.ledger.results import DEFAULT_SHUTDOWN_TIMEOUT
 from teamdeck.view.eventlog import EventRow
@@ -51,6 +51,10 @@ class ReadState:
     """Live sessions' open permission prompts, as decisions (view/sessions.py)."""
     session_events: dict[str, dict[str, str]] = field(default_factory=dict)
     """Team -> member -> its last hook event in words (the roster shows it)."""
+    run_gates: tuple[Decision, ...] = ()
+    """The runner's open decisions (view/runs.py)."""
+    runs: dict[str, Any] = field(default_factory=dict)
+    """``team/member`` -> its :class:`~teamdeck.view.runs.MemberRuns`."""
     task_lists: dict[str, TaskListFiles] = field(default_factory=dict)
     """Team -> what was read of its Claude Code task list (``tasks/<team>/<n>.json``)."""
     task_list_views: dict[str, TeamTaskListView] = field(default_factory=dict)

@@ -17,12 +17,15 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from teamdeck.errors import InvalidFile
 from teamdeck.view.eventlog import EventRow
 from teamdeck.view.issues import IssueView
 from teamdeck.view.plans import PlanView, TaskVerdicts
+
+if TYPE_CHECKING:
+    from teamdeck.view.runs import MemberRuns
 
 DEFAULT_STALE_AFTER = timedelta(hours=6)
 """``staleAfterSeconds`` when the workspace does not set it (view/liveness.py)."""
@@ -390,6 +393,7 @@ class WorkspaceSnapshot:
         issues: issue-driven teams' issues as a tree, parents before their subs (view/issues.py).
         issue_problems: one line per issue file that could not be read.
         team_tasks: the Claude Code task list of each team that has one, by team.
+        runs: ``team/member`` -> what ``teamdeck run`` ran of that member (view/runs.py).
     """
 
     root: str
@@ -411,6 +415,7 @@ class WorkspaceSnapshot:
     issues: tuple[IssueView, ...] = ()
     issue_problems: tuple[str, ...] = ()
     team_tasks: tuple[TeamTaskListView, ...] = ()
+    runs: Mapping[str, MemberRuns] = field(default_factory=dict)
     state: Any = field(default=None, compare=False, repr=False)
     """The refresher's private state (parsed files, log readers); not for fronts."""
 

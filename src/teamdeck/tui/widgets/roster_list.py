@@ -1,9 +1,10 @@
-"""Every member of every team: marker (``!`` a problem, ``●`` connected over MCP), name
+"""Every member of every team: marker (``!`` a problem, ``▶`` a run going, ``●`` connected over MCP), name
 in its colour, derived status, unread count, last activity, team, role, model - under a
 header line naming the columns."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 
 from teamdeck.model.claude import COLORS
@@ -21,6 +22,8 @@ STATUS_STYLES = {
     "shutdown-approved": "line-list--error",
     "offline": "line-list--dim",
 }
+RUNNING = "▶"
+"""The marker of a member whose run (``teamdeck run``) is going."""
 CONNECTED = "●"
 """The marker of a member an MCP server acts as (``teamdeck mcp --http``)."""
 STATUS_LABELS = {
@@ -60,13 +63,26 @@ class RosterList(LineList):
             return HEADER
         return header_text([(title, width) for (title, _asked), width in zip(COLUMNS, widths, strict=True)])
 
-    def show(self, members: tuple[MemberView, ...], now: datetime, stale: frozenset[str] = frozenset()) -> None:
-        """Show ``members``; those whose keys are in ``stale`` (view/liveness.py) say so."""
+    def show(
+        self,
+        members: tuple[MemberView, ...],
+        now: datetime,
+        stale: frozenset[str] = frozenset(),
+        running: Mapping[str, str] | None = None,
+    ) -> None:
+        """Show ``members``; those whose keys are in ``stale`` (view/liveness.py) say so;
+        ``running``: key -> since when its run goes (``▶``)."""
+        going = running or {}
         self.set_rows(
             self.memo.rows(
                 members,
-                lambda member: member_row(member, now, stale=member.key in stale),
-                lambda member: (age(member.since, now), age(member.last_activity, now), member.key in stale),
+                lambda member: member_row(member, now, stale=member.key in stale, running=going.get(member.key)),
+                lambda member: (
+                    age(member.since, now),
+                    age(member.last_activity, now),
+                    member.key in stale,
+                    age(going[member.key], now) if member.key in going else None,
+                ),
             )
         )
 
@@ -84,16 +100,24 @@ def status_text(member: MemberView, now: datetime, *, stale: bool = False) -> st
     return label
 
 
-def member_row(member: MemberView, now: datetime, *, stale: bool = False) -> Row:
+def member_row(member: MemberView, now: datetime, *, stale: bool = False, running: str | None = None) -> Row:
+    """A member's row; ``running``: since when its run goes (None: no run going)."""
     flagged = bool(member.markers or member.inbox_problem)
+    status = status_text(member, now, stale=stale)
+    if running is not None:
+        status += f" ▶ {age(running, now)}" if running else " ▶"
     color = member.color if member.color in COLORS else None
     role = "lead" if member.lead else (member.role or member.agent_type or "")  # teamdeck's role, else agentType
     texts_and_styles = (
-        (CONNECTED, "line-list--success")
-        if member.connected and not flagged
-        else ("!" if flagged else " ", "line-list--error"),
+        ("!", "line-list--error")
+        if flagged
+        else (RUNNING, "line-list--accent")
+        if running is not None
+        else (CONNECTED, "line-list--success")
+        if member.connected
+        else (" ", "line-list--error"),
         (cell(member.name, 64), f"roster--{color}" if color else "line-list--bold"),
-        (status_text(member, now, stale=stale), "line-list--dim" if stale else STATUS_STYLES.get(member.status, "")),
+        (status, "line-list--dim" if stale else STATUS_STYLES.get(member.status, "")),
         (f"{member.unread} new" if member.unread else "", "line-list--accent"),
         (age(member.last_activity, now) if member.last_activity else "", "line-list--dim"),
         (cell(member.team, 64), "line-list--dim"),

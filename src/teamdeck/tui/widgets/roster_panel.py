@@ -4,6 +4,7 @@ team, ask it to shut down, answer its plan, deactivate it (guarded)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 
 from textual import on
@@ -16,6 +17,7 @@ from teamdeck.decisions.registry import spec_of
 from teamdeck.protocol.allowed import can_deactivate, can_shutdown
 from teamdeck.tui import actions, registry
 from teamdeck.tui.dialogs.compose import ComposeScreen, Draft
+from teamdeck.tui.dialogs.run_log import RunLogScreen
 from teamdeck.tui.messages import OpenInbox
 from teamdeck.tui.render import block, cell, show_content
 from teamdeck.tui.typed import deck
@@ -24,10 +26,14 @@ from teamdeck.tui.widgets.line_list import LineList
 from teamdeck.tui.widgets.panel import Panel
 from teamdeck.tui.widgets.roster_list import HEADER, RosterList, status_text
 from teamdeck.view.liveness import ended_teams, stale_members
+from teamdeck.view.overview import age
+from teamdeck.view.runs import RunState, run_state
 from teamdeck.view.snapshot import MemberView, TeamView, WorkspaceSnapshot
 
 EMPTY_ROSTER = "no teams: nothing under teams/"
-WRITES = frozenset({"message", "broadcast", "shutdown", "plan_approve", "plan_reject", "deactivate"})
+WRITES = frozenset(
+    {"message", "broadcast", "shutdown", "plan_approve", "plan_reject", "deactivate", "wake", "stop_run"}
+)
 
 
 class RosterPanel(Panel):
@@ -42,8 +48,13 @@ class RosterPanel(Panel):
         with VerticalScroll(id="member-detail", classes="detail"):
             yield Static(id="member-detail-text")
 
+    runs: Mapping[str, RunState] = {}
+    """``team/member`` -> its run state (teamdeck run), as of the last snapshot."""
+
     def show(self, snapshot: WorkspaceSnapshot) -> None:
         self.snapshot = snapshot
+        now = deck(self).ws.clock()
+        self.runs = {key: state for key, runs in snapshot.runs.items() if (state := run_state(runs, now)) is not None}
         self._draw(deck(self).ws.clock())
         self._show_detail()
 
@@ -64,7 +75,8 @@ class RosterPanel(Panel):
         roster.empty = (
             f"{len(ended)} ended team(s) hidden (hideEndedTeams in .teamdeck.yaml)" if ended else EMPTY_ROSTER
         )
-        roster.show(members, now, stale=stale_members(snapshot.teams, now, snapshot.stale_after))
+        running = {key: state.since or "" for key, state in self.runs.items() if state.running}
+        roster.show(members, now, stale=stale_members(snapshot.teams, now, snapshot.stale_after), running=running)
         show_content(self.query_one("#roster-header", Static), Content.styled(roster.header, "bold $text-muted"))
 
     @property
@@ -77,13 +89,13 @@ class RosterPanel(Panel):
         member = self.selected
         team = self.snapshot.team(member.team) if self.snapshot is not None and member else None
         self.query_one("#member-detail-text", Static).update(
-            member_detail(member, deck(self).ws.clock(), team) if member else Content("")
+            member_detail(member, deck(self).ws.clock(), team, self.runs.get(member.key)) if member else Content("")
         )
         self.selection_moved()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         member = self.selected
-        if action == "open_inbox":
+        if action in ("open_inbox", "run_log"):
             return True if member is not None else None
         if action not in WRITES:
             return True
@@ -96,6 +108,8 @@ class RosterPanel(Panel):
         ):
             return None
         if action == "shutdown" and not can_shutdown(member.active, member.lead):
+            return None
+        if action == "stop_run" and not (member.key in self.runs and self.runs[member.key].running):
             return None
         return True
 
@@ -111,6 +125,8 @@ class RosterPanel(Panel):
             return f"only a member that approved its shutdown and is still active; {member.name} is {member.status}"
         if action == "shutdown":
             return "the lead is not asked to shut down" if member.lead else f"{member.name} is not active"
+        if action == "stop_run":
+            return f"{member.name} has no run going (teamdeck run)"
         return super().why_disabled(action)
 
     def _ended(self, member: MemberView) -> bool:
@@ -122,6 +138,31 @@ class RosterPanel(Panel):
         member = self.selected
         if member is not None:
             self.post_message(OpenInbox(member.key))
+
+    def action_run_log(self) -> None:
+        member = self.selected
+        if member is not None:
+            self.app.push_screen(RunLogScreen(deck(self).ws, member.team, member.name))
+
+    def action_wake(self) -> None:
+        member = self.selected
+        if member is not None and self.check_action("wake", ()) is True:
+            actions.run_request(deck(self), member, "wake")
+
+    def action_stop_run(self) -> None:
+        member = self.selected
+        if member is None or self.check_action("stop_run", ()) is not True:
+            return
+        title = Content.assemble(("Stop the run of ", "bold"), (cell(member.name, 64), "bold $accent"), ("?", "bold"))
+        body = Content(
+            "The runner ends its process group: SIGTERM, then SIGKILL after the grace period. It is not retried."
+        )
+
+        def confirmed(result: Confirmed | None) -> None:
+            if result is not None:
+                actions.run_request(deck(self), member, "stop")
+
+        self.post_message(AskConfirm(ConfirmRequest(title, body, confirm="Stop run", danger=True), confirmed))
 
     def action_message(self) -> None:
         member = self.selected
@@ -234,9 +275,10 @@ class RosterPanel(Panel):
         self.post_message(AskConfirm(ConfirmRequest(title, body, confirm="Deactivate", danger=True), confirmed))
 
 
-def member_detail(member: MemberView, now, team: TeamView | None = None) -> Content:
+def member_detail(member: MemberView, now, team: TeamView | None = None, runs: RunState | None = None) -> Content:
     """The selected member in words (sanitised); its team's session and whether the
-    team ended (``team``: the member's team, when known)."""
+    team ended (``team``: the member's team, when known), and its runs when ``teamdeck run``
+    ran it."""
     parts: list[str | tuple[str, str]] = [
         (cell(member.name, 64), "bold"),
         f" of team {cell(member.team, 64)}",
@@ -256,6 +298,9 @@ def member_detail(member: MemberView, now, team: TeamView | None = None) -> Cont
         parts += [("● ", "bold $success"), f"connected over MCP at {cell(member.connected, 200)}\n"]
     if member.session_event:
         parts += [("session: ", "$text-muted"), f"{cell(member.session_event, 200)}\n"]
+    if runs is not None:
+        since = age(runs.since, now) if runs.since else ""
+        parts += [("runs: ", "$text-muted"), runs.phrase(since), ("  (l run log, w wake, x stop)\n", "$text-muted")]
     for marker in member.markers:
         parts += [("! ", "bold $error"), f"{cell(marker, 300)}\n"]
     if member.inbox_problem is not None:

@@ -1,0 +1,114 @@
+"""``teamdeck run`` (the runner; ``run stop``, ``run wake``) and ``teamdeck runs`` (what
+ran: ``runs``, ``runs show RUN``). See docs/protocol.md, "Running the agents"."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+
+from teamdeck.cli.commands import summary
+from teamdeck.cli.common import Output
+from teamdeck.errors import NotFound
+from teamdeck.model.run import RunRecord
+from teamdeck.shapes.runs import run_detail_json, runs_json
+from teamdeck.store.workspace import Workspace
+
+
+def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    run = subparsers.add_parser(
+        "run",
+        help=summary("run"),
+        parents=[common],
+        description="Run the team members configured under `agents:` in .teamdeck.yaml: wake each one that has "
+        "unread work, watch its run, retry, stop. One runner per workspace; Ctrl-C stops it and its runs.",
+    )
+    run.add_argument("--team", metavar="TEAM", help="run only this team's members")
+    run.add_argument("--once", action="store_true", help="run what is pending now (and its retries), then exit")
+    run.set_defaults(handler=_run)
+    actions = run.add_subparsers(dest="run_command", metavar="ACTION", required=False)
+    stop = actions.add_parser("stop", parents=[common], help="stop a member's run (SIGTERM, grace, SIGKILL)")
+    stop.add_argument("team", metavar="TEAM")
+    stop.add_argument("member", metavar="MEMBER")
+    stop.set_defaults(handler=_stop)
+    wake = actions.add_parser("wake", parents=[common], help="run a member now (the runner starts it)")
+    wake.add_argument("team", metavar="TEAM")
+    wake.add_argument("member", metavar="MEMBER")
+    wake.set_defaults(handler=_wake)
+
+    runs = subparsers.add_parser("runs", help=summary("runs"), parents=[common])
+    runs.add_argument("--team", metavar="TEAM", help="only this team's runs")
+    runs.add_argument("--all", action="store_true", help="every run (default: each member's last ten)")
+    runs.set_defaults(handler=_list)
+    shows = runs.add_subparsers(dest="runs_command", metavar="ACTION", required=False)
+    show = shows.add_parser("show", parents=[common], help="one run: its record, events and output tail")
+    show.add_argument("run_id", metavar="RUN", help="the run's id (a unique prefix of 6+ characters is enough)")
+    show.set_defaults(handler=_show)
+
+
+def _run(args: argparse.Namespace, ws: Workspace) -> Output:
+    from teamdeck.runner.supervisor import Runner
+
+    ws.require_writable("run the agents")
+    say = (lambda line: print(line, file=sys.stderr, flush=True)) if getattr(args, "json", False) else _say
+    started = asyncio.run(Runner(ws, team=args.team, once=args.once, say=say).run())
+    return Output({"started": started}, f"runner ended: {started} run{'s' if started != 1 else ''} started")
+
+
+def _say(line: str) -> None:
+    print(line, flush=True)
+
+
+def _stop(args: argparse.Namespace, ws: Workspace) -> Output:
+    from teamdeck.runner.stop import stop_member
+
+    done = stop_member(ws, args.team, args.member)
+    return Output({"team": args.team, "member": args.member, "stopped": done}, done)
+
+
+def _wake(args: argparse.Namespace, ws: Workspace) -> Output:
+    from teamdeck.protocol.run_requests import request
+    from teamdeck.view.runs import runner_holder as holder_of
+
+    record = request(ws, "wake", args.team, args.member)
+    note = "" if holder_of(ws) else " (no runner runs this workspace: start `teamdeck run`)"
+    return Output(record, f"wake of {args.team}/{args.member} asked of the runner{note}")
+
+
+def _list(args: argparse.Namespace, ws: Workspace) -> Output:
+    from teamdeck.view.runs import all_runs
+
+    rows: list[RunRecord] = []
+    for member in all_runs(ws, args.team):
+        rows += member.runs if args.all else member.runs[-10:]
+    rows.sort(key=lambda run: run.id)
+    lines = [_line(run) for run in rows] or ["no runs recorded (runs/ is empty: is `teamdeck run` running?)"]
+    return Output(runs_json(rows), "\n".join(lines))
+
+
+def _line(run: RunRecord) -> str:
+    state = "▶ running" if run.live else (run.outcome or run.state)
+    cost = f" ${run.costUsd:.4f}" if run.costUsd is not None else ""
+    unread = f" {run.unreadAfter} left unread" if run.unreadAfter else ""
+    return f"{run.id}  {run.team}/{run.member}  {state:<10} {run.trigger:<8} {run.createdAt}{cost}{unread}"
+
+
+def _show(args: argparse.Namespace, ws: Workspace) -> Output:
+    from teamdeck.view.runs import find_run, run_events, run_output
+
+    run = find_run(ws, args.run_id)
+    if run is None:
+        raise NotFound(f"no run {args.run_id} (see `teamdeck runs`)")
+    run_dir = ws.run_dir(run.team, run.member, run.id)
+    events = run_events(ws, run)
+    tails = run_output(ws, run)
+    lines = [_line(run), f"  argv: {' '.join(run.argv)}", f"  dir:  {ws.rel(run_dir)}"]
+    for key in ("pid", "startedAt", "endedAt", "exitStatus", "error", "sessionId", "result"):
+        value = getattr(run, key)
+        if value is not None:
+            lines.append(f"  {key}: {value}")
+    lines += [f"  {event.get('at')} {event.get('type')}" for event in events]
+    for name, tail in tails.items():
+        if tail:
+            lines += [f"--- {name} (last lines)", tail]
+    return Output(run_detail_json(run, events, tails), "\n".join(lines))

@@ -1,0 +1,1 @@
+"""``teamdeck run``: the runner that starts, wakes, watches and stops team members."""

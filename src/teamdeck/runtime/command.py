@@ -1,0 +1,69 @@
+"""``runtime: command``: any program, run with the member's argv template.
+
+``command: [python3, agents/worker.py, "{team}", "{member}"]``: the placeholders
+``{workspace} {team} {member} {run_id}`` are replaced in every argument (``{{`` and
+``}}`` stand for braces); the environment carries ``TEAMDECK_WORKSPACE``,
+``TEAMDECK_TEAM``, ``TEAMDECK_MEMBER`` and ``TEAMDECK_RUN_ID``. The agent reads its own
+work (``teamdeck inbox TEAM MEMBER --inject`` or the MCP tools), so the runner does not
+mark anything read for it. It may report its session, usage and cost by printing a
+stream-json ``result`` line, as Claude Code does (runtime/results.py).
+"""
+
+from __future__ import annotations
+
+import os
+import string
+from pathlib import Path
+
+from teamdeck.errors import Refused
+from teamdeck.model.agents import AgentConfig
+from teamdeck.runtime.results import outcome_of
+from teamdeck.runtime.spec import Launch, Outcome, Problem, RunRequest
+
+PLACEHOLDERS = ("workspace", "team", "member", "run_id")
+
+
+def unknown_placeholder(argument: str) -> str | None:
+    """The first ``{name}`` of ``argument`` that is no placeholder (or a malformed
+    brace: ``"single '}'"``), or None when every one is known."""
+    try:
+        fields = [name for _, name, _, _ in string.Formatter().parse(argument) if name is not None]
+    except ValueError as err:
+        return f"a lone brace ({err}): write {{{{ or }}}} for a brace"
+    for name in fields:
+        if name not in PLACEHOLDERS:
+            return f"{{{name}}} is no placeholder (known: {', '.join('{' + p + '}' for p in PLACEHOLDERS)})"
+    return None
+
+
+def working_dir(request: RunRequest) -> Path:
+    """The config's ``cwd`` (``~`` expanded, relative to the workspace), else the workspace."""
+    if not request.config.cwd:
+        return request.workspace
+    return request.workspace / Path(os.path.expanduser(request.config.cwd))
+
+
+class CommandRuntime:
+    """See the module."""
+
+    name = "command"
+
+    def check(self, config: AgentConfig) -> list[Problem]:
+        if not config.command:
+            return [Problem("command", "runtime command needs `command: [program, arg...]`")]
+        return [Problem("command", why) for why in map(unknown_placeholder, config.command) if why]
+
+    def launch(self, request: RunRequest) -> Launch:
+        command = request.config.command
+        if not command:
+            raise Refused(f"{request.team}/{request.member} has runtime command but no `command`")
+        values = request.placeholders()
+        argv = tuple(argument.format(**values) for argument in command)
+        env = {**request.base_env(), **request.config.env}
+        return Launch(argv=argv, env=env, cwd=working_dir(request))
+
+    def outcome(self, request: RunRequest, exit_status: int | None) -> Outcome:
+        return outcome_of(request.output_log)
+
+
+COMMAND = CommandRuntime()

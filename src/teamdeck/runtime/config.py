@@ -1,0 +1,251 @@
+"""``agents:`` of ``.teamdeck.yaml`` read, checked and resolved per member (the format is
+described in teamdeck/model/agents.py and docs/protocol.md, "Running the agents").
+
+Every mistake is reported once, in teamdeck's words, naming the file and the place
+(``.teamdeck.yaml agents."quant/*".timeout_s: must be a number greater than 0``); the
+whole list is checked before anything runs, so one look fixes them all.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+from pydantic_core import ErrorDetails
+
+from teamdeck.errors import InvalidFile
+from teamdeck.model.agents import DEFAULT_MAX_CONCURRENT, MEMBER_FIELDS, AgentConfig, AgentEntry
+from teamdeck.runtime.registry import RUNTIMES
+from teamdeck.store.loaders import parse_yaml, read_capped
+from teamdeck.store.paths import shown
+from teamdeck.store.workspace import SETTINGS_FILE
+
+DEFAULTS = "defaults"
+SCOPE_FIELDS = ("max_concurrent", "team_budget_usd")
+PATTERN_PART = re.compile(r"^[A-Za-z0-9*?\[\]][A-Za-z0-9._*?\[\]!-]{0,63}$")
+"""One side of a ``team/member`` key: a name, or a glob (``*``, ``?``, ``[...]``)."""
+
+
+class AgentsConfigError(InvalidFile):
+    """``agents:`` has mistakes: ``problems`` lists each one (the message shows them all,
+    one per line)."""
+
+    def __init__(self, problems: list[InvalidFile]) -> None:
+        self.problems = problems
+        first = problems[0]
+        super().__init__(first.path, first.where, first.why)
+        self.args = ("\n".join(str(problem) for problem in problems),)
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """One ``team/member`` entry: its key, its two globs and what it sets."""
+
+    key: str
+    team: str
+    member: str
+    entry: AgentEntry
+
+    @property
+    def exact(self) -> bool:
+        return not any(char in self.key for char in "*?[")
+
+    def matches(self, team: str, member: str) -> bool:
+        return fnmatch.fnmatchcase(team, self.team) and fnmatch.fnmatchcase(member, self.member)
+
+
+@dataclass(frozen=True)
+class AgentsConfig:
+    """The checked ``agents:`` section (empty when the file or the section is absent:
+    nobody is run)."""
+
+    defaults: AgentEntry = field(default_factory=AgentEntry)
+    patterns: tuple[Pattern, ...] = ()
+
+    @property
+    def max_concurrent(self) -> int:
+        """Runs at once in the workspace."""
+        return self.defaults.max_concurrent or DEFAULT_MAX_CONCURRENT
+
+    def team_limit(self, team: str) -> int | None:
+        """Runs at once in ``team`` (the last ``team/*`` entry that says), or None."""
+        return _last(
+            pattern.entry.max_concurrent for pattern in self.patterns if fnmatch.fnmatchcase(team, pattern.team)
+        )
+
+    def team_budget(self, team: str) -> float | None:
+        """The team's total cost allowed, or None (no limit)."""
+        return (
+            _last(pattern.entry.team_budget_usd for pattern in self.patterns if fnmatch.fnmatchcase(team, pattern.team))
+            or self.defaults.team_budget_usd
+        )
+
+    def resolve(self, team: str, member: str, *, lead: str | None = None) -> AgentConfig | None:
+        """``member``'s merged settings, or None when no entry names it (it is not run).
+        A wildcard entry never names the team's ``lead``."""
+        wild = [p for p in self.patterns if not p.exact and p.matches(team, member) and member != lead]
+        exact = [p for p in self.patterns if p.exact and p.matches(team, member)]
+        if not wild and not exact:
+            return None
+        merged: dict[str, Any] = {}
+        sources = [DEFAULTS] if self.defaults.model_fields_set else []
+        for entry in (self.defaults, *(p.entry for p in wild), *(p.entry for p in exact)):
+            merged.update({name: getattr(entry, name) for name in MEMBER_FIELDS if getattr(entry, name) is not None})
+        sources += [p.key for p in (*wild, *exact)]
+        return AgentConfig.model_validate({**merged, "sources": tuple(sources)})
+
+
+def _last(values: Any) -> Any:
+    found = None
+    for value in values:
+        if value is not None:
+            found = value
+    return found
+
+
+def load_agents(root: Path) -> AgentsConfig:
+    """The ``agents:`` section of ``root``'s ``.teamdeck.yaml``, checked.
+
+    Raises:
+        InvalidFile: the file cannot be read as YAML.
+        AgentsConfigError: every mistake in ``agents:``, each naming its place.
+    """
+    try:
+        raw = parse_yaml(read_capped(root / SETTINGS_FILE), Path(SETTINGS_FILE))
+    except FileNotFoundError:
+        return AgentsConfig()
+    section = raw.get("agents") if isinstance(raw, dict) else None
+    return check_agents(section)
+
+
+def check_agents(section: Any) -> AgentsConfig:
+    """``section`` (the value of ``agents:``) checked; see :func:`load_agents`."""
+    if section is None:
+        return AgentsConfig()
+    if not isinstance(section, Mapping):
+        raise AgentsConfigError([_problem("agents", "must be a mapping of 'defaults' and 'team/member' entries")])
+    problems: list[InvalidFile] = []
+    defaults = AgentEntry()
+    patterns: list[Pattern] = []
+    for key, value in section.items():
+        place = f"agents.{_quoted(key)}"
+        entry = _entry(value, place, problems)
+        if key == DEFAULTS:
+            defaults = entry or defaults
+            continue
+        split = _split_key(key)
+        if split is None:
+            problems.append(_problem(place, "is neither 'defaults' nor a 'team/member' pattern (e.g. quant/*)"))
+            continue
+        if entry is None:
+            continue
+        team, member = split
+        for name in SCOPE_FIELDS:
+            if getattr(entry, name) is not None and member != "*":
+                scope = "defaults (the workspace) or a team/* entry"
+                problems.append(_problem(f"{place}.{name}", f"applies to {scope}, not to one member"))
+        patterns.append(Pattern(key, team, member, entry))
+    config = AgentsConfig(defaults, tuple(patterns))
+    problems += _runtime_problems(config)
+    if problems:
+        raise AgentsConfigError(problems)
+    return config
+
+
+def _runtime_problems(config: AgentsConfig) -> list[InvalidFile]:
+    """What each entry's runtime finds wrong with the settings it leads to: checked on
+    the entry as merged over ``defaults`` (an exact entry also over its team's ``*``)."""
+    problems: list[InvalidFile] = []
+    named = config.defaults.runtime
+    if named is not None and named not in RUNTIMES:
+        problems.append(_unknown_runtime(f"agents.{DEFAULTS}.runtime", named))
+    for pattern in config.patterns:
+        merged = config.resolve(pattern.team, pattern.member) if pattern.exact else _over_defaults(config, pattern)
+        if merged is None:
+            continue
+        place = f"agents.{_quoted(pattern.key)}"
+        runtime = RUNTIMES.get(merged.runtime)
+        if runtime is None:
+            if merged.runtime != named:
+                problems.append(_unknown_runtime(f"{place}.runtime", merged.runtime))
+            continue
+        problems += [_problem(f"{place}.{found.field}", found.why) for found in runtime.check(merged)]
+    return problems
+
+
+def _unknown_runtime(where: str, name: str) -> InvalidFile:
+    return _problem(where, f"unknown runtime '{shown(name)}' (known: {', '.join(sorted(RUNTIMES))})")
+
+
+def _over_defaults(config: AgentsConfig, pattern: Pattern) -> AgentConfig:
+    merged: dict[str, Any] = {}
+    for entry in (config.defaults, pattern.entry):
+        merged.update({name: getattr(entry, name) for name in MEMBER_FIELDS if getattr(entry, name) is not None})
+    return AgentConfig.model_validate(merged)
+
+
+def _split_key(key: Any) -> tuple[str, str] | None:
+    if not isinstance(key, str) or key.count("/") != 1:
+        return None
+    team, member = key.split("/")
+    if not PATTERN_PART.fullmatch(team) or not PATTERN_PART.fullmatch(member):
+        return None
+    return team, member
+
+
+def _entry(value: Any, place: str, problems: list[InvalidFile]) -> AgentEntry | None:
+    if value is None:
+        return AgentEntry()
+    if not isinstance(value, Mapping):
+        problems.append(_problem(place, "must be a mapping of settings (runtime, command, timeout_s...)"))
+        return None
+    try:
+        return AgentEntry.model_validate(value)
+    except ValidationError as err:
+        problems += [_problem(_place(place, error["loc"]), _why(error)) for error in err.errors()]
+        return None
+
+
+def _problem(where: str, why: str) -> InvalidFile:
+    return InvalidFile(SETTINGS_FILE, where, why)
+
+
+def _quoted(key: Any) -> str:
+    text = shown(str(key))
+    return text if re.fullmatch(r"[A-Za-z0-9_-]+", text) else f'"{text}"'
+
+
+def _place(place: str, loc: tuple[int | str, ...]) -> str:
+    return place + "".join(f"[{part}]" if isinstance(part, int) else f".{_quoted(part)}" for part in loc)
+
+
+_KINDS = {
+    "string_type": "must be a string",
+    "int_type": "must be a whole number",
+    "float_type": "must be a number",
+    "bool_type": "must be true or false",
+    "list_type": "must be a list",
+    "dict_type": "must be a mapping",
+    "too_short": "must not be empty",
+}
+
+
+def _why(error: ErrorDetails) -> str:
+    """A pydantic error in teamdeck's words (never pydantic's message)."""
+    kind = error["type"]
+    context = error.get("ctx") or {}
+    if kind == "extra_forbidden":
+        return f"unknown setting (known: {', '.join(AgentEntry.model_fields)})"
+    if kind in ("greater_than", "greater_than_equal"):
+        bound = context.get("gt", context.get("ge"))
+        relation = "greater than" if kind == "greater_than" else "at least"
+        return f"must be a number {relation} {bound:g}" if isinstance(bound, int | float) else "is out of range"
+    return _KINDS.get(kind, f"is not a valid value ({type(error.get('input')).__name__})")

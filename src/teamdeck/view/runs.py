@@ -1,0 +1,249 @@
+"""What ``teamdeck run`` recorded, as every front shows it: each member's runs (live or
+not, since when, runs today, cost), and the runner's decisions (a run that failed every
+retry, a budget reached) as rows of the decision queue.
+
+Reads only: runs/<team>/<member>/<run_id>/run.yaml and runs/decisions.jsonl.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from teamdeck.clock import parse_iso
+from teamdeck.errors import InvalidFile, TeamdeckError
+from teamdeck.model.run import RunRecord
+from teamdeck.protocol.run_decisions import RunDecision, run_decisions
+from teamdeck.store.lock_owner import is_running
+from teamdeck.store.runs import (
+    EVENTS_FILE,
+    OUTPUT_FILE,
+    STDERR_FILE,
+    holder_of,
+    member_run_dirs,
+    read_log,
+    read_run,
+    run_members,
+    tail_text,
+)
+from teamdeck.store.workspace import Workspace
+from teamdeck.view.read_state import ReadState
+from teamdeck.view.snapshot import Decision
+
+
+@dataclass(frozen=True)
+class MemberRuns:
+    """A member's runs, newest last.
+
+    Attributes:
+        runs: every readable run.yaml, oldest first.
+        problems: run.yaml files that could not be read (one line each).
+    """
+
+    team: str
+    member: str
+    runs: tuple[RunRecord, ...] = ()
+    problems: tuple[str, ...] = ()
+
+    @property
+    def live(self) -> RunRecord | None:
+        """The run still going, if any (at most one: the runner starts one per member)."""
+        return next((run for run in reversed(self.runs) if run.live), None)
+
+    @property
+    def last(self) -> RunRecord | None:
+        return self.runs[-1] if self.runs else None
+
+    @property
+    def cost_usd(self) -> float:
+        """Every run's reported cost, added up."""
+        return round(sum(run.costUsd or 0.0 for run in self.runs), 6)
+
+    @property
+    def session_id(self) -> str | None:
+        """The session of the latest run that reported one (resumed by the next run)."""
+        return next((run.sessionId for run in reversed(self.runs) if run.sessionId), None)
+
+    def runs_on(self, day: datetime) -> int:
+        """How many runs started on ``day`` (UTC)."""
+        return sum(1 for run in self.runs if _day(run.createdAt) == day.date())
+
+    def ran_since(self, moment: str) -> bool:
+        """Whether a run was created at or after ``moment`` (ISO)."""
+        return any(run.createdAt >= moment for run in self.runs)
+
+    def owed_keys(self) -> set[str]:
+        """The messages some run was woken for: no run is owed for them again."""
+        return {message.key for run in self.runs for message in run.messages}
+
+
+def _day(stamp: str) -> object:
+    try:
+        return parse_iso(stamp).date()
+    except ValueError:
+        return None
+
+
+def member_runs(ws: Workspace, team: str, member: str) -> MemberRuns:
+    """The runs recorded for ``team/member``."""
+    runs: list[RunRecord] = []
+    problems: list[str] = []
+    for run_dir in member_run_dirs(ws, team, member):
+        try:
+            runs.append(read_run(ws, run_dir))
+        except FileNotFoundError:
+            continue
+        except InvalidFile as err:
+            problems.append(str(err))
+    return MemberRuns(team, member, tuple(runs), tuple(problems))
+
+
+def all_runs(ws: Workspace, team: str | None = None) -> list[MemberRuns]:
+    """Every member with runs (of ``team`` only, when given), by team and member."""
+    return [member_runs(ws, t, m) for t, m in sorted(run_members(ws)) if team is None or t == team]
+
+
+def find_run(ws: Workspace, run_id: str) -> RunRecord | None:
+    """The run ``run_id`` (a unique prefix of it is enough), or None."""
+    for runs in all_runs(ws):
+        for run in runs.runs:
+            if run.id == run_id or (len(run_id) >= 6 and run.id.startswith(run_id)):
+                return run
+    return None
+
+
+def run_gates(ws: Workspace) -> tuple[Decision, ...]:
+    """The runner's open decisions as rows of the decision queue."""
+    try:
+        decisions = run_decisions(ws)
+    except InvalidFile:
+        return ()
+    return tuple(as_decision(d) for d in decisions if d.open)
+
+
+def as_decision(decision: RunDecision) -> Decision:
+    who = decision.member if decision.member != "*" else f"team {decision.team}"
+    return Decision(
+        key=decision.key,
+        kind=decision.kind,
+        state="blocked" if decision.open else decision.answer or "",
+        created_at=decision.asked_at,
+        source=f"runner {decision.team}",
+        title=decision.title,
+        reason=decision.reason,
+        agent=who,
+        body=decision.tail,
+        team=decision.team,
+        member=decision.member,
+        request_id=decision.run,
+        decided_by=decision.answered_by,
+        decided_at=decision.answered_at,
+        note=decision.note,
+    )
+
+
+def run_events(ws: Workspace, run: RunRecord) -> list[dict[str, object]]:
+    """The run's events.jsonl, oldest first."""
+    return read_log(ws.run_dir(run.team, run.member, run.id) / EVENTS_FILE)
+
+
+def run_output(ws: Workspace, run: RunRecord, limit: int = 4000) -> dict[str, str]:
+    """The end of the run's output.log and stderr.log (by file name)."""
+    run_dir = ws.run_dir(run.team, run.member, run.id)
+    return {name: tail_text(run_dir / name, limit).rstrip("\n") for name in (OUTPUT_FILE, STDERR_FILE)}
+
+
+def read_runs(state: ReadState, changed: set[str] | None = None) -> None:
+    """Read the members' runs and the runner's open decisions into ``state``: every
+    member's (``changed`` None), or only those of ``changed`` (``team/member``; the
+    decisions when it holds ``decisions``)."""
+    if changed is None:
+        state.runs = {f"{runs.team}/{runs.member}": runs for runs in all_runs(state.ws)}
+        state.run_gates = run_gates(state.ws)
+        return
+    for key in changed - {"decisions"}:
+        team, _, member = key.partition("/")
+        try:
+            state.runs[key] = member_runs(state.ws, team, member)
+        except TeamdeckError:
+            state.runs.pop(key, None)
+    if "decisions" in changed:
+        state.run_gates = run_gates(state.ws)
+
+
+@dataclass(frozen=True)
+class RunState:
+    """What the roster and ``status`` say of a member's runs.
+
+    Attributes:
+        running: a run is going (``since``: when it started).
+        runs_today: runs created today (UTC).
+        cost_usd: every run's reported cost added up (None: none reported).
+        last_outcome: how the last ended run ended.
+        left_unread: messages the last run was woken for and left unread (a finding).
+        run_id: the live run, else the last one.
+    """
+
+    running: bool
+    since: str | None
+    runs_today: int
+    cost_usd: float | None
+    last_outcome: str | None
+    left_unread: int
+    run_id: str | None
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "running": self.running,
+            "since": self.since,
+            "runsToday": self.runs_today,
+            "costUsd": self.cost_usd,
+            "lastOutcome": self.last_outcome,
+            "leftUnread": self.left_unread,
+            "run": self.run_id,
+        }
+
+    def phrase(self, since_text: str = "") -> str:
+        """``▶ running 3m · 2 runs today · $0.42`` (``since_text``: how long, as the front says it)."""
+        parts = [f"▶ running {since_text}".rstrip()] if self.running else []
+        if not self.running and self.last_outcome:
+            parts.append(f"last run {self.last_outcome}")
+        parts.append(f"{self.runs_today} run{'s' if self.runs_today != 1 else ''} today")
+        if self.cost_usd is not None:
+            parts.append(f"${self.cost_usd:.2f}")
+        if self.left_unread:
+            parts.append(f"left {self.left_unread} unread")
+        return " · ".join(parts)
+
+
+def process_alive(run: RunRecord) -> bool:
+    """Whether the run's recorded process still runs (its pid, with the same start
+    time: a pid reused by another program does not count)."""
+    return run.pid is not None and is_running(run.pid, run.processStarted)
+
+
+def run_state(runs: MemberRuns | None, now: datetime) -> RunState | None:
+    """The member's :class:`RunState`, or None when it never ran. ``running`` is true
+    only while the recorded process is really there (a runner that died leaves a record
+    saying ``running``: that is not believed)."""
+    if runs is None or not runs.runs:
+        return None
+    live = runs.live
+    if live is not None and live.pid is not None and not process_alive(live):
+        live = None
+    last_ended = next((run for run in reversed(runs.runs) if not run.live), None)
+    reported = any(run.costUsd is not None for run in runs.runs)
+    return RunState(
+        running=live is not None,
+        since=(live.startedAt or live.createdAt) if live is not None else None,
+        runs_today=runs.runs_on(now),
+        cost_usd=runs.cost_usd if reported else None,
+        last_outcome=last_ended.outcome if last_ended is not None else None,
+        left_unread=last_ended.unreadAfter if last_ended is not None else 0,
+        run_id=(live or runs.runs[-1]).id,
+    )
+
+
+def runner_holder(ws: Workspace) -> dict[str, object] | None:
+    """Who runs the workspace's runner now (pid, host, started, since), or None."""
+    return holder_of(ws.runner_lock)

@@ -1,0 +1,52 @@
+"""Runs are seen everywhere (docs/protocol.md, "Running the agents"): `teamdeck runs [--team] [--json]`,
+`runs show`, `status` and `status --json`, MCP `list_agents` (running only while the
+recorded process really runs), the runner's decisions in `decisions list`."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+
+from runner_world import TEAM, wait_for
+
+from teamdeck.view.agents import list_agents
+
+
+def test_status_runs_and_list_agents_show_a_running_member_truthfully(world) -> None:
+    w = world(["dev", "qa"])
+    w.start()
+    w.send("dev", "sleep:60")
+    live = wait_for(lambda: [r for r in w.runs("dev") if r.live and r.pid], 20)[0]
+    wait_for(lambda: w.agent_log(), 20)
+
+    status = json.loads(w.cli("status", "--json").stdout)
+    dev = next(m for t in status["teams"] for m in t["members"] if m["name"] == "dev")
+    assert dev["run"]["running"] is True and dev["run"]["run"] == live.id and dev["run"]["runsToday"] == 1
+    text = w.cli("status").stdout
+    assert any(
+        line.strip().startswith("dev") and "▶ running" in line and "1 run today" in line for line in text.splitlines()
+    )
+
+    agents = {agent["name"]: agent for agent in list_agents(w.ws, TEAM)}
+    assert agents["dev"]["running"] is True and agents["qa"]["running"] is False
+
+    listed = json.loads(w.cli("runs", "--team", TEAM, "--json").stdout)["runs"]
+    assert [run["id"] for run in listed] == [live.id] and listed[0]["state"] == "running"
+    assert listed[0]["processAlive"] is True
+    assert json.loads(w.cli("runs", "--team", "other", "--json").stdout)["runs"] == []
+    shown = w.cli("runs", "show", live.id[:12])
+    assert shown.returncode == 0 and "started" in shown.stdout and f"pid: {live.pid}" in shown.stdout
+
+    # the runner and its run die without a word: the record still says running, nobody believes it
+    w.kill()
+    os.killpg(live.pid, signal.SIGKILL)
+    wait_for(lambda: not list_agents(w.ws, TEAM)[1]["running"], 10)
+    assert w.runs("dev")[0].state == "running"
+    assert json.loads(w.cli("runs", "--json").stdout)["runs"][0]["processAlive"] is False
+
+
+def test_runs_show_names_an_unknown_run(world) -> None:
+    w = world(["dev"])
+    done = w.cli("runs", "show", "r-nothing")
+    assert done.returncode != 0 and "no run r-nothing (see `teamdeck runs`)" in done.stderr

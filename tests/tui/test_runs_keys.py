@@ -1,0 +1,96 @@
+"""The roster and `teamdeck run` (docs/protocol.md, "Running the agents"): a member whose
+run is going is marked ▶ with since when, its runs today and cost in the detail; `l`
+shows its run log live, `w` asks the runner to wake it, `x` (confirmed) to stop its run."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+from conftest import make_app, run, until
+
+from teamdeck.clock import iso
+from teamdeck.model.run import RunRecord
+from teamdeck.store.lock_owner import process_started
+from teamdeck.store.runs import write_run
+from teamdeck.tui.dialogs.run_log import RunLogScreen
+from teamdeck.tui.widgets.confirm_bar import ConfirmBar
+from teamdeck.tui.widgets.roster_list import RUNNING, RosterList
+from teamdeck.tui.widgets.roster_panel import RosterPanel
+
+RUN_ID = "r-01m8cg0000000000000000abcd"
+
+
+def _running_alice(ws) -> subprocess.Popen[bytes]:
+    """A run of alice whose process (a sleep) is really there, with some output."""
+    process = subprocess.Popen(["sleep", "60"], start_new_session=True)
+    record = RunRecord(
+        id=RUN_ID, team="alpha", member="alice", runtime="command", trigger="message", argv=["sleep", "60"],
+        pid=process.pid, processStarted=process_started(process.pid), state="running",
+        createdAt=iso(ws.clock()), startedAt=iso(ws.clock()), costUsd=None,
+    )  # fmt: skip
+    run_dir = write_run(ws, record)
+    (run_dir / "output.log").write_text('{"type": "system", "subtype": "init"}\nworking on the parser\n')
+    return process
+
+
+def _requests(ws) -> list[dict]:
+    path = ws.root / "runs" / "requests.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+def test_a_running_member_is_marked_its_log_is_shown_and_it_can_be_woken_or_stopped(world) -> None:
+    process = _running_alice(world)
+    app = make_app(world)
+
+    async def scenario(pilot) -> None:
+        await pilot.press("2")
+        roster = app.main.query_one(RosterList)
+        assert roster.select_key("alpha/alice")
+        await pilot.pause()
+        row = next(row for row in roster.rows if row.key == "alpha/alice")
+        assert row.cells[0].text == RUNNING and "▶" in row.cells[2].text
+        other = next(row for row in roster.rows if row.key == "alpha/bob")
+        assert other.cells[0].text != RUNNING
+        detail = app.main.query_one(RosterPanel).query_one("#member-detail-text").render()
+        assert "▶ running" in str(detail) and "1 run today" in str(detail) and "l run log" in str(detail)
+
+        await pilot.press("l")
+        await until(pilot, lambda: isinstance(app.screen, RunLogScreen), "the run log")
+        body = str(app.screen.query_one("#run-log-body").render())
+        assert "working on the parser" in body
+        with open(world.root / "runs" / "alpha" / "alice" / RUN_ID / "output.log", "a") as log:
+            log.write("parser done\n")
+        await until(pilot, lambda: "parser done" in str(app.screen.query_one("#run-log-body").render()), "the tail")
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is app.main, "the roster again")
+
+        await pilot.press("w")
+        await until(pilot, lambda: [r["type"] for r in _requests(world)] == ["wake"], "the wake request")
+        await pilot.press("x")
+        await until(pilot, lambda: app.main.confirm_bar.asking, "the confirm bar")
+        assert isinstance(app.screen.query_one(ConfirmBar), ConfirmBar)
+        await pilot.press("enter")
+        await until(pilot, lambda: [r["type"] for r in _requests(world)] == ["wake", "stop"], "the stop request")
+        assert _requests(world)[-1]["member"] == "alice" and _requests(world)[-1]["by"] == "human:tester"
+
+    try:
+        run(app, scenario)
+    finally:
+        process.kill()
+        process.wait()
+
+
+def test_stop_is_greyed_for_a_member_without_a_run(world) -> None:
+    app = make_app(world)
+
+    async def scenario(pilot) -> None:
+        await pilot.press("2")
+        roster = app.main.query_one(RosterList)
+        assert roster.select_key("alpha/bob")
+        await pilot.pause()
+        panel = app.main.query_one(RosterPanel)
+        assert panel.check_action("stop_run", ()) is None
+        assert panel.why_disabled("stop_run") == "bob has no run going (teamdeck run)"
+
+    run(app, scenario)
