@@ -3,8 +3,9 @@ registered (add its instance to :data:`RUNTIMES`; nothing else changes)."""
 
 from __future__ import annotations
 
+from teamdeck.runtime.claude_code import CLAUDE_CODE
 from teamdeck.runtime.command import COMMAND
 from teamdeck.runtime.spec import Runtime
 
-RUNTIMES: dict[str, Runtime] = {runtime.name: runtime for runtime in (COMMAND,)}
+RUNTIMES: dict[str, Runtime] = {runtime.name: runtime for runtime in (COMMAND, CLAUDE_CODE)}
 """The runtimes ``.teamdeck.yaml`` may name."""

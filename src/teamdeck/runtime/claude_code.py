@@ -1,0 +1,255 @@
+"""``runtime: claude-code``: a member run as one headless Claude Code session (``claude -p``).
+
+What one run is, as the pinned client (2.1.332) behaves (docs/runtime-claude-code.md
+has the observations behind each choice):
+
+- **The prompt** is the member's unread messages, each the ``<teammate-message>`` block
+  ``teamdeck inbox --inject`` prints (the runner hands them over in that form), written
+  on stdin (not in argv: kept out of ``ps`` and run.yaml). A member's first run starts
+  with its roster ``prompt`` (what ``create_agent`` gave it). A headless session never
+  polls its mailbox, so what is unread must be in the prompt; the runner marks those
+  messages read once the process has started (:attr:`Launch.marks_read`).
+- **One session per member**: the first run picks its id (``--session-id``), every later
+  run continues it (``--resume``): the client refuses a ``--session-id`` already used.
+- **Output**: ``--output-format stream-json --verbose`` (the client refuses stream-json
+  in ``-p`` without ``--verbose``); the runner keeps stdout as the run's output log and
+  :meth:`ClaudeCodeRuntime.outcome` reads the session id, usage and cost from its
+  ``result`` line. A resumed session's ``total_cost_usd`` counts the whole session (its
+  ``usage`` only this run): the run's cost is what it adds to the session's total at
+  the end of the member's previous run, noted in ``session.json`` at launch.
+- **teamdeck's MCP server as that member** (``teamdeck mcp --team T --as M``, started
+  by the client from ``mcp.json`` in the run's directory) with its tools allowed
+  (``--allowedTools mcp__teamdeck``): in ``-p`` nobody is there to approve a tool call,
+  and the member's replies (``message_agent``, ``report_to_parent``...) go through it.
+- **Model and permission mode** from the config; ``--dangerously-skip-permissions``
+  only when the config sets ``dangerously_skip_permissions: true``.
+- **The teammate flags** (``--agent-id M@T --agent-name M --team-name T``, with
+  ``CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS=1``) make the session that team's member (the
+  team protocol and the lead's name in its system prompt, ``SendMessage`` writing the
+  team's inboxes). The client resolves the team under its own config directory
+  (``$CLAUDE_CONFIG_DIR`` or ``~/.claude``), so they are passed only when the workspace
+  is that directory; elsewhere they would send the member's messages to inboxes nobody
+  reads.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import sys
+import uuid
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from teamdeck.errors import InvalidFile, Refused
+from teamdeck.model.agents import AgentConfig
+from teamdeck.runtime.command import working_dir
+from teamdeck.runtime.spec import Launch, Outcome, Problem, RunRequest
+from teamdeck.store.jsonl import find_record
+
+BINARY_ENV = "TEAMDECK_CLAUDE"
+"""Names the ``claude`` binary; without it, ``claude`` is looked up on PATH."""
+MCP_SERVER = "teamdeck"
+"""The name teamdeck's MCP server has in the session: its tools are ``mcp__teamdeck__*``."""
+MCP_CONFIG = "mcp.json"
+"""Written in the run's directory: the ``--mcp-config`` of the session."""
+SESSION_SO_FAR = "session.json"
+"""Written in the run's directory of a resumed session: its cost before this run."""
+AGENT_TEAMS_ENV = "CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS"
+"""Without it the client ignores the teammate flags."""
+PERMISSION_MODES = ("acceptEdits", "auto", "bypassPermissions", "manual", "dontAsk", "plan")
+"""``--permission-mode`` choices of the pinned client (``claude --help``)."""
+USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+"""The token counts kept from a result's ``usage`` (the rest is the client's bookkeeping)."""
+NOTHING_UNREAD = "You have no unread messages. Carry on with your work, or stop if it is done."
+"""The prompt of a run woken with nothing unread (``-p`` refuses an empty prompt)."""
+
+
+class ClaudeCodeRuntime:
+    """See the module."""
+
+    name = "claude-code"
+
+    def check(self, config: AgentConfig) -> list[Problem]:
+        problems = []
+        if config.command:
+            problems.append(
+                Problem("command", "runtime claude-code runs Claude Code; `command` is for runtime command")
+            )
+        mode = config.permission_mode
+        if mode is not None and mode not in PERMISSION_MODES:
+            problems.append(Problem("permission_mode", f"'{mode}' is not one of {', '.join(PERMISSION_MODES)}"))
+        if mode == "bypassPermissions" and not config.dangerously_skip_permissions:
+            problems.append(
+                Problem(
+                    "permission_mode",
+                    "bypassPermissions skips every permission check: say so with dangerously_skip_permissions: true",
+                )
+            )
+        return problems
+
+    def launch(self, request: RunRequest) -> Launch:
+        env = {**request.base_env(), **request.config.env}
+        seen_env = {**os.environ, **env}
+        session = request.session_id or str(uuid.uuid4())
+        argv = [
+            claude_binary(seen_env),
+            "--print",
+            "--output-format=stream-json",
+            "--verbose",
+            *(["--resume", session] if request.session_id else ["--session-id", session]),
+            f"--mcp-config={write_mcp_config(request)}",
+            f"--allowedTools=mcp__{MCP_SERVER}",
+        ]
+        config = request.config
+        if config.model:
+            argv.append(f"--model={config.model}")
+        if config.permission_mode:
+            argv.append(f"--permission-mode={config.permission_mode}")
+        if config.dangerously_skip_permissions:
+            argv.append("--dangerously-skip-permissions")
+        if request.session_id:
+            note_session_so_far(request)
+        if teammate_flags_hold(request.workspace, seen_env):
+            argv += ["--agent-id", f"{request.member}@{request.team}", "--agent-name", request.member]
+            argv += ["--team-name", request.team]
+            env[AGENT_TEAMS_ENV] = "1"
+        return Launch(
+            argv=tuple(argv),
+            env=env,
+            cwd=working_dir(request),
+            stdin=prompt_of(request).encode("utf-8"),
+            marks_read=True,
+            session_id=session,
+        )
+
+    def outcome(self, request: RunRequest, exit_status: int | None) -> Outcome:
+        result = _last_frame(request.output_log, "type", "result")
+        if result is None:
+            init = _last_frame(request.output_log, "subtype", "init")
+            session = init.get("session_id") if init else None
+            error = "Claude Code ended without a result line" if exit_status == 0 else None
+            return Outcome(session_id=session if isinstance(session, str) else None, error=error)
+        return outcome_of(result, cost_before=_cost_before(request.run_dir / SESSION_SO_FAR))
+
+
+def claude_binary(env: Mapping[str, str]) -> str:
+    """``$TEAMDECK_CLAUDE``, else ``claude`` on the run's PATH.
+
+    Raises:
+        Refused: neither names a program (the run fails with this message).
+    """
+    named = env.get(BINARY_ENV)
+    if named:
+        found = shutil.which(os.path.expanduser(named))
+        if found is None:
+            raise Refused(f"${BINARY_ENV} names '{named}', which is not an executable file")
+        return found
+    found = shutil.which("claude", path=env.get("PATH"))
+    if found is None:
+        raise Refused(f"Claude Code not found: no `claude` on PATH; install it or name it in ${BINARY_ENV}")
+    return found
+
+
+def write_mcp_config(request: RunRequest) -> Path:
+    """``mcp.json`` in the run's directory: teamdeck's MCP server acting as the member,
+    run by this Python (the client starts it without the runner's shell)."""
+    server = {
+        "command": sys.executable,
+        "args": ["-m", "teamdeck", "mcp", "--workspace", str(request.workspace), "--team", request.team]
+        + ["--as", request.member],
+    }
+    path = request.run_dir / MCP_CONFIG
+    path.write_text(json.dumps({"mcpServers": {MCP_SERVER: server}}, indent=2) + "\n", encoding="utf-8")
+    return path
+
+
+def teammate_flags_hold(workspace: Path, env: Mapping[str, str]) -> bool:
+    """Whether the workspace is the client's config directory (``$CLAUDE_CONFIG_DIR``,
+    else ``$HOME/.claude``): only there does a teammate session find its team."""
+    configured = env.get("CLAUDE_CONFIG_DIR")
+    home = env.get("HOME")
+    if configured:
+        claude_dir = Path(os.path.expanduser(configured))
+    elif home:
+        claude_dir = Path(home) / ".claude"
+    else:
+        return False
+    return claude_dir.resolve() == workspace.resolve()
+
+
+def prompt_of(request: RunRequest) -> str:
+    """The session's prompt: the roster prompt on the member's first run, then each
+    unread message's ``<teammate-message>`` block, one per line as ``inbox --inject``
+    prints them."""
+    first = [request.prompt] if request.session_id is None and request.prompt.strip() else []
+    blocks = "\n".join(message.block for message in request.messages)
+    return "\n\n".join([*first, *([blocks] if blocks else [])]) or NOTHING_UNREAD
+
+
+def note_session_so_far(request: RunRequest) -> None:
+    """Write ``session.json`` in the run's directory: the resumed session's total cost
+    as its latest earlier run of the member reported it (0 when none did)."""
+    so_far = 0.0
+    earlier = sorted((run for run in request.run_dir.parent.iterdir() if run.name != request.run_id), reverse=True)
+    for run in earlier:
+        result = _last_frame(run / request.output_log.name, "type", "result")
+        total = _cost(result.get("total_cost_usd")) if result else None
+        if result and result.get("session_id") == request.session_id and total is not None:
+            so_far = total
+            break
+    note = {"sessionId": request.session_id, "costBeforeUsd": so_far}
+    (request.run_dir / SESSION_SO_FAR).write_text(json.dumps(note) + "\n", encoding="utf-8")
+
+
+def outcome_of(result: Mapping[str, Any], *, cost_before: float = 0.0) -> Outcome:
+    """An :class:`Outcome` from a stream-json ``result`` line (fields of another type
+    than the client writes are left out, never trusted); ``cost_before``: the session's
+    total before this run, taken off its ``total_cost_usd``."""
+    session = result.get("session_id")
+    usage = result.get("usage")
+    kept = {name: usage[name] for name in USAGE_FIELDS if _is_count(usage.get(name))} if isinstance(usage, dict) else {}
+    total = _cost(result.get("total_cost_usd"))
+    text = result.get("result")
+    failed = result.get("is_error") is True
+    return Outcome(
+        session_id=session if isinstance(session, str) else None,
+        usage=kept or None,
+        cost_usd=None if total is None else max(0.0, total - cost_before),
+        error=(text if isinstance(text, str) and text else "Claude Code reported an error") if failed else None,
+        result=text if isinstance(text, str) else None,
+    )
+
+
+def _cost(value: object) -> float | None:
+    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) and value >= 0:
+        return float(value)
+    return None
+
+
+def _cost_before(note: Path) -> float:
+    """``costBeforeUsd`` of a run's ``session.json`` (0 for a first run, or a note unread)."""
+    try:
+        value = json.loads(note.read_text(encoding="utf-8")).get("costBeforeUsd")
+    except (OSError, ValueError, AttributeError):
+        return 0.0
+    return _cost(value) or 0.0
+
+
+def _is_count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _last_frame(log: Path, field: str, value: str) -> dict[str, Any] | None:
+    """The last complete line of the output log whose ``field`` is ``value`` (None when
+    there is none, or the log cannot be read: an outcome never raises)."""
+    try:
+        return find_record(log, field, value)
+    except (OSError, InvalidFile):
+        return None
+
+
+CLAUDE_CODE = ClaudeCodeRuntime()
