@@ -41,6 +41,13 @@ def claude(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return exe
 
 
+def keep_session(home: Path, session: str = SESSION) -> None:
+    """The session's transcript where the client keeps it (``~/.claude/projects/<cwd>/``)."""
+    transcript = home / ".claude" / "projects" / "-work-project" / f"{session}.jsonl"
+    transcript.parent.mkdir(parents=True, exist_ok=True)
+    transcript.write_text("{}\n")
+
+
 def message(text: str, *, sender: str = "team-lead", summary: str = "s") -> Message:
     return Message(
         sender, "message", "2026-03-01T12:00:00Z", text, format_block(sender, text, summary=summary), summary
@@ -99,13 +106,25 @@ def test_first_run_picks_the_session_and_prompts_with_the_roster_prompt_and_the_
 
 
 def test_later_runs_resume_the_members_session_without_the_roster_prompt(tmp_path: Path, claude: Path) -> None:
+    keep_session(tmp_path / "home")
     launch = CLAUDE_CODE.launch(request(tmp_path, session_id=SESSION, messages=(message("next"),), prompt="Intro."))
     assert option(launch, "--resume") == SESSION and option(launch, "--session-id") is None
     assert launch.session_id == SESSION
     assert launch.stdin == format_block("team-lead", "next", summary="s").encode()
 
 
+def test_a_session_the_client_lost_is_started_again_instead_of_failing_every_retry(
+    tmp_path: Path, claude: Path
+) -> None:
+    """``--resume`` of a session the client no longer has exits 1 ("No conversation
+    found with session ID"), on every retry: a new session, as on a first run."""
+    launch = CLAUDE_CODE.launch(request(tmp_path, session_id=SESSION, messages=(message("next"),), prompt="Intro."))
+    assert option(launch, "--resume") is None and option(launch, "--session-id") == launch.session_id != SESSION
+    assert launch.stdin is not None and launch.stdin.decode().startswith("Intro.\n\n<teammate-message")
+
+
 def test_a_run_with_nothing_unread_still_has_a_prompt(tmp_path: Path, claude: Path) -> None:
+    keep_session(tmp_path / "home")
     launch = CLAUDE_CODE.launch(request(tmp_path, session_id=SESSION, trigger="wake"))
     assert launch.stdin == NOTHING_UNREAD.encode()
 
@@ -234,6 +253,7 @@ def test_a_resumed_session_reports_the_cost_this_run_added(tmp_path: Path, claud
     other = request(tmp_path, "r-02")  # a run of another session (a fresh start after a lost one)
     write_log(other, frames("6d1e0f57-0000-4000-8000-000000000000", total=5.0))
     resumed = request(tmp_path, "r-03", session_id=SESSION)
+    keep_session(tmp_path / "home")
     CLAUDE_CODE.launch(resumed)
     write_log(resumed, frames(total=0.00414))
     assert CLAUDE_CODE.outcome(resumed, 0).cost_usd == pytest.approx(0.00207)
@@ -245,6 +265,15 @@ def test_an_error_result_fails_the_run_with_the_clients_words(tmp_path: Path) ->
     write_log(req, frames(total=0, error=True, text="API Error: 400 overloaded"))
     outcome = CLAUDE_CODE.outcome(req, 1)
     assert outcome.error == "API Error: 400 overloaded" and outcome.cost_usd == 0
+
+
+def test_an_error_result_without_text_fails_with_its_errors(tmp_path: Path) -> None:
+    """What the client writes for ``--resume`` of an unknown session (exit 1)."""
+    req = request(tmp_path)
+    failed = {"type": "result", "subtype": "error_during_execution", "is_error": True, "session_id": SESSION}
+    write_log(req, [failed | {"total_cost_usd": 0, "errors": [f"No conversation found with session ID: {SESSION}"]}])
+    outcome = CLAUDE_CODE.outcome(req, 1)
+    assert outcome.error == f"No conversation found with session ID: {SESSION}" and outcome.result is None
 
 
 def test_no_result_line_keeps_the_session_and_fails_a_clean_exit(tmp_path: Path) -> None:

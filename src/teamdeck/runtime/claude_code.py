@@ -34,6 +34,7 @@ has the observations behind each choice):
 
 from __future__ import annotations
 
+import glob
 import json
 import math
 import os
@@ -41,6 +42,7 @@ import shutil
 import sys
 import uuid
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -94,13 +96,17 @@ class ClaudeCodeRuntime:
     def launch(self, request: RunRequest) -> Launch:
         env = {**request.base_env(), **request.config.env}
         seen_env = {**os.environ, **env}
-        session = request.session_id or str(uuid.uuid4())
+        claude_dir = claude_config_dir(seen_env)
+        resumed = request.session_id if request.session_id and session_kept(claude_dir, request.session_id) else None
+        if resumed is None and request.session_id:
+            request = replace(request, session_id=None)  # its session is gone: a new one, as on a first run
+        session = resumed or str(uuid.uuid4())
         argv = [
             claude_binary(seen_env),
             "--print",
             "--output-format=stream-json",
             "--verbose",
-            *(["--resume", session] if request.session_id else ["--session-id", session]),
+            *(["--resume", session] if resumed else ["--session-id", session]),
             f"--mcp-config={write_mcp_config(request)}",
             f"--allowedTools=mcp__{MCP_SERVER}",
         ]
@@ -111,9 +117,9 @@ class ClaudeCodeRuntime:
             argv.append(f"--permission-mode={config.permission_mode}")
         if config.dangerously_skip_permissions:
             argv.append("--dangerously-skip-permissions")
-        if request.session_id:
+        if resumed:
             note_session_so_far(request)
-        if teammate_flags_hold(request.workspace, seen_env):
+        if claude_dir is not None and claude_dir.resolve() == request.workspace.resolve():
             argv += ["--agent-id", f"{request.member}@{request.team}", "--agent-name", request.member]
             argv += ["--team-name", request.team]
             env[AGENT_TEAMS_ENV] = "1"
@@ -167,18 +173,24 @@ def write_mcp_config(request: RunRequest) -> Path:
     return path
 
 
-def teammate_flags_hold(workspace: Path, env: Mapping[str, str]) -> bool:
-    """Whether the workspace is the client's config directory (``$CLAUDE_CONFIG_DIR``,
-    else ``$HOME/.claude``): only there does a teammate session find its team."""
+def claude_config_dir(env: Mapping[str, str]) -> Path | None:
+    """The client's config directory: ``$CLAUDE_CONFIG_DIR``, else ``$HOME/.claude``
+    (None without either). Its teams are where the teammate flags look; its
+    ``projects/<cwd>/<session>.jsonl`` are the sessions ``--resume`` continues."""
     configured = env.get("CLAUDE_CONFIG_DIR")
-    home = env.get("HOME")
     if configured:
-        claude_dir = Path(os.path.expanduser(configured))
-    elif home:
-        claude_dir = Path(home) / ".claude"
-    else:
-        return False
-    return claude_dir.resolve() == workspace.resolve()
+        return Path(os.path.expanduser(configured))
+    home = env.get("HOME")
+    return Path(home) / ".claude" if home else None
+
+
+def session_kept(claude_dir: Path | None, session_id: str) -> bool:
+    """Whether the client still has the session (``--resume`` of one it has not fails
+    every time: "No conversation found with session ID"). Assumed kept when the config
+    directory is unknown."""
+    if claude_dir is None:
+        return True
+    return any((claude_dir / "projects").glob(f"*/{glob.escape(session_id)}.jsonl"))
 
 
 def prompt_of(request: RunRequest) -> str:
@@ -215,11 +227,14 @@ def outcome_of(result: Mapping[str, Any], *, cost_before: float = 0.0) -> Outcom
     total = _cost(result.get("total_cost_usd"))
     text = result.get("result")
     failed = result.get("is_error") is True
+    errors = [error for error in result.get("errors") or () if isinstance(error, str)]
     return Outcome(
         session_id=session if isinstance(session, str) else None,
         usage=kept or None,
         cost_usd=None if total is None else max(0.0, total - cost_before),
-        error=(text if isinstance(text, str) and text else "Claude Code reported an error") if failed else None,
+        error=(text if isinstance(text, str) and text else "; ".join(errors) or "Claude Code reported an error")
+        if failed
+        else None,
         result=text if isinstance(text, str) else None,
     )
 
