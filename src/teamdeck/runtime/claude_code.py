@@ -14,7 +14,7 @@ has the observations behind each choice):
 - **Output**: ``--output-format stream-json --verbose`` (the client refuses stream-json
   in ``-p`` without ``--verbose``); the runner keeps stdout as the run's output log and
   :meth:`ClaudeCodeRuntime.outcome` reads the session id, usage and cost from its
-  ``result`` line. A resumed session's ``total_cost_usd`` counts the whole session (its
+  ``result`` line (runtime/results.py). A resumed session's ``total_cost_usd`` counts the whole session (its
   ``usage`` only this run): the run's cost is what it adds to the session's total at
   the end of the member's previous run, noted in ``session.json`` at launch.
 - **teamdeck's MCP server as that member** (``teamdeck mcp --team T --as M``, started
@@ -44,13 +44,12 @@ import uuid
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
-from teamdeck.errors import InvalidFile, Refused
+from teamdeck.errors import Refused
 from teamdeck.model.agents import AgentConfig
 from teamdeck.runtime.command import working_dir
+from teamdeck.runtime.results import last_result, outcome_from
 from teamdeck.runtime.spec import Launch, Outcome, Problem, RunRequest
-from teamdeck.store.jsonl import find_record
 
 BINARY_ENV = "TEAMDECK_CLAUDE"
 """Names the ``claude`` binary; without it, ``claude`` is looked up on PATH."""
@@ -64,8 +63,8 @@ AGENT_TEAMS_ENV = "CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS"
 """Without it the client ignores the teammate flags."""
 PERMISSION_MODES = ("acceptEdits", "auto", "bypassPermissions", "manual", "dontAsk", "plan")
 """``--permission-mode`` choices of the pinned client (``claude --help``)."""
-USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
-"""The token counts kept from a result's ``usage`` (the rest is the client's bookkeeping)."""
+INIT_LINE_BYTES = 256 * 1024
+"""The most read of the log's first line (the init line lists every tool and skill)."""
 NOTHING_UNREAD = "You have no unread messages. Carry on with your work, or stop if it is done."
 """The prompt of a run woken with nothing unread (``-p`` refuses an empty prompt)."""
 
@@ -133,13 +132,15 @@ class ClaudeCodeRuntime:
         )
 
     def outcome(self, request: RunRequest, exit_status: int | None) -> Outcome:
-        result = _last_frame(request.output_log, "type", "result")
+        result = last_result(request.output_log)
         if result is None:
-            init = _last_frame(request.output_log, "subtype", "init")
-            session = init.get("session_id") if init else None
             error = "Claude Code ended without a result line" if exit_status == 0 else None
-            return Outcome(session_id=session if isinstance(session, str) else None, error=error)
-        return outcome_of(result, cost_before=_cost_before(request.run_dir / SESSION_SO_FAR))
+            return Outcome(session_id=_init_session(request.output_log), error=error)
+        reported = outcome_from(result)
+        if reported.cost_usd is None:
+            return reported
+        before = _cost_before(request.run_dir / SESSION_SO_FAR)
+        return replace(reported, cost_usd=max(0.0, reported.cost_usd - before))
 
 
 def claude_binary(env: Mapping[str, str]) -> str:
@@ -208,35 +209,13 @@ def note_session_so_far(request: RunRequest) -> None:
     so_far = 0.0
     earlier = sorted((run for run in request.run_dir.parent.iterdir() if run.name != request.run_id), reverse=True)
     for run in earlier:
-        result = _last_frame(run / request.output_log.name, "type", "result")
+        result = last_result(run / request.output_log.name)
         total = _cost(result.get("total_cost_usd")) if result else None
         if result and result.get("session_id") == request.session_id and total is not None:
             so_far = total
             break
     note = {"sessionId": request.session_id, "costBeforeUsd": so_far}
     (request.run_dir / SESSION_SO_FAR).write_text(json.dumps(note) + "\n", encoding="utf-8")
-
-
-def outcome_of(result: Mapping[str, Any], *, cost_before: float = 0.0) -> Outcome:
-    """An :class:`Outcome` from a stream-json ``result`` line (fields of another type
-    than the client writes are left out, never trusted); ``cost_before``: the session's
-    total before this run, taken off its ``total_cost_usd``."""
-    session = result.get("session_id")
-    usage = result.get("usage")
-    kept = {name: usage[name] for name in USAGE_FIELDS if _is_count(usage.get(name))} if isinstance(usage, dict) else {}
-    total = _cost(result.get("total_cost_usd"))
-    text = result.get("result")
-    failed = result.get("is_error") is True
-    errors = [error for error in result.get("errors") or () if isinstance(error, str)]
-    return Outcome(
-        session_id=session if isinstance(session, str) else None,
-        usage=kept or None,
-        cost_usd=None if total is None else max(0.0, total - cost_before),
-        error=(text if isinstance(text, str) and text else "; ".join(errors) or "Claude Code reported an error")
-        if failed
-        else None,
-        result=text if isinstance(text, str) else None,
-    )
 
 
 def _cost(value: object) -> float | None:
@@ -254,17 +233,16 @@ def _cost_before(note: Path) -> float:
     return _cost(value) or 0.0
 
 
-def _is_count(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
-
-
-def _last_frame(log: Path, field: str, value: str) -> dict[str, Any] | None:
-    """The last complete line of the output log whose ``field`` is ``value`` (None when
-    there is none, or the log cannot be read: an outcome never raises)."""
+def _init_session(log: Path) -> str | None:
+    """The session id of the log's first line (the client's ``system/init``), for a run
+    that ended before its result line; None when it cannot be read."""
     try:
-        return find_record(log, field, value)
-    except (OSError, InvalidFile):
+        with open(log, "rb") as handle:
+            first = json.loads(handle.readline(INIT_LINE_BYTES))
+    except (OSError, ValueError):
         return None
+    session = first.get("session_id") if isinstance(first, dict) and first.get("subtype") == "init" else None
+    return session if isinstance(session, str) else None
 
 
 CLAUDE_CODE = ClaudeCodeRuntime()

@@ -44,16 +44,26 @@ def last_result(log: Path) -> dict[str, Any] | None:
 def outcome_of(log: Path) -> Outcome:
     """The :class:`Outcome` a result line reports (empty without one)."""
     result = last_result(log)
-    if result is None:
-        return Outcome()
+    return Outcome() if result is None else outcome_from(result)
+
+
+def outcome_from(result: dict[str, Any]) -> Outcome:
+    """The :class:`Outcome` of one result line; a reported error in the client's own
+    words (its ``result`` text, else its ``errors``: "API Error: 400 …", "No conversation
+    found with session ID: …")."""
     cost = result.get("total_cost_usd")
     usage = result.get("usage")
     session = result.get("session_id")
     text = result.get("result")
     error = None
     if result.get("is_error") is True:
+        listed = result.get("errors")
+        errors = [item for item in listed if isinstance(item, str)] if isinstance(listed, list) else []
         subtype = result.get("subtype")
-        error = f"the run reported an error ({subtype})" if isinstance(subtype, str) else "the run reported an error"
+        said = text if isinstance(text, str) and text else "; ".join(errors)
+        error = said[:2000] or (
+            f"the run reported an error ({subtype})" if isinstance(subtype, str) else "the run reported an error"
+        )
     return Outcome(
         session_id=session if isinstance(session, str) else None,
         usage=usage if isinstance(usage, dict) else None,

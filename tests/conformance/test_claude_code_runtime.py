@@ -1,0 +1,227 @@
+"""``teamdeck run`` running members as the pinned Claude Code (``runtime: claude-code``)
+against the scripted model: what a user sees after ``teamdeck send`` or a Gitea mention.
+
+- ``teamdeck send`` to a member: ``teamdeck run`` starts its session, whose model's first
+  request carries the message exactly as ``teamdeck inbox --inject`` prints it; the model
+  answers with teamdeck's ``message_agent`` (the MCP server the run attached as that
+  member) and the answer is in the lead's inbox; the run's record holds the session id,
+  usage and cost read from the client's result line.
+- A second message resumes the same session (``--resume``): the model sees the earlier
+  turn; the run is charged only the cost it added (the client's total counts the session).
+- A replayed Gitea mention (the fixture deliveries) runs the mentioned agent only.
+- Where the teammate flags hold (the workspace is the client's ``~/.claude``) the member
+  answers with Claude Code's own ``SendMessage`` into the team's inbox.
+
+Each runner is ``teamdeck run --once`` in a subprocess with the client's environment (a
+temporary HOME, the scripted model, ``$TEAMDECK_CLAUDE`` naming the pinned binary).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from claude_code import claude_env, make_home
+from forge_world import TEAM as QUANT
+from forge_world import delivery, make_team, post, serving
+from mcp_clients import TEAM, make_workspace
+from scripted_model import INPUT_TOKENS, Request, ScriptedModel, call, say
+from test_claude_code_mcp import use
+
+from teamdeck.store.workspace import Workspace
+
+pytestmark = [pytest.mark.conformance, pytest.mark.slow]
+
+RUN_TIMEOUT_S = 180
+
+
+def teamdeck(root: Path, env: dict[str, str], *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    """``teamdeck --workspace ROOT ARGS`` as a user runs it, in the client's environment."""
+    return subprocess.run(
+        [sys.executable, "-m", "teamdeck", "--workspace", str(root), *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def run_once(root: Path, env: dict[str, str]) -> None:
+    ran = teamdeck(root, env, "run", "--once", timeout=RUN_TIMEOUT_S)
+    assert ran.returncode == 0, (ran.stdout, ran.stderr)
+
+
+def configure(root: Path, agents: dict[str, Any]) -> None:
+    (root / ".teamdeck.yaml").write_text(yaml.safe_dump({"agents": agents}))
+
+
+def runs_of(root: Path, team: str, member: str) -> list[tuple[Path, dict[str, Any]]]:
+    """The member's runs, oldest first: (directory, run.yaml)."""
+    folder = root / "runs" / team / member
+    dirs = sorted(path for path in folder.iterdir() if path.is_dir()) if folder.is_dir() else []
+    return [(run, yaml.safe_load((run / "run.yaml").read_text())) for run in dirs]
+
+
+def result_line(run: Path) -> dict[str, Any]:
+    lines = [json.loads(line) for line in (run / "output.log").read_text().splitlines() if line.strip()]
+    assert lines[0]["type"] == "system" and lines[0]["subtype"] == "init", lines[0]
+    return next(line for line in reversed(lines) if line["type"] == "result")
+
+
+def option(argv: list[str], name: str) -> str | None:
+    for index, argument in enumerate(argv):
+        if argument.startswith(f"{name}="):
+            return argument.split("=", 1)[1]
+        if argument == name:
+            return argv[index + 1]
+    return None
+
+
+def injected(root: Path, env: dict[str, str], tmp_path: Path, member: str, team: str = TEAM) -> str:
+    """What ``teamdeck inbox TEAM MEMBER --inject`` prints now, taken on a copy of the
+    workspace (it marks the messages read)."""
+    copy = tmp_path / f"inject-copy-{member}"
+    shutil.rmtree(copy, ignore_errors=True)
+    shutil.copytree(root, copy)
+    printed = teamdeck(copy, env, "inbox", team, member, "--inject")
+    assert printed.returncode == 0, printed.stderr
+    return printed.stdout.rstrip("\n")
+
+
+def prompt_of(request: Request) -> str:
+    """The run's prompt: the last text block of the first user message (the client puts
+    its own reminders before it)."""
+    first = next(m for m in request.messages if m["role"] == "user")
+    return [block["text"] for block in first["content"] if block.get("type") == "text"][-1]
+
+
+def test_send_runs_the_member_its_reply_reaches_the_lead_and_the_next_message_resumes(
+    tmp_path: Path, claude: Path, model: ScriptedModel
+) -> None:
+    ws = make_workspace(tmp_path / "ws")
+    root = ws.root
+    configure(root, {"alpha/coder": {"runtime": "claude-code", "model": "sonnet", "permission_mode": "acceptEdits"}})
+    env = {
+        **os.environ,
+        **claude_env(make_home(tmp_path / "home"), model.env(), TEAMDECK_CLAUDE=str(claude)),
+        "TEAMDECK_WORKSPACE": "",
+    }
+    reply = {"member": "team-lead", "summary": "parser plan", "text": "CODER-REPLY: JSON first, YAML after."}
+    model.script(
+        "coder",
+        use("teamdeck", "message_agent", reply),
+        say("first run done"),
+        say("second run done"),
+        when="Parse the JSON, please.",
+    )
+
+    sent = teamdeck(root, env, "send", TEAM, "coder", "Parse the JSON, please.", "--summary", "parse <json>")
+    assert sent.returncode == 0, sent.stderr
+    expected_prompt = injected(root, env, tmp_path, "coder")
+    run_once(root, env)
+
+    [(first_dir, first)] = runs_of(root, TEAM, "coder")
+    asked = model.turns_of("coder")
+    assert prompt_of(asked[0]) == expected_prompt  # the unread message, as `inbox --inject` prints it
+    assert expected_prompt.startswith('<teammate-message teammate_id="team-lead" summary="parse &lt;json&gt;">')
+    session = first["sessionId"]
+    assert option(first["argv"], "--session-id") == session and option(first["argv"], "--resume") is None
+    assert {request.session_id for request in asked} == {session}
+    assert "You are 'coder' of team 'alpha'." in asked[-1].system_text  # teamdeck's MCP server, as coder
+    assert asked[0].body["model"] == "claude-sonnet-5-5"
+    assert not any("dangerously" in argument for argument in first["argv"])
+
+    lead_inbox = json.loads(ws.inbox(TEAM, "team-lead").read_text())
+    assert [(m["from"], m["text"]) for m in lead_inbox] == [("coder", reply["text"])]
+    assert all(m["read"] for m in json.loads(ws.inbox(TEAM, "coder").read_text()))
+
+    result = result_line(first_dir)
+    assert (first["state"], first["outcome"], first["exitStatus"]) == ("ended", "succeeded", 0)
+    assert first["result"] == "first run done" == result["result"]
+    assert first["usage"]["input_tokens"] == INPUT_TOKENS * len(asked) == result["usage"]["input_tokens"]
+    assert first["costUsd"] == pytest.approx(result["total_cost_usd"]) and first["costUsd"] > 0
+
+    sent = teamdeck(root, env, "send", TEAM, "coder", "Now the YAML.", "--summary", "yaml")
+    assert sent.returncode == 0, sent.stderr
+    run_once(root, env)
+
+    [_, (second_dir, second)] = runs_of(root, TEAM, "coder")
+    assert option(second["argv"], "--resume") == session and second["sessionId"] == session
+    latest = model.turns_of("coder")[-1]
+    assert latest.session_id == session
+    assert prompt_of(latest) == prompt_of(asked[0])  # the same conversation, continued
+    assert "CODER-REPLY: JSON first" in latest.text and "first run done" in latest.text
+    assert '<teammate-message teammate_id="team-lead" summary="yaml">\nNow the YAML.\n</teammate-message>' in (
+        latest.text
+    )
+    total = result_line(second_dir)["total_cost_usd"]
+    assert total > first["costUsd"]  # the client's total counts the whole session...
+    assert second["costUsd"] == pytest.approx(total - first["costUsd"])  # ...the run is charged what it added
+    assert second["usage"]["input_tokens"] == INPUT_TOKENS
+
+
+def test_a_replayed_gitea_mention_runs_the_mentioned_agent(tmp_path: Path, claude: Path, model: ScriptedModel) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    ws = Workspace.at(root, actor="human:tester")
+    make_team(ws)
+    configure(root, {f"{QUANT}/pangtong-fujunshi": {"runtime": "claude-code"}})
+    env = {
+        **os.environ,
+        **claude_env(make_home(tmp_path / "home"), model.env(), TEAMDECK_CLAUDE=str(claude)),
+        "TEAMDECK_WORKSPACE": "",
+    }
+    model.script("pangtong", say("I will answer guanyu on the issue."), when="mentioned you on acme/quant#100")
+
+    with serving(ws) as url:
+        for name in ("issues-opened-parent-100", "issue-comment-created-100-guanyu"):
+            headers, body = delivery(name)
+            assert post(url, headers, body).status_code == 200, name
+    expected_prompt = injected(root, env, tmp_path, "pangtong-fujunshi", QUANT)
+    run_once(root, env)
+
+    [(_, run)] = runs_of(root, QUANT, "pangtong-fujunshi")
+    [asked] = model.turns_of("pangtong")
+    assert prompt_of(asked).endswith(expected_prompt)  # after the roster prompt of its first run
+    assert "请确认风控阈值" in prompt_of(asked)
+    assert (run["outcome"], run["result"]) == ("succeeded", "I will answer guanyu on the issue.")
+    for member in ("zhangfei-dev", "guanyu-risk", "simayi-review"):  # told to discuss, but not configured to run
+        assert runs_of(root, QUANT, member) == []
+
+
+def test_in_claude_code_own_directory_the_member_answers_with_send_message(
+    tmp_path: Path, claude: Path, model: ScriptedModel
+) -> None:
+    """The teammate flags hold where the workspace is the client's ``~/.claude``: the
+    session is the team's member (the team protocol in its system prompt) and its
+    ``SendMessage`` lands in the lead's inbox teamdeck reads."""
+    home = make_home(tmp_path / "home")
+    ws = make_workspace(home / ".claude")
+    configure(ws.root, {"alpha/coder": {"runtime": "claude-code"}})
+    env = {**os.environ, **claude_env(home, model.env(), TEAMDECK_CLAUDE=str(claude)), "TEAMDECK_WORKSPACE": ""}
+    model.script(
+        "coder",
+        call("ToolSearch", {"query": "select:SendMessage", "max_results": 5}),
+        call("SendMessage", {"to": "team-lead", "message": "MATE-REPLY via SendMessage", "summary": "mate"}),
+        say("sent"),
+        when="Check the flags.",
+    )
+    sent = teamdeck(ws.root, env, "send", TEAM, "coder", "Check the flags.", "--summary", "flags")
+    assert sent.returncode == 0, sent.stderr
+    run_once(ws.root, env)
+
+    [(_, run)] = runs_of(ws.root, TEAM, "coder")
+    assert option(run["argv"], "--agent-id") == "coder@alpha"
+    first = model.turns_of("coder")[0]
+    assert "# Team Coordination" in first.system_text and 'The team lead\'s name is "team-lead"' in first.system_text
+    lead_inbox = json.loads(ws.inbox(TEAM, "team-lead").read_text())
+    assert [(m["from"], m["text"]) for m in lead_inbox] == [("coder", "MATE-REPLY via SendMessage")]
+    assert run["outcome"] == "succeeded"
