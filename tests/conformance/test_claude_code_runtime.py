@@ -12,8 +12,9 @@ against the scripted model: what a user sees after ``teamdeck send`` or a Gitea 
 - Where the teammate flags hold (the workspace is the client's ``~/.claude``) the member
   answers with Claude Code's own ``SendMessage`` into the team's inbox.
 
-Each runner is ``teamdeck run --once`` in a subprocess with the client's environment (a
-temporary HOME, the scripted model, ``$TEAMDECK_CLAUDE`` naming the pinned binary).
+Each runner is ``teamdeck run`` (``--once``, or left running while the Gitea deliveries
+arrive) in a subprocess with the client's environment (a temporary HOME, the scripted
+model, ``$TEAMDECK_CLAUDE`` naming the pinned binary).
 """
 
 from __future__ import annotations
@@ -21,16 +22,20 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 from claude_code import claude_env, make_home
+from forge_world import AGENTS, delivery, make_team, post, serving
 from forge_world import TEAM as QUANT
-from forge_world import delivery, make_team, post, serving
 from mcp_clients import TEAM, make_workspace
 from scripted_model import INPUT_TOKENS, Request, ScriptedModel, call, say
 from test_claude_code_mcp import use
@@ -57,6 +62,37 @@ def teamdeck(root: Path, env: dict[str, str], *args: str, timeout: float = 60) -
 def run_once(root: Path, env: dict[str, str]) -> None:
     ran = teamdeck(root, env, "run", "--once", timeout=RUN_TIMEOUT_S)
     assert ran.returncode == 0, (ran.stdout, ran.stderr)
+
+
+@contextmanager
+def runner(root: Path, env: dict[str, str], log: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """``teamdeck run`` left running (as a user leaves it), ended with SIGTERM."""
+    with open(log, "wb") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "teamdeck", "--workspace", str(root), "run"],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        try:
+            yield process
+        finally:
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(30)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait(10)
+                raise AssertionError(f"teamdeck run did not end on SIGTERM: {log.read_text()}") from None
+
+
+def wait_until(what: str, done: Callable[[], bool], timeout: float = RUN_TIMEOUT_S) -> None:
+    deadline = time.monotonic() + timeout
+    while not done():
+        assert time.monotonic() < deadline, f"not within {timeout} s: {what}"
+        time.sleep(0.1)
 
 
 def configure(root: Path, agents: dict[str, Any]) -> None:
@@ -181,18 +217,29 @@ def test_a_replayed_gitea_mention_runs_the_mentioned_agent(tmp_path: Path, claud
     }
     model.script("pangtong", say("I will answer guanyu on the issue."), when="mentioned you on acme/quant#100")
 
-    with serving(ws) as url:
+    def ended() -> bool:
+        runs = runs_of(root, QUANT, "pangtong-fujunshi")
+        return bool(runs) and runs[-1][1]["state"] == "ended"
+
+    with runner(root, env, tmp_path / "runner.log"), serving(ws) as url:
         for name in ("issues-opened-parent-100", "issue-comment-created-100-guanyu"):
             headers, body = delivery(name)
             assert post(url, headers, body).status_code == 200, name
-    expected_prompt = injected(root, env, tmp_path, "pangtong-fujunshi", QUANT)
-    run_once(root, env)
+        wait_until("the mentioned agent's run ends", ended)
 
     [(_, run)] = runs_of(root, QUANT, "pangtong-fujunshi")
     [asked] = model.turns_of("pangtong")
-    assert prompt_of(asked).endswith(expected_prompt)  # after the roster prompt of its first run
+    [mention] = json.loads(ws.inbox(QUANT, "pangtong-fujunshi").read_text())
+    assert mention["read"] is True and mention["summary"] == "guanyu-risk mentioned you on acme/quant#100"
+    header = f'<teammate-message teammate_id="team-lead" summary="{mention["summary"]}">'
+    assert prompt_of(asked).endswith(f"{header}\n{mention['text']}\n</teammate-message>")
+    assert prompt_of(asked).startswith(AGENTS["pangtong-fujunshi"][1])  # its roster prompt: its first run
     assert "请确认风控阈值" in prompt_of(asked)
-    assert (run["outcome"], run["result"]) == ("succeeded", "I will answer guanyu on the issue.")
+    assert (run["trigger"], run["outcome"], run["result"]) == (
+        "message",
+        "succeeded",
+        "I will answer guanyu on the issue.",
+    )
     for member in ("zhangfei-dev", "guanyu-risk", "simayi-review"):  # told to discuss, but not configured to run
         assert runs_of(root, QUANT, member) == []
 
