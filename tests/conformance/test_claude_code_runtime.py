@@ -25,6 +25,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -37,7 +38,7 @@ from claude_code import claude_env, make_home
 from forge_world import AGENTS, delivery, make_team, post, serving
 from forge_world import TEAM as QUANT
 from mcp_clients import TEAM, make_workspace
-from scripted_model import INPUT_TOKENS, Request, ScriptedModel, call, say
+from scripted_model import INPUT_TOKENS, Reply, Request, ScriptedModel, call, say
 from test_claude_code_mcp import use
 
 from teamdeck.store.workspace import Workspace
@@ -272,3 +273,74 @@ def test_in_claude_code_own_directory_the_member_answers_with_send_message(
     lead_inbox = json.loads(ws.inbox(TEAM, "team-lead").read_text())
     assert [(m["from"], m["text"]) for m in lead_inbox] == [("coder", "MATE-REPLY via SendMessage")]
     assert run["outcome"] == "succeeded"
+
+
+def process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return Path(f"/proc/{pid}").exists() and "zombie" not in Path(f"/proc/{pid}/status").read_text().lower()
+
+
+def processes_with(*words: str) -> list[int]:
+    """Live processes whose command line has each of ``words`` (arguments, e.g. a test's
+    own tmp path)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                argv = entry.joinpath("cmdline").read_bytes().decode(errors="replace").split("\0")
+            except OSError:
+                continue
+            if all(word in argv for word in words) and process_alive(int(entry.name)):
+                found.append(int(entry.name))
+    return found
+
+
+def test_a_stopped_session_is_gone_with_its_mcp_server_and_the_next_message_continues_it(
+    tmp_path: Path, claude: Path, model: ScriptedModel
+) -> None:
+    """``teamdeck run stop`` while the model is still thinking: the client and the MCP
+    server it started (one process group) are gone, the run is recorded stopped with its
+    session, and the member's next message continues that session."""
+    ws = make_workspace(tmp_path / "ws")
+    root = ws.root
+    configure(root, {"alpha/coder": {"runtime": "claude-code", "grace_s": 5}})
+    env = {
+        **os.environ,
+        **claude_env(make_home(tmp_path / "home"), model.env(), TEAMDECK_CLAUDE=str(claude)),
+        "TEAMDECK_WORKSPACE": "",
+    }
+    thinking, release = threading.Event(), threading.Event()
+
+    def think(request: Request) -> Reply:
+        thinking.set()
+        release.wait(RUN_TIMEOUT_S)
+        return say("too late")
+
+    model.script("coder", think, say("back on it"), when="A long job.")
+    try:
+        with runner(root, env, tmp_path / "runner.log"):
+            assert teamdeck(root, env, "send", TEAM, "coder", "A long job.", "--summary", "long").returncode == 0
+            assert thinking.wait(RUN_TIMEOUT_S), "the member's model was never asked"
+            [(_, started)] = runs_of(root, TEAM, "coder")
+            mcp_servers = processes_with("mcp", "--workspace", str(root), "--as", "coder")
+            assert len(mcp_servers) == 1, "the run's MCP server (teamdeck mcp --as coder) is not running"
+            stopped = teamdeck(root, env, "run", "stop", TEAM, "coder")
+            assert stopped.returncode == 0, stopped.stderr
+            [(_, run)] = runs_of(root, TEAM, "coder")
+            assert (run["state"], run["outcome"]) == ("ended", "stopped")
+            assert not process_alive(started["pid"])
+            wait_until("the MCP server ends with its client", lambda: not any(map(process_alive, mcp_servers)), 15)
+            assert run["sessionId"] == started["sessionId"] is not None
+    finally:
+        release.set()
+
+    assert teamdeck(root, env, "send", TEAM, "coder", "Pick it up again.", "--summary", "again").returncode == 0
+    run_once(root, env)
+    [_, (_, second)] = runs_of(root, TEAM, "coder")
+    assert (second["outcome"], second["result"]) == ("succeeded", "back on it")
+    assert option(second["argv"], "--resume") == run["sessionId"] == second["sessionId"]
+    latest = model.turns_of("coder")[-1]
+    assert "A long job." in latest.text and "Pick it up again." in latest.text
