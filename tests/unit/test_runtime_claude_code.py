@@ -10,6 +10,7 @@ import json
 import os
 import stat
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -192,6 +193,9 @@ def test_teammate_flags_only_where_the_client_finds_the_team(
         "alpha",
     )
     assert launch.env["CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS"] == "1"
+
+    lead = replace(request(claude_dir, "r-lead"), member="team-lead")
+    assert option(CLAUDE_CODE.launch(lead), "--agent-id") is None  # the flags make a session a teammate
 
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "cfg"))
     assert option(CLAUDE_CODE.launch(request(tmp_path / "cfg", "r-03")), "--agent-id") == "coder@alpha"

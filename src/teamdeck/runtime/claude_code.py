@@ -29,7 +29,8 @@ has the observations behind each choice):
   team's inboxes). The client resolves the team under its own config directory
   (``$CLAUDE_CONFIG_DIR`` or ``~/.claude``), so they are passed only when the workspace
   is that directory; elsewhere they would send the member's messages to inboxes nobody
-  reads.
+  reads. Never for the team's lead (run by an exact entry): they would make it a
+  teammate told to report to itself.
 """
 
 from __future__ import annotations
@@ -118,7 +119,7 @@ class ClaudeCodeRuntime:
             argv.append("--dangerously-skip-permissions")
         if resumed:
             note_session_so_far(request)
-        if claude_dir is not None and claude_dir.resolve() == request.workspace.resolve():
+        if request.member != request.lead and teammate_flags_hold(claude_dir, request.workspace):
             argv += ["--agent-id", f"{request.member}@{request.team}", "--agent-name", request.member]
             argv += ["--team-name", request.team]
             env[AGENT_TEAMS_ENV] = "1"
@@ -183,6 +184,12 @@ def claude_config_dir(env: Mapping[str, str]) -> Path | None:
         return Path(os.path.expanduser(configured))
     home = env.get("HOME")
     return Path(home) / ".claude" if home else None
+
+
+def teammate_flags_hold(claude_dir: Path | None, workspace: Path) -> bool:
+    """Whether the workspace is the client's config directory, where a teammate session
+    finds its team (never for the lead: the flags make a session a teammate of it)."""
+    return claude_dir is not None and claude_dir.resolve() == workspace.resolve()
 
 
 def session_kept(claude_dir: Path | None, session_id: str) -> bool:
