@@ -185,6 +185,11 @@ def test_send_runs_the_member_its_reply_reaches_the_lead_and_the_next_message_re
     assert first["result"] == "first run done" == result["result"]
     assert first["usage"]["input_tokens"] == INPUT_TOKENS * len(asked) == result["usage"]["input_tokens"]
     assert first["costUsd"] == pytest.approx(result["total_cost_usd"]) and first["costUsd"] > 0
+    shown = teamdeck(root, env, "runs", "show", first["id"])  # the output log, readable
+    assert shown.returncode == 0, shown.stderr
+    assert f"session {session} · model claude-sonnet-5-5 · acceptEdits · MCP: teamdeck (connected)" in shown.stdout
+    assert '→ mcp__teamdeck__message_agent {"member": "team-lead"' in shown.stdout
+    assert "assistant: first run done\nresult (done, " in shown.stdout
 
     sent = teamdeck(root, env, "send", TEAM, "coder", "Now the YAML.", "--summary", "yaml")
     assert sent.returncode == 0, sent.stderr

@@ -30,6 +30,7 @@ from teamdeck.store.loaders import dumps_json
 from teamdeck.store.lock_owner import process_started
 from teamdeck.store.runs import OUTPUT_FILE, STDERR_FILE, append_run_event, tail_text, write_run
 from teamdeck.store.workspace import Workspace
+from teamdeck.view.stream_json import readable_tail
 
 TAIL_LINES = 20
 TAIL_CHARS = 2000
@@ -163,7 +164,9 @@ class Execution:
         """The last lines of the run's output and errors (for the give-up decision)."""
         parts = []
         for name in (OUTPUT_FILE, STDERR_FILE):
-            lines = [line for line in tail_text(self.request.run_dir / name, TAIL_CHARS).splitlines() if line.strip()]
+            path = self.request.run_dir / name
+            text = readable_tail(path, TAIL_CHARS) if name == OUTPUT_FILE else tail_text(path, TAIL_CHARS)
+            lines = [line for line in text.splitlines() if line.strip()]
             if lines:
                 parts.append(f"--- {name}\n" + "\n".join(lines[-TAIL_LINES:]))
         return "\n".join(parts)[-TAIL_CHARS:]

@@ -29,6 +29,7 @@ from teamdeck.store.runs import (
 from teamdeck.store.workspace import Workspace
 from teamdeck.view.read_state import ReadState
 from teamdeck.view.snapshot import Decision
+from teamdeck.view.stream_json import readable_tail
 
 
 @dataclass(frozen=True)
@@ -148,9 +149,13 @@ def run_events(ws: Workspace, run: RunRecord) -> list[dict[str, object]]:
 
 
 def run_output(ws: Workspace, run: RunRecord, limit: int = 4000) -> dict[str, str]:
-    """The end of the run's output.log and stderr.log (by file name)."""
+    """The end of the run's output.log (stream-json lines made readable) and stderr.log
+    (by file name)."""
     run_dir = ws.run_dir(run.team, run.member, run.id)
-    return {name: tail_text(run_dir / name, limit).rstrip("\n") for name in (OUTPUT_FILE, STDERR_FILE)}
+    return {
+        OUTPUT_FILE: readable_tail(run_dir / OUTPUT_FILE, limit),
+        STDERR_FILE: tail_text(run_dir / STDERR_FILE, limit).rstrip("\n"),
+    }
 
 
 def read_runs(state: ReadState, changed: set[str] | None = None) -> None:

@@ -1,0 +1,120 @@
+"""A run's stream-json output log made readable: what ``runs show``, the TUI's run log and
+the give-up decision show instead of raw JSON.
+
+Claude Code's ``--output-format stream-json`` (and any ``runtime: command`` agent that
+prints the same lines) writes one JSON object per line: ``system/init``, ``assistant``
+(text and ``tool_use`` blocks), ``user`` (``tool_result`` blocks) and a last ``result``.
+Each becomes one short line per block; a line that is not such an object (a command
+agent's own prints, a line torn by the tail) is kept as it is, cut to one line. Every
+piece of text is sanitised (S1): the log is agent-written.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from teamdeck.store.runs import tail_text
+from teamdeck.text import one_line
+
+READ_BYTES = 64 * 1024
+"""How much of the log's end is read to find whole lines to show (one stream-json line
+is often larger than what is shown of it)."""
+TEXT_CHARS = 300
+"""The most of one text, tool input or tool result shown."""
+
+
+def readable_tail(path: Path, limit: int = 4000) -> str:
+    """The last ``limit`` characters of the readable log (whole lines), "" without a log."""
+    text = tail_text(path, READ_BYTES)
+    whole = text if len(text) < READ_BYTES else text.partition("\n")[2]  # the first line is cut: drop it
+    shown = readable(whole)
+    if len(shown) <= limit:
+        return shown
+    return shown[-limit:].partition("\n")[2]
+
+
+def readable(text: str) -> str:
+    """Each line of ``text`` as one or more readable lines (see the module)."""
+    out: list[str] = []
+    for raw in text.splitlines():
+        if not raw.strip():
+            continue
+        frame = _frame(raw)
+        out += _lines(frame) if frame is not None else [one_line(raw, TEXT_CHARS)]
+    return "\n".join(out)
+
+
+def _frame(raw: str) -> dict[str, Any] | None:
+    if not raw.lstrip().startswith("{"):
+        return None
+    try:
+        value = json.loads(raw)
+    except (ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict) and isinstance(value.get("type"), str) else None
+
+
+def _lines(frame: dict[str, Any]) -> list[str]:
+    kind = frame["type"]
+    if kind == "system" and frame.get("subtype") == "init":
+        servers = ", ".join(
+            f"{server.get('name')} ({server.get('status')})"
+            for server in frame.get("mcp_servers") or ()
+            if isinstance(server, dict)
+        )
+        said = f"session {frame.get('session_id')} · model {frame.get('model')} · {frame.get('permissionMode')}"
+        return [one_line(said + (f" · MCP: {servers}" if servers else ""), TEXT_CHARS)]
+    if kind in ("assistant", "user"):
+        message = frame.get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+        blocks = [content] if isinstance(content, str) else content if isinstance(content, list) else []
+        return [line for block in blocks if (line := _block(block)) is not None]
+    if kind == "result":
+        return [_result(frame)]
+    return [one_line(f"[{kind}{'/' + str(frame['subtype']) if frame.get('subtype') else ''}]", TEXT_CHARS)]
+
+
+def _block(block: object) -> str | None:
+    if isinstance(block, str):
+        return one_line(f"» {block}", TEXT_CHARS)
+    if not isinstance(block, dict):
+        return None
+    kind = block.get("type")
+    if kind == "text":
+        return one_line(f"assistant: {block.get('text', '')}", TEXT_CHARS)
+    if kind == "tool_use":
+        arguments = json.dumps(block.get("input"), ensure_ascii=False)
+        return one_line(f"→ {block.get('name')} {arguments}", TEXT_CHARS)
+    if kind == "tool_result":
+        content = block.get("content")
+        said = content if isinstance(content, str) else " ".join(_texts(content))
+        return one_line(f"{'← error' if block.get('is_error') else '←'} {said}", TEXT_CHARS)
+    if kind == "thinking":
+        return "(thinking)"
+    return None
+
+
+def _texts(content: object) -> list[str]:
+    parts = content if isinstance(content, list) else []
+    texts = []
+    for part in parts:
+        if isinstance(part, dict) and part.get("type") == "text":
+            texts.append(str(part.get("text", "")))
+        elif isinstance(part, dict) and part.get("type") == "tool_reference":  # what ToolSearch loaded
+            texts.append(f"loaded {part.get('tool_name')}")
+    return texts
+
+
+def _result(frame: dict[str, Any]) -> str:
+    status = "error" if frame.get("is_error") is True else "done"
+    facts = [f"{frame.get('num_turns')} turns"] if isinstance(frame.get("num_turns"), int) else []
+    cost = frame.get("total_cost_usd")
+    if isinstance(cost, int | float) and not isinstance(cost, bool):
+        facts.append(f"session total ${cost:.4f}")
+    said = frame.get("result")
+    errors = frame.get("errors")
+    if not isinstance(said, str):
+        said = "; ".join(str(error) for error in errors) if isinstance(errors, list) else ""
+    return one_line(f"result ({status}{', ' + ', '.join(facts) if facts else ''}): {said}", TEXT_CHARS)
