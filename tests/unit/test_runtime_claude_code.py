@@ -18,7 +18,7 @@ import pytest
 
 from teamdeck.errors import Refused
 from teamdeck.model.agents import AgentConfig
-from teamdeck.protocol.messaging import format_block
+from teamdeck.protocol.messaging.injection import format_block
 from teamdeck.runtime.claude_code import CLAUDE_CODE, NOTHING_UNREAD
 from teamdeck.runtime.config import AgentsConfigError, check_agents
 from teamdeck.runtime.registry import RUNTIMES
