@@ -89,10 +89,12 @@ def runner(root: Path, env: dict[str, str], log: Path) -> Iterator[subprocess.Po
                 raise AssertionError(f"teamdeck run did not end on SIGTERM: {log.read_text()}") from None
 
 
-def wait_until(what: str, done: Callable[[], bool], timeout: float = RUN_TIMEOUT_S) -> None:
+def wait_until(what: str, done: Callable[[], bool], timeout: float = RUN_TIMEOUT_S, log: Path | None = None) -> None:
+    """Wait for ``done()``; failing, say what did not happen (and the runner's log)."""
     deadline = time.monotonic() + timeout
     while not done():
-        assert time.monotonic() < deadline, f"not within {timeout} s: {what}"
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not within {timeout} s: {what}" + (f"\n{log.read_text()}" if log else ""))
         time.sleep(0.1)
 
 
@@ -227,11 +229,12 @@ def test_a_replayed_gitea_mention_runs_the_mentioned_agent(tmp_path: Path, claud
         runs = runs_of(root, QUANT, "pangtong-fujunshi")
         return bool(runs) and runs[-1][1]["state"] == "ended"
 
-    with runner(root, env, tmp_path / "runner.log"), serving(ws) as url:
+    log = tmp_path / "runner.log"
+    with runner(root, env, log), serving(ws) as url:
         for name in ("issues-opened-parent-100", "issue-comment-created-100-guanyu"):
             headers, body = delivery(name)
             assert post(url, headers, body).status_code == 200, name
-        wait_until("the mentioned agent's run ends", ended)
+        wait_until("the mentioned agent's run ends", ended, log=log)
 
     [(_, run)] = runs_of(root, QUANT, "pangtong-fujunshi")
     [asked] = model.turns_of("pangtong")

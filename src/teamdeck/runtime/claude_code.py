@@ -188,7 +188,7 @@ def claude_config_dir(env: Mapping[str, str]) -> Path | None:
 
 def teammate_flags_hold(claude_dir: Path | None, workspace: Path) -> bool:
     """Whether the workspace is the client's config directory, where a teammate session
-    finds its team (never for the lead: the flags make a session a teammate of it)."""
+    finds its team."""
     return claude_dir is not None and claude_dir.resolve() == workspace.resolve()
 
 
