@@ -21,7 +21,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 import pytest
@@ -113,3 +113,13 @@ def run_claude(
         timeout=timeout,
         stdin=subprocess.DEVNULL,
     )
+
+
+def option(argv: Sequence[str], name: str) -> str | None:
+    """The value of ``--name=value`` or ``--name value`` in a ``claude`` argv (None: absent)."""
+    for index, argument in enumerate(argv):
+        if argument.startswith(f"{name}="):
+            return argument.split("=", 1)[1]
+        if argument == name:
+            return argv[index + 1]
+    return None

@@ -34,7 +34,7 @@ from typing import Any
 
 import pytest
 import yaml
-from claude_code import claude_env, make_home
+from claude_code import claude_env, make_home, option
 from forge_world import AGENTS, delivery, make_team, post, serving
 from forge_world import TEAM as QUANT
 from mcp_clients import TEAM, make_workspace
@@ -113,15 +113,6 @@ def result_line(run: Path) -> dict[str, Any]:
     lines = [json.loads(line) for line in (run / "output.log").read_text().splitlines() if line.strip()]
     assert lines[0]["type"] == "system" and lines[0]["subtype"] == "init", lines[0]
     return next(line for line in reversed(lines) if line["type"] == "result")
-
-
-def option(argv: list[str], name: str) -> str | None:
-    for index, argument in enumerate(argv):
-        if argument.startswith(f"{name}="):
-            return argument.split("=", 1)[1]
-        if argument == name:
-            return argv[index + 1]
-    return None
 
 
 def injected(root: Path, env: dict[str, str], tmp_path: Path, member: str, team: str = TEAM) -> str:

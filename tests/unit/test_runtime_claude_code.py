@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from claude_code import option as argv_option
 
 from teamdeck.errors import Refused
 from teamdeck.model.agents import AgentConfig
@@ -74,14 +75,7 @@ def request(
 
 
 def option(launch: Launch, name: str) -> str | None:
-    """The value of ``--name=value`` or ``--name value`` in the argv (None: absent)."""
-    argv = list(launch.argv)
-    for index, argument in enumerate(argv):
-        if argument.startswith(f"{name}="):
-            return argument.split("=", 1)[1]
-        if argument == name:
-            return argv[index + 1]
-    return None
+    return argv_option(launch.argv, name)
 
 
 def test_first_run_picks_the_session_and_prompts_with_the_roster_prompt_and_the_unread_blocks(
