@@ -113,6 +113,9 @@ def _result(frame: dict[str, Any]) -> str:
     cost = frame.get("total_cost_usd")
     if isinstance(cost, int | float) and not isinstance(cost, bool):
         facts.append(f"session total ${cost:.4f}")
+    denied = [d.get("tool_name") for d in frame.get("permission_denials") or () if isinstance(d, dict)]
+    if denied:  # nobody approves a tool call in -p: what was refused is only said here
+        facts.append(f"denied: {', '.join(map(str, denied))}")
     said = frame.get("result")
     errors = frame.get("errors")
     if not isinstance(said, str):

@@ -58,6 +58,13 @@ def test_each_frame_becomes_one_line_per_block() -> None:
     ]
 
 
+def test_the_result_names_the_tool_calls_nobody_approved() -> None:
+    denials = [{"tool_name": "Bash", "tool_use_id": "t2", "tool_input": {}}, {"tool_name": "Write"}]
+    assert readable(log(RESULT | {"permission_denials": denials})) == (
+        "result (done, 3 turns, session total $0.0070, denied: Bash, Write): All done."
+    )
+
+
 def test_an_error_result_shows_the_clients_errors() -> None:
     failed = {"type": "result", "subtype": "error_during_execution", "is_error": True, "errors": ["No conversation"]}
     assert readable(log(failed)) == "result (error): No conversation"
