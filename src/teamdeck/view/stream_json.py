@@ -66,6 +66,11 @@ def _lines(frame: dict[str, Any]) -> list[str]:
         )
         said = f"session {frame.get('session_id')} · model {frame.get('model')} · {frame.get('permissionMode')}"
         return [one_line(said + (f" · MCP: {servers}" if servers else ""), TEXT_CHARS)]
+    if kind == "system" and frame.get("subtype") == "api_retry":  # the model unreachable or refusing
+        delay = frame.get("retry_delay_ms")
+        wait = f" in {delay / 1000:.1f} s" if isinstance(delay, int | float) and not isinstance(delay, bool) else ""
+        said = f"model API retry {frame.get('attempt')}/{frame.get('max_retries')}{wait}"
+        return [one_line(f"{said} ({frame.get('error_status') or frame.get('error')})", TEXT_CHARS)]
     if kind in ("assistant", "user"):
         message = frame.get("message")
         content = message.get("content") if isinstance(message, dict) else None

@@ -65,6 +65,15 @@ def test_the_result_names_the_tool_calls_nobody_approved() -> None:
     )
 
 
+def test_a_model_api_retry_says_how_often_and_why() -> None:
+    """Seen with the model unreachable: the client retries 10 times, minutes in all."""
+    retry = {"type": "system", "subtype": "api_retry", "attempt": 6, "max_retries": 10, "retry_delay_ms": 16006}
+    assert (
+        readable(log(retry | {"error_status": None, "error": "unknown"})) == "model API retry 6/10 in 16.0 s (unknown)"
+    )
+    assert readable(log(retry | {"error_status": 529})).endswith("(529)")
+
+
 def test_an_error_result_shows_the_clients_errors() -> None:
     failed = {"type": "result", "subtype": "error_during_execution", "is_error": True, "errors": ["No conversation"]}
     assert readable(log(failed)) == "result (error): No conversation"
