@@ -14,9 +14,10 @@ has the observations behind each choice):
 - **Output**: ``--output-format stream-json --verbose`` (the client refuses stream-json
   in ``-p`` without ``--verbose``); the runner keeps stdout as the run's output log and
   :meth:`ClaudeCodeRuntime.outcome` reads the session id, usage and cost from its
-  ``result`` line (runtime/results.py). A resumed session's ``total_cost_usd`` counts the whole session (its
-  ``usage`` only this run): the run's cost is what it adds to the session's total at
-  the end of the member's previous run, noted in ``session.json`` at launch.
+  ``result`` line (runtime/results.py). A resumed session's ``total_cost_usd`` counts
+  the whole session (its ``usage`` only this run): the run's cost is what it adds to
+  the session's total at the end of the member's previous run, noted in
+  ``session.json`` at launch.
 - **teamdeck's MCP server as that member** (``teamdeck mcp --team T --as M``, started
   by the client from ``mcp.json`` in the run's directory) with its tools allowed
   (``--allowedTools mcp__teamdeck``): in ``-p`` nobody is there to approve a tool call,
@@ -31,6 +32,9 @@ has the observations behind each choice):
   is that directory; elsewhere they would send the member's messages to inboxes nobody
   reads. Never for the team's lead (run by an exact entry): they would make it a
   teammate told to report to itself.
+- **A session the client no longer has** (another ``HOME``, its projects cleaned) is
+  not resumed, which would fail on every retry ("No conversation found with session
+  ID"): the run starts a new one, as a first run does.
 """
 
 from __future__ import annotations
