@@ -26,7 +26,7 @@ PLANTS = {
         ".guardians -> .plans",
     ),
     "no-textual": ("protocol/events.py", "import rich.text", "teamdeck.protocol.events -> rich"),
-    "live-headless": ("live/workspace.py", "import textual.app", "teamdeck.live.workspace -> textual.app"),
+    "live-headless": ("live/workspace.py", "import textual.app", "teamdeck.live.workspace -> textual"),
     "no-network": ("protocol/forge/round_review.py", "import httpx2", "teamdeck.protocol.forge.round_review -> httpx2"),
     "no-adapter": (
         "view/outbox.py",
