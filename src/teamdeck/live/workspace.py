@@ -53,7 +53,7 @@ _CLOCK = "clock"
 _OUTPUTS = "outputs"
 
 
-class FirstRead(Protocol):
+class ReadElsewhere(Protocol):
     """A first snapshot being read elsewhere (tui/first_read.py: a forked child)."""
 
     def take(self) -> tuple[FileRecord, WorkspaceSnapshot] | None:
@@ -86,7 +86,7 @@ class LiveWorkspace:
         on_join: Callable[[list[str]], None],
         watch: bool = True,
         force_polling: bool | None = None,
-        first_read: FirstRead | None = None,
+        first_read: ReadElsewhere | None = None,
     ) -> None:
         self.ws = ws
         self.watch_files = watch
