@@ -50,9 +50,12 @@ class MessageMember(Message):
 
 
 class RunAction(Message):
-    """Run ``action`` (built by tui/actions.py and its siblings): it bubbles up to the
-    app, which hands it to its action runner (live/runner.py). Widgets post it instead
-    of calling up into the app."""
+    """Run ``action`` (built by tui/actions.py and its siblings): the app hands it to
+    its action runner (live/runner.py). Widgets post it instead of calling up into the
+    app, and post it to the app itself (``self.app.post_message``) rather than letting it
+    bubble: the five containers between a panel and the app took ~5 ms median (p90
+    14-20 ms) to pass it on at a load of 10, against 0.5 ms posted straight to the app,
+    and that time comes before the protocol call starts."""
 
     def __init__(self, action: Action) -> None:
         super().__init__()

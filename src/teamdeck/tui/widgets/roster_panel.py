@@ -133,7 +133,7 @@ class RosterPanel(Panel):
 
         def send(draft: Draft | None) -> None:
             if draft is not None:
-                self.post_message(actions.message(member, draft.summary, draft.text))
+                self.app.post_message(actions.message(member, draft.summary, draft.text))
 
         self.app.push_screen(ComposeScreen(title, self._lead_of(member.team)), send)
 
@@ -153,7 +153,7 @@ class RosterPanel(Panel):
 
         def send(draft: Draft | None) -> None:
             if draft is not None:
-                self.post_message(actions.broadcast_to(team, draft.summary, draft.text))
+                self.app.post_message(actions.broadcast_to(team, draft.summary, draft.text))
 
         self.app.push_screen(ComposeScreen(title, self._lead_of(member.team)), send)
 
@@ -169,7 +169,7 @@ class RosterPanel(Panel):
 
         def confirmed(result: Confirmed | None) -> None:
             if result is not None:
-                self.post_message(actions.shutdown(member, result.note))
+                self.app.post_message(actions.shutdown(member, result.note))
 
         self.post_message(
             AskConfirm(
@@ -201,7 +201,7 @@ class RosterPanel(Panel):
 
         def confirmed(result: Confirmed | None) -> None:
             if result is not None:
-                self.post_message(actions.answer(gate, answer, result.note))
+                self.app.post_message(actions.answer(gate, answer, result.note))
 
         self.post_message(
             AskConfirm(
@@ -229,7 +229,7 @@ class RosterPanel(Panel):
 
         def confirmed(result: Confirmed | None) -> None:
             if result is not None:
-                self.post_message(actions.deactivate(member))
+                self.app.post_message(actions.deactivate(member))
 
         self.post_message(AskConfirm(ConfirmRequest(title, body, confirm="Deactivate", danger=True), confirmed))
 

@@ -67,7 +67,7 @@ class TaskLifecycleKeys(Widget):
 
         def picked(result: Transition | None) -> None:
             if result is not None:
-                self.post_message(task_actions.move(task, result.state, result.reason))
+                self.app.post_message(task_actions.move(task, result.state, result.reason))
 
         self.app.push_screen(screen, picked)
 
@@ -114,7 +114,7 @@ class TaskLifecycleKeys(Widget):
 
         def confirmed(result: Confirmed | None) -> None:
             if result is not None:
-                self.post_message(run(task, result.note))
+                self.app.post_message(run(task, result.note))
 
         self.post_message(AskConfirm(request, confirmed))
 
