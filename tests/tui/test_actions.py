@@ -7,6 +7,7 @@ import json
 
 from conftest import busy, make_app, run, showing, type_text, until
 
+from teamdeck.live.runner import Action
 from teamdeck.model.claude import ShutdownApproved
 from teamdeck.protocol.messaging.handshakes import request_shutdown
 from teamdeck.protocol.messaging.sending import send_message, send_structured
@@ -15,6 +16,7 @@ from teamdeck.sim.outputs import write_final_output
 from teamdeck.store.inbox import read_inbox
 from teamdeck.tui.dialogs.compose import ComposeScreen
 from teamdeck.tui.dialogs.text_view import TextScreen
+from teamdeck.tui.messages import RunAction
 from teamdeck.tui.screens.help import HelpScreen
 from teamdeck.tui.widgets.confirm_bar import ConfirmBar
 from teamdeck.tui.widgets.event_list import EventList
@@ -368,16 +370,16 @@ def test_events_filter(world) -> None:
 def test_an_action_refreshes_what_it_wrote_once_and_the_watchers_echo_is_dropped(world, monkeypatch) -> None:
     """The action's own refresh reads the files it wrote; the watcher's later report of
     the same write reads nothing again (an external write after it still does)."""
-    import teamdeck.tui.app as app_module
+    import teamdeck.live.workspace as live_module  # the app's live workspace refreshes
 
     refreshed: list[frozenset] = []
-    real_refresh = app_module.refresh
+    real_refresh = live_module.refresh
 
     def counting(snapshot, paths):
         refreshed.append(frozenset(paths))
         return real_refresh(snapshot, paths)
 
-    monkeypatch.setattr(app_module, "refresh", counting)
+    monkeypatch.setattr(live_module, "refresh", counting)
     app = make_app(world, watch=True)
     task_file = world.task_file("t1")
 
@@ -403,18 +405,19 @@ def test_an_action_refreshes_what_it_wrote_once_and_the_watchers_echo_is_dropped
 
 
 def test_actions_run_one_at_a_time_in_order_and_a_failing_one_does_not_stop_the_next(world) -> None:
+    """Posted as RunAction messages (as the widgets do), run by the app's runner in order."""
     app = make_app(world)
     ran: list[str] = []
 
-    def broken() -> str:
+    def broken(ws) -> str:
         ran.append("broken")
         raise RuntimeError("a bug in one action")
 
     async def scenario(pilot):
-        app.perform("first", lambda: ran.append("first") or "first done")
-        app.perform("broken", broken)
-        app.perform("third", lambda: ran.append("third") or "third done")
-        await until(pilot, lambda: not busy(app), "the actions")
+        app.post_message(RunAction(Action("first", lambda ws: ran.append("first") or "first done")))
+        app.post_message(RunAction(Action("broken", broken)))
+        app.post_message(RunAction(Action("third", lambda ws: ran.append("third") or "third done")))
+        await until(pilot, lambda: len(ran) == 3 and not busy(app), "the actions")
         assert ran == ["first", "broken", "third"]
         assert app.is_running
 

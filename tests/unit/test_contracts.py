@@ -26,6 +26,7 @@ PLANTS = {
         ".guardians -> .plans",
     ),
     "no-textual": ("protocol/events.py", "import rich.text", "teamdeck.protocol.events -> rich"),
+    "live-headless": ("live/workspace.py", "import textual.app", "teamdeck.live.workspace -> textual"),
     "no-network": ("protocol/forge/round_review.py", "import httpx2", "teamdeck.protocol.forge.round_review -> httpx2"),
     "no-adapter": (
         "view/outbox.py",
@@ -50,6 +51,7 @@ CONTRACT = {
     "layers-exhaustive": "layers",
     "acyclic": "acyclic",
     "no-textual": "no-textual",
+    "live-headless": "live-headless",
     "no-network": "no-network",
     "no-adapter": "no-network",
     "fronts-store": "fronts-store",

@@ -1,21 +1,20 @@
-"""The teamdeck app: wiring, global keys, the watcher and the refresh loop.
+"""The teamdeck app: the screens, the global keys, and the wiring of the live workspace.
 
-Data flows one way: the watcher thread collects changed paths; one
-refresh worker at a time turns them into the next snapshot (view.refresh) and posts a
-:class:`SnapshotChanged`; the main screen draws it. An action runs a protocol function
-on the action thread and then has exactly the paths it wrote refreshed - there is no
-optimistic update: what the person sees is what is on disk. Every
-:data:`CLOCK_TICK_S` the refresher also looks at the clock (view.retime): a shutdown
-request becomes overdue by time passing alone. Any failure becomes a notice, never an
-exit.
+Data flows one way. The live workspace (live/workspace.py, no Textual) watches the
+files and refreshes the snapshot on the app's workers; each new snapshot arrives as a
+:class:`SnapshotChanged` message and the main screen draws it. A widget asks for an
+action by posting a :class:`RunAction`; the app hands it to its action runner
+(live/runner.py), which runs one protocol call at a time on the action worker and has
+exactly the paths it wrote read - there is no optimistic update: what the person sees
+is what is on disk. Every :data:`CLOCK_TICK_S` the live workspace also looks at the
+clock (view.retime): a shutdown request becomes overdue by time passing alone. Any
+failure becomes a notice, never an exit.
 """
 
 from __future__ import annotations
 
 import gc
-import queue
-import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -26,36 +25,25 @@ from textual.actions import parse as parse_action
 from textual.app import App
 from textual.command import Provider
 from textual.dom import DOMNode
+from textual.message import Message
 from textual.notifications import Notification, Notify
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, TextArea
 from textual.worker import Worker, WorkerState
 
-from teamdeck.errors import TeamdeckError
-from teamdeck.protocol.written import recorded, stamps
+from teamdeck.live.runner import ActionRunner, Outcome
+from teamdeck.live.workspace import LiveWorkspace
 from teamdeck.resources import data_dir
 from teamdeck.tui import actions, registry
 from teamdeck.tui.alerter import Alerter
-from teamdeck.tui.messages import SnapshotChanged
+from teamdeck.tui.messages import LoadOlderEvents, RunAction, SnapshotChanged
 from teamdeck.tui.render import cell
 from teamdeck.tui.screens.main import MainScreen
 from teamdeck.tui.widgets.panel import Panel
-from teamdeck.view.build import (
-    build_snapshot,
-    changed_between,
-    check_outputs,
-    file_record,
-    load_older,
-    refresh,
-    retime,
-    unchecked_outputs,
-)
 from teamdeck.view.snapshot import WorkspaceSnapshot
-from teamdeck.watch import watch_batches
 
 if TYPE_CHECKING:
-    from teamdeck.protocol.written import Stamp
     from teamdeck.store.workspace import Workspace
     from teamdeck.tui.first_read import FirstRead
 
@@ -71,16 +59,6 @@ CLOCK_TICK_S = 5.0
 """How often the live view checks whether time alone changed something (a shutdown
 request overdue, an MCP heartbeat gone stale, a team task stalled); cheap: only what
 depends on the clock is derived again, and nothing is drawn unless it changed."""
-WATCH_SETUP_S = 2.0
-"""The longest the first read waits for the watcher to be in place."""
-_STOP = "stop"
-_OLDER = "older"
-_CLOCK = "clock"
-_OUTPUTS = "outputs"
-OUTPUTS_PER_REFRESH = 100
-"""Tasks whose workers' outputs are checked in one go after the first frame: at 1,000
-tasks (5,800 outputs) checking them all took seconds, during which no change of the
-workspace was shown and quitting waited (the process exits once the refresher does)."""
 
 
 def _teamdeck_commands() -> type[Provider]:
@@ -100,6 +78,15 @@ class TeamdeckApp(App[None]):
     """One provider, which lists Textual's system commands after teamdeck's (see tui/commands.py)."""
     BINDINGS = registry.bindings("app")
 
+    class NoticeWaiting(Message):
+        """An action's success notice waits for the frame that draws its writes: show
+        it after :data:`NOTICE_WAIT_S` if no frame did (posted from the action thread,
+        which must not wait for the UI before its writes are read)."""
+
+        def __init__(self, waiting: tuple[object, str]) -> None:
+            super().__init__()
+            self.waiting = waiting
+
     def __init__(
         self,
         ws: Workspace,
@@ -111,29 +98,27 @@ class TeamdeckApp(App[None]):
     ) -> None:
         super().__init__()
         self.ws = ws
-        self._first_read = first_read
-        """The child process reading the first snapshot (None: read it here)."""
-        self.watch_files = watch
         self.cursor_blink = cursor_blink
         """Whether text cursors blink (off for snapshots: every frame the same)."""
-        self.force_polling = force_polling
         self.snapshot: WorkspaceSnapshot | None = None
         """The snapshot on screen (None until the first one is read)."""
         self._newest: WorkspaceSnapshot | None = None
-        self._changes: queue.SimpleQueue[frozenset[Path] | str] = queue.SimpleQueue()
-        self._busy = threading.Event()
-        self._stop = threading.Event()
-        self._echoes: dict[Path, Stamp | None] = {}
-        """Files the app's own actions wrote and refreshed, with their stamps then."""
-        self._echo_lock = threading.Lock()
-        self._actions: queue.SimpleQueue[tuple[str, Callable[[], str | None]] | str] = queue.SimpleQueue()
-        self._actions_waiting = 0
+        """The newest snapshot posted to the screen (only that one is drawn)."""
         self._notices_waiting: list[tuple[object, str]] = []
         """Success notices of actions whose writes are not drawn yet (appended on the
         action thread, taken on the UI thread: list operations are atomic)."""
-        self._action_lock = threading.Lock()
-        self._watching = threading.Event()
-        """Set once the watcher's watch is in place (a change after it is seen)."""
+        self.live = LiveWorkspace(
+            ws,
+            on_snapshot=self._publish,
+            on_error=self._refresh_failed,
+            on_join=self._auto_join,
+            watch=watch,
+            force_polling=force_polling,
+            first_read=first_read,
+        )
+        """The files, watched and read (live/workspace.py)."""
+        self.runner = ActionRunner(ws, self.live, self._action_done)
+        """The actions, one at a time in the order asked (live/runner.py)."""
         self.alerter = Alerter(self)
         """Bell, desktop notification, new marks and notify.command (tui/alerter.py)."""
 
@@ -154,18 +139,24 @@ class TeamdeckApp(App[None]):
 
     @property
     def settled(self) -> bool:
-        """No change is waiting to be read and no refresh is running (tests wait on it)."""
-        return self._changes.empty() and not self._busy.is_set()
-
-    # --- lifecycle ------------------------------------------------------------------
+        """No change is waiting to be read, no refresh is running, and the newest
+        snapshot is the one on screen (tests wait on it)."""
+        return self.live.settled and self.snapshot is self._newest
 
     @property
     def watching(self) -> bool:
         """The watcher is in place: every change from now on reaches the view."""
-        return self._watching.is_set()
+        return self.live.watching
+
+    @property
+    def acting(self) -> bool:
+        """An action is waiting or running (tests wait on it)."""
+        return self.runner.acting
+
+    # --- lifecycle: the live workspace and the action runner on workers -----------------
 
     def on_mount(self) -> None:
-        if self.watch_files:
+        if self.live.watch_files:
             self._watch()
         self._refresher()
         self._action_thread()
@@ -173,126 +164,50 @@ class TeamdeckApp(App[None]):
 
     def on_unmount(self) -> None:
         self.alerter.stop()
-        self._stop.set()
-        self._changes.put(_STOP)
-        self._actions.put(_STOP)
+        self.live.stop()
+        self.runner.stop()
 
     @work(thread=True, group="watch", exit_on_error=False, description="watch the workspace")
     def _watch(self) -> None:
-        """Feed each batch of changed paths straight to the refresher (no hop through
-        the UI thread: it may be busy drawing)."""
-        from teamdeck.protocol.worker_outputs import tasks_with_final_output  # JSON Schema: only here, off the UI
-
-        try:
-            for batch in watch_batches(
-                self.ws.root, self._stop, force_polling=self.force_polling, ready=self._watching
-            ):
-                if self._stop.is_set():
-                    return
-                batch = self._drop_echoes(batch)
-                if not batch:
-                    continue
-                self._changes.put(batch)
-                joins = tasks_with_final_output(self.ws, batch)
-                if joins:
-                    self.call_from_thread(self._auto_join, joins)
-        finally:
-            self._watching.set()  # a watcher that failed must not keep the first read waiting
+        self.live.run_watcher()
 
     @work(thread=True, group="refresh", exit_on_error=False, description="read the workspace")
     def _refresher(self) -> None:
-        """Build the first snapshot, then refresh it from every batch of changes: one
-        thread, so one refresh at a time; batches that queued up meanwhile are merged
-        into one refresh (only the newest state matters)."""
-        self._busy.set()
-        if self.watch_files:
-            # Read only once the watch is in place, so a change made between the read and
-            # the watch cannot be missed (bounded: a watcher that cannot start does not
-            # keep the screen empty).
-            self._watching.wait(WATCH_SETUP_S)
-        gc.disable()  # the first read allocates most of what the app holds: no collections meanwhile
-        try:
-            snapshot = self._first_snapshot()
-            self._publish(snapshot)
-            self._changes.put(_OUTPUTS)  # the workers' outputs, right after the first frame (which does not show them)
-        finally:
-            self._busy.clear()
-            if self._newest is None:
-                gc.enable()
-        while True:
-            item = self._changes.get()
-            self._busy.set()
-            try:
-                paths: set[Path] = set()
-                older = clock = outputs = False
-                while True:
-                    if item == _STOP:
-                        return
-                    if item == _OLDER:
-                        older = True
-                    elif item == _CLOCK:
-                        clock = True
-                    elif item == _OUTPUTS:
-                        outputs = True
-                    elif not isinstance(item, str):
-                        paths |= item
-                    try:
-                        item = self._changes.get_nowait()
-                    except queue.Empty:
-                        break
-                before = snapshot
-                try:
-                    if outputs:
-                        snapshot = check_outputs(snapshot, OUTPUTS_PER_REFRESH)
-                        if unchecked_outputs(snapshot):
-                            self._changes.put(_OUTPUTS)  # the rest after the changes queued meanwhile
-                    if paths:
-                        snapshot = refresh(snapshot, paths)
-                    if older:
-                        snapshot = load_older(snapshot)
-                    if clock:
-                        snapshot = retime(snapshot)
-                except Exception as err:  # noqa: BLE001 - a bad refresh must not end live updates
-                    self.call_from_thread(
-                        self.notify,
-                        cell(f"{type(err).__name__}: {err}", NOTICE_CHARS),
-                        title="Could not refresh the view",
-                        severity="error",
-                        markup=False,
-                    )
-                    continue
-                if snapshot is not before:
-                    self._publish(snapshot)
-            finally:
-                self._busy.clear()
+        self.live.run_refresher()
 
-    def _first_snapshot(self) -> WorkspaceSnapshot:
-        """The first snapshot, without the workers' outputs: the one the forked child
-        read, with every file that changed between its record and this one read again
-        (the watch is in place now: whatever changes later, it reports), or else read
-        here."""
-        if self._first_read is None:
-            return build_snapshot(self.ws, check_outputs=False, record=True)
-        now = file_record(self.ws)
-        taken, self._first_read = self._first_read.take(), None
-        if taken is None:
-            return build_snapshot(self.ws, check_outputs=False, record=True)
-        record, snapshot = taken
-        changed = changed_between(record, now)
-        return refresh(snapshot, changed) if changed else snapshot
+    @work(thread=True, group="action-thread", exit_on_error=False, description="run actions")
+    def _action_thread(self) -> None:
+        self.runner.run()
 
     # --- refreshing -------------------------------------------------------------------
 
     def paths_changed(self, paths: Iterable[Path]) -> None:
-        """Note that ``paths`` changed; the refresher reads them soon (merged with any
-        other change that arrives meanwhile). Safe from any thread."""
-        batch = frozenset(paths)
-        if batch:
-            self._changes.put(batch)
+        """Note that ``paths`` changed; they are read soon. Safe from any thread."""
+        self.live.paths_changed(paths)
+
+    def recheck_clock(self) -> None:
+        """Have the refresher look at the workspace clock again (a shutdown request
+        may have become overdue); every :data:`CLOCK_TICK_S`, and tests that move time."""
+        self.live.recheck_clock()
+
+    @on(LoadOlderEvents)
+    def _load_older_events(self) -> None:
+        self.live.load_older()
 
     def _publish(self, snapshot: WorkspaceSnapshot) -> None:
+        """A new snapshot (on the refresher's thread): post it to be drawn."""
         self._newest = snapshot
         self.post_message(SnapshotChanged(snapshot))
+
+    def _refresh_failed(self, err: Exception) -> None:
+        """A refresh raised (on the refresher's thread): say so; live updates go on."""
+        self.call_from_thread(
+            self.notify,
+            cell(f"{type(err).__name__}: {err}", NOTICE_CHARS),
+            title="Could not refresh the view",
+            severity="error",
+            markup=False,
+        )
 
     @on(SnapshotChanged)
     def _show(self, message: SnapshotChanged) -> None:
@@ -359,101 +274,43 @@ class TeamdeckApp(App[None]):
     def on_app_blur(self) -> None:
         self.alerter.focus_changed()
 
-    def load_older_events(self) -> None:
-        """Load older lines of every log into the events view."""
-        self._changes.put(_OLDER)
-
-    def recheck_clock(self) -> None:
-        """Have the refresher look at the workspace clock again (a shutdown request
-        may have become overdue); every :data:`CLOCK_TICK_S`, and tests that move time."""
-        self._changes.put(_CLOCK)
-
     # --- actions ------------------------------------------------------------------------
 
-    def perform(self, what: str, call: Callable[[], str | None]) -> None:
-        """Run a protocol call on the action thread; say how it went; refresh what it
-        wrote. Actions run one at a time, in the order asked.
+    @on(RunAction)
+    def _run_action(self, message: RunAction) -> None:
+        """A widget asked for an action: run it after the ones asked before."""
+        self.runner.submit(message.action)
 
-        Args:
-            what: what is being done, for the notice ("approve gate g1").
-            call: the protocol call; returns a line for the person (or None).
-        """
-        with self._action_lock:
-            self._actions_waiting += 1
-        self._actions.put((what, call))
+    def _auto_join(self, task_ids: list[str]) -> None:
+        """Join the tasks whose workers' final.json appeared or changed (the live
+        workspace's rule said so; on the watcher's thread: posting is safe from there)."""
+        for task_id in task_ids:
+            self.post_message(actions.join(task_id))
 
-    @property
-    def acting(self) -> bool:
-        """An action is waiting or running (tests wait on it)."""
-        return self._actions_waiting > 0
-
-    @work(thread=True, group="action-thread", exit_on_error=False, description="run actions")
-    def _action_thread(self) -> None:
-        """One long-lived thread for the actions: a key press starts its protocol call
-        at once (no thread to start first)."""
-        while True:
-            item = self._actions.get()
-            if isinstance(item, str):
-                return  # _STOP
-            what, call = item
-            try:
-                self._perform(what, call)
-            except Exception as err:  # noqa: BLE001 - a bug in one action must not stop the others
-                self.call_from_thread(
-                    self.notify,
-                    cell(f"{type(err).__name__}: {err}", NOTICE_CHARS),
-                    title=cell(f"Could not {what}", 80),
-                    severity="error",
-                    markup=False,
-                    timeout=10,
-                )
-            finally:
-                with self._action_lock:
-                    self._actions_waiting -= 1
-
-    def _perform(self, what: str, call: Callable[[], str | None]) -> str:
-        written: set[Path] = set()
-        read_early: dict[Path, Stamp | None] = {}
-
-        def replaced(path: Path) -> None:
-            # A document replaced whole (task.yaml) is read at once: the decision shows
-            # while the worker is still being messaged.
-            read_early.update(stamps((path,)))
-            self._refresh_own_write({path})
-
-        try:
-            done = recorded(call, written, on_replaced=replaced).result
-        except TeamdeckError as err:
-            self._refresh_rest(written, read_early)
+    def _action_done(self, outcome: Outcome) -> None:
+        """How an action went (on the action thread). A success that wrote files waits
+        for the frame that shows them: a notice mounted first is laid out and drawn
+        before that frame, which then comes ~10 ms later."""
+        text = cell(outcome.text, NOTICE_CHARS)
+        if outcome.failed:
             self.call_from_thread(
                 self.notify,
-                cell(str(err), NOTICE_CHARS),
-                title=cell(f"Could not {what}", 80),
+                text,
+                title=cell(f"Could not {outcome.what}", 80),
                 severity="error",
                 markup=False,
                 timeout=10,
             )
-            return "failed"
-        except BaseException:
-            self._refresh_rest(written, read_early)
-            raise
-        notice = cell(done or f"done: {what}", NOTICE_CHARS)
-        if not written:
-            self.call_from_thread(self.notify, notice, markup=False)
-            return "done"
-        # The notice waits for the frame that shows what was written: a notice mounted
-        # first is laid out and drawn before that frame, which then comes ~10 ms later.
-        waiting = (object(), notice)
-        self._notices_waiting.append(waiting)
-        self._refresh_rest(written, read_early)
-        self.call_from_thread(self.set_timer, NOTICE_WAIT_S, partial(self._show_waiting_notices, waiting))
-        return "done"
+        elif outcome.wrote:
+            waiting = (object(), text)
+            self._notices_waiting.append(waiting)
+            self.post_message(self.NoticeWaiting(waiting))
+        else:
+            self.call_from_thread(self.notify, text, markup=False)
 
-    def _refresh_rest(self, written: set[Path], read_early: dict[Path, Stamp | None]) -> None:
-        """Refresh what an action wrote, but not the files read while it ran and not
-        written again since."""
-        now = stamps(read_early)
-        self._refresh_own_write({path for path in written if path not in read_early or now[path] != read_early[path]})
+    @on(NoticeWaiting)
+    def _notice_waiting(self, message: NoticeWaiting) -> None:
+        self.set_timer(NOTICE_WAIT_S, partial(self._show_waiting_notices, message.waiting))
 
     def _show_waiting_notices(self, only: tuple[object, str] | None = None) -> None:
         """Show the success notices of the actions whose writes are on screen now, or
@@ -462,40 +319,6 @@ class TeamdeckApp(App[None]):
         for waiting in [waiting for waiting in self._notices_waiting if only is None or waiting == only]:
             self._notices_waiting.remove(waiting)
             self.notify(waiting[1], markup=False)
-
-    def _refresh_own_write(self, written: set[Path]) -> None:
-        """Refresh exactly what an action wrote, now, and remember the stamp of each
-        file and of the directory it is in (a file replaced there changes the
-        directory too): when the watcher reports the same write, it is not read and
-        drawn again."""
-        if not written:
-            return
-        if self.watch_files:
-            with self._echo_lock:
-                self._echoes.update(stamps(written | {path.parent for path in written}))
-        self.paths_changed(written)
-
-    def _drop_echoes(self, batch: frozenset[Path]) -> frozenset[Path]:
-        """``batch`` without the paths that are the app's own writes, already read
-        (a path whose stamp changed since was written again by someone: kept)."""
-        with self._echo_lock:
-            if not self._echoes:
-                return batch
-            mine = {path for path in batch if path in self._echoes}
-            if not mine:
-                return batch
-            now = stamps(mine)
-            echoes = {path for path in mine if now[path] == self._echoes.pop(path)}
-        return batch - echoes
-
-    def _auto_join(self, task_ids: set[str]) -> None:
-        """Join the tasks whose workers' final.json appeared or changed (unless the
-        workspace turned autoJoin off, or writes are off)."""
-        snapshot = self._newest
-        if snapshot is None or not snapshot.auto_join or self.read_only:
-            return
-        for task_id in sorted(task_ids):
-            actions.join(self, task_id)
 
     @on(Worker.StateChanged)
     def _worker_failed(self, event: Worker.StateChanged) -> None:
@@ -511,7 +334,7 @@ class TeamdeckApp(App[None]):
             markup=False,
             timeout=10,
         )
-        if event.worker.group == "watch" and not self._stop.is_set():
+        if event.worker.group == "watch" and not self.live.stopped:
             self.notify("live updates stopped; restart teamdeck to resume them", severity="warning", markup=False)
 
     def apply_cursor_blink(self, root: Widget) -> None:

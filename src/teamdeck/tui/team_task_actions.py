@@ -1,7 +1,8 @@
 """What the team-task keys of the tasks panel do to the files: reassign a task of a
 team's Claude Code task list, or mark it pending again (protocol/team_tasks.py). Like
-tui/actions.py: one protocol call per action, run by the app on a worker, which
-refreshes what it wrote; nothing here writes a file itself.
+tui/actions.py: one protocol call per action, as a :class:`RunAction` message the widget
+posts (the app's action runner runs it and has what it wrote read); nothing here writes
+a file itself.
 
 Which of them a task allows right now is protocol/allowed.py's rule."""
 
@@ -9,11 +10,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from teamdeck.live.runner import Action
 from teamdeck.protocol.allowed import can_update_team_task
+from teamdeck.tui.messages import RunAction
 from teamdeck.view.snapshot import TeamTaskView
 
 if TYPE_CHECKING:
-    from teamdeck.tui.app import TeamdeckApp
+    from teamdeck.store.workspace import Workspace
 
 
 def allows(task: TeamTaskView, action: str) -> bool:
@@ -22,26 +25,26 @@ def allows(task: TeamTaskView, action: str) -> bool:
     return can_update_team_task(task.status, "pending" if action == "mark_pending" else action)
 
 
-def reassign(app: TeamdeckApp, task: TeamTaskView, member: str) -> None:
+def reassign(task: TeamTaskView, member: str) -> RunAction:
     """Give ``task`` to ``member`` (who is sent a task_assignment)."""
 
-    def call() -> str:
+    def call(ws: Workspace) -> str:
         from teamdeck.protocol.team_tasks import update_team_task
 
-        done = update_team_task(app.ws, task.team, task.id, owner=member)
+        done = update_team_task(ws, task.team, task.id, owner=member)
         told = f"; {done.told} was sent a task_assignment" if done.told else ""
         return "; ".join([f"task #{task.id} of {task.team} is now owned by {done.after.owner}{told}", *done.notices])
 
-    app.perform(f"reassign task #{task.id} of {task.team}", call)
+    return RunAction(Action(f"reassign task #{task.id} of {task.team}", call))
 
 
-def mark_pending(app: TeamdeckApp, task: TeamTaskView) -> None:
+def mark_pending(task: TeamTaskView) -> RunAction:
     """Set ``task`` back to ``pending`` (its owner kept), for anyone to pick up again."""
 
-    def call() -> str:
+    def call(ws: Workspace) -> str:
         from teamdeck.protocol.team_tasks import update_team_task
 
-        done = update_team_task(app.ws, task.team, task.id, status="pending")
+        done = update_team_task(ws, task.team, task.id, status="pending")
         return f"task #{task.id} of {task.team} is {done.after.status}"
 
-    app.perform(f"mark task #{task.id} of {task.team} pending", call)
+    return RunAction(Action(f"mark task #{task.id} of {task.team} pending", call))

@@ -10,6 +10,7 @@ from textual.widgets import Input, Static
 
 from teamdeck.tui import registry
 from teamdeck.tui.dialogs.text_view import TextScreen
+from teamdeck.tui.messages import LoadOlderEvents
 from teamdeck.tui.render import cell
 from teamdeck.tui.typed import deck
 from teamdeck.tui.widgets.event_list import EventList
@@ -96,7 +97,7 @@ class EventsPanel(Panel):
         return True
 
     def action_older(self) -> None:
-        deck(self).load_older_events()
+        self.post_message(LoadOlderEvents())
 
     @on(LineList.Chosen, "#event-list")
     def action_read(self) -> None:

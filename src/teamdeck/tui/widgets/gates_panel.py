@@ -141,7 +141,7 @@ class GatesPanel(Panel):
 
         def decided(result: Confirmed | None) -> None:
             if result is not None:
-                actions.answer(deck(self), gate, answer, result.note)
+                self.app.post_message(actions.answer(gate, answer, result.note))
 
         self.post_message(AskConfirm(request, decided))
 

@@ -124,7 +124,7 @@ class PlansPanel(Panel):
         def confirmed(result: Confirmed | None) -> None:
             if result is not None:
                 members = (result.note or "").replace(",", " ").split()
-                task_actions.run_plan(deck(self), plan, members)
+                self.app.post_message(task_actions.run_plan(plan, members))
 
         self.post_message(AskConfirm(request, confirmed))
 

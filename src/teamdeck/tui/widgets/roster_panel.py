@@ -147,7 +147,7 @@ class RosterPanel(Panel):
     def action_wake(self) -> None:
         member = self.selected
         if member is not None and self.check_action("wake", ()) is True:
-            actions.run_request(deck(self), member, "wake")
+            self.app.post_message(actions.run_request(member, "wake"))
 
     def action_stop_run(self) -> None:
         member = self.selected
@@ -160,7 +160,7 @@ class RosterPanel(Panel):
 
         def confirmed(result: Confirmed | None) -> None:
             if result is not None:
-                actions.run_request(deck(self), member, "stop")
+                self.app.post_message(actions.run_request(member, "stop"))
 
         self.post_message(AskConfirm(ConfirmRequest(title, body, confirm="Stop run", danger=True), confirmed))
 
@@ -174,7 +174,7 @@ class RosterPanel(Panel):
 
         def send(draft: Draft | None) -> None:
             if draft is not None:
-                actions.message(deck(self), member, draft.summary, draft.text)
+                self.app.post_message(actions.message(member, draft.summary, draft.text))
 
         self.app.push_screen(ComposeScreen(title, self._lead_of(member.team)), send)
 
@@ -194,7 +194,7 @@ class RosterPanel(Panel):
 
         def send(draft: Draft | None) -> None:
             if draft is not None:
-                actions.broadcast_to(deck(self), team, draft.summary, draft.text)
+                self.app.post_message(actions.broadcast_to(team, draft.summary, draft.text))
 
         self.app.push_screen(ComposeScreen(title, self._lead_of(member.team)), send)
 
@@ -210,7 +210,7 @@ class RosterPanel(Panel):
 
         def confirmed(result: Confirmed | None) -> None:
             if result is not None:
-                actions.shutdown(deck(self), member, result.note)
+                self.app.post_message(actions.shutdown(member, result.note))
 
         self.post_message(
             AskConfirm(
@@ -242,7 +242,7 @@ class RosterPanel(Panel):
 
         def confirmed(result: Confirmed | None) -> None:
             if result is not None:
-                actions.answer(deck(self), gate, answer, result.note)
+                self.app.post_message(actions.answer(gate, answer, result.note))
 
         self.post_message(
             AskConfirm(
@@ -270,7 +270,7 @@ class RosterPanel(Panel):
 
         def confirmed(result: Confirmed | None) -> None:
             if result is not None:
-                actions.deactivate(deck(self), member)
+                self.app.post_message(actions.deactivate(member))
 
         self.post_message(AskConfirm(ConfirmRequest(title, body, confirm="Deactivate", danger=True), confirmed))
 

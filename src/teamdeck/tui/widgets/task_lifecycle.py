@@ -1,11 +1,12 @@
 """The lifecycle keys of a task, mixed into the tasks panel: ``v`` its verdict
 history, ``t`` move it (a picker of the legal next states), ``g`` verify it with its
-guardian, ``R`` retry it, ``x`` cancel it. Every write is confirmed in the confirm bar and run
-through the protocol on a worker (tui/task_actions.py); in read-only mode the
-writes show disabled."""
+guardian, ``R`` retry it, ``x`` cancel it. Every write is confirmed in the confirm bar and
+posted as a :class:`RunAction` (tui/task_actions.py) that the app's action runner runs;
+in read-only mode the writes show disabled."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from textual.content import Content
@@ -15,6 +16,7 @@ from teamdeck.protocol.allowed import next_states
 from teamdeck.tui import task_actions
 from teamdeck.tui.dialogs.transition import Transition, TransitionScreen
 from teamdeck.tui.dialogs.verdicts import VerdictsScreen
+from teamdeck.tui.messages import RunAction
 from teamdeck.tui.render import cell
 from teamdeck.tui.typed import deck
 from teamdeck.tui.widgets.confirm_bar import AskConfirm, Confirmed, ConfirmRequest, NoteRule
@@ -65,7 +67,7 @@ class TaskLifecycleKeys(Widget):
 
         def picked(result: Transition | None) -> None:
             if result is not None:
-                task_actions.move(deck(self), task, result.state, result.reason)
+                self.app.post_message(task_actions.move(task, result.state, result.reason))
 
         self.app.push_screen(screen, picked)
 
@@ -96,7 +98,7 @@ class TaskLifecycleKeys(Widget):
         self,
         action: str,
         verb: str,
-        run: Any,
+        run: Callable[[TaskView, str | None], RunAction],
         *,
         note: NoteRule,
         note_label: str,
@@ -112,7 +114,7 @@ class TaskLifecycleKeys(Widget):
 
         def confirmed(result: Confirmed | None) -> None:
             if result is not None:
-                run(self.app, task, result.note)
+                self.app.post_message(run(task, result.note))
 
         self.post_message(AskConfirm(request, confirmed))
 

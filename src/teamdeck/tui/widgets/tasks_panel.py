@@ -120,7 +120,7 @@ class TasksPanel(Panel, TaskLifecycleKeys):
     def action_join(self) -> None:
         task = self.selected
         if task is not None and not deck(self).read_only:
-            actions.join(deck(self), task.id)
+            self.app.post_message(actions.join(task.id))
 
     def action_reassign(self) -> None:
         task = self._writable_team_task("reassign")
@@ -133,7 +133,7 @@ class TasksPanel(Panel, TaskLifecycleKeys):
 
         def picked(member: str | None) -> None:
             if member is not None:
-                team_task_actions.reassign(deck(self), task, member)
+                self.app.post_message(team_task_actions.reassign(task, member))
 
         self.app.push_screen(screen, picked)
 
@@ -151,7 +151,7 @@ class TasksPanel(Panel, TaskLifecycleKeys):
 
         def confirmed(result: Confirmed | None) -> None:
             if result is not None:
-                team_task_actions.mark_pending(deck(self), task)
+                self.app.post_message(team_task_actions.mark_pending(task))
 
         self.post_message(AskConfirm(request, confirmed))
 

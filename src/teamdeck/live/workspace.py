@@ -1,0 +1,302 @@
+"""A workspace kept live: watched, refreshed, and told of the front's own writes.
+
+Data flows one way: the watcher collects batches of changed paths; one refresher at a
+time turns them into the next snapshot (view.refresh) and hands it to the front
+(``on_snapshot``), which draws it. The front's actions (live/runner.py) tell it what
+they wrote (:meth:`LiveWorkspace.wrote`): those paths are read at once, and the
+watcher's report of the same write is dropped (its echo: read and drawn once, not
+twice). A worker's ``final.json`` appearing asks the front to join its task (the
+auto-join rule, :meth:`LiveWorkspace.final_outputs`).
+
+Nothing here knows Textual: the front runs :meth:`~LiveWorkspace.run_watcher` and
+:meth:`~LiveWorkspace.run_refresher` on threads of its own (the TUI: its workers) and
+is called back from them; tests run them on plain threads.
+"""
+
+from __future__ import annotations
+
+import gc
+import queue
+import threading
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+from teamdeck.protocol.written import stamps
+from teamdeck.view.build import (
+    build_snapshot,
+    changed_between,
+    check_outputs,
+    file_record,
+    load_older,
+    refresh,
+    retime,
+    unchecked_outputs,
+)
+from teamdeck.watch import watch_batches
+
+if TYPE_CHECKING:
+    from teamdeck.protocol.written import Stamp
+    from teamdeck.store.workspace import Workspace
+    from teamdeck.view.build import FileRecord
+    from teamdeck.view.snapshot import WorkspaceSnapshot
+
+WATCH_SETUP_S = 2.0
+"""The longest the first read waits for the watcher to be in place."""
+OUTPUTS_PER_REFRESH = 100
+"""Tasks whose workers' outputs are checked in one go after the first frame: at 1,000
+tasks (5,800 outputs) checking them all took seconds, during which no change of the
+workspace was shown and quitting waited (the process exits once the refresher does)."""
+_STOP = "stop"
+_OLDER = "older"
+_CLOCK = "clock"
+_OUTPUTS = "outputs"
+
+
+class ReadElsewhere(Protocol):
+    """A first snapshot being read elsewhere (tui/first_read.py: a forked child)."""
+
+    def take(self) -> tuple[FileRecord, WorkspaceSnapshot] | None:
+        """The file record taken before the read, and the snapshot; None if it failed."""
+
+
+class LiveWorkspace:
+    """One workspace, watched and refreshed for one front (see the module).
+
+    Args:
+        ws: the workspace (with its clock and read-only flag).
+        on_snapshot: called with each new snapshot, from the refresher's thread.
+        on_error: called with what a refresh raised, from the refresher's thread (the
+            refresher goes on with the next change).
+        on_join: called with the ids of the tasks to join again, sorted, from the
+            watcher's thread: a worker's final.json appeared or changed, the workspace
+            did not turn autoJoin off and writes are on.
+        watch: watch the files (off: only :meth:`paths_changed` and the front's own
+            writes refresh the view; snapshots and most tests).
+        force_polling: poll instead of inotify (None: decide from the filesystem).
+        first_read: a first snapshot being read elsewhere meanwhile (None: read it here).
+    """
+
+    def __init__(
+        self,
+        ws: Workspace,
+        *,
+        on_snapshot: Callable[[WorkspaceSnapshot], None],
+        on_error: Callable[[Exception], None],
+        on_join: Callable[[list[str]], None],
+        watch: bool = True,
+        force_polling: bool | None = None,
+        first_read: ReadElsewhere | None = None,
+    ) -> None:
+        self.ws = ws
+        self.watch_files = watch
+        self.force_polling = force_polling
+        self._first_read = first_read
+        self._on_snapshot = on_snapshot
+        self._on_error = on_error
+        self._on_join = on_join
+        self.newest: WorkspaceSnapshot | None = None
+        """The newest snapshot handed to the front (None until the first is read)."""
+        self._changes: queue.SimpleQueue[frozenset[Path] | str] = queue.SimpleQueue()
+        self._unread = 0
+        """Changes queued and not yet read (a change taken off the queue is unread until
+        the refresh that reads it has handed its snapshot on)."""
+        self._unread_lock = threading.Lock()
+        self._busy = threading.Event()
+        self._stop = threading.Event()
+        self._watching = threading.Event()
+        """Set once the watch is in place (a change after it is seen)."""
+        self._echoes: dict[Path, Stamp | None] = {}
+        """Files the front's own actions wrote and had read, with their stamps then."""
+        self._echo_lock = threading.Lock()
+
+    # --- state -----------------------------------------------------------------------
+
+    @property
+    def settled(self) -> bool:
+        """No change is waiting to be read and no refresh is running (tests wait on it)."""
+        return self._unread == 0 and not self._busy.is_set()
+
+    @property
+    def watching(self) -> bool:
+        """The watcher is in place: every change from now on reaches the view."""
+        return self._watching.is_set()
+
+    @property
+    def stopped(self) -> bool:
+        """:meth:`stop` was called: the watcher and the refresher are ending."""
+        return self._stop.is_set()
+
+    @property
+    def read_only(self) -> bool:
+        """Writes are off: the workspace's flag, or the newest snapshot's settings."""
+        return self.ws.read_only or (self.newest is not None and self.newest.read_only)
+
+    def stop(self) -> None:
+        """End the watcher and the refresher (each returns soon after)."""
+        self._stop.set()
+        self._changes.put(_STOP)
+
+    # --- what to read ------------------------------------------------------------------
+
+    def paths_changed(self, paths: Iterable[Path]) -> None:
+        """Note that ``paths`` changed; the refresher reads them soon (merged with any
+        other change that arrives meanwhile). Safe from any thread."""
+        batch = frozenset(paths)
+        if batch:
+            self._queue(batch)
+
+    def load_older(self) -> None:
+        """Read older lines of every event log into the view."""
+        self._queue(_OLDER)
+
+    def recheck_clock(self) -> None:
+        """Look at the clock again: a shutdown request may have become overdue by time
+        passing alone (the front calls it every few seconds; tests that move time)."""
+        self._queue(_CLOCK)
+
+    def _queue(self, change: frozenset[Path] | str) -> None:
+        with self._unread_lock:
+            self._unread += 1
+        self._changes.put(change)
+
+    def wrote(self, paths: Iterable[Path]) -> None:
+        """The front's own action wrote ``paths`` (live/runner.py's :class:`OwnWrites`):
+        read them now, and remember the stamp of each file and of the directory it is
+        in (a file replaced there changes the directory too), so that the watcher's
+        report of the same write is not read and drawn again. Safe from any thread."""
+        written = set(paths)
+        if not written:
+            return
+        if self.watch_files:
+            with self._echo_lock:
+                self._echoes.update(stamps(written | {path.parent for path in written}))
+        self.paths_changed(written)
+
+    def drop_echoes(self, batch: frozenset[Path]) -> frozenset[Path]:
+        """``batch`` (from the watcher) without the front's own writes already read; a
+        path whose stamp changed since was written again by someone else: kept. Each
+        echo is dropped once."""
+        with self._echo_lock:
+            if not self._echoes:
+                return batch
+            mine = {path for path in batch if path in self._echoes}
+            if not mine:
+                return batch
+            now = stamps(mine)
+            echoes = {path for path in mine if now[path] == self._echoes.pop(path)}
+        return batch - echoes
+
+    # --- the threads -------------------------------------------------------------------
+
+    def run_watcher(self) -> None:
+        """Watch until :meth:`stop`: hand each batch of changed paths (echoes dropped)
+        straight to the refresher, and the tasks whose final.json it holds to
+        ``on_join`` (the auto-join rule). Blocks; run it on a thread."""
+        from teamdeck.protocol.worker_outputs import tasks_with_final_output  # JSON Schema: only here, off the UI
+
+        try:
+            for batch in watch_batches(
+                self.ws.root, self._stop, force_polling=self.force_polling, ready=self._watching
+            ):
+                if self._stop.is_set():
+                    return
+                batch = self.drop_echoes(batch)
+                if not batch:
+                    continue
+                self._queue(batch)
+                self.final_outputs(tasks_with_final_output(self.ws, batch))
+        finally:
+            self._watching.set()  # a watcher that failed must not keep the first read waiting
+
+    def final_outputs(self, task_ids: set[str]) -> None:
+        """Workers of ``task_ids`` wrote their final.json: ask the front to join those
+        tasks, unless the workspace turned autoJoin off or writes are off (the rule is
+        read from the newest snapshot; before the first, nothing is joined)."""
+        snapshot = self.newest
+        if not task_ids or snapshot is None or not snapshot.auto_join or self.read_only:
+            return
+        self._on_join(sorted(task_ids))
+
+    def run_refresher(self) -> None:
+        """Read the first snapshot, then refresh it from every batch of changes until
+        :meth:`stop`: one thread, so one refresh at a time; batches that queued up
+        meanwhile are merged into one refresh (only the newest state matters). Blocks;
+        run it on a thread."""
+        self._busy.set()
+        if self.watch_files:
+            # Read only once the watch is in place, so a change made between the read and
+            # the watch cannot be missed (bounded: a watcher that cannot start does not
+            # keep the screen empty).
+            self._watching.wait(WATCH_SETUP_S)
+        gc.disable()  # the first read allocates most of what the front holds: no collections meanwhile
+        try:
+            snapshot = self._first_snapshot()
+            self._publish(snapshot)
+            self._queue(_OUTPUTS)  # the workers' outputs, right after the first frame (which does not show them)
+        finally:
+            self._busy.clear()
+            if self.newest is None:
+                gc.enable()  # (on success the front turns it back on once the first snapshot is drawn)
+        while True:
+            item = self._changes.get()
+            self._busy.set()
+            taken = 0
+            try:
+                paths: set[Path] = set()
+                older = clock = outputs = False
+                while True:
+                    if item == _STOP:
+                        return
+                    taken += 1
+                    if item == _OLDER:
+                        older = True
+                    elif item == _CLOCK:
+                        clock = True
+                    elif item == _OUTPUTS:
+                        outputs = True
+                    elif not isinstance(item, str):
+                        paths |= item
+                    try:
+                        item = self._changes.get_nowait()
+                    except queue.Empty:
+                        break
+                before = snapshot
+                try:
+                    if outputs:
+                        snapshot = check_outputs(snapshot, OUTPUTS_PER_REFRESH)
+                        if unchecked_outputs(snapshot):
+                            self._queue(_OUTPUTS)  # the rest after the changes queued meanwhile
+                    if paths:
+                        snapshot = refresh(snapshot, paths)
+                    if older:
+                        snapshot = load_older(snapshot)
+                    if clock:
+                        snapshot = retime(snapshot)
+                except Exception as err:  # noqa: BLE001 - a bad refresh must not end live updates
+                    self._on_error(err)
+                    continue
+                if snapshot is not before:
+                    self._publish(snapshot)
+            finally:
+                with self._unread_lock:
+                    self._unread -= taken
+                self._busy.clear()
+
+    def _first_snapshot(self) -> WorkspaceSnapshot:
+        """The first snapshot, without the workers' outputs: the one read elsewhere,
+        with every file that changed between its record and this one read again (the
+        watch is in place now: whatever changes later, it reports), or else read here."""
+        if self._first_read is None:
+            return build_snapshot(self.ws, check_outputs=False, record=True)
+        now = file_record(self.ws)
+        taken, self._first_read = self._first_read.take(), None
+        if taken is None:
+            return build_snapshot(self.ws, check_outputs=False, record=True)
+        record, snapshot = taken
+        changed = changed_between(record, now)
+        return refresh(snapshot, changed) if changed else snapshot
+
+    def _publish(self, snapshot: WorkspaceSnapshot) -> None:
+        self.newest = snapshot
+        self._on_snapshot(snapshot)
