@@ -30,9 +30,15 @@ def lock_path_for(path: Path) -> Path:
 
 
 def _record_holder(fd: int) -> None:
+    """Write who holds the lock over the lock file's content. Truncated only when the
+    earlier holder's line was longer: truncating a file that has blocks costs a
+    journal commit (2 ms here, and a tenth of the live view's CPU per inbox change
+    when it was done on every lock), while a line of the same length, the usual case,
+    simply overwrites the last one."""
     record = f"{os.getpid()} {socket.gethostname()} {time.time():.3f}\n".encode()
-    os.ftruncate(fd, 0)
     os.pwrite(fd, record, 0)
+    if os.fstat(fd).st_size > len(record):
+        os.ftruncate(fd, len(record))
 
 
 def describe_holder(lock_file: Path) -> str:
