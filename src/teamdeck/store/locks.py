@@ -1,22 +1,27 @@
 """Locks for read-modify-write (R2): flock on a separate ``<file>.lock``.
 
-``flock`` (through the filelock package) and not ``lockf``: a ``lockf`` lock vanishes
-when its holder closes *any* descriptor of the file (C12). The holder writes its pid,
-host and start time into the lock file so a waiter that times out can name it (F11).
-A holder killed with SIGKILL releases the lock with its process (F10).
+``flock`` and not ``lockf``: a ``lockf`` lock vanishes when its holder closes *any*
+descriptor of the file (C12). The holder writes its pid, host and start time into the
+lock file so a waiter that times out can name it (F11). A holder killed with SIGKILL
+releases the lock with its process (F10). Two threads of one process exclude each
+other too: each takes the lock through its own open of the file.
+
+Taken with ``fcntl.flock`` directly: the filelock package this used to go through
+spent ~0.15 ms of CPU per lock on its own bookkeeping (fork and thread tracking),
+a tenth of what the live view spends on an inbox change (it locks the record of
+observed messages once per change).
 """
 
 from __future__ import annotations
 
 import errno
+import fcntl
 import os
 import socket
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-
-from filelock import FileLock, Timeout
 
 from teamdeck.errors import Busy, WriteFailed
 from teamdeck.store.paths import beneath
@@ -66,11 +71,10 @@ def locked(path: Path, *, timeout: float | None = None, what: str | None = None)
             workspace, or any link: filelock refuses them), a read-only disk, EACCES.
     """
     lock_file = lock_path_for(path)
-    lock = FileLock(lock_file, timeout=LOCK_TIMEOUT_S if timeout is None else timeout, on_acquired=_record_holder)
+    wait = LOCK_TIMEOUT_S if timeout is None else timeout
     try:
-        beneath(lock_file)
-        lock.acquire()
-    except Timeout:
+        fd = _acquire(lock_file, wait)
+    except TimeoutError:
         raise Busy(f"{what or path.name} is busy: locked by {describe_holder(lock_file)}. Try again.") from None
     except OSError as err:
         why = "it is a symbolic link" if err.errno == errno.ELOOP else err.strerror or str(err)
@@ -78,4 +82,42 @@ def locked(path: Path, *, timeout: float | None = None, what: str | None = None)
     try:
         yield
     finally:
-        lock.release()
+        try:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+        finally:
+            os.close(fd)
+
+
+POLL_S = (0.001, 0.005, 0.01, 0.02, 0.05)
+"""Waits between tries while another holder has the lock (then every 50 ms)."""
+
+
+def _acquire(lock_file: Path, timeout: float) -> int:
+    """Open ``lock_file`` (created if missing, never through a symbolic link), take its
+    exclusive flock within ``timeout`` seconds and record the holder in it.
+
+    Returns:
+        The descriptor holding the lock (unlock and close it to release).
+
+    Raises:
+        TimeoutError: another holder kept it for ``timeout`` seconds.
+        OSError: the lock file could not be opened (ELOOP for a link, EROFS...).
+    """
+    fd = os.open(beneath(lock_file), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    try:
+        deadline = time.monotonic() + timeout
+        tries = 0
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise TimeoutError(f"{lock_file} is locked") from None
+                time.sleep(POLL_S[min(tries, len(POLL_S) - 1)])
+                tries += 1
+        _record_holder(fd)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
