@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from teamdeck.errors import Busy, WriteFailed
-from teamdeck.store.paths import beneath
+from teamdeck.store.paths import open_beneath
 
 LOCK_TIMEOUT_S = 5.0
 
@@ -103,7 +103,7 @@ def _acquire(lock_file: Path, timeout: float) -> int:
         TimeoutError: another holder kept it for ``timeout`` seconds.
         OSError: the lock file could not be opened (ELOOP for a link, EROFS...).
     """
-    fd = os.open(beneath(lock_file), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    fd = open_beneath(lock_file, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
     try:
         deadline = time.monotonic() + timeout
         tries = 0
