@@ -105,7 +105,9 @@ def main(argv: list[str] | None = None) -> int:
             busy = statistics.median(p[1] for p in pairs)
             gc_ms = statistics.median(p[2] for p in pairs)
             each = ", ".join(f"{p[1]:.1f}" for p in pairs)
-            print(f"{tree or 'this tree':40} idle {idle:5.2f} %  at 20 writes/s {busy:5.2f} % ({each})  GC {gc_ms:.0f} ms")
+            print(
+                f"{tree or 'this tree':40} idle {idle:5.2f} %  at 20 writes/s {busy:5.2f} % ({each})  GC {gc_ms:.0f} ms"
+            )
     finally:
         shutil.rmtree(root, ignore_errors=True)
     return 0

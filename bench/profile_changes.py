@@ -122,7 +122,9 @@ def main(argv: list[str] | None = None) -> int:
     for mode, writes in (("idle", 0), ("busy", args.writes)):
         shutil.rmtree(root / mode, ignore_errors=True)
         results[mode] = _session(layout, root / f"ws-{mode}", writes, root / mode)
-        print(f"{mode}: {results[mode]:.1f} % of a core under cProfile (load {os.getloadavg()[0]:.1f})", file=sys.stderr)
+        print(
+            f"{mode}: {results[mode]:.1f} % of a core under cProfile (load {os.getloadavg()[0]:.1f})", file=sys.stderr
+        )
     print(f"size {args.size}, {args.writes} writes at 20/s; load average {os.getloadavg()}")
     print(f"CPU under cProfile: idle {results['idle']:.1f} %, at 20 writes/s {results['busy']:.1f} %")
     report(root / "idle", root / "busy", args.writes, args.top)

@@ -367,7 +367,9 @@ def test_c17_an_append_parses_only_what_others_added_since_and_still_refuses_a_b
     append_message(path, _message(1))
     parsed: list[int] = []
     real = inbox_store.parse_json
-    monkeypatch.setattr(inbox_store, "parse_json", lambda data, *a, **k: parsed.append(len(data)) or real(data, *a, **k))
+    monkeypatch.setattr(
+        inbox_store, "parse_json", lambda data, *a, **k: parsed.append(len(data)) or real(data, *a, **k)
+    )
     others = json.loads(path.read_text()) + [_message(n) for n in range(2, 40)]
     path.write_bytes(encode_pretty(others))  # other writers appended, as Claude Code formats
     append_message(path, _message(40))

@@ -274,9 +274,12 @@ def records_after(
     return None
 
 
-def find_record(path: Path, field: str, value: str, *, block: int = 64 * 1024) -> dict[str, Any] | None:
-    """The last complete record of ``path`` whose ``field`` is ``value``, read from the
-    end (a line is parsed only when it holds the value's JSON text), or None."""
+def find_record(
+    path: Path, field: str, value: str, *, within: str | None = None, block: int = 64 * 1024
+) -> dict[str, Any] | None:
+    """The last complete record of ``path`` whose ``field`` is ``value`` (the field of
+    its ``within`` object, when given: an event's ``payload``), read from the end (a
+    line is parsed only when it holds the value's JSON text), or None."""
     needle = json.dumps(value, ensure_ascii=False).encode("utf-8", "surrogateescape")
     try:
         handle = open(path, "rb")
@@ -290,7 +293,8 @@ def find_record(path: Path, field: str, value: str, *, block: int = 64 * 1024) -
                 record = decode_line(line, path, 0)
             except InvalidFile:
                 continue
-            if record.get(field) == value:
+            holder = record.get(within) if within is not None else record
+            if isinstance(holder, dict) and holder.get(field) == value:
                 return record
     return None
 

@@ -181,7 +181,9 @@ _MAX_LINKS = 40
 def _escapes(root: str, link: str, text: str) -> EscapesWorkspace:
     real = os.path.realpath(link)
     shown_link = link[len(root) + 1 :]
-    return EscapesWorkspace(errno.EXDEV, f"{shown_link} is a symbolic link to {real}, outside the workspace; not followed", text)
+    return EscapesWorkspace(
+        errno.EXDEV, f"{shown_link} is a symbolic link to {real}, outside the workspace; not followed", text
+    )
 
 
 def _relinked(root: str, walked: str, rest: list[str], text: str) -> list[str]:
