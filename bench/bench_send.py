@@ -22,8 +22,8 @@ from pathlib import Path
 
 from teamdeck.protocol.messaging.sending import send_message
 from teamdeck.protocol.teams import add_member, create_team
-from teamdeck.store.claude_json import encode_pretty
 from teamdeck.store import inbox
+from teamdeck.store.claude_json import encode_pretty
 from teamdeck.store.inbox import append_message
 from teamdeck.store.workspace import Workspace
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 from textual.binding import Binding, BindingType
 
@@ -77,7 +77,7 @@ class Action:
         return ", ".join(KEY_TEXT.get(key, key) for key in self.key.split(","))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _parameters(action: str) -> tuple[object, ...]:
     """The parameters of an action string, parsed once (the footer asks every visible
     key's on each change)."""
