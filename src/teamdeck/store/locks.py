@@ -68,12 +68,12 @@ def locked(path: Path, *, timeout: float | None = None, what: str | None = None)
     Raises:
         Busy: another live process held the lock for longer than ``timeout``.
         WriteFailed: the lock file could not be opened: a symbolic link (out of the
-            workspace, or any link: filelock refuses them), a read-only disk, EACCES.
+            workspace, or any link: a lock is never taken through one), a read-only disk, EACCES.
     """
     lock_file = lock_path_for(path)
     wait = LOCK_TIMEOUT_S if timeout is None else timeout
     try:
-        fd = _acquire(lock_file, wait)
+        fd = take_flock(lock_file, wait)
     except TimeoutError:
         raise Busy(f"{what or path.name} is busy: locked by {describe_holder(lock_file)}. Try again.") from None
     except OSError as err:
@@ -82,19 +82,17 @@ def locked(path: Path, *, timeout: float | None = None, what: str | None = None)
     try:
         yield
     finally:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_UN)
-        finally:
-            os.close(fd)
+        release_flock(fd)
 
 
 POLL_S = (0.001, 0.005, 0.01, 0.02, 0.05)
 """Waits between tries while another holder has the lock (then every 50 ms)."""
 
 
-def _acquire(lock_file: Path, timeout: float) -> int:
+def take_flock(lock_file: Path, timeout: float, *, record: bool = True) -> int:
     """Open ``lock_file`` (created if missing, never through a symbolic link), take its
-    exclusive flock within ``timeout`` seconds and record the holder in it.
+    exclusive flock within ``timeout`` seconds and (``record``) write the holder in it
+    (not into a lock file another program owns: Claude Code's task-list ``.lock``).
 
     Returns:
         The descriptor holding the lock (unlock and close it to release).
@@ -116,8 +114,17 @@ def _acquire(lock_file: Path, timeout: float) -> int:
                     raise TimeoutError(f"{lock_file} is locked") from None
                 time.sleep(POLL_S[min(tries, len(POLL_S) - 1)])
                 tries += 1
-        _record_holder(fd)
+        if record:
+            _record_holder(fd)
     except BaseException:
         os.close(fd)
         raise
     return fd
+
+
+def release_flock(fd: int) -> None:
+    """Release a lock :func:`take_flock` took (and close its descriptor)."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)

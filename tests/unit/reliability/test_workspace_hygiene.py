@@ -95,10 +95,10 @@ def test_f7_the_live_view_opens_read_only_and_says_why(world, monkeypatch):
 
 
 def test_f7_a_lock_file_the_disk_refuses_is_a_write_failure_not_an_internal_error(world, monkeypatch):
-    def refuse(lock_file, timeout):
+    def refuse(lock_file, timeout, **options):
         raise OSError(errno.EROFS, "Read-only file system", str(lock_file))
 
-    monkeypatch.setattr(locks, "_acquire", refuse)
+    monkeypatch.setattr(locks, "take_flock", refuse)
     with pytest.raises(WriteFailed, match=r"^could not lock teams/alpha/messages.jsonl: Read-only file system"):
         send_message(world, "alpha", "bob", "hi", summary="hi")
 
