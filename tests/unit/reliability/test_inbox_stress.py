@@ -7,8 +7,7 @@ C17). An append parses only what other writers added after the array it last kne
 confirms by finding its own bytes, where it used to parse the whole growing inbox twice;
 what is left grows with the inbox (each send rewrites all of it, as Claude Code's
 writer does, and each of the reader's marks re-encodes it). Measured: 705 s on the
-shared 2-core box at a load average of 20-24 (8 other engineers' suites); less than a
-third of that was this test's own share of the CPU.
+shared 2-core box at a load average of 20-24 (8 other engineers' suites running).
 """
 
 from __future__ import annotations
