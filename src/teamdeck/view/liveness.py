@@ -16,9 +16,12 @@ member was never deactivated.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from teamdeck.view.snapshot import MemberView, TeamView
+
+_EARLIEST = datetime.min.replace(tzinfo=UTC)
+_LATEST = datetime.max.replace(tzinfo=UTC)
 
 
 def quiet_since(member: MemberView, team: TeamView) -> datetime | None:
@@ -51,8 +54,18 @@ def has_ended(team: TeamView, now: datetime, after: timedelta, *, stale: int | N
 
 
 def stale_in(team: TeamView, now: datetime, after: timedelta) -> list[MemberView]:
-    """The stale members of ``team``."""
-    return [member for member, stale in _judged(team, now, after) if stale]
+    """The stale members of ``team``: worked out again only when ``now`` leaves the span
+    in which the last answer holds (no member's quiet time crossing ``after`` in it), so
+    the overview's pass over 2,000 members at every change and tick is a lookup per team."""
+    kept = team.judged.get(after)
+    if kept is not None and kept[0] <= now < kept[1]:
+        return kept[2]
+    stale = [member for member, is_stale_now in _judged(team, now, after) if is_stale_now]
+    crossings = [since + after for since in team.quiet_since if since is not None]
+    since_when = max((moment for moment in crossings if moment <= now), default=_EARLIEST)
+    until = min((moment for moment in crossings if moment > now), default=_LATEST)
+    team.judged[after] = (since_when, until, stale)
+    return stale
 
 
 def stale_members(teams: tuple[TeamView, ...], now: datetime, after: timedelta) -> frozenset[str]:

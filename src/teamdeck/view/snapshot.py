@@ -318,6 +318,14 @@ class TeamView:
         newest = max((moment for moment in own if moment is not None), default=None)
         return tuple(moment or newest for moment in own)
 
+    @functools.cached_property
+    def judged(self) -> dict[timedelta, Any]:
+        """view/liveness.py's memory of who is stale in this view, per stale time, with
+        the span of clock times it holds for (the overview asks at every change and
+        every tick of the clock; the answer changes only when a member's quiet time
+        crosses the stale time)."""
+        return {}
+
 
 @dataclass(frozen=True)
 class TeamTaskView:
