@@ -1,4 +1,4 @@
-"""The overview's staleness, remembered per team view (issue 24: the overview judged every
+"""The overview's staleness, remembered per team view (the overview judged every
 member at each change and each tick of the clock, 2,000 members at 10x).
 
 The answer kept for a team holds only while no member's quiet time crosses the stale
