@@ -4,7 +4,12 @@ when it exits (peak memory is read from outside, /proc/PID/status VmHWM). ``benc
 
 With ``$TEAMDECK_BENCH_PROFILE`` set to a file name, the UI thread runs under cProfile
 and the stats are dumped there at exit (``python -m pstats FILE``): run one benchmark
-with it to see where the time of a miss goes.
+with it to see where the time of a miss goes. With ``$TEAMDECK_BENCH_PROFILE_THREADS``
+set to a directory, every thread (UI, refresher, watcher, actions) runs under its own
+cProfile and each is dumped there at exit as ``<thread name>.prof``
+(``bench/profile_changes.py`` uses it to say what one change costs, thread by thread).
+With ``$TEAMDECK_BENCH_THREADS`` set to a file, each thread's native id and name are
+appended to it as it starts (``bench/cpu_at_writes.py`` splits the CPU by thread).
 
 Usage::
 
@@ -51,6 +56,52 @@ def _write_stats(path: str) -> None:
         json.dump(stats, handle)
 
 
+def _name_threads(path: str) -> None:
+    """Append ``<native thread id> <name>`` to ``path`` as each thread starts (the
+    benchmark reads each thread's CPU from /proc/PID/task/TID by it)."""
+    import threading
+
+    original = threading.Thread.run
+
+    def run(self: threading.Thread) -> None:
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(f"{threading.get_native_id()} {self.name}\n")
+        original(self)
+
+    threading.Thread.run = run  # type: ignore[method-assign]
+
+
+def _profile_threads(directory: str) -> None:
+    """Run every thread started from now on, and the main thread, under its own cProfile;
+    dump each to ``directory/<name>.prof`` at exit (a thread still running then is
+    dumped as it stands: its profiler is only read)."""
+    import threading
+
+    profilers: dict[str, cProfile.Profile] = {}
+    original = threading.Thread.run
+
+    def run(self: threading.Thread) -> None:
+        profiler = profilers.setdefault(f"{self.name}-{len(profilers)}", cProfile.Profile(time.thread_time))
+        profiler.enable()
+        try:
+            original(self)
+        finally:
+            profiler.disable()
+
+    threading.Thread.run = run  # type: ignore[method-assign]
+
+    def dump() -> None:
+        main_profiler.disable()
+        os.makedirs(directory, exist_ok=True)
+        for name, profiler in {"main": main_profiler, **profilers}.items():
+            safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in name)
+            profiler.dump_stats(os.path.join(directory, f"{safe}.prof"))
+
+    main_profiler = cProfile.Profile(time.thread_time)
+    atexit.register(dump)
+    main_profiler.enable()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("workspace")
@@ -58,6 +109,10 @@ def main() -> None:
     parser.add_argument("--stats")
     args = parser.parse_args()
     gc.callbacks.append(_on_gc)
+    if os.environ.get("TEAMDECK_BENCH_THREADS"):
+        _name_threads(os.environ["TEAMDECK_BENCH_THREADS"])
+    if os.environ.get("TEAMDECK_BENCH_PROFILE_THREADS"):
+        _profile_threads(os.environ["TEAMDECK_BENCH_PROFILE_THREADS"])
     if args.stats:
         atexit.register(_write_stats, args.stats)
     from teamdeck.store.workspace import Workspace

@@ -1,7 +1,9 @@
 """What one send costs when the recipient's inbox already holds 1 MB (C17's writers pay
 this for every message): ``teamdeck send`` as the core runs it (intent, messages.jsonl,
 the locked read-check-replace of the inbox, the confirming re-read) and the inbox append
-alone. Prints a table; asserts nothing.
+alone, by a process that appended before (it parses only what others added since) and
+as the first append of a process (``teamdeck send``: the whole inbox parsed once).
+Prints a table; asserts nothing.
 
 Usage::
 
@@ -20,6 +22,7 @@ from pathlib import Path
 
 from teamdeck.protocol.messaging.sending import send_message
 from teamdeck.protocol.teams import add_member, create_team
+from teamdeck.store import inbox
 from teamdeck.store.claude_json import encode_pretty
 from teamdeck.store.inbox import append_message
 from teamdeck.store.workspace import Workspace
@@ -63,11 +66,22 @@ def main() -> int:
         filled_inbox(alone, INBOX_BYTES)
         message = {"from": "lead", "text": "hello", "timestamp": "2026-03-01T09:00:00.000Z", "read": False}
         appended = times(lambda n: append_message(alone, {**message, "text": f"message {n}"}), args.sends)
+
+        def first_of_a_process(n: int) -> None:
+            inbox._VALID.clear()  # as `teamdeck send` finds it: nothing known about the file yet
+            append_message(alone, {**message, "text": f"fresh {n}"})
+
+        fresh = times(first_of_a_process, args.sends)
         print(
             f"one send into a {INBOX_BYTES // 1024} KiB inbox ({entries:,} entries), {args.sends} sends each, in {base}"
         )
         print(f"{'what':<40} {'median ms':>10} {'p90 ms':>8} {'max ms':>8}")
-        for what, spent in (("teamdeck send (core, fsynced)", sent), ("inbox append alone (store)", appended)):
+        rows = (
+            ("teamdeck send (core, fsynced)", sent),
+            ("inbox append alone (store)", appended),
+            ("inbox append, first of a process", fresh),
+        )
+        for what, spent in rows:
             p90 = statistics.quantiles(spent, n=10)[-1]
             print(f"{what:<40} {statistics.median(spent):>10.2f} {p90:>8.2f} {max(spent):>8.2f}")
     finally:

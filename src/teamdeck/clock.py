@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import lru_cache
 
 Clock = Callable[[], datetime]
 
@@ -27,6 +28,17 @@ def parse_iso(text: str) -> datetime:
     """
     moment = datetime.fromisoformat(text.replace("Z", "+00:00") if text.endswith("Z") else text)
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+@lru_cache(maxsize=65_536)
+def moment_of(text: str) -> datetime | None:
+    """``text`` parsed by :func:`parse_iso`, or None when it is not a timestamp; each
+    text parsed once (the live view judges the same timestamps at every change and
+    every tick of its clock)."""
+    try:
+        return parse_iso(text)
+    except (ValueError, TypeError):
+        return None
 
 
 @dataclass(frozen=True)

@@ -191,18 +191,16 @@ def test_an_unreadable_inbox_is_not_rewritten(tmp_path: Path) -> None:
 
 def test_c10_a_message_another_writer_lost_is_appended_again(tmp_path: Path, monkeypatch) -> None:
     path = tmp_path / "w.json"
-    real = inbox_store.load_inbox_array
+    real = inbox_store._confirmed
     calls = {"n": 0}
 
-    def losing_reader(target, **options):
-        array = real(target, **options)
+    def losing_confirm(target, message):
         calls["n"] += 1
-        if calls["n"] == 1:  # the confirming re-read after the first append: another writer clobbered it
+        if calls["n"] == 1:  # before the confirming re-read after the first append: another writer clobbered it
             path.write_text("[]")
-            return []
-        return array
+        return real(target, message)
 
-    monkeypatch.setattr(inbox_store, "load_inbox_array", losing_reader)
+    monkeypatch.setattr(inbox_store, "_confirmed", losing_confirm)
     delivery = append_message(path, _message(1))
     assert delivery.confirmed and delivery.attempts == 2
     assert json.loads(path.read_text()) == [_message(1)]
@@ -210,24 +208,27 @@ def test_c10_a_message_another_writer_lost_is_appended_again(tmp_path: Path, mon
 
 def test_c10_a_message_that_keeps_vanishing_is_flagged_unconfirmed(tmp_path: Path, monkeypatch) -> None:
     path = tmp_path / "w.json"
-    real = inbox_store.load_inbox_array
-    monkeypatch.setattr(
-        inbox_store,
-        "load_inbox_array",
-        lambda target, **options: [m for m in real(target, **options) if m != _message(1)],
-    )
+    real = inbox_store._confirmed
+
+    def vanishing(target, message):
+        path.write_text("[]")  # a writer that ignores the lock rewrites it without ours, every time
+        return real(target, message)
+
+    monkeypatch.setattr(inbox_store, "_confirmed", vanishing)
     delivery = append_message(path, _message(1), attempts=3)
     assert not delivery.confirmed and delivery.attempts == 3
 
 
 def test_the_recipient_marking_our_message_read_still_confirms_it(tmp_path: Path, monkeypatch) -> None:
     path = tmp_path / "w.json"
-    real = inbox_store.load_inbox_array
+    real = inbox_store._confirmed
 
-    def reader_after_recipient(target, **options):
-        return [dict(m, read=True) for m in real(target, **options)]
+    def after_recipient(target, message):
+        marked = [dict(m, read=True) for m in json.loads(path.read_text())]
+        path.write_text(json.dumps(marked))  # marked read (and rewritten compactly) before our re-read
+        return real(target, message)
 
-    monkeypatch.setattr(inbox_store, "load_inbox_array", reader_after_recipient)
+    monkeypatch.setattr(inbox_store, "_confirmed", after_recipient)
     assert append_message(path, _message(1)).attempts == 1
 
 
@@ -354,3 +355,28 @@ def test_a_read_given_an_earlier_read_takes_over_only_the_unchanged_entries(tmp_
     path.write_text(json.dumps([_message(1), _message(2, read=True), _message(3), _message(4)]))
     grown = read_inbox(path, again)
     assert grown.extends(again) and len(grown.entries) == 4
+
+
+def test_c17_an_append_parses_only_what_others_added_since_and_still_refuses_a_broken_array(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """C17: a writer appending again parses only the entries appended after the array it
+    last knew (the stress test's 8,000 sends into one inbox parsed all of it, twice, each
+    time); what it does not parse whole is still checked, and a broken tail is refused."""
+    path = tmp_path / "w.json"
+    append_message(path, _message(1))
+    parsed: list[int] = []
+    real = inbox_store.parse_json
+    monkeypatch.setattr(
+        inbox_store, "parse_json", lambda data, *a, **k: parsed.append(len(data)) or real(data, *a, **k)
+    )
+    others = json.loads(path.read_text()) + [_message(n) for n in range(2, 40)]
+    path.write_bytes(encode_pretty(others))  # other writers appended, as Claude Code formats
+    append_message(path, _message(40))
+    assert json.loads(path.read_text()) == [*others, _message(40)]
+    assert parsed and max(parsed) < path.stat().st_size * 0.99  # a part, not the file
+    broken = path.read_bytes()[:-1].rstrip() + b',\n  {"from": "x", "from": "y"}\n]'
+    path.write_bytes(broken)  # a duplicate key appended after what we knew
+    with pytest.raises(UnreadableInbox):
+        append_message(path, _message(41))
+    assert path.read_bytes() == broken

@@ -12,6 +12,7 @@ from datetime import timedelta
 from teamdeck.cli.commands import summary
 from teamdeck.cli.common import Output
 from teamdeck.protocol import teams
+from teamdeck.protocol.hygiene import find_leftovers, sweep_temp_files
 from teamdeck.protocol.intents import complete_pending, pending
 from teamdeck.protocol.ledger.build import build_ledger
 from teamdeck.protocol.ledger.results import FAILURE_CLASSES, NOTICES, Ledger
@@ -37,6 +38,8 @@ def _doctor(args: argparse.Namespace, ws: Workspace) -> Output:
     reports, lines = [], []
     interrupted = _interrupted(ws, repair=args.repair)
     lines += interrupted
+    leftovers = _leftovers(ws, repair=args.repair)
+    lines += leftovers
     for name in names:
         try:
             ledger = build_ledger(ws, name, shutdown_timeout=timeout)
@@ -63,7 +66,12 @@ def _doctor(args: argparse.Namespace, ws: Workspace) -> Output:
             "verdicts edited by hand (the recorded ones stand):",
             *(f"  ! {one_line(line, 300)}" for line in edited),
         ]
-    healthy = all(report.get("healthy") for report in reports) and not edited and not (interrupted and not args.repair)
+    healthy = (
+        all(report.get("healthy") for report in reports)
+        and not edited
+        and not (interrupted and not args.repair)
+        and not (leftovers and not args.repair)
+    )
     return Output(
         {
             "ok": True,
@@ -72,6 +80,7 @@ def _doctor(args: argparse.Namespace, ws: Workspace) -> Output:
             "ignored": ignored,
             "editedVerdicts": edited,
             "interrupted": interrupted,
+            "leftovers": leftovers,
         },
         "\n".join(lines),
         exit_code=0 if healthy else 1,  # a failure found (or a team unreadable): scripts and CI can tell
@@ -92,6 +101,14 @@ def _interrupted(ws: Workspace, *, repair: bool) -> list[str]:
             for item in found
         ),
     ]
+
+
+def _leftovers(ws: Workspace, *, repair: bool) -> list[str]:
+    """Temp files a crash left and lock directories left held (protocol/hygiene.py),
+    one line each; with ``repair`` the temp files are removed first and said so."""
+    removed = [f"removed {path}: a temp file left by a crash" for path in sweep_temp_files(ws)] if repair else []
+    found = [f"{leftover.path}: {leftover.message}" for leftover in find_leftovers(ws) if leftover.kind != "link"]
+    return removed + [one_line(line, 300) for line in found]
 
 
 def _doctor_lines(ledger: Ledger, tasks: teams.ClaudeTaskList) -> list[str]:

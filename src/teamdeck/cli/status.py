@@ -16,7 +16,7 @@ from teamdeck.shapes.snapshot import snapshot_json
 from teamdeck.store.workspace import Workspace
 from teamdeck.text import one_line
 from teamdeck.view.build import build_snapshot
-from teamdeck.view.liveness import has_ended, is_stale, quiet_since
+from teamdeck.view.liveness import has_ended, is_stale, quiet_since, stale_in
 from teamdeck.view.overview import age, overview
 from teamdeck.view.runs import run_state
 from teamdeck.view.snapshot import MemberView, TaskView, TeamTaskListView, TeamTaskView, TeamView, WorkspaceSnapshot
@@ -147,7 +147,7 @@ def _team_line(team: TeamView, snapshot: WorkspaceSnapshot) -> str:
     """``  alpha — desc (5 members: 2 active, 1 idle, 0 offline, 2 stale; 4 unread)``,
     ``ENDED`` when every member is offline or stale."""
     now, after = snapshot.taken_at, snapshot.stale_after
-    stale = [member for member in team.members if is_stale(member, team, now, after)]
+    stale = stale_in(team, now, after)
     idle = sum(member.status == "idle" and member not in stale for member in team.members)
     offline = team.statuses["offline"]
     active = len(team.members) - len(stale) - idle - offline

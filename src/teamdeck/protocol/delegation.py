@@ -35,6 +35,7 @@ from teamdeck.protocol.teams import read_team
 from teamdeck.protocol.worker_outputs import check_output
 from teamdeck.store.atomic import atomic_replace
 from teamdeck.store.files import ensure_dir, read_optional
+from teamdeck.store.jsonl import find_record
 from teamdeck.store.loaders import dumps_json
 from teamdeck.store.paths import InvalidId, check_id
 from teamdeck.store.workspace import Workspace
@@ -262,30 +263,30 @@ def report(
 
 
 def _recorded_joined_told(
-    ws: Workspace, task_id: str, agent_id: str, output: WorkerOutput, intent_id: str
+    ws: Workspace, task_id: str, agent_id: str, output: WorkerOutput, intent_id: str, *, again: bool = False
 ) -> tuple[TaskChange, JoinResult, Task, list[str], list[str]]:
     """What follows a written final.json: the ``worker.reported`` event, the join (a
-    blocked report opens its gate), the delegator told (once)."""
+    blocked report opens its gate), the delegator told (once).
+
+    The event carries the report's intent id (``report``), and is recorded only when no
+    event with it is in the log yet (looked for when finishing ``again``: a fresh
+    report's id cannot be there): a report interrupted after its event and finished
+    by the intent's completer records it once (F17)."""
     from teamdeck.protocol.join import join_task
 
-    change = transact(
-        ws,
-        task_id,
-        lambda _task: [
-            new_event(
-                ws,
-                "worker.reported",
-                {
-                    "agentId": agent_id,
-                    "status": output.status,
-                    "summary": output.summary[:500],
-                    "questions": len(output.questions),
-                },
-                actor=f"agent:{agent_id}",
-            )
-        ],
-        action=f"record the report of {agent_id} on task {task_id}",
-    )
+    def reported(_task: object) -> list[Event]:
+        if again and find_record(ws.events_file(task_id), "report", intent_id, within="payload") is not None:
+            return []  # recorded before the crash: the rest is finished below
+        payload = {
+            "agentId": agent_id,
+            "status": output.status,
+            "summary": output.summary[:500],
+            "questions": len(output.questions),
+            "report": intent_id,
+        }
+        return [new_event(ws, "worker.reported", payload, actor=f"agent:{agent_id}")]
+
+    change = transact(ws, task_id, reported, action=f"record the report of {agent_id} on task {task_id}")
     joined = join_task(ws, task_id)
     after = load_task(ws, task_id)
     notified, notices = _tell_delegator(ws, after, agent_id, output, f"report:{intent_id}")
@@ -304,7 +305,7 @@ def finish_report(ws: Workspace, args: dict[str, Any]) -> list[str]:
     checked = check_output(agent_id, str(ws.rel(path)), data)
     if checked.output is None:
         return []
-    _recorded_joined_told(ws, task_id, agent_id, checked.output, str(args["intent"]))
+    _recorded_joined_told(ws, task_id, agent_id, checked.output, str(args["intent"]), again=True)
     return [f"the report of {agent_id} on task {task_id} is joined and its delegator told"]
 
 

@@ -1,20 +1,22 @@
 """What is wrong with a workspace between its files: links out of it, files a crash left
 behind, a task and a team sharing a name (S16, F1, F11, B21).
 
-One walk of the workspace's areas (``tasks/``, ``teams/``, ``forge/``, ``plans/``),
-never following a link, finds:
+One walk of the workspace's areas (``tasks/``, ``teams/``, ``forge/``, ``plans/``, and
+teamdeck's own bookkeeping in ``.teamdeck/``: intents, observed messages), never
+following a link, finds:
 
 - symbolic links that resolve outside the workspace (teamdeck neither reads nor writes
   through them, see :func:`teamdeck.store.paths.beneath`) (S16);
 - temp files of an atomic replace (``.<name>.<random>.tmp``, every kind: task.yaml,
-  inboxes, config.json, human-notes.md, reports...) older than :data:`STALE_TEMP_S`: a
-  writer holds one for milliseconds, so an old one was left by a crash (F1);
+  inboxes, config.json, human-notes.md, reports..., and an intent's ``.<ulid>.json.tmp``)
+  older than :data:`STALE_TEMP_S`: a writer holds one for milliseconds, so an old one
+  was left by a crash (F1);
 - lock directories (``<name>.json.lock``, Claude Code's mkdir lock) older than the
   lock's stale time: its writer died or is stuck, and the next writer waits for it (F11).
 
-:func:`find_leftovers` finds them for ``teamdeck validate``; :func:`sweep_temp_files`
-removes the stale temp files (``teamdeck validate --clean``, and ``forge serve`` when it
-starts). The TUI does not sweep at start: a walk of every file would lengthen its start
+:func:`find_leftovers` finds them for ``teamdeck validate`` and ``teamdeck doctor``;
+:func:`sweep_temp_files` removes the stale temp files (``teamdeck validate --clean``,
+``teamdeck doctor --repair``, and ``forge serve`` when it starts). The TUI does not sweep at start: a walk of every file would lengthen its start
 (``teamdeck validate`` reports what is left).
 """
 
@@ -36,7 +38,7 @@ from teamdeck.store.workspace import SETTINGS_FILE, Workspace
 
 log = logging.getLogger(__name__)
 
-AREAS = ("tasks", "teams", "forge", "plans")
+AREAS = ("tasks", "teams", "forge", "plans", ".teamdeck")
 """The workspace's own directories; anything else at the root is not ours to walk."""
 
 STALE_TEMP_S = 60.0

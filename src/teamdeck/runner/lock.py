@@ -15,7 +15,7 @@ from typing import Any
 from teamdeck.errors import Busy, WriteFailed
 from teamdeck.store.files import ensure_dir
 from teamdeck.store.lock_owner import process_started
-from teamdeck.store.paths import beneath
+from teamdeck.store.paths import open_beneath
 from teamdeck.store.runs import read_holder
 from teamdeck.store.workspace import Workspace
 
@@ -38,7 +38,7 @@ class RunnerLock:
         path = self.ws.runner_lock
         ensure_dir(path.parent)
         try:
-            fd = os.open(beneath(path), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+            fd = open_beneath(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
         except OSError as err:
             raise WriteFailed(f"could not open {self.ws.rel(path)}: {err.strerror or err}") from err
         try:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from teamdeck.runtime.spec import Launch
 from teamdeck.store.lock_owner import is_running
-from teamdeck.store.paths import beneath
+from teamdeck.store.paths import open_beneath
 
 POLL_S = 0.1
 """How often an adopted process (not our child) is looked at to see whether it ended."""
@@ -53,9 +53,9 @@ async def spawn(launch: Launch, stdout: Path, stderr: Path) -> asyncio.subproces
         OSError: the program could not be started (not found, not executable...).
     """
     flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC
-    out = os.open(beneath(stdout), flags, 0o644)
+    out = open_beneath(stdout, flags, 0o644)
     try:
-        err = os.open(beneath(stderr), flags, 0o644)
+        err = open_beneath(stderr, flags, 0o644)
         try:
             process = await asyncio.create_subprocess_exec(
                 *launch.argv,

@@ -98,16 +98,22 @@ def encode_pretty(value: Any) -> bytes:
         return json.dumps(value, indent=2, ensure_ascii=True, allow_nan=False).encode("ascii")
 
 
-def append_pretty(data: bytes, array: list[Any], element: Any) -> bytes:
-    """The bytes of ``data`` (which parsed as the non-empty or empty ``array``) with
-    ``element`` appended, leaving every existing byte as it was.
+def append_pretty(data: bytes, empty: bool, element: Any) -> bytes:
+    """The bytes of ``data`` (a JSON array, ``empty`` or not) with ``element`` appended,
+    leaving every existing byte as it was.
 
     For a file Claude Code wrote this equals ``encode_pretty(array + [element])``, at a
     fraction of the cost of re-encoding the whole array (the pretty encoder is pure
     Python); a file formatted otherwise keeps its own formatting, plus our element.
     """
     body = data.rstrip()
-    if not array or not body.endswith(b"]"):
-        return encode_pretty([*array, element])
-    indented = b"\n".join(b"  " + line for line in encode_pretty(element).split(b"\n"))
-    return body[:-1].rstrip() + b",\n" + indented + b"\n]"
+    if empty or not body.endswith(b"]"):
+        return b"[\n" + pretty_element(element) + b"\n]"
+    return body[:-1].rstrip() + b",\n" + pretty_element(element) + b"\n]"
+
+
+def pretty_element(element: Any) -> bytes:
+    """``element`` as it stands in an array Claude Code wrote: pretty, each line indented
+    by two (what :func:`append_pretty` splices in, and what a writer looks for to
+    confirm its append landed)."""
+    return b"\n".join(b"  " + line for line in encode_pretty(element).split(b"\n"))

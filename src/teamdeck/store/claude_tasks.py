@@ -30,15 +30,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from filelock import FileLock, Timeout
-
 from teamdeck.clock import iso
 from teamdeck.errors import Busy, InvalidFile, NotFound, WriteFailed
 from teamdeck.model.claude import ClaudeTask
 from teamdeck.store.atomic import atomic_replace, is_temp_name
 from teamdeck.store.claude_json import read_json_with_bytes
 from teamdeck.store.dirlock import LOCK_STALE_S, dir_locked
-from teamdeck.store.locks import LOCK_TIMEOUT_S
+from teamdeck.store.locks import LOCK_TIMEOUT_S, release_flock, take_flock
 from teamdeck.store.paths import shown
 from teamdeck.store.teamfiles import TASK_FILE_RE, validate_raw
 from teamdeck.store.workspace import Workspace
@@ -186,17 +184,16 @@ def list_locked(ws: Workspace, team: str, *, stale_after: float = LOCK_STALE_S) 
     directory = ws.claude_tasks_dir(team)
     what = str(ws.rel(directory))
     with dir_locked(directory / LIST_LOCK, stale_after=stale_after, what=what):
-        flock = FileLock(directory / LIST_LOCK, timeout=LOCK_TIMEOUT_S)
         try:
-            flock.acquire()
-        except Timeout:
+            fd = take_flock(directory / LIST_LOCK, LOCK_TIMEOUT_S, record=False)
+        except TimeoutError:
             raise Busy(f"{what} is busy: {LIST_LOCK} is locked (flock) by another process. Try again.") from None
         except OSError as err:
             raise WriteFailed(f"could not lock {what}/{LIST_LOCK}: {err.strerror or err}; nothing was written") from err
         try:
             yield
         finally:
-            flock.release()
+            release_flock(fd)
 
 
 def _stamp(previous: Any, now: datetime) -> Any:

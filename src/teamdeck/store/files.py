@@ -19,7 +19,7 @@ from pathlib import Path
 from teamdeck.errors import InvalidFile, WriteFailed
 from teamdeck.store.atomic import atomic_replace
 from teamdeck.store.loaders import MAX_FILE_BYTES, check_size
-from teamdeck.store.paths import beneath
+from teamdeck.store.paths import beneath, open_beneath
 
 
 @dataclass(frozen=True)
@@ -71,7 +71,7 @@ def read_optional(path: Path, limit: int | None = MAX_FILE_BYTES, *, shown: Path
     """
     name = shown if shown is not None else path
     try:
-        fd = os.open(beneath(path), os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        fd = open_beneath(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
         return None
     except OSError as err:

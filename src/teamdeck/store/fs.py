@@ -11,9 +11,11 @@ SIGKILL there, so crash tests can run a writer in a subprocess and inspect what 
 the writer freezes there (as under Ctrl-Z or a suspended laptop) until the test sends
 SIGCONT.
 
-Every path the seam is given passes :func:`teamdeck.store.paths.beneath` first, so no
-write follows a symbolic link out of the workspace (it fails with
-:class:`~teamdeck.store.paths.EscapesWorkspace`, an ``OSError``, like any refused write).
+Every path the seam is given is reached by walking from the workspace root with
+``O_NOFOLLOW`` (:func:`teamdeck.store.paths.open_beneath`, :func:`~teamdeck.store.paths.parent_beneath`),
+so no write follows a symbolic link out of the workspace, even one swapped in while it
+runs (S10, S16: it fails with :class:`~teamdeck.store.paths.EscapesWorkspace`, an
+``OSError``, like any refused write).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-from teamdeck.store.paths import beneath
+from teamdeck.store.paths import open_beneath, parent_beneath
 
 CRASH_ENV = "TEAMDECK_CRASH_AT"
 STOP_ENV = "TEAMDECK_STOP_AT"
@@ -49,7 +51,7 @@ class OsFs:
     """Thin wrappers over the ``os`` calls the writers use; override to inject faults."""
 
     def open(self, path: str | os.PathLike[str], flags: int, mode: int = 0o644) -> int:
-        fd = os.open(beneath(path), flags, mode)
+        fd = open_beneath(path, flags, mode)
         if flags & _WRITE_FLAGS:
             _seen("write", path)
         return fd
@@ -81,16 +83,19 @@ class OsFs:
         os.close(fd)
 
     def replace(self, src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
-        os.replace(src, beneath(dst))  # src: our temp file beside dst, whose directory is checked
+        with parent_beneath(dst) as (fd, name):  # src: our temp file beside dst
+            os.replace(src, name, dst_dir_fd=fd)
         _seen("moved", src)
         _seen("write", dst)
 
     def unlink(self, path: str | os.PathLike[str]) -> None:
-        os.unlink(beneath(path))
+        with parent_beneath(path) as (fd, name):
+            os.unlink(name, dir_fd=fd)
         _seen("write", path)
 
     def link(self, src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
-        os.link(src, beneath(dst))  # src: our temp file beside dst, whose directory is checked
+        with parent_beneath(dst) as (fd, name):  # src: our temp file beside dst
+            os.link(src, name, dst_dir_fd=fd)
         _seen("moved", src)
         _seen("write", dst)
 
@@ -98,11 +103,13 @@ class OsFs:
         os.ftruncate(fd, length)
 
     def mkdir(self, path: str | os.PathLike[str], mode: int = 0o755) -> None:
-        os.mkdir(beneath(path), mode)
+        with parent_beneath(path) as (fd, name):
+            os.mkdir(name, mode, dir_fd=fd)
         _seen("mkdir", path)
 
     def rmdir(self, path: str | os.PathLike[str]) -> None:
-        os.rmdir(beneath(path))
+        with parent_beneath(path) as (fd, name):
+            os.rmdir(name, dir_fd=fd)
         _seen("rmdir", path)
 
     def crash_point(self, name: str) -> None:

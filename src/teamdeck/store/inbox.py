@@ -31,8 +31,16 @@ from teamdeck.errors import InvalidFile, WriteFailed
 from teamdeck.model.claude import InboxMessage, Kind, decode
 from teamdeck.store import fs as fs_seam
 from teamdeck.store.atomic import atomic_replace, tmp_prefix
-from teamdeck.store.claude_json import RETRY_DELAYS_S, append_pretty, encode_pretty, read_json_with_bytes
+from teamdeck.store.claude_json import (
+    CLAUDE_MAX_BYTES,
+    RETRY_DELAYS_S,
+    append_pretty,
+    encode_pretty,
+    pretty_element,
+    read_json_with_bytes,
+)
 from teamdeck.store.dirlock import LOCK_STALE_S, HeldLock, rewrite_locked
+from teamdeck.store.loaders import parse_json, read_capped
 from teamdeck.store.paths import beneath
 
 T = TypeVar("T")
@@ -323,18 +331,78 @@ def append_message(
     """
 
     def append(held: HeldLock) -> None:
-        data, array = _load_with_bytes(path)
+        data, empty = _checked_array(path)
         fs_seam.current().crash_point("inbox.after_read")
-        atomic_replace(
-            path, append_pretty(data, array, message), crash_prefix="inbox", check=held.unchanged(path, data)
-        )
+        new = append_pretty(data, empty, message)
+        atomic_replace(path, new, crash_prefix="inbox", check=held.unchanged(path, data))
+        _remember_valid(path, new)
 
     for attempt in range(1, attempts + 1):
         ensure_inbox(path)
         rewrite_locked(path, append, stale_after=stale_after, what=f"inbox {path.name}")
-        if any(same_message(entry, message) for entry in load_inbox_array(path)):
+        if _confirmed(path, message):
             return Delivery(path, True, attempt)
     return Delivery(path, False, attempts)
+
+
+def _confirmed(path: Path, message: dict[str, Any]) -> bool:
+    """Whether ``message`` is in the inbox now: its bytes as :func:`append_pretty` wrote
+    them found in the file (a search, no parse), else an equal entry in the parsed
+    array (another writer rewrote the file in its own formatting, or the recipient
+    marked the message read)."""
+    try:
+        if pretty_element(message) in read_capped(path, CLAUDE_MAX_BYTES):
+            return True
+    except OSError:
+        pass
+    return any(same_message(entry, message) for entry in load_inbox_array(path))
+
+
+_VALID: dict[Path, bytes] = {}
+"""Per inbox, the last bytes this process knows to be a complete JSON array (parsed, or
+written by it): the next append under the lock parses only what others added after
+them (C17's writers appended into a 2 MB inbox parsing all of it, twice, each time)."""
+_VALID_KEPT = 8
+
+
+def _remember_valid(path: Path, data: bytes) -> None:
+    if path not in _VALID and len(_VALID) >= _VALID_KEPT:
+        _VALID.pop(next(iter(_VALID)))
+    _VALID[path] = data
+
+
+def _checked_array(path: Path) -> tuple[bytes, bool]:
+    """The inbox's bytes, checked to be a JSON array, and whether it is empty.
+
+    When the file starts with an array this process last knew to be valid (less its
+    closing ``]``) and goes on with ``, <elements> ]``, only those new elements are
+    parsed (with every check :func:`parse_json` makes); anything else is parsed whole.
+
+    Raises:
+        UnreadableInbox: not a JSON array after every retry (nothing is written).
+    """
+    known = _VALID.get(path)
+    if known is not None:
+        try:
+            data = read_capped(path, CLAUDE_MAX_BYTES)
+        except OSError:
+            data = b""
+        body = known.rstrip()[:-1].rstrip()
+        if data == known:
+            return data, body == b"["
+        if body != b"[" and data.startswith(body):
+            rest = data[len(body) :].strip()
+            if rest.startswith(b",") and rest.endswith(b"]"):
+                try:
+                    parse_json(b"[" + rest[1:], path, limit=CLAUDE_MAX_BYTES)
+                except InvalidFile:
+                    pass
+                else:
+                    _remember_valid(path, data)
+                    return data, False
+    data, array = _load_with_bytes(path)
+    _remember_valid(path, data)
+    return data, not array
 
 
 def mark_read(

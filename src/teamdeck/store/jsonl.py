@@ -21,7 +21,7 @@ from teamdeck.errors import InvalidFile, WriteFailed
 from teamdeck.store import fs as fs_seam
 from teamdeck.store.atomic import fsync_dir
 from teamdeck.store.json_text import dumps_json
-from teamdeck.store.paths import EscapesWorkspace, beneath
+from teamdeck.store.paths import EscapesWorkspace, beneath, open_beneath
 
 MAX_RECORD_BYTES = 64 * 1024
 PARTIAL_WARN_S = 5.0
@@ -174,7 +174,7 @@ class Tail:
         """The complete, new, not-yet-seen records; bad lines go to :attr:`problems`."""
         self.reset = False
         try:
-            fd = os.open(beneath(self.path), os.O_RDONLY)
+            fd = open_beneath(self.path, os.O_RDONLY)
         except FileNotFoundError:
             return []
         except EscapesWorkspace as err:
@@ -251,7 +251,7 @@ def records_after(
     """
     needle = record_id.encode()
     try:
-        handle = open(beneath(path), "rb")
+        handle = os.fdopen(open_beneath(path, os.O_RDONLY), "rb")
     except FileNotFoundError:
         return None
     except OSError as err:
@@ -274,9 +274,12 @@ def records_after(
     return None
 
 
-def find_record(path: Path, field: str, value: str, *, block: int = 64 * 1024) -> dict[str, Any] | None:
-    """The last complete record of ``path`` whose ``field`` is ``value``, read from the
-    end (a line is parsed only when it holds the value's JSON text), or None."""
+def find_record(
+    path: Path, field: str, value: str, *, within: str | None = None, block: int = 64 * 1024
+) -> dict[str, Any] | None:
+    """The last complete record of ``path`` whose ``field`` is ``value`` (the field of
+    its ``within`` object, when given: an event's ``payload``), read from the end (a
+    line is parsed only when it holds the value's JSON text), or None."""
     needle = json.dumps(value, ensure_ascii=False).encode("utf-8", "surrogateescape")
     try:
         handle = open(path, "rb")
@@ -290,7 +293,8 @@ def find_record(path: Path, field: str, value: str, *, block: int = 64 * 1024) -
                 record = decode_line(line, path, 0)
             except InvalidFile:
                 continue
-            if record.get(field) == value:
+            holder = record.get(within) if within is not None else record
+            if isinstance(holder, dict) and holder.get(field) == value:
                 return record
     return None
 

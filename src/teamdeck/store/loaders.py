@@ -23,7 +23,7 @@ import yaml
 
 from teamdeck.errors import InvalidFile
 from teamdeck.store.json_text import dumps_json as dumps_json  # re-exported: its old home
-from teamdeck.store.paths import beneath
+from teamdeck.store.paths import open_beneath
 
 MAX_FILE_BYTES = 1024 * 1024
 MAX_DEPTH = 100
@@ -65,7 +65,7 @@ def read_capped(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
         InvalidFile: too big, or unreadable (permissions, a directory...).
     """
     try:
-        with open(beneath(path), "rb") as handle:
+        with os.fdopen(open_beneath(path, os.O_RDONLY), "rb") as handle:
             check_size(path, os.fstat(handle.fileno()).st_size, limit)
             return handle.read(limit + 1)
     except FileNotFoundError:

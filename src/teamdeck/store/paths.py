@@ -9,6 +9,11 @@ Every file teamdeck opens, creates, replaces or removes under a workspace also p
 :func:`beneath` first (the fs seam and the read primitives call it): a symbolic link on
 the way that resolves outside the workspace is refused, so a link planted by an agent
 never turns a send, an approve or a read into one outside the workspace (S16).
+
+Opening, creating, replacing, linking and removing go further (S10): :func:`open_beneath`
+and :func:`parent_beneath` walk from the workspace root one component at a time with
+``openat`` (``dir_fd``) and ``O_NOFOLLOW``, so a directory swapped for a link between a
+check and the open is met *by* the open and refused, never followed out.
 """
 
 from __future__ import annotations
@@ -17,6 +22,8 @@ import errno
 import os
 import re
 import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TypeVar
 
@@ -164,3 +171,121 @@ def beneath(path: _P) -> _P:
                     errno.EXDEV, f"{link} is a symbolic link to {real}, outside the workspace; not followed", text
                 )
     return path
+
+
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_MAX_LINKS = 40
+"""Links followed (inside the workspace) on the way to one path, as the kernel's limit."""
+
+
+def _escapes(root: str, link: str, text: str) -> EscapesWorkspace:
+    real = os.path.realpath(link)
+    shown_link = link[len(root) + 1 :]
+    return EscapesWorkspace(
+        errno.EXDEV, f"{shown_link} is a symbolic link to {real}, outside the workspace; not followed", text
+    )
+
+
+def _relinked(root: str, walked: str, rest: list[str], text: str) -> list[str]:
+    """The parts below ``root`` to walk instead, after the component ``walked`` (a path
+    under ``root``) turned out to be a symbolic link: every link resolved, which must
+    stay inside the workspace (else :class:`EscapesWorkspace`)."""
+    real, real_root = os.path.realpath(walked), _ROOTS[root]
+    if real != real_root and not real.startswith(real_root + os.sep):
+        raise _escapes(root, walked, text)
+    below = real[len(real_root) + 1 :]
+    return [*(below.split(os.sep) if below else []), *rest]
+
+
+@contextmanager
+def parent_beneath(path: str | os.PathLike[str]) -> Iterator[tuple[int | None, str]]:
+    """The directory that holds ``path``, opened by walking from its workspace root
+    with ``O_NOFOLLOW`` at each step (S10), and ``path``'s last component: use them
+    as ``dir_fd`` and name (``os.replace(src, name, dst_dir_fd=fd)``, ``os.unlink(name,
+    dir_fd=fd)``). A link inside the workspace is followed by walking again to where it
+    resolves; one leading out is refused. For a path under no workspace root: ``(None,
+    path)``.
+
+    Raises:
+        EscapesWorkspace: a link on the way resolves outside the workspace.
+        OSError: a directory on the way is missing (ENOENT) or not one (ENOTDIR);
+            ELOOP past :data:`_MAX_LINKS` links.
+    """
+    text = os.fspath(path)
+    root = _root_of(text)
+    if root is None:
+        yield None, text
+        return
+    parts = text[len(root) + 1 :].split(os.sep)
+    fd = _walk(root, parts[:-1], text)
+    try:
+        yield fd, parts[-1]
+    finally:
+        os.close(fd)
+
+
+def _walk(root: str, parts: list[str], text: str) -> int:
+    """A descriptor of the directory ``root/parts...``, reached without following a
+    link out of the workspace (see :func:`parent_beneath`)."""
+    for _attempt in range(_MAX_LINKS):
+        fd = os.open(root, _DIR_FLAGS & ~os.O_NOFOLLOW)  # the root itself as given (it may be a link)
+        walked = root
+        try:
+            for index, part in enumerate(parts):
+                if part in ("", "."):
+                    continue
+                try:
+                    child = os.open(part, _DIR_FLAGS, dir_fd=fd)
+                except OSError as err:
+                    if err.errno not in (errno.ELOOP, errno.ENOTDIR) or not _is_link(part, fd):
+                        raise
+                    parts = _relinked(root, f"{walked}{os.sep}{part}", parts[index + 1 :], text)
+                    break
+                os.close(fd)
+                fd, walked = child, f"{walked}{os.sep}{part}"
+            else:
+                return fd
+        except BaseException:
+            os.close(fd)
+            raise
+        os.close(fd)
+    raise OSError(errno.ELOOP, "too many symbolic links on the way", text)
+
+
+def _is_link(name: str, dir_fd: int) -> bool:
+    try:
+        return stat.S_ISLNK(os.lstat(name, dir_fd=dir_fd).st_mode)
+    except OSError:
+        return False
+
+
+def open_beneath(path: str | os.PathLike[str], flags: int, mode: int = 0o644) -> int:
+    """``os.open(path, flags, mode)`` with no window between the check and the open
+    (S10): the directories are walked as :func:`parent_beneath` does and the file is
+    opened in the last one with ``O_NOFOLLOW``; a file that is a link inside the
+    workspace is opened where it resolves, one leading out is refused.
+
+    Raises:
+        EscapesWorkspace: a link on the way, or ``path`` itself, resolves outside.
+        OSError: what ``os.open`` raises.
+    """
+    text = os.fspath(path)
+    for _attempt in range(_MAX_LINKS):
+        with parent_beneath(text) as (fd, name):
+            if fd is None:
+                return os.open(text, flags, mode)
+            try:
+                return os.open(name, flags | os.O_NOFOLLOW | os.O_CLOEXEC, mode, dir_fd=fd)
+            except OSError as err:
+                if err.errno not in (errno.ELOOP, errno.ENOTDIR, errno.EEXIST) or not _is_link(name, fd):
+                    raise
+                if flags & os.O_NOFOLLOW or flags & os.O_CREAT and flags & os.O_EXCL:
+                    root = _root_of(text)
+                    if root is not None:
+                        _relinked(root, text, [], text)  # a link out is named as one
+                    raise  # asked not to follow a link; an exclusive create never goes through one
+        root = _root_of(text)
+        if root is None:  # unreachable: a path under no root returned above
+            break
+        text = os.sep.join([root, *_relinked(root, text, [], text)])  # the file is a link: open where it leads
+    raise OSError(errno.ELOOP, "too many symbolic links on the way", os.fspath(path))

@@ -8,7 +8,7 @@
   budget reached) and their answers.
 
 Every path is built by :class:`~teamdeck.store.workspace.Workspace` from checked names and
-passes :func:`~teamdeck.store.paths.beneath` (a link out of the workspace is refused);
+passes :func:`~teamdeck.store.paths.open_beneath` (a link out of the workspace is refused, S10);
 each log line is appended whole under the log's lock, after a torn tail is set aside.
 """
 
@@ -31,7 +31,7 @@ from teamdeck.store.files import ensure_dir, list_entries, read_optional
 from teamdeck.store.jsonl import append_record, read_records, repair_torn_tail
 from teamdeck.store.loaders import dump_yaml, parse_yaml
 from teamdeck.store.locks import locked
-from teamdeck.store.paths import ID_RE, MEMBER_RE, beneath
+from teamdeck.store.paths import ID_RE, MEMBER_RE, open_beneath
 from teamdeck.store.teamfiles import model_problem
 from teamdeck.store.workspace import Workspace
 
@@ -123,7 +123,7 @@ def find_run_dir(ws: Workspace, run_id: str) -> Path | None:
 def tail_text(path: Path, limit: int = 4000) -> str:
     """The last ``limit`` bytes of a log as text ("" when it does not exist)."""
     try:
-        with open(beneath(path), "rb") as handle:
+        with os.fdopen(open_beneath(path, os.O_RDONLY), "rb") as handle:
             handle.seek(max(0, path.stat().st_size - limit))
             return handle.read().decode(errors="replace")
     except OSError:
@@ -134,7 +134,7 @@ def holder_of(path: Path) -> dict[str, Any] | None:
     """Who holds the runner lock ``path`` (runs/runner.lock) now, or None when no runner
     runs (nobody holds it): probed with a non-blocking ``flock``."""
     try:
-        fd = os.open(beneath(path), os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC)
+        fd = open_beneath(path, os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC)
     except OSError:
         return None
     try:

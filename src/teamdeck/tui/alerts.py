@@ -24,7 +24,7 @@ from typing import Any
 
 from teamdeck.shapes.decisions import decision_json
 from teamdeck.text import one_line
-from teamdeck.view.snapshot import Decision, WorkspaceSnapshot
+from teamdeck.view.snapshot import Decision, WorkspaceSnapshot, same_items
 
 KIND_REASONS = {
     "task-gate": "is blocked",
@@ -71,7 +71,7 @@ def arrivals(before: WorkspaceSnapshot, after: WorkspaceSnapshot) -> list[Alert]
     if after.gates is not before.gates:
         known = {gate.key for gate in before.gates}
         alerts += [decision_alert(gate) for gate in after.gates if gate.key not in known]
-    if after.tasks is not before.tasks:
+    if not same_items(after.tasks, before.tasks):  # a new tuple of the same tasks at each inbox change
         failed_before = _failed_runs(before)
         for task in after.tasks:
             if not task.outputs_checked:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
+from functools import cache
 
 from textual.binding import Binding, BindingType
 
@@ -68,13 +69,20 @@ class Action:
     @property
     def parameters(self) -> tuple[object, ...]:
         """The action's parameters (``answer('allow')`` → ``('allow',)``)."""
-        _name, _, rest = self.action.partition("(")
-        return tuple(ast.literal_eval(f"({rest[:-1]},)")) if rest else ()
+        return _parameters(self.action)
 
     @property
     def key_text(self) -> str:
         """The key as a person reads it."""
         return ", ".join(KEY_TEXT.get(key, key) for key in self.key.split(","))
+
+
+@cache
+def _parameters(action: str) -> tuple[object, ...]:
+    """The parameters of an action string, parsed once (the footer asks every visible
+    key's on each change)."""
+    _name, _, rest = action.partition("(")
+    return tuple(ast.literal_eval(f"({rest[:-1]},)")) if rest else ()
 
 
 KEY_TEXT = {"slash": "/", "question_mark": "?", "colon": ":", "escape": "esc", "shift+tab": "shift+tab"}

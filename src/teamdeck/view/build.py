@@ -154,11 +154,16 @@ def refresh(snapshot: WorkspaceSnapshot, changed: Iterable[Path]) -> WorkspaceSn
         changed: absolute paths; anything outside the workspace is ignored.
 
     Returns:
-        A new snapshot (equal to ``snapshot`` when nothing it shows changed).
+        A new snapshot (equal to ``snapshot`` when nothing it shows changed), or
+        ``snapshot`` itself when no changed path is one a snapshot is read from: the
+        live view's own record of observed messages comes back through the watcher
+        after every inbox change, and must not cost a second refresh and frame.
     """
+    work = classify(snapshot.state.ws.root, changed)
+    if work.empty:
+        return snapshot
     state: ReadState = snapshot.state.copy()
     ws = state.ws
-    work = classify(ws.root, changed)
     if work.settings:
         timeout = state.shutdown_timeout
         _load_settings(state)

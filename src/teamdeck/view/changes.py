@@ -38,6 +38,23 @@ class Work:
     """``tasks/<name>/`` -> the file names changed in it (``all``: the directory
     itself), in case it is a team's Claude Code task list."""
 
+    @property
+    def empty(self) -> bool:
+        """Nothing the view shows was touched: a batch of files no snapshot is read from
+        (teamdeck's own ``.teamdeck/`` bookkeeping, such as the observed-messages log the
+        view itself appends to after reading an inbox)."""
+        return not (
+            self.settings
+            or self.relist
+            or self.tasks
+            or self.teams
+            or self.plans
+            or self.relist_plans
+            or self.verdicts
+            or self.forge
+            or self.task_lists
+        )
+
 
 def classify(root: Path, changed: Iterable[Path]) -> Work:
     """Map each changed path under ``root`` to what it belongs to (anything outside

@@ -24,7 +24,7 @@ from typing import Any
 from teamdeck.errors import InvalidFile
 from teamdeck.store.jsonl import Tail, decode_records
 from teamdeck.store.loaders import dumps_json
-from teamdeck.store.paths import EscapesWorkspace, beneath
+from teamdeck.store.paths import EscapesWorkspace, open_beneath
 
 BLOCK_BYTES = 64 * 1024
 DETAIL_CHARS = 4000
@@ -169,7 +169,7 @@ class LogSource:
         self.rows = []
         self._tail = Tail(self.path)
         try:
-            fd = os.open(beneath(self.path), os.O_RDONLY)
+            fd = open_beneath(self.path, os.O_RDONLY)
         except FileNotFoundError:
             self.start = 0
             return
@@ -240,7 +240,7 @@ class LogSource:
         if self.start == 0 or count <= 0:
             return []
         try:
-            fd = os.open(beneath(self.path), os.O_RDONLY)
+            fd = open_beneath(self.path, os.O_RDONLY)
         except (FileNotFoundError, EscapesWorkspace):
             return []
         try:

@@ -11,7 +11,7 @@ from datetime import datetime
 from functools import lru_cache
 
 from teamdeck.clock import parse_iso
-from teamdeck.view.liveness import has_ended, is_stale
+from teamdeck.view.liveness import has_ended, stale_in
 from teamdeck.view.snapshot import WorkspaceSnapshot
 
 
@@ -61,9 +61,8 @@ def overview(snapshot: WorkspaceSnapshot, now: datetime | None = None) -> Overvi
     at = now or snapshot.taken_at
     members = sum(len(team.members) for team in snapshot.teams)
     offline = sum(team.statuses["offline"] for team in snapshot.teams)
-    stale = [
-        member for team in snapshot.teams for member in team.members if is_stale(member, team, at, snapshot.stale_after)
-    ]
+    stale_by_team = [stale_in(team, at, snapshot.stale_after) for team in snapshot.teams]
+    stale = [member for members in stale_by_team for member in members]
     idle = sum(team.statuses["idle"] for team in snapshot.teams) - sum(member.status == "idle" for member in stale)
     oldest = age(snapshot.gates[0].created_at, at) if snapshot.gates else ""
     return Overview(
@@ -80,7 +79,10 @@ def overview(snapshot: WorkspaceSnapshot, now: datetime | None = None) -> Overvi
         team_tasks=sum(len(listing.visible) for listing in snapshot.team_tasks),
         stalled=len(snapshot.stalled_tasks),
         stale=len(stale),
-        ended=sum(has_ended(team, at, snapshot.stale_after) for team in snapshot.teams),
+        ended=sum(
+            has_ended(team, at, snapshot.stale_after, stale=len(members))
+            for team, members in zip(snapshot.teams, stale_by_team, strict=True)
+        ),
     )
 
 

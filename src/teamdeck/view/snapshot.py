@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Literal
 
+from teamdeck.clock import moment_of
 from teamdeck.errors import InvalidFile
 from teamdeck.view.eventlog import EventRow
 from teamdeck.view.issues import IssueView
@@ -306,6 +307,24 @@ class TeamView:
         """How many members are in each status (worked out once per view: the
         overview counts them on every change)."""
         return Counter(member.status for member in self.members)
+
+    @functools.cached_property
+    def quiet_since(self) -> tuple[datetime | None, ...]:
+        """Each member's last activity, in member order; for a member with none, the
+        team's newest; None when no member has any (view/liveness.py judges staleness
+        by it). Worked out once per view: the overview judges every member again at
+        each change and each tick of the clock."""
+        own = [moment_of(member.last_activity) if member.last_activity else None for member in self.members]
+        newest = max((moment for moment in own if moment is not None), default=None)
+        return tuple(moment or newest for moment in own)
+
+    @functools.cached_property
+    def judged(self) -> dict[timedelta, Any]:
+        """view/liveness.py's memory of who is stale in this view, per stale time, with
+        the span of clock times it holds for (the overview asks at every change and
+        every tick of the clock; the answer changes only when a member's quiet time
+        crosses the stale time)."""
+        return {}
 
 
 @dataclass(frozen=True)

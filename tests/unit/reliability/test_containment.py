@@ -142,7 +142,7 @@ def test_s16_the_refusal_is_an_oserror_naming_the_link_and_its_target(world, tmp
 def test_s16_a_linked_lock_file_gives_one_clear_line_not_an_internal_error(world, tmp_path, run_cli):
     lock = world.root / "teams/alpha/messages.jsonl.lock"
     lock.unlink(missing_ok=True)
-    lock.symlink_to(world.root / "teams/alpha/config.json")  # inside: filelock still refuses a link
+    lock.symlink_to(world.root / "teams/alpha/config.json")  # inside: a lock is never taken through a link
     result = run_cli(world.root, "send", "alpha", "bob", "hello", "--summary", "hello")
     assert result.code == 1, result.err
     assert result.err.strip().splitlines() == [

@@ -179,11 +179,14 @@ def test_f17_a_report_crashed_at_any_point_is_complete_after_recovery_or_not_don
     assert "final.after_replace" in {point for point, _ws, _acknowledged in worlds}
     for point, ws, acknowledged in worlds:
         told = sum(1 for entry in inbox_of(ws, "alpha", "team-lead") if "stuck" in entry["text"])
+        events = [json.loads(line) for line in ws.events_file("t1").read_text().splitlines()]
+        reported = sum(1 for event in events if event["type"] == "worker.reported")
         if ws.final_output("t1", "bob").exists():
             assert len(load_task(ws, "t1").open_gates) == 1 and told == 1, point  # joined, the lead told once
             assert "A or B?" in ws.human_notes("t1").read_text(), point
+            assert reported == 1, point  # recorded once, not again by the completer (F17)
         else:
-            assert not acknowledged and told == 0, point
+            assert not acknowledged and told == 0 and reported == 0, point
 
 
 def test_f17_a_join_crashed_at_any_point_is_complete_after_recovery(tmp_path):

@@ -95,10 +95,10 @@ def test_f7_the_live_view_opens_read_only_and_says_why(world, monkeypatch):
 
 
 def test_f7_a_lock_file_the_disk_refuses_is_a_write_failure_not_an_internal_error(world, monkeypatch):
-    def refuse(self, *args, **kwargs):
-        raise OSError(errno.EROFS, "Read-only file system", str(self.lock_file))
+    def refuse(lock_file, timeout, **options):
+        raise OSError(errno.EROFS, "Read-only file system", str(lock_file))
 
-    monkeypatch.setattr(locks.FileLock, "acquire", refuse)
+    monkeypatch.setattr(locks, "take_flock", refuse)
     with pytest.raises(WriteFailed, match=r"^could not lock teams/alpha/messages.jsonl: Read-only file system"):
         send_message(world, "alpha", "bob", "hi", summary="hi")
 
@@ -150,11 +150,14 @@ TEMPS = [
     "tasks/t1/shared/.human-notes.md.a1b2c3d4e5f6.tmp",
     "tasks/t1/.task.yaml.9a8b7c6d5e4f.tmp",
     "tasks/t1/shared/reports/.joined-summary.md.abcdefabcdef.tmp",
+    "teams/alpha/inboxes/.carol.json.k2_x9qzw.tmp",  # ensure_inbox's first "[]" (mkstemp)
+    ".teamdeck/intents/.01JD3Z8Y5Q7W1F0G2H3K4M5N6P.json.tmp",  # an intent's, crashed before its replace
 ]
 
 
 def plant(ws, relative, age):
     path = ws.root / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(b"half a file")
     then = time.time() - age
     os.utime(path, (then, then))
@@ -171,6 +174,17 @@ def test_f1_temp_files_of_every_kind_left_by_a_crash_are_reported_and_swept(worl
     assert not any(path.exists() for path in stale)
     assert fresh.exists()
     assert validate_workspace(world) == []
+
+
+def test_f1_doctor_reports_every_kind_and_repair_sweeps_them(world, run_cli):
+    stale = [plant(world, relative, STALE_TEMP_S + 60) for relative in TEMPS]
+    result = run_cli(world.root, "--json", "doctor")
+    assert result.code == 1, result.err  # not healthy while a crash's leftovers stay
+    assert sorted(line.split(":")[0] for line in result.json["leftovers"]) == sorted(TEMPS)
+    result = run_cli(world.root, "--json", "doctor", "--repair")
+    assert sorted(line.split(":")[0].removeprefix("removed ") for line in result.json["leftovers"]) == sorted(TEMPS)
+    assert not any(path.exists() for path in stale)
+    assert run_cli(world.root, "--json", "doctor").json["leftovers"] == []
 
 
 def test_f1_validate_clean_removes_them_from_the_command_line(world, run_cli):

@@ -18,7 +18,7 @@ from textual.strip import Strip
 
 from teamdeck.tui.render import cell
 from teamdeck.tui.widgets.line_style import CachedLine
-from teamdeck.view.overview import overview
+from teamdeck.view.overview import Overview, overview
 from teamdeck.view.snapshot import WorkspaceSnapshot
 
 Parts = tuple[tuple[str, str], ...]
@@ -58,11 +58,12 @@ class OverviewLine(CachedLine):
         """Draw the overview of ``snapshot`` with ages measured at ``now`` (repainted
         only when its text or styles changed)."""
         self._drawn = (snapshot, now)
-        parts = overview_parts(snapshot, now)
+        counts = overview(snapshot, now)  # once: each form below words the same counts
+        parts = overview_parts(snapshot, now, counts=counts)
         if _width(parts) > self.size.width:  # short words: every number still fits
-            parts = overview_parts(snapshot, now, compact=True)
+            parts = overview_parts(snapshot, now, compact=True, counts=counts)
         if _width(parts) > self.size.width:  # the team count goes first (the least needed)
-            parts = overview_parts(snapshot, now, compact=True, teams=False)
+            parts = overview_parts(snapshot, now, compact=True, teams=False, counts=counts)
         if _width(parts) > self.size.width > 0:
             parts = _fitted(parts, self.size.width)
         if parts != self._parts:
@@ -82,10 +83,18 @@ class OverviewLine(CachedLine):
         return Strip(segments).extend_cell_length(width, self.rich_style).crop(0, width)
 
 
-def overview_parts(snapshot: WorkspaceSnapshot, now: datetime, *, compact: bool = False, teams: bool = True) -> Parts:
+def overview_parts(
+    snapshot: WorkspaceSnapshot,
+    now: datetime,
+    *,
+    compact: bool = False,
+    teams: bool = True,
+    counts: Overview | None = None,
+) -> Parts:
     """The overview as pieces of text with their component classes (every piece from
-    sanitised text); ``teams=False`` leaves the team count out (compact only)."""
-    counts = overview(snapshot, now)
+    sanitised text); ``teams=False`` leaves the team count out (compact only);
+    ``counts``: the overview of ``snapshot`` at ``now`` when already counted."""
+    counts = counts or overview(snapshot, now)
     separator = ("│" if compact else " │ ", MUTED)
     # Compact: no member count (the three counts after it add up to it; "15m" beside
     # "oldest 45m" read as minutes).
