@@ -71,6 +71,14 @@ class Tmux:
                 raise AssertionError(f"{text!r} stayed on the screen:\n{screen}")
             time.sleep(0.05)
 
+    def wait_changed(self, before: str, timeout_s: float = 5.0) -> str:
+        """Poll the pane until it differs from ``before`` (or ``timeout_s`` passed: a key
+        that changes nothing, at the end of a list); the screen."""
+        deadline = time.monotonic() + timeout_s
+        while (screen := self.screen()) == before and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return screen
+
     def keys(self, *keys: str) -> None:
         self.tmux("send-keys", "-t", "td", *keys)
 
@@ -175,11 +183,12 @@ def test_a_gate_written_from_outside_appears_and_is_approved_with_keys(demo: Pat
         session.wait_for("J Join again")
         session.keys("Home")
         # The team task lists follow teamdeck's tasks: walk down to ours.
-        for _ in range(12):
-            if f"gate {gate.id} approved" in session.screen():
+        for _ in range(20):  # one row at a time: each Down is drawn before the next (a loaded machine lags)
+            before = session.screen()
+            if f"gate {gate.id} approved" in before:
                 break
             session.keys("Down")
-            time.sleep(0.2)
+            session.wait_changed(before)
         session.wait_for(f"gate {gate.id} approved")
     finally:
         session.kill()
