@@ -201,7 +201,7 @@ def _executing(driver: _Driver, plan: Plan) -> _Step | None:
     ended = [f"{task.id} ({task.state})" for task in tasks if task.state in ("failed", "canceled")]
     if ended:
         return _Step("FAILED", f"task(s) of wave {plan.currentWave} ended without being done: {', '.join(ended)}")
-    unfinished = [reason for task in tasks if (reason := _work_missing(driver.ws, task))]
+    unfinished = [reason for task in tasks if (reason := work_missing(driver.ws, task))]
     if unfinished:
         driver.result.waiting += unfinished
         return None
@@ -365,7 +365,7 @@ def work_finished_at(ws: Workspace, task_id: str, result: WorkerResult) -> str |
         return None
 
 
-def _work_missing(ws: Workspace, task: Task) -> str | None:
+def work_missing(ws: Workspace, task: Task) -> str | None:
     """Why ``task``'s work is not finished (None: it is, or it is past working).
 
     Finished: at least one worker reported, every delegated worker reported, no report

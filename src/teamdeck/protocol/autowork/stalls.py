@@ -1,0 +1,114 @@
+"""Stalls caught (issue 21 item 3): a member that leaves assigned work untouched is
+nudged, nudged again after a longer wait, then a ``member-stalled`` decision waits for a
+person: nudge again, reassign (to one of the team's idle members, offered in the
+question), or give up (protocol/stall_gates.py). protocol/stall_scan.py says what is
+due; this module does it.
+"""
+
+from __future__ import annotations
+
+from teamdeck.errors import TeamdeckError
+from teamdeck.model.event import Event
+from teamdeck.model.settings import AutoworkSettings
+from teamdeck.model.task import Task
+from teamdeck.protocol.autowork.steps import AutoStep
+from teamdeck.protocol.events import new_event
+from teamdeck.protocol.nudges import nudge
+from teamdeck.protocol.stall_scan import STALL_GATE, Stall, idle_members, stalled_work
+from teamdeck.protocol.taskfile import load_task, transact
+from teamdeck.store.workspace import Workspace
+
+QUESTION = (
+    "Nudge again, reassign or give up? Approve with no note: {member} is nudged again. Approve with a member's "
+    "name as the note: the task is reassigned to them (idle now: {idle}). Reject: give up, the task fails."
+)
+
+
+def catch_stalls(ws: Workspace, settings: AutoworkSettings, steps: list[AutoStep], problems: list[str]) -> None:
+    """Send every nudge and open every decision that is due now."""
+    for stall in stalled_work(ws, settings, ws.clock()):
+        if stall.due not in ("nudge", "decision"):
+            continue
+        try:
+            task = load_task(ws, stall.task_id)
+            if stall.due == "nudge":
+                _nudge(ws, task, stall, steps)
+            else:
+                _ask(ws, task, stall, steps)
+        except TeamdeckError as err:
+            problems.append(f"stall of {stall.member} on task {stall.task_id}: {err}")
+
+
+def _nudge(ws: Workspace, task: Task, stall: Stall, steps: list[AutoStep]) -> None:
+    worker = next(worker for worker in task.workers if worker.id == stall.worker)
+    cause = f"{stall.member} {stall.why} {stall.task_id} for {int(stall.idle_s // 60)} min"
+    nudge(ws, task, worker, attempt=stall.nudges + 1, cause=cause, since=stall.since.isoformat())
+    steps.append(AutoStep("nudge", task.id, cause, f"nudge {stall.nudges + 1} sent to {stall.member}"))
+
+
+def _ask(ws: Workspace, task: Task, stall: Stall, steps: list[AutoStep]) -> None:
+    assert task.team is not None
+    earlier = sum(1 for gate in task.gates if gate.kind == STALL_GATE and gate.agentInstance == stall.worker)
+    gate_id = f"stall-{stall.worker}-{earlier + 1}"
+    idle = ", ".join(idle_members(ws, task.team, besides=stall.member)) or "nobody"
+    reason = stall.line
+
+    def decide(current: Task) -> list[Event]:
+        if any(gate.id == gate_id for gate in current.gates) or current.state != "working":
+            return []
+        return [
+            new_event(
+                ws,
+                "gate.blocked",
+                {
+                    "gateId": gate_id,
+                    "kind": STALL_GATE,
+                    "agentInstance": stall.worker,
+                    "reason": reason[:500],
+                    "questions": [QUESTION.format(member=stall.member, idle=idle)],
+                },
+            )
+        ]
+
+    change = transact(ws, task.id, decide, action=f"ask about {stall.member}'s stall on task {task.id}")
+    if change.events:
+        steps.append(AutoStep("stall-decision", task.id, reason, f"decision {gate_id} waits for a person"))
+
+
+def close_moot_decisions(ws: Workspace, steps: list[AutoStep], problems: list[str]) -> None:
+    """A stall decision whose member answered meanwhile (reported, or left the task) is
+    closed: nobody is asked about work that is no longer owed, and an open gate would
+    fail the task's verification."""
+    from teamdeck.protocol.stall_scan import owing_workers
+    from teamdeck.protocol.taskfile import task_ids
+
+    for task_id in task_ids(ws):
+        try:
+            task = load_task(ws, task_id)
+            stale = [gate for gate in task.open_gates if gate.kind == STALL_GATE]
+            if not stale:
+                continue
+            owing = {worker.id for worker in owing_workers(ws, task)} if task.state == "working" else set()
+            moot = [gate for gate in stale if gate.agentInstance not in owing]
+            if moot:
+                _close(ws, task, [gate.id for gate in moot], steps)
+        except TeamdeckError as err:
+            problems.append(f"stall decisions of task {task_id}: {err}")
+
+
+def _close(ws: Workspace, task: Task, gate_ids: list[str], steps: list[AutoStep]) -> None:
+    def decide(current: Task) -> list[Event]:
+        return [
+            new_event(
+                ws,
+                "gate.rejected",
+                {"gateId": gate.id, "agentInstance": gate.agentInstance, "by": ws.actor, "note": "moot: answered"},
+            )
+            for gate in current.open_gates
+            if gate.id in gate_ids
+        ]
+
+    change = transact(ws, task.id, decide, action=f"close the answered stall decisions of task {task.id}")
+    if change.events:
+        cause = f"{', '.join(gate_ids)}: the member answered (or left the task) before a person decided"
+        steps.append(AutoStep("stall-decision", task.id, cause, "stall decision closed"))

@@ -1,0 +1,73 @@
+"""The automatic step: :func:`supervise` (the runner's call after each change and each
+rescan; ``teamdeck supervise``; tests with their clock).
+
+Order matters once: stall decisions made moot are closed first (an open gate would fail
+a verification), FAILs with retries left go back to work, plans advance, tasks under
+``onReview`` are verified, and last the stalls are nudged or asked about (with the
+states the other steps left). Each part catches the errors of one document and goes on
+with the next, so one broken file stops nothing else.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from teamdeck.errors import TeamdeckError
+from teamdeck.protocol.autowork.plans import advance_plans
+from teamdeck.protocol.autowork.review import review_reported
+from teamdeck.protocol.autowork.stalls import catch_stalls, close_moot_decisions
+from teamdeck.protocol.autowork.steps import AutoStep
+from teamdeck.protocol.guardians.runner import Isolation
+from teamdeck.store.settings import load_settings
+from teamdeck.store.workspace import Workspace
+
+ACTOR = "teamdeck:autowork"
+"""The actor of every event an automatic step appends."""
+MAX_PASSES = 5
+"""Passes per call: a pass's steps can make more due (a retried FAIL lets its plan
+move); the call stops at the first pass that does nothing."""
+
+
+@dataclass
+class Supervision:
+    """What one :func:`supervise` did.
+
+    Attributes:
+        steps: each automatic step taken, in order.
+        problems: one line per document that could not be handled.
+        enabled: false when ``autowork.enabled`` is off (nothing was done).
+    """
+
+    steps: list[AutoStep] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    enabled: bool = True
+
+
+def supervise(ws: Workspace, *, isolation: Isolation = "process") -> Supervision:
+    """Take every automatic step due now (see the module and docs/protocol.md, "Work
+    that moves by itself"). Idempotent: a second call right after does nothing.
+
+    Args:
+        ws: the workspace; its clock is "now", its actor is replaced by :data:`ACTOR`.
+        isolation: how guardians run (``process``; tests may use ``thread``).
+    """
+    result = Supervision()
+    try:
+        settings = load_settings(ws.root).autowork
+    except TeamdeckError as err:
+        result.problems.append(str(err))
+        return result
+    if not settings.enabled:
+        result.enabled = False
+        return result
+    ws = replace(ws, actor=ACTOR)
+    for _ in range(MAX_PASSES):
+        taken = len(result.steps)
+        close_moot_decisions(ws, result.steps, result.problems)
+        review_reported(ws, isolation, result.steps, result.problems)
+        advance_plans(ws, isolation, result.steps, result.problems)
+        catch_stalls(ws, settings, result.steps, result.problems)
+        if len(result.steps) == taken:
+            break
+    result.problems = list(dict.fromkeys(result.problems))  # each pass meets the same broken files
+    return result
