@@ -18,6 +18,7 @@ from pathlib import Path
 
 from teamdeck.decisions.registry import answer_decision, find_decision
 from teamdeck.model.claude import decode_text
+from teamdeck.model.settings import AutoworkSettings
 from teamdeck.protocol.autowork.step import ACTOR, supervise
 from teamdeck.protocol.delegation import report
 from teamdeck.protocol.gates import decide_gate
@@ -27,7 +28,6 @@ from teamdeck.protocol.stall_scan import stalled_work
 from teamdeck.protocol.taskfile import load_task, read_events
 from teamdeck.protocol.teams import add_member, create_team
 from teamdeck.protocol.verification import configure_guardian
-from teamdeck.model.settings import AutoworkSettings
 from teamdeck.store.inbox import take_unread
 from teamdeck.store.workspace import Workspace
 from teamdeck.view.build import build_snapshot

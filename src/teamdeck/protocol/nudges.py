@@ -18,8 +18,9 @@ from teamdeck.protocol.taskfile import TaskChange, transact
 from teamdeck.store.workspace import Workspace
 
 
-
-def nudge(ws: Workspace, task: Task, worker: Worker, *, attempt: int, cause: str, since: str | None = None) -> TaskChange:
+def nudge(
+    ws: Workspace, task: Task, worker: Worker, *, attempt: int, cause: str, since: str | None = None
+) -> TaskChange:
     """Remind ``worker`` of ``task`` and record it.
 
     Args:

@@ -154,7 +154,17 @@ def _stall_of(
         next_at = marks[settings.nudges]
         due = "decision" if idle >= next_at else "nothing"
     return Stall(
-        task.id, task.team, worker.id, worker.member, _why(ws, task, worker), since, idle, nudges, due, open_gate, next_at
+        task.id,
+        task.team,
+        worker.id,
+        worker.member,
+        _why(ws, task, worker),
+        since,
+        idle,
+        nudges,
+        due,
+        open_gate,
+        next_at,
     )
 
 

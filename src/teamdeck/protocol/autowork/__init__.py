@@ -10,6 +10,6 @@
   due is read by protocol/stall_scan.py, which the status and the roster show; a nudge is
   protocol/nudges.py; answering the decision is protocol/stall_gates.py).
 
-Every step is an event in the task's or plan's log, its actor :data:`~.step.ACTOR`, its
+Every step is an event in the task's or plan's log, its actor :data:`~.steps.ACTOR`, its
 cause in the event's reason; the step is idempotent, so calling it again changes nothing.
 """

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from teamdeck.errors import TeamdeckError
 from teamdeck.model.task import Task
-from teamdeck.protocol.autowork.steps import AutoStep
+from teamdeck.protocol.autowork.steps import ACTOR, AutoStep
 from teamdeck.protocol.guardians.runner import Isolation
 from teamdeck.protocol.plans.machine import work_missing
 from teamdeck.protocol.taskfile import load_task, task_ids
@@ -56,8 +56,6 @@ def review_reported(ws: Workspace, isolation: Isolation, steps: list[AutoStep], 
 
 def automatic_retries(task: Task) -> int:
     """How many FAIL gates of ``task`` were approved by the retry policy (not a person)."""
-    from teamdeck.protocol.autowork.step import ACTOR
-
     return sum(1 for gate in task.gates if gate.kind == FAIL_GATE and gate.decidedBy == ACTOR)
 
 

@@ -16,13 +16,11 @@ from teamdeck.errors import TeamdeckError
 from teamdeck.protocol.autowork.plans import advance_plans
 from teamdeck.protocol.autowork.review import review_reported
 from teamdeck.protocol.autowork.stalls import catch_stalls, close_moot_decisions
-from teamdeck.protocol.autowork.steps import AutoStep
+from teamdeck.protocol.autowork.steps import ACTOR, AutoStep
 from teamdeck.protocol.guardians.runner import Isolation
 from teamdeck.store.settings import load_settings
 from teamdeck.store.workspace import Workspace
 
-ACTOR = "teamdeck:autowork"
-"""The actor of every event an automatic step appends."""
 MAX_PASSES = 5
 """Passes per call: a pass's steps can make more due (a retried FAIL lets its plan
 move); the call stops at the first pass that does nothing."""

@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+ACTOR = "teamdeck:autowork"
+"""The actor of every event an automatic step appends."""
 StepKind = Literal["plan", "verify", "retry", "nudge", "stall-decision"]
 
 
