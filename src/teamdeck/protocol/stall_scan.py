@@ -8,9 +8,11 @@ wrote under its agent directory, a person's decision on an earlier stall. A nudg
 no activity: it is what the member is asked to answer.
 
 With ``T = stallAfterSeconds`` and ``b = backoff``, the waits are ``T, T·b, T·b², ...``:
-nudge 1 is due after ``T`` idle, nudge 2 after ``T + T·b``, and after the last nudge
-(``nudges``) and its wait, the decision. The schedule is computed from the files each
-time, so a restart loses nothing and a step run twice sends nothing twice.
+nudge 1 is due after ``T`` idle, nudge 2 ``T·b`` after nudge 1, and ``T·b^n`` after the
+last nudge (``nudges``), the decision. Each wait counts from the nudge before it, so a
+member found idle for hours still has its nudge's wait to answer. The schedule is
+computed from the files each time, so a restart loses nothing and a step run twice
+sends nothing twice.
 """
 
 from __future__ import annotations
@@ -73,15 +75,6 @@ class Stall:
         return f"{self.member} {self.why} {self.task_id} for {minutes} min{told}{waits}"
 
 
-def thresholds(settings: AutoworkSettings) -> list[float]:
-    """Idle seconds at which nudge 1..N, then the decision, are due (cumulative waits)."""
-    total, out = 0.0, []
-    for step in range(settings.nudges + 1):
-        total += settings.stallAfterSeconds * settings.backoff**step
-        out.append(total)
-    return out
-
-
 def stalled_work(ws: Workspace, settings: AutoworkSettings, now: datetime) -> list[Stall]:
     """Every piece of work idle at least ``stallAfterSeconds`` (task id order); unreadable
     tasks are skipped (their problems are reported elsewhere)."""
@@ -115,7 +108,7 @@ def owing_workers(ws: Workspace, task: Task) -> list[Worker]:
         if result is None or result.status in ("pending", "invalid"):
             owing.append(worker)
         elif since is not None and result.output is not None and result.output.finishedAt:
-            if parse_iso(result.output.finishedAt) < parse_iso(since):
+            if parse_iso(result.output.finishedAt) <= parse_iso(since):
                 owing.append(worker)
     return owing
 
@@ -134,25 +127,23 @@ def _stall_of(
         return None
     since = max(moments)
     idle = (now - since).total_seconds()
-    nudges = sum(
-        1
+    nudged = [
+        parse_iso(event.ts)
         for event in events
         if event.type == NUDGED and event.payload.get("worker") == worker.id and parse_iso(event.ts) >= since
-    )
+    ]
+    nudges = len(nudged)
     open_gate = next((gate.id for gate in gates if gate.state == "blocked"), None)
     if idle < settings.stallAfterSeconds and open_gate is None:
         return None
-    marks = thresholds(settings)
-    due: Due = "nothing"
+    due: Due = "decided-pending"
     next_at: float | None = None
-    if open_gate is not None:
-        due = "decided-pending"
-    elif nudges < settings.nudges:
-        next_at = marks[nudges]
-        due = "nudge" if idle >= next_at else "nothing"
-    else:
-        next_at = marks[settings.nudges]
-        due = "decision" if idle >= next_at else "nothing"
+    if open_gate is None:
+        # each wait counts from the last nudge: a member found idle for hours (nobody was
+        # supervising) still gets its nudge's whole wait before a person is asked
+        wait = settings.stallAfterSeconds * settings.backoff ** min(nudges, settings.nudges)
+        next_at = ((max(nudged) - since).total_seconds() if nudged else 0.0) + wait
+        due = "nothing" if idle < next_at else "nudge" if nudges < settings.nudges else "decision"
     return Stall(
         task.id,
         task.team,
@@ -219,3 +210,12 @@ def idle_members(ws: Workspace, team: str, *, besides: str | None = None) -> lis
         and member.name.lower() not in busy
         and (besides is None or member.name.lower() != besides.lower())
     ]
+
+
+def stalls_now(ws: Workspace) -> list[Stall]:
+    """:func:`stalled_work` at the workspace's "now", with its ``autowork:`` settings (none
+    when autowork is off: nobody is nudged, so nobody is called stalled)."""
+    from teamdeck.store.settings import load_settings
+
+    settings = load_settings(ws.root).autowork
+    return stalled_work(ws, settings, ws.clock()) if settings.enabled else []

@@ -370,7 +370,8 @@ def work_missing(ws: Workspace, task: Task) -> str | None:
 
     Finished: at least one worker reported, every delegated worker reported, no report
     says blocked, and every report is newer than the task's last verdict (after a
-    NEEDS_CHANGES or a retry, the workers must report again).
+    NEEDS_CHANGES or a retry, the workers must report again; a report stamped the very
+    moment of the verdict was read by it, so it is not newer).
     """
     if task.state in ("done", "verified", *_UNDER_REVIEW):
         return None
@@ -387,7 +388,7 @@ def work_missing(ws: Workspace, task: Task) -> str | None:
         elif result.status == "blocked":
             missing.append(f"{agent} is blocked")
         elif since is not None and (
-            (at := work_finished_at(ws, task.id, result)) is None or parse_iso(at) < parse_iso(since)
+            (at := work_finished_at(ws, task.id, result)) is None or parse_iso(at) <= parse_iso(since)
         ):
             missing.append(f"{agent} has not reported since the last verdict")
     if not results and not task.workers:
