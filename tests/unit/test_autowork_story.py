@@ -132,6 +132,8 @@ def test_a_two_wave_plan_completes_by_itself_with_a_changes_round_and_a_reassign
     decision = find_decision(snapshot, f"task:{GRAMMAR}:stall-{stalled_by}-1")
     assert decision.reason.startswith(f"{stalled_by} has not read its assignment of {GRAMMAR} for 143 min, 2 nudges")
     assert "(idle now: alice, carol)" in decision.questions[0]  # alice reported: she is free again
+    roster = next(member for member in snapshot.teams[0].members if member.name == stalled_by)
+    assert roster.markers == (f"stalled: {decision.reason}",)  # the roster says why
     stall = stalled_work(ws, AutoworkSettings(), clock())
     assert [(each.member, each.gate_id) for each in stall] == [(stalled_by, f"stall-{stalled_by}-1")]
 
@@ -140,6 +142,7 @@ def test_a_two_wave_plan_completes_by_itself_with_a_changes_round_and_a_reassign
     grammar = load_task(ws, GRAMMAR)
     assert [worker.member for worker in grammar.workers] == ["carol"]
     assert _agent(ws, "carol") == [GRAMMAR]
+    assert all(not member.markers for member in build_snapshot(ws).teams[0].members)
 
     # wave 1 is verified by itself: the lexer needs changes, the grammar passes
     clock.advance(MINUTE)

@@ -122,7 +122,8 @@ TASK_GATE = DecisionSpec(
         "round-review": Variant("round"),
         "plan-approval": Variant("gate", "coordinator plan: approve to make it READY"),
         "member-stalled": Variant(
-            "stall", "a member left its work untouched: nudge again / reassign (a) or give up (r)",
+            "stall",
+            "a member left its work untouched: nudge again / reassign (a) or give up (r)",
             (STALL_REASSIGN, GATE_GIVE_UP),
         ),  # fmt: skip
     },
