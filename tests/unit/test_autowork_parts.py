@@ -153,7 +153,7 @@ def test_cli_supervise_and_status_say_why_a_member_is_stalled(tmp_path: Path, ru
     ws, _clock = _world(tmp_path / "ws", start=datetime.now(UTC) - timedelta(hours=3))
     status = run_cli(ws.root, "status")
     assert status.code == 0, status.err
-    assert "! stalled: bob has not read its assignment of t1 for 180 min" in status.out
+    assert "! stalled: bob has not read its assignment of t1 for 3 h" in status.out
     once = run_cli(ws.root, "supervise", "--once", "--json")
     assert once.code == 0, once.err
     assert [(step["kind"], step["subject"]) for step in once.json["steps"]] == [("nudge", "t1")]

@@ -130,7 +130,7 @@ def test_a_two_wave_plan_completes_by_itself_with_a_changes_round_and_a_reassign
     # the decision is in the queue, saying why, offering the idle member
     snapshot = build_snapshot(ws)
     decision = find_decision(snapshot, f"task:{GRAMMAR}:stall-{stalled_by}-1")
-    assert decision.reason.startswith(f"{stalled_by} has not read its assignment of {GRAMMAR} for 143 min, 2 nudges")
+    assert decision.reason.startswith(f"{stalled_by} has not read its assignment of {GRAMMAR} for 2 h 23 min, 2 nudges")
     assert "(idle now: alice, carol)" in decision.questions[0]  # alice reported: she is free again
     roster = next(member for member in snapshot.teams[0].members if member.name == stalled_by)
     assert roster.markers == (f"stalled: {decision.reason}",)  # the roster says why

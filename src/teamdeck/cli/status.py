@@ -104,7 +104,12 @@ def render_status(
         lines.append(_team_line(team, snapshot))
         lines += [
             _member_line(member, team, snapshot)
-            + (f"  ! {one_line(why, 160)}" if (why := (stalled or {}).get((team.name, member.name.lower()))) else "")
+            + (
+                f"  ! {one_line(why, 160)}"
+                if (why := (stalled or {}).get((team.name, member.name.lower())))
+                and not any(marker.startswith("stalled: ") for marker in member.markers)  # the roster says it already
+                else ""
+            )
             for member in team.members
         ]
         lines += [f"      ! {one_line(marker, 160)}" for marker in team.markers]

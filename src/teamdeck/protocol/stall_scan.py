@@ -68,11 +68,21 @@ class Stall:
 
     @property
     def line(self) -> str:
-        """One line for people: ``bob has not reported on t1 for 40 min (2 nudges)``."""
-        minutes = int(self.idle_s // 60)
+        """One line for people: ``bob has not reported on t1 for 40 min, 2 nudges``."""
         told = f", {self.nudges} nudge{'s' if self.nudges != 1 else ''}" if self.nudges else ""
         waits = f"; decision {self.gate_id} waits" if self.gate_id else ""
-        return f"{self.member} {self.why} {self.task_id} for {minutes} min{told}{waits}"
+        return f"{self.member} {self.why} {self.task_id} for {span(self.idle_s)}{told}{waits}"
+
+
+def span(seconds: float) -> str:
+    """A wait as the issue says it: ``45 s``, ``40 min``, ``3 h 5 min``."""
+    whole = int(seconds)
+    if whole < 120:
+        return f"{whole} s"
+    if whole < 3600:
+        return f"{whole // 60} min"
+    hours, minutes = divmod(whole // 60, 60)
+    return f"{hours} h {minutes} min" if minutes else f"{hours} h"
 
 
 def stalled_work(ws: Workspace, settings: AutoworkSettings, now: datetime) -> list[Stall]:

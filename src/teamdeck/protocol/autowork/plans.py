@@ -36,7 +36,9 @@ def advance_plans(ws: Workspace, isolation: Isolation, steps: list[AutoStep], pr
             change, _, cause = move.partition(": ")
             steps.append(AutoStep("plan", plan.id, cause, change))
         for action in result.actions:
-            steps.append(AutoStep("plan", plan.id, f"plan {plan.id} is {result.plan.state}", action))
+            steps.append(
+                AutoStep("plan", plan.id, f"plan {plan.id} asked it on its way to {result.plan.state}", action)
+            )
 
 
 def crafters(ws: Workspace, plan: Plan) -> list[str]:

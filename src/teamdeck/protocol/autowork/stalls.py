@@ -14,7 +14,7 @@ from teamdeck.model.task import Task
 from teamdeck.protocol.autowork.steps import AutoStep
 from teamdeck.protocol.events import new_event
 from teamdeck.protocol.nudges import nudge
-from teamdeck.protocol.stall_scan import STALL_GATE, Stall, idle_members, stalled_work
+from teamdeck.protocol.stall_scan import STALL_GATE, Stall, idle_members, span, stalled_work
 from teamdeck.protocol.taskfile import load_task, transact
 from teamdeck.store.workspace import Workspace
 
@@ -41,7 +41,7 @@ def catch_stalls(ws: Workspace, settings: AutoworkSettings, steps: list[AutoStep
 
 def _nudge(ws: Workspace, task: Task, stall: Stall, steps: list[AutoStep]) -> None:
     worker = next(worker for worker in task.workers if worker.id == stall.worker)
-    cause = f"{stall.member} {stall.why} {stall.task_id} for {int(stall.idle_s // 60)} min"
+    cause = f"{stall.member} {stall.why} {stall.task_id} for {span(stall.idle_s)}"
     nudge(ws, task, worker, attempt=stall.nudges + 1, cause=cause, since=stall.since.isoformat())
     steps.append(AutoStep("nudge", task.id, cause, f"nudge {stall.nudges + 1} sent to {stall.member}"))
 
