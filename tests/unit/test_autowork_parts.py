@@ -161,3 +161,17 @@ def test_cli_supervise_and_status_say_why_a_member_is_stalled(tmp_path: Path, ru
     assert again.out.strip() == "nothing is due"
     data = run_cli(ws.root, "status", "--json").json
     assert [(stall["member"], stall["nudges"]) for stall in data["stalls"]] == [("bob", 1)]
+
+
+def test_reassign_by_its_own_word_gives_the_task_to_an_idle_member(tmp_path: Path) -> None:
+    ws, clock = _world(tmp_path / "ws")
+    gate = _stalled(ws, clock)
+    decision = find_decision(build_snapshot(ws), f"task:t1:{gate}")
+    answer, answered = answer_decision(ws, decision, "reassign", "Carol")  # any case, as names go
+    assert answer.action == "reassign" and "reassigned to carol" in answered.summary
+    task = load_task(ws, "t1")
+    assert [worker.member for worker in task.workers] == ["carol"] and task.open_gates == []
+    undelegated = [event for event in read_events(ws, "t1") if event.type == "task.undelegated"]
+    assert [(event.payload["workerId"], event.actor) for event in undelegated] == [("bob", "human:tester")]
+    assert any('"taskId":"t1"' in text.replace(" ", "") for text in _texts(ws, "carol"))  # her assignment
+    assert supervise(ws, isolation="thread").steps == []  # carol's wait starts at her assignment
