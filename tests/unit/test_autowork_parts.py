@@ -175,3 +175,20 @@ def test_reassign_by_its_own_word_gives_the_task_to_an_idle_member(tmp_path: Pat
     assert [(event.payload["workerId"], event.actor) for event in undelegated] == [("bob", "human:tester")]
     assert any('"taskId":"t1"' in text.replace(" ", "") for text in _texts(ws, "carol"))  # her assignment
     assert supervise(ws, isolation="thread").steps == []  # carol's wait starts at her assignment
+
+
+def test_c7_c13_two_supervisors_at_once_nudge_and_ask_once(tmp_path: Path) -> None:
+    """The runner's step and a `teamdeck supervise` may run together: one nudge sent and
+    recorded, one decision."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    ws, clock = _world(tmp_path / "ws")
+    clock.advance(11 * MINUTE)
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(lambda _: supervise(ws, isolation="thread"), range(4)))
+    assert sum(event.type == "member.nudged" for event in read_events(ws, "t1")) == 1
+    assert sum("Reminder" in text for text in _texts(ws, "bob")) == 1
+    clock.advance(21 * MINUTE)
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(lambda _: supervise(ws, isolation="thread"), range(4)))
+    assert [gate.id for gate in load_task(ws, "t1").open_gates] == ["stall-bob-1"]
