@@ -99,11 +99,16 @@ def test_needs_changes_sends_the_output_to_the_crafter_and_off_review_nothing_ru
 
 
 def _stalled(ws: Workspace, clock: Clock) -> str:
-    """bob is nudged once (after 10 min) then asked about (after 20 more); the gate id."""
+    """bob is nudged once (after 10 min) then asked about (after 20 more); the gate id.
+    Each step says when the next one falls due, so a supervisor sleeps until then."""
+    quiet = supervise(ws, isolation="thread")
+    assert quiet.steps == [] and quiet.next_in_s is not None and 9 * MINUTE < quiet.next_in_s <= 10 * MINUTE
     clock.advance(11 * MINUTE)
-    assert [step.kind for step in supervise(ws, isolation="thread").steps] == ["nudge"]
+    nudged = supervise(ws, isolation="thread")
+    assert [step.kind for step in nudged.steps] == ["nudge"] and nudged.next_in_s == pytest.approx(20 * MINUTE, abs=1)
     clock.advance(21 * MINUTE)
-    assert [step.kind for step in supervise(ws, isolation="thread").steps] == ["stall-decision"]
+    asked = supervise(ws, isolation="thread")
+    assert [step.kind for step in asked.steps] == ["stall-decision"] and asked.next_in_s is None
     return "stall-bob-1"
 
 

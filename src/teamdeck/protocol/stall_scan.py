@@ -67,6 +67,11 @@ class Stall:
     next_at_s: float | None
 
     @property
+    def stalled(self) -> bool:
+        """Whether the member counts as stalled (idle past the first wait, or asked about)."""
+        return self.due != "nothing" or self.nudges > 0 or self.gate_id is not None
+
+    @property
     def line(self) -> str:
         """One line for people: ``bob has not reported on t1 for 40 min, 2 nudges``."""
         told = f", {self.nudges} nudge{'s' if self.nudges != 1 else ''}" if self.nudges else ""
@@ -86,8 +91,21 @@ def span(seconds: float) -> str:
 
 
 def stalled_work(ws: Workspace, settings: AutoworkSettings, now: datetime) -> list[Stall]:
-    """Every piece of work idle at least ``stallAfterSeconds`` (task id order); unreadable
-    tasks are skipped (their problems are reported elsewhere)."""
+    """Every piece of work idle at least ``stallAfterSeconds``, or with a stall decision
+    open (task id order)."""
+    return [stall for stall in owed_work(ws, settings, now) if stall.stalled]
+
+
+def next_due_in(ws: Workspace, settings: AutoworkSettings, now: datetime) -> float | None:
+    """Seconds until the next nudge or decision falls due by the clock alone (None:
+    nothing owed, or only decisions waiting): how long a supervisor may sleep."""
+    waits = [stall.next_at_s - stall.idle_s for stall in owed_work(ws, settings, now) if stall.next_at_s is not None]
+    return max(0.0, min(waits)) if waits else None
+
+
+def owed_work(ws: Workspace, settings: AutoworkSettings, now: datetime) -> list[Stall]:
+    """Every piece of work owed, stalled or not yet (task id order); unreadable tasks are
+    skipped (their problems are reported elsewhere)."""
     found: list[Stall] = []
     for task_id in task_ids(ws):
         try:
@@ -144,8 +162,6 @@ def _stall_of(
     ]
     nudges = len(nudged)
     open_gate = next((gate.id for gate in gates if gate.state == "blocked"), None)
-    if idle < settings.stallAfterSeconds and open_gate is None:
-        return None
     due: Due = "decided-pending"
     next_at: float | None = None
     if open_gate is None:
@@ -154,12 +170,14 @@ def _stall_of(
         wait = settings.stallAfterSeconds * settings.backoff ** min(nudges, settings.nudges)
         next_at = ((max(nudged) - since).total_seconds() if nudged else 0.0) + wait
         due = "nothing" if idle < next_at else "nudge" if nudges < settings.nudges else "decision"
+    stalled = due != "nothing" or nudges > 0 or open_gate is not None
+    why = _why(ws, task, worker) if stalled else ""  # its inbox is read only when it is said
     return Stall(
         task.id,
         task.team,
         worker.id,
         worker.member,
-        _why(ws, task, worker),
+        why,
         since,
         idle,
         nudges,

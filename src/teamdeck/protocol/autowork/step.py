@@ -18,6 +18,7 @@ from teamdeck.protocol.autowork.review import review_reported
 from teamdeck.protocol.autowork.stalls import catch_stalls, close_moot_decisions
 from teamdeck.protocol.autowork.steps import ACTOR, AutoStep
 from teamdeck.protocol.guardians.runner import Isolation
+from teamdeck.protocol.stall_scan import next_due_in
 from teamdeck.store.settings import load_settings
 from teamdeck.store.workspace import Workspace
 
@@ -34,11 +35,15 @@ class Supervision:
         steps: each automatic step taken, in order.
         problems: one line per document that could not be handled.
         enabled: false when ``autowork.enabled`` is off (nothing was done).
+        next_in_s: seconds until the next nudge or stall decision falls due by the clock
+            alone (None: none will): a supervisor need not look again before, unless a
+            file changes.
     """
 
     steps: list[AutoStep] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     enabled: bool = True
+    next_in_s: float | None = None
 
 
 def supervise(ws: Workspace, *, isolation: Isolation = "process") -> Supervision:
@@ -67,5 +72,9 @@ def supervise(ws: Workspace, *, isolation: Isolation = "process") -> Supervision
         catch_stalls(ws, settings, result.steps, result.problems)
         if len(result.steps) == taken:
             break
-    result.problems = list(dict.fromkeys(result.problems))  # each pass meets the same broken files
+    result.problems = list(dict.fromkeys(result.problems))
+    try:
+        result.next_in_s = next_due_in(ws, settings, ws.clock())
+    except TeamdeckError as err:
+        result.problems.append(str(err))  # each pass meets the same broken files
     return result
