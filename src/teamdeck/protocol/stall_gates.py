@@ -15,7 +15,7 @@ from teamdeck.errors import NotFound, Refused
 from teamdeck.model.event import Event
 from teamdeck.model.task import Gate, GateAnswer, Task
 from teamdeck.protocol.events import new_event
-from teamdeck.protocol.lifecycle import can_transition, close_gates_events, transition_event
+from teamdeck.protocol.lifecycle_gates import give_up_events
 from teamdeck.protocol.messaging.names import resolve_member
 from teamdeck.protocol.teams import read_team
 from teamdeck.store.workspace import Workspace
@@ -24,13 +24,7 @@ from teamdeck.store.workspace import Workspace
 def reassign_or_give_up(ws: Workspace, task: Task, gate: Gate, decision: GateAnswer) -> list[Event]:
     """Reject: the task fails. Approve naming a member: the stalled worker leaves the task."""
     if decision == "reject":
-        if not can_transition(task.state, "failed"):
-            return []
-        note = f"gave up on {gate.agentInstance} at gate {gate.id}"
-        return [
-            *close_gates_events(ws, task, note),
-            transition_event(ws, task, "failed", reason=f"{note}: {gate.note or ''}".rstrip(": ")),
-        ]
+        return give_up_events(ws, task, gate, f"gave up on {gate.agentInstance} at gate {gate.id}")
     target = _target(ws, task, gate)
     if target is None or gate.agentInstance is None:
         return []

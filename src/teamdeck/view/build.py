@@ -444,8 +444,7 @@ def _derive_teams(state: ReadState, changed: set[str], *, tasks_changed: bool) -
     """Recompute the views of teams whose files, or whose members' gates, changed (who
     waits on a gate, and who a stall decision is about, is worked out again only when a
     task may have changed)."""
-    waiting = _waiting_members(state) if tasks_changed else state.waiting
-    stalled = _stalled_members(state) if tasks_changed else state.stalled
+    waiting, stalled = _gate_members(state) if tasks_changed else (state.waiting, state.stalled)
     for team, files in state.teams.items():
         members = waiting.get(team, frozenset())
         stalls = stalled.get(team, frozenset())
@@ -461,24 +460,14 @@ def _derive_teams(state: ReadState, changed: set[str], *, tasks_changed: bool) -
     state.stalled = stalled
 
 
-def _stalled_members(state: ReadState) -> dict[str, frozenset[tuple[str, str]]]:
-    """Per team, (member lower-cased, the decision's reason) for each open stall decision
-    (protocol/autowork/stalls.py): the roster says why the member counts as stalled."""
-    stalled: dict[str, set[tuple[str, str]]] = {}
-    for task in state.tasks.values():
-        if task.team is None:
-            continue
-        members = {worker.id: worker.member for worker in task.workers}
-        for gate in task.open_gates:
-            member = members.get(gate.agent or "")
-            if member and gate.subkind == "member-stalled":
-                stalled.setdefault(task.team, set()).add((member.lower(), gate.reason))
-    return {team: frozenset(found) for team, found in stalled.items()}
-
-
-def _waiting_members(state: ReadState) -> dict[str, frozenset[str]]:
-    """Per team, the members (lower-cased) whose worker waits on an open task gate."""
+def _gate_members(
+    state: ReadState,
+) -> tuple[dict[str, frozenset[str]], dict[str, frozenset[tuple[str, str]]]]:
+    """Per team, the members (lower-cased) whose worker waits on an open task gate; and
+    (member lower-cased, the decision's reason) for each open stall decision
+    (protocol/autowork/stalls.py), so the roster says why the member counts as stalled."""
     waiting: dict[str, set[str]] = {}
+    stalled: dict[str, set[tuple[str, str]]] = {}
     for task in state.tasks.values():
         if task.team is None:
             continue
@@ -487,7 +476,12 @@ def _waiting_members(state: ReadState) -> dict[str, frozenset[str]]:
             member = members.get(gate.agent or "")
             if member:
                 waiting.setdefault(task.team, set()).add(member.lower())
-    return {team: frozenset(names) for team, names in waiting.items()}
+                if gate.subkind == "member-stalled":
+                    stalled.setdefault(task.team, set()).add((member.lower(), gate.reason))
+    return (
+        {team: frozenset(names) for team, names in waiting.items()},
+        {team: frozenset(found) for team, found in stalled.items()},
+    )
 
 
 # --- Claude Code task lists ---------------------------------------------------------------
