@@ -197,3 +197,34 @@ def test_c7_c13_two_supervisors_at_once_nudge_and_ask_once(tmp_path: Path) -> No
     with ThreadPoolExecutor(4) as pool:
         list(pool.map(lambda _: supervise(ws, isolation="thread"), range(4)))
     assert [gate.id for gate in load_task(ws, "t1").open_gates] == ["stall-bob-1"]
+
+
+def test_a_plan_task_that_fails_is_retried_by_policy_then_waits_in_needs_fix(tmp_path: Path) -> None:
+    """FAIL with a retry left: back to the crafter by itself; FAIL again: the plan waits in
+    NEEDS_FIX on the task's FAIL decision, which a person's retry resolves."""
+    from teamdeck.protocol.gates import decide_gate
+    from teamdeck.protocol.plans.importer import import_plan
+    from teamdeck.protocol.plans.store import load_plan
+
+    ws, clock = _world(tmp_path / "ws")
+    plan = "@@@task\n# Only\n## Objective\nx\n## Definition of Done\n- y\n## Verification\n- z\n@@@\n"
+    import_plan(ws, plan, source="one.md", team="crew")
+    configure_guardian(ws, "one.01-only", code="command", command="test -f ok", cwd=".", retries=1)
+    decide_gate(ws, "one", "plan-approval", "approve", "go")
+    supervise(ws, isolation="thread")
+    crafter = load_task(ws, "one.01-only").workers[0].id
+    report(ws, "one.01-only", crafter, status="completed", summary="first try")
+    retried = supervise(ws, isolation="thread")
+    assert [step.kind for step in retried.steps if step.kind == "retry"] == ["retry"]
+    assert load_task(ws, "one.01-only").state == "working"
+    clock.advance(MINUTE)
+    report(ws, "one.01-only", crafter, status="completed", summary="second try")
+    supervise(ws, isolation="thread")
+    task = load_task(ws, "one.01-only")
+    assert task.state == "input-required" and load_plan(ws, "one").state == "NEEDS_FIX"
+    (ws.root / "ok").write_text("")
+    decide_gate(ws, "one.01-only", task.open_gates[0].id, "approve", "fixed the build")
+    clock.advance(MINUTE)
+    report(ws, "one.01-only", crafter, status="completed", summary="third try")
+    supervise(ws, isolation="thread")
+    assert load_plan(ws, "one").state == "COMPLETED"
