@@ -96,13 +96,6 @@ def stalled_work(ws: Workspace, settings: AutoworkSettings, now: datetime) -> li
     return [stall for stall in owed_work(ws, settings, now) if stall.stalled]
 
 
-def next_due_in(ws: Workspace, settings: AutoworkSettings, now: datetime) -> float | None:
-    """Seconds until the next nudge or decision falls due by the clock alone (None:
-    nothing owed, or only decisions waiting): how long a supervisor may sleep."""
-    waits = [stall.next_at_s - stall.idle_s for stall in owed_work(ws, settings, now) if stall.next_at_s is not None]
-    return max(0.0, min(waits)) if waits else None
-
-
 def owed_work(ws: Workspace, settings: AutoworkSettings, now: datetime) -> list[Stall]:
     """Every piece of work owed, stalled or not yet (task id order); unreadable tasks are
     skipped (their problems are reported elsewhere)."""

@@ -18,22 +18,24 @@ from teamdeck.model.task import Task
 from teamdeck.protocol.autowork.steps import ACTOR, AutoStep
 from teamdeck.protocol.guardians.runner import Isolation
 from teamdeck.protocol.plans.machine import work_missing
-from teamdeck.protocol.taskfile import load_task, task_ids
 from teamdeck.store.workspace import Workspace
 
 FAIL_GATE = "verification-failed"
 
 
-def review_reported(ws: Workspace, isolation: Isolation, steps: list[AutoStep], problems: list[str]) -> None:
+def review_reported(
+    ws: Workspace, tasks: list[Task], isolation: Isolation, steps: list[AutoStep], problems: list[str]
+) -> None:
     """Verify every ``onReview`` task whose workers all reported; retry FAILs with retries left."""
     from teamdeck.protocol.verification import verify
 
-    for task_id in task_ids(ws):
+    for task in tasks:
+        if task.guardian is None:
+            continue
         try:
-            task = load_task(ws, task_id)
-            if task.guardian is not None and task.guardian.retries and _retry_failed(ws, task, steps):
+            if task.guardian.retries and _retry_failed(ws, task, steps):
                 continue
-            if task.plan is not None or task.guardian is None or not task.guardian.onReview:
+            if task.plan is not None or not task.guardian.onReview:
                 continue
             if task.state not in ("working", "verifying", "guard-review") or (
                 task.state == "working" and (work_missing(ws, task) is not None or not task.workers)
@@ -51,7 +53,7 @@ def review_reported(ws: Workspace, isolation: Isolation, steps: list[AutoStep], 
                 )
             )
         except TeamdeckError as err:
-            problems.append(f"verification of task {task_id}: {err}")
+            problems.append(f"verification of task {task.id}: {err}")
 
 
 def automatic_retries(task: Task) -> int:

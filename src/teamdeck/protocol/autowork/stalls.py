@@ -14,7 +14,7 @@ from teamdeck.model.task import Task
 from teamdeck.protocol.autowork.steps import AutoStep
 from teamdeck.protocol.events import new_event
 from teamdeck.protocol.nudges import nudge
-from teamdeck.protocol.stall_scan import STALL_GATE, Stall, idle_members, span, stalled_work
+from teamdeck.protocol.stall_scan import STALL_GATE, Stall, idle_members, owed_work, span
 from teamdeck.protocol.taskfile import load_task, transact
 from teamdeck.store.workspace import Workspace
 
@@ -24,19 +24,30 @@ QUESTION = (
 )
 
 
-def catch_stalls(ws: Workspace, settings: AutoworkSettings, steps: list[AutoStep], problems: list[str]) -> None:
-    """Send every nudge and open every decision that is due now."""
-    for stall in stalled_work(ws, settings, ws.clock()):
-        if stall.due not in ("nudge", "decision"):
+def catch_stalls(ws: Workspace, settings: AutoworkSettings, steps: list[AutoStep], problems: list[str]) -> float | None:
+    """Send every nudge and open every decision that is due now.
+
+    Returns:
+        Seconds until the next one falls due by the clock alone (None: none will).
+    """
+    waits: list[float] = []
+    for stall in owed_work(ws, settings, ws.clock()):
+        if stall.due == "nothing":
+            if stall.next_at_s is not None:
+                waits.append(stall.next_at_s - stall.idle_s)
+            continue
+        if stall.due == "decided-pending":
             continue
         try:
             task = load_task(ws, stall.task_id)
             if stall.due == "nudge":
                 _nudge(ws, task, stall, steps)
+                waits.append(settings.stallAfterSeconds * settings.backoff ** min(stall.nudges + 1, settings.nudges))
             else:
                 _ask(ws, task, stall, steps)
         except TeamdeckError as err:
             problems.append(f"stall of {stall.member} on task {stall.task_id}: {err}")
+    return max(0.0, min(waits)) if waits else None
 
 
 def _nudge(ws: Workspace, task: Task, stall: Stall, steps: list[AutoStep]) -> None:
@@ -75,25 +86,23 @@ def _ask(ws: Workspace, task: Task, stall: Stall, steps: list[AutoStep]) -> None
         steps.append(AutoStep("stall-decision", task.id, reason, f"decision {gate_id} waits for a person"))
 
 
-def close_moot_decisions(ws: Workspace, steps: list[AutoStep], problems: list[str]) -> None:
+def close_moot_decisions(ws: Workspace, tasks: list[Task], steps: list[AutoStep], problems: list[str]) -> None:
     """A stall decision whose member answered meanwhile (reported, or left the task) is
     closed: nobody is asked about work that is no longer owed, and an open gate would
     fail the task's verification."""
     from teamdeck.protocol.stall_scan import owing_workers
-    from teamdeck.protocol.taskfile import task_ids
 
-    for task_id in task_ids(ws):
+    for task in tasks:
+        stale = [gate for gate in task.open_gates if gate.kind == STALL_GATE]
+        if not stale:
+            continue
         try:
-            task = load_task(ws, task_id)
-            stale = [gate for gate in task.open_gates if gate.kind == STALL_GATE]
-            if not stale:
-                continue
             owing = {worker.id for worker in owing_workers(ws, task)} if task.state == "working" else set()
             moot = [gate for gate in stale if gate.agentInstance not in owing]
             if moot:
                 _close(ws, task, [gate.id for gate in moot], steps)
         except TeamdeckError as err:
-            problems.append(f"stall decisions of task {task_id}: {err}")
+            problems.append(f"stall decisions of task {task.id}: {err}")
 
 
 def _close(ws: Workspace, task: Task, gate_ids: list[str], steps: list[AutoStep]) -> None:

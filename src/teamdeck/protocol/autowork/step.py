@@ -13,12 +13,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from teamdeck.errors import TeamdeckError
+from teamdeck.model.task import Task
 from teamdeck.protocol.autowork.plans import advance_plans
 from teamdeck.protocol.autowork.review import review_reported
 from teamdeck.protocol.autowork.stalls import catch_stalls, close_moot_decisions
 from teamdeck.protocol.autowork.steps import ACTOR, AutoStep
 from teamdeck.protocol.guardians.runner import Isolation
-from teamdeck.protocol.stall_scan import next_due_in
+from teamdeck.protocol.taskfile import load_task, task_ids
 from teamdeck.store.settings import load_settings
 from teamdeck.store.workspace import Workspace
 
@@ -66,15 +67,23 @@ def supervise(ws: Workspace, *, isolation: Isolation = "process") -> Supervision
     ws = replace(ws, actor=ACTOR)
     for _ in range(MAX_PASSES):
         taken = len(result.steps)
-        close_moot_decisions(ws, result.steps, result.problems)
-        review_reported(ws, isolation, result.steps, result.problems)
+        tasks = _tasks(ws, result.problems)  # read once for the parts that look at every task
+        close_moot_decisions(ws, tasks, result.steps, result.problems)
+        review_reported(ws, tasks, isolation, result.steps, result.problems)
         advance_plans(ws, isolation, result.steps, result.problems)
-        catch_stalls(ws, settings, result.steps, result.problems)
+        result.next_in_s = catch_stalls(ws, settings, result.steps, result.problems)  # reads them again: plans moved
         if len(result.steps) == taken:
             break
-    result.problems = list(dict.fromkeys(result.problems))
-    try:
-        result.next_in_s = next_due_in(ws, settings, ws.clock())
-    except TeamdeckError as err:
-        result.problems.append(str(err))  # each pass meets the same broken files
+    result.problems = list(dict.fromkeys(result.problems))  # each pass meets the same broken files
     return result
+
+
+def _tasks(ws: Workspace, problems: list[str]) -> list[Task]:
+    """Every task that can be read; one line per one that cannot."""
+    tasks = []
+    for task_id in task_ids(ws):
+        try:
+            tasks.append(load_task(ws, task_id))
+        except TeamdeckError as err:
+            problems.append(str(err))
+    return tasks
