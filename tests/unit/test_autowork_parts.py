@@ -228,3 +228,17 @@ def test_a_plan_task_that_fails_is_retried_by_policy_then_waits_in_needs_fix(tmp
     report(ws, "one.01-only", crafter, status="completed", summary="third try")
     supervise(ws, isolation="thread")
     assert load_plan(ws, "one").state == "COMPLETED"
+
+
+def test_f12_a_nudge_cut_by_a_crash_is_sent_once_by_the_next_command(tmp_path: Path, run_cli) -> None:
+    """`teamdeck supervise` killed right after the nudge's event reached task.yaml, before
+    its message: the next command finishes it (one reminder), and nothing is nudged twice."""
+    ws, _clock = _world(tmp_path / "ws", start=datetime.now(UTC) - timedelta(hours=3))
+    crashed = run_cli(ws.root, "supervise", "--once", env={"TEAMDECK_CRASH_AT": "task.after_replace"})
+    assert crashed.code == -9
+    assert [event.payload["attempt"] for event in read_events(ws, "t1") if event.type == "member.nudged"] == [1]
+    assert not any("Reminder" in text for text in _texts(ws, "bob"))
+    assert run_cli(ws.root, "status").code == 0  # any command finishes what a crash interrupted
+    assert sum("Reminder" in text for text in _texts(ws, "bob")) == 1
+    assert run_cli(ws.root, "supervise", "--once").out.strip() == "nothing is due"
+    assert sum("Reminder" in text for text in _texts(ws, "bob")) == 1

@@ -56,7 +56,9 @@ def nudge(
         return [new_event(ws, NUDGED, payload)]
 
     ws.require_writable(f"nudge {worker.member} about task {task.id}")
-    with intent(ws, "nudge", team=task.team, member=worker.member, text=text, summary=summary, key=key):
+    with intent(
+        ws, "nudge", on_error="finish", team=task.team, member=worker.member, text=text, summary=summary, key=key
+    ):
         change = transact(ws, task.id, decide, action=f"record the nudge of {worker.member} on task {task.id}")
         if change.events:  # whoever recorded the nudge sends it: one reminder however many supervisors
             send_message(ws, task.team, worker.member, text, summary=summary, key=key)
