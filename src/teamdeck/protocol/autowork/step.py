@@ -2,9 +2,9 @@
 rescan; ``teamdeck supervise``; tests with their clock).
 
 Order matters once: stall decisions made moot are closed first (an open gate would fail
-a verification), FAILs with retries left go back to work, plans advance, tasks under
-``onReview`` are verified, and last the stalls are nudged or asked about (with the
-states the other steps left). Each part catches the errors of one document and goes on
+a verification), then FAILs with retries left go back to work and tasks under
+``onReview`` are verified, plans advance, and last the stalls are nudged or asked about
+(with the states the other steps left). Passes repeat while they take steps. Each part catches the errors of one document and goes on
 with the next, so one broken file stops nothing else.
 """
 
