@@ -2,7 +2,7 @@
 imported and approved, then only `teamdeck supervise --once` (the runner's step) and the
 crafters' own commands run - no `plan run`. The crafters are command agents
 (tests/autowork_crafter.py) that this test starts when they have unread messages, as the
-runner will (issue 19 is not on main yet). One task needs changes once; bob never
+runner will (the runner is not on main yet). One task needs changes once; bob never
 answers: nudged, then asked about, and reassigning his task to carol finishes the plan.
 Real time, with waits of five seconds (stallAfterSeconds: 5): a crafter that answers
 within one round may still be nudged on a slow machine, so the counts are bob's."""

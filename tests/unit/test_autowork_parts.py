@@ -1,9 +1,9 @@
-"""The automatic step's parts one by one (issue 21 items 2-3): verification when a task
+"""The automatic step's parts one by one: verification when a task
 reaches review and the retry policy (seed 003), the stall decision's three answers, a
 decision made moot by an answer, autowork switched off, and the CLI fronts
 (``teamdeck supervise``, ``teamdeck status`` saying why a member is stalled).
 
-Time moves by the workspace's clock (R: the clock seam); guardians run in threads."""
+Time moves by the workspace's clock, so nothing sleeps; guardians run in threads."""
 
 from __future__ import annotations
 

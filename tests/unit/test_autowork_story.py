@@ -1,13 +1,13 @@
-"""Work that moves by itself (issue 21 items 1-3), the whole story without a command
+"""Work that moves by itself, the whole story without a command
 typed: a plan of two waves goes from import and approval to COMPLETED through
 :func:`~teamdeck.protocol.autowork.step.supervise` alone, with one NEEDS_CHANGES round;
 a member that never answers is nudged twice with backoff, then its decision waits in
 the queue, and reassigning it to an idle member finishes the plan.
 
-The crafters are small scripted agents run by the test (the runner of issue 19 is not
+The crafters are small scripted agents run by the test (the runner is not
 on main yet): each takes its unread inbox (marking it read, as a runtime does) and
 answers assignments and recommendations by reporting. Time moves by the workspace's
-clock, so nothing sleeps (R: C-series clock seam; F12 every step is an event).
+clock, so nothing sleeps. Every step is an event (F12), and a step run again does nothing more (C7).
 """
 
 from __future__ import annotations

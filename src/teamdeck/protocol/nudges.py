@@ -1,4 +1,4 @@
-"""A nudge: the team lead reminds a member of work it has not answered (issue 21 item 3).
+"""A nudge: the team lead reminds a member of work it has not answered.
 
 A nudge is a ``member.nudged`` event in the task's log, then a plain message from the
 lead in the member's inbox (which wakes it through the runner), under an intent whose

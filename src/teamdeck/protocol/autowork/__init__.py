@@ -1,4 +1,4 @@
-"""Work that moves by itself (issue 21 items 1-3; seeds 002 and 003): one step,
+"""Work that moves by itself (seeds 002 and 003): one step,
 :func:`~.step.supervise`, that the runner calls after each change (and every rescan),
 ``teamdeck supervise`` runs by hand or in a loop, and tests call with their clock.
 

@@ -1,4 +1,4 @@
-"""Plans advance by themselves (issue 21 item 1, seed 002): every plan that is not
+"""Plans advance by themselves (seed 002): every plan that is not
 final is driven as far as it goes, as ``teamdeck plan run`` would (protocol/plans/
 machine.py ``advance``, the same function): an approved plan starts, each wave's tasks
 are delegated to the team's members (idle ones first), a wave whose crafters all

@@ -1,4 +1,4 @@
-"""Verification when a task reaches review (issue 21 item 2, seed 003).
+"""Verification when a task reaches review (seed 003).
 
 - A task outside any plan whose guardian is configured ``onReview`` (``teamdeck
   guardian set T --on-review``) is verified as soon as it is ``working`` and every

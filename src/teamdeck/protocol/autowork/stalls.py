@@ -1,4 +1,4 @@
-"""Stalls caught (issue 21 item 3): a member that leaves assigned work untouched is
+"""Stalls caught: a member that leaves assigned work untouched is
 nudged, nudged again after a longer wait, then a ``member-stalled`` decision waits for a
 person: nudge again, reassign (to one of the team's idle members, offered in the
 question), or give up (protocol/stall_gates.py). protocol/stall_scan.py says what is
