@@ -242,3 +242,37 @@ def test_f12_a_nudge_cut_by_a_crash_is_sent_once_by_the_next_command(tmp_path: P
     assert sum("Reminder" in text for text in _texts(ws, "bob")) == 1
     assert run_cli(ws.root, "supervise", "--once").out.strip() == "nothing is due"
     assert sum("Reminder" in text for text in _texts(ws, "bob")) == 1
+
+
+def test_roles_decide_who_is_given_work_and_who_is_offered(tmp_path: Path) -> None:
+    """Seed 002's roles: a plan's tasks go to crafters only (never a gate or coordinator),
+    and a stall decision offers only idle crafters."""
+    from teamdeck.protocol.plans.importer import import_plan
+    from teamdeck.protocol.gates import decide_gate
+
+    root = tmp_path / "ws"
+    root.mkdir()
+    clock = Clock()
+    ws = Workspace.at(root, clock=clock, actor="human:tester")
+    create_team(ws, "crew")
+    add_member(ws, "crew", "gina", role="gate")
+    add_member(ws, "crew", "cody", role="coordinator")
+    add_member(ws, "crew", "alice", role="crafter")
+    add_member(ws, "crew", "bob", role="crafter")
+    add_member(ws, "crew", "nora")  # no role: a crafter when the team names none
+    (root / ".teamdeck.yaml").write_text("autowork:\n  stallAfterSeconds: 600\n  nudges: 0\n")
+    tasks = "".join(
+        f"@@@task\n# T{n}\n## Objective\nx\n## Definition of Done\n- y\n## Verification\n- z\n@@@\n"
+        for n in range(1, 4)
+    )
+    import_plan(ws, tasks, source="three.md", team="crew")
+    decide_gate(ws, "three", "plan-approval", "approve", "go")
+    supervise(ws, isolation="thread")
+    members = [load_task(ws, f"three.0{n}-t{n}").workers[0].member for n in (1, 2, 3)]
+    assert members == ["alice", "bob", "alice"]
+    report(ws, "three.01-t1", "alice", status="completed", summary="t1")
+    report(ws, "three.03-t3", "alice", status="completed", summary="t3")
+    clock.advance(11 * MINUTE)
+    supervise(ws, isolation="thread")  # no nudges configured: bob's decision at once
+    gate = load_task(ws, "three.02-t2").open_gates[0]
+    assert "(idle now: alice)" in gate.questions[0]

@@ -23,7 +23,7 @@ from typing import Literal
 
 from teamdeck.clock import parse_iso
 from teamdeck.errors import TeamdeckError
-from teamdeck.model.claude import decode_text
+from teamdeck.model.claude import TeamConfig, decode_text
 from teamdeck.model.event import Event
 from teamdeck.model.settings import AutoworkSettings
 from teamdeck.model.task import Task, Worker
@@ -210,9 +210,20 @@ def _why(ws: Workspace, task: Task, worker: Worker) -> str:
     return "has not reported on"
 
 
+def crafters_of(config: TeamConfig) -> list[str]:
+    """Who may be given a task to do, in roster order: never the lead, a coordinator or a
+    gate (seed 002's roles); when the team names crafters, only them."""
+    from teamdeck.protocol.roles import role_of
+
+    able = [(m.name, role_of(config, m.name)) for m in config.members if not config.is_lead(m.name)]
+    able = [(name, role) for name, role in able if role in ("crafter", "none")]
+    crafters = [name for name, role in able if role == "crafter"]
+    return crafters or [name for name, _role in able]
+
+
 def idle_members(ws: Workspace, team: str, *, besides: str | None = None) -> list[str]:
-    """The team's members (not its lead, not ``besides``) that owe no report on any
-    working task: who a stalled member's work can go to, in roster order."""
+    """The team's crafters (:func:`crafters_of`; not ``besides``) that owe no report on
+    any working task: who a stalled member's work can go to, in roster order."""
     from teamdeck.protocol.teams import read_team
 
     config = read_team(ws, team)
@@ -225,11 +236,9 @@ def idle_members(ws: Workspace, team: str, *, besides: str | None = None) -> lis
         if task.team == team and task.state == "working":
             busy |= {worker.member.lower() for worker in owing_workers(ws, task) if worker.member}
     return [
-        member.name
-        for member in config.members
-        if not config.is_lead(member.name)
-        and member.name.lower() not in busy
-        and (besides is None or member.name.lower() != besides.lower())
+        name
+        for name in crafters_of(config)
+        if name.lower() not in busy and (besides is None or name.lower() != besides.lower())
     ]
 
 

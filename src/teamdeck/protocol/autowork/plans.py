@@ -15,7 +15,7 @@ from teamdeck.protocol.autowork.steps import AutoStep
 from teamdeck.protocol.guardians.runner import Isolation
 from teamdeck.protocol.plans.machine import PLAN_FINAL, advance
 from teamdeck.protocol.plans.store import list_plans
-from teamdeck.protocol.stall_scan import idle_members
+from teamdeck.protocol.stall_scan import crafters_of, idle_members
 from teamdeck.protocol.teams import read_team
 from teamdeck.store.workspace import Workspace
 
@@ -42,8 +42,8 @@ def advance_plans(ws: Workspace, isolation: Isolation, steps: list[AutoStep], pr
 
 
 def crafters(ws: Workspace, plan: Plan) -> list[str]:
-    """Who the plan's undelegated tasks go to: the team's idle members, then the others
-    (never the lead: it coordinates)."""
+    """Who the plan's undelegated tasks go to: the team's idle crafters, then the others
+    (never the lead, a coordinator or a gate: protocol/stall_scan.py ``crafters_of``)."""
     if plan.team is None:
         return []
     try:
@@ -51,5 +51,4 @@ def crafters(ws: Workspace, plan: Plan) -> list[str]:
     except TeamdeckError:
         return []
     idle = idle_members(ws, plan.team)
-    others = [m.name for m in config.members if not config.is_lead(m.name) and m.name not in idle]
-    return [*idle, *others]
+    return [*idle, *(name for name in crafters_of(config) if name not in idle)]
