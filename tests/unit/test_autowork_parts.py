@@ -247,8 +247,8 @@ def test_f12_a_nudge_cut_by_a_crash_is_sent_once_by_the_next_command(tmp_path: P
 def test_roles_decide_who_is_given_work_and_who_is_offered(tmp_path: Path) -> None:
     """Seed 002's roles: a plan's tasks go to crafters only (never a gate or coordinator),
     and a stall decision offers only idle crafters."""
-    from teamdeck.protocol.plans.importer import import_plan
     from teamdeck.protocol.gates import decide_gate
+    from teamdeck.protocol.plans.importer import import_plan
 
     root = tmp_path / "ws"
     root.mkdir()
