@@ -276,3 +276,10 @@ def test_roles_decide_who_is_given_work_and_who_is_offered(tmp_path: Path) -> No
     supervise(ws, isolation="thread")  # no nudges configured: bob's decision at once
     gate = load_task(ws, "three.02-t2").open_gates[0]
     assert "(idle now: alice)" in gate.questions[0]
+
+
+def test_supervise_refuses_a_read_only_workspace_in_one_line(tmp_path: Path, run_cli) -> None:
+    ws, _clock = _world(tmp_path / "ws", start=datetime.now(UTC) - timedelta(hours=3))
+    refused = run_cli(ws.root, "--read-only", "supervise", "--once")
+    assert refused.code != 0 and refused.err.count("\n") == 1 and "read-only" in refused.err
+    assert not any(event.type == "member.nudged" for event in read_events(ws, "t1"))

@@ -48,6 +48,7 @@ def _lines(result: Supervision) -> list[str]:
 
 
 def _supervise(args: argparse.Namespace, ws: Workspace) -> Output:
+    ws.require_writable("take the automatic steps")  # every step writes: say so once, not at each look
     if args.once:
         result = supervise(ws)
         return Output(
