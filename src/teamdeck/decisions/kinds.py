@@ -86,7 +86,7 @@ GATE_GIVE_UP = Answer(
 STALL_REASSIGN = Answer(
     "gate-reassign", "reassign", True, "Nudge / reassign", "Nudge the stalled member again, or reassign its task",
     "stalled member: nudge, or reassign (note: a member)", "optional", "Member (empty: nudge again)",
-    _gate_question("Nudge again or reassign"), _decide_gate("approve", "approved"),
+    question_about("Nudge again or reassign"), _decide_gate("approve", "approved"),
     outcome="No name: the member is nudged again and its wait starts over. A member's name: the task is theirs.",
 )  # fmt: skip
 
