@@ -2,13 +2,12 @@
 by `teamdeck run` goes from import and approval to COMPLETED with no `plan run` typed,
 one NEEDS_CHANGES round included; bob never answers: nudged, then his decision appears,
 and reassigning it (teamdeck decisions decide ... reassign --note carol) finishes the
-plan. The crafters are tests/autowork_crafter.py, started by the runner; the automatic
-step runs beside it as `teamdeck supervise` (as a user runs `forge serve` beside it)."""
+plan. The crafters are tests/autowork_crafter.py, started by the runner, which also takes
+the automatic steps (runner/autowork_loop.py): nothing but `teamdeck run` is running."""
 
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
@@ -48,11 +47,6 @@ def test_the_runner_takes_a_plan_to_completed_with_a_changes_round_and_a_reassig
         == 0
     )
     world.start()
-    supervisor = subprocess.Popen(
-        [sys.executable, "-m", "teamdeck", "-w", str(world.root), "supervise", "--interval", "1"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
     try:
         assert world.cli("gate", "approve", "parser", "plan-approval", "--note", "go").returncode == 0
 
@@ -64,8 +58,6 @@ def test_the_runner_takes_a_plan_to_completed_with_a_changes_round_and_a_reassig
         assert world.cli("decisions", "decide", key, "reassign", "--note", "carol").returncode == 0
         wait_for(lambda: load_plan(world.ws, "parser").state == "COMPLETED", 120, 0.5)
     finally:
-        supervisor.terminate()
-        supervisor.wait(30)
         world.stop()
     assert [worker.member for worker in load_task(world.ws, GRAMMAR).workers] == ["carol"]
     verdicts = [
@@ -79,3 +71,4 @@ def test_the_runner_takes_a_plan_to_completed_with_a_changes_round_and_a_reassig
     moves = [event for event in plan_events(world.ws, "parser") if event.type == "plan.state_changed"]
     assert {event.actor for event in moves[1:]} == {"teamdeck:autowork"}
     assert {run.member for run in world.runs()} >= {"alice", "carol"}  # the crafters were started by the runner
+    assert "autowork: parser.02-grammar: nudge 1 sent to bob" in world.output()
