@@ -59,20 +59,22 @@ def _nudge(ws: Workspace, task: Task, stall: Stall, steps: list[AutoStep]) -> No
 
 def _ask(ws: Workspace, task: Task, stall: Stall, steps: list[AutoStep]) -> None:
     assert task.team is not None
-    earlier = sum(1 for gate in task.gates if gate.kind == STALL_GATE and gate.agentInstance == stall.worker)
-    gate_id = f"stall-{stall.worker}-{earlier + 1}"
     idle = ", ".join(idle_members(ws, task.team, besides=stall.member)) or "nobody"
     reason = stall.line
+    opened: list[str] = []
 
     def decide(current: Task) -> list[Event]:
-        if any(gate.id == gate_id for gate in current.gates) or current.state != "working":
-            return []
+        opened.clear()
+        mine = [gate for gate in current.gates if gate.kind == STALL_GATE and gate.agentInstance == stall.worker]
+        if any(gate.state == "blocked" for gate in mine) or current.state != "working":
+            return []  # asked already (another supervisor at the same moment), or moved on
+        opened.append(f"stall-{stall.worker}-{len(mine) + 1}")
         return [
             new_event(
                 ws,
                 "gate.blocked",
                 {
-                    "gateId": gate_id,
+                    "gateId": opened[0],
                     "kind": STALL_GATE,
                     "agentInstance": stall.worker,
                     "reason": reason[:500],
@@ -83,7 +85,7 @@ def _ask(ws: Workspace, task: Task, stall: Stall, steps: list[AutoStep]) -> None
 
     change = transact(ws, task.id, decide, action=f"ask about {stall.member}'s stall on task {task.id}")
     if change.events:
-        steps.append(AutoStep("stall-decision", task.id, reason, f"decision {gate_id} waits for a person"))
+        steps.append(AutoStep("stall-decision", task.id, reason, f"decision {opened[0]} waits for a person"))
 
 
 def close_moot_decisions(ws: Workspace, tasks: list[Task], steps: list[AutoStep], problems: list[str]) -> None:
