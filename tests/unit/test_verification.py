@@ -311,7 +311,9 @@ def test_guardian_settings_are_events_and_used_by_default(ws, scripted):
     assert change.task.guardian.model_dump() == {
         "code": "scripted",
         "timeoutS": 9.0,
-        "command": {"run": "make check", "cwd": "proj", "timeoutS": 300.0},
+        "command": {"run": "make check", "cwd": "proj", "timeoutS": 300.0, "needsChangesExit": None},
+        "onReview": False,
+        "retries": 0,
     }
     assert read_events(ws, "t1")[-1].type == "guardian.configured"
     assert configure_guardian(ws, "t1", code="scripted").events == []  # unchanged: nothing appended

@@ -48,6 +48,11 @@ COMMANDS: tuple[Command, ...] = (
     Command("verdicts", (_VERIFY,), "a task's guardian verdicts, oldest first"),
     Command("assignments", (_VERIFY,), "a task's guardian assignments, oldest first"),
     Command("guardian", (_VERIFY,), "list guardians, configure how a task is verified"),
+    Command(
+        "supervise",
+        ("teamdeck.cli.supervise",),
+        "take the automatic steps: plans advance, tasks get verified, stalled members are nudged",
+    ),
     Command("delegate", (_COORD,), "assign a task to a team member (task_assignment in their inbox)"),
     Command("report", (_COORD,), "report_to_parent: write a worker's final.json and tell its delegator"),
     Command("mcp", (_MCP,), "serve the coordination tools over MCP, acting as one member of a team"),

@@ -51,7 +51,17 @@ def _run(args: argparse.Namespace, ws: Workspace) -> Output:
 
     ws.require_writable("run the agents")
     say = (lambda line: print(line, file=sys.stderr, flush=True)) if getattr(args, "json", False) else _say
-    started = asyncio.run(Runner(ws, team=args.team, once=args.once, say=say).run())
+    autowork = None
+    if not args.once:  # plans advance, reviews and stalls beside the runs (runner/autowork_loop.py)
+        from teamdeck.runner.autowork_loop import AutoworkLoop
+
+        autowork = AutoworkLoop(ws, say)
+        autowork.start()
+    try:
+        started = asyncio.run(Runner(ws, team=args.team, once=args.once, say=say).run())
+    finally:
+        if autowork is not None:
+            autowork.stop()
     return Output({"started": started}, f"runner ended: {started} run{'s' if started != 1 else ''} started")
 
 

@@ -34,16 +34,37 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
 
 
 def _status(args: argparse.Namespace, ws: Workspace) -> Output:
+    from teamdeck.protocol.stall_scan import stalls_now
+
     snapshot = build_snapshot(ws)
-    return Output(data=snapshot_json(snapshot), text=render_status(snapshot, hide_ended=args.hide_ended))
+    stalls = stalls_now(ws)
+    data = snapshot_json(snapshot)
+    data["stalls"] = [
+        {
+            "team": stall.team,
+            "member": stall.member,
+            "task": stall.task_id,
+            "why": stall.why,
+            "since": stall.since.isoformat(),
+            "idleSeconds": round(stall.idle_s),
+            "nudges": stall.nudges,
+            "decision": stall.gate_id,
+        }
+        for stall in stalls
+    ]
+    marks = {(stall.team, stall.member.lower()): f"stalled: {stall.line}" for stall in stalls}
+    return Output(data=data, text=render_status(snapshot, hide_ended=args.hide_ended, stalled=marks))
 
 
-def render_status(snapshot: WorkspaceSnapshot, *, hide_ended: bool = False) -> str:
+def render_status(
+    snapshot: WorkspaceSnapshot, *, hide_ended: bool = False, stalled: dict[tuple[str, str], str] | None = None
+) -> str:
     """The status as text for a terminal (every agent-written value sanitised).
 
     Member counts are of the derived state (view/liveness.py): ``active`` is working,
     awaiting or shutting down, and not stale; config.json's ``isActive`` flag is named
-    as such where it is shown.
+    as such where it is shown. ``stalled``: (team, member lower-cased) -> why the member
+    counts as stalled (protocol/stall_scan.py), said on its line.
     """
     counts = overview(snapshot)
     head = (
@@ -81,7 +102,16 @@ def render_status(snapshot: WorkspaceSnapshot, *, hide_ended: bool = False) -> s
         lines.append(f"  (stale: no message sent or received for {_duration(after)} or more; staleAfterSeconds)")
     for team in shown:
         lines.append(_team_line(team, snapshot))
-        lines += [_member_line(member, team, snapshot) for member in team.members]
+        lines += [
+            _member_line(member, team, snapshot)
+            + (
+                f"  ! {one_line(why, 160)}"
+                if (why := (stalled or {}).get((team.name, member.name.lower())))
+                and not any(marker.startswith("stalled: ") for marker in member.markers)  # the roster says it already
+                else ""
+            )
+            for member in team.members
+        ]
         lines += [f"      ! {one_line(marker, 160)}" for marker in team.markers]
     if len(shown) < len(snapshot.teams):
         lines.append(f"  ({len(snapshot.teams) - len(shown)} ended team(s) hidden: --hide-ended or hideEndedTeams)")

@@ -48,6 +48,21 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     )
     configure.add_argument("--cwd", metavar="DIR", help="where it runs (relative: from the workspace root)")
     configure.add_argument("--command-timeout", type=float, metavar="SECONDS", help="the command's time limit")
+    configure.add_argument(
+        "--needs-changes-exit",
+        type=int,
+        metavar="CODE",
+        help="the command's exit code that means NEEDS_CHANGES (its output goes to the workers) rather than FAIL",
+    )
+    configure.add_argument(
+        "--on-review",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="verify the task by itself once every worker reported (teamdeck supervise, the runner)",
+    )
+    configure.add_argument(
+        "--retries", type=int, metavar="N", help="retry a FAIL automatically N times before its gate waits for a person"
+    )
     configure.set_defaults(handler=_configure)
 
 
@@ -136,6 +151,9 @@ def _configure(args: argparse.Namespace, ws: Workspace) -> Output:
         command=args.command,
         cwd=args.cwd,
         command_timeout_s=args.command_timeout,
+        needs_changes_exit=args.needs_changes_exit,
+        on_review=args.on_review,
+        retries=args.retries,
     )
     config = change.task.guardian.model_dump(mode="json") if change.task.guardian else {}
     return Output(

@@ -83,6 +83,13 @@ GATE_GIVE_UP = Answer(
     outcome="Give up: the task fails (final) and its other open gates are closed.",
 )  # fmt: skip
 
+STALL_REASSIGN = Answer(
+    "gate-reassign", "reassign", True, "Nudge / reassign", "Nudge the stalled member again, or reassign its task",
+    "stalled member: nudge, or reassign (note: a member)", "optional", "Member (empty: nudge again)",
+    question_about("Nudge again or reassign"), _decide_gate("approve", "approved"),
+    outcome="No name: the member is nudged again and its wait starts over. A member's name: the task is theirs.",
+)  # fmt: skip
+
 
 def _task_gate_json(decision: Decision) -> dict[str, Any]:
     return {
@@ -114,6 +121,11 @@ TASK_GATE = DecisionSpec(
         FAIL_GATE: Variant("FAIL", "verification FAILED: retry (a) or give up (r)", (GATE_RETRY, GATE_GIVE_UP)),
         "round-review": Variant("round"),
         "plan-approval": Variant("gate", "coordinator plan: approve to make it READY"),
+        "member-stalled": Variant(
+            "stall",
+            "a member left its work untouched: nudge again / reassign (a) or give up (r)",
+            (STALL_REASSIGN, GATE_GIVE_UP),
+        ),  # fmt: skip
     },
 )
 """A ``blocked`` gate of a task.yaml: a blocked worker's question, a guardian's FAIL

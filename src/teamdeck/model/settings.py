@@ -36,6 +36,22 @@ class NotifySettings(OurModel):
     )
 
 
+class AutoworkSettings(OurModel):
+    """``autowork:``: what ``teamdeck supervise`` (and the runner) do by themselves
+    (protocol/autowork/)."""
+
+    enabled: bool = Field(default=True, description="advance plans, verify on review and catch stalls by themselves")
+    stallAfterSeconds: float = Field(
+        default=1200,
+        gt=0,
+        description="a member whose assigned work shows no activity this long is nudged (the first wait)",
+    )
+    nudges: int = Field(default=2, ge=0, le=10, description="nudges sent before a stall decision waits for a person")
+    backoff: float = Field(
+        default=2.0, ge=1, description="each further wait is this many times the one before (nudges, then the decision)"
+    )
+
+
 class Settings(OurModel):
     """Settings a workspace may carry; every field is optional."""
 
@@ -50,6 +66,7 @@ class Settings(OurModel):
         "reported as not offline",
     )
     forge: ForgeSettings = Field(default_factory=ForgeSettings)
+    autowork: AutoworkSettings = Field(default_factory=AutoworkSettings)
     staleAfterSeconds: int = Field(
         default=21600,
         ge=1,

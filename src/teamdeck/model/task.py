@@ -32,10 +32,11 @@ GateState = Literal["blocked", "approved", "rejected"]
 GateAnswer = Literal["approve", "reject"]
 """What a person answers to a blocked gate (it becomes ``approved`` / ``rejected``)."""
 
-GateKind = Literal["worker-blocked", "verification-failed", "plan-approval", "round-review"]
+GateKind = Literal["worker-blocked", "verification-failed", "plan-approval", "round-review", "member-stalled"]
 """Why a person is asked: a worker blocked (spec 000), a guardian said FAIL (seed 003),
 a coordinator plan waits for approval (seed 002), every sub issue of a parent issue is
-final (seed 001's round review)."""
+final (seed 001's round review), a member left its work untouched through its nudges
+(protocol/autowork/stalls.py)."""
 
 
 class Gate(OurModel):
@@ -82,6 +83,11 @@ class CommandCheck(OurModel):
     run: list[str] | str
     cwd: str = Field(default=".", description="directory to run in; relative paths start at the workspace root")
     timeoutS: float = Field(default=300.0, gt=0)
+    needsChangesExit: int | None = Field(
+        default=None,
+        description="an exit code that means the work needs changes (NEEDS_CHANGES: the output tail goes to the "
+        "workers) rather than FAIL (a linter that found something to fix)",
+    )
 
 
 class GuardianConfig(OurModel):
@@ -92,6 +98,18 @@ class GuardianConfig(OurModel):
         default=120.0, gt=0, description="a guardian running longer is stopped and the verdict is FAIL"
     )
     command: CommandCheck | None = None
+    onReview: bool = Field(
+        default=False,
+        description="verify the task as soon as every worker reported (teamdeck supervise / the runner), "
+        "without a teamdeck verify",
+    )
+    retries: int = Field(
+        default=0,
+        ge=0,
+        le=20,
+        description="a FAIL verdict is retried automatically this many times (the task goes back to its workers) "
+        "before its gate waits for a person (seed 003)",
+    )
 
 
 class Verification(OurModel):

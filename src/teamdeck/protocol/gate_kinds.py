@@ -19,6 +19,7 @@ from teamdeck.model.task import Gate, GateAnswer, Task
 from teamdeck.protocol.forge.round_review import achieved_or_new_round, report_the_outcome
 from teamdeck.protocol.lifecycle import can_transition, transition_event
 from teamdeck.protocol.lifecycle_gates import approve_or_drop_plan, move_the_plan, retry_or_give_up
+from teamdeck.protocol.stall_gates import nudge_or_delegate, reassign_or_give_up
 from teamdeck.store.workspace import Workspace
 
 GateEffect = Callable[[Workspace, Task, Gate, GateAnswer], list[Event]]
@@ -52,6 +53,7 @@ GATE_RULES: dict[str, GateRule] = {
     "verification-failed": GateRule(retry_or_give_up),
     "plan-approval": GateRule(approve_or_drop_plan, move_the_plan),
     "round-review": GateRule(achieved_or_new_round, report_the_outcome),
+    "member-stalled": GateRule(reassign_or_give_up, nudge_or_delegate),
 }
 """Gate kind (model/task.py ``GateKind``) → its rule."""
 

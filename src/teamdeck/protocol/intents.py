@@ -55,6 +55,7 @@ COMPLETER_MODULES = (
     "teamdeck.protocol.keyed_sends",
     "teamdeck.protocol.delegation",
     "teamdeck.protocol.join",
+    "teamdeck.protocol.nudges",
 )
 """Modules that register completers; imported before pending intents are completed."""
 

@@ -28,16 +28,21 @@ from teamdeck.store.workspace import Workspace
 def retry_or_give_up(ws: Workspace, task: Task, gate: Gate, decision: GateAnswer) -> list[Event]:
     """Approve: back to ``working`` once no gate waits; reject: ``failed``."""
     if decision == "reject":
-        if not can_transition(task.state, "failed"):
-            return []
-        note = f"gave up at gate {gate.id}"
-        return [
-            *close_gates_events(ws, task, note),
-            transition_event(ws, task, "failed", reason=f"{note}: {gate.note or ''}".rstrip(": ")),
-        ]
+        return give_up_events(ws, task, gate, f"gave up at gate {gate.id}")
     if task.open_gates or not can_transition(task.state, "working"):
         return []
     return [transition_event(ws, task, "working", reason=f"retry after gate {gate.id}")]
+
+
+def give_up_events(ws: Workspace, task: Task, gate: Gate, note: str) -> list[Event]:
+    """A gate rejected as giving up: the task's other open gates close and it ``failed``
+    (nothing when it cannot fail any more)."""
+    if not can_transition(task.state, "failed"):
+        return []
+    return [
+        *close_gates_events(ws, task, note),
+        transition_event(ws, task, "failed", reason=f"{note}: {gate.note or ''}".rstrip(": ")),
+    ]
 
 
 def approve_or_drop_plan(ws: Workspace, task: Task, gate: Gate, decision: GateAnswer) -> list[Event]:

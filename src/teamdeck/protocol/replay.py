@@ -197,3 +197,11 @@ def _delegated(task: dict[str, Any], event: Event) -> bool:
             return True
     task["workers"].append(worker)
     return True
+
+
+@reducer("task.undelegated")
+def _undelegated(task: dict[str, Any], event: Event) -> bool:
+    """A worker taken off the task (a stalled member's work reassigned): it owes nothing more."""
+    before = len(task["workers"])
+    task["workers"] = [worker for worker in task["workers"] if worker.get("id") != event.payload["workerId"]]
+    return len(task["workers"]) != before

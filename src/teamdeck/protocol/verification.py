@@ -390,6 +390,9 @@ def configure_guardian(
     command: str | list[str] | None = None,
     cwd: str | None = None,
     command_timeout_s: float | None = None,
+    needs_changes_exit: int | None = None,
+    on_review: bool | None = None,
+    retries: int | None = None,
 ) -> Any:
     """Set how the task is verified (``guardian`` in task.yaml) with a ``guardian.configured`` event.
 
@@ -410,7 +413,11 @@ def configure_guardian(
             config["code"] = code
         if timeout_s is not None:
             config["timeoutS"] = float(timeout_s)
-        if command is not None or cwd is not None or command_timeout_s is not None:
+        if on_review is not None:
+            config["onReview"] = on_review
+        if retries is not None:
+            config["retries"] = retries
+        if command is not None or cwd is not None or command_timeout_s is not None or needs_changes_exit is not None:
             check = dict(config.get("command") or {})
             if command is not None:
                 check["run"] = command
@@ -418,6 +425,8 @@ def configure_guardian(
                 check["cwd"] = cwd
             if command_timeout_s is not None:
                 check["timeoutS"] = float(command_timeout_s)
+            if needs_changes_exit is not None:
+                check["needsChangesExit"] = needs_changes_exit
             if "run" not in check:
                 raise Refused(f"Could not configure task {task.id}: a command check needs --command")
             config["command"] = CommandCheck.model_validate(check).model_dump(mode="json")

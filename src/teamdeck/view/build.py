@@ -447,19 +447,32 @@ def _refresh_team(state: ReadState, team: str, parts: set[str]) -> bool:
 
 def _derive_teams(state: ReadState, changed: set[str], *, tasks_changed: bool) -> None:
     """Recompute the views of teams whose files, or whose members' gates, changed (who
-    waits on a gate is worked out again only when a task may have changed)."""
-    waiting = _waiting_members(state) if tasks_changed else state.waiting
+    waits on a gate, and who a stall decision is about, is worked out again only when a
+    task may have changed)."""
+    waiting, stalled = _gate_members(state) if tasks_changed else (state.waiting, state.stalled)
     for team, files in state.teams.items():
         members = waiting.get(team, frozenset())
-        if team in changed or team not in state.team_views or state.waiting.get(team, frozenset()) != members:
-            state.team_views[team] = team_view(files, members, state.ws.clock())
+        stalls = stalled.get(team, frozenset())
+        if (
+            team in changed
+            or team not in state.team_views
+            or state.waiting.get(team, frozenset()) != members
+            or state.stalled.get(team, frozenset()) != stalls
+        ):
+            state.team_views[team] = team_view(files, members, state.ws.clock(), stalled=dict(stalls))
             state.team_gates[team] = tuple(team_gates(files, state.team_views[team]))
     state.waiting = waiting
+    state.stalled = stalled
 
 
-def _waiting_members(state: ReadState) -> dict[str, frozenset[str]]:
-    """Per team, the members (lower-cased) whose worker waits on an open task gate."""
+def _gate_members(
+    state: ReadState,
+) -> tuple[dict[str, frozenset[str]], dict[str, frozenset[tuple[str, str]]]]:
+    """Per team, the members (lower-cased) whose worker waits on an open task gate; and
+    (member lower-cased, the decision's reason) for each open stall decision
+    (protocol/autowork/stalls.py), so the roster says why the member counts as stalled."""
     waiting: dict[str, set[str]] = {}
+    stalled: dict[str, set[tuple[str, str]]] = {}
     for task in state.tasks.values():
         if task.team is None:
             continue
@@ -468,7 +481,12 @@ def _waiting_members(state: ReadState) -> dict[str, frozenset[str]]:
             member = members.get(gate.agent or "")
             if member:
                 waiting.setdefault(task.team, set()).add(member.lower())
-    return {team: frozenset(names) for team, names in waiting.items()}
+                if gate.subkind == "member-stalled":
+                    stalled.setdefault(task.team, set()).add((member.lower(), gate.reason))
+    return (
+        {team: frozenset(names) for team, names in waiting.items()},
+        {team: frozenset(found) for team, found in stalled.items()},
+    )
 
 
 # --- Claude Code task lists ---------------------------------------------------------------

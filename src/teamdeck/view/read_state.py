@@ -40,6 +40,8 @@ class ReadState:
     team_views: dict[str, TeamView] = field(default_factory=dict)
     team_gates: dict[str, tuple[Decision, ...]] = field(default_factory=dict)
     waiting: dict[str, frozenset[str]] = field(default_factory=dict)
+    stalled: dict[str, frozenset[tuple[str, str]]] = field(default_factory=dict)
+    """Team -> (member lower-cased, why) for members a stall decision waits about."""
     logs: dict[str, LogSource] = field(default_factory=dict)
     plans: dict[str, PlanView] = field(default_factory=dict)
     verdicts: dict[str, TaskVerdicts] = field(default_factory=dict)
@@ -90,6 +92,7 @@ class ReadState:
             team_views=dict(self.team_views),
             team_gates=dict(self.team_gates),
             waiting=dict(self.waiting),
+            stalled=dict(self.stalled),
             logs=dict(self.logs),
             plans=dict(self.plans),
             verdicts=dict(self.verdicts),

@@ -5,6 +5,7 @@ server acts as it (a fresh heartbeat)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from typing import NamedTuple
 
@@ -53,7 +54,11 @@ def connected(files: TeamFiles, member: str, now: datetime | None) -> str:
 
 
 def team_view(
-    files: TeamFiles, waiting_on_gates: frozenset[str] = frozenset(), now: datetime | None = None
+    files: TeamFiles,
+    waiting_on_gates: frozenset[str] = frozenset(),
+    now: datetime | None = None,
+    *,
+    stalled: Mapping[str, str] | None = None,
 ) -> TeamView:
     """The team as the roster shows it.
 
@@ -62,6 +67,7 @@ def team_view(
         waiting_on_gates: lower-cased names of members whose worker waits on an open
             task gate (they are ``awaiting``).
         now: the time heartbeats are judged fresh at (None: every heartbeat counts).
+        stalled: lower-cased member name -> why a stall decision waits about it (a marker).
     """
     config = files.config
     activity = _last_activity(files)
@@ -88,7 +94,7 @@ def team_view(
                 detail=status.detail,
                 unread=rows.unread if rows is not None else 0,
                 last_activity=iso(activity[key]) if key in activity else "",
-                markers=status.markers,
+                markers=status.markers + ((f"stalled: {stalled[key]}",) if stalled and key in stalled else ()),
                 inbox=rows.rows if rows is not None else (),
                 inbox_problem=Problem(f"teams/{files.name}/inboxes/{member.name}.json", "", inbox)
                 if isinstance(inbox, str)

@@ -6,7 +6,9 @@ argument list, or a string split the way a shell splits words) in ``cwd`` (relat
 paths start at the workspace root), in its own process group, with its output going to
 a temp file (so a background grandchild holding a pipe cannot hang us). Evidence: the
 command, directory, exit code, duration and the tail of its output. A non-zero exit or
-a timeout is FAIL (seed 003: tests failed → blocked for a person).
+a timeout is FAIL (seed 003: tests failed → blocked for a person), except the exit code
+configured as ``needsChangesExit``: NEEDS_CHANGES, the output's last lines being the
+recommendation the workers receive (a linter that found something they can fix).
 """
 
 from __future__ import annotations
@@ -57,10 +59,12 @@ class CommandGuardian:
         evidence: dict[str, object] = {"command": argv, "cwd": str(cwd), "timeoutS": check.timeoutS}
         if not cwd.is_dir():
             return _fail("bad-cwd", f"the directory {cwd} does not exist", evidence)
-        return _run(argv, cwd, check.timeoutS, evidence)
+        return _run(argv, cwd, check.timeoutS, evidence, check.needsChangesExit)
 
 
-def _run(argv: list[str], cwd: Path, timeout_s: float, evidence: dict[str, object]) -> GuardianResult:
+def _run(
+    argv: list[str], cwd: Path, timeout_s: float, evidence: dict[str, object], changes_exit: int | None
+) -> GuardianResult:
     started = time.monotonic()
     with tempfile.TemporaryFile() as output:
         try:
@@ -82,6 +86,16 @@ def _run(argv: list[str], cwd: Path, timeout_s: float, evidence: dict[str, objec
         evidence.update(exitCode=exit_code, durationS=round(time.monotonic() - started, 3), outputTail=_tail(output))
     if exit_code is None:
         return _fail("timeout", f"{shlex.join(argv)} did not finish within {timeout_s:g} s and was stopped", evidence)
+    if exit_code is not None and exit_code == changes_exit and exit_code != 0:
+        said = str(evidence["outputTail"]).strip().splitlines()[-5:]
+        return GuardianResult(
+            status="NEEDS_CHANGES",
+            flags=[
+                Flag(code="changes-asked", severity="needs-changes", message=f"{shlex.join(argv)} asked for changes")
+            ],
+            evidence=evidence,
+            recommendations=said or [f"make `{shlex.join(argv)}` pass (it exited with code {exit_code})"],
+        )
     if exit_code != 0:
         return _fail(
             "exit-code",

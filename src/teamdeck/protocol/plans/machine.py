@@ -201,7 +201,7 @@ def _executing(driver: _Driver, plan: Plan) -> _Step | None:
     ended = [f"{task.id} ({task.state})" for task in tasks if task.state in ("failed", "canceled")]
     if ended:
         return _Step("FAILED", f"task(s) of wave {plan.currentWave} ended without being done: {', '.join(ended)}")
-    unfinished = [reason for task in tasks if (reason := _work_missing(driver.ws, task))]
+    unfinished = [reason for task in tasks if (reason := work_missing(driver.ws, task))]
     if unfinished:
         driver.result.waiting += unfinished
         return None
@@ -365,12 +365,13 @@ def work_finished_at(ws: Workspace, task_id: str, result: WorkerResult) -> str |
         return None
 
 
-def _work_missing(ws: Workspace, task: Task) -> str | None:
+def work_missing(ws: Workspace, task: Task) -> str | None:
     """Why ``task``'s work is not finished (None: it is, or it is past working).
 
     Finished: at least one worker reported, every delegated worker reported, no report
     says blocked, and every report is newer than the task's last verdict (after a
-    NEEDS_CHANGES or a retry, the workers must report again).
+    NEEDS_CHANGES or a retry, the workers must report again; a report stamped the very
+    moment of the verdict was read by it, so it is not newer).
     """
     if task.state in ("done", "verified", *_UNDER_REVIEW):
         return None
@@ -387,7 +388,7 @@ def _work_missing(ws: Workspace, task: Task) -> str | None:
         elif result.status == "blocked":
             missing.append(f"{agent} is blocked")
         elif since is not None and (
-            (at := work_finished_at(ws, task.id, result)) is None or parse_iso(at) < parse_iso(since)
+            (at := work_finished_at(ws, task.id, result)) is None or parse_iso(at) <= parse_iso(since)
         ):
             missing.append(f"{agent} has not reported since the last verdict")
     if not results and not task.workers:

@@ -1,0 +1,76 @@
+"""What deciding a ``member-stalled`` gate does (its row in protocol/gate_kinds.py).
+
+The stall decision (protocol/autowork/stalls.py) asks a person about a member that left
+its work untouched through its nudges: **approve** with no note = nudge again (the wait
+starts over from the decision); approve with a member's name as the note = **reassign**:
+the stalled worker is taken off the task (``task.undelegated``, in the decision's own
+transaction, so a name that is no member refuses the decision and nothing is written)
+and the task is delegated to that member (its assignment in their inbox); **reject** =
+give up: the task fails (a plan it belongs to then fails too).
+"""
+
+from __future__ import annotations
+
+from teamdeck.errors import NotFound, Refused
+from teamdeck.model.event import Event
+from teamdeck.model.task import Gate, GateAnswer, Task
+from teamdeck.protocol.events import new_event
+from teamdeck.protocol.lifecycle_gates import give_up_events
+from teamdeck.protocol.messaging.names import resolve_member
+from teamdeck.protocol.teams import read_team
+from teamdeck.store.workspace import Workspace
+
+
+def reassign_or_give_up(ws: Workspace, task: Task, gate: Gate, decision: GateAnswer) -> list[Event]:
+    """Reject: the task fails. Approve naming a member: the stalled worker leaves the task."""
+    if decision == "reject":
+        return give_up_events(ws, task, gate, f"gave up on {gate.agentInstance} at gate {gate.id}")
+    target = _target(ws, task, gate)
+    if target is None or gate.agentInstance is None:
+        return []
+    return [
+        new_event(
+            ws,
+            "task.undelegated",
+            {"workerId": gate.agentInstance, "reason": f"reassigned to {target} at gate {gate.id}"},
+        )
+    ]
+
+
+def nudge_or_delegate(ws: Workspace, task: Task, gate: Gate, decision: GateAnswer) -> list[str]:
+    """After the decision: the new member gets the task, or the stalled one a new nudge."""
+    from teamdeck.protocol.delegation import delegate
+    from teamdeck.protocol.nudges import nudge
+
+    if decision != "approve" or task.team is None:
+        return []
+    target = _target(ws, task, gate)
+    if target is not None:
+        done = delegate(ws, task.id, target, note=f"Reassigned to you: {gate.reason}")
+        return [f"task {task.id} reassigned to {done.worker.member}"]
+    worker = next((worker for worker in task.workers if worker.id == gate.agentInstance), None)
+    if worker is None or worker.member is None:
+        return []
+    nudge(ws, task, worker, attempt=1, cause=f"a person asked to nudge again at gate {gate.id}", since=gate.decidedAt)
+    return [f"{worker.member} nudged again about task {task.id}"]
+
+
+def _target(ws: Workspace, task: Task, gate: Gate) -> str | None:
+    """The member the approving note names (None: no note, nudge again).
+
+    Raises:
+        Refused: the note names no member of the task's team (nothing is written).
+    """
+    from teamdeck.protocol.stall_scan import idle_members
+
+    if not gate.note or task.team is None:
+        return None
+    config = read_team(ws, task.team)
+    try:
+        return resolve_member(config, task.team, gate.note.strip())
+    except NotFound as err:
+        idle = ", ".join(idle_members(ws, task.team)) or "none is idle"
+        raise Refused(
+            f"Could not reassign task {task.id}: '{gate.note.strip()}' is no member of team {task.team} "
+            f"(idle members: {idle}); leave the note empty to nudge again; nothing was written"
+        ) from err
