@@ -183,12 +183,15 @@ def test_a_gate_written_from_outside_appears_and_is_approved_with_keys(demo: Pat
         session.wait_for("J Join again")
         session.keys("Home")
         # The team task lists follow teamdeck's tasks: walk down to ours.
-        for _ in range(20):  # one row at a time: each Down is drawn before the next (a loaded machine lags)
-            before = session.screen()
-            if f"gate {gate.id} approved" in before:
-                break
+        # One row at a time (each Down drawn before the next: a loaded machine lags); from
+        # the top again at the end of the list, since the task's row may show the gate
+        # approved only once the refresh of the approval is drawn.
+        deadline = time.monotonic() + DEADLINE_S
+        while f"gate {gate.id} approved" not in (before := session.screen()) and time.monotonic() < deadline:
             session.keys("Down")
-            session.wait_changed(before)
+            if session.wait_changed(before, timeout_s=2.0) == before:
+                session.keys("Home")
+                session.wait_changed(before, timeout_s=2.0)
         session.wait_for(f"gate {gate.id} approved")
     finally:
         session.kill()

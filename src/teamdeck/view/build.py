@@ -26,7 +26,7 @@ from pathlib import Path
 
 from teamdeck.errors import TeamdeckError
 from teamdeck.protocol.session_log import read_log, session_teams
-from teamdeck.protocol.team_archive import SESSION_TEAM, archived_teams
+from teamdeck.protocol.team_archive import archived_teams
 from teamdeck.store.files import FileState, changed_files, file_states, list_entries
 from teamdeck.store.paths import InvalidId, check_id
 from teamdeck.store.settings import load_settings
@@ -50,11 +50,12 @@ from teamdeck.view.snapshot import (
     Problem,
     WorkspaceSnapshot,
 )
+from teamdeck.view.task_list_state import derive_task_lists, drop_task_list, refresh_task_list, task_list_names
 from teamdeck.view.tasks import read_outputs, read_task
 from teamdeck.view.team_decisions import team_gates
 from teamdeck.view.team_files import read_team_files, reread_config, reread_connections, reread_inbox, with_ledger
 from teamdeck.view.team_roster import connected, team_view
-from teamdeck.view.team_tasks import read_task_list_files, reread_task_files, task_list_view
+from teamdeck.view.team_tasks import read_task_list_files
 
 TAIL_BUDGET = 1000
 """Log lines read at start over all logs together (each log gets its share)."""
@@ -97,9 +98,9 @@ def build_snapshot(
         if files is not None:
             state.teams[team] = files
     _derive_teams(state, set(state.teams), tasks_changed=True)
-    for team in _task_list_names(state):
+    for team in task_list_names(state):
         state.task_lists[team] = read_task_list_files(ws, team)
-    _derive_task_lists(state)
+    derive_task_lists(state)
     state.plans = read_plans(ws)
     state.issues, state.issue_problems = read_issue_tree(ws)
     state.forge_gates = failed_deliveries(ws)
@@ -192,8 +193,8 @@ def refresh(snapshot: WorkspaceSnapshot, changed: Iterable[Path]) -> WorkspaceSn
         if (team in state.teams) != (team in state.task_lists):
             work.task_lists.setdefault(team, set()).add("all")
     for team, names in sorted(work.task_lists.items()):
-        _refresh_task_list(state, team, names)
-    _derive_task_lists(state)
+        refresh_task_list(state, team, names)
+    derive_task_lists(state)
     for task_id in work.verdicts:
         _read_verdicts(state, task_id)
     update_plans(ws, state.plans, work.plans, work.tasks, relist=work.relist or work.relist_plans)
@@ -243,7 +244,7 @@ def retime(snapshot: WorkspaceSnapshot) -> WorkspaceSnapshot:
             changed.add(team)
     if changed:
         _derive_teams(state, changed, tasks_changed=False)
-    if not _derive_task_lists(state) and not changed:
+    if not derive_task_lists(state) and not changed:
         return snapshot
     return snapshot_of(state, state.log_rows, ())
 
@@ -356,11 +357,11 @@ def _relist(state: ReadState) -> None:
         _refresh_team(state, team, {"all"})
     for team in set(state.teams) - set(team_names):
         _refresh_team(state, team, {"all"})
-    lists = set(_task_list_names(state))
+    lists = set(task_list_names(state))
     for team in lists - set(state.task_lists):
         state.task_lists[team] = read_task_list_files(state.ws, team)
     for team in set(state.task_lists) - lists:
-        _drop_task_list(state, team)
+        drop_task_list(state, team)
 
 
 def _read_task(state: ReadState, task_id: str, *, outputs_changed: bool = True) -> None:
@@ -490,54 +491,3 @@ def _gate_members(
 
 
 # --- Claude Code task lists ---------------------------------------------------------------
-
-
-def _task_list_names(state: ReadState) -> list[str]:
-    """The Claude Code task lists shown: ``tasks/<team>/`` of each team read into
-    ``state.teams`` (an ended one too), and each ``tasks/session-<8 hex>/`` whose team
-    is gone (Claude Code 2.1.332 keeps it when it removes the session's team); any
-    other list whose name is no team is not shown (a solo session's)."""
-    names = set(state.teams)
-    try:
-        names |= {entry.name for entry in list_entries(state.ws.tasks_dir) if SESSION_TEAM.fullmatch(entry.name)}
-    except TeamdeckError:
-        pass  # the listing problem is reported by _list
-    return [name for name in sorted(names) if task_dir_kind(state.ws.tasks_dir / name) == "claude"]
-
-
-def _refresh_task_list(state: ReadState, name: str, changed: set[str]) -> None:
-    """Re-read what changed of ``tasks/<name>/`` if it is (or was) a team's task list."""
-    known = state.task_lists.get(name)
-    if name not in state.teams and not SESSION_TEAM.fullmatch(name):
-        _drop_task_list(state, name)
-        return
-    if task_dir_kind(state.ws.tasks_dir / name) != "claude":
-        _drop_task_list(state, name)
-        return
-    if known is None:
-        state.task_lists[name] = read_task_list_files(state.ws, name)
-    else:
-        state.task_lists[name] = reread_task_files(state.ws, known, changed - {"all"})
-
-
-def _drop_task_list(state: ReadState, team: str) -> None:
-    state.task_lists.pop(team, None)
-    state.task_list_views.pop(team, None)
-
-
-def _derive_task_lists(state: ReadState) -> bool:
-    """Derive every task list's view again (the clock and the rosters decide which
-    tasks are stalled); returns whether any view changed."""
-    now = state.ws.clock()
-    changed = False
-    for team in set(state.task_list_views) - set(state.task_lists):
-        del state.task_list_views[team]
-        changed = True
-    for team, files in state.task_lists.items():
-        previous = state.task_list_views.get(team)
-        view = task_list_view(
-            state.ws, files, state.team_views.get(team), now=now, stalled_after=state.stalled_after, previous=previous
-        )
-        changed |= view is not previous
-        state.task_list_views[team] = view
-    return changed
