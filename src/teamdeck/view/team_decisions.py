@@ -40,21 +40,12 @@ def pending_plan_gates(files: TeamFiles, team: TeamView) -> list[Decision]:
             continue
         request = _find_request(files, handshake, PlanApprovalRequest)
         gates.append(
-            Decision(
-                key=f"plan:{files.name}:{handshake.member}:{handshake.request_id}",
-                kind="plan-approval",
-                state="blocked",
-                created_at=handshake.requested_at,
-                source=f"team {files.name}",
-                title=f"plan approval requested by {handshake.member}",
+            _decision(
+                files, handshake, "plan", "plan-approval", f"plan approval requested by {handshake.member}",
                 reason=(request.planFilePath or "") if request else "",
-                agent=handshake.member,
                 body=(request.planContent or "") if request else "",
-                team=files.name,
-                member=handshake.member,
-                request_id=handshake.request_id,
             )
-        )
+        )  # fmt: skip
     return gates
 
 
@@ -69,24 +60,15 @@ def pending_permission_gates(files: TeamFiles) -> list[Decision]:
             continue
         request = _find_request(files, handshake, PermissionRequest)
         tool = (request.tool_name if request else None) or "a tool"
+        about = f": {request.description}" if request and request.description else ""
         gates.append(
-            Decision(
-                key=f"permission:{files.name}:{handshake.member}:{handshake.request_id}",
-                kind="permission",
-                state="blocked",
-                created_at=handshake.requested_at,
-                source=f"team {files.name}",
-                title=f"{handshake.member} asks to use {tool}"
-                + (f": {request.description}" if request and request.description else ""),
+            _decision(
+                files, handshake, "permission", "permission", f"{handshake.member} asks to use {tool}{about}",
                 tool=tool,
                 reason=(request.description or "") if request else "",
-                agent=handshake.member,
                 body=raw_text(request.input) if request else "",
-                team=files.name,
-                member=handshake.member,
-                request_id=handshake.request_id,
             )
-        )
+        )  # fmt: skip
     return gates
 
 
@@ -96,18 +78,13 @@ def stuck_shutdown_gates(files: TeamFiles) -> list[Decision]:
     if files.ledger is None:
         return []
     return [
-        Decision(
-            key=f"shutdown:{files.name}:{handshake.member}:{handshake.request_id}",
-            kind="shutdown-stuck",
-            state="blocked",
-            created_at=handshake.requested_at,
-            source=f"team {files.name}",
-            title=f"awaiting shutdown_response since {handshake.requested_at}",
+        _decision(
+            files,
+            handshake,
+            "shutdown",
+            "shutdown-stuck",
+            f"awaiting shutdown_response since {handshake.requested_at}",
             reason=handshake.detail,
-            agent=handshake.member,
-            team=files.name,
-            member=handshake.member,
-            request_id=handshake.request_id,
         )
         for handshake in files.ledger.handshakes
         if handshake.kind == "shutdown" and handshake.state == "awaiting_response" and handshake.overdue
@@ -131,23 +108,42 @@ def sandbox_gates(files: TeamFiles) -> list[Decision]:
         request = _find_request(files, handshake, SandboxPermissionRequest)
         host = request.hostPattern.host if request is not None else "?"
         gates.append(
-            Decision(
-                key=f"sandbox:{files.name}:{handshake.member}:{handshake.request_id}",
-                kind="sandbox-permission",
-                state="blocked",
-                created_at=handshake.requested_at,
-                source=f"team {files.name}",
-                title=f"{handshake.member}'s sandbox asks to reach {host}",
-                tool=SANDBOX_TOOL,
-                reason=host,
-                agent=handshake.member,
-                body=raw_text({"host": host}),
-                team=files.name,
-                member=handshake.member,
-                request_id=handshake.request_id,
+            _decision(
+                files, handshake, "sandbox", "sandbox-permission", f"{handshake.member}'s sandbox asks to reach {host}",
+                tool=SANDBOX_TOOL, reason=host, body=raw_text({"host": host}),
             )
-        )
+        )  # fmt: skip
     return gates
+
+
+def _decision(
+    files: TeamFiles,
+    handshake: Handshake,
+    prefix: str,
+    kind: str,
+    title: str,
+    *,
+    reason: str = "",
+    body: str = "",
+    tool: str = "",
+) -> Decision:
+    """The open decision of one handshake: the fields every team decision shares (its
+    key ``<prefix>:<team>:<member>:<request>``, who, since when) and the kind's own."""
+    return Decision(
+        key=f"{prefix}:{files.name}:{handshake.member}:{handshake.request_id}",
+        kind=kind,
+        state="blocked",
+        created_at=handshake.requested_at,
+        source=f"team {files.name}",
+        title=title,
+        agent=handshake.member,
+        team=files.name,
+        member=handshake.member,
+        request_id=handshake.request_id,
+        reason=reason,
+        body=body,
+        tool=tool,
+    )
 
 
 def _find_request(files: TeamFiles, handshake: Handshake, kind: type[RequestKind]) -> RequestKind | None:
