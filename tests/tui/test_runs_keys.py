@@ -57,8 +57,7 @@ def test_a_running_member_is_marked_its_log_is_shown_and_it_can_be_woken_or_stop
 
         await pilot.press("l")
         await until(pilot, lambda: isinstance(app.screen, RunLogScreen), "the run log")
-        body = str(app.screen.query_one("#run-log-body").render())
-        assert "working on the parser" in body
+        await until(pilot, lambda: "working on the parser" in str(app.screen.query_one("#run-log-body").render()), "it")
         with open(world.root / "runs" / "alpha" / "alice" / RUN_ID / "output.log", "a") as log:
             log.write("parser done\n")
         await until(pilot, lambda: "parser done" in str(app.screen.query_one("#run-log-body").render()), "the tail")

@@ -1,10 +1,13 @@
 """A member's latest run, live: its record, events and the end of its output and errors,
-read again twice a second while the dialog is open (the log is appended to by the run)."""
+read again twice a second while the dialog is open (the log is appended to by the run).
+The files are read on a worker thread, never on the UI thread (run.yaml files parsed,
+log tails read)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
@@ -12,6 +15,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
+from teamdeck.errors import TeamdeckError
 from teamdeck.tui.render import block, cell
 from teamdeck.view.runs import member_runs, run_events, run_output
 
@@ -48,10 +52,14 @@ class RunLogScreen(ModalScreen[None]):
         self.refresh_log()
         self.set_interval(REFRESH_S, self.refresh_log)
 
+    @work(thread=True, exclusive=True, group="run-log", exit_on_error=False, description="read the run log")
     def refresh_log(self) -> None:
-        """Read the latest run again; scroll to the end when new output arrived and the
-        reader was at the end."""
-        runs = member_runs(self.ws, self.team, self.member)
+        """Read the latest run again, and show it on the UI thread."""
+        try:
+            runs = member_runs(self.ws, self.team, self.member)
+        except TeamdeckError as err:  # a run record that cannot be read: say which and why
+            self.app.call_from_thread(self._show, f"could not read the runs: {err}", "")
+            return
         run = runs.live or runs.last
         if run is None:
             header, text = "no run recorded for this member yet", ""
@@ -64,7 +72,12 @@ class RunLogScreen(ModalScreen[None]):
             text = "\n".join(
                 [events, *(f"--- {name}\n{tail}" for name, tail in tails.items() if tail), run.error or ""]
             ).strip()
-        if text == self.shown and self.query_one("#run-log-header", Static).content:
+        self.app.call_from_thread(self._show, header, text)
+
+    def _show(self, header: str, text: str) -> None:
+        """Show what was read (nothing when it did not change, or the dialog is closed);
+        scroll to the end when new output arrived and the reader was at the end."""
+        if not self.is_attached or (text == self.shown and self.query_one("#run-log-header", Static).content):
             return
         scroll = self.query_one("#run-log-scroll", VerticalScroll)
         at_end = scroll.scroll_y >= scroll.max_scroll_y
