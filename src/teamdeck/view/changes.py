@@ -4,7 +4,7 @@ settings... (the refresher reads only that again)."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from teamdeck.store.workspace import SETTINGS_FILE
@@ -42,18 +42,9 @@ class Work:
     def empty(self) -> bool:
         """Nothing the view shows was touched: a batch of files no snapshot is read from
         (teamdeck's own ``.teamdeck/`` bookkeeping, such as the observed-messages log the
-        view itself appends to after reading an inbox)."""
-        return not (
-            self.settings
-            or self.relist
-            or self.tasks
-            or self.teams
-            or self.plans
-            or self.relist_plans
-            or self.verdicts
-            or self.forge
-            or self.task_lists
-        )
+        view itself appends to after reading an inbox). Every field counts, so a part
+        added later is never taken for nothing."""
+        return not any(getattr(self, part.name) for part in fields(self))  # every part: none can be forgotten
 
 
 def classify(root: Path, changed: Iterable[Path]) -> Work:
