@@ -103,10 +103,12 @@ def configure(root: Path, agents: dict[str, Any]) -> None:
 
 
 def runs_of(root: Path, team: str, member: str) -> list[tuple[Path, dict[str, Any]]]:
-    """The member's runs, oldest first: (directory, run.yaml)."""
+    """The member's runs, oldest first: (directory, run.yaml). A run's directory is made
+    before its run.yaml (replaced whole, so once there it stays): one still without it
+    is not listed yet."""
     folder = root / "runs" / team / member
     dirs = sorted(path for path in folder.iterdir() if path.is_dir()) if folder.is_dir() else []
-    return [(run, yaml.safe_load((run / "run.yaml").read_text())) for run in dirs]
+    return [(run, yaml.safe_load((run / "run.yaml").read_text())) for run in dirs if (run / "run.yaml").exists()]
 
 
 def result_line(run: Path) -> dict[str, Any]:
