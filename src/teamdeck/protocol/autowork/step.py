@@ -68,7 +68,7 @@ def supervise(ws: Workspace, *, isolation: Isolation = "process") -> Supervision
     for _ in range(MAX_PASSES):
         taken = len(result.steps)
         tasks = _tasks(ws, result.problems)  # read once for the parts that look at every task
-        close_moot_decisions(ws, tasks, result.steps, result.problems)
+        close_moot_decisions(ws, settings, tasks, result.steps, result.problems)
         review_reported(ws, tasks, isolation, result.steps, result.problems)
         advance_plans(ws, isolation, result.steps, result.problems)
         result.next_in_s = catch_stalls(ws, settings, result.steps, result.problems)  # reads them again: plans moved
