@@ -71,7 +71,7 @@ def test_a_replayed_assignment_nobody_works_on_is_asked_about_and_reassigned(tmp
         ("POST", "/api/v1/repos/acme/quant/issues/101/comments"),
         ("PATCH", "/api/v1/repos/acme/quant/issues/101"),
     ]  # the comment saying why, then Gitea's EditIssueOption with the new assignees
-    assert "@zhangfei-dev has not answered" in seen[0]["json"]["body"]
+    assert "zhangfei-dev has not answered acme/quant#101 for" in seen[0]["json"]["body"]
     assert seen[1]["json"] == {"assignees": ["guanyu-risk"]}
     assert [entry["summary"] for entry in inbox(ws, "guanyu-risk")] == [
         "work on acme/quant#101: [quant][sub][parent #100] 策略编码"

@@ -135,7 +135,8 @@ def test_reassigning_a_stalled_issue_gives_it_to_the_member_here_and_on_gitea(tm
         "work on acme/quant#101: [quant][sub][parent #100] 策略编码"
     ]
     [queued] = read_outbox(ws)
-    assert queued.assignees == ("guanyu-risk",) and "@zhangfei-dev has not answered" in queued.comment
+    assert queued.assignees == ("guanyu-risk",) and "zhangfei-dev has not answered acme/quant#101 for" in queued.comment
+    assert "@" not in queued.comment  # a mention would send both agents the comment too
     assert _kinds(ws) == []  # zhangfei owes nothing now; guanyu's wait starts at its assignment
     # Gitea's own "assigned" delivery for the change arrives later: the brief is not sent twice (F18)
     payload = json.loads(delivery("issues-opened-sub-101")[1])

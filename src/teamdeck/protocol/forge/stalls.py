@@ -245,10 +245,8 @@ def reassign_issue(ws: Workspace, task: Task, gate: Gate, member: str) -> list[s
     if target.login not in {login.lower() for login in assignees}:
         assignees.append(target.login)
     who = gate.decidedBy or ws.actor
-    comment = (
-        f"[teamdeck] @{gate.agentInstance} has not answered ({gate.reason}). "
-        f"Reassigned to @{target.login} (decided by {who})."
-    )
+    # logins without "@": a mention would send both agents the comment besides what they are told here
+    comment = f"[teamdeck] {gate.reason}. Reassigned to {target.login} (decided by {who})."
     queue_post(ws, issue.repo, issue.number, comment, close=False, assignees=assignees, why=f"reassign {issue.ref}")
     ctx = RuleContext(ws, known_agents(ws), issue.repo, who, Effects())
     if issue.assignees != assignees:
