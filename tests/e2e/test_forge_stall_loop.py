@@ -8,8 +8,9 @@ RELIABILITY: F18 (the replayed delivery acts once)."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
+from decision_world import MovableClock
 from forge_world import GITEA, inbox, make_team, serving
 from test_forge_outbound import TOKEN, fake_gitea
 
@@ -22,19 +23,8 @@ MINUTE = 60.0
 KEY = "task:stall-acme__quant-101:stall-zhangfei-dev-1"
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = datetime.now(UTC)
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += timedelta(seconds=seconds)
-
-
 def test_a_replayed_assignment_nobody_works_on_is_asked_about_and_reassigned(tmp_path, run_cli):
-    clock = Clock()
+    clock = MovableClock(datetime.now(UTC))  # the files' own times stay in the past
     root = tmp_path / "ws"
     root.mkdir()
     ws = Workspace.at(root, clock=clock, actor="human:tester")

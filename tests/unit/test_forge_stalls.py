@@ -11,10 +11,11 @@ F18 (a delivery's effect once).
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from decision_world import MovableClock
 from forge_world import delivery, inbox, make_team, signed
 
 from teamdeck.decisions.registry import answer_decision, find_decision
@@ -34,19 +35,8 @@ SETTINGS = "autowork:\n  stallAfterSeconds: 600\n  nudges: 2\n  backoff: 2\n"
 HOLDER = "stall-acme__quant-101"
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = datetime.now(UTC)
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += timedelta(seconds=seconds)
-
-
-def _world(root: Path, *deliveries: str) -> tuple[Workspace, Clock]:
-    clock = Clock()
+def _world(root: Path, *deliveries: str) -> tuple[Workspace, MovableClock]:
+    clock = MovableClock(datetime.now(UTC))  # the files' own times stay in the past
     root.mkdir()
     ws = Workspace.at(root, clock=clock, actor="human:tester")
     make_team(ws)
@@ -78,7 +68,7 @@ def _reminders(ws: Workspace, member: str) -> list[str]:
     return [entry["text"] for entry in inbox(ws, member) if entry.get("summary", "").startswith("Reminder")]
 
 
-def _stalled_issue(tmp_path: Path) -> tuple[Workspace, Clock]:
+def _stalled_issue(tmp_path: Path) -> tuple[Workspace, MovableClock]:
     """#101 assigned to zhangfei-dev, who never comments: nudge 1, nudge 2, the decision."""
     ws, clock = _world(tmp_path / "ws", "issues-opened-sub-101")
     assert load_issue(ws, "acme__quant/101").status == "working"
