@@ -27,7 +27,9 @@ not reassigned.
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from teamdeck.clock import iso, parse_iso
@@ -40,10 +42,11 @@ from teamdeck.protocol.events import new_event
 from teamdeck.protocol.forge.agents import Agent, Agents, known_agents
 from teamdeck.protocol.forge.context import Effects, RuleContext
 from teamdeck.protocol.forge.issue_rules import assign
-from teamdeck.protocol.forge.issues import issue_events, issue_key, list_issues, load_issue, repo_key
+from teamdeck.protocol.forge.issues import issue_events, issue_key, issue_keys, load_issue, repo_key
 from teamdeck.protocol.forge.outbox import queue_post
 from teamdeck.protocol.stall_scan import STALL_GATE, Stall, schedule
 from teamdeck.protocol.taskfile import load_task, read_events, transact
+from teamdeck.store.files import FileState, file_states
 from teamdeck.store.paths import ID_RE, check_id
 from teamdeck.store.workspace import Workspace
 
@@ -64,18 +67,55 @@ def forge_issue_of(task: Task) -> str | None:
     return key if isinstance(key, str) and task.id.startswith("stall-") else None
 
 
+@dataclass
+class _Read:
+    """An issue as last read, with the files' states it was read at (and its events once
+    they were needed)."""
+
+    states: dict[Path, FileState]
+    issue: ForgeIssue
+    events: list[Event] | None = None
+
+
+_READ: dict[tuple[Path, str], _Read] = {}
+"""What :func:`_read` last read of each issue: the automatic step looks at every issue
+every few seconds, and most (closed ones above all) have not changed since."""
+MAX_READ = 8192
+
+
+def _read(ws: Workspace, key: str) -> _Read | None:
+    """The issue ``key`` (None: unreadable), parsed again only when its issue.yaml or
+    events.jsonl changed (their mtime, size and inode)."""
+    places = (ws.forge_issue_file(key), ws.forge_issue_log(key))
+    states = file_states(places)
+    known = _READ.get((ws.root, key))
+    if known is not None and known.states == states:
+        return known
+    try:
+        read = _Read(states, load_issue(ws, key))
+    except TeamdeckError:
+        return None
+    if len(_READ) >= MAX_READ:
+        _READ.clear()
+    _READ[(ws.root, key)] = read
+    return read
+
+
 def owed_forge_work(ws: Workspace, settings: AutoworkSettings, now: datetime) -> list[Stall]:
     """Every piece of Gitea work owed by a known agent, stalled or not yet (repository,
     issue, then login order); unreadable issues are skipped (``validate`` says why)."""
-    issues, _problems = list_issues(ws)
     agents: Agents | None = None
     found: list[Stall] = []
-    for issue in issues:
-        owing = _owing_logins(issue)
-        if not owing:
+    for key in issue_keys(ws):
+        read = _read(ws, key)
+        owing = _owing_logins(read.issue) if read is not None else []
+        if read is None or not owing:
             continue
+        issue = read.issue
         agents = agents if agents is not None else known_agents(ws)
-        events = issue_events(ws, issue_key(issue.repo, issue.number))
+        if read.events is None:
+            read.events = issue_events(ws, key)
+        events = read.events
         holder = _holder(ws, issue)
         held = read_events(ws, holder.id) if holder is not None else []
         for login, kind, started in owing:
