@@ -207,3 +207,22 @@ def test_a_discussion_without_an_agent_s_comment_is_nudged_then_asked_about_and_
     answer_decision(ws, decision, "reject", "not needed")
     clock.advance(10 * 3600)
     assert _kinds(ws) == [] and stalls_now(ws) == []
+
+
+def test_c7_c13_two_supervisors_at_once_make_one_following_task_one_nudge_and_one_decision(tmp_path: Path) -> None:
+    """The runner's step and a `teamdeck supervise` may run together on a stalled issue."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    ws, clock = _world(tmp_path / "ws", "issues-opened-sub-101")
+    clock.advance(11 * MINUTE)
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(lambda _: supervise(ws, isolation="thread"), range(4)))
+    assert [problem for result in results for problem in result.problems] == []
+    assert sum(event.type == "member.nudged" for event in read_events(ws, HOLDER)) == 1
+    assert len(_reminders(ws, "zhangfei-dev")) == 1
+    clock.advance(21 * MINUTE)
+    assert _kinds(ws) == ["nudge"]
+    clock.advance(41 * MINUTE)
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(lambda _: supervise(ws, isolation="thread"), range(4)))
+    assert [gate.id for gate in load_task(ws, HOLDER).open_gates] == ["stall-zhangfei-dev-1"]

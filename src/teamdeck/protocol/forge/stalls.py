@@ -211,8 +211,14 @@ def ensure_holder(ws: Workspace, stall: Stall) -> tuple[Task, Worker]:
             events.append(new_event(ws, "task.delegated", {"worker": worker}, actor="forge"))
         return events
 
+    action = f"follow the stall on {issue.ref}"
     exists = ws.task_file(stall.task_id).exists() or ws.events_file(stall.task_id).exists()
-    change = transact(ws, stall.task_id, decide, action=f"follow the stall on {issue.ref}", create=not exists)
+    try:
+        change = transact(ws, stall.task_id, decide, action=action, create=not exists)
+    except Refused:
+        if exists:
+            raise
+        change = transact(ws, stall.task_id, decide, action=action)  # another supervisor made it meanwhile
     if not exists:
         ws.agents_dir(stall.task_id).mkdir(exist_ok=True)
     worker = next(worker for worker in change.task.workers if worker.id == stall.worker)
