@@ -41,9 +41,7 @@ def _world(root: Path, *deliveries: str) -> tuple[Workspace, MovableClock]:
     ws = Workspace.at(root, clock=clock, actor="human:tester")
     make_team(ws)
     (root / ".teamdeck.yaml").write_text(SETTINGS)
-    for name in deliveries:
-        headers, body = delivery(name)
-        assert receive(ws, headers, body).outcome == "applied"
+    _receive(ws, *deliveries)
     return ws, clock
 
 
@@ -58,6 +56,12 @@ def _comment(ws: Workspace, issue: int, login: str, text: str, comment_id: int) 
         payload["issue"] = issue_101
     body = json.dumps(payload).encode()
     assert receive(ws, signed(body, "issue_comment", f"c-{comment_id}"), body).outcome == "applied"
+
+
+def _receive(ws: Workspace, *names: str) -> None:
+    for name in names:
+        headers, body = delivery(name)
+        assert receive(ws, headers, body).outcome == "applied", name
 
 
 def _kinds(ws: Workspace) -> list[str]:
@@ -226,3 +230,25 @@ def test_c7_c13_two_supervisors_at_once_make_one_following_task_one_nudge_and_on
     with ThreadPoolExecutor(4) as pool:
         list(pool.map(lambda _: supervise(ws, isolation="thread"), range(4)))
     assert [gate.id for gate in load_task(ws, HOLDER).open_gates] == ["stall-zhangfei-dev-1"]
+
+
+def test_the_task_following_a_closed_issue_is_retired_and_work_after_a_reopen_gets_a_new_one(tmp_path: Path) -> None:
+    ws, clock = _world(tmp_path / "ws", "issues-opened-sub-101")
+    clock.advance(11 * MINUTE)
+    assert _kinds(ws) == ["nudge"]
+    _receive(ws, "issues-closed-sub-101-by-creator")
+    assert _kinds(ws) == ["retire"]
+    retired = load_task(ws, HOLDER)
+    assert retired.state == "canceled" and stalls_now(ws) == []
+    assert _kinds(ws) == []
+    reopened = json.loads(delivery("issues-closed-sub-101-by-creator")[1])
+    reopened["action"], reopened["issue"]["state"], reopened["issue"]["closed_at"] = "reopened", "open", None
+    body = json.dumps(reopened).encode()
+    assert receive(ws, signed(body, "issues", "reopened-101"), body).outcome == "applied"
+    _receive(ws, "pull-request-opened-104", "status-failure-104")  # its PR's check fails: a ci_failure to fix
+    issue = load_issue(ws, "acme__quant/101")
+    assert issue.status == "working" and issue.work is not None and issue.work.kind == "ci_failure"
+    clock.advance(11 * MINUTE)
+    assert _kinds(ws) == ["nudge"]
+    follower = load_task(ws, f"{HOLDER}-2")
+    assert follower.state == "working" and [worker.member for worker in follower.workers] == ["zhangfei-dev"]

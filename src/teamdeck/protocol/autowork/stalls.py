@@ -158,3 +158,32 @@ def _close(ws: Workspace, task: Task, gate_ids: list[str], steps: list[AutoStep]
     if change.events:
         cause = f"{', '.join(gate_ids)}: the member answered (or left the task) before a person decided"
         steps.append(AutoStep("stall-decision", task.id, cause, "stall decision closed"))
+
+
+def retire_followers(ws: Workspace, tasks: list[Task], steps: list[AutoStep], problems: list[str]) -> None:
+    """A task following a Gitea issue (protocol/forge/stalls.py) whose issue is final
+    (done or closed) and that waits for no decision is canceled: nothing is left to
+    follow, and the tasks list does not show it ``working`` for ever. An issue reopened
+    later is followed by a new task (``stall-...-2``)."""
+    from teamdeck.protocol.forge.issues import load_issue
+    from teamdeck.protocol.lifecycle import transition_event
+
+    for task in tasks:
+        key = forge_issue_of(task)
+        if key is None or task.state != "working" or task.open_gates:
+            continue
+        try:
+            issue = load_issue(ws, key)
+            if not issue.final:
+                continue
+            reason = f"{issue.ref} is {issue.status}: nothing left to follow"
+
+            def decide(current: Task, reason: str = reason) -> list[Event]:
+                if current.state != "working" or current.open_gates:
+                    return []
+                return [transition_event(ws, current, "canceled", reason=reason)]
+
+            if transact(ws, task.id, decide, action=f"retire task {task.id}").events:
+                steps.append(AutoStep("retire", task.id, reason, "the task following the issue is canceled"))
+        except TeamdeckError as err:
+            problems.append(f"task {task.id} following {key}: {err}")

@@ -44,6 +44,7 @@ from teamdeck.protocol.forge.context import Effects, RuleContext
 from teamdeck.protocol.forge.issue_rules import assign
 from teamdeck.protocol.forge.issues import issue_events, issue_key, issue_keys, load_issue, repo_key
 from teamdeck.protocol.forge.outbox import queue_post
+from teamdeck.protocol.lifecycle import TERMINAL
 from teamdeck.protocol.stall_scan import STALL_GATE, Stall, schedule
 from teamdeck.protocol.taskfile import load_task, read_events, transact
 from teamdeck.store.files import FileState, file_states
@@ -51,14 +52,16 @@ from teamdeck.store.paths import ID_RE, check_id
 from teamdeck.store.workspace import Workspace
 
 
-def holder_id(repo: str, number: int) -> str:
+def holder_id(repo: str, number: int, generation: int = 1) -> str:
     """``stall-acme__quant-201``: the task that follows issue ``number`` once it stalls (a
-    digest of the repository when that is too long for an id)."""
-    wanted = f"stall-{repo_key(repo)}-{number}"
+    digest of the repository when that is too long for an id); ``-2``, ``-3``... after it
+    for an issue reopened once its first follower was retired."""
+    suffix = f"-{generation}" if generation > 1 else ""
+    wanted = f"stall-{repo_key(repo)}-{number}{suffix}"
     if ID_RE.fullmatch(wanted):
         return wanted
     digest = hashlib.sha256(repo.lower().encode()).hexdigest()[:12]
-    return check_id(f"stall-{digest}-{number}", "task id")
+    return check_id(f"stall-{digest}-{number}{suffix}", "task id")
 
 
 def forge_issue_of(task: Task) -> str | None:
@@ -101,6 +104,15 @@ def _read(ws: Workspace, key: str) -> _Read | None:
     return read
 
 
+@dataclass(frozen=True)
+class Following:
+    """The task following an issue: its id, the task once made, and its events (nudges)."""
+
+    task_id: str
+    task: Task | None
+    events: list[Event]
+
+
 def owed_forge_work(ws: Workspace, settings: AutoworkSettings, now: datetime) -> list[Stall]:
     """Every piece of Gitea work owed by a known agent, stalled or not yet (repository,
     issue, then login order); unreadable issues are skipped (``validate`` says why)."""
@@ -116,14 +128,14 @@ def owed_forge_work(ws: Workspace, settings: AutoworkSettings, now: datetime) ->
         if read.events is None:
             read.events = issue_events(ws, key)
         events = read.events
-        holder = _holder(ws, issue)
-        held = read_events(ws, holder.id) if holder is not None else []
+        holder_task_id, holder = _holder(ws, issue)
+        following = Following(holder_task_id, holder, read_events(ws, holder.id) if holder is not None else [])
         for login, kind, started in owing:
             agent = agents.get(login)
             start = started or _discussion_sent(events, login)
             if agent is None or start is None:
                 continue
-            stall = _stall_of(issue, agent, kind, start, events, holder, held, settings, now)
+            stall = _stall_of(issue, agent, kind, start, events, following, settings, now)
             if stall is not None:
                 found.append(stall)
     return found
@@ -149,14 +161,24 @@ def _discussion_sent(events: list[Event], login: str) -> datetime | None:
     return next((parse_iso(e.ts) for e in events if e.type == "issue.notified" and e.payload.get("key") == key), None)
 
 
-def _holder(ws: Workspace, issue: ForgeIssue) -> Task | None:
-    task_id = holder_id(issue.repo, issue.number)
-    if not (ws.task_file(task_id).exists() or ws.events_file(task_id).exists()):
-        return None
-    try:
-        return load_task(ws, task_id)
-    except TeamdeckError:
-        return None
+def _holder(ws: Workspace, issue: ForgeIssue) -> tuple[str, Task | None]:
+    """The id of the task following the issue now, and the task once it is made: the
+    first that is not retired (canceled when its issue was final), else the next id."""
+    for generation in range(1, MAX_GENERATIONS + 1):
+        task_id = holder_id(issue.repo, issue.number, generation)
+        if not (ws.task_file(task_id).exists() or ws.events_file(task_id).exists()):
+            return task_id, None
+        try:
+            task = load_task(ws, task_id)
+        except TeamdeckError:
+            return task_id, None  # unreadable: validate says why; its next step fails, said once per look
+        if task.state not in TERMINAL:
+            return task_id, task
+    return holder_id(issue.repo, issue.number, MAX_GENERATIONS), None
+
+
+MAX_GENERATIONS = 50
+"""Times an issue can be followed again after reopening (the last id is reused beyond)."""
 
 
 def _stall_of(
@@ -165,12 +187,12 @@ def _stall_of(
     kind: str,
     start: datetime,
     events: list[Event],
-    holder: Task | None,
-    held: list[Event],
+    following: Following,
     settings: AutoworkSettings,
     now: datetime,
 ) -> Stall | None:
     worker = check_id(agent.login, "worker id")
+    holder = following.task
     gates = [g for g in holder.gates if g.kind == STALL_GATE and g.agentInstance == worker] if holder else []
     if any(g.state == "rejected" and g.decidedAt and parse_iso(g.decidedAt) >= start for g in gates):
         return None  # a person gave up waiting for it on this work
@@ -180,10 +202,10 @@ def _stall_of(
     since = max(moments)
     why = "has not answered" if kind == "issue" else "has not commented on the discussion"
     owed = Stall(
-        holder_id(issue.repo, issue.number), agent.team, worker, agent.member, why, since, 0.0, 0, "nothing",
+        following.task_id, agent.team, worker, agent.member, why, since, 0.0, 0, "nothing",
         None, None, "issue" if kind == "issue" else "discussion", issue.ref,
     )  # fmt: skip
-    return schedule(owed, held, gates, settings, now)
+    return schedule(owed, following.events, gates, settings, now)
 
 
 def ensure_holder(ws: Workspace, stall: Stall) -> tuple[Task, Worker]:
