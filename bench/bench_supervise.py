@@ -1,4 +1,4 @@
-"""The automatic step's cost with Gitea work (issue 21 item 3): one ``supervise()`` over
+"""The automatic step's cost with Gitea work: one ``supervise()`` over
 a workspace with N issues assigned to an agent (none stalled yet), as ``teamdeck run``
 takes it every 5 s. Prints a table; asserts nothing.
 

@@ -1,10 +1,10 @@
-"""A stalled Gitea issue, end to end through the fronts (issue 21 item 3): ``teamdeck forge
+"""A stalled Gitea issue, end to end through the fronts: ``teamdeck forge
 replay`` posts the recorded assignment of #101 to the webhook server; zhangfei-dev never
 comments; the clock moves and the automatic step nudges it twice, then opens the
 decision; ``teamdeck decisions list/decide`` (another process) reassigns #101 to an idle
 member, who gets its brief, and the assignee change reaches Gitea (a stand-in) through
 forge/outbox.jsonl. ``teamdeck status`` says why zhangfei-dev counts as stalled.
-RELIABILITY: F18 (the replayed delivery acts once)."""
+docs/reliability.md: F18 (the replayed delivery acts once)."""
 
 from __future__ import annotations
 

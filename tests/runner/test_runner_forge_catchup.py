@@ -1,5 +1,4 @@
-"""``teamdeck run`` catches up with Gitea (issue 21: "``teamdeck run`` is the process that
-does all of this"): with ``$TEAMDECK_FORGE_URL``/``$TEAMDECK_FORGE_TOKEN`` set it runs
+"""``teamdeck run`` catches up with Gitea (it is the process that runs the whole loop): with ``$TEAMDECK_FORGE_URL``/``$TEAMDECK_FORGE_TOKEN`` set it runs
 ``forge serve``'s catch-up loop, so an assignment Gitea made while no webhook server
 listened reaches the assignee, whose run starts; the webhook arriving later changes
 nothing and wakes nobody (F18). Against the local Gitea API stand-in

@@ -1,4 +1,4 @@
-"""Seed 002's role prompt reaches a ``runtime: command`` agent (issue 21 item 5): the
+"""Seed 002's role prompt reaches a ``runtime: command`` agent: the
 runner reads the member's role from the roster and the agent finds the prompt in the
 file ``$TEAMDECK_ROLE_PROMPT`` names; a member without a role gets no such variable."""
 

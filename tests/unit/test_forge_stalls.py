@@ -1,11 +1,11 @@
-"""Stalls of Gitea work (issue 21 item 3): an issue ``working`` its assignee does not act
+"""Stalls of Gitea work: an issue ``working`` its assignee does not act
 on, and a discussion an agent does not comment on, get nudge 1, nudge 2 after the
 backoff, then a ``member-stalled`` decision, like a task delegation (protocol/forge/stalls.py).
 
 The deliveries are the recorded fixtures (tests/fixtures/gitea/), applied as the webhook
-front applies them; time moves by the workspace's clock, so nothing sleeps. RELIABILITY
-ids: C7/C13 (a supervisor run twice, or again after a restart, sends nothing twice),
-F18 (a delivery's effect once).
+front applies them; time moves by the workspace's clock, so nothing sleeps.
+docs/reliability.md: C7/C13 (a supervisor run twice, or two at once, or again after a
+restart, sends nothing twice), F18 (a delivery's effect once).
 """
 
 from __future__ import annotations
