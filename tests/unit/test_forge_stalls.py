@@ -193,6 +193,8 @@ def test_a_discussion_without_an_agent_s_comment_is_nudged_then_asked_about_and_
         ("nudge", "nudge 1 sent to simayi-review"),
         ("nudge", "nudge 1 sent to zhangfei-dev"),
     ]  # guanyu-risk commented; the opener is not asked
+    assert _kinds(ws) == []  # nothing twice
+    assert _kinds(Workspace.at(ws.root, clock=clock, actor="human:tester")) == []  # nor after a restart
     [reminder] = _reminders(ws, "zhangfei-dev")
     assert "the discussion on acme/quant#100 waits for your comment" in reminder
     assert not _reminders(ws, "guanyu-risk")
@@ -201,6 +203,7 @@ def test_a_discussion_without_an_agent_s_comment_is_nudged_then_asked_about_and_
     assert _kinds(ws) == ["nudge"]
     clock.advance(41 * MINUTE)
     assert _kinds(ws) == ["stall-decision"]
+    assert _kinds(Workspace.at(ws.root, clock=clock, actor="human:tester")) == []
     decision = find_decision(build_snapshot(ws), f"task:{holder}:stall-zhangfei-dev-1")
     assert "has not commented on the discussion acme/quant#100" in decision.reason
     assert "a discussion is everyone's" in decision.questions[0]
