@@ -37,6 +37,7 @@ import yaml
 from claude_code import claude_env, make_home, option
 from forge_world import AGENTS, delivery, make_team, post, serving
 from forge_world import TEAM as QUANT
+from locations import REPO as REPO_ROOT
 from mcp_clients import TEAM, make_workspace
 from scripted_model import INPUT_TOKENS, Reply, Request, ScriptedModel, call, say
 from test_claude_code_mcp import use
@@ -345,3 +346,42 @@ def test_a_stopped_session_is_gone_with_its_mcp_server_and_the_next_message_cont
     assert option(second["argv"], "--resume") == run["sessionId"] == second["sessionId"]
     latest = model.turns_of("coder")[-1]
     assert "A long job." in latest.text and "Pick it up again." in latest.text
+
+
+def test_a_member_s_role_prompt_is_in_its_session_s_first_request_and_not_repeated_on_resume(
+    tmp_path: Path, claude: Path, model: ScriptedModel
+) -> None:
+    """Seed 002: a crafter's first run appends templates/roles/crafter.md to the session's
+    system prompt; the client keeps it in the session, so the resumed run's request still
+    carries it (once) although teamdeck does not pass it again, and it is in no message."""
+    from teamdeck.protocol.teams import add_member
+
+    ws = make_workspace(tmp_path / "ws")
+    root = ws.root
+    add_member(ws, TEAM, "maker", role="crafter", prompt="You write the parser.")
+    configure(root, {f"{TEAM}/maker": {"runtime": "claude-code"}})
+    env = {
+        **os.environ,
+        **claude_env(make_home(tmp_path / "home"), model.env(), TEAMDECK_CLAUDE=str(claude)),
+        "TEAMDECK_WORKSPACE": "",
+    }
+    model.script("maker", say("on it"), say("still on it"), when="Parse the JSON, please.")
+    role = (REPO_ROOT / "templates" / "roles" / "crafter.md").read_text().strip()
+
+    assert teamdeck(root, env, "send", TEAM, "maker", "Parse the JSON, please.", "--summary", "json").returncode == 0
+    run_once(root, env)
+    [first] = model.turns_of("maker")
+    assert role in first.system_text and first.system_text.count("# Your role: crafter") == 1
+    assert prompt_of(first).startswith("You write the parser.\n\n<teammate-message")
+    assert "Your role" not in json.dumps(first.messages)
+
+    assert teamdeck(root, env, "send", TEAM, "maker", "Now the YAML.", "--summary", "yaml").returncode == 0
+    run_once(root, env)
+    [(_first_dir, first_run), (_second_dir, second_run)] = runs_of(root, TEAM, "maker")
+    assert option(first_run["argv"], "--append-system-prompt") == role
+    assert option(second_run["argv"], "--resume") is not None
+    assert option(second_run["argv"], "--append-system-prompt") is None  # not passed again...
+    latest = model.turns_of("maker")[-1]
+    assert "Now the YAML." in json.dumps(latest.messages[-1])
+    assert latest.system_text.count("# Your role: crafter") == 1  # ...the session kept it
+    assert "Your role" not in json.dumps(latest.messages)

@@ -22,9 +22,9 @@ from teamdeck.model.settings import AutoworkSettings
 from teamdeck.protocol.autowork.step import ACTOR, supervise
 from teamdeck.protocol.delegation import report
 from teamdeck.protocol.gates import decide_gate
+from teamdeck.protocol.owed import stalled_work
 from teamdeck.protocol.plans.importer import import_plan
 from teamdeck.protocol.plans.store import load_plan, plan_events
-from teamdeck.protocol.stall_scan import stalled_work
 from teamdeck.protocol.taskfile import load_task, read_events
 from teamdeck.protocol.teams import add_member, create_team
 from teamdeck.protocol.verification import configure_guardian

@@ -108,6 +108,38 @@ def test_later_runs_resume_the_members_session_without_the_roster_prompt(tmp_pat
     assert launch.stdin == format_block("team-lead", "next", summary="s").encode()
 
 
+def test_a_session_s_first_run_appends_the_role_prompt_to_the_system_prompt_and_a_resumed_one_does_not(
+    tmp_path: Path, claude: Path
+) -> None:
+    """Seed 002: the role prompt goes to the system prompt of the session's first run;
+    the client keeps it for the session, so a ``--resume`` run does not pass it again."""
+    role = "# Your role: crafter\n\nYou do the task you were given, and only that.\n"
+    first = CLAUDE_CODE.launch(
+        request(tmp_path, messages=(message("go"),), prompt="You parse files.", role_prompt=role)
+    )
+    assert option(first, "--append-system-prompt") == role.strip()
+    assert first.stdin is not None and "Your role" not in first.stdin.decode()
+    keep_session(tmp_path / "home")
+    resumed = CLAUDE_CODE.launch(
+        request(tmp_path, "r-02", session_id=SESSION, messages=(message("next"),), prompt="Intro.", role_prompt=role)
+    )
+    assert option(resumed, "--append-system-prompt") is None
+    plain = CLAUDE_CODE.launch(request(tmp_path, "r-03", messages=(message("go"),)))
+    assert option(plain, "--append-system-prompt") is None  # no role: nothing appended
+
+
+def test_a_command_agent_finds_its_role_prompt_in_the_file_its_environment_names(tmp_path: Path) -> None:
+    from teamdeck.runtime.command import COMMAND
+
+    config = AgentConfig(runtime="command", command=["true"])
+    launch = COMMAND.launch(request(tmp_path, config=config, role_prompt="# Your role: gate\n"))
+    named = Path(launch.env["TEAMDECK_ROLE_PROMPT"])
+    assert named.parent == tmp_path / "runs" / "alpha" / "coder" / "r-01"
+    assert named.read_text() == "# Your role: gate\n"
+    plain = COMMAND.launch(request(tmp_path, "r-02", config=config))
+    assert "TEAMDECK_ROLE_PROMPT" not in plain.env and not (tmp_path / "runs/alpha/coder/r-02/role.md").exists()
+
+
 def test_a_session_the_client_lost_is_started_again_instead_of_failing_every_retry(
     tmp_path: Path, claude: Path
 ) -> None:

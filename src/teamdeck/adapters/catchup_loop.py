@@ -1,12 +1,14 @@
-"""Catching up with Gitea at start and every few minutes while ``forge serve`` runs
-(protocol/forge/catchup.py says what a catch-up does): a thread that calls it through
-the REST adapter, logs one line per effect, and keeps going when Gitea cannot be
-reached (the next round reads what this one could not)."""
+"""Catching up with Gitea at start and every few minutes while ``forge serve`` or
+``teamdeck run`` runs (protocol/forge/catchup.py says what a catch-up does): a thread
+that calls it through the REST adapter, says one line per effect (logged, or through
+the front's ``say``), and keeps going when Gitea cannot be reached (the next round reads
+what this one could not)."""
 
 from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 
 from teamdeck.adapters.gitea_api import GiteaApi
 from teamdeck.errors import TeamdeckError
@@ -19,10 +21,11 @@ CATCH_UP_EVERY_S = INTERVAL_S
 
 
 class CatchUpLoop:
-    """A daemon thread catching up now and every ``every_s`` seconds until :meth:`stop`."""
+    """A daemon thread catching up now and every ``every_s`` seconds until :meth:`stop`;
+    ``say``: where its lines go (default: the ``teamdeck.forge`` log)."""
 
-    def __init__(self, ws: Workspace, api: GiteaApi, every_s: float) -> None:
-        self.ws, self.api, self.every_s = ws, api, every_s
+    def __init__(self, ws: Workspace, api: GiteaApi, every_s: float, say: Callable[[str], None] | None = None) -> None:
+        self.ws, self.api, self.every_s, self.say = ws, api, every_s, say
         self._stopped = threading.Event()
         self._thread = threading.Thread(target=self._run, name="forge-catch-up", daemon=True)
 
@@ -38,10 +41,16 @@ class CatchUpLoop:
         try:
             done = catch_up(self.ws, self.api)
         except TeamdeckError as err:
-            log.warning("forge: catch-up failed (tried again in %g s): %s", self.every_s, err)
+            self._say(logging.WARNING, f"forge: catch-up failed (tried again in {self.every_s:g} s): {err}")
             return
         for line in done.lines:
-            log.info("forge: caught up: %s", line)
+            self._say(logging.INFO, f"forge: caught up: {line}")
+
+    def _say(self, level: int, line: str) -> None:
+        if self.say is not None:
+            self.say(line)
+        else:
+            log.log(level, "%s", line)
 
     def _run(self) -> None:
         while not self._stopped.is_set():

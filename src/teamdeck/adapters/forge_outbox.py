@@ -1,7 +1,8 @@
 """Delivering ``forge/outbox.jsonl`` to Gitea (protocol/forge/outbox.py says what is in it).
 
 Each pending entry is tried a few times (``tries``, a short pause between): its comment
-is posted, then the issue closed when the entry says so; every try is recorded. An entry
+is posted, then the issue's assignees set and the issue closed when the entry says so;
+every try is recorded. An entry
 whose tries all fail is given up (``failed``): it waits in the decision queue, where a
 person retries or drops it. Delivering holds the outbox's delivery lock, so two fronts
 delivering at once do not post a comment twice.
@@ -34,8 +35,11 @@ def deliver_outbox(ws: Workspace, poster: ForgePoster, *, tries: int = TRIES, pa
 
 
 def _deliver(ws: Workspace, poster: ForgePoster, entry: OutboxEntry, tries: int, pause_s: float) -> str:
-    """Post the comment (unless a try before did), then close the issue if asked."""
+    """Post the comment (unless a try before did), then set the assignees and close the
+    issue if asked."""
     steps: list[Step] = [] if entry.commented else ["comment"]
+    if entry.assignees is not None and not entry.assigned:
+        steps.append("assign")
     if entry.close:
         steps.append("close")
     for step in steps:
@@ -44,7 +48,10 @@ def _deliver(ws: Workspace, poster: ForgePoster, entry: OutboxEntry, tries: int,
             give_up(ws, entry)
             log.warning("forge: %s: %s", entry.ref, error)
             return f"Gitea was not updated ({entry.ref}): {error}; it waits in the decision queue (retry or drop)"
-    return f"posted the outcome on {entry.ref}" + (" and closed it" if entry.close else "")
+    then = (f", assigned it to {', '.join(entry.assignees)}" if entry.assignees is not None else "") + (
+        " and closed it" if entry.close else ""
+    )
+    return f"posted the outcome on {entry.ref}{then}"
 
 
 def _try(ws: Workspace, poster: ForgePoster, entry: OutboxEntry, step: Step, tries: int, pause_s: float) -> str:
@@ -56,6 +63,8 @@ def _try(ws: Workspace, poster: ForgePoster, entry: OutboxEntry, step: Step, tri
         try:
             if step == "comment":
                 poster.comment(entry.repo, entry.number, entry.comment)
+            elif step == "assign":
+                poster.set_assignees(entry.repo, entry.number, list(entry.assignees or ()))
             else:
                 poster.close_issue(entry.repo, entry.number)
         except TeamdeckError as err:

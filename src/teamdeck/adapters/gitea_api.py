@@ -1,4 +1,4 @@
-"""Talking to Gitea through its REST API: a comment on an issue, closing an issue, and
+"""Talking to Gitea through its REST API: a comment on an issue, closing an issue, setting its assignees, and
 reading what changed for the catch-up (protocol/forge/catchup.py's ``ForgeReader``).
 
 The base URL comes from ``$TEAMDECK_FORGE_URL`` (else ``forge.url`` in
@@ -140,6 +140,12 @@ class GiteaApi:
     def close_issue(self, repo: str, number: int) -> None:
         """Close issue ``number`` (``PATCH .../issues/{n}`` with ``state: closed``)."""
         self._send("PATCH", self._issue_url(repo, number), {"state": "closed"}, f"close {repo}#{number}")
+
+    def set_assignees(self, repo: str, number: int, logins: list[str]) -> None:
+        """Make ``logins`` the assignees of issue ``number`` (``PATCH .../issues/{n}`` with
+        ``assignees``: Gitea's EditIssueOption replaces the list)."""
+        what = f"assign {repo}#{number} to {', '.join(logins) or 'nobody'}"
+        self._send("PATCH", self._issue_url(repo, number), {"assignees": logins}, what)
 
 
 def _at(text: object) -> datetime:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from teamdeck.cli.commands import summary
 from teamdeck.cli.common import Output
@@ -13,6 +15,10 @@ from teamdeck.errors import NotFound
 from teamdeck.model.run import RunRecord
 from teamdeck.shapes.runs import run_detail_json, runs_json
 from teamdeck.store.workspace import Workspace
+
+if TYPE_CHECKING:
+    from teamdeck.adapters.catchup_loop import CatchUpLoop
+    from teamdeck.runner.autowork_loop import AutoworkLoop
 
 
 def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -51,18 +57,36 @@ def _run(args: argparse.Namespace, ws: Workspace) -> Output:
 
     ws.require_writable("run the agents")
     say = (lambda line: print(line, file=sys.stderr, flush=True)) if getattr(args, "json", False) else _say
-    autowork = None
+    beside: list[AutoworkLoop | CatchUpLoop] = []
     if not args.once:  # plans advance, reviews and stalls beside the runs (runner/autowork_loop.py)
         from teamdeck.runner.autowork_loop import AutoworkLoop
 
-        autowork = AutoworkLoop(ws, say)
-        autowork.start()
+        beside.append(AutoworkLoop(ws, say))
+        beside += _forge_catch_up(ws, say)
+    for loop in beside:
+        loop.start()
     try:
         started = asyncio.run(Runner(ws, team=args.team, once=args.once, say=say).run())
     finally:
-        if autowork is not None:
-            autowork.stop()
+        for loop in beside:
+            loop.stop()
     return Output({"started": started}, f"runner ended: {started} run{'s' if started != 1 else ''} started")
+
+
+def _forge_catch_up(ws: Workspace, say: Callable[[str], None]) -> list[CatchUpLoop]:
+    """``forge serve``'s catch-up loop (adapters/catchup_loop.py) when Gitea's API is
+    configured (``$TEAMDECK_FORGE_URL`` or ``forge.url``, and ``$TEAMDECK_FORGE_TOKEN``):
+    what the webhooks missed while nothing listened is applied at the start and every
+    few minutes, and dispatches wake the agents like any message. Not with ``--once``: a
+    catch-up is a loop beside a runner that stays."""
+    from teamdeck.adapters.catchup_loop import CATCH_UP_EVERY_S, CatchUpLoop
+    from teamdeck.adapters.gitea_api import api_from_env
+
+    api = api_from_env(ws)
+    if api is None:
+        return []
+    say(f"forge: catching up with {api.base_url} now and every {CATCH_UP_EVERY_S:g} s")
+    return [CatchUpLoop(ws, api, CATCH_UP_EVERY_S, say=say)]
 
 
 def _say(line: str) -> None:

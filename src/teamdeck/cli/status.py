@@ -34,7 +34,7 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
 
 
 def _status(args: argparse.Namespace, ws: Workspace) -> Output:
-    from teamdeck.protocol.stall_scan import stalls_now
+    from teamdeck.protocol.owed import stalls_now
 
     snapshot = build_snapshot(ws)
     stalls = stalls_now(ws)
@@ -44,6 +44,8 @@ def _status(args: argparse.Namespace, ws: Workspace) -> Output:
             "team": stall.team,
             "member": stall.member,
             "task": stall.task_id,
+            "work": stall.kind,
+            "subject": stall.subject or stall.task_id,
             "why": stall.why,
             "since": stall.since.isoformat(),
             "idleSeconds": round(stall.idle_s),

@@ -87,8 +87,14 @@ STALL_REASSIGN = Answer(
     "gate-reassign", "reassign", True, "Nudge / reassign", "Nudge the stalled member again, or reassign its task",
     "stalled member: nudge, or reassign (note: a member)", "optional", "Member (empty: nudge again)",
     question_about("Nudge again or reassign"), _decide_gate("approve", "approved"),
-    outcome="No name: the member is nudged again and its wait starts over. A member's name: the task is theirs.",
+    outcome="No name: the member is nudged again and its wait starts over. A member's name: the work (a task, a Gitea issue) is theirs.",
 )  # fmt: skip
+
+STALL_GIVE_UP = replace(
+    GATE_GIVE_UP,
+    outcome="Give up: a task fails (final) and its other open gates are closed; a Gitea issue is left as it is and "
+    "nobody waits for the member on it any more.",
+)
 
 
 def _task_gate_json(decision: Decision) -> dict[str, Any]:
@@ -124,7 +130,7 @@ TASK_GATE = DecisionSpec(
         "member-stalled": Variant(
             "stall",
             "a member left its work untouched: nudge again / reassign (a) or give up (r)",
-            (STALL_REASSIGN, GATE_GIVE_UP),
+            (STALL_REASSIGN, STALL_GIVE_UP),
         ),  # fmt: skip
     },
 )

@@ -25,7 +25,15 @@ from teamdeck.store.workspace import Workspace
 
 
 def nudge(
-    ws: Workspace, task: Task, worker: Worker, *, attempt: int, cause: str, since: str | None = None
+    ws: Workspace,
+    task: Task,
+    worker: Worker,
+    *,
+    attempt: int,
+    cause: str,
+    since: str | None = None,
+    text: str | None = None,
+    summary: str | None = None,
 ) -> TaskChange:
     """Remind ``worker`` of ``task`` and record it.
 
@@ -36,18 +44,20 @@ def nudge(
         attempt: the nudge's number since the member's last activity.
         cause: why, recorded with the event (``bob has not reported on t1 for 20 min``).
         since: the activity the nudge answers (ISO), part of the message's key.
+        text, summary: the message, when the work is not the task's report (Gitea work,
+            protocol/forge/stalls.py ``nudge_text``).
 
     Raises:
         NotFound: the team or member is gone. ReadOnly, Busy, WriteFailed: see send_message.
     """
     assert task.team is not None and worker.member is not None
-    text = (
+    text = text or (
         f"Reminder ({attempt}): task {task.id} ({task.title}) is waiting for your report. "
         f"{cause}. When you finish or are blocked, report with `teamdeck report {task.id} {worker.id} "
         "--status completed|blocked|failed --summary ...`."
     )
     key = f"nudge:{task.id}:{worker.id}:{since or iso(ws.clock())}:{attempt}"
-    summary = f"Reminder: {task.id} waits for your report"
+    summary = summary or f"Reminder: {task.id} waits for your report"
 
     def decide(_current: Task) -> list[Event]:
         if any(event.type == NUDGED and event.payload.get("key") == key for event in read_events(ws, task.id)):

@@ -7,6 +7,10 @@ the stalled worker is taken off the task (``task.undelegated``, in the decision'
 transaction, so a name that is no member refuses the decision and nothing is written)
 and the task is delegated to that member (its assignment in their inbox); **reject** =
 give up: the task fails (a plan it belongs to then fails too).
+
+For Gitea work (the task follows an issue: protocol/forge/stalls.py) the same answers
+act on the issue: reassign gives the issue to the member (on Gitea too), give up stops
+waiting for the agent there; the following task itself neither fails nor changes hands.
 """
 
 from __future__ import annotations
@@ -22,11 +26,17 @@ from teamdeck.store.workspace import Workspace
 
 
 def reassign_or_give_up(ws: Workspace, task: Task, gate: Gate, decision: GateAnswer) -> list[Event]:
-    """Reject: the task fails. Approve naming a member: the stalled worker leaves the task."""
+    """Reject: the task fails. Approve naming a member: the stalled worker leaves the task.
+    For Gitea work, nothing more on the task (the gate's decision is what is read)."""
+    from teamdeck.protocol.forge.stalls import forge_issue_of, reassign_target_check
+
+    forge = forge_issue_of(task) is not None
     if decision == "reject":
-        return give_up_events(ws, task, gate, f"gave up on {gate.agentInstance} at gate {gate.id}")
+        return [] if forge else give_up_events(ws, task, gate, f"gave up on {gate.agentInstance} at gate {gate.id}")
     target = _target(ws, task, gate)
-    if target is None or gate.agentInstance is None:
+    if target is not None and forge:
+        reassign_target_check(ws, task, gate, target)
+    if target is None or gate.agentInstance is None or forge:
         return []
     return [
         new_event(
@@ -40,19 +50,27 @@ def reassign_or_give_up(ws: Workspace, task: Task, gate: Gate, decision: GateAns
 def nudge_or_delegate(ws: Workspace, task: Task, gate: Gate, decision: GateAnswer) -> list[str]:
     """After the decision: the new member gets the task, or the stalled one a new nudge."""
     from teamdeck.protocol.delegation import delegate
+    from teamdeck.protocol.forge.stalls import forge_issue_of, nudge_again_text, reassign_issue
     from teamdeck.protocol.nudges import nudge
 
-    if decision != "approve" or task.team is None:
+    if task.team is None:
         return []
+    forge = forge_issue_of(task)
+    if decision != "approve":
+        return [f"teamdeck stops waiting for {gate.agentInstance} on {forge}"] if forge else []
     target = _target(ws, task, gate)
+    if target is not None and forge is not None:
+        return reassign_issue(ws, task, gate, target)
     if target is not None:
         done = delegate(ws, task.id, target, note=f"Reassigned to you: {gate.reason}")
         return [f"task {task.id} reassigned to {done.worker.member}"]
     worker = next((worker for worker in task.workers if worker.id == gate.agentInstance), None)
     if worker is None or worker.member is None:
         return []
-    nudge(ws, task, worker, attempt=1, cause=f"a person asked to nudge again at gate {gate.id}", since=gate.decidedAt)
-    return [f"{worker.member} nudged again about task {task.id}"]
+    cause = f"a person asked to nudge again at gate {gate.id}"
+    text, summary = nudge_again_text(ws, task, cause) if forge else (None, None)
+    nudge(ws, task, worker, attempt=1, cause=cause, since=gate.decidedAt, text=text, summary=summary)
+    return [f"{worker.member} nudged again about {forge or 'task ' + task.id}"]
 
 
 def _target(ws: Workspace, task: Task, gate: Gate) -> str | None:
@@ -61,7 +79,7 @@ def _target(ws: Workspace, task: Task, gate: Gate) -> str | None:
     Raises:
         Refused: the note names no member of the task's team (nothing is written).
     """
-    from teamdeck.protocol.stall_scan import idle_members
+    from teamdeck.protocol.owed import idle_members
 
     if not gate.note or task.team is None:
         return None

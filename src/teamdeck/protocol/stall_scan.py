@@ -5,7 +5,10 @@ member as a worker (implementor or verifier) whose report is missing, or older t
 task's last verdict (after NEEDS_CHANGES or a retry the member owes a new one). Its
 last activity is the latest of: the assignment, the last verdict, a file the worker
 wrote under its agent directory, a person's decision on an earlier stall. A nudge is
-no activity: it is what the member is asked to answer.
+no activity: it is what the member is asked to answer. Work on Gitea (an issue
+``working``, a discussion without the agent's comment) is owed the same way and put on
+the same schedule by protocol/forge/stalls.py (:func:`schedule`); protocol/owed.py lists
+both.
 
 With ``T = stallAfterSeconds`` and ``b = backoff``, the waits are ``T, T·b, T·b², ...``:
 nudge 1 is due after ``T`` idle, nudge 2 ``T·b`` after nudge 1, and ``T·b^n`` after the
@@ -17,7 +20,7 @@ sends nothing twice.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Literal
 
@@ -26,7 +29,7 @@ from teamdeck.errors import TeamdeckError
 from teamdeck.model.claude import TeamConfig, decode_text
 from teamdeck.model.event import Event
 from teamdeck.model.settings import AutoworkSettings
-from teamdeck.model.task import Task, Worker
+from teamdeck.model.task import Gate, Task, Worker
 from teamdeck.protocol.messaging.reading import list_inbox
 from teamdeck.protocol.taskfile import load_task, read_events, task_ids
 from teamdeck.protocol.worker_outputs import read_worker_outputs
@@ -37,6 +40,8 @@ STALL_GATE = "member-stalled"
 NUDGED = "member.nudged"
 """The task event a nudge records (protocol/nudges.py)."""
 Due = Literal["nothing", "nudge", "decision", "decided-pending"]
+WorkKind = Literal["task", "issue", "discussion"]
+"""What is owed: a task's report, an assigned Gitea issue's progress, a discussion's comment."""
 
 
 @dataclass(frozen=True)
@@ -52,6 +57,10 @@ class Stall:
         due: what the schedule asks for now (``nothing``: still within its wait).
         gate_id: the stall decision waiting for a person, if one does.
         next_at_s: idle seconds at which the next step is due (None: a decision waits).
+        kind: what the work is (:data:`WorkKind`); for Gitea work ``task_id`` is the task
+            that follows it in teamdeck once it stalls (protocol/forge/stalls.py), which
+            holds the nudges and the decision.
+        subject: how people name the work (``t1``, ``acme/quant#201``).
     """
 
     task_id: str
@@ -65,6 +74,8 @@ class Stall:
     due: Due
     gate_id: str | None
     next_at_s: float | None
+    kind: WorkKind = "task"
+    subject: str = ""
 
     @property
     def stalled(self) -> bool:
@@ -73,10 +84,11 @@ class Stall:
 
     @property
     def line(self) -> str:
-        """One line for people: ``bob has not reported on t1 for 40 min, 2 nudges``."""
+        """One line for people: ``bob has not reported on t1 for 40 min, 2 nudges``,
+        ``zhaoyun-data has not answered acme/quant#201 for 40 min``."""
         told = f", {self.nudges} nudge{'s' if self.nudges != 1 else ''}" if self.nudges else ""
         waits = f"; decision {self.gate_id} waits" if self.gate_id else ""
-        return f"{self.member} {self.why} {self.task_id} for {span(self.idle_s)}{told}{waits}"
+        return f"{self.member} {self.why} {self.subject or self.task_id} for {span(self.idle_s)}{told}{waits}"
 
 
 def span(seconds: float) -> str:
@@ -90,14 +102,8 @@ def span(seconds: float) -> str:
     return f"{hours} h {minutes} min" if minutes else f"{hours} h"
 
 
-def stalled_work(ws: Workspace, settings: AutoworkSettings, now: datetime) -> list[Stall]:
-    """Every piece of work idle at least ``stallAfterSeconds``, or with a stall decision
-    open (task id order)."""
-    return [stall for stall in owed_work(ws, settings, now) if stall.stalled]
-
-
-def owed_work(ws: Workspace, settings: AutoworkSettings, now: datetime) -> list[Stall]:
-    """Every piece of work owed, stalled or not yet (task id order); unreadable tasks are
+def owed_tasks(ws: Workspace, settings: AutoworkSettings, now: datetime) -> list[Stall]:
+    """Every delegation owed, stalled or not yet (task id order); unreadable tasks are
     skipped (their problems are reported elsewhere)."""
     found: list[Stall] = []
     for task_id in task_ids(ws):
@@ -118,7 +124,10 @@ def owed_work(ws: Workspace, settings: AutoworkSettings, now: datetime) -> list[
 
 
 def owing_workers(ws: Workspace, task: Task) -> list[Worker]:
-    """The task's delegated workers (not its coordinator) that owe a report."""
+    """The task's delegated workers (not its coordinator) that owe a report (none on a
+    task that follows Gitea work: the issue says what is owed, protocol/forge/stalls.py)."""
+    if getattr(task, "forgeIssue", None) is not None:
+        return []
     results = {result.agent_id: result for result in read_worker_outputs(ws, task.id) if not result.ignored}
     since = task.verification.appliedAt if task.verification and task.verification.appliedAt else None
     owing = []
@@ -146,12 +155,26 @@ def _stall_of(
     moments += [parse_iso(gate.decidedAt) for gate in gates if gate.decidedAt]
     if not moments:
         return None
-    since = max(moments)
+    stall = schedule(
+        Stall(task.id, task.team, worker.id, worker.member, "", max(moments), 0.0, 0, "nothing", None, None),
+        events,
+        gates,
+        settings,
+        now,
+    )
+    return replace(stall, why=_why(ws, task, worker)) if stall.stalled else stall  # its inbox is read only when said
+
+
+def schedule(owed: Stall, events: list[Event], gates: list[Gate], settings: AutoworkSettings, now: datetime) -> Stall:
+    """``owed`` (its ``since`` set: the last activity) with what the schedule asks now: the
+    nudges counted from ``events`` (``member.nudged`` of its worker since then), the open
+    decision among ``gates`` (its worker's stall gates), and what is due (see the module)."""
+    since = owed.since
     idle = (now - since).total_seconds()
     nudged = [
         parse_iso(event.ts)
         for event in events
-        if event.type == NUDGED and event.payload.get("worker") == worker.id and parse_iso(event.ts) >= since
+        if event.type == NUDGED and event.payload.get("worker") == owed.worker and parse_iso(event.ts) >= since
     ]
     nudges = len(nudged)
     open_gate = next((gate.id for gate in gates if gate.state == "blocked"), None)
@@ -163,21 +186,7 @@ def _stall_of(
         wait = settings.stallAfterSeconds * settings.backoff ** min(nudges, settings.nudges)
         next_at = ((max(nudged) - since).total_seconds() if nudged else 0.0) + wait
         due = "nothing" if idle < next_at else "nudge" if nudges < settings.nudges else "decision"
-    stalled = due != "nothing" or nudges > 0 or open_gate is not None
-    why = _why(ws, task, worker) if stalled else ""  # its inbox is read only when it is said
-    return Stall(
-        task.id,
-        task.team,
-        worker.id,
-        worker.member,
-        why,
-        since,
-        idle,
-        nudges,
-        due,
-        open_gate,
-        next_at,
-    )
+    return replace(owed, idle_s=idle, nudges=nudges, due=due, gate_id=open_gate, next_at_s=next_at)
 
 
 def _file_times(ws: Workspace, task_id: str, worker_id: str) -> list[datetime]:
@@ -221,12 +230,8 @@ def crafters_of(config: TeamConfig) -> list[str]:
     return crafters or [name for name, _role in able]
 
 
-def idle_members(ws: Workspace, team: str, *, besides: str | None = None) -> list[str]:
-    """The team's crafters (:func:`crafters_of`; not ``besides``) that owe no report on
-    any working task: who a stalled member's work can go to, in roster order."""
-    from teamdeck.protocol.teams import read_team
-
-    config = read_team(ws, team)
+def busy_on_tasks(ws: Workspace, team: str) -> set[str]:
+    """The team's members (lower-cased) that owe a report on a working task."""
     busy: set[str] = set()
     for task_id in task_ids(ws):
         try:
@@ -235,17 +240,4 @@ def idle_members(ws: Workspace, team: str, *, besides: str | None = None) -> lis
             continue
         if task.team == team and task.state == "working":
             busy |= {worker.member.lower() for worker in owing_workers(ws, task) if worker.member}
-    return [
-        name
-        for name in crafters_of(config)
-        if name.lower() not in busy and (besides is None or name.lower() != besides.lower())
-    ]
-
-
-def stalls_now(ws: Workspace) -> list[Stall]:
-    """:func:`stalled_work` at the workspace's "now", with its ``autowork:`` settings (none
-    when autowork is off: nobody is nudged, so nobody is called stalled)."""
-    from teamdeck.store.settings import load_settings
-
-    settings = load_settings(ws.root).autowork
-    return stalled_work(ws, settings, ws.clock()) if settings.enabled else []
+    return busy

@@ -44,6 +44,7 @@ from teamdeck.runner.changes import classify
 from teamdeck.runner.execution import Execution, new_record, new_run_id
 from teamdeck.runner.inboxes import Unread, approved_shutdown, unread, woken_for
 from teamdeck.runner.lock import RunnerLock
+from teamdeck.runner.prompts import role_prompt, roster_prompt
 from teamdeck.runner.wakes import Key, Wake, WakeQueue
 from teamdeck.runtime.config import AgentsConfig, load_agents
 from teamdeck.runtime.registry import RUNTIMES
@@ -93,8 +94,7 @@ class Runner:
     # --- the loop ---------------------------------------------------------------------
 
     async def run(self) -> int:
-        """Run until stopped (or, with ``once``, until what was pending has run).
-        Returns the number of runs started.
+        """Run until stopped (or, with ``once``, until what was pending has run); returns the runs started.
 
         Raises:
             Busy: another runner holds the workspace. AgentsConfigError: ``agents:`` is wrong.
@@ -305,7 +305,6 @@ class Runner:
         runtime = RUNTIMES[config.runtime]
         run_id = new_run_id(self.ws)
         history = member_runs(self.ws, wake.team, wake.member)
-        member = roster.member(wake.member)
         request = RunRequest(
             workspace=self.ws.root,
             team=wake.team,
@@ -315,7 +314,8 @@ class Runner:
             config=config,
             messages=tuple(item.message for item in messages),
             session_id=history.session_id,
-            prompt=(member.prompt or "") if member is not None else "",
+            prompt=roster_prompt(roster, wake.member),
+            role_prompt=role_prompt(roster, wake.member),
             lead=roster.lead_name,
             trigger=wake.trigger,
             attempt=wake.attempt,

@@ -11,6 +11,11 @@ has the observations behind each choice):
   messages read once the process has started (:attr:`Launch.marks_read`).
 - **One session per member**: the first run picks its id (``--session-id``), every later
   run continues it (``--resume``): the client refuses a ``--session-id`` already used.
+- **The role prompt** (``templates/roles/<role>.md``, seed 002) is appended to the
+  system prompt of the session's first run (``--append-system-prompt``): the client
+  keeps it in the session's transcript and a ``--resume`` run's requests still carry it
+  (observed with 2.1.332), so later runs do not pass it again; being the system prompt,
+  it is no message a long session's compaction could summarise away.
 - **Output**: ``--output-format stream-json --verbose`` (the client refuses stream-json
   in ``-p`` without ``--verbose``); the runner keeps stdout as the run's output log and
   :meth:`ClaudeCodeRuntime.outcome` reads the session id, usage and cost from its
@@ -123,6 +128,8 @@ class ClaudeCodeRuntime:
             argv.append("--dangerously-skip-permissions")
         if resumed:
             note_session_so_far(request)
+        elif request.role_prompt.strip():
+            argv.append(f"--append-system-prompt={request.role_prompt.strip()}")
         if request.member != request.lead and teammate_flags_hold(claude_dir, request.workspace):
             argv += ["--agent-id", f"{request.member}@{request.team}", "--agent-name", request.member]
             argv += ["--team-name", request.team]

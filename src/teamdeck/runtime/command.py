@@ -3,7 +3,9 @@
 ``command: [python3, agents/worker.py, "{team}", "{member}"]``: the placeholders
 ``{workspace} {team} {member} {run_id}`` are replaced in every argument (``{{`` and
 ``}}`` stand for braces); the environment carries ``TEAMDECK_WORKSPACE``,
-``TEAMDECK_TEAM``, ``TEAMDECK_MEMBER`` and ``TEAMDECK_RUN_ID``. The agent reads its own
+``TEAMDECK_TEAM``, ``TEAMDECK_MEMBER`` and ``TEAMDECK_RUN_ID``; for a member with a
+role (seed 002), ``TEAMDECK_ROLE_PROMPT`` names ``role.md`` in the run's directory, its
+role prompt (a command has no session: every run gets it). The agent reads its own
 work (``teamdeck inbox TEAM MEMBER --inject`` or the MCP tools), so the runner does not
 mark anything read for it. It may report its session, usage and cost by printing a
 stream-json ``result`` line, as Claude Code does (runtime/results.py).
@@ -21,6 +23,9 @@ from teamdeck.runtime.results import outcome_of
 from teamdeck.runtime.spec import Launch, Outcome, Problem, RunRequest
 
 PLACEHOLDERS = ("workspace", "team", "member", "run_id")
+ENV_ROLE_PROMPT = "TEAMDECK_ROLE_PROMPT"
+ROLE_FILE = "role.md"
+"""Written in the run's directory for a member with a role: its role prompt."""
 
 
 def unknown_placeholder(argument: str) -> str | None:
@@ -60,6 +65,10 @@ class CommandRuntime:
         values = request.placeholders()
         argv = tuple(argument.format(**values) for argument in command)
         env = {**request.base_env(), **request.config.env}
+        if request.role_prompt.strip():
+            role = request.run_dir / ROLE_FILE
+            role.write_text(request.role_prompt, encoding="utf-8")
+            env[ENV_ROLE_PROMPT] = str(role)
         return Launch(argv=argv, env=env, cwd=working_dir(request))
 
     def outcome(self, request: RunRequest, exit_status: int | None) -> Outcome:

@@ -104,6 +104,9 @@ class RunRequest:
         session_id: the session id the member's last run reported (None on a first
             run): a runtime with sessions resumes it.
         prompt: the member's ``prompt`` from the roster (what ``create_agent`` gave it).
+        role_prompt: the member's role prompt (``templates/roles/<role>.md``; "" for no
+            role): a runtime with sessions gives it on a session's first run, the
+            ``command`` runtime on every run (runtime/command.py).
         lead: the team's lead (who a member reports to).
         trigger: why it runs: ``message``, ``created``, ``wake`` (by a person),
             ``retry`` (of a failed run).
@@ -119,6 +122,7 @@ class RunRequest:
     messages: tuple[Message, ...] = ()
     session_id: str | None = None
     prompt: str = ""
+    role_prompt: str = ""
     lead: str = ""
     trigger: str = "message"
     attempt: int = 1

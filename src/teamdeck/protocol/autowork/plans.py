@@ -13,9 +13,10 @@ from teamdeck.errors import TeamdeckError
 from teamdeck.model.plan import Plan
 from teamdeck.protocol.autowork.steps import AutoStep
 from teamdeck.protocol.guardians.runner import Isolation
+from teamdeck.protocol.owed import idle_members
 from teamdeck.protocol.plans.machine import PLAN_FINAL, advance
 from teamdeck.protocol.plans.store import list_plans
-from teamdeck.protocol.stall_scan import crafters_of, idle_members
+from teamdeck.protocol.stall_scan import crafters_of
 from teamdeck.protocol.teams import read_team
 from teamdeck.store.workspace import Workspace
 

@@ -16,7 +16,7 @@ from teamdeck.errors import TeamdeckError
 from teamdeck.model.task import Task
 from teamdeck.protocol.autowork.plans import advance_plans
 from teamdeck.protocol.autowork.review import review_reported
-from teamdeck.protocol.autowork.stalls import catch_stalls, close_moot_decisions
+from teamdeck.protocol.autowork.stalls import catch_stalls, close_moot_decisions, retire_followers
 from teamdeck.protocol.autowork.steps import ACTOR, AutoStep
 from teamdeck.protocol.guardians.runner import Isolation
 from teamdeck.protocol.taskfile import load_task, task_ids
@@ -68,7 +68,8 @@ def supervise(ws: Workspace, *, isolation: Isolation = "process") -> Supervision
     for _ in range(MAX_PASSES):
         taken = len(result.steps)
         tasks = _tasks(ws, result.problems)  # read once for the parts that look at every task
-        close_moot_decisions(ws, tasks, result.steps, result.problems)
+        close_moot_decisions(ws, settings, tasks, result.steps, result.problems)
+        retire_followers(ws, tasks, result.steps, result.problems)
         review_reported(ws, tasks, isolation, result.steps, result.problems)
         advance_plans(ws, isolation, result.steps, result.problems)
         result.next_in_s = catch_stalls(ws, settings, result.steps, result.problems)  # reads them again: plans moved

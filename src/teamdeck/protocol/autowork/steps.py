@@ -8,7 +8,7 @@ from typing import Literal
 
 ACTOR = "teamdeck:autowork"
 """The actor of every event an automatic step appends."""
-StepKind = Literal["plan", "verify", "retry", "nudge", "stall-decision"]
+StepKind = Literal["plan", "verify", "retry", "nudge", "stall-decision", "retire"]
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,8 @@
 """What must reach Gitea, recorded before anything leaves the machine: ``forge/outbox.jsonl``.
 
 The protocol never talks to Gitea. A decision that should show on Gitea (a round
-review's outcome: a comment, and closing the parent when the goal is achieved) appends
+review's outcome: a comment, and closing the parent when the goal is achieved; a
+stalled issue reassigned: a comment, and its new assignees) appends
 a ``queued`` record here; an adapter at the edge (teamdeck/adapters/forge_outbox.py)
 delivers it through a :class:`ForgePoster` it is given, and records each ``attempt``.
 An entry whose tries all failed is ``failed``: it waits in the decision queue (kind
@@ -11,7 +12,8 @@ drops it (``dropped``).
 Records (one JSON object a line, appended under the file's lock):
 
 - ``{"id", "type": "queued", "at", "by", "repo", "number", "comment", "close", "why"}``
-- ``{"id", "type": "attempt", "entry", "at", "step": "comment"|"close", "ok", "detail"}``
+  (and ``"assignees": [login...]`` when the issue's assignees are to be set)
+- ``{"id", "type": "attempt", "entry", "at", "step": "comment"|"assign"|"close", "ok", "detail"}``
 - ``{"id", "type": "gave_up", "entry", "at"}``: the adapter's tries are spent (``failed``)
 - ``{"id", "type": "retry"|"dropped", "entry", "at", "by", "note"}``: a person's answer
 """
@@ -33,7 +35,7 @@ from teamdeck.store.paths import shown
 from teamdeck.store.workspace import Workspace
 
 EntryState = Literal["pending", "delivered", "failed", "dropped"]
-Step = Literal["comment", "close"]
+Step = Literal["comment", "assign", "close"]
 
 
 class ForgePoster(Protocol):
@@ -45,6 +47,10 @@ class ForgePoster(Protocol):
 
     def close_issue(self, repo: str, number: int) -> None:
         """Close issue ``number``; raise ``TeamdeckError`` on failure."""
+        ...  # pragma: no cover - an interface
+
+    def set_assignees(self, repo: str, number: int, logins: list[str]) -> None:
+        """Make ``logins`` the assignees of issue ``number``; raise ``TeamdeckError`` on failure."""
         ...  # pragma: no cover - an interface
 
 
@@ -64,6 +70,8 @@ class OutboxEntry:
         tries: the attempts since it was queued or last retried.
         error: the last failure, if the last attempt failed.
         failed_at: when that last failure was.
+        assignees: the assignees to set once the comment is posted (None: leave them).
+        assigned: they are set (a retry does not set them again).
     """
 
     id: str
@@ -78,6 +86,8 @@ class OutboxEntry:
     tries: int = 0
     error: str = ""
     failed_at: str = ""
+    assignees: tuple[str, ...] | None = None
+    assigned: bool = False
 
     @property
     def ref(self) -> str:
@@ -95,9 +105,19 @@ def _append(ws: Workspace, record: dict[str, Any]) -> dict[str, Any]:
     return record
 
 
-def queue_post(ws: Workspace, repo: str, number: int, comment: str, *, close: bool, why: str) -> OutboxEntry:
-    """Record that ``comment`` must be posted on ``repo#number`` (then the issue closed,
-    with ``close``); the adapter delivers it."""
+def queue_post(
+    ws: Workspace,
+    repo: str,
+    number: int,
+    comment: str,
+    *,
+    close: bool,
+    why: str,
+    assignees: list[str] | None = None,
+) -> OutboxEntry:
+    """Record that ``comment`` must be posted on ``repo#number`` (then its assignees set
+    to ``assignees`` when given, then the issue closed, with ``close``); the adapter
+    delivers it."""
     ws.require_writable(f"queue a comment on {shown(repo)}#{number}")
     ensure_dir(ws.forge_dir)
     with locked(outbox_path(ws), what="forge/outbox.jsonl"):
@@ -111,9 +131,10 @@ def queue_post(ws: Workspace, repo: str, number: int, comment: str, *, close: bo
                 "comment": comment,
                 "close": close,
                 "why": why,
+                **({"assignees": list(assignees)} if assignees is not None else {}),
             },
         )
-    return OutboxEntry(record["id"], record["at"], repo, number, comment, close, why)
+    return _queued(record)
 
 
 def read_outbox(ws: Workspace) -> list[OutboxEntry]:
@@ -139,6 +160,9 @@ def _queued(record: dict[str, Any]) -> OutboxEntry:
         comment=str(record.get("comment", "")),
         close=record.get("close") is True,
         why=str(record.get("why", "")),
+        assignees=tuple(str(login) for login in assignees)
+        if isinstance(assignees := record.get("assignees"), list)
+        else None,
     )
 
 
@@ -149,9 +173,14 @@ def _folded(entry: OutboxEntry, record: dict[str, Any]) -> OutboxEntry:
             return replace(
                 entry, tries=entry.tries + 1, error=str(record.get("detail", "")), failed_at=str(record.get("at", ""))
             )
-        commented = entry.commented or record.get("step") == "comment"
-        done = commented and (not entry.close or record.get("step") == "close")
-        return replace(entry, commented=commented, error="", state="delivered" if done else entry.state)
+        step = record.get("step")
+        commented = entry.commented or step == "comment"
+        assigned = entry.assigned or step == "assign"
+        last: Step = "close" if entry.close else "assign" if entry.assignees is not None else "comment"
+        done = commented and step == last
+        return replace(
+            entry, commented=commented, assigned=assigned, error="", state="delivered" if done else entry.state
+        )
     if kind == "gave_up":
         return replace(entry, state="failed")
     if kind == "retry":
