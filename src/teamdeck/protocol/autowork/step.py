@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from teamdeck.errors import TeamdeckError
+from teamdeck.errors import NotFound, TeamdeckError
 from teamdeck.model.task import Task
 from teamdeck.protocol.autowork.plans import advance_plans
 from teamdeck.protocol.autowork.review import review_reported
@@ -85,6 +85,8 @@ def _tasks(ws: Workspace, problems: list[str]) -> list[Task]:
     for task_id in task_ids(ws):
         try:
             tasks.append(load_task(ws, task_id))
+        except NotFound:
+            continue  # made by another writer this instant (its log is there, still empty) or removed
         except TeamdeckError as err:
             problems.append(str(err))
     return tasks
