@@ -131,7 +131,7 @@ def _play(scratch: Path, given: str | None, args: argparse.Namespace) -> Output:
     root, fresh = prepare_workspace(given, scratch)
     shift = shift_to() if fresh else None
     clock: Clock = ShiftedClock(shift) if shift is not None else utc_now
-    agents = install_agents(root, args.speed)
+    agents = install_agents(root)
     temporary = given is None and not args.keep
     kept = " (removed when you quit; --keep keeps it)" if temporary else ""
     what = "a fresh copy of the demo workspace" if fresh else "an existing workspace"

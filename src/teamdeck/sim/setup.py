@@ -34,23 +34,23 @@ BACKOFF_S = 5.0
 GRACE_S = 2.0
 
 
-def agents_section(speed: float = 1.0, python: str = sys.executable) -> dict[str, Any]:
+def agents_section(python: str = sys.executable) -> dict[str, Any]:
     """The ``agents:`` section that runs every teammate with the demo's agent program
-    (retry backoff shortened by ``speed``)."""
+    (the runner's settings are what a user would write: ``--speed`` does not change them)."""
     return {
         "defaults": {
             "runtime": "command",
             "max_concurrent": MAX_CONCURRENT,
             "timeout_s": TIMEOUT_S,
             "retries": RETRIES,
-            "backoff_s": BACKOFF_S / speed,
+            "backoff_s": BACKOFF_S,
             "grace_s": GRACE_S,
         },
         "*/*": {"command": [python, "-m", "teamdeck.sim.agent"]},
     }
 
 
-def install_agents(root: Path, speed: float = 1.0, python: str = sys.executable) -> str:
+def install_agents(root: Path, python: str = sys.executable) -> str:
     """Give ``root``'s ``.teamdeck.yaml`` the demo's ``agents:`` unless it has its own
     (a workspace that says how its agents run keeps saying it). What it did, in words.
 
@@ -59,7 +59,7 @@ def install_agents(root: Path, speed: float = 1.0, python: str = sys.executable)
         OSError: it could not be written.
     """
     path = root / SETTINGS_FILE
-    section = yaml.safe_dump({"agents": agents_section(speed, python)}, sort_keys=False)
+    section = yaml.safe_dump({"agents": agents_section(python)}, sort_keys=False)
     try:
         raw = parse_yaml(read_capped(path), Path(SETTINGS_FILE))
     except FileNotFoundError:
