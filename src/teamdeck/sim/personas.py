@@ -96,14 +96,14 @@ QUESTIONS = (
     "Who signs off on the rollout: the team lead or the service owner?",
     "Can I drop the legacy fallback, or do some clients still depend on it?",
 )
-"""What a simulated worker asks when it blocks."""
+"""What a demo worker asks when it blocks."""
 
 RESULTS = (
     "Done: the change is in, with tests and a short note in the README.",
     "Done: numbers collected and summarised in the report.",
     "Done: cleaned up the old code path and updated the callers.",
 )
-"""What a simulated worker reports when it completes."""
+"""What a demo worker reports when it completes."""
 
 STATUS_CHECK = "Status check"
 """The summary of the lead's check-in the demo's scenario sends now and then; a teammate
