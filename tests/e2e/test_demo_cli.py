@@ -61,6 +61,7 @@ def test_demo_on_an_existing_workspace_runs_its_agents_in_place_on_the_real_cloc
     assert result.code == 0, result.err
     assert "(an existing workspace)" in result.err
     assert result.out.startswith("demo ran ") and str(demo) in result.out
+    assert " started by the runner (" in result.out and "checkout-revamp/ui-dev: " in result.out
     idle = [
         message
         for message in lead_inbox(demo, "checkout-revamp")

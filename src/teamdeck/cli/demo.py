@@ -135,7 +135,9 @@ def _play(scratch: Path, given: str | None, args: argparse.Namespace) -> Output:
     temporary = given is None and not args.keep
     kept = " (removed when you quit; --keep keeps it)" if temporary else ""
     what = "a fresh copy of the demo workspace" if fresh else "an existing workspace"
-    print(f"teamdeck demo: {root} ({what}){kept}; runner: {agents}", file=sys.stderr, flush=True)
+    log = scratch / "runner.log"
+    told = "" if args.no_tui else f"; the runner's lines go to {log}"
+    print(f"teamdeck demo: {root} ({what}){kept}; runner: {agents}{told}", file=sys.stderr, flush=True)
     since = iso(clock())
     started = time.monotonic()
     scenario = Scenario(Workspace.at(root, clock=clock), seed=args.seed, speed=args.speed)
@@ -143,7 +145,7 @@ def _play(scratch: Path, given: str | None, args: argparse.Namespace) -> Output:
         if args.no_tui:
             _run_headless(root, clock, scenario, args.duration)
         else:
-            _run_with_tui(root, clock, scenario, scratch / "runner.log", args)
+            _run_with_tui(root, clock, scenario, log, args)
     return _account(root, clock, since, time.monotonic() - started, fresh, temporary, scenario)
 
 

@@ -84,5 +84,8 @@ class RunnerHost:
         :meth:`run` returns. Asked before :meth:`run` started, it ends at once."""
         with self._guard:
             self._stopped = True
-            if self._loop is not None and not self._loop.is_closed():
-                self._loop.call_soon_threadsafe(self.runner.stopping.set)
+            if self._loop is not None:
+                try:
+                    self._loop.call_soon_threadsafe(self.runner.stopping.set)
+                except RuntimeError:
+                    pass  # its loop is closed: the runner has ended already

@@ -44,14 +44,18 @@ def main(environ: Mapping[str, str] = os.environ) -> int:
         print(f"{team}/{member}: crashed on start (the demo's crashed teammate)", file=sys.stderr)
         return 1
     rng = random.Random(f"{environ.get(ENV_SEED, '0')}:{team}/{member}:{run_id}")
-    say = lambda line: print(line, flush=True)  # noqa: E731 - the run's log, one step a line
-    turn = Turn(Workspace.at(root, clock=clock), team, member, rng, speed=max(speed, 0.01), say=say)
+    turn = Turn(Workspace.at(root, clock=clock), team, member, rng, speed=max(speed, 0.01), say=_say)
     try:
         turn.play()
     except TeamdeckError as err:  # a lock held too long, a file a person broke: the run fails, saying why
         print(f"{team}/{member}: {err}", file=sys.stderr)
         return 1
     return 0
+
+
+def _say(line: str) -> None:
+    """One step of the turn on stdout: the run's output.log, read live by the TUI's ``l``."""
+    print(line, flush=True)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,9 @@ as it reads a user's (``teamdeck run`` on a copy kept with ``--keep`` runs the s
 agents), and the interpreter is named by its absolute path: the runner runs argv as it
 is, with no shell and no virtualenv activation. It is sized for a small box: two runs at
 once (each run is a fresh Python process; a wake waits its turn in the runner's queue),
-and a crashed agent is retried once before the runner asks a person.
+and a crashed agent is retried once before the runner asks a person. ``*/*`` never names
+a team's lead, so the replies and idle notifications the agents send the lead are no
+work for the runner: they wake nothing, and no run leads to another by itself.
 """
 
 from __future__ import annotations
