@@ -45,6 +45,23 @@ def test_keep_keeps_it(tmp_path: Path) -> None:
     assert made.name.startswith("teamdeck-demo-") and (made / "workspace" / "teams").is_dir()
 
 
+def agents_of(tmp: Path) -> list[int]:
+    """The demo agent processes still running on a workspace under ``tmp`` (by their
+    environment: the runner gives each run TEAMDECK_WORKSPACE)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            cmdline = (proc / "cmdline").read_bytes()
+            environ = (proc / "environ").read_bytes()
+        except OSError:
+            continue
+        if b"teamdeck.sim.agent" in cmdline and f"TEAMDECK_WORKSPACE={tmp}".encode() in environ:
+            found.append(int(proc.name))
+    return found
+
+
 @pytest.mark.e2e
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 @pytest.mark.parametrize("size", [(80, 24), (120, 36)])
@@ -56,10 +73,18 @@ def test_quitting_the_demo_with_q_removes_its_copy(tmp_path: Path, size: tuple[i
     try:
         session.wait_for("Decisions")
         assert [made.name[:14] for made in tmp.iterdir()] == ["teamdeck-demo-"]
+        (made,) = tmp.iterdir()
+        runs = made / "workspace" / "runs"
+        deadline = time.monotonic() + 30
+        while not list(runs.glob("*/*/*/run.yaml")) and time.monotonic() < deadline:
+            time.sleep(0.1)  # the runner has started runs (agent processes) before the quit
+        assert list(runs.glob("*/*/*/run.yaml"))
         session.keys("q")
         screen = session.wait_for("EXITED 0")
         assert "(removed; --keep keeps it)" in screen.replace("\n", "")
+        assert "started by the runner" in screen.replace("\n", "")
         assert list(tmp.iterdir()) == []
+        assert agents_of(tmp) == []  # the runner stopped its runs: no agent left behind
     finally:
         session.kill()
 
@@ -68,7 +93,8 @@ def test_quitting_the_demo_with_q_removes_its_copy(tmp_path: Path, size: tuple[i
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 def test_closing_the_terminal_ends_the_demo_and_removes_its_copy(tmp_path: Path) -> None:
     """A dropped SSH session or a closed terminal (SIGHUP) used to leave the demo running
-    on its own, its simulated agents still writing into a copy nobody removed."""
+    on its own, its agents still writing into a copy nobody removed. Now the runner stops
+    its runs (SIGTERM to each run's group) before the copy goes."""
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     env = ["env", "TEAMDECK_WORKSPACE=", f"TMPDIR={tmp}", "TERM=xterm-256color"]
@@ -79,6 +105,7 @@ def test_closing_the_terminal_ends_the_demo_and_removes_its_copy(tmp_path: Path)
     finally:
         session.kill()  # the pane's processes get SIGHUP
     deadline = time.monotonic() + 15
-    while list(tmp.iterdir()) and time.monotonic() < deadline:
+    while (list(tmp.iterdir()) or agents_of(tmp)) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert list(tmp.iterdir()) == []
+    assert agents_of(tmp) == []

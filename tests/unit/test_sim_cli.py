@@ -1,7 +1,8 @@
-"""``teamdeck demo`` with its TUI: the simulation runs behind the app and stops with it.
+"""``teamdeck demo`` with its TUI: the runner runs behind the app and stops with it.
 
 The app is replaced by a stand-in (no Textual here) that records how it was built and
-"quits" once the simulated agents have written something.
+"quits" once the runner has a run going; after that, no run may still be live and no
+agent process may be left.
 """
 
 from __future__ import annotations
@@ -13,23 +14,27 @@ from datetime import timedelta
 from pathlib import Path
 
 from teamdeck.cli.main import main
+from teamdeck.clock import parse_iso
 from teamdeck.sim.clock import DEMO_NOW
 from teamdeck.store.workspace import Workspace
+from teamdeck.view.runs import all_runs
 
 
 class StandInApp:
     def __init__(self, root: Path, **options: object) -> None:
         self.root, self.options = root, options
+        self.seen_live: list[str] = []
 
     def run(self) -> None:
-        indexer = self.root / "tasks" / "search-index" / "agents" / "indexer" / "artifacts" / "final.json"
-        deadline = time.monotonic() + 10
-        while not indexer.exists():  # the person watches until a worker blocks, then quits
-            assert time.monotonic() < deadline, "the simulation wrote nothing while the app ran"
-            time.sleep(0.01)
+        deadline = time.monotonic() + 30
+        while not self.seen_live:  # the person watches until a run is going (▶), then quits
+            assert time.monotonic() < deadline, "the runner started no run while the app ran"
+            ws = Workspace.at(self.root)
+            self.seen_live = [run.id for member in all_runs(ws) for run in member.runs if run.live]
+            time.sleep(0.02)
 
 
-def test_quitting_the_tui_stops_the_simulation(tmp_path: Path, monkeypatch, capsys):
+def test_quitting_the_tui_stops_the_runner_and_its_runs(tmp_path: Path, monkeypatch, capsys):
     built: list[StandInApp] = []
 
     def create_app(ws: Workspace, **options: object) -> StandInApp:
@@ -41,11 +46,17 @@ def test_quitting_the_tui_stops_the_simulation(tmp_path: Path, monkeypatch, caps
     assert main(["--workspace", str(root), "demo", "--speed", "50"]) == 0
     app = built[0]
     assert app.root == root.resolve() and app.options["read_only"] is False
-    assert app.options["first_read"] is None  # the simulation runs on a thread: no fork
     now = app.options["clock"]()
     assert DEMO_NOW <= now < DEMO_NOW + timedelta(minutes=1)  # the TUI shares the demo clock
     out = capsys.readouterr().out
-    assert out.startswith("simulated ") and "output" in out
+    assert out.startswith("demo ran ") and "started by the runner" in out
+    runs = [run for member in all_runs(Workspace.at(root)) for run in member.runs]
+    assert app.seen_live and {run.id for run in runs} >= set(app.seen_live)
+    assert not [run for run in runs if run.live]  # every run ended with the demo
+    for run in runs:  # on the demo clock, as the TUI is
+        assert DEMO_NOW <= parse_iso(run.createdAt) < DEMO_NOW + timedelta(minutes=1)
+    for pid in (run.pid for run in runs if run.pid):
+        assert not Path(f"/proc/{pid}").exists() or "Z" in Path(f"/proc/{pid}/stat").read_text().split(")")[-1][:3]
     sizes = {path: path.stat().st_size for path in root.rglob("*.json")}
-    time.sleep(0.3)  # at speed 50 that is 15 simulated seconds: nothing may move any more
+    time.sleep(0.5)  # at speed 50 that is 25 scenario seconds: nothing may move any more
     assert {path: path.stat().st_size for path in root.rglob("*.json")} == sizes

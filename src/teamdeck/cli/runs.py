@@ -4,7 +4,6 @@ ran: ``runs``, ``runs show RUN``). See docs/protocol.md, "Running the agents".""
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -18,7 +17,6 @@ from teamdeck.store.workspace import Workspace
 
 if TYPE_CHECKING:
     from teamdeck.adapters.catchup_loop import CatchUpLoop
-    from teamdeck.runner.autowork_loop import AutoworkLoop
 
 
 def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -53,23 +51,12 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
 
 
 def _run(args: argparse.Namespace, ws: Workspace) -> Output:
-    from teamdeck.runner.supervisor import Runner
+    from teamdeck.runner.hosting import RunnerHost  # the runs and, beside them, plans, reviews and stalls
 
     ws.require_writable("run the agents")
     say = (lambda line: print(line, file=sys.stderr, flush=True)) if getattr(args, "json", False) else _say
-    beside: list[AutoworkLoop | CatchUpLoop] = []
-    if not args.once:  # plans advance, reviews and stalls beside the runs (runner/autowork_loop.py)
-        from teamdeck.runner.autowork_loop import AutoworkLoop
-
-        beside.append(AutoworkLoop(ws, say))
-        beside += _forge_catch_up(ws, say)
-    for loop in beside:
-        loop.start()
-    try:
-        started = asyncio.run(Runner(ws, team=args.team, once=args.once, say=say).run())
-    finally:
-        for loop in beside:
-            loop.stop()
+    beside = [] if args.once else _forge_catch_up(ws, say)  # a loop beside a runner that stays
+    started = RunnerHost(ws, say, team=args.team, once=args.once, beside=beside).run()
     return Output({"started": started}, f"runner ended: {started} run{'s' if started != 1 else ''} started")
 
 

@@ -14,7 +14,7 @@ import os
 import socket
 import time
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import timedelta
 
 from ulid import ULID
 
@@ -195,8 +195,11 @@ def _outcome_kind(run: Execution, exit_status: int | None, error: str | None) ->
 
 
 def new_record(ws: Workspace, request: RunRequest, runtime: str, queued_at: float, retry_of: str | None) -> RunRecord:
-    """The run.yaml written before the process starts (state ``running``, no pid yet)."""
+    """The run.yaml written before the process starts (state ``running``, no pid yet).
+    ``queued_at`` (epoch s, when the wake arrived) is recorded on the workspace's clock,
+    as every other moment of the run is (the demo's clock is not the wall clock)."""
     ensure_dir(request.run_dir)
+    now = ws.clock()
     return RunRecord(
         id=request.run_id,
         team=request.team,
@@ -208,14 +211,10 @@ def new_record(ws: Workspace, request: RunRequest, runtime: str, queued_at: floa
         messages=[_run_message(item) for item in _unread_of(request)],
         runner=runner_ref(),
         state="running",
-        createdAt=iso(ws.clock()),
-        queuedAt=iso(_from_epoch(queued_at)),
+        createdAt=iso(now),
+        queuedAt=iso(now - timedelta(seconds=max(0.0, time.time() - queued_at))),
         sessionId=request.session_id,
     )
-
-
-def _from_epoch(epoch: float) -> datetime:
-    return datetime.fromtimestamp(epoch, UTC)
 
 
 def _unread_of(request: RunRequest) -> list[Unread]:

@@ -45,7 +45,7 @@ from teamdeck.runner.execution import Execution, new_record, new_run_id
 from teamdeck.runner.inboxes import Unread, approved_shutdown, unread, woken_for
 from teamdeck.runner.lock import RunnerLock
 from teamdeck.runner.prompts import role_prompt, roster_prompt
-from teamdeck.runner.wakes import Key, Wake, WakeQueue
+from teamdeck.runner.wakes import Key, Wake, WakeQueue, next_due, promote_due
 from teamdeck.runtime.config import AgentsConfig, load_agents
 from teamdeck.runtime.registry import RUNTIMES
 from teamdeck.runtime.spec import RunRequest
@@ -69,12 +69,21 @@ class Runner:
         team: run only this team's members.
         once: run what is pending now (and its retries), then return.
         say: where the one-line account of each start and end goes.
+        signals: SIGINT and SIGTERM end it (only on the main thread; a host that runs it
+            on another thread, ``teamdeck demo``'s, sets :attr:`stopping` itself).
     """
 
     def __init__(
-        self, ws: Workspace, *, team: str | None = None, once: bool = False, say: Callable[[str], None] = print
+        self,
+        ws: Workspace,
+        *,
+        team: str | None = None,
+        once: bool = False,
+        say: Callable[[str], None] = print,
+        signals: bool = True,
     ) -> None:
         self.ws, self.team, self.once, self.say = ws, team, once, say
+        self.signals = (signal.SIGINT, signal.SIGTERM) if signals else ()
         self.config = AgentsConfig()
         self.live: dict[Key, Execution] = {}
         self.queue = WakeQueue()
@@ -102,7 +111,7 @@ class Runner:
         with RunnerLock(self.ws):
             self.config = load_agents(self.ws.root)
             loop = asyncio.get_running_loop()
-            for sig in (signal.SIGINT, signal.SIGTERM):
+            for sig in self.signals:
                 loop.add_signal_handler(sig, self.stopping.set)
             stop_watch = threading.Event()
             ready = threading.Event()
@@ -110,7 +119,6 @@ class Runner:
             watcher.start()
             await asyncio.to_thread(ready.wait, 5.0)
             self._load_history()
-            self._adopt_or_lose()
             self._read_requests(initial=True)
             self._read_answers(initial=True)
             self.looked = True
@@ -120,7 +128,7 @@ class Runner:
                 started = await self._loop()
             finally:
                 stop_watch.set()
-                for sig in (signal.SIGINT, signal.SIGTERM):
+                for sig in self.signals:
                     loop.remove_signal_handler(sig)
                 await self._stop_all("the runner is ending")
             return started
@@ -132,7 +140,7 @@ class Runner:
             started += self._dispatch()
             if self.once and not self.live and not self.queue and not self.backoff:
                 break
-            timeout = max(0.0, min(next_scan, self._next_due()) - time.monotonic())
+            timeout = max(0.0, min(next_scan, next_due(self.backoff)) - time.monotonic())
             waiter = asyncio.ensure_future(self.changed.wait())
             stopper = asyncio.ensure_future(self.stopping.wait())
             await asyncio.wait({waiter, stopper}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
@@ -140,7 +148,7 @@ class Runner:
             stopper.cancel()
             self.changed.clear()
             self._handle_changes()
-            self._promote_due()
+            promote_due(self.backoff, self.queue)
             if time.monotonic() >= next_scan:
                 self._scan_all()
                 next_scan = time.monotonic() + RESCAN_S
@@ -388,19 +396,6 @@ class Runner:
             self.say(f"could not ask '{title}': {err}")
         self.decided = None
 
-    def _next_due(self) -> float:
-        """When the first retry is due, on the monotonic clock (far away when none)."""
-        if not self.backoff:
-            return time.monotonic() + 3600
-        return time.monotonic() + max(0.0, min(w.due for w in self.backoff.values()) - time.time())
-
-    def _promote_due(self) -> None:
-        now = time.time()
-        for key, wake in list(self.backoff.items()):
-            if wake.due <= now:
-                del self.backoff[key]
-                self.queue.push(wake)
-
     # --- requests, answers, shutdowns -------------------------------------------------
 
     def _read_requests(self, initial: bool = False) -> None:
@@ -475,20 +470,17 @@ class Runner:
     # --- a restart --------------------------------------------------------------------
 
     def _load_history(self) -> None:
+        """What each member's runs owe and spent; runs recorded as running are adopted when
+        their process still runs (pid and start time match), else recorded as lost.
+        Nothing is started again."""
         for runs in all_runs(self.ws, self.team):
             key = (runs.team, runs.member)
-            self.owed[key] = runs.owed_keys()
-            self.spent[key] = runs.cost_usd
-
-    def _adopt_or_lose(self) -> None:
-        """Runs recorded as running: adopted when their process still runs (pid and
-        start time match), else recorded as lost. Nothing is started again."""
-        for runs in all_runs(self.ws, self.team):
+            self.owed[key], self.spent[key] = runs.owed_keys(), runs.cost_usd
             for record in runs.runs:
                 if record.live:
-                    self._adopt_or_lose_one(record)
+                    self._adopt_or_lose(record)
 
-    def _adopt_or_lose_one(self, record: RunRecord) -> None:
+    def _adopt_or_lose(self, record: RunRecord) -> None:
         roster = self._roster(record.team)
         config = self._settings(record.team, record.member, roster) if roster is not None else None
         execution = recover(self.ws, record, config)

@@ -3,6 +3,7 @@ and the member's team have room (``max_concurrent``), one per member at a time."
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -80,3 +81,20 @@ class WakeQueue:
             per_team[wake.team] += 1
             room -= 1
         return taken
+
+
+def next_due(backoff: dict[Key, Wake]) -> float:
+    """When the first retry waiting in ``backoff`` is due, on the monotonic clock (an
+    hour away when none is)."""
+    if not backoff:
+        return time.monotonic() + 3600
+    return time.monotonic() + max(0.0, min(wake.due for wake in backoff.values()) - time.time())
+
+
+def promote_due(backoff: dict[Key, Wake], queue: WakeQueue) -> None:
+    """Move the retries whose time has come from ``backoff`` to ``queue``."""
+    now = time.time()
+    for key, wake in list(backoff.items()):
+        if wake.due <= now:
+            del backoff[key]
+            queue.push(wake)

@@ -1,6 +1,10 @@
-"""Scripted agents for ``teamdeck demo``, tests and benchmarks (docs/protocol.md).
+"""The demo's agents (docs/protocol.md, "The demo's agents").
 
-:class:`~teamdeck.sim.simulation.Simulation` writes into a workspace what real agents
-write — messages, idle notifications, worker outputs, handshake replies — through the
-same protocol functions teamdeck uses, deterministically for a seed.
+``teamdeck demo`` runs them with the runner, as a user's agents are run: each teammate's
+turn is a ``runtime: command`` run of ``python -m teamdeck.sim.agent``
+(:mod:`teamdeck.sim.agent`, :mod:`teamdeck.sim.turn`, per :mod:`teamdeck.sim.personas`),
+set up by :mod:`teamdeck.sim.setup`; :mod:`teamdeck.sim.scenario` plays the lead's side on
+a timer. Everything they write goes through the same protocol functions teamdeck uses
+(:mod:`teamdeck.sim.acts`, :mod:`teamdeck.sim.outputs`), on the demo clock
+(:mod:`teamdeck.sim.clock`).
 """

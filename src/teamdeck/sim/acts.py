@@ -1,7 +1,7 @@
 """What a teammate (and Claude Code on the lead's behalf) does, one protocol call each.
 
-The demo-workspace generator and the live simulator both act through these, so the
-bundled history and the live demo are written the same way, by the same protocol
+The demo-workspace generator and the demo's agents and scenario all act through these, so
+the bundled history and the live demo are written the same way, by the same protocol
 functions teamdeck's own commands use (``teamdeck send``, ``teamdeck shutdown``...):
 every message is logged in ``messages.jsonl`` and appended under Claude Code's mkdir
 lock, never written by hand. A teammate acts with its own identity:

@@ -1,6 +1,6 @@
-"""The simulator's clockwork: a queue of actions due at simulated seconds.
+"""The demo scenario's clockwork: a queue of actions due at scenario seconds.
 
-Simulated time starts at 0 and, when running live, advances ``speed`` times faster than
+Scenario time starts at 0 and, when running live, advances ``speed`` times faster than
 real time. :meth:`Scheduler.advance` runs every action due up to a moment, in order
 (ties in the order they were scheduled), so a run is a pure function of the seed, the
 files it meets and *when* it meets them: tests drive :meth:`advance` directly and get
@@ -9,7 +9,7 @@ on a thread until a stop event is set.
 
 An action that fails with a :class:`~teamdeck.errors.TeamdeckError` or an ``OSError``
 (a lock held past its timeout, a file a person broke on purpose) is recorded in
-:attr:`Scheduler.errors` and the simulation goes on: a demo must not die of one bad
+:attr:`Scheduler.errors` and the scenario goes on: a demo must not die of one bad
 file. Anything else is a bug and propagates.
 """
 
@@ -44,17 +44,17 @@ class Due:
 
 @dataclass(frozen=True)
 class Happened:
-    """An action that ran: when (simulated seconds) and what (its label)."""
+    """An action that ran: when (scenario seconds) and what (its label)."""
 
     at: float
     label: str
 
 
 class Scheduler:
-    """Runs labelled actions at simulated times; actions may schedule more.
+    """Runs labelled actions at scenario times; actions may schedule more.
 
     Attributes:
-        now: the current simulated time in seconds.
+        now: the current scenario time in seconds.
         history: every action that ran, in order.
         errors: ``"<label>: <message>"`` for every action that failed.
     """
@@ -67,7 +67,7 @@ class Scheduler:
         self._seq = itertools.count()
 
     def after(self, delay: float, label: str, action: Callable[[], None]) -> None:
-        """Run ``action`` ``delay`` simulated seconds from now."""
+        """Run ``action`` ``delay`` scenario seconds from now."""
         heapq.heappush(self._queue, Due(self.now + max(0.0, delay), next(self._seq), label, action))
 
     def next_at(self) -> float | None:
@@ -83,7 +83,7 @@ class Scheduler:
                 due.action()
             except (TeamdeckError, OSError) as err:
                 self.errors.append(f"{due.label}: {err}")
-                log.warning("simulated %s failed: %s", due.label, err)
+                log.warning("scenario step %s failed: %s", due.label, err)
                 continue
             self.history.append(Happened(due.at, due.label))
         self.now = max(self.now, until)
@@ -101,7 +101,7 @@ class Scheduler:
 
         Args:
             stop: set it (from any thread) to end the run within :data:`MAX_WAIT_S`.
-            speed: simulated seconds per real second.
+            speed: scenario seconds per real second.
             duration: real seconds to run for (None: until stopped).
             monotonic: the real clock (injectable for tests).
         """

@@ -2,7 +2,7 @@
 
 A worker agent is not teamdeck: it writes its structured output straight into the
 task directory when it stops (spec 000), and teamdeck's join picks it up; Claude Code's
-task tools write the team's task list. The simulated agents and the demo-workspace
+task tools write the team's task list. The demo's agents and the demo-workspace
 generator write these files through this module so they look exactly like a
 well-behaved agent's (pretty JSON, replaced atomically so a watcher never reads half a
 file).
@@ -13,9 +13,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from teamdeck.errors import TeamdeckError
 from teamdeck.store.atomic import atomic_replace
 from teamdeck.store.claude_json import encode_pretty
-from teamdeck.store.loaders import dumps_json
+from teamdeck.store.files import read_optional
+from teamdeck.store.loaders import dumps_json, parse_json
 from teamdeck.store.workspace import Workspace
 
 
@@ -59,3 +61,19 @@ def write_claude_task(ws: Workspace, team: str, task: dict[str, Any]) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_replace(path, encode_pretty(task), crash_prefix="claude-task")
     return path
+
+
+def output_status(ws: Workspace, task_id: str, agent_id: str) -> str | None:
+    """The ``status`` a worker's final.json states (whatever it is), ``"unreadable"``,
+    or None when it has written none. Full validation is the join's job; a worker only
+    needs to know what it said last."""
+    path = ws.final_output(task_id, agent_id)
+    try:
+        data = read_optional(path)
+        if data is None:
+            return None
+        value = parse_json(data, ws.rel(path))
+    except TeamdeckError:
+        return "unreadable"
+    status = value.get("status") if isinstance(value, dict) else None
+    return status if isinstance(status, str) else "unreadable"

@@ -1,12 +1,15 @@
-"""How each simulated teammate behaves, and the words it uses.
+"""How each demo agent behaves, and the words it uses.
 
 Every teammate is cooperative unless the table below says otherwise: it answers a
-shutdown request by approving it and going offline. The demo's cast deliberately
-includes the cases a supervisor must make visible (seed 004 §8): a member that reads a
-shutdown request and never answers it ("not consumed"), one that refuses, one that
-crashed and does nothing at all while Claude Code still counts it active, one whose
-shutdown is stuck until the person resends it, and one that asks permission to run a
-tool.
+shutdown request by approving it (and its run ends: it is offline). The demo's cast
+deliberately includes the cases a supervisor must make visible (seed 004 §8): a member
+that reads a shutdown request and never answers it ("not consumed"), one that refuses,
+one whose process crashes at every start (the runner retries it, then asks a person),
+one whose shutdown is stuck until the person resends it, one that asks permission to
+run a tool, one that plans first, and a worker that blocks on questions.
+
+A persona is looked up by member name, so on another workspace every teammate
+cooperates and every worker completes.
 """
 
 from __future__ import annotations
@@ -15,8 +18,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 ShutdownAnswer = Literal["approve", "reject", "ignore", "approve-when-resent"]
-"""``approve-when-resent``: the first request goes unanswered (stuck, offered for
-resend in the queue); a request after it is approved."""
+"""``approve-when-resent``: the first request it ever received goes unanswered (stuck,
+offered for resend in the queue); a request after it is approved."""
 
 
 @dataclass(frozen=True)
@@ -26,10 +29,11 @@ class Persona:
     Attributes:
         shutdown: how it answers a shutdown request.
         reject_reason: its reason when it refuses.
-        crashed: it never reads its inbox or writes anything (but stays "active").
-        plan: a plan it submits for approval when the simulation starts (plan mode).
-        permission: a tool it asks permission to use when the simulation starts:
-            (tool, what for, the tool's input).
+        crashed: its process dies at once, before it reads anything (a failed run).
+        plan: a plan it submits for approval when it is assigned a task (plan mode).
+        permission: a tool it asks permission to use when it is assigned a task:
+            (tool, what for, the tool's input); the run waits a while for the answer.
+        report: how its first final.json as a worker of a task reads.
     """
 
     shutdown: ShutdownAnswer = "approve"
@@ -37,6 +41,7 @@ class Persona:
     crashed: bool = False
     plan: str | None = None
     permission: tuple[str, str, dict[str, str]] | None = None
+    report: Literal["blocked", "completed"] = "completed"
 
 
 DEFAULT = Persona()
@@ -48,6 +53,7 @@ DEMO_CAST: dict[str, Persona] = {
         reject_reason="Cart summary is half-wired to the new API; shutting down now would leave main broken.",
     ),
     "log-miner": Persona(crashed=True),
+    "indexer": Persona(report="blocked"),
     "test-writer": Persona(shutdown="approve-when-resent"),
     "profiler": Persona(
         permission=(
@@ -90,11 +96,15 @@ QUESTIONS = (
     "Who signs off on the rollout: the team lead or the service owner?",
     "Can I drop the legacy fallback, or do some clients still depend on it?",
 )
-"""What a simulated worker asks when it blocks."""
+"""What a demo worker asks when it blocks."""
 
 RESULTS = (
     "Done: the change is in, with tests and a short note in the README.",
     "Done: numbers collected and summarised in the report.",
     "Done: cleaned up the old code path and updated the callers.",
 )
-"""What a simulated worker reports when it completes."""
+"""What a demo worker reports when it completes."""
+
+STATUS_CHECK = "Status check"
+"""The summary of the lead's check-in the demo's scenario sends now and then; a teammate
+answers it with a line of :data:`PROGRESS`."""
