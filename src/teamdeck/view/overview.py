@@ -6,6 +6,7 @@ Both read them from here so they always agree.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
@@ -93,15 +94,28 @@ def age(since: str, now: datetime) -> str:
     Counted between whole seconds (both moments cut to their second), so an age is the
     same whether ``now`` is exact (``teamdeck status``) or the second the TUI's clock
     tick drew (the TUI and the CLI agree at the same instant); floored, like a clock."""
-    try:
-        seconds = _whole_second(now) - _second_of(since)
-    except (ValueError, TypeError):
-        return ""
-    seconds = max(0, seconds)
-    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
-        if seconds >= size:
-            return f"{seconds // size}{unit}"
-    return f"{seconds}s"
+    return ages_at(now)(since)
+
+
+def ages_at(now: datetime) -> Callable[[str], str]:
+    """:func:`age` of many timestamps at one ``now`` (its second worked out once: the
+    gate list ages 2,500 decisions at 10x)."""
+    now_second = _whole_second(now)
+
+    def age_of(since: str) -> str:
+        try:
+            seconds = max(0, now_second - _second_of(since))
+        except (ValueError, TypeError):
+            return ""
+        if seconds >= 86400:
+            return f"{seconds // 86400}d"
+        if seconds >= 3600:
+            return f"{seconds // 3600}h"
+        if seconds >= 60:
+            return f"{seconds // 60}m"
+        return f"{seconds}s"
+
+    return age_of
 
 
 @lru_cache(maxsize=65_536)

@@ -1,0 +1,82 @@
+"""A refresh after a decision updates what it kept (the gate queue, who waits on a gate,
+the events timeline, the gate list's rows) instead of working it out from every task
+again; what it shows must still equal a snapshot built from scratch."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import small_worlds as worlds
+
+from teamdeck.protocol.delegation import delegate
+from teamdeck.protocol.gates import decide_gate
+from teamdeck.protocol.join import join_task
+from teamdeck.protocol.messaging.sending import send_message
+from teamdeck.protocol.tasks import create_task
+from teamdeck.protocol.written import recorded
+from teamdeck.sim.outputs import write_final_output
+from teamdeck.store.workspace import Workspace
+from teamdeck.tui.widgets.line_list import Row, RowMemo
+from teamdeck.view.build import build_snapshot, refresh
+from teamdeck.view.overview import age, ages_at
+
+
+def _public(snapshot):
+    return (snapshot.teams, snapshot.tasks, snapshot.gates, snapshot.events, snapshot.problems)
+
+
+def _awaiting(snapshot) -> dict[str, int]:
+    return {team.name: team.statuses["awaiting"] for team in snapshot.teams}
+
+
+def test_refreshes_after_decisions_and_sends_equal_a_fresh_build(ws: Workspace) -> None:
+    worlds.team(ws)
+    worlds.team(ws, "beta")
+    gates = {}
+    for task_id, team, member in (("t1", "alpha", "alice"), ("t2", "alpha", "bob"), ("t3", "beta", "alice")):
+        create_task(ws, task_id, f"Task {task_id}", team=team)
+        worker = delegate(ws, task_id, member).worker.id
+        write_final_output(ws, task_id, worker, {"status": "blocked", "summary": "stuck", "questions": ["Which?"]})
+        join_task(ws, task_id)
+    worlds.blocked_task(ws, "t4", None)
+    send_message(ws, "alpha", "alice", "Please start on the lexer", summary="start lexer")
+    snapshot = build_snapshot(ws)
+    for gate in snapshot.gates:
+        gates[gate.task_id] = gate.gate_id
+    assert sorted(gates) == ["t1", "t2", "t3", "t4"]
+    assert _awaiting(snapshot) == {"alpha": 2, "beta": 1}
+    steps = [
+        lambda: decide_gate(ws, "t2", gates["t2"], "approve", note="yes"),
+        lambda: send_message(ws, "beta", "alice", "and the docs", summary="docs"),
+        lambda: decide_gate(ws, "t1", gates["t1"], "reject", note="no"),
+        lambda: decide_gate(ws, "t3", gates["t3"], "approve"),
+    ]
+    for step in steps:
+        written: set = set()
+        recorded(step, written)
+        snapshot = refresh(snapshot, sorted(written))
+        assert _public(snapshot) == _public(build_snapshot(ws))
+    assert [gate.task_id for gate in snapshot.gates] == ["t4"]
+    assert _awaiting(snapshot) == {"alpha": 0, "beta": 0}
+
+
+def test_ages_at_one_moment_are_the_ages_one_at_a_time() -> None:
+    now = datetime(2026, 3, 1, 12, 0, 0, 700_000, tzinfo=UTC)
+    stamps = ["2026-03-01T11:59:59.900Z", "2026-03-01T11:58:00Z", "2026-03-01T09:00:00Z", "2026-02-20T12:00:00Z", "x"]
+    of = ages_at(now)
+    assert [of(stamp) for stamp in stamps] == [age(stamp, now) for stamp in stamps] == ["1s", "2m", "3h", "9d", ""]
+
+
+def test_a_row_memo_without_a_stamp_keeps_the_rows_of_the_same_items() -> None:
+    memo, made = RowMemo(), []
+
+    def make(item: object) -> Row:
+        made.append(item)
+        return Row(str(id(item)), ())
+
+    first, second, third = object(), object(), object()
+    rows = memo.rows([first, second], make, lambda item: "1s")
+    again = memo.rows([second, third], make)  # the same second: the kept row is right
+    assert again[0] is rows[1] and made == [first, second, third]
+    memo.rows([second], make, lambda item: "2s")  # the next second: made again
+    assert made == [first, second, third, second]
