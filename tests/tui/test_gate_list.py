@@ -18,10 +18,10 @@ def test_the_same_gates_in_the_same_second_are_not_aged_again(world, monkeypatch
     world = replace(world, clock=clock)
     app = make_app(world)
     aged: list[str] = []
-    ages_at = gate_list_module.ages_at
+    age_until = gate_list_module.age_until
 
-    def counting_ages_at(now):
-        age_of = ages_at(now)
+    def counting_age_until(now):
+        age_of = age_until(now)
 
         def counted(since):
             aged.append(since)
@@ -29,7 +29,7 @@ def test_the_same_gates_in_the_same_second_are_not_aged_again(world, monkeypatch
 
         return counted
 
-    monkeypatch.setattr(gate_list_module, "ages_at", counting_ages_at)
+    monkeypatch.setattr(gate_list_module, "age_until", counting_age_until)
 
     async def scenario(pilot):
         gates = app.main.query_one(GateList)

@@ -1,5 +1,5 @@
 """A refresh after a decision updates what it kept (the gate queue, who waits on a gate,
-the events timeline, the gate list's rows) instead of working it out from every task
+the events timeline; the gate list keeps its rows) instead of working it out from every task
 again; what it shows must still equal a snapshot built from scratch."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from teamdeck.sim.outputs import write_final_output
 from teamdeck.store.workspace import Workspace
 from teamdeck.tui.widgets.line_list import Row, RowMemo
 from teamdeck.view.build import build_snapshot, refresh
-from teamdeck.view.overview import age, ages_at
+from teamdeck.view.overview import age, age_until, ages_at
 
 
 def _public(snapshot):
@@ -60,11 +60,25 @@ def test_refreshes_after_decisions_and_sends_equal_a_fresh_build(ws: Workspace) 
     assert _awaiting(snapshot) == {"alpha": 0, "beta": 0}
 
 
-def test_ages_at_one_moment_are_the_ages_one_at_a_time() -> None:
+def test_an_age_holds_until_the_second_it_says_so() -> None:
+    """The gate list keeps a row until its age would read otherwise: each age is right
+    up to the second ``age_until`` gives, and reads otherwise from that second on."""
     now = datetime(2026, 3, 1, 12, 0, 0, 700_000, tzinfo=UTC)
-    stamps = ["2026-03-01T11:59:59.900Z", "2026-03-01T11:58:00Z", "2026-03-01T09:00:00Z", "2026-02-20T12:00:00Z", "x"]
+    stamps = [
+        "2026-03-01T12:00:05Z",  # in the future (another clock): 0s
+        "2026-03-01T11:59:59.900Z",
+        "2026-03-01T11:58:00Z",
+        "2026-03-01T09:00:00Z",
+        "2026-02-20T12:00:00Z",
+        "x",
+    ]
     of = ages_at(now)
-    assert [of(stamp) for stamp in stamps] == [age(stamp, now) for stamp in stamps] == ["1s", "2m", "3h", "9d", ""]
+    assert [of(stamp) for stamp in stamps] == [age(stamp, now) for stamp in stamps]
+    assert [of(stamp) for stamp in stamps] == ["0s", "1s", "2m", "3h", "9d", ""]
+    for stamp in stamps[:-1]:
+        text, until = age_until(now)(stamp)
+        last_same = datetime.fromtimestamp(until - 1, UTC)
+        assert age(stamp, last_same) == text != age(stamp, datetime.fromtimestamp(until, UTC)), stamp
 
 
 def test_a_row_memo_without_a_stamp_keeps_the_rows_of_the_same_items() -> None:
@@ -76,7 +90,7 @@ def test_a_row_memo_without_a_stamp_keeps_the_rows_of_the_same_items() -> None:
 
     first, second, third = object(), object(), object()
     rows = memo.rows([first, second], make, lambda item: "1s")
-    again = memo.rows([second, third], make)  # the same second: the kept row is right
+    again = memo.rows([second, third], make)  # no stamp: a kept row is right as it is
     assert again[0] is rows[1] and made == [first, second, third]
     memo.rows([second], make, lambda item: "2s")  # the next second: made again
     assert made == [first, second, third, second]
