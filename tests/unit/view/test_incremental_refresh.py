@@ -16,6 +16,7 @@ from teamdeck.protocol.tasks import create_task
 from teamdeck.protocol.written import recorded
 from teamdeck.sim.outputs import write_final_output
 from teamdeck.store.workspace import Workspace
+from teamdeck.tui.alerts import arrivals
 from teamdeck.tui.widgets.line_list import Row, RowMemo
 from teamdeck.view.build import build_snapshot, refresh
 from teamdeck.view.overview import age, age_until, ages_at
@@ -94,3 +95,21 @@ def test_a_row_memo_without_a_stamp_keeps_the_rows_of_the_same_items() -> None:
     assert again[0] is rows[1] and made == [first, second, third]
     memo.rows([second], make, lambda item: "2s")  # the next second: made again
     assert made == [first, second, third, second]
+
+
+def test_a_run_that_failed_since_is_news_once_and_only_for_its_task(ws: Workspace) -> None:
+    """The alerts compare only the tasks that changed (a decision changes one of 1,000):
+    a worker whose final.json now says failed is one alert, then none."""
+    worlds.team(ws)
+    workers = {}
+    for task_id in ("t1", "t2"):
+        create_task(ws, task_id, f"Task {task_id}", team="alpha")
+        workers[task_id] = delegate(ws, task_id, "alice").worker.id
+    before = build_snapshot(ws)
+    write_final_output(ws, "t2", workers["t2"], {"status": "failed", "summary": "the build broke"})
+    after = refresh(before, [ws.task_dir("t2") / "agents" / workers["t2"] / "artifacts" / "final.json"])
+    assert before.task("t1") is after.task("t1")
+    assert [alert.key for alert in arrivals(before, after)] == [f"run:t2:{workers['t2']}"]
+    send_message(ws, "alpha", "alice", "and the docs", summary="docs")
+    later = refresh(after, [ws.inbox("alpha", "alice")])
+    assert arrivals(after, later) == []
