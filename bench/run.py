@@ -151,14 +151,20 @@ class Workspaces:
         return self._get("scale", **self.sizes.scale)
 
 
-def run_ratios(spaces: Workspaces, sizes: list[str]) -> list[ratio.Row]:
-    """The ratio table: every on-screen target against its floor at each size."""
+def run_ratios(spaces: Workspaces, sizes: list[str], repetition: int = 0) -> list[ratio.Row]:
+    """The ratio table: every on-screen target against its floor at each size, each
+    measured on a fresh copy of the generated workspace (a repetition starts from the
+    same gates waiting and no record of what an earlier run's app saw)."""
     rows = []
     for size in sizes:
-        layout = spaces.sized(size)
+        layout = core.fresh_copy(spaces.sized(size), spaces.root / f"run-{repetition + 1}-{size.rstrip('×')}x")
         load = os.getloadavg()
         started = time.perf_counter()
-        measured = ratio.measure(layout, size, spaces.sizes.ratio_counts)
+        try:
+            measured = ratio.measure(layout, size, spaces.sizes.ratio_counts)
+        finally:
+            for copy in (layout.root, layout.root.with_name(f"{layout.root.name}-bare")):
+                shutil.rmtree(copy, ignore_errors=True)
         after = os.getloadavg()
         note = (
             f"{layout.members} members, {len(layout.teams)} teams, {len(layout.tasks)} tasks, "
@@ -428,9 +434,9 @@ def main(argv: list[str] | None = None) -> int:
         for name in names:
             print(f"running {name}…", file=sys.stderr)
             if name == "ratios":
-                for _ in range(max(1, args.repeat)):
+                for repetition in range(max(1, args.repeat)):
                     spaces.notes = {}
-                    repeats.append((run_ratios(spaces, chosen), spaces.notes))
+                    repeats.append((run_ratios(spaces, chosen, repetition), spaces.notes))
                 ratio_rows = repeats[0][0]
                 continue
             if name == "extra":
