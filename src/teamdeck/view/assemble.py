@@ -63,7 +63,7 @@ FEW = 8
 
 
 def _gates(state: ReadState, sources: tuple[Source, ...]) -> tuple[Decision, ...]:
-    """The gate queue (:func:`gate_queue`) of ``sources``: the last one when they are
+    """The gate queue (:func:`_gate_queue`) of ``sources``: the last one when they are
     the same objects; when a few of them changed (a decision changes one task), the
     last one without their old decisions and with their new ones put in order, where
     sorting 2,500 decisions again took most of a refresh at 10x."""
@@ -75,12 +75,12 @@ def _gates(state: ReadState, sources: tuple[Source, ...]) -> tuple[Decision, ...
             queue = _updated(queue, [old_sources[i] for i in changed], [sources[i] for i in changed])
             state.derived["gates"] = (sources, queue)
             return queue
-    queue = gate_queue(sources)
+    queue = _gate_queue(sources)
     state.derived["gates"] = (sources, queue)
     return queue
 
 
-def gate_queue(sources: tuple[Source, ...]) -> tuple[Decision, ...]:
+def _gate_queue(sources: tuple[Source, ...]) -> tuple[Decision, ...]:
     """Every open gate of the tasks, and every decision of the teams and of the forge
     outbox, oldest first."""
     gates = [gate for source in sources for gate in _decisions(source)]

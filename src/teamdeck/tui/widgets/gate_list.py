@@ -18,7 +18,7 @@ class GateList(LineList):
     _drawn: tuple[tuple[Decision, ...], datetime, frozenset[str]] | None = None
     """The gates, the whole second their ages were last worked out from, the new ones."""
 
-    _kept: dict[int, tuple[Decision, int, bool, Row]]
+    _kept: dict[int, tuple[Decision, int, bool, Row]] | None = None
     """id of a gate → the gate, the second its drawn age stops being right, whether it
     was marked new, and its row."""
 
@@ -34,7 +34,7 @@ class GateList(LineList):
         self._drawn = (gates, now, new)
         second = int(now.timestamp())
         until_at = age_until(now)
-        last = getattr(self, "_kept", {})
+        last = self._kept or {}
         kept: dict[int, tuple[Decision, int, bool, Row]] = {}
         rows = []
         for gate in gates:

@@ -80,17 +80,11 @@ class RowMemo:
         self, items: Iterable[Item], make: Callable[[Item], Row], stamp: Callable[[Item], Hashable] | None = None
     ) -> list[Row]:
         """A row per item: the one made last time when the item is the same object
-        (and its ``stamp``, such as an age shown on the row, is unchanged; with no
-        ``stamp``, a kept row is right as it is)."""
+        (and its ``stamp``, such as an age shown on the row, is unchanged)."""
         rows, kept = [], {}
-        last = self._rows
         for item in items:
-            found = last.get(id(item))
-            if stamp is None and found is not None and found[0] is item:
-                kept[id(item)] = found
-                rows.append(found[2])
-                continue
             mark = stamp(item) if stamp is not None else None
+            found = self._rows.get(id(item))
             if found is not None and found[0] is item and found[1] == mark:
                 row = found[2]
             else:
