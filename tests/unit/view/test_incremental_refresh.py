@@ -17,7 +17,6 @@ from teamdeck.protocol.written import recorded
 from teamdeck.sim.outputs import write_final_output
 from teamdeck.store.workspace import Workspace
 from teamdeck.tui.alerts import arrivals
-from teamdeck.tui.widgets.line_list import Row, RowMemo
 from teamdeck.view.build import build_snapshot, refresh
 from teamdeck.view.overview import age, age_until, ages_at
 
@@ -80,21 +79,6 @@ def test_an_age_holds_until_the_second_it_says_so() -> None:
         text, until = age_until(now)(stamp)
         last_same = datetime.fromtimestamp(until - 1, UTC)
         assert age(stamp, last_same) == text != age(stamp, datetime.fromtimestamp(until, UTC)), stamp
-
-
-def test_a_row_memo_without_a_stamp_keeps_the_rows_of_the_same_items() -> None:
-    memo, made = RowMemo(), []
-
-    def make(item: object) -> Row:
-        made.append(item)
-        return Row(str(id(item)), ())
-
-    first, second, third = object(), object(), object()
-    rows = memo.rows([first, second], make, lambda item: "1s")
-    again = memo.rows([second, third], make)  # no stamp: a kept row is right as it is
-    assert again[0] is rows[1] and made == [first, second, third]
-    memo.rows([second], make, lambda item: "2s")  # the next second: made again
-    assert made == [first, second, third, second]
 
 
 def test_a_run_that_failed_since_is_news_once_and_only_for_its_task(ws: Workspace) -> None:
