@@ -1,4 +1,5 @@
-"""What one inbox change costs the live app, thread by thread and function by function.
+"""What one inbox change (or one approval) costs the live app, thread by thread and
+function by function.
 
 The app (``bench/app_main.py`` under a pty, as the ratio table runs it) is started twice
 on fresh copies of the same generated workspace with every thread under its own cProfile
@@ -8,10 +9,12 @@ of the two profiles, divided by the number of writes, is what a change costs: st
 and idle ticking fall out. Call counts per change do not depend on the machine's load,
 so they are the numbers to compare before and after a change of the code; the times
 (inflated by cProfile, several times over on a loaded machine) say where to look.
+``--approvals N`` makes the busy session approve the N oldest gates with the key (as the
+ratio table's approve row does) instead of writing to inboxes: what one approval costs.
 
 Usage::
 
-    python bench/profile_changes.py [--size 1×|3×|10×] [--writes 200] [--top 25] [--dir DIR]
+    python bench/profile_changes.py [--size 1×|3×|10×] [--writes 200 | --approvals 30] [--top 25] [--dir DIR]
 """
 
 from __future__ import annotations
@@ -30,12 +33,14 @@ from common import append_inbox_in_place, cpu_ns
 from generate import Layout, generate
 from run import SCALE
 from targets_ratio import STAMP, _launch, _pace, _settle
+from targets_screen import approvals
 
 Key = tuple[str, int, str]
 
 
-def _session(layout: Layout, copy: Path, writes: int, profiles: Path) -> float:
-    """One session on a fresh copy of ``layout``; the app's CPU % over the window."""
+def _session(layout: Layout, copy: Path, writes: int, profiles: Path, approve: int = 0) -> float:
+    """One session on a fresh copy of ``layout``; the app's CPU % over the window (or
+    over ``approve`` approvals, when given)."""
     shutil.rmtree(copy, ignore_errors=True)
     shutil.copytree(layout.root, copy, symlinks=True)
     moved = Layout(**{**layout.__dict__, "root": copy})
@@ -46,6 +51,11 @@ def _session(layout: Layout, copy: Path, writes: int, profiles: Path) -> float:
         del os.environ["TEAMDECK_BENCH_PROFILE_THREADS"]
     with term:
         _settle(term, 1.0)
+        if approve:
+            time.sleep(2.0)  # the tabs' first activation takes the focus to the list (under cProfile: late)
+            before, begin = cpu_ns(term.pid), time.perf_counter()
+            approvals(term, moved, moved.gates[:approve])
+            return (cpu_ns(term.pid) - before) / 1e9 / (time.perf_counter() - begin) * 100
         inboxes = moved.inboxes()
         window = max(writes, 20) / 20
         before, begin = cpu_ns(term.pid), time.perf_counter()
@@ -112,6 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--size", default="1×", choices=list(SCALE))
     parser.add_argument("--writes", type=int, default=200)
+    parser.add_argument("--approvals", type=int, default=0, help="approve this many gates instead of writing")
     parser.add_argument("--top", type=int, default=25)
     parser.add_argument("--dir", type=Path, help="keep the workspace and the profiles here")
     args = parser.parse_args(argv)
@@ -119,15 +130,18 @@ def main(argv: list[str] | None = None) -> int:
     root.mkdir(parents=True, exist_ok=True)
     layout = generate(root / "ws", **SCALE[args.size])
     results = {}
+    changes = args.approvals or args.writes
     for mode, writes in (("idle", 0), ("busy", args.writes)):
         shutil.rmtree(root / mode, ignore_errors=True)
-        results[mode] = _session(layout, root / f"ws-{mode}", writes, root / mode)
+        approve = args.approvals if mode == "busy" else 0
+        results[mode] = _session(layout, root / f"ws-{mode}", writes, root / mode, approve)
         print(
             f"{mode}: {results[mode]:.1f} % of a core under cProfile (load {os.getloadavg()[0]:.1f})", file=sys.stderr
         )
-    print(f"size {args.size}, {args.writes} writes at 20/s; load average {os.getloadavg()}")
-    print(f"CPU under cProfile: idle {results['idle']:.1f} %, at 20 writes/s {results['busy']:.1f} %")
-    report(root / "idle", root / "busy", args.writes, args.top)
+    what = f"{args.approvals} approvals" if args.approvals else f"{args.writes} writes at 20/s"
+    print(f"size {args.size}, {what}; load average {os.getloadavg()}")
+    print(f"CPU under cProfile: idle {results['idle']:.1f} %, busy {results['busy']:.1f} %")
+    report(root / "idle", root / "busy", changes, args.top)
     if args.dir is None:
         shutil.rmtree(root, ignore_errors=True)
     return 0

@@ -39,6 +39,7 @@ import targets_ratio as ratio
 import targets_screen as screen
 from common import Result, machine, print_table, source
 from generate import Layout, generate
+from pairs import agreement
 
 
 @dataclass(frozen=True)
@@ -101,7 +102,7 @@ QUICK = Sizes(
     settle_s=0.5,
     ratio_sizes={"1×": dict(teams=2, members=6, tasks=4, files=40, gates=8)},
     ratio_counts=ratio.Counts(
-        rounds=1, starts=1, writes=3, approvals=2, cpu_window_s=0.3, burst_writes=20, settle_s=0.5
+        rounds=1, starts=1, writes=3, approvals=2, cpu_windows=1, cpu_window_s=0.3, burst_writes=20, settle_s=0.5
     ),
 )
 
@@ -150,14 +151,20 @@ class Workspaces:
         return self._get("scale", **self.sizes.scale)
 
 
-def run_ratios(spaces: Workspaces, sizes: list[str]) -> list[ratio.Row]:
-    """The ratio table: every on-screen target against its floor at each size."""
+def run_ratios(spaces: Workspaces, sizes: list[str], repetition: int = 0) -> list[ratio.Row]:
+    """The ratio table: every on-screen target against its floor at each size, each
+    measured on a fresh copy of the generated workspace (a repetition starts from the
+    same gates waiting and no record of what an earlier run's app saw)."""
     rows = []
     for size in sizes:
-        layout = spaces.sized(size)
+        layout = core.fresh_copy(spaces.sized(size), spaces.root / f"run-{repetition + 1}-{size.rstrip('×')}x")
         load = os.getloadavg()
         started = time.perf_counter()
-        measured = ratio.measure(layout, size, spaces.sizes.ratio_counts)
+        try:
+            measured = ratio.measure(layout, size, spaces.sizes.ratio_counts)
+        finally:
+            for copy in (layout.root, layout.root.with_name(f"{layout.root.name}-bare")):
+                shutil.rmtree(copy, ignore_errors=True)
         after = os.getloadavg()
         note = (
             f"{layout.members} members, {len(layout.teams)} teams, {len(layout.tasks)} tasks, "
@@ -314,7 +321,7 @@ def print_ratios(rows: list[ratio.Row], notes: dict[str, str], sizes: list[str],
 
 NOISE = 0.05
 """A change of a ratio smaller than this is not called better or worse, even where the
-rounds' ranges do not overlap (one round: each range is a single value)."""
+pairs' IQRs do not overlap (one pair: each IQR is a single value)."""
 
 
 def compare(reference: str, argv: list[str]) -> int:
@@ -334,7 +341,7 @@ def compare(reference: str, argv: list[str]) -> int:
     ref, tree = outputs[reference], outputs["working tree"]
     print(f"\n### {reference} ({ref['source']}) against the working tree ({tree['source']})\n")
     print(f"load average: {ref['load']} then {tree['load']}\n")
-    print(f"| size | target | ratio {reference} (range) | ratio working tree (range) | change | |")
+    print(f"| size | target | ratio {reference} (IQR) | ratio working tree (IQR) | change | |")
     print("|---|---|---|---|---|---|")
     before = {(row["size"], row["name"]): row for row in ref["rows"]}
     for row in tree["rows"]:
@@ -353,7 +360,7 @@ def compare(reference: str, argv: list[str]) -> int:
             spread = f" ({item['spread'][0]:.2f}-{item['spread'][1]:.2f})" if item["spread"] else ""
             return f"{item['ratio']:.2f}×{spread}"
 
-        verdict = "same (ranges overlap)" if overlap or abs(change) < NOISE else ("better" if change < 0 else "WORSE")
+        verdict = "same (IQRs overlap)" if overlap or abs(change) < NOISE else ("better" if change < 0 else "WORSE")
         print(f"| {row['size']} | {row['name']} | {shown(old)} | {shown(row)} | {change:+.0%} | {verdict} |")
     return 0
 
@@ -384,6 +391,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--sizes", default=",".join(SCALE), help="sizes of the ratio table (default: 1×,3×,10×)")
     parser.add_argument("--json", type=Path, help="also write the ratio rows to this file (for --compare)")
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        metavar="N",
+        help="measure the ratio table N times and say whether each row agrees within its spread",
+    )
     args = parser.parse_args(argv)
     given = list(sys.argv[1:] if argv is None else argv)
     if args.compare:
@@ -411,6 +425,7 @@ def main(argv: list[str] | None = None) -> int:
     root.mkdir(parents=True, exist_ok=True)
     results: list[Result] = []
     ratio_rows: list[ratio.Row] = []
+    repeats: list[tuple[list[ratio.Row], dict[str, str]]] = []
     extra: list[str] = []
     started = time.perf_counter()
     load = os.getloadavg()
@@ -419,7 +434,10 @@ def main(argv: list[str] | None = None) -> int:
         for name in names:
             print(f"running {name}…", file=sys.stderr)
             if name == "ratios":
-                ratio_rows = run_ratios(spaces, chosen)
+                for repetition in range(max(1, args.repeat)):
+                    spaces.notes = {}
+                    repeats.append((run_ratios(spaces, chosen, repetition), spaces.notes))
+                ratio_rows = repeats[0][0]
                 continue
             if name == "extra":
                 extra = extra_rows(args.quick)
@@ -442,8 +460,16 @@ def main(argv: list[str] | None = None) -> int:
             f"teamdeck benchmarks ({'quick: sizes too small to mean anything' if args.quick else 'full'}; {took:.0f} s)",
             results,
         )
-    if ratio_rows:
-        print_ratios(ratio_rows, spaces.notes, chosen)
+    for number, (rows_of_run, notes) in enumerate(repeats, 1):
+        if len(repeats) > 1:
+            print(f"\n## Run {number} of {len(repeats)}")
+        print_ratios(rows_of_run, notes, chosen)
+    if len(repeats) > 1:
+        print("\n### Do the runs agree within the spread they report?\n")
+        print(
+            "Each row's median ratio (IQR of its pairs' ratios) per run; agree: each median lies in the other's IQR.\n"
+        )
+        print("\n".join(agreement([[row.as_dict() for row in rows_of_run] for rows_of_run, _notes in repeats])))
     if "extra" in names:
         print("\n### The CLI and the runtime\n")
         print("| benchmark | measured | target | |\n|---|---|---|---|")
@@ -464,6 +490,7 @@ def main(argv: list[str] | None = None) -> int:
                     "source": source(),
                     "load": f"{load[0]:.2f} → {load_after[0]:.2f}",
                     "rows": [row.as_dict() for row in ratio_rows],
+                    "runs": [[row.as_dict() for row in rows_of_run] for rows_of_run, _notes in repeats],
                 }
             )
         )

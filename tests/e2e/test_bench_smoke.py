@@ -105,3 +105,45 @@ def test_compare_prints_each_ratio_on_both_sides(tmp_path: Path) -> None:
     names = {row.split("|")[2].strip() for row in rows}
     assert {"start → first complete screen", "write → screen", "approve key → durable and on screen"} <= names, rows
     assert all(row.count("×") >= 3 and "%" in row for row in rows), rows
+
+
+@pytest.mark.slow
+def test_repeat_prints_each_table_and_whether_the_runs_agree(tmp_path: Path) -> None:
+    """``--repeat 2`` measures the ratio table twice and prints, per row, both runs'
+    median ratios with their IQR and a verdict (the numbers are not checked)."""
+    run = subprocess.run(
+        [sys.executable, str(REPO / "bench" / "run.py"), "ratios", "--quick", "--repeat", "2", "--dir", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert "## Run 1 of 2" in run.stdout and "## Run 2 of 2" in run.stdout, run.stdout
+    agreement = run.stdout.split("Do the runs agree within the spread they report?")[1]
+    rows = [line for line in agreement.splitlines() if line.startswith("| 1× |")]
+    names = {row.split("|")[2].strip() for row in rows}
+    assert {"start → first complete screen", "write → screen", "approve key → durable and on screen"} <= names
+    verdicts = {"agree", "agree one way", "within 5 %", "overlap", "DIFFER"}
+    assert all(row.rstrip(" |").rsplit("|", 1)[1].strip() in verdicts for row in rows), rows
+
+
+def test_two_runs_agree_when_each_median_lies_in_the_others_iqr() -> None:
+    """bench/pairs.py: a row's ratio is the median of its pairs' ratios, its spread their
+    interquartile range, and two runs agree when each median lies in the other's."""
+    sys.path.insert(0, str(REPO / "bench"))
+    try:
+        from pairs import median_and_iqr, ratios, verdict
+    finally:
+        sys.path.remove(str(REPO / "bench"))
+    assert ratios([(10.0, 5.0), (9.0, 0.0), (3.0, 3.0)]) == [2.0, 1.0]  # a zero floor is left out
+    assert median_and_iqr([1.0, 2.0, 3.0, 4.0, 5.0]) == (3.0, (2.0, 4.0))
+    assert median_and_iqr([]) is None
+
+    def row(ratio: float, low: float, high: float) -> dict:
+        return {"ratio": ratio, "spread": (low, high)}
+
+    assert verdict(row(3.0, 2.0, 4.0), row(3.5, 2.5, 5.0)) == "agree"
+    assert verdict(row(3.0, 2.9, 3.1), row(3.5, 2.5, 5.0)) == "agree one way"
+    assert verdict(row(2.40, 2.39, 2.41), row(2.45, 2.44, 2.46)) == "within 5 %"
+    assert verdict(row(2.0, 1.0, 3.0), row(5.0, 2.9, 6.0)) == "overlap"
+    assert verdict(row(2.0, 1.9, 2.1), row(5.0, 4.0, 6.0)) == "DIFFER"

@@ -18,13 +18,18 @@ def test_the_same_gates_in_the_same_second_are_not_aged_again(world, monkeypatch
     world = replace(world, clock=clock)
     app = make_app(world)
     aged: list[str] = []
-    age = gate_list_module.age
+    age_until = gate_list_module.age_until
 
-    def counting_age(since, now):
-        aged.append(since)
-        return age(since, now)
+    def counting_age_until(now):
+        age_of = age_until(now)
 
-    monkeypatch.setattr(gate_list_module, "age", counting_age)
+        def counted(since):
+            aged.append(since)
+            return age_of(since)
+
+        return counted
+
+    monkeypatch.setattr(gate_list_module, "age_until", counting_age_until)
 
     async def scenario(pilot):
         gates = app.main.query_one(GateList)
@@ -34,6 +39,9 @@ def test_the_same_gates_in_the_same_second_are_not_aged_again(world, monkeypatch
         # A new snapshot of the same gates (a new tuple of the very same objects).
         assert gates.show(tuple(shown), world.clock()) is False
         assert aged == []
+        # One decided in the same second: the list changes, the kept rows are not aged.
+        assert gates.show(tuple(shown[1:]), world.clock()) is True
+        assert aged == [] and [row.key for row in gates.rows] == [gate.key for gate in shown[1:]]
         clock.advance(60)
         ages_before = [row.cells[0].text for row in gates.rows]
         assert gates.show(tuple(shown), world.clock()) is True

@@ -24,7 +24,7 @@ from typing import Any
 
 from teamdeck.shapes.decisions import decision_json
 from teamdeck.text import one_line
-from teamdeck.view.snapshot import Decision, WorkspaceSnapshot, same_items
+from teamdeck.view.snapshot import Decision, TaskView, WorkspaceSnapshot, same_items
 
 KIND_REASONS = {
     "task-gate": "is blocked",
@@ -72,25 +72,24 @@ def arrivals(before: WorkspaceSnapshot, after: WorkspaceSnapshot) -> list[Alert]
         known = {gate.key for gate in before.gates}
         alerts += [decision_alert(gate) for gate in after.gates if gate.key not in known]
     if not same_items(after.tasks, before.tasks):  # a new tuple of the same tasks at each inbox change
-        failed_before = _failed_runs(before)
+        earlier = {task.id: task for task in before.tasks}
         for task in after.tasks:
-            if not task.outputs_checked:
-                continue
+            was = earlier.get(task.id)
+            if was is task or not task.outputs_checked:
+                continue  # the same view: nothing new in it (a decision changes one task of 1,000)
+            failed_before = _failed_runs(was)
             for worker in task.workers:
-                if worker.status == "failed" and (task.id, worker.id) not in failed_before:
+                if worker.status == "failed" and worker.id not in failed_before:
                     alerts.append(run_alert(task.id, worker.id, worker.member, worker.summary))
     return alerts
 
 
-def _failed_runs(snapshot: WorkspaceSnapshot) -> set[tuple[str, str]]:
-    """The failed workers of ``snapshot``, and every worker of a task whose outputs were
-    not read yet (its failures are not news when they are read)."""
-    return {
-        (task.id, worker.id)
-        for task in snapshot.tasks
-        for worker in task.workers
-        if worker.status == "failed" or not task.outputs_checked
-    }
+def _failed_runs(task: TaskView | None) -> set[str]:
+    """The failed workers of ``task`` as it was, or every worker when its outputs were
+    not read yet (their failures are not news when they are read)."""
+    if task is None:
+        return set()
+    return {worker.id for worker in task.workers if worker.status == "failed" or not task.outputs_checked}
 
 
 def decision_alert(gate: Decision) -> Alert:

@@ -36,6 +36,7 @@ from teamdeck.view.assemble import snapshot_of
 from teamdeck.view.changes import classify
 from teamdeck.view.event_tail import advance, merge, merge_all, open_log, take_notice
 from teamdeck.view.eventlog import EventRow
+from teamdeck.view.gate_members import gate_members
 from teamdeck.view.issues import read_issue_tree
 from teamdeck.view.outbox import failed_deliveries
 from teamdeck.view.plans import (
@@ -450,7 +451,7 @@ def _derive_teams(state: ReadState, changed: set[str], *, tasks_changed: bool) -
     """Recompute the views of teams whose files, or whose members' gates, changed (who
     waits on a gate, and who a stall decision is about, is worked out again only when a
     task may have changed)."""
-    waiting, stalled = _gate_members(state) if tasks_changed else (state.waiting, state.stalled)
+    waiting, stalled = gate_members(state) if tasks_changed else (state.waiting, state.stalled)
     for team, files in state.teams.items():
         members = waiting.get(team, frozenset())
         stalls = stalled.get(team, frozenset())
@@ -464,30 +465,6 @@ def _derive_teams(state: ReadState, changed: set[str], *, tasks_changed: bool) -
             state.team_gates[team] = tuple(team_gates(files, state.team_views[team]))
     state.waiting = waiting
     state.stalled = stalled
-
-
-def _gate_members(
-    state: ReadState,
-) -> tuple[dict[str, frozenset[str]], dict[str, frozenset[tuple[str, str]]]]:
-    """Per team, the members (lower-cased) whose worker waits on an open task gate; and
-    (member lower-cased, the decision's reason) for each open stall decision
-    (protocol/autowork/stalls.py), so the roster says why the member counts as stalled."""
-    waiting: dict[str, set[str]] = {}
-    stalled: dict[str, set[tuple[str, str]]] = {}
-    for task in state.tasks.values():
-        if task.team is None:
-            continue
-        members = {worker.id: worker.member for worker in task.workers}
-        for gate in task.open_gates:
-            member = members.get(gate.agent or "")
-            if member:
-                waiting.setdefault(task.team, set()).add(member.lower())
-                if gate.subkind == "member-stalled":
-                    stalled.setdefault(task.team, set()).add((member.lower(), gate.reason))
-    return (
-        {team: frozenset(names) for team, names in waiting.items()},
-        {team: frozenset(found) for team, found in stalled.items()},
-    )
 
 
 # --- Claude Code task lists ---------------------------------------------------------------

@@ -6,6 +6,7 @@ Both read them from here so they always agree.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
@@ -93,15 +94,39 @@ def age(since: str, now: datetime) -> str:
     Counted between whole seconds (both moments cut to their second), so an age is the
     same whether ``now`` is exact (``teamdeck status``) or the second the TUI's clock
     tick drew (the TUI and the CLI agree at the same instant); floored, like a clock."""
-    try:
-        seconds = _whole_second(now) - _second_of(since)
-    except (ValueError, TypeError):
-        return ""
-    seconds = max(0, seconds)
-    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
-        if seconds >= size:
-            return f"{seconds // size}{unit}"
-    return f"{seconds}s"
+    return ages_at(now)(since)
+
+
+def ages_at(now: datetime) -> Callable[[str], str]:
+    """:func:`age` of many timestamps at one ``now`` (its second worked out once)."""
+    until_at = age_until(now)
+    return lambda since: until_at(since)[0]
+
+
+def age_until(now: datetime) -> Callable[[str], tuple[str, int]]:
+    """For many timestamps at one ``now``: the :func:`age` and the first whole second
+    (POSIX) at which it reads otherwise (``12m`` until its 13th minute starts), so a
+    list can keep an age drawn until then: the gate list holds 2,500 at 10x."""
+    now_second = _whole_second(now)
+
+    def age_of(since: str) -> tuple[str, int]:
+        try:
+            start = _second_of(since)
+        except (ValueError, TypeError):
+            return "", NEVER
+        seconds = now_second - start
+        if seconds < 60:
+            return f"{max(0, seconds)}s", max(now_second, start) + 1
+        for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+            if seconds >= size:
+                return f"{seconds // size}{unit}", start + (seconds // size + 1) * size
+        raise AssertionError("unreachable: seconds >= 60")
+
+    return age_of
+
+
+NEVER = 2**62
+"""The second an age that is not a timestamp changes at: never."""
 
 
 @lru_cache(maxsize=65_536)

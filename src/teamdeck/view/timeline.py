@@ -56,12 +56,16 @@ def with_team_rows(state: ReadState, rows: tuple[EventRow, ...]) -> tuple[EventR
 
 def _added(old: tuple[object, ...], new: tuple[tuple[EventRow, ...], ...]) -> list[EventRow] | None:
     """The rows ``new`` (the logs' tail, then each team's rows) holds beyond ``old``,
-    when that is all that changed: the logs' tail is the same and every old row of a
-    team is still there as it was (a message added). None when anything else changed
-    (a row went, a task's status changed, a team came or went)."""
-    if len(old) != len(new) or old[0] is not new[0]:
+    when that is all that changed: the logs' tail only grew at its end (an event
+    appended: a decision) and every old row of a team is still there as it was (a
+    message added). None when anything else changed (a row went, a task's status
+    changed, a team came or went): merging every row again then."""
+    if len(old) != len(new):
         return None
-    added: list[EventRow] = []
+    was_log, now_log = cast(tuple[EventRow, ...], old[0]), new[0]
+    if now_log[: len(was_log)] != was_log:  # the same objects: compared by identity
+        return None
+    added: list[EventRow] = list(now_log[len(was_log) :])
     for was, now in zip(cast(tuple[tuple[EventRow, ...], ...], old[1:]), new[1:], strict=True):
         if was is now:
             continue
