@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -57,8 +58,9 @@ def workspace_from(args: argparse.Namespace) -> Workspace:
     """The :class:`Workspace` the options name, with read-only mode applied."""
     root = resolve_root(getattr(args, "workspace", None))
     check_root(root, may_create=getattr(args, "creates_workspace", False))
-    if getattr(args, "fast_start", False) and not (root / SETTINGS_FILE).exists():
-        # the defaults, without importing the settings model (``teamdeck hook`` runs on every tool call)
+    if not os.path.lexists(root / SETTINGS_FILE):  # a link goes the long way: it may be refused
+        # the defaults, without importing the settings model and PyYAML (agents and hooks
+        # run ``send``, ``inbox --inject`` and ``hook`` on every turn)
         return Workspace(root, read_only=bool(getattr(args, "read_only", False)), read_only_reason="--read-only")
     from teamdeck.store.settings import load_settings
 

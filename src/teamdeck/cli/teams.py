@@ -16,11 +16,10 @@ from teamdeck.cli.commands import summary
 from teamdeck.cli.common import Output, command_group
 from teamdeck.cli.team_tasks import register_team_task
 from teamdeck.errors import Refused
-from teamdeck.model.claude import COLORS
+from teamdeck.model.claude import COLORS, MEMBER_ROLES
 from teamdeck.protocol import teams
-from teamdeck.protocol.messaging import handshakes, injection, reading, sending
+from teamdeck.protocol.messaging import sending
 from teamdeck.protocol.messaging.names import resolve_member
-from teamdeck.protocol.roles import ROLES
 from teamdeck.store.workspace import Workspace
 from teamdeck.text import one_line, sanitize
 
@@ -74,7 +73,10 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     add.add_argument("--plan-mode", action="store_true", help="the teammate must have its plan approved first")
     add.add_argument("--prompt", default="", help="the teammate's instructions")
     add.add_argument(
-        "--role", choices=ROLES, default=None, help="its role (seed 002): what it may do over MCP and the protocol"
+        "--role",
+        choices=MEMBER_ROLES,
+        default=None,
+        help="its role (seed 002): what it may do over MCP and the protocol",
     )
     add.set_defaults(handler=_team_add)
     delete = actions.add_parser(
@@ -168,7 +170,7 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     )
     role.add_argument("team", metavar="TEAM")
     role.add_argument("member", metavar="MEMBER")
-    role.add_argument("role", choices=ROLES, metavar="ROLE", help=", ".join(ROLES))
+    role.add_argument("role", choices=MEMBER_ROLES, metavar="ROLE", help=", ".join(MEMBER_ROLES))
     role.set_defaults(handler=_role)
 
 
@@ -261,6 +263,8 @@ def _team_list(_args: argparse.Namespace, ws: Workspace) -> Output:
 
 def _send(args: argparse.Namespace, ws: Workspace) -> Output:
     if args.send_type == "shutdown_response":
+        from teamdeck.protocol.messaging import handshakes  # a plain send does not load the handshakes
+
         if not args.request_id or not (args.approve or args.reject):
             raise _usage("send --type shutdown_response needs --request-id ID and --approve or --reject")
         sent = handshakes.respond_shutdown(
@@ -283,6 +287,8 @@ def _broadcast(args: argparse.Namespace, ws: Workspace) -> Output:
 
 
 def _shutdown(args: argparse.Namespace, ws: Workspace) -> Output:
+    from teamdeck.protocol.messaging import handshakes  # imported by the command that uses it
+
     superseded: tuple[str, ...] = ()
     if args.resend:
         from teamdeck.protocol.shutdown_resend import resend_shutdown
@@ -301,6 +307,8 @@ def _shutdown(args: argparse.Namespace, ws: Workspace) -> Output:
 
 
 def _plan(args: argparse.Namespace, ws: Workspace) -> Output:
+    from teamdeck.protocol.messaging import handshakes  # imported by the command that uses it
+
     sent = handshakes.answer_plan(
         ws, args.team, args.member, approve=args.approve, feedback=args.feedback, request_id=args.request_id
     )
@@ -341,6 +349,8 @@ def _entry_lines(entry: InboxEntry, recipient: str) -> list[str]:
 
 
 def _inbox(args: argparse.Namespace, ws: Workspace) -> Output:
+    from teamdeck.protocol.messaging import injection, reading  # imported by the command that uses it
+
     if args.inject:
         injected = injection.inject(ws, args.team, args.member)
         text = "\n".join(sanitize(item.block, 0) for item in injected)
@@ -364,6 +374,8 @@ def _role(args: argparse.Namespace, ws: Workspace) -> Output:
 
 
 def _deactivate(args: argparse.Namespace, ws: Workspace) -> Output:
+    from teamdeck.protocol.messaging import handshakes  # imported by the command that uses it
+
     name = handshakes.deactivate_member(ws, args.team, args.member, force=args.force, reason=args.reason)
     return Output(
         {"ok": True, "team": args.team, "member": name, "isActive": False},

@@ -13,12 +13,11 @@ from __future__ import annotations
 import re
 import unicodedata
 import uuid
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from teamdeck.errors import NotFound, Refused
 from teamdeck.model.claude import COLORS, LEAD_NAME, MEMBER_ROLES, Member, TeamConfig
 from teamdeck.protocol.teamlog import log, new_record
-from teamdeck.store.claude_tasks import ClaudeTaskList, read_claude_tasks
 from teamdeck.store.paths import InvalidId, check_id, check_member, shown
 from teamdeck.store.teamfiles import (
     create_team_files,
@@ -28,6 +27,9 @@ from teamdeck.store.teamfiles import (
     transact_config,
 )
 from teamdeck.store.workspace import Workspace
+
+if TYPE_CHECKING:
+    from teamdeck.store.claude_tasks import ClaudeTaskList
 
 DEFAULT_AGENT_TYPE = "general-purpose"
 DEFAULT_BACKEND = "in-process"
@@ -93,6 +95,8 @@ def read_team(ws: Workspace, team: str) -> TeamConfig:
 def read_task_list(ws: Workspace, team: str) -> ClaudeTaskList:
     """The team's Claude Code task list ``tasks/<team>/<n>.json`` (use ``.visible`` to
     hide ``_internal`` tasks; statuses are kept as written)."""
+    from teamdeck.store.claude_tasks import read_claude_tasks  # not on the path of a send
+
     return read_claude_tasks(ws, check_id(team, "team name"))
 
 
