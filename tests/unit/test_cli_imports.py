@@ -76,6 +76,19 @@ NOT_ON_THE_MESSAGE_PATH = (
 """What ``send`` (a plain message) and ``inbox --inject`` used to import for other commands."""
 
 
+def test_inbox_inject_writes_no_log_and_so_imports_neither_the_sending_nor_the_log_writer(ws) -> None:
+    worlds.team(ws)
+    loaded = _modules_after(["--workspace", str(ws.root), "inbox", "alpha", "alice", "--inject"])
+    assert "teamdeck.protocol.messaging.injection" in loaded  # it did run
+    assert not loaded & {
+        "teamdeck.protocol.messaging.sending",
+        "teamdeck.protocol.keyed_sends",
+        "teamdeck.protocol.observed",
+        "teamdeck.protocol.teamlog",
+        "teamdeck.model.team_log",
+    }
+
+
 def test_a_hook_imports_no_model_no_yaml_and_no_package_metadata(ws) -> None:
     worlds.team(ws)
     code = (

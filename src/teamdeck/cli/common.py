@@ -8,7 +8,6 @@ A command module exposes ``register(subparsers, common)``; each of its parsers s
 from __future__ import annotations
 
 import argparse
-import difflib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -117,6 +116,8 @@ def check_root(root: Path, *, may_create: bool = False) -> None:
             siblings = [entry.name for entry in root.parent.iterdir() if entry.is_dir()]
         except OSError:
             siblings = []
+        import difflib  # only to name a near miss
+
         close = difflib.get_close_matches(root.name, siblings, n=1)
         hint = f" (did you mean {root.parent / close[0]}?)" if close else ""
     raise NotAWorkspace(f"no workspace at {root}: the directory does not exist{hint}")

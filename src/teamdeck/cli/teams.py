@@ -18,12 +18,12 @@ from teamdeck.cli.team_tasks import register_team_task
 from teamdeck.errors import Refused
 from teamdeck.model.claude import COLORS, MEMBER_ROLES
 from teamdeck.protocol import teams
-from teamdeck.protocol.messaging import sending
 from teamdeck.protocol.messaging.names import resolve_member
 from teamdeck.store.workspace import Workspace
 from teamdeck.text import one_line, sanitize
 
 if TYPE_CHECKING:
+    from teamdeck.protocol.messaging.sending import Sent
     from teamdeck.store.inbox import InboxEntry
 
 
@@ -186,7 +186,7 @@ def _text(value: str) -> str:
     return sys.stdin.read() if value == "-" else value
 
 
-def _sent(sent: sending.Sent, what: str) -> Output:
+def _sent(sent: Sent, what: str) -> Output:
     state = "delivered" if sent.confirmed else "NOT YET DELIVERED (logged; retry or check `teamdeck doctor`)"
     text = f"{what} {sent.id} to {', '.join(one_line(name) for name in sent.recipients)}: {state}"
     return Output(
@@ -277,12 +277,16 @@ def _send(args: argparse.Namespace, ws: Workspace) -> Output:
             to=args.to,
         )
         return _sent(sent, "shutdown approved:" if args.approve else "shutdown rejected:")
-    sent = sending.send_message(ws, args.team, args.to, _text(args.text), summary=args.summary, sender=args.sender)
+    from teamdeck.protocol.messaging.sending import send_message  # `inbox --inject` does not send
+
+    sent = send_message(ws, args.team, args.to, _text(args.text), summary=args.summary, sender=args.sender)
     return _sent(sent, "sent message")
 
 
 def _broadcast(args: argparse.Namespace, ws: Workspace) -> Output:
-    sent = sending.broadcast(ws, args.team, _text(args.text), summary=args.summary, sender=args.sender)
+    from teamdeck.protocol.messaging.sending import broadcast
+
+    sent = broadcast(ws, args.team, _text(args.text), summary=args.summary, sender=args.sender)
     return _sent(sent, "broadcast")
 
 
