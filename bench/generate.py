@@ -19,6 +19,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import base64
 import hashlib
 import json
 import sys
@@ -35,7 +36,6 @@ from teamdeck.model.worker_output import WorkerOutput
 from teamdeck.protocol.replay import replay
 from teamdeck.protocol.taskfile import dump_task
 from teamdeck.store.claude_json import encode_pretty
-from teamdeck.ulids import RANDOM_BITS, encode
 
 BASE_TIME = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 """Every generated timestamp counts from here (so runs are reproducible)."""
@@ -82,11 +82,15 @@ class Layout:
 
 # --- ids and times -----------------------------------------------------------------------
 
+_CROCKFORD = bytes.maketrans(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", b"0123456789ABCDEFGHJKMNPQRSTVWXYZ")
+
 
 def ulid(ms: int, sequence: int) -> str:
-    """A ULID for time ``ms`` with ``sequence`` as its random part: unique and sorted for
-    increasing (ms, sequence)."""
-    return encode(ms, sequence & ((1 << RANDOM_BITS) - 1))
+    """A ULID (Crockford base32, 26 characters) for time ``ms`` with ``sequence`` as its
+    random part: unique and sorted for increasing (ms, sequence)."""
+    value = (ms << 80) | (sequence & ((1 << 80) - 1))
+    # 17 bytes hold the 130 bits of 26 base32 digits (top two bits zero) shifted left by 6.
+    return base64.b32encode((value << 6).to_bytes(17, "big")).translate(_CROCKFORD)[:26].decode("ascii")
 
 
 def _epoch_ms(moment: datetime) -> int:

@@ -21,9 +21,9 @@ from pathlib import Path
 
 from common import Result, append_inbox_in_place, latency_result
 from generate import Layout
+from ulid import ULID
 
 from teamdeck.store.workspace import Workspace
-from teamdeck.ulids import new_ulid
 from teamdeck.view.build import build_snapshot, refresh
 from teamdeck.watch import watch_batches
 
@@ -111,7 +111,7 @@ def refresh_in_long_team(layout: Layout, changes: int) -> Result:
     for n in range(changes):
         text = f"long team {n}"
         record = {
-            "id": new_ulid(),
+            "id": str(ULID()),
             "ts": STAMP,
             "type": "message",
             "actor": "human:bench",

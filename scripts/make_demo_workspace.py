@@ -3,6 +3,8 @@
     python scripts/make_demo_workspace.py            # rewrite demo-workspace/
     python scripts/make_demo_workspace.py --out DIR  # write it somewhere else
 
+Needs python-ulid 4.1 or later (its ``ULIDGenerator`` hook, see :func:`seeded_ids`).
+
 The world is built the way it would come about: teams, messages, tasks, joins and gate
 decisions go through teamdeck's own protocol functions, and the files agents write
 themselves (final.json) through :mod:`teamdeck.sim.outputs`, one step after another on
@@ -45,7 +47,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from teamdeck import ulids
+import ulid
+
 from teamdeck.clock import iso
 from teamdeck.model.claude import LEAD_NAME
 from teamdeck.protocol.forge.deliveries import receive
@@ -61,7 +64,6 @@ from teamdeck.sim.clock import DEMO_NOW
 from teamdeck.sim.outputs import write_claude_task, write_final_output
 from teamdeck.store.teamfiles import transact_config
 from teamdeck.store.workspace import Workspace
-from teamdeck.ulids import Generator
 from teamdeck.webhook.signature import signed
 
 REPO = Path(__file__).resolve().parents[1]
@@ -92,8 +94,9 @@ class ScriptClock:
 def seeded_ids(clock: ScriptClock, seed: str) -> None:
     """Make every ULID and UUID from now on reproducible.
 
-    Every ULID comes from ``teamdeck.ulids.generator``; it is replaced by one with the
-    script's clock and a randomness source (a hash of a counter). TeamCreate's ``leadSessionId`` is a
+    python-ulid routes ``ULID()`` and ``ULID.from_datetime`` through its module-level
+    ``default_generator``; replacing it is its documented way to inject a clock and a
+    randomness source (here: a hash of a counter). TeamCreate's ``leadSessionId`` is a
     random UUID; ``uuid.uuid4`` is replaced the same way, for this process only.
     """
     counter = itertools.count()
@@ -101,9 +104,7 @@ def seeded_ids(clock: ScriptClock, seed: str) -> None:
     def randomness(_timestamp: int) -> bytes:
         return hashlib.sha256(f"{seed}:{next(counter)}".encode()).digest()[:10]
 
-    ulids.generator = Generator(
-        clock=lambda: int(clock().timestamp() * 1000), randomness=lambda: int.from_bytes(randomness(0), "big")
-    )
+    ulid.default_generator = ulid.ULIDGenerator(clock=lambda: int(clock().timestamp() * 1000), randomness=randomness)
     uuid.uuid4 = lambda: uuid.UUID(bytes=randomness(0) + randomness(0)[:6], version=4)
 
 

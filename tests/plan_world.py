@@ -18,7 +18,8 @@ from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from teamdeck import ulids
+import ulid
+
 from teamdeck.protocol.delegation import report
 from teamdeck.protocol.gates import decide_gate
 from teamdeck.protocol.plans.importer import import_plan
@@ -60,13 +61,15 @@ PLAN = "# Release 1.0\n\nThe coordinator's notes: three waves.\n\n" + "".join(
 @contextmanager
 def deterministic_ids() -> Iterator[None]:
     """Every ULID made inside gets its random part from a counter (restored after)."""
-    saved = ulids.generator
+    generator = ulid.default_generator
+    saved = generator.randomness_source, generator.policy
     counter = itertools.count(1)
-    ulids.generator = ulids.Generator(randomness=lambda: next(counter))
+    generator.randomness_source = lambda _timestamp: next(counter).to_bytes(10, "big")
+    generator.policy = ulid.StrictMonotonicPolicy()
     try:
         yield
     finally:
-        ulids.generator = saved
+        generator.randomness_source, generator.policy = saved
 
 
 def ticking_workspace(root: Path) -> Workspace:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ulid import ULID
+
 from teamdeck.clock import iso
 from teamdeck.errors import NotFound, Refused
 from teamdeck.protocol.run_decisions import RUN_BUDGET, RunDecision, run_decisions
@@ -16,14 +18,13 @@ from teamdeck.protocol.teams import read_team
 from teamdeck.store.paths import check_id, check_member, shown
 from teamdeck.store.runs import append_log, requests_log
 from teamdeck.store.workspace import Workspace
-from teamdeck.ulids import new_ulid
 
 ANSWERS = {"run-failed": ("retry", "give_up"), RUN_BUDGET: ("raise", "stop")}
 
 
 def _record(ws: Workspace, type_: str, **fields: Any) -> dict[str, Any]:
     moment = ws.clock()
-    return {"id": new_ulid(moment), "type": type_, "at": iso(moment), "by": ws.actor, **fields}
+    return {"id": str(ULID.from_datetime(moment)), "type": type_, "at": iso(moment), "by": ws.actor, **fields}
 
 
 def request(ws: Workspace, kind: str, team: str, member: str) -> dict[str, Any]:

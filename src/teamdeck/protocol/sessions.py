@@ -33,6 +33,8 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
+from ulid import ULID
+
 from teamdeck.clock import iso
 from teamdeck.errors import NotFound, Refused
 from teamdeck.protocol.session_log import (
@@ -50,7 +52,6 @@ from teamdeck.protocol.session_log import (
 from teamdeck.store.jsonl import append_record
 from teamdeck.store.paths import check_member, shown
 from teamdeck.store.workspace import Workspace
-from teamdeck.ulids import new_ulid
 
 
 def _locked(ws: Workspace, path: Path) -> AbstractContextManager[None]:
@@ -66,7 +67,7 @@ def append_session_record(
 ) -> dict[str, Any]:
     moment = ws.clock()
     record = {
-        "id": new_ulid(moment),
+        "id": str(ULID.from_datetime(moment)),
         "ts": iso(moment),
         "type": type_,
         "actor": actor or ws.actor,

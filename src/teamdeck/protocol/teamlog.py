@@ -6,13 +6,13 @@ import logging
 from typing import Any
 
 from pydantic import ValidationError
+from ulid import ULID
 
 from teamdeck.clock import iso
 from teamdeck.model.team_log import LogType, TeamLogRecord
 from teamdeck.store.jsonl import Tail, append_record, repair_torn_tail
 from teamdeck.store.locks import locked
 from teamdeck.store.workspace import Workspace
-from teamdeck.ulids import new_ulid
 
 logger = logging.getLogger(__name__)
 
@@ -27,7 +27,7 @@ def new_record(ws: Workspace, type_: LogType, **fields: Any) -> TeamLogRecord:
     """
     moment = ws.clock()
     values = {key: value for key, value in fields.items() if value is not None}
-    return TeamLogRecord(id=new_ulid(moment), ts=iso(moment), type=type_, actor=ws.actor, **values)
+    return TeamLogRecord(id=str(ULID.from_datetime(moment)), ts=iso(moment), type=type_, actor=ws.actor, **values)
 
 
 def log(ws: Workspace, team: str, record: TeamLogRecord) -> TeamLogRecord:

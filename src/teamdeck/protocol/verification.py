@@ -29,6 +29,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pydantic import ValidationError
+from ulid import ULID
 
 from teamdeck.clock import iso
 from teamdeck.errors import InvalidFile, Refused
@@ -45,7 +46,6 @@ from teamdeck.protocol.taskfile import load_task, read_events, transact
 from teamdeck.store.loaders import dumps_json
 from teamdeck.store.workspace import Workspace
 from teamdeck.store.write_once import write_once
-from teamdeck.ulids import new_ulid
 
 DEFAULT_GUARDIAN = "schema"
 DEFAULT_TIMEOUT_S = 120.0
@@ -86,7 +86,7 @@ class VerificationRun:
 
 def record_id(ws: Workspace, prefix: str) -> str:
     """A new record id: ``<prefix>-<ulid in lower case>`` (sortable, safe as a file name)."""
-    return f"{prefix}-{new_ulid(ws.clock()).lower()}"
+    return f"{prefix}-{str(ULID.from_datetime(ws.clock())).lower()}"
 
 
 def verify(

@@ -16,6 +16,8 @@ import time
 from dataclasses import dataclass, field
 from datetime import timedelta
 
+from ulid import ULID
+
 from teamdeck.clock import iso, parse_iso
 from teamdeck.model.run import RunMessage, RunnerRef, RunOutcome, RunRecord
 from teamdeck.runner.inboxes import Unread, message_key, unread
@@ -28,7 +30,6 @@ from teamdeck.store.loaders import dumps_json
 from teamdeck.store.lock_owner import process_started
 from teamdeck.store.runs import OUTPUT_FILE, STDERR_FILE, append_run_event, tail_text, write_run
 from teamdeck.store.workspace import Workspace
-from teamdeck.ulids import new_ulid
 from teamdeck.view.stream_json import readable_tail
 
 TAIL_LINES = 20
@@ -37,7 +38,7 @@ TAIL_CHARS = 2000
 
 def new_run_id(ws: Workspace) -> str:
     """``r-<ulid>`` in lower case: unique, sortable by creation."""
-    return "r-" + new_ulid(ws.clock()).lower()
+    return "r-" + str(ULID.from_datetime(ws.clock())).lower()
 
 
 def runner_ref() -> RunnerRef:
@@ -68,7 +69,7 @@ class Execution:
 
     def event(self, type_: str, **fields: object) -> None:
         moment = self.ws.clock()
-        record = {"id": new_ulid(moment), "type": type_, "at": iso(moment), **fields}
+        record = {"id": str(ULID.from_datetime(moment)), "type": type_, "at": iso(moment), **fields}
         append_run_event(self.ws, self.record, record)
 
     def save(self) -> None:

@@ -17,11 +17,11 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from ulid import ULID
 
 from teamdeck.clock import fixed_clock
 from teamdeck.protocol import teams
 from teamdeck.store.workspace import Workspace
-from teamdeck.ulids import new_ulid
 from teamdeck.view.team_files import TeamFiles, read_team_files, reread_config, reread_inbox, with_ledger
 from teamdeck.view.team_roster import team_view
 
@@ -132,7 +132,7 @@ def _apply(ws: Workspace, step: tuple[object, ...], sent: list[tuple[str, str, s
         return f"inbox:{step[1]}"
     if kind == "log":
         _, type_, recipient, at, matching = step
-        record: dict[str, object] = {"id": new_ulid(), "ts": TIMES[0], "type": type_, "actor": "human:t"}
+        record: dict[str, object] = {"id": str(ULID()), "ts": TIMES[0], "type": type_, "actor": "human:t"}
         if type_ in ("message", "shutdown_request"):
             sender, to, when, text = sent[-1] if matching and sent else ("team-lead", str(recipient), str(at), "logged")
             record.update({"from": sender, "to": [to], "timestamp": when, "text": text, "requestId": "r1"})

@@ -35,12 +35,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
+from ulid import ULID
+
 from teamdeck.errors import NotFound, TeamdeckError
 from teamdeck.protocol.forge.deliveries import Outcome, read_deliveries, receive
 from teamdeck.protocol.forge.issues import find_issue, list_issues
 from teamdeck.store.files import read_optional, replace_if_changed
 from teamdeck.store.workspace import Workspace
-from teamdeck.ulids import new_ulid
 
 log = logging.getLogger(__name__)
 
@@ -262,7 +263,7 @@ def _failed_statuses(ws: Workspace, reader: ForgeReader, repo: str, pull: JSON, 
 
 def _deliver(ws: Workspace, event: str, payload: JSON, done: CatchUp) -> None:
     """Receive one synthesized delivery (its id says it came from the catch-up)."""
-    delivery = f"catch-up-{new_ulid()}"
+    delivery = f"catch-up-{ULID()}"
     headers = {"X-Gitea-Delivery": delivery, "X-Gitea-Event": event, "X-Gitea-Event-Type": event}
     outcome = receive(ws, headers, json.dumps(payload).encode())
     done.outcomes.append(outcome)

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import ValidationError
+from ulid import ULID
 
 from teamdeck.clock import iso
 from teamdeck.errors import Busy, InvalidFile, ReadOnly, TeamdeckError
@@ -37,7 +38,6 @@ from teamdeck.store.loaders import parse_json
 from teamdeck.store.locks import locked
 from teamdeck.store.paths import InvalidId, shown
 from teamdeck.store.workspace import Workspace
-from teamdeck.ulids import new_ulid
 
 log = logging.getLogger(__name__)
 
@@ -169,7 +169,7 @@ def _record(ws: Workspace, delivery: str, event_name: str, event_type: str, outc
     append_record(
         ws.deliveries_log,
         {
-            "id": new_ulid(moment),
+            "id": str(ULID.from_datetime(moment)),
             "delivery": delivery,
             "event": event_name[:100],
             "type": event_type[:100],

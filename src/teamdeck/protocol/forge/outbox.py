@@ -24,6 +24,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
+from ulid import ULID
+
 from teamdeck.clock import iso
 from teamdeck.errors import Conflict, NotFound
 from teamdeck.store.files import ensure_dir
@@ -31,7 +33,6 @@ from teamdeck.store.jsonl import append_record, read_records
 from teamdeck.store.locks import locked
 from teamdeck.store.paths import shown
 from teamdeck.store.workspace import Workspace
-from teamdeck.ulids import new_ulid
 
 EntryState = Literal["pending", "delivered", "failed", "dropped"]
 Step = Literal["comment", "assign", "close"]
@@ -99,7 +100,7 @@ def outbox_path(ws: Workspace) -> Path:
 
 def _append(ws: Workspace, record: dict[str, Any]) -> dict[str, Any]:
     moment = ws.clock()
-    record = {"id": new_ulid(moment), **record, "at": iso(moment)}
+    record = {"id": str(ULID.from_datetime(moment)), **record, "at": iso(moment)}
     append_record(outbox_path(ws), record)
     return record
 
