@@ -112,7 +112,14 @@ def results(quick: bool = False, *, runs: int | None = None, src: Path | None = 
     """One row per command and one for ``python -c pass``, measured interleaved-free
     but in this one run (so the floor and the commands see the same machine)."""
     runs = runs or (2 if quick else 15)
-    env = {key: value for key, value in os.environ.items() if not key.startswith("TEAMDECK")}
+    # PYTHONDONTWRITEBYTECODE (set in some shells and CI images) would make every run
+    # compile teamdeck from source, ~40 ms that an installed teamdeck never pays: the
+    # warm-up run must leave the bytecode, as pip's install does.
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith("TEAMDECK") and key != "PYTHONDONTWRITEBYTECODE"
+    }
     if src is not None:
         env["PYTHONPATH"] = str(src)
     teamdeck = [sys.executable, "-m", "teamdeck"]

@@ -1,8 +1,9 @@
 """Each command imports only what it needs, so the CLI starts at once.
 
 ``teamdeck --help`` used to import every command module and with them the read model
-(280 ms of a 0.54 s start); agents call ``send`` and ``inbox --inject`` on every turn.
-Imports, not times, are asserted here: bench/cli.py measures the times.
+(280 ms of a 0.54 s start); agents call ``send`` and ``inbox --inject`` on every turn,
+and Claude Code's hooks ``teamdeck hook`` on every event. Imports, not times, are
+asserted here: bench/cli.py measures the times (bench/README.md, "CLI start").
 """
 
 from __future__ import annotations
@@ -57,3 +58,51 @@ def test_the_commands_agents_run_every_turn_import_neither_the_read_model_nor_th
     assert runs in loaded  # it did run
     assert not loaded & set(HEAVY_FOR_EVERY_COMMAND)
     assert not loaded & {"teamdeck.protocol.ledger.build", "teamdeck.protocol.taskfile", "teamdeck.cli.status"}
+    assert not loaded & set(NOT_ON_THE_MESSAGE_PATH)
+
+
+NOT_ON_THE_MESSAGE_PATH = (
+    "yaml",  # no YAML file is read (no .teamdeck.yaml here): store/yaml_text.py holds PyYAML
+    "teamdeck.store.yaml_text",
+    "teamdeck.model.settings",  # the defaults, when there is no .teamdeck.yaml
+    "teamdeck.model.task",  # teamdeck's task files and their guardian models
+    "teamdeck.model.guardian",
+    "teamdeck.protocol.roles",
+    "teamdeck.protocol.team_tasks",  # `team task` and its Claude Code task files
+    "teamdeck.store.claude_tasks",
+    "teamdeck.protocol.messaging.handshakes",  # shutdown, plan and deactivation answers
+)
+"""What ``send`` (a plain message) and ``inbox --inject`` used to import for other commands."""
+
+
+def test_inbox_inject_writes_no_log_and_so_imports_neither_the_sending_nor_the_log_writer(ws) -> None:
+    worlds.team(ws)
+    loaded = _modules_after(["--workspace", str(ws.root), "inbox", "alpha", "alice", "--inject"])
+    assert "teamdeck.protocol.messaging.injection" in loaded  # it did run
+    assert not loaded & {
+        "teamdeck.protocol.messaging.sending",
+        "teamdeck.protocol.keyed_sends",
+        "teamdeck.protocol.observed",
+        "teamdeck.protocol.teamlog",
+        "teamdeck.model.team_log",
+    }
+
+
+def test_a_hook_imports_no_model_and_no_yaml(ws) -> None:
+    worlds.team(ws)
+    code = (
+        "import io, json, sys\n"
+        "sys.stdin = io.StringIO(sys.argv[2])\n"
+        "from teamdeck.cli.main import main\n"
+        "code = main(['--workspace', sys.argv[1], 'hook'])\n"
+        "print(json.dumps([code, sorted(sys.modules)]), file=sys.stderr)\n"
+    )
+    payload = {"hook_event_name": "TeammateIdle", "session_id": "s-1", "cwd": "/tmp", "teammate_name": "alice"}
+    payload["team_name"] = "alpha"
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(ws.root), json.dumps(payload)], capture_output=True, text=True, timeout=60
+    )
+    exit_code, modules = json.loads(done.stderr.strip().splitlines()[-1])
+    loaded = set(modules)
+    assert exit_code == 0 and "teamdeck.protocol.hooks" in loaded  # it did run
+    assert not loaded & {"pydantic", "yaml", *HEAVY_FOR_EVERY_COMMAND}

@@ -218,7 +218,7 @@ class Lifecycle(RuleBasedStateMachine):
 
 
 def _yaml(ws: Workspace, task: str) -> dict:
-    from teamdeck.store.loaders import parse_yaml
+    from teamdeck.store.yaml_text import parse_yaml
 
     return parse_yaml(ws.task_file(task).read_bytes(), ws.task_file(task))
 

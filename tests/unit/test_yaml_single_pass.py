@@ -1,5 +1,5 @@
 """task.yaml is parsed once: the document is built from the same event stream the
-safety checks walk (store/loaders.py). Whatever it accepts must read exactly as
+safety checks walk (store/yaml_text.py). Whatever it accepts must read exactly as
 PyYAML's safe loader (libyaml's, which read task.yaml before) reads it, and what
 the safe loader refuses it refuses too."""
 
@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from teamdeck.errors import InvalidFile
-from teamdeck.store.loaders import dump_yaml, parse_yaml
+from teamdeck.store.yaml_text import dump_yaml, parse_yaml
 
 scalars = st.one_of(
     st.none(),

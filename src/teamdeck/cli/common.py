@@ -8,7 +8,7 @@ A command module exposes ``register(subparsers, common)``; each of its parsers s
 from __future__ import annotations
 
 import argparse
-import difflib
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -57,8 +57,9 @@ def workspace_from(args: argparse.Namespace) -> Workspace:
     """The :class:`Workspace` the options name, with read-only mode applied."""
     root = resolve_root(getattr(args, "workspace", None))
     check_root(root, may_create=getattr(args, "creates_workspace", False))
-    if getattr(args, "fast_start", False) and not (root / SETTINGS_FILE).exists():
-        # the defaults, without importing the settings model (``teamdeck hook`` runs on every tool call)
+    if not os.path.lexists(root / SETTINGS_FILE):  # a link goes the long way: it may be refused
+        # the defaults, without importing the settings model and PyYAML (agents and hooks
+        # run ``send``, ``inbox --inject`` and ``hook`` on every turn)
         return Workspace(root, read_only=bool(getattr(args, "read_only", False)), read_only_reason="--read-only")
     from teamdeck.store.settings import load_settings
 
@@ -115,6 +116,8 @@ def check_root(root: Path, *, may_create: bool = False) -> None:
             siblings = [entry.name for entry in root.parent.iterdir() if entry.is_dir()]
         except OSError:
             siblings = []
+        import difflib  # only to name a near miss
+
         close = difflib.get_close_matches(root.name, siblings, n=1)
         hint = f" (did you mean {root.parent / close[0]}?)" if close else ""
     raise NotAWorkspace(f"no workspace at {root}: the directory does not exist{hint}")

@@ -58,7 +58,7 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     hook.add_argument(
         "--project-dir", metavar="DIR", help="install --project: the project (default: the current directory)"
     )
-    hook.set_defaults(handler=_run, finish_interrupted=False, fast_start=True)
+    hook.set_defaults(handler=_run, finish_interrupted=False)
 
 
 def _run(args: argparse.Namespace, ws: Workspace) -> Output:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 
 from teamdeck.cli.common import Output
-from teamdeck.protocol.team_tasks import SETTABLE_STATUSES, update_team_task
+from teamdeck.model.claude import ClaudeTask
 from teamdeck.store.workspace import Workspace
 from teamdeck.text import one_line
 
@@ -22,11 +22,13 @@ def register_team_task(actions: argparse._SubParsersAction, common: argparse.Arg
     task.add_argument("team", metavar="TEAM")
     task.add_argument("task_id", metavar="ID", help="the task's id (the number of tasks/TEAM/ID.json)")
     task.add_argument("--owner", metavar="MEMBER", help="the new owner (it is sent a task_assignment)")
-    task.add_argument("--status", choices=SETTABLE_STATUSES)
+    task.add_argument("--status", choices=ClaudeTask.SETTABLE_STATUSES)
     task.set_defaults(handler=_team_task)
 
 
 def _team_task(args: argparse.Namespace, ws: Workspace) -> Output:
+    from teamdeck.protocol.team_tasks import update_team_task  # imported by this command alone
+
     done = update_team_task(ws, args.team, args.task_id, owner=args.owner, status=args.status)
     after = done.after
     what = f"task {after.id} ({one_line(after.subject, 80)}) of team {done.team}"

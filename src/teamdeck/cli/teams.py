@@ -16,15 +16,14 @@ from teamdeck.cli.commands import summary
 from teamdeck.cli.common import Output, command_group
 from teamdeck.cli.team_tasks import register_team_task
 from teamdeck.errors import Refused
-from teamdeck.model.claude import COLORS
+from teamdeck.model.claude import COLORS, MEMBER_ROLES
 from teamdeck.protocol import teams
-from teamdeck.protocol.messaging import handshakes, injection, reading, sending
 from teamdeck.protocol.messaging.names import resolve_member
-from teamdeck.protocol.roles import ROLES
 from teamdeck.store.workspace import Workspace
 from teamdeck.text import one_line, sanitize
 
 if TYPE_CHECKING:
+    from teamdeck.protocol.messaging.sending import Sent
     from teamdeck.store.inbox import InboxEntry
 
 
@@ -74,7 +73,10 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     add.add_argument("--plan-mode", action="store_true", help="the teammate must have its plan approved first")
     add.add_argument("--prompt", default="", help="the teammate's instructions")
     add.add_argument(
-        "--role", choices=ROLES, default=None, help="its role (seed 002): what it may do over MCP and the protocol"
+        "--role",
+        choices=MEMBER_ROLES,
+        default=None,
+        help="its role (seed 002): what it may do over MCP and the protocol",
     )
     add.set_defaults(handler=_team_add)
     delete = actions.add_parser(
@@ -168,7 +170,7 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     )
     role.add_argument("team", metavar="TEAM")
     role.add_argument("member", metavar="MEMBER")
-    role.add_argument("role", choices=ROLES, metavar="ROLE", help=", ".join(ROLES))
+    role.add_argument("role", choices=MEMBER_ROLES, metavar="ROLE", help=", ".join(MEMBER_ROLES))
     role.set_defaults(handler=_role)
 
 
@@ -184,7 +186,7 @@ def _text(value: str) -> str:
     return sys.stdin.read() if value == "-" else value
 
 
-def _sent(sent: sending.Sent, what: str) -> Output:
+def _sent(sent: Sent, what: str) -> Output:
     state = "delivered" if sent.confirmed else "NOT YET DELIVERED (logged; retry or check `teamdeck doctor`)"
     text = f"{what} {sent.id} to {', '.join(one_line(name) for name in sent.recipients)}: {state}"
     return Output(
@@ -261,6 +263,8 @@ def _team_list(_args: argparse.Namespace, ws: Workspace) -> Output:
 
 def _send(args: argparse.Namespace, ws: Workspace) -> Output:
     if args.send_type == "shutdown_response":
+        from teamdeck.protocol.messaging import handshakes  # a plain send does not load the handshakes
+
         if not args.request_id or not (args.approve or args.reject):
             raise _usage("send --type shutdown_response needs --request-id ID and --approve or --reject")
         sent = handshakes.respond_shutdown(
@@ -273,16 +277,22 @@ def _send(args: argparse.Namespace, ws: Workspace) -> Output:
             to=args.to,
         )
         return _sent(sent, "shutdown approved:" if args.approve else "shutdown rejected:")
-    sent = sending.send_message(ws, args.team, args.to, _text(args.text), summary=args.summary, sender=args.sender)
+    from teamdeck.protocol.messaging.sending import send_message  # `inbox --inject` does not send
+
+    sent = send_message(ws, args.team, args.to, _text(args.text), summary=args.summary, sender=args.sender)
     return _sent(sent, "sent message")
 
 
 def _broadcast(args: argparse.Namespace, ws: Workspace) -> Output:
-    sent = sending.broadcast(ws, args.team, _text(args.text), summary=args.summary, sender=args.sender)
+    from teamdeck.protocol.messaging.sending import broadcast
+
+    sent = broadcast(ws, args.team, _text(args.text), summary=args.summary, sender=args.sender)
     return _sent(sent, "broadcast")
 
 
 def _shutdown(args: argparse.Namespace, ws: Workspace) -> Output:
+    from teamdeck.protocol.messaging import handshakes  # imported by the command that uses it
+
     superseded: tuple[str, ...] = ()
     if args.resend:
         from teamdeck.protocol.shutdown_resend import resend_shutdown
@@ -301,6 +311,8 @@ def _shutdown(args: argparse.Namespace, ws: Workspace) -> Output:
 
 
 def _plan(args: argparse.Namespace, ws: Workspace) -> Output:
+    from teamdeck.protocol.messaging import handshakes  # imported by the command that uses it
+
     sent = handshakes.answer_plan(
         ws, args.team, args.member, approve=args.approve, feedback=args.feedback, request_id=args.request_id
     )
@@ -341,6 +353,8 @@ def _entry_lines(entry: InboxEntry, recipient: str) -> list[str]:
 
 
 def _inbox(args: argparse.Namespace, ws: Workspace) -> Output:
+    from teamdeck.protocol.messaging import injection, reading  # imported by the command that uses it
+
     if args.inject:
         injected = injection.inject(ws, args.team, args.member)
         text = "\n".join(sanitize(item.block, 0) for item in injected)
@@ -364,6 +378,8 @@ def _role(args: argparse.Namespace, ws: Workspace) -> Output:
 
 
 def _deactivate(args: argparse.Namespace, ws: Workspace) -> Output:
+    from teamdeck.protocol.messaging import handshakes  # imported by the command that uses it
+
     name = handshakes.deactivate_member(ws, args.team, args.member, force=args.force, reason=args.reason)
     return Output(
         {"ok": True, "team": args.team, "member": name, "isActive": False},

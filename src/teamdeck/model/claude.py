@@ -443,6 +443,8 @@ class ClaudeTask(ClaudeModel):
     updatedAt: int | float | str | None = None
 
     KNOWN_STATUSES: ClassVar[tuple[str, ...]] = ("pending", "in_progress", "completed", "deleted")
+    SETTABLE_STATUSES: ClassVar[tuple[str, ...]] = ("pending", "in_progress", "completed")
+    """The statuses ``team task --status`` sets (``deleted`` is Claude Code's to set)."""
 
     @property
     def internal(self) -> bool:

@@ -14,13 +14,17 @@ A refusal is one line naming the member, its role and what to do instead.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from teamdeck.errors import InvalidFile, Refused
 from teamdeck.model.claude import MEMBER_ROLES, TeamConfig
-from teamdeck.model.task import Task
 from teamdeck.protocol.teams import read_team
 from teamdeck.resources import data_dir
 from teamdeck.store.files import read_optional
 from teamdeck.store.workspace import Workspace
+
+if TYPE_CHECKING:  # the task model (and the guardian models it holds) is for the type alone
+    from teamdeck.model.task import Task
 
 ROLES = MEMBER_ROLES
 

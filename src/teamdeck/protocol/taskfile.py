@@ -28,11 +28,12 @@ from teamdeck.protocol.replay import TASKS, DocumentFold
 from teamdeck.store.atomic import atomic_replace, remove_stale_temps
 from teamdeck.store.files import ensure_dir, list_entries
 from teamdeck.store.jsonl import append_record, read_records, records_after, repair_torn_tail
-from teamdeck.store.loaders import dump_yaml, parse_yaml, read_capped
+from teamdeck.store.loaders import read_capped
 from teamdeck.store.locks import locked
 from teamdeck.store.paths import ID_RE
 from teamdeck.store.teamfiles import task_dir_kind
 from teamdeck.store.workspace import Workspace
+from teamdeck.store.yaml_text import dump_yaml, parse_yaml
 
 log = logging.getLogger(__name__)
 

@@ -23,9 +23,6 @@ from teamdeck.store.claude_tasks import task_file_name, update_task_file
 from teamdeck.store.paths import check_id, shown
 from teamdeck.store.workspace import Workspace
 
-SETTABLE_STATUSES = ("pending", "in_progress", "completed")
-"""The statuses ``team task --status`` sets (``deleted`` is Claude Code's to set)."""
-
 
 @dataclass(frozen=True)
 class TeamTaskUpdate:
@@ -73,9 +70,9 @@ def update_team_task(
     action = f"change task {shown(task_id)} of team '{team}'"
     if owner is None and status is None:
         raise Refused(f"Could not {action}: say what to change (--owner MEMBER and/or --status STATUS)")
-    if status is not None and status not in SETTABLE_STATUSES:
+    if status is not None and status not in ClaudeTask.SETTABLE_STATUSES:
         raise Refused(
-            f"Could not {action}: unknown status '{shown(status)}' (use {', '.join(SETTABLE_STATUSES)}); nothing was written"
+            f"Could not {action}: unknown status '{shown(status)}' (use {', '.join(ClaudeTask.SETTABLE_STATUSES)}); nothing was written"
         )
     task_file_name(task_id)
     ws.require_writable(action)

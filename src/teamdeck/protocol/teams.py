@@ -13,12 +13,10 @@ from __future__ import annotations
 import re
 import unicodedata
 import uuid
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from teamdeck.errors import NotFound, Refused
 from teamdeck.model.claude import COLORS, LEAD_NAME, MEMBER_ROLES, Member, TeamConfig
-from teamdeck.protocol.teamlog import log, new_record
-from teamdeck.store.claude_tasks import ClaudeTaskList, read_claude_tasks
 from teamdeck.store.paths import InvalidId, check_id, check_member, shown
 from teamdeck.store.teamfiles import (
     create_team_files,
@@ -28,6 +26,10 @@ from teamdeck.store.teamfiles import (
     transact_config,
 )
 from teamdeck.store.workspace import Workspace
+
+if TYPE_CHECKING:
+    from teamdeck.model.team_log import LogType
+    from teamdeck.store.claude_tasks import ClaudeTaskList
 
 DEFAULT_AGENT_TYPE = "general-purpose"
 DEFAULT_BACKEND = "in-process"
@@ -93,7 +95,17 @@ def read_team(ws: Workspace, team: str) -> TeamConfig:
 def read_task_list(ws: Workspace, team: str) -> ClaudeTaskList:
     """The team's Claude Code task list ``tasks/<team>/<n>.json`` (use ``.visible`` to
     hide ``_internal`` tasks; statuses are kept as written)."""
+    from teamdeck.store.claude_tasks import read_claude_tasks  # not on the path of a send
+
     return read_claude_tasks(ws, check_id(team, "team name"))
+
+
+def _log(ws: Workspace, team: str, type_: LogType, **fields: Any) -> None:
+    """Log a change of the team in its messages.jsonl (the log's writer is imported here:
+    ``inbox --inject`` reads a roster and logs nothing)."""
+    from teamdeck.protocol.teamlog import log, new_record
+
+    log(ws, team, new_record(ws, type_, **fields))
 
 
 def create_team(
@@ -133,7 +145,7 @@ def create_team(
         "members": [lead],
     }
     create_team_files(ws, team, config)
-    log(ws, team, new_record(ws, "team_created", member=LEAD_NAME))
+    _log(ws, team, "team_created", member=LEAD_NAME)
     return TeamConfig.model_validate(config)
 
 
@@ -219,7 +231,7 @@ def add_member(
         return (Member.model_validate(entry), False), True
 
     member, reactivated = transact_config(ws, team, change)
-    log(ws, team, new_record(ws, "member_reactivated" if reactivated else "member_added", member=member.name))
+    _log(ws, team, "member_reactivated" if reactivated else "member_added", member=member.name)
     return member
 
 
@@ -255,7 +267,7 @@ def set_role(ws: Workspace, team: str, name: str, role: str) -> Member:
         return Member.model_validate(entry), before != entry.get("role")
 
     member = transact_config(ws, team, change)
-    log(ws, team, new_record(ws, "member_role_set", member=member.name, reason=role))
+    _log(ws, team, "member_role_set", member=member.name, reason=role)
     return member
 
 
@@ -295,7 +307,7 @@ def delete_team(ws: Workspace, team: str) -> list[str]:
     def change(raw: dict[str, Any]) -> tuple[list[str], bool]:
         blockers = delete_blockers(TeamConfig.model_validate(raw))
         if blockers:
-            log(ws, team, new_record(ws, "team_delete_refused", blockers=blockers))
+            _log(ws, team, "team_delete_refused", blockers=blockers)
             raise Refused(delete_refusal(team, blockers))
         return remove_team_files(ws, team, tombstone=tombstone), False
 

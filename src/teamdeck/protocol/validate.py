@@ -35,10 +35,11 @@ from teamdeck.store.claude_json import read_json_retrying
 from teamdeck.store.files import list_entries, read_optional
 from teamdeck.store.inbox import read_inbox
 from teamdeck.store.jsonl import decode_line, read_records
-from teamdeck.store.loaders import parse_json, parse_yaml
+from teamdeck.store.loaders import parse_json
 from teamdeck.store.paths import ID_RE, MEMBER_RE, shown
 from teamdeck.store.teamfiles import TASK_FILE_RE, list_inbox_paths, list_team_names, task_dir_kind
 from teamdeck.store.workspace import SETTINGS_FILE, Workspace
+from teamdeck.store.yaml_text import parse_yaml
 
 
 @dataclass(frozen=True)

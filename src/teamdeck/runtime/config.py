@@ -21,9 +21,10 @@ from pydantic_core import ErrorDetails
 from teamdeck.errors import InvalidFile
 from teamdeck.model.agents import DEFAULT_MAX_CONCURRENT, MEMBER_FIELDS, AgentConfig, AgentEntry
 from teamdeck.runtime.registry import RUNTIMES
-from teamdeck.store.loaders import parse_yaml, read_capped
+from teamdeck.store.loaders import read_capped
 from teamdeck.store.paths import shown
 from teamdeck.store.workspace import SETTINGS_FILE
+from teamdeck.store.yaml_text import parse_yaml
 
 DEFAULTS = "defaults"
 SCOPE_FIELDS = ("max_concurrent", "team_budget_usd")

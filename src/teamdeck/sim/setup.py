@@ -21,8 +21,9 @@ from typing import Any
 import yaml
 
 from teamdeck.sim.clock import ENV_SHIFT
-from teamdeck.store.loaders import parse_yaml, read_capped
+from teamdeck.store.loaders import read_capped
 from teamdeck.store.workspace import SETTINGS_FILE
+from teamdeck.store.yaml_text import parse_yaml
 
 ENV_SPEED = "TEAMDECK_DEMO_SPEED"
 """How much faster than real time the demo's agents think, work and wait."""

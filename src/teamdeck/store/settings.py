@@ -8,8 +8,9 @@ from pydantic import ValidationError
 
 from teamdeck.errors import InvalidFile
 from teamdeck.model.settings import Settings
-from teamdeck.store.loaders import parse_yaml, read_capped
+from teamdeck.store.loaders import read_capped
 from teamdeck.store.workspace import SETTINGS_FILE
+from teamdeck.store.yaml_text import parse_yaml
 
 
 def load_settings(root: Path) -> Settings:

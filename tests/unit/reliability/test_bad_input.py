@@ -19,7 +19,8 @@ from teamdeck.errors import InvalidFile, NotFound, WriteFailed
 from teamdeck.protocol.taskfile import load_task, read_events, transact
 from teamdeck.protocol.tasks import create_task
 from teamdeck.store.jsonl import Tail, append_record, read_records
-from teamdeck.store.loaders import MAX_FILE_BYTES, dump_yaml, dumps_json, parse_json, parse_yaml, read_capped
+from teamdeck.store.loaders import MAX_FILE_BYTES, dumps_json, parse_json, read_capped
+from teamdeck.store.yaml_text import dump_yaml, parse_yaml
 
 FINAL = Path("agents/w1/artifacts/final.json")
 TASK_YAML = """\
@@ -152,7 +153,8 @@ B6_PROGRAM = textwrap.dedent(
     import sys
     from pathlib import Path
     from teamdeck.errors import InvalidFile
-    from teamdeck.store.loaders import parse_json, parse_yaml
+    from teamdeck.store.loaders import parse_json
+    from teamdeck.store.yaml_text import parse_yaml
     depth = 100_000
     cases = [
         ("yaml-seq", parse_yaml, b"[" * depth + b"]" * depth),

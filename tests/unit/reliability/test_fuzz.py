@@ -25,8 +25,9 @@ from teamdeck.protocol.taskfile import parse_task_dict
 from teamdeck.protocol.worker_outputs import check_output
 from teamdeck.store.inbox import parse_entries
 from teamdeck.store.jsonl import decode_line, read_records, records_after
-from teamdeck.store.loaders import parse_json, parse_yaml
+from teamdeck.store.loaders import parse_json
 from teamdeck.store.workspace import Workspace
+from teamdeck.store.yaml_text import parse_yaml
 
 EXAMPLES = 300
 """Examples per parser; with 12 properties, 3,600 inputs in all."""
