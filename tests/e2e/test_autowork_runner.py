@@ -35,7 +35,7 @@ def test_the_runner_takes_a_plan_to_completed_with_a_changes_round_and_a_reassig
     )
     settings = (world.root / ".teamdeck.yaml").read_text()
     (world.root / ".teamdeck.yaml").write_text(
-        settings + "autowork:\n  stallAfterSeconds: 4\n  nudges: 1\n  backoff: 1\n"
+        settings + "autowork:\n  everySeconds: 0.5\n  stallAfterSeconds: 4\n  nudges: 1\n  backoff: 1\n"
     )
     (tmp_path / "parser.md").write_text(PLAN)
     assert world.cli("plan", "import", str(tmp_path / "parser.md"), "--team", "crew").returncode == 0
