@@ -199,9 +199,7 @@ def _create_coordinator(ws: Workspace, plan: Plan) -> None:
     lead = read_team(ws, plan.team).lead_name if plan.team else None
     by_hand = f"teamdeck plan run {plan.id}"
     starts = (
-        f", and teamdeck run or supervise starts it (by hand: {by_hand})"
-        if autowork_on(ws)
-        else f" to run ({by_hand})"
+        f", and teamdeck run or supervise starts it (by hand: {by_hand})" if autowork_on(ws) else f" to run ({by_hand})"
     )
 
     def decide(_none: Task | None) -> list[Event]:

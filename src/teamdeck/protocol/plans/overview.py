@@ -116,11 +116,7 @@ def plan_overview(ws: Workspace, plan_id: str) -> PlanOverview:
 
 def _next_step(plan: Plan, coordinator_state: str, waves: list[list[PlanTaskRow]], autowork: bool) -> str:
     by_hand = f"teamdeck plan run {plan.id}"
-    then = (
-        f"teamdeck run or supervise moves it on (by hand: {by_hand})"
-        if autowork
-        else f"{by_hand} (autowork is off)"
-    )
+    then = f"teamdeck run or supervise moves it on (by hand: {by_hand})" if autowork else f"{by_hand} (autowork is off)"
     if plan.state == "PLANNING":
         if coordinator_state == "planned":
             return f"a person approves or rejects gate plan-approval of task {plan.coordinator}"
