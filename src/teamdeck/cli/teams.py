@@ -381,8 +381,9 @@ def _ended_inbox(args: argparse.Namespace, ws: Workspace, missing: NotFound) -> 
         raise missing
     recipient = resolve_member(files.config, args.team, args.member, role="member")
     inbox = files.inbox_of(recipient)
-    recorded = inbox is not None and not isinstance(inbox, str)  # a str says why it could not be read
-    entries = (inbox.unread if args.unread else inbox.messages) if recorded else []
+    entries = []
+    if inbox is not None and not isinstance(inbox, str):  # a str says why it could not be read
+        entries = inbox.unread if args.unread else inbox.messages
     note = f"team {args.team} has ended: its last known roster and the messages teamdeck recorded of its inboxes"
     return _inbox_output(args, recipient, entries, note)
 
