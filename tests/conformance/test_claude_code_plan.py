@@ -31,6 +31,7 @@ from typing import Any
 import pytest
 import yaml
 from claude_code import claude_env, make_home, option
+from parser_plan import CRAFTER, GRAMMAR, PARSER, PLAN
 from scripted_model import Reply, Request, ScriptedModel, call, say
 from test_claude_code_mcp import use
 from test_claude_code_runtime import prompt_of, runner, runs_of, teamdeck, wait_until
@@ -43,14 +44,6 @@ from teamdeck.store.workspace import Workspace
 
 pytestmark = [pytest.mark.conformance, pytest.mark.slow]
 
-CRAFTER = Path(__file__).parents[1] / "autowork_crafter.py"
-PLAN = "# Parser\n\n" + "".join(
-    f"@@@task\n# {title}\n## Objective\n{title}.\n## Definition of Done\n- done\n## Verification\n- checked\n"
-    + (f"Depends: {depends}\n" if depends else "")
-    + "@@@\n\n"
-    for title, depends in [("Lexer", ""), ("Grammar", ""), ("Parser", "Lexer, Grammar")]
-)
-LEXER, GRAMMAR, PARSER = "parser.01-lexer", "parser.02-grammar", "parser.03-parser"
 ROSTER_PROMPT = "You are coder, the crew's grammar crafter."
 RECOMMENDATION = f"GRAMMAR-FIX: write {GRAMMAR}.fixed, then report again"
 CHECK = f"sh -c 'test -f {GRAMMAR}.fixed || {{ echo \"{RECOMMENDATION}\"; exit 3; }}'"
