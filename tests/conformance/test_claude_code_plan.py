@@ -17,6 +17,8 @@ Code (``runtime: claude-code``) against the scripted model:
 
 What is asserted is on disk (the plan, the task events with actor ``teamdeck:autowork``
 and their causes, the run records with their session) and in what the model was sent.
+C13: the approval's own follow-up and the runner's automatic step race for the plan's
+first move; it is taken once, by either.
 """
 
 from __future__ import annotations

@@ -111,7 +111,8 @@ def test_inbox_and_doctor_read_an_ended_team_as_the_tui_does(tmp_path: Path, run
     """``teamdeck inbox`` and ``doctor`` on a team whose directory the client removed:
     its archived roster and the recorded messages (what the TUI shows), marked ended,
     instead of "not found"; ``inbox --inject`` is refused in one line (nobody reads
-    those inboxes) and writes nothing; a team never seen is still not found."""
+    those inboxes) and writes nothing; a team never seen is still not found (B16: a
+    missing directory is read from what was kept, not an error)."""
     root = tmp_path / "ws"
     shutil.copytree(FIXTURES / "2.1.332" / "schema-frames", root)
     ws = Workspace.at(root)
