@@ -7,8 +7,9 @@ Code (``runtime: claude-code``) against the scripted model:
 
 1. the automatic step delegates Grammar to coder: the task_assignment in its inbox wakes
    it, and the model's first request carries that delegation (after coder's roster
-   prompt); the model reports with teamdeck's ``report_to_parent`` (the crafter's
-   reporting call: a crafter may not delegate, it reports on the task it was given);
+   prompt; its role prompt is in the system prompt, and the resumed session keeps it);
+   the model reports with teamdeck's ``report_to_parent`` (the crafter's reporting
+   call: a crafter may not delegate, it reports on the task it was given);
 2. the wave reported, Grammar's guardian says NEEDS_CHANGES (the fix file is missing):
    its recommendations arrive as a message, which wakes coder again, and the runner
    resumes the SAME session (``--resume``): the model sees its earlier turn and the
@@ -40,6 +41,7 @@ from test_claude_code_runtime import prompt_of, runner, runs_of, teamdeck, wait_
 
 from teamdeck.protocol.autowork.steps import ACTOR
 from teamdeck.protocol.plans.store import load_plan, plan_events
+from teamdeck.protocol.roles import role_prompt
 from teamdeck.protocol.taskfile import read_events
 from teamdeck.protocol.teams import add_member, create_team
 from teamdeck.store.workspace import Workspace
@@ -172,6 +174,10 @@ def test_a_claude_code_crafter_takes_its_task_through_a_changes_round_and_the_pl
         f"report on task {GRAMMAR} with the report_to_parent tool of teamdeck's MCP server" in delegation["description"]
     )
     resumed = next(request for request in asked if RECOMMENDATION in latest_prompt(request))
+    # the crafter's role prompt, given on the first run only, stays in the resumed session's system prompt
+    assert option(first["argv"], "--append-system-prompt") == role_prompt("crafter").strip()
+    assert option(second["argv"], "--append-system-prompt") is None
+    assert all("# Your role: crafter" in request.system_text for request in (asked[0], resumed))
     assert latest_prompt(resumed).startswith(
         '<teammate-message teammate_id="team-lead" summary="Changes needed on parser.02-grammar">\n'
         f"Guardian command asks for changes to task {GRAMMAR} (verdict "
