@@ -15,20 +15,13 @@ import sys
 import time
 from pathlib import Path
 
+from parser_plan import CRAFTER, GRAMMAR, LEXER, PLAN
+
 from teamdeck.protocol.messaging.reading import list_inbox
 from teamdeck.protocol.plans.store import load_plan, plan_events
 from teamdeck.protocol.taskfile import load_task, read_events
 from teamdeck.protocol.teams import add_member, create_team
 from teamdeck.store.workspace import Workspace
-
-CRAFTER = Path(__file__).parents[1] / "autowork_crafter.py"
-PLAN = "# Parser\n\n" + "".join(
-    f"@@@task\n# {title}\n## Objective\n{title}.\n## Definition of Done\n- done\n## Verification\n- checked\n"
-    + (f"Depends: {depends}\n" if depends else "")
-    + "@@@\n\n"
-    for title, depends in [("Lexer", ""), ("Grammar", ""), ("Parser", "Lexer, Grammar")]
-)
-LEXER, GRAMMAR = "parser.01-lexer", "parser.02-grammar"
 
 
 def _cli(root: Path, *args: str) -> subprocess.CompletedProcess[str]:

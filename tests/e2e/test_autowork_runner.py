@@ -11,19 +11,11 @@ import json
 import sys
 from pathlib import Path
 
+from parser_plan import CRAFTER, GRAMMAR, LEXER, PLAN
 from runner_world import World, wait_for
 
 from teamdeck.protocol.plans.store import load_plan, plan_events
 from teamdeck.protocol.taskfile import load_task, read_events
-
-CRAFTER = Path(__file__).parents[1] / "autowork_crafter.py"
-PLAN = "# Parser\n\n" + "".join(
-    f"@@@task\n# {title}\n## Objective\n{title}.\n## Definition of Done\n- done\n## Verification\n- checked\n"
-    + (f"Depends: {depends}\n" if depends else "")
-    + "@@@\n\n"
-    for title, depends in [("Lexer", ""), ("Grammar", ""), ("Parser", "Lexer, Grammar")]
-)
-LEXER, GRAMMAR = "parser.01-lexer", "parser.02-grammar"
 
 
 def test_the_runner_takes_a_plan_to_completed_with_a_changes_round_and_a_reassigned_stall(tmp_path: Path) -> None:
@@ -35,7 +27,7 @@ def test_the_runner_takes_a_plan_to_completed_with_a_changes_round_and_a_reassig
     )
     settings = (world.root / ".teamdeck.yaml").read_text()
     (world.root / ".teamdeck.yaml").write_text(
-        settings + "autowork:\n  stallAfterSeconds: 4\n  nudges: 1\n  backoff: 1\n"
+        settings + "autowork:\n  everySeconds: 0.5\n  stallAfterSeconds: 4\n  nudges: 1\n  backoff: 1\n"
     )
     (tmp_path / "parser.md").write_text(PLAN)
     assert world.cli("plan", "import", str(tmp_path / "parser.md"), "--team", "crew").returncode == 0

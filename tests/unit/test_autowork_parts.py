@@ -94,7 +94,10 @@ def test_needs_changes_sends_the_output_to_the_crafter_and_off_review_nothing_ru
     steps = supervise(ws, isolation="thread").steps
     assert [step.kind for step in steps] == ["verify"] and "NEEDS_CHANGES" in steps[0].summary
     assert load_task(ws, "t1").state == "working"
-    assert any("rename the lexer" in text for text in _texts(ws, "bob"))
+    [told] = [text for text in _texts(ws, "bob") if "asks for changes" in text]
+    assert told.endswith(
+        "- rename the lexer\nMake the changes, then report on task t1 again (report_to_parent, or `teamdeck report`)."
+    )
     assert supervise(ws, isolation="thread").steps == []  # bob owes a new report: nothing is verified twice
 
 
@@ -283,3 +286,37 @@ def test_supervise_refuses_a_read_only_workspace_in_one_line(tmp_path: Path, run
     refused = run_cli(ws.root, "--read-only", "supervise", "--once")
     assert refused.code != 0 and refused.err.count("\n") == 1 and "read-only" in refused.err
     assert not any(event.type == "member.nudged" for event in read_events(ws, "t1"))
+
+
+def test_the_runners_autowork_loop_looks_as_often_as_the_settings_say(tmp_path: Path, monkeypatch) -> None:
+    """``autowork.everySeconds`` is read each time round: 0.2 s makes several steps in a
+    second; after the default (5 s) is written back, the loop waits again for 5 s."""
+    import threading
+    import time
+
+    from teamdeck.protocol.autowork.step import Supervision
+    from teamdeck.runner import autowork_loop
+
+    ws, _clock = _world(tmp_path / "ws", "autowork:\n  everySeconds: 0.2\n")
+    looked: list[float] = []
+    changed = threading.Event()
+
+    def counted(_ws: Workspace) -> Supervision:
+        looked.append(time.monotonic())
+        if len(looked) == 4:
+            (ws.root / ".teamdeck.yaml").write_text("autowork: {}\n")
+            changed.set()
+        return Supervision()
+
+    monkeypatch.setattr(autowork_loop, "supervise", counted)
+    loop = autowork_loop.AutoworkLoop(ws, lambda _line: None)
+    loop.start()
+    try:
+        assert changed.wait(10), f"the loop looked {len(looked)} time(s) in 10 s at everySeconds 0.2"
+        deadline = time.monotonic() + 10
+        while len(looked) < 5 and time.monotonic() < deadline:  # one more look: its wait was read before the change
+            time.sleep(0.05)
+        time.sleep(1.0)
+        assert len(looked) == 5  # then the default, 5 s
+    finally:
+        loop.stop()

@@ -16,6 +16,8 @@ import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from parser_plan import GRAMMAR, LEXER, PARSER, PLAN
+
 from teamdeck.decisions.registry import answer_decision, find_decision
 from teamdeck.model.claude import decode_text
 from teamdeck.model.settings import AutoworkSettings
@@ -32,13 +34,6 @@ from teamdeck.store.inbox import take_unread
 from teamdeck.store.workspace import Workspace
 from teamdeck.view.build import build_snapshot
 
-PLAN = "# Parser\n\n" + "".join(
-    f"@@@task\n# {title}\n## Objective\n{title}.\n## Definition of Done\n- it works\n## Verification\n- tests\n"
-    + (f"Depends: {depends}\n" if depends else "")
-    + "@@@\n\n"
-    for title, depends in [("Lexer", ""), ("Grammar", ""), ("Parser", "Lexer, Grammar")]
-)
-LEXER, GRAMMAR, PARSER = "parser.01-lexer", "parser.02-grammar", "parser.03-parser"
 MINUTE = 60.0
 
 

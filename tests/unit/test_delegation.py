@@ -37,6 +37,7 @@ def test_delegate_records_the_worker_then_writes_a_task_assignment(team):
     assert (message.taskId, message.subject, message.assignedBy) == ("t1", "Parser", "team-lead")
     assert "## Objective\nParse it" in message.description and "start with the lexer" in message.description
     assert "teamdeck report t1 alice" in message.description
+    assert "report on task t1 with the report_to_parent tool of teamdeck's MCP server" in message.description
     again = delegate(ws, "t1", "alice", role="verifier")  # idempotent record, message sent again
     assert [worker.role for worker in again.task.workers] == ["verifier"] and len(inbox(ws, "Alice")) == 2
 

@@ -323,3 +323,34 @@ def test_a_worker_blocked_by_hand_gets_its_gate_and_the_plan_waits_for_a_person(
     decide_gate(ws, "one.01-a", task.open_gates[0].id, "approve", "postgres")
     _report(ws, "one.01-a", "w1")
     assert advance(ws, "one", isolation="thread").plan.state == "COMPLETED"
+
+
+def test_plan_show_says_who_moves_the_plan_on(tmp_path, run_cli):
+    """Plans advance by themselves under ``teamdeck run`` / ``teamdeck supervise``
+    (autowork): ``plan show`` and the approval question say so, and name ``plan run``
+    as the way by hand; with ``autowork.enabled: false`` only ``plan run`` moves it."""
+    from plan_world import build
+
+    ws = build(tmp_path / "ws", "executing")
+    shown = run_cli(ws.root, "plan", "show", "release")
+    assert shown.code == 0, shown.err
+    by_itself = (
+        "next: the workers of wave 1 report; then teamdeck run or supervise moves it on "
+        "(by hand: teamdeck plan run release)"
+    )
+    assert by_itself in shown.out
+    question = load_task(ws, "release").gate("plan-approval").questions[0]
+    assert question == (
+        "Approve this plan? approve: it is READY, and teamdeck run or supervise starts it "
+        "(by hand: teamdeck plan run release); reject: it is canceled."
+    )
+
+    (ws.root / ".teamdeck.yaml").write_text("autowork:\n  enabled: false\n")
+    off = run_cli(ws.root, "plan", "show", "release", "--json").json["nextStep"]
+    assert off == "the workers of wave 1 report; then teamdeck plan run release (autowork is off)"
+    off_ws = build(tmp_path / "off", "imported")
+    (off_ws.root / ".teamdeck.yaml").write_text("autowork:\n  enabled: false\n")
+    assert plan_overview(off_ws, "release").next_step.startswith("a person approves or rejects gate plan-approval")
+    import_plan(off_ws, block("A"), source="one.md")
+    [manual] = load_task(off_ws, "one").gate("plan-approval").questions[:1]
+    assert manual == "Approve this plan? approve: it is READY to run (teamdeck plan run one); reject: it is canceled."

@@ -105,3 +105,44 @@ def test_only_session_teams_name_a_session() -> None:
     assert session_of("alpha", None) == ""
     assert session_of("session-1a2b3c4d", None) == "1a2b3c4d"
     assert session_of("session-zz2b3c4d", None) == ""
+
+
+def test_inbox_and_doctor_read_an_ended_team_as_the_tui_does(tmp_path: Path, run_cli) -> None:
+    """``teamdeck inbox`` and ``doctor`` on a team whose directory the client removed:
+    its archived roster and the recorded messages (what the TUI shows), marked ended,
+    instead of "not found"; ``inbox --inject`` is refused in one line (nobody reads
+    those inboxes) and writes nothing; a team never seen is still not found (B16: a
+    missing directory is read from what was kept, not an error)."""
+    root = tmp_path / "ws"
+    shutil.copytree(FIXTURES / "2.1.332" / "schema-frames", root)
+    ws = Workspace.at(root)
+    build_snapshot(ws, record=True)  # a live view saw the team: archived and recorded
+    team = "session-5f3a9c1e"
+    shutil.rmtree(ws.team_dir(team))
+    (shown,) = build_snapshot(ws).teams
+    said = [row.summary for row in next(m for m in shown.members if m.lead).inbox]
+    assert shown.ended and said
+
+    listed = run_cli(root, "inbox", team, "team-lead", "--json")
+    assert listed.code == 0, listed.err
+    assert listed.json["ended"] is True and len(listed.json["messages"]) == len(said)
+    text = run_cli(root, "inbox", team, "team-lead").out
+    assert text.startswith(f"team {team} has ended: its last known roster and the messages teamdeck recorded")
+    assert "alice -> team-lead  task_completed" in text
+
+    before = sorted(path.relative_to(root) for path in root.rglob("*"))
+    injected = run_cli(root, "inbox", team, "alice", "--inject")
+    assert injected.code != 0 and injected.err.count("\n") == 1
+    assert f"team {team} has ended (its directory is gone) and nobody reads its inboxes" in injected.err
+    assert sorted(path.relative_to(root) for path in root.rglob("*")) == before
+
+    doctor = run_cli(root, "doctor", team)
+    assert doctor.code == 0, doctor.out + doctor.err  # its failures are history
+    assert "  ended: its directory is gone (its session is over)" in doctor.out
+    assert "carol's turn failed" in doctor.out and "team delete would be refused" not in doctor.out
+    every = run_cli(root, "doctor", "--json")
+    assert [(report["team"], report["ended"]) for report in every.json["teams"]] == [(team, True)]
+
+    for args in (("inbox", "session-0000aaaa", "alice"), ("doctor", "session-0000aaaa")):
+        missing = run_cli(root, *args)
+        assert missing.code != 0 and "not found" in missing.err

@@ -1,5 +1,8 @@
 """``teamdeck doctor``: each team's roster, handshakes, folded idles and delivery
-problems, from the ledger (protocol/ledger/); exit 1 when a failure is found.
+problems, from the ledger (protocol/ledger/); exit 1 when a failure is found. A team
+that ended (Claude Code removed its directory when its session ended) is read from its
+archived roster and the messages teamdeck recorded, as the TUI reads it; what it shows
+is history and does not fail doctor.
 
 Everything a team member wrote reaches the terminal only through :func:`one_line` (S1).
 """
@@ -11,12 +14,14 @@ from datetime import timedelta
 
 from teamdeck.cli.commands import summary
 from teamdeck.cli.common import Output
+from teamdeck.errors import NotFound
 from teamdeck.protocol import teams
 from teamdeck.protocol.hygiene import find_leftovers, sweep_temp_files
 from teamdeck.protocol.intents import complete_pending, pending
 from teamdeck.protocol.ledger.build import build_ledger
 from teamdeck.protocol.ledger.results import FAILURE_CLASSES, NOTICES, Ledger
 from teamdeck.protocol.taskfile import task_ids
+from teamdeck.protocol.team_archive import archived_teams
 from teamdeck.protocol.verdict_history import edited_verdicts
 from teamdeck.store.settings import load_settings
 from teamdeck.store.workspace import Workspace
@@ -34,6 +39,8 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
 
 def _doctor(args: argparse.Namespace, ws: Workspace) -> Output:
     names, ignored = ([args.team], []) if args.team else teams.team_listing(ws)
+    if not args.team:  # the teams that ended (their directory gone, their roster archived), as the TUI lists them
+        names += [name for name in archived_teams(ws) if name not in names and not ws.team_config(name).exists()]
     timeout = timedelta(seconds=load_settings(ws.root).shutdownTimeoutSeconds)
     reports, lines = [], []
     interrupted = _interrupted(ws, repair=args.repair)
@@ -42,7 +49,7 @@ def _doctor(args: argparse.Namespace, ws: Workspace) -> Output:
     lines += leftovers
     for name in names:
         try:
-            ledger = build_ledger(ws, name, shutdown_timeout=timeout)
+            ledger, ended = _ledger(ws, name, timeout)
         except Exception as err:
             if args.team:
                 raise
@@ -50,14 +57,14 @@ def _doctor(args: argparse.Namespace, ws: Workspace) -> Output:
             lines.append(f"team {name}: {one_line(str(err), 300)}")
             continue
         tasks = teams.read_task_list(ws, name)
-        report = ledger.to_json()
+        report = {**ledger.to_json(), "ended": ended}
         report["tasks"] = {
             "visible": [task.to_json() for task in tasks.visible],
             "hidden": len(tasks.tasks) - len(tasks.visible),
             "problems": tasks.problems,
         }
         reports.append(report)
-        lines += _doctor_lines(ledger, tasks)
+        lines += _doctor_lines(ledger, tasks, ended=ended)
     if not names:
         lines.append(f"no teams in {ws.root / 'teams'}")
     edited = [str(problem) for task_id in task_ids(ws) for problem in edited_verdicts(ws, task_id)]
@@ -67,7 +74,7 @@ def _doctor(args: argparse.Namespace, ws: Workspace) -> Output:
             *(f"  ! {one_line(line, 300)}" for line in edited),
         ]
     healthy = (
-        all(report.get("healthy") for report in reports)
+        all(report.get("healthy") or report.get("ended") for report in reports)
         and not edited
         and not (interrupted and not args.repair)
         and not (leftovers and not args.repair)
@@ -111,11 +118,31 @@ def _leftovers(ws: Workspace, *, repair: bool) -> list[str]:
     return removed + [one_line(line, 300) for line in found]
 
 
-def _doctor_lines(ledger: Ledger, tasks: teams.ClaudeTaskList) -> list[str]:
+def _ledger(ws: Workspace, team: str, timeout: timedelta) -> tuple[Ledger, bool]:
+    """The team's ledger, and whether the team has ended: a team whose directory is gone
+    is read from its archived roster and the messages recorded of it, as the TUI reads
+    it (view/team_files.py); the NotFound stands when nothing of it was kept."""
+    try:
+        return build_ledger(ws, team, shutdown_timeout=timeout), False
+    except NotFound:
+        from teamdeck.view.team_files import read_ended_team
+
+        files = read_ended_team(ws, team, timeout)
+        if files is None or files.ledger is None:
+            raise
+        return files.ledger, True
+
+
+def _doctor_lines(ledger: Ledger, tasks: teams.ClaudeTaskList, *, ended: bool = False) -> list[str]:
     config = ledger.config
     lines = [
         f"team {one_line(ledger.team)}  (lead: {one_line(config.lead_name)})  {one_line(config.description or '', 100)}"
     ]
+    if ended:
+        lines.append(
+            "  ended: its directory is gone (its session is over); read from its archived roster and the messages "
+            "teamdeck recorded: history, which does not make doctor fail"
+        )
     lines.append("  members (isActive: the roster flag of config.json, not whether the member is working):")
     for member in ledger.members:
         state = "lead" if member.lead else ("isActive" if member.active else "inactive")
@@ -152,7 +179,7 @@ def _doctor_lines(ledger: Ledger, tasks: teams.ClaudeTaskList) -> list[str]:
     if notices:
         lines.append("  notices:")
         lines += [f"    {NOTICES.get(f.code, f.code)}: {one_line(f.detail, 300)}" for f in notices]
-    if ledger.delete_blockers:
+    if ledger.delete_blockers and not ended:
         lines.append(
             f"  team delete would be refused: {len(ledger.delete_blockers)} active member(s): "
             f"{', '.join(one_line(name, 64) for name in ledger.delete_blockers)}"

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from teamdeck.cli.commands import summary
 from teamdeck.cli.common import Output, command_group
 from teamdeck.cli.team_tasks import register_team_task
-from teamdeck.errors import Refused
+from teamdeck.errors import NotFound, Refused
 from teamdeck.model.claude import COLORS, MEMBER_ROLES
 from teamdeck.protocol import teams
 from teamdeck.protocol.messaging.names import resolve_member
@@ -356,17 +356,62 @@ def _inbox(args: argparse.Namespace, ws: Workspace) -> Output:
     from teamdeck.protocol.messaging import injection, reading  # imported by the command that uses it
 
     if args.inject:
-        injected = injection.inject(ws, args.team, args.member)
+        try:
+            injected = injection.inject(ws, args.team, args.member)
+        except NotFound as missing:
+            _refuse_ended(ws, args.team, missing)
+            raise
         text = "\n".join(sanitize(item.block, 0) for item in injected)
         return Output({"ok": True, "messages": [item.to_json() for item in injected]}, text)
-    config = teams.read_team(ws, args.team)
+    try:
+        config = teams.read_team(ws, args.team)
+    except NotFound as missing:
+        return _ended_inbox(args, ws, missing)
     recipient = resolve_member(config, args.team, args.member, role="member")
     entries = reading.list_inbox(ws, args.team, recipient, unread_only=args.unread)
+    return _inbox_output(args, recipient, entries)
+
+
+def _inbox_output(args: argparse.Namespace, recipient: str, entries: list[InboxEntry], note: str = "") -> Output:
     lines = [line for entry in entries for line in _entry_lines(entry, recipient)]
-    return Output(
-        {"ok": True, "team": args.team, "member": recipient, "messages": [_entry_json(e, recipient) for e in entries]},
-        "\n".join(lines) or f"no {'unread ' if args.unread else ''}messages for {recipient}",
-    )
+    data = {
+        "ok": True,
+        "team": args.team,
+        "member": recipient,
+        "messages": [_entry_json(e, recipient) for e in entries],
+    }
+    text = "\n".join(lines) or f"no {'unread ' if args.unread else ''}messages for {recipient}"
+    return Output({**data, "ended": True} if note else data, f"{note}\n{text}" if note else text)
+
+
+def _ended_inbox(args: argparse.Namespace, ws: Workspace, missing: NotFound) -> Output:
+    """A member's messages in a team that ended (Claude Code removed its directory when
+    its session ended): what teamdeck recorded of them, as the TUI shows them
+    (view/team_files.py); ``missing`` again when nothing of the team was kept."""
+    from teamdeck.view.team_files import read_ended_team
+
+    files = read_ended_team(ws, args.team)
+    if files is None or files.config is None:
+        raise missing
+    recipient = resolve_member(files.config, args.team, args.member, role="member")
+    inbox = files.inbox_of(recipient)
+    entries = []
+    if inbox is not None and not isinstance(inbox, str):  # a str says why it could not be read
+        entries = inbox.unread if args.unread else inbox.messages
+    note = f"team {args.team} has ended: its last known roster and the messages teamdeck recorded of its inboxes"
+    return _inbox_output(args, recipient, entries, note)
+
+
+def _refuse_ended(ws: Workspace, team: str, missing: NotFound) -> None:
+    """Refuse ``inbox --inject`` on a team that ended, in one line (nobody reads its
+    inboxes any more); nothing when the team was never seen (``missing`` stands)."""
+    from teamdeck.view.team_files import read_ended_team
+
+    if read_ended_team(ws, team) is not None:
+        raise Refused(
+            f"Could not inject the inbox: team {team} has ended (its directory is gone) and nobody reads its "
+            f"inboxes; `teamdeck inbox {team} MEMBER` lists what was said"
+        ) from missing
 
 
 def _role(args: argparse.Namespace, ws: Workspace) -> Output:

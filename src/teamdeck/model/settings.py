@@ -41,6 +41,12 @@ class AutoworkSettings(OurModel):
     (protocol/autowork/)."""
 
     enabled: bool = Field(default=True, description="advance plans, verify on review and catch stalls by themselves")
+    everySeconds: float = Field(
+        default=5,
+        ge=0.2,
+        le=3600,
+        description="how often `teamdeck run` takes the automatic step (sooner when a stall falls due)",
+    )
     stallAfterSeconds: float = Field(
         default=1200,
         gt=0,

@@ -178,10 +178,22 @@ def _instructions(ws: Workspace, task: Task, worker: Worker, note: str) -> str:
         parts.append(note.strip())
     final = ws.rel(ws.agents_dir(task.id) / worker.id / "artifacts" / "final.json")
     parts.append(
-        f"When you finish or are blocked, report with `teamdeck report {task.id} {worker.id} --status completed|blocked|failed "
-        f"--summary ...` (or write {final} yourself: status, summary, questions, nextActions, changedFiles)."
+        f"{how_to_report(task.id, worker.id)} (or write {final} yourself: status, summary, questions, "
+        "nextActions, changedFiles)."
     )
     return "\n\n".join(parts)
+
+
+def how_to_report(task_id: str, worker_id: str) -> str:
+    """The sentence that tells a worker how to report on its task, in the assignment,
+    the guardian's request for changes and the nudges: a member run as Claude Code
+    (``claude -p``) has teamdeck's MCP tools but no approved shell, so the tool comes
+    first; the CLI is for the others."""
+    return (
+        f"When you finish or are blocked, report on task {task_id} with the report_to_parent tool of "
+        f"teamdeck's MCP server, or `teamdeck report {task_id} {worker_id} --status completed|blocked|failed "
+        "--summary ...`"
+    )
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from typing import Any
 from teamdeck.clock import iso
 from teamdeck.model.event import Event
 from teamdeck.model.task import Task, Worker
+from teamdeck.protocol.delegation import how_to_report
 from teamdeck.protocol.events import new_event
 from teamdeck.protocol.intents import completer, intent
 from teamdeck.protocol.messaging.sending import send_message
@@ -53,8 +54,7 @@ def nudge(
     assert task.team is not None and worker.member is not None
     text = text or (
         f"Reminder ({attempt}): task {task.id} ({task.title}) is waiting for your report. "
-        f"{cause}. When you finish or are blocked, report with `teamdeck report {task.id} {worker.id} "
-        "--status completed|blocked|failed --summary ...`."
+        f"{cause}. {how_to_report(task.id, worker.id)}."
     )
     key = f"nudge:{task.id}:{worker.id}:{since or iso(ws.clock())}:{attempt}"
     summary = summary or f"Reminder: {task.id} waits for your report"

@@ -373,6 +373,7 @@ def _deliver_recommendations(ws: Workspace, task: Task, verdict: GuardianVerdict
 
     lines = [f"Guardian {verdict.guardian} asks for changes to task {task.id} (verdict {verdict.id}):"]
     lines += [f"- {text}" for text in verdict.recommendations] or [f"- {flag.message}" for flag in verdict.flags]
+    lines.append(f"Make the changes, then report on task {task.id} again (report_to_parent, or `teamdeck report`).")
     notified, notices = notify_workers(ws, task, "\n".join(lines), summary=f"Changes needed on {task.id}")
     return {"notified": notified, "notices": notices}
 

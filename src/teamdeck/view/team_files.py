@@ -206,6 +206,16 @@ def _archive(ws: Workspace, files: TeamFiles) -> None:
         keep_roster(ws, files.name, files.config)
 
 
+def read_ended_team(ws: Workspace, team: str, shutdown_timeout: timedelta | None = None) -> TeamFiles | None:
+    """An ended team as the live view shows it (its archived roster, the messages
+    recorded of its inboxes, its ledger), for the commands that name one (``inbox``,
+    ``doctor``); None when its directory is still there or nothing of it was archived.
+    Reads only: a command records nothing."""
+    if ws.team_config(team).exists():
+        return None
+    return _ended(ws, team, None, shutdown_timeout)
+
+
 def _ended(
     ws: Workspace, team: str, previous: TeamFiles | None, shutdown_timeout: timedelta | None
 ) -> TeamFiles | None:

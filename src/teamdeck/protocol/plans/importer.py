@@ -27,6 +27,7 @@ from teamdeck.model.plan import Plan
 from teamdeck.model.task import Task
 from teamdeck.protocol.events import new_event
 from teamdeck.protocol.human_notes import sync_human_notes
+from teamdeck.protocol.plans.overview import autowork_on
 from teamdeck.protocol.plans.parser import HEADINGS, TaskBlock, parse_blocks
 from teamdeck.protocol.plans.store import change_plan, load_plan
 from teamdeck.protocol.plans.waves import compute_waves, resolve_dependencies, slug, task_ids
@@ -196,6 +197,10 @@ def _create_coordinator(ws: Workspace, plan: Plan) -> None:
         for wave in range(1, plan.waves + 1)
     ]
     lead = read_team(ws, plan.team).lead_name if plan.team else None
+    by_hand = f"teamdeck plan run {plan.id}"
+    starts = (
+        f", and teamdeck run or supervise starts it (by hand: {by_hand})" if autowork_on(ws) else f" to run ({by_hand})"
+    )
 
     def decide(_none: Task | None) -> list[Event]:
         task: dict[str, Any] = {
@@ -227,7 +232,7 @@ def _create_coordinator(ws: Workspace, plan: Plan) -> None:
                     "agentInstance": None,
                     "reason": f"plan '{plan.title}' ({len(plan.tasks)} tasks in {plan.waves} waves, from {plan.source}) waits for approval",
                     "questions": [
-                        f"Approve this plan? approve: it is READY to run (teamdeck plan run {plan.id}); reject: it is canceled.",
+                        f"Approve this plan? approve: it is READY{starts}; reject: it is canceled.",
                         *waves,
                     ],
                 },

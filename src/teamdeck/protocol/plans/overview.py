@@ -2,7 +2,9 @@
 
 Nothing here writes. :func:`plan_overview` is what a plan view renders: the waves as
 groups of rows, each task's state, the tasks it still waits for, its open gates and
-its last verdict, plus the one thing the plan needs next.
+its last verdict, plus the one thing the plan needs next: who moves it on is the
+automatic step (``teamdeck run``, ``teamdeck supervise``) unless ``autowork.enabled`` is
+off, when only ``teamdeck plan run`` does.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from teamdeck.model.plan import Plan
 from teamdeck.model.task import Gate
 from teamdeck.protocol.plans.store import load_plan
 from teamdeck.protocol.taskfile import load_task
+from teamdeck.store.settings import load_settings
 from teamdeck.store.workspace import Workspace
 
 
@@ -107,22 +110,38 @@ def plan_overview(ws: Workspace, plan_id: str) -> PlanOverview:
         coordinator_state, approval = coordinator.state, coordinator.gate("plan-approval")
     except TeamdeckError:
         coordinator_state, approval = "unreadable", None
-    return PlanOverview(plan, waves, coordinator_state, approval, _next_step(plan, coordinator_state, waves))
+    next_step = _next_step(plan, coordinator_state, waves, autowork_on(ws))
+    return PlanOverview(plan, waves, coordinator_state, approval, next_step)
 
 
-def _next_step(plan: Plan, coordinator_state: str, waves: list[list[PlanTaskRow]]) -> str:
+def _next_step(plan: Plan, coordinator_state: str, waves: list[list[PlanTaskRow]], autowork: bool) -> str:
+    by_hand = f"teamdeck plan run {plan.id}"
+    then = f"teamdeck run or supervise moves it on (by hand: {by_hand})" if autowork else f"{by_hand} (autowork is off)"
     if plan.state == "PLANNING":
         if coordinator_state == "planned":
             return f"a person approves or rejects gate plan-approval of task {plan.coordinator}"
-        return f"the approval was decided: teamdeck plan run {plan.id}"
+        return f"the approval was decided; {then}"
     if plan.state == "READY":
-        return f"start it: teamdeck plan run {plan.id} [--to MEMBER ...]"
+        if autowork:
+            return f"teamdeck run or supervise starts it (by hand: {by_hand} [--to MEMBER ...])"
+        return f"start it: {by_hand} [--to MEMBER ...] (autowork is off)"
     if plan.state in ("COMPLETED", "CANCELED", "FAILED"):
         return "nothing: the plan is final"
     rows = waves[plan.currentWave - 1] if 0 < plan.currentWave <= len(waves) else []
     gated = [row.id for row in rows if row.gates]
     if gated:
-        return f"a person decides the gates of {', '.join(gated)}; then teamdeck plan run {plan.id}"
+        return f"a person decides the gates of {', '.join(gated)}; then {then}"
     if plan.state in ("WAVE_COMPLETE", "VERIFYING"):
-        return f"verify wave {plan.currentWave}: teamdeck plan run {plan.id}"
-    return f"the workers of wave {plan.currentWave} report; then teamdeck plan run {plan.id}"
+        if autowork:
+            return f"teamdeck run or supervise verifies wave {plan.currentWave} (by hand: {by_hand})"
+        return f"verify wave {plan.currentWave}: {by_hand} (autowork is off)"
+    return f"the workers of wave {plan.currentWave} report; then {then}"
+
+
+def autowork_on(ws: Workspace) -> bool:
+    """Whether the automatic step moves plans in this workspace (``autowork.enabled``;
+    settings that cannot be read stop it too: the step says so and does nothing)."""
+    try:
+        return load_settings(ws.root).autowork.enabled
+    except TeamdeckError:
+        return False
