@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -48,6 +49,16 @@ def test_keep_keeps_it(tmp_path: Path) -> None:
 def agents_of(tmp: Path) -> list[int]:
     """The demo agent processes still running on a workspace under ``tmp`` (by their
     environment: the runner gives each run TEAMDECK_WORKSPACE)."""
+    return _processes(b"teamdeck.sim.agent", f"TEAMDECK_WORKSPACE={tmp}")
+
+
+def demos_of(tmp: Path) -> list[int]:
+    """The ``teamdeck demo`` processes started with ``TMPDIR=tmp`` still running."""
+    return _processes(b"demo", f"TMPDIR={tmp}")
+
+
+def _processes(in_cmdline: bytes, in_environ: str) -> list[int]:
+    """Live processes with the argument ``in_cmdline`` and ``in_environ`` in their environment."""
     found = []
     for proc in Path("/proc").iterdir():
         if not proc.name.isdigit():
@@ -55,9 +66,10 @@ def agents_of(tmp: Path) -> list[int]:
         try:
             cmdline = (proc / "cmdline").read_bytes()
             environ = (proc / "environ").read_bytes()
+            state = (proc / "stat").read_text().rpartition(")")[2].split()[0]
         except OSError:
             continue
-        if b"teamdeck.sim.agent" in cmdline and f"TEAMDECK_WORKSPACE={tmp}".encode() in environ:
+        if state != "Z" and in_cmdline in cmdline.split(b"\0") and in_environ.encode() in environ:
             found.append(int(proc.name))
     return found
 
@@ -105,7 +117,13 @@ def test_closing_the_terminal_ends_the_demo_and_removes_its_copy(tmp_path: Path)
     finally:
         session.kill()  # the pane's processes get SIGHUP
     deadline = time.monotonic() + 15
-    while (list(tmp.iterdir()) or agents_of(tmp)) and time.monotonic() < deadline:
+    while (list(tmp.iterdir()) or agents_of(tmp) or demos_of(tmp)) and time.monotonic() < deadline:
         time.sleep(0.1)
+    left = demos_of(tmp)
+    for pid in left:  # the test leaves no process behind, even when it fails
+        os.kill(pid, signal.SIGKILL)
     assert list(tmp.iterdir()) == []
     assert agents_of(tmp) == []
+    # The demo itself ended: a KeyboardInterrupt inside Textual's loop used to leave it
+    # waiting forever at 100 % CPU, its input thread reading the dead terminal's EOF.
+    assert left == []

@@ -33,6 +33,7 @@ go to ``runner.log`` in the demo's temporary directory (the terminal is the TUI'
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import shutil
 import signal
@@ -218,6 +219,17 @@ def _run_with_tui(root: Path, clock: Clock, scenario: Scenario, log: Path, args:
     from teamdeck.tui import open_app  # Textual is imported only for the TUI
 
     app = open_app(Workspace.at(root, clock=clock), read_only=bool(getattr(args, "read_only", False)))
+
+    def hang_up(_signum: int, _frame: object) -> None:
+        """A closed terminal while the TUI runs: leave it as `q` does, so the cleanup
+        below runs. A KeyboardInterrupt raised inside Textual's loop left the demo
+        waiting forever, its input thread spinning on the dead terminal's end of file."""
+        try:
+            asyncio.get_running_loop().call_soon_threadsafe(app.exit)
+        except RuntimeError:  # the TUI's loop is not running (yet, or any more)
+            raise KeyboardInterrupt from None
+
+    signal.signal(signal.SIGHUP, hang_up)
     with log.open("a", encoding="utf-8") as out:
         hosted = _Hosted(Workspace.at(root, clock=clock), lambda line: print(line, file=out, flush=True))
         stop = threading.Event()
