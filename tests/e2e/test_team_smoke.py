@@ -161,7 +161,8 @@ def test_rules_refuse_with_a_message_and_write_nothing(tmp_path: Path, run_cli) 
         (("send", TEAM, "nobody", "--summary", "s", "x"), "Unknown recipient 'nobody' in team 'team-smoke'"),
         (("send", TEAM, "agent-a", "x"), "the summary is empty"),
         (("broadcast", TEAM, "--summary", "s", '{"type":"shutdown_request","requestId":"r"}'), "cannot be broadcast"),
-        (("send", TEAM, "team-lead", "--type", "shutdown_response", "--approve"), "needs --request-id ID"),
+        (("send", TEAM, "team-lead", "--type", "shutdown_response", "--approve"), "needs --from NAME"),
+        (("send", TEAM, "team-lead", "--type", "shutdown_response", "--request-id", "r1", "--approve"), "--from NAME"),
         (("--read-only", "send", TEAM, "agent-a", "--summary", "s", "x"), "workspace is read-only (--read-only)"),
     ]
     for args, message in cases:

@@ -93,7 +93,12 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     send.add_argument("to", metavar="TO", help="name, NAME, name@team or team-lead")
     send.add_argument("text", metavar="TEXT", nargs="?", default="", help="the message ('-': read stdin)")
     send.add_argument("--summary", default="", help="a short summary (required for messages)")
-    send.add_argument("--from", dest="sender", metavar="NAME", help="the sender (default: the team lead)")
+    send.add_argument(
+        "--from",
+        dest="sender",
+        metavar="NAME",
+        help="the sender (default: the team lead; shutdown_response: required, the teammate answering)",
+    )
     send.add_argument("--type", dest="send_type", choices=("message", "shutdown_response"), default="message")
     send.add_argument("--request-id", metavar="ID", help="shutdown_response: the request answered")
     verdict = send.add_mutually_exclusive_group()
@@ -265,8 +270,13 @@ def _send(args: argparse.Namespace, ws: Workspace) -> Output:
     if args.send_type == "shutdown_response":
         from teamdeck.protocol.messaging import handshakes  # a plain send does not load the handshakes
 
-        if not args.request_id or not (args.approve or args.reject):
-            raise _usage("send --type shutdown_response needs --request-id ID and --approve or --reject")
+        if not args.sender or not args.request_id or not (args.approve or args.reject):
+            # The teammate asked to shut down answers: the lead is never the sender, so
+            # there is no default (without --from it said "Unknown sender ''").
+            raise _usage(
+                "send --type shutdown_response needs --from NAME (the teammate answering), "
+                "--request-id ID and --approve or --reject"
+            )
         sent = handshakes.respond_shutdown(
             ws,
             args.team,
