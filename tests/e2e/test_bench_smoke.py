@@ -30,7 +30,7 @@ ROWS = (
     "decide_gate(approve) in the task with",
     # the ratio table: each target against its floor, measured in the same run
     "Each target against its floor",
-    "then start-up work done",
+    "start → start-up work done",
     "| write → screen |",
     "approve key → durable and on screen",
     "CPU at 20 writes/s",
