@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from typing import Any, ClassVar
 
-from teamdeck.model.base import ClosedModel, Timestamp
+from teamdeck.model.shape import Shape, check_timestamp, field
 
 SEND_TYPES = (
     "message",
@@ -63,7 +63,7 @@ LogType = Literal[
 ]
 
 
-class TeamLogRecord(ClosedModel):
+class TeamLogRecord(Shape):
     """A record of ``messages.jsonl``. Only the fields a type needs are written.
 
     Attributes:
@@ -90,11 +90,20 @@ class TeamLogRecord(ClosedModel):
             with the same key only finishes the first.
     """
 
-    id: str = Field(pattern=r"^[0-9A-HJKMNP-TV-Z]{26}$")
-    ts: Timestamp
+    MODEL_CONFIG: ClassVar[dict[str, Any]] = {
+        "extra": "forbid",
+        "strict": True,
+        "populate_by_name": True,
+        "defer_build": True,
+    }
+    """Ours alone: strict types, nothing unknown (model/base.py ``ClosedModel``)."""
+    EXTRA: ClassVar[str] = "forbid"
+
+    id: str = field(pattern=r"^[0-9A-HJKMNP-TV-Z]{26}$")
+    ts: str = field(check=check_timestamp, schema={"format": "date-time"})
     type: LogType
     actor: str
-    from_: str | None = Field(default=None, alias="from")
+    from_: str | None = field(default=None, wire="from")
     to: list[str] | None = None
     summary: str | None = None
     requestId: str | None = None
@@ -106,8 +115,8 @@ class TeamLogRecord(ClosedModel):
     reason: str | None = None
     error: str | None = None
     blockers: list[str] | None = None
-    key: str | None = Field(default=None, max_length=300)
+    key: str | None = field(default=None, max_length=300)
 
     def to_json(self) -> dict[str, object]:
         """The record as written (``from`` spelled as on disk, unset fields left out)."""
-        return self.model_dump(mode="json", by_alias=True, exclude_none=True)
+        return self._dump(exclude_unset=False, exclude_none=True)

@@ -1,0 +1,472 @@
+"""Records of the JSON formats read and written on every turn, defined once, without
+importing pydantic until something unusual is met.
+
+Agents run ``teamdeck send`` and ``teamdeck inbox --inject`` on every turn: importing
+pydantic and building its validators cost more than the rest of such a command. A
+:class:`Shape` is the one definition of such a format (Claude Code's ``config.json``
+and inbox messages, model/claude.py; ``messages.jsonl``, model/team_log.py): its fields
+are the class's annotations, as in a dataclass, with :func:`field` for what a plain
+default cannot say (the wire name ``from``, a pattern, a check, a factory).
+
+Two ways to validate the same definition:
+
+- **pydantic, the validator of record**: :meth:`Shape.pydantic_model` derives a pydantic
+  model from the fields (made on first use; the committed JSON schemas, coercion and
+  error messages are its), and :meth:`Shape.model_validate` raises its
+  ``ValidationError`` as before.
+- **the exact check**, tried first: it accepts only input the pydantic model would take
+  unchanged (a ``str`` field holds exactly a ``str``, a ``bool`` exactly a ``bool``,
+  ``Any`` plain JSON with finite numbers, no field spelt by its Python name...) and
+  *declines* everything else, which then goes to pydantic. So odd input behaves exactly
+  as it did; tests/unit/test_shape_equivalence.py checks, on generated input, that a
+  record the check accepts is equal to the one pydantic makes.
+
+Fields a format does not know are kept (``EXTRA = "allow"``, B13) and written back by
+:meth:`Shape.to_json`, which gives what pydantic's ``model_dump(mode="json",
+by_alias=True, exclude_unset=True)`` gives. No I/O here.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import types
+from collections.abc import Callable
+from datetime import datetime
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    ClassVar,
+    Literal,
+    Union,
+    dataclass_transform,
+    get_args,
+    get_origin,
+    get_type_hints,
+)
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel, ValidationError
+
+_MISSING: Any = object()
+
+
+class FieldSpec:
+    """What :func:`field` declares about one field (see there)."""
+
+    def __init__(
+        self,
+        default: Any,
+        default_factory: Callable[[], Any] | None,
+        wire: str | None,
+        pattern: str | None,
+        max_length: int | None,
+        check: Callable[[Any], Any] | None,
+        schema: dict[str, Any] | None,
+    ) -> None:
+        self.default, self.default_factory, self.wire = default, default_factory, wire
+        self.pattern, self.max_length, self.check, self.schema = pattern, max_length, check, schema
+
+
+def field(
+    *,
+    default: Any = _MISSING,
+    default_factory: Callable[[], Any] | None = None,
+    wire: str | None = None,
+    pattern: str | None = None,
+    max_length: int | None = None,
+    check: Callable[[Any], Any] | None = None,
+    schema: dict[str, Any] | None = None,
+) -> Any:
+    """A field with more than a plain default.
+
+    Args:
+        default: the value when the field is absent.
+        default_factory: makes that value (a fresh list for each record).
+        wire: the name in the JSON when it is not the attribute's (``from`` is ``from_``).
+        pattern: a regular expression anchored at both ends that a string must match.
+        max_length: the longest string allowed.
+        check: a function that raises ``ValueError`` for a value it refuses.
+        schema: keys added to the field's JSON schema (``{"format": "date-time"}``).
+    """
+    return FieldSpec(default, default_factory, wire, pattern, max_length, check, schema)
+
+
+class _Field:
+    """One field of a shape: its name, wire name, type, default and checks."""
+
+    def __init__(self, name: str, kind: Any, spec: FieldSpec) -> None:
+        self.name = name
+        self.wire = spec.wire or name
+        self.kind = kind
+        self.spec = spec
+        self.required = spec.default is _MISSING and spec.default_factory is None
+        self.pattern = re.compile(spec.pattern) if spec.pattern else None
+
+    def default(self) -> Any:
+        factory = self.spec.default_factory
+        return factory() if factory is not None else self.spec.default
+
+
+class _Declined(Exception):
+    """The exact check does not take this input: pydantic decides."""
+
+
+def _plain_json(value: Any) -> Any:
+    """``value`` if it is plain JSON (``dict`` with ``str`` keys, ``list``, ``str``, ``int``,
+    finite ``float``, ``bool``, ``None``, exactly those types), else :class:`_Declined`."""
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or value is None:
+        return value
+    if kind is float:
+        if not math.isfinite(value):
+            raise _Declined
+        return value
+    if kind is list:
+        for item in value:
+            _plain_json(item)
+        return value
+    if kind is dict:
+        for key, item in value.items():
+            if type(key) is not str:
+                raise _Declined
+            _plain_json(item)
+        return value
+    raise _Declined
+
+
+def _exact(kind: Any, value: Any) -> Any:
+    """``value`` as a field of type ``kind`` holds it, if pydantic would keep it unchanged."""
+    if kind is Any:
+        return _plain_json(value)
+    if kind is str or kind is int or kind is bool:
+        if type(value) is not kind:
+            raise _Declined
+        return value
+    if kind is float:
+        if type(value) is not float or not math.isfinite(value):
+            raise _Declined
+        return value
+    if kind is type(None):
+        if value is not None:
+            raise _Declined
+        return None
+    origin = get_origin(kind)
+    if origin is Union or origin is types.UnionType:
+        taken = [arm for arm in get_args(kind) if _takes_exactly(arm, value)]
+        if len(taken) != 1:
+            raise _Declined
+        return _exact(taken[0], value)
+    if origin is Literal:
+        if not any(type(value) is type(choice) and value == choice for choice in get_args(kind)):
+            raise _Declined
+        return value
+    if origin is list:
+        if type(value) is not list:
+            raise _Declined
+        (item,) = get_args(kind)
+        return [_exact(item, element) for element in value]
+    if origin is dict:
+        key, item = get_args(kind)
+        if type(value) is not dict or key is not str:
+            raise _Declined
+        return {_exact(str, name): _exact(item, element) for name, element in value.items()}
+    if isinstance(kind, type) and issubclass(kind, Shape):
+        if type(value) is kind:
+            return value
+        if type(value) is not dict:
+            raise _Declined
+        return kind._exact_record(value, by_name=False)
+    raise _Declined
+
+
+def _takes_exactly(arm: Any, value: Any) -> bool:
+    try:
+        _exact(arm, value)
+    except _Declined:
+        return False
+    return True
+
+
+def _json_value(value: Any) -> Any:
+    """``value`` as pydantic dumps it in JSON mode (a nested shape by its own :meth:`Shape.to_json`)."""
+    if isinstance(value, Shape):
+        return value.to_json()
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or value is None:
+        return value
+    if kind is float:
+        return value if math.isfinite(value) else None
+    if kind is list or kind is tuple:
+        return [_json_value(item) for item in value]
+    if kind is dict and all(type(key) is str for key in value):
+        return {key: _json_value(item) for key, item in value.items()}
+    from pydantic_core import to_jsonable_python  # not JSON to begin with: never read from a file
+
+    return to_jsonable_python(value)
+
+
+_FIELDS: dict[type, tuple[_Field, ...]] = {}
+"""Each shape's fields, read on first use."""
+_MODELS: dict[type, type[BaseModel]] = {}
+"""Each shape's pydantic model, made on first use."""
+_SHAPE_OF: dict[type, type[Shape]] = {}
+"""Each pydantic model made here → its shape."""
+
+
+def check_timestamp(value: str) -> str:
+    """``value`` if it is an ISO-8601 timestamp (kept as written), else ``ValueError``."""
+    try:
+        datetime.fromisoformat(value[:-1] + "+00:00" if value.endswith("Z") else value)
+    except ValueError:
+        raise ValueError(f"'{value[:40]}' is not an ISO-8601 timestamp") from None
+    return value
+
+
+def validation_error() -> type[ValidationError]:
+    """pydantic's ``ValidationError``, imported when asked: ``except validation_error():``
+    evaluates only when an exception reaches it, so a module on the hot path catches
+    what :meth:`Shape.model_validate` raises without importing pydantic."""
+    from pydantic import ValidationError
+
+    return ValidationError
+
+
+@dataclass_transform(kw_only_default=True, field_specifiers=(field,))
+class Shape:
+    """A JSON record defined by its annotations (see the module docstring).
+
+    ``MODEL_CONFIG`` is the pydantic configuration of the derived model; ``EXTRA`` says
+    whether unknown fields are kept (``"allow"``) or refused (``"forbid"``).
+    """
+
+    MODEL_CONFIG: ClassVar[dict[str, Any]] = {"extra": "allow", "populate_by_name": True, "defer_build": True}
+    EXTRA: ClassVar[str] = "allow"
+
+    _set: frozenset[str]
+    _extra: dict[str, Any]
+
+    def __init__(self, **values: Any) -> None:
+        try:
+            made = type(self)._exact_record(values, by_name=True)
+        except _Declined:
+            made = type(self)._from_model(type(self).pydantic_model().model_validate(values))
+        self.__dict__.update(made.__dict__)
+
+    # --- the definition -------------------------------------------------------------
+
+    @classmethod
+    def fields(cls) -> tuple[_Field, ...]:
+        """The fields in declaration order (base classes first), read once per class."""
+        table = _FIELDS.get(cls)
+        if table is None:
+            table = tuple(
+                _Field(name, kind, cls._spec(name))
+                for name, kind in get_type_hints(cls).items()
+                if get_origin(kind) is not ClassVar and not name.startswith("_")
+            )
+            _FIELDS[cls] = table
+        return table
+
+    @classmethod
+    def _spec(cls, name: str) -> FieldSpec:
+        for klass in cls.__mro__:
+            if name in vars(klass):
+                value = vars(klass)[name]
+                return value if isinstance(value, FieldSpec) else FieldSpec(value, None, None, None, None, None, None)
+        return FieldSpec(_MISSING, None, None, None, None, None, None)
+
+    # --- the exact check ------------------------------------------------------------
+
+    @classmethod
+    def _exact_record(cls, values: dict[str, Any], *, by_name: bool) -> Shape:
+        """The record ``values`` make, if every value is one the pydantic model would keep
+        unchanged; keys are wire names, or attribute names when ``by_name``."""
+        record = cls.__new__(cls)
+        state = record.__dict__
+        given = []
+        rest = dict(values)
+        for spot in cls.fields():
+            key = spot.name if by_name else spot.wire
+            if spot.wire != spot.name and (spot.wire if by_name else spot.name) in rest:
+                raise _Declined  # spelt both ways, or the other way: pydantic's rules decide
+            if key not in rest:
+                if spot.required:
+                    raise _Declined
+                state[spot.name] = spot.default()
+                continue
+            value = _exact(spot.kind, rest.pop(key))
+            if spot.pattern is not None and not spot.pattern.fullmatch(value):
+                raise _Declined
+            if spot.spec.max_length is not None and len(value) > spot.spec.max_length:
+                raise _Declined
+            if spot.spec.check is not None:
+                try:
+                    spot.spec.check(value)
+                except ValueError:
+                    raise _Declined from None
+            state[spot.name] = value
+            given.append(spot.name)
+        if rest and cls.EXTRA != "allow":
+            raise _Declined
+        for key, value in rest.items():
+            if type(key) is not str or key.startswith("_") or key.startswith("model_") or hasattr(cls, key):
+                raise _Declined  # a name pydantic treats specially, or a method's
+            _plain_json(value)
+        state["_set"] = frozenset(given)
+        state["_extra"] = rest
+        for key, value in rest.items():
+            state[key] = value
+        return record
+
+    # --- pydantic, the validator of record -------------------------------------------
+
+    @classmethod
+    def pydantic_model(cls) -> type[BaseModel]:
+        """The pydantic model of this shape, made on first use (same name, docstring,
+        fields, defaults, aliases and configuration: the JSON schema is its)."""
+        model = _MODELS.get(cls)
+        if model is None:
+            from typing import Annotated
+
+            from pydantic import AfterValidator, ConfigDict, Field, create_model
+
+            definitions: dict[str, Any] = {}
+            for spot in cls.fields():
+                options: dict[str, Any] = {}
+                if spot.spec.default_factory is not None:
+                    options["default_factory"] = spot.spec.default_factory
+                elif not spot.required:
+                    options["default"] = spot.spec.default
+                if spot.wire != spot.name:
+                    options["alias"] = spot.wire
+                if spot.spec.pattern is not None:
+                    options["pattern"] = spot.spec.pattern
+                if spot.spec.max_length is not None:
+                    options["max_length"] = spot.spec.max_length
+                kind = _as_pydantic(spot.kind)
+                if spot.spec.check is not None:
+                    kind = Annotated[kind, AfterValidator(spot.spec.check)]
+                if spot.spec.schema is not None:
+                    options["json_schema_extra"] = spot.spec.schema
+                definitions[spot.name] = (kind, Field(**options))
+            model = create_model(  # type: ignore[call-overload]
+                cls.__name__,
+                __config__=ConfigDict(**cls.MODEL_CONFIG),  # type: ignore[typeddict-item]
+                __doc__=cls.__doc__,
+                __module__=cls.__module__,
+                **definitions,
+            )
+            _MODELS[cls] = model
+            _SHAPE_OF[model] = cls
+        return model
+
+    @classmethod
+    def _from_model(cls, model: BaseModel) -> Shape:
+        """The record holding what the pydantic model ``model`` holds."""
+        record = cls.__new__(cls)
+        state = record.__dict__
+        for spot in cls.fields():
+            state[spot.name] = _from_pydantic(getattr(model, spot.name))
+        extra = {key: _from_pydantic(value) for key, value in (model.__pydantic_extra__ or {}).items()}
+        state["_set"] = frozenset(model.model_fields_set)
+        state["_extra"] = extra
+        for key, value in extra.items():
+            if not hasattr(cls, key):
+                state.setdefault(key, value)
+        return record
+
+    @classmethod
+    def model_validate(cls, raw: Any) -> Any:
+        """``raw`` (the JSON as read) as a record of this shape.
+
+        Raises:
+            pydantic.ValidationError: not a record of this shape (pydantic's own error,
+                catch it with ``except validation_error():`` on the hot path).
+        """
+        if type(raw) is dict:
+            try:
+                return cls._exact_record(raw, by_name=False)
+            except _Declined:
+                pass
+        return cls._from_model(cls.pydantic_model().model_validate(raw))
+
+    @classmethod
+    def model_validate_json(cls, data: str | bytes) -> Any:
+        """The record a JSON document holds (pydantic parses and validates it)."""
+        return cls._from_model(cls.pydantic_model().model_validate_json(data))
+
+    @classmethod
+    def model_json_schema(cls, mode: Literal["validation", "serialization"] = "validation") -> dict[str, Any]:
+        """The JSON schema of this shape (its pydantic model's)."""
+        return cls.pydantic_model().model_json_schema(mode=mode)
+
+    # --- a record -------------------------------------------------------------------
+
+    @property
+    def model_fields_set(self) -> frozenset[str]:
+        """The fields that were given (a default taken is not)."""
+        return self._set
+
+    def _dump(self, *, exclude_unset: bool, exclude_none: bool) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        state = self.__dict__
+        for spot in self.fields():
+            value = state[spot.name]
+            if (exclude_unset and spot.name not in self._set) or (exclude_none and value is None):
+                continue
+            out[spot.wire] = _json_value(value)
+        for key, value in self._extra.items():
+            if not (exclude_none and value is None):
+                out[key] = _json_value(value)
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        """The fields as they were given (wire names, unknown fields included), for
+        round-trips and ``--json`` output."""
+        return self._dump(exclude_unset=True, exclude_none=False)
+
+    def replaced(self, **changes: Any) -> Any:
+        """A copy with ``changes`` (attribute names), validated like a new record."""
+        values = {spot.name: self.__dict__[spot.name] for spot in self.fields() if spot.name in self._set}
+        return type(self)(**values, **self._extra, **changes)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        mine = {spot.name: self.__dict__[spot.name] for spot in self.fields()}
+        theirs = {spot.name: other.__dict__[spot.name] for spot in self.fields()}
+        return mine == theirs and self._extra == other._extra
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like a pydantic model
+
+    def __repr__(self) -> str:
+        shown = [f"{spot.name}={self.__dict__[spot.name]!r}" for spot in self.fields()]
+        shown += [f"{key}={value!r}" for key, value in self._extra.items()]
+        return f"{type(self).__name__}({', '.join(shown)})"
+
+
+def _as_pydantic(kind: Any) -> Any:
+    """``kind`` with every shape in it replaced by its pydantic model."""
+    if isinstance(kind, type) and issubclass(kind, Shape):
+        return kind.pydantic_model()
+    args = get_args(kind)
+    origin = get_origin(kind)
+    if not args or origin is Literal:
+        return kind
+    converted = tuple(_as_pydantic(arg) for arg in args)
+    if converted == args:
+        return kind
+    if origin is Union or origin is types.UnionType:
+        return Union[converted]  # noqa: UP007 - built from a tuple
+    return origin[converted]
+
+
+def _from_pydantic(value: Any) -> Any:
+    """``value`` with every pydantic model of a shape in it made that shape's record."""
+    shape = _SHAPE_OF.get(type(value))
+    if shape is not None:
+        return shape._from_model(value)
+    if type(value) is list:
+        return [_from_pydantic(item) for item in value]
+    return value
