@@ -189,21 +189,15 @@ def _takes_exactly(arm: Any, value: Any) -> bool:
 
 
 def _json_value(value: Any) -> Any:
-    """``value`` as pydantic dumps it in JSON mode (a nested shape by its own :meth:`Shape.to_json`)."""
+    """``value`` (plain JSON, or a record) as pydantic dumps it in JSON mode."""
     if isinstance(value, Shape):
         return value.to_json()
     kind = type(value)
-    if kind is str or kind is int or kind is bool or value is None:
-        return value
-    if kind is float:
-        return value if math.isfinite(value) else None
-    if kind is list or kind is tuple:
+    if kind is list:
         return [_json_value(item) for item in value]
-    if kind is dict and all(type(key) is str for key in value):
+    if kind is dict:
         return {key: _json_value(item) for key, item in value.items()}
-    from pydantic_core import to_jsonable_python  # not JSON to begin with: never read from a file
-
-    return to_jsonable_python(value)
+    return value
 
 
 _FIELDS: dict[type, tuple[_Field, ...]] = {}
@@ -247,10 +241,9 @@ class Shape:
     _extra: dict[str, Any]
 
     def __init__(self, **values: Any) -> None:
-        try:
-            made = type(self)._exact_record(values, by_name=True)
-        except _Declined:
-            made = type(self)._from_model(type(self).pydantic_model().model_validate(values))
+        made = type(self).exactly(values, by_name=True)
+        if made is None:
+            made = type(self)._from_model(type(self).pydantic_model().model_validate(_unshaped(values)))
         self.__dict__.update(made.__dict__)
 
     # --- the definition -------------------------------------------------------------
@@ -296,10 +289,11 @@ class Shape:
                 state[spot.name] = spot.default()
                 continue
             value = _exact(spot.kind, rest.pop(key))
-            if spot.pattern is not None and not spot.pattern.fullmatch(value):
-                raise _Declined
-            if spot.spec.max_length is not None and len(value) > spot.spec.max_length:
-                raise _Declined
+            if type(value) is str:  # a pattern or a length constrains the string arm of a union
+                if spot.pattern is not None and not spot.pattern.fullmatch(value):
+                    raise _Declined
+                if spot.spec.max_length is not None and len(value) > spot.spec.max_length:
+                    raise _Declined
             if spot.spec.check is not None:
                 try:
                     spot.spec.check(value)
@@ -350,7 +344,7 @@ class Shape:
                 if spot.spec.schema is not None:
                     options["json_schema_extra"] = spot.spec.schema
                 definitions[spot.name] = (kind, Field(**options))
-            model = create_model(  # type: ignore[call-overload]
+            model = create_model(
                 cls.__name__,
                 __config__=ConfigDict(**cls.MODEL_CONFIG),  # type: ignore[typeddict-item]
                 __doc__=cls.__doc__,
@@ -371,10 +365,23 @@ class Shape:
         extra = {key: _from_pydantic(value) for key, value in (model.__pydantic_extra__ or {}).items()}
         state["_set"] = frozenset(model.model_fields_set)
         state["_extra"] = extra
+        state["_model"] = model  # it writes the record: NaN, tuples, bytes... as pydantic does
         for key, value in extra.items():
             if not hasattr(cls, key):
                 state.setdefault(key, value)
         return record
+
+    @classmethod
+    def exactly(cls, values: Any, *, by_name: bool = False) -> Any:
+        """The record ``values`` make when the exact check takes them, else None (then
+        only pydantic's model can say what they make). Keys are wire names (``from``),
+        or attribute names (``from_``) when ``by_name``."""
+        if type(values) is not dict:
+            return None
+        try:
+            return cls._exact_record(values, by_name=by_name)
+        except _Declined:
+            return None
 
     @classmethod
     def model_validate(cls, raw: Any) -> Any:
@@ -384,12 +391,8 @@ class Shape:
             pydantic.ValidationError: not a record of this shape (pydantic's own error,
                 catch it with ``except validation_error():`` on the hot path).
         """
-        if type(raw) is dict:
-            try:
-                return cls._exact_record(raw, by_name=False)
-            except _Declined:
-                pass
-        return cls._from_model(cls.pydantic_model().model_validate(raw))
+        made = cls.exactly(raw)
+        return made if made is not None else cls._from_model(cls.pydantic_model().model_validate(_unshaped(raw)))
 
     @classmethod
     def model_validate_json(cls, data: str | bytes) -> Any:
@@ -405,10 +408,16 @@ class Shape:
 
     @property
     def model_fields_set(self) -> frozenset[str]:
-        """The fields that were given (a default taken is not)."""
-        return self._set
+        """The fields that were given, unknown ones included (a default taken is not)."""
+        return self._set | frozenset(self._extra)
 
     def _dump(self, *, exclude_unset: bool, exclude_none: bool) -> dict[str, Any]:
+        """What pydantic's ``model_dump(mode="json", by_alias=True, ...)`` gives."""
+        model = self.__dict__.get("_model")
+        if model is not None:
+            return dict(
+                model.model_dump(mode="json", by_alias=True, exclude_unset=exclude_unset, exclude_none=exclude_none)
+            )
         out: dict[str, Any] = {}
         state = self.__dict__
         for spot in self.fields():
@@ -469,4 +478,15 @@ def _from_pydantic(value: Any) -> Any:
         return shape._from_model(value)
     if type(value) is list:
         return [_from_pydantic(item) for item in value]
+    return value
+
+
+def _unshaped(value: Any) -> Any:
+    """``value`` with every record in it as its JSON, for pydantic to validate."""
+    if isinstance(value, Shape):
+        return value.to_json()
+    if type(value) is list:
+        return [_unshaped(item) for item in value]
+    if type(value) is dict:
+        return {key: _unshaped(item) for key, item in value.items()}
     return value

@@ -10,9 +10,7 @@ are logged here too. Claude Code itself never reads this file.
 
 from __future__ import annotations
 
-from typing import Literal
-
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from teamdeck.model.shape import Shape, check_timestamp, field
 
