@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 import types
 from collections.abc import Callable
 from datetime import datetime
@@ -255,7 +256,7 @@ class Shape:
         if table is None:
             table = tuple(
                 _Field(name, kind, cls._spec(name))
-                for name, kind in get_type_hints(cls).items()
+                for name, kind in _annotations(cls).items()
                 if get_origin(kind) is not ClassVar and not name.startswith("_")
             )
             _FIELDS[cls] = table
@@ -453,6 +454,25 @@ class Shape:
         shown = [f"{spot.name}={self.__dict__[spot.name]!r}" for spot in self.fields()]
         shown += [f"{key}={value!r}" for key, value in self._extra.items()]
         return f"{type(self).__name__}({', '.join(shown)})"
+
+
+def _annotations(cls: type[Shape]) -> dict[str, Any]:
+    """The evaluated annotations of ``cls`` and of the shapes it extends, base first
+    (``typing.get_type_hints``, with each class's strings evaluated in one go: it
+    compiled one expression per field, ~3 ms of a ``send``)."""
+    hints: dict[str, Any] = {}
+    for klass in reversed(cls.__mro__):
+        if klass is Shape or not issubclass(klass, Shape):
+            continue
+        own = klass.__dict__.get("__annotations__", {})
+        if not all(isinstance(text, str) for text in own.values()):
+            hints.update({name: kind for name, kind in get_type_hints(klass).items() if name in own})
+            continue
+        if own:
+            scope = vars(sys.modules[klass.__module__])
+            kinds = eval(f"({', '.join(own.values())},)", scope, dict(vars(klass)))
+            hints.update(zip(own, kinds, strict=True))
+    return hints
 
 
 def _as_pydantic(kind: Any) -> Any:
