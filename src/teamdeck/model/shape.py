@@ -11,9 +11,9 @@ default cannot say (the wire name ``from``, a pattern, a check, a factory).
 Two ways to validate the same definition:
 
 - **pydantic, the validator of record**: :meth:`Shape.pydantic_model` derives a pydantic
-  model from the fields (made on first use; the committed JSON schemas, coercion and
-  error messages are its), and :meth:`Shape.model_validate` raises its
-  ``ValidationError`` as before.
+  model from the fields (model/shape_model.py, made on first use; the committed JSON
+  schemas, coercion and error messages are its), and :meth:`Shape.model_validate`
+  raises its ``ValidationError`` as before.
 - **the exact check**, tried first: it accepts only input the pydantic model would take
   unchanged (a ``str`` field holds exactly a ``str``, a ``bool`` exactly a ``bool``,
   ``Any`` plain JSON with finite numbers, no field spelt by its Python name...) and
@@ -203,10 +203,6 @@ def _json_value(value: Any) -> Any:
 
 _FIELDS: dict[type, tuple[_Field, ...]] = {}
 """Each shape's fields, read on first use."""
-_MODELS: dict[type, type[BaseModel]] = {}
-"""Each shape's pydantic model, made on first use."""
-_SHAPE_OF: dict[type, type[Shape]] = {}
-"""Each pydantic model made here → its shape."""
 
 
 def check_timestamp(value: str) -> str:
@@ -244,7 +240,7 @@ class Shape:
     def __init__(self, **values: Any) -> None:
         made = type(self).exactly(values, by_name=True)
         if made is None:
-            made = type(self)._from_model(type(self).pydantic_model().model_validate(_unshaped(values)))
+            made = type(self)._validated(values)
         self.__dict__.update(made.__dict__)
 
     # --- the definition -------------------------------------------------------------
@@ -318,59 +314,17 @@ class Shape:
 
     @classmethod
     def pydantic_model(cls) -> type[BaseModel]:
-        """The pydantic model of this shape, made on first use (same name, docstring,
-        fields, defaults, aliases and configuration: the JSON schema is its)."""
-        model = _MODELS.get(cls)
-        if model is None:
-            from typing import Annotated
+        """The pydantic model of this shape, made on first use (model/shape_model.py)."""
+        from teamdeck.model.shape_model import model_of  # pydantic: only when asked
 
-            from pydantic import AfterValidator, ConfigDict, Field, create_model
-
-            definitions: dict[str, Any] = {}
-            for spot in cls.fields():
-                options: dict[str, Any] = {}
-                if spot.spec.default_factory is not None:
-                    options["default_factory"] = spot.spec.default_factory
-                elif not spot.required:
-                    options["default"] = spot.spec.default
-                if spot.wire != spot.name:
-                    options["alias"] = spot.wire
-                if spot.spec.pattern is not None:
-                    options["pattern"] = spot.spec.pattern
-                if spot.spec.max_length is not None:
-                    options["max_length"] = spot.spec.max_length
-                kind = _as_pydantic(spot.kind)
-                if spot.spec.check is not None:
-                    kind = Annotated[kind, AfterValidator(spot.spec.check)]
-                if spot.spec.schema is not None:
-                    options["json_schema_extra"] = spot.spec.schema
-                definitions[spot.name] = (kind, Field(**options))
-            model = create_model(
-                cls.__name__,
-                __config__=ConfigDict(**cls.MODEL_CONFIG),  # type: ignore[typeddict-item]
-                __doc__=cls.__doc__,
-                __module__=cls.__module__,
-                **definitions,
-            )
-            _MODELS[cls] = model
-            _SHAPE_OF[model] = cls
-        return model
+        return model_of(cls)
 
     @classmethod
-    def _from_model(cls, model: BaseModel) -> Shape:
-        """The record holding what the pydantic model ``model`` holds."""
-        record = cls.__new__(cls)
-        state = record.__dict__
-        for spot in cls.fields():
-            state[spot.name] = _from_pydantic(getattr(model, spot.name))
-        extra = {key: _from_pydantic(value) for key, value in (model.__pydantic_extra__ or {}).items()}
-        state["_set"] = frozenset(model.model_fields_set)
-        state["_extra"] = extra
-        state["_model"] = model  # it writes the record: NaN, tuples, bytes... as pydantic does
-        for key, value in extra.items():
-            if not hasattr(cls, key):
-                state.setdefault(key, value)
-        return record
+    def _validated(cls, values: Any) -> Any:
+        """``values`` validated by the pydantic model (its ``ValidationError`` if not valid)."""
+        from teamdeck.model.shape_model import validated
+
+        return validated(cls, values)
 
     @classmethod
     def exactly(cls, values: Any, *, by_name: bool = False) -> Any:
@@ -393,12 +347,14 @@ class Shape:
                 catch it with ``except validation_error():`` on the hot path).
         """
         made = cls.exactly(raw)
-        return made if made is not None else cls._from_model(cls.pydantic_model().model_validate(_unshaped(raw)))
+        return made if made is not None else cls._validated(raw)
 
     @classmethod
     def model_validate_json(cls, data: str | bytes) -> Any:
         """The record a JSON document holds (pydantic parses and validates it)."""
-        return cls._from_model(cls.pydantic_model().model_validate_json(data))
+        from teamdeck.model.shape_model import record_of
+
+        return record_of(cls, cls.pydantic_model().model_validate_json(data))
 
     @classmethod
     def model_json_schema(cls, mode: Literal["validation", "serialization"] = "validation") -> dict[str, Any]:
@@ -473,40 +429,3 @@ def _annotations(cls: type[Shape]) -> dict[str, Any]:
             kinds = eval(f"({', '.join(own.values())},)", scope, dict(vars(klass)))
             hints.update(zip(own, kinds, strict=True))
     return hints
-
-
-def _as_pydantic(kind: Any) -> Any:
-    """``kind`` with every shape in it replaced by its pydantic model."""
-    if isinstance(kind, type) and issubclass(kind, Shape):
-        return kind.pydantic_model()
-    args = get_args(kind)
-    origin = get_origin(kind)
-    if not args or origin is Literal:
-        return kind
-    converted = tuple(_as_pydantic(arg) for arg in args)
-    if converted == args:
-        return kind
-    if origin is Union or origin is types.UnionType:
-        return Union[converted]  # noqa: UP007 - built from a tuple
-    return origin[converted]
-
-
-def _from_pydantic(value: Any) -> Any:
-    """``value`` with every pydantic model of a shape in it made that shape's record."""
-    shape = _SHAPE_OF.get(type(value))
-    if shape is not None:
-        return shape._from_model(value)
-    if type(value) is list:
-        return [_from_pydantic(item) for item in value]
-    return value
-
-
-def _unshaped(value: Any) -> Any:
-    """``value`` with every record in it as its JSON, for pydantic to validate."""
-    if isinstance(value, Shape):
-        return value.to_json()
-    if type(value) is list:
-        return [_unshaped(item) for item in value]
-    if type(value) is dict:
-        return {key: _unshaped(item) for key, item in value.items()}
-    return value
