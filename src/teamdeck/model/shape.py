@@ -324,7 +324,7 @@ class Shape:
         """``values`` validated by the pydantic model (its ``ValidationError`` if not valid)."""
         from teamdeck.model.shape_model import validated
 
-        return validated(cls, values)
+        return validated(cls, _unshaped(values))
 
     @classmethod
     def exactly(cls, values: Any, *, by_name: bool = False) -> Any:
@@ -429,3 +429,14 @@ def _annotations(cls: type[Shape]) -> dict[str, Any]:
             kinds = eval(f"({', '.join(own.values())},)", scope, dict(vars(klass)))
             hints.update(zip(own, kinds, strict=True))
     return hints
+
+
+def _unshaped(value: Any) -> Any:
+    """``value`` with every record in it as its JSON, for pydantic to validate."""
+    if isinstance(value, Shape):
+        return value.to_json()
+    if type(value) is list:
+        return [_unshaped(item) for item in value]
+    if type(value) is dict:
+        return {key: _unshaped(item) for key, item in value.items()}
+    return value

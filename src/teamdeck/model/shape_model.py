@@ -11,11 +11,12 @@ Imported only when such input is met (or a schema is asked for).
 from __future__ import annotations
 
 import types
-from typing import Annotated, Any, Literal, Union, get_args, get_origin
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, create_model
 
-from teamdeck.model.shape import Shape
+if TYPE_CHECKING:  # shape.py imports this module when it needs pydantic, not the reverse
+    from teamdeck.model.shape import Shape
 
 _MODELS: dict[type, type[BaseModel]] = {}
 """Each shape's pydantic model, made on first use."""
@@ -60,12 +61,13 @@ def model_of(shape: type[Shape]) -> type[BaseModel]:
 
 
 def validated(shape: type[Shape], values: Any) -> Shape:
-    """``values`` (wire or attribute names) as a record of ``shape``, by its model.
+    """``values`` (wire or attribute names; plain JSON and pydantic models, no record)
+    as a record of ``shape``, by its model.
 
     Raises:
         pydantic.ValidationError: as the model raises it.
     """
-    return record_of(shape, model_of(shape).model_validate(_unshaped(values)))
+    return record_of(shape, model_of(shape).model_validate(values))
 
 
 def record_of(shape: type[Shape], model: BaseModel) -> Shape:
@@ -86,7 +88,7 @@ def record_of(shape: type[Shape], model: BaseModel) -> Shape:
 
 def _as_pydantic(kind: Any) -> Any:
     """``kind`` with every shape in it replaced by its pydantic model."""
-    if isinstance(kind, type) and issubclass(kind, Shape):
+    if isinstance(kind, type) and hasattr(kind, "pydantic_model"):  # a shape
         return model_of(kind)
     args = get_args(kind)
     origin = get_origin(kind)
@@ -107,15 +109,4 @@ def _from_pydantic(value: Any) -> Any:
         return record_of(shape, value)
     if type(value) is list:
         return [_from_pydantic(item) for item in value]
-    return value
-
-
-def _unshaped(value: Any) -> Any:
-    """``value`` with every record in it as its JSON, for pydantic to validate."""
-    if isinstance(value, Shape):
-        return value.to_json()
-    if type(value) is list:
-        return [_unshaped(item) for item in value]
-    if type(value) is dict:
-        return {key: _unshaped(item) for key, item in value.items()}
     return value
