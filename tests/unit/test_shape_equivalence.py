@@ -14,6 +14,7 @@ pydantic does, with pydantic's own error.
 from __future__ import annotations
 
 import math
+import pickle
 import types
 from typing import Any, Literal, Union, get_args, get_origin
 
@@ -293,3 +294,21 @@ def test_every_field_given_every_kind_of_value_declines_or_agrees(shape: type[Sh
             by_name = {(s.name if s.wire in base else s.wire): base[s.wire] for s in shape.fields() if s.wire in base}
             check(shape, {**by_name, spot.name: value}, by_name=True)
         check(shape, {**base, "x-new": [1, {"a": None}]}, by_name=False)
+
+
+def test_a_record_pickles_whichever_path_made_it() -> None:
+    """The TUI's first read comes pickled from a child process (tui/first_read.py):
+    a record made by the exact check and one made by pydantic (``isActive: "false"``
+    is coerced) load equal, with the same JSON."""
+    raw = {
+        "name": "alpha",
+        "members": [{"name": "team-lead"}, {"name": "alice", "isActive": "false", "x-new": [1]}],
+        "x-team": {"k": None},
+    }
+    fast = claude.TeamConfig.model_validate({**raw, "members": raw["members"][:1]})
+    slow = claude.TeamConfig.model_validate(raw)
+    assert claude.TeamConfig.exactly(raw) is None and slow.members[1].isActive is False
+    for record in (fast, slow):
+        loaded = pickle.loads(pickle.dumps(record, protocol=pickle.HIGHEST_PROTOCOL))
+        assert loaded == record and loaded.to_json() == record.to_json()
+        assert type(loaded.members[0]) is claude.Member

@@ -397,6 +397,12 @@ class Shape:
         values = {spot.name: self.__dict__[spot.name] for spot in self.fields() if spot.name in self._set}
         return type(self)(**values, **self._extra, **changes)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its JSON, validated again when loaded (the TUI's first read comes
+        pickled from a child process): a record pydantic made holds a model instance of a
+        class made at run time, which pickle cannot name."""
+        return (type(self).model_validate, (self.to_json(),))
+
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
             return NotImplemented
