@@ -252,7 +252,10 @@ class Shape:
     """A JSON record defined by its annotations (see the module docstring).
 
     ``MODEL_CONFIG`` is the pydantic configuration of the derived model; ``EXTRA`` says
-    whether unknown fields are kept (``"allow"``) or refused (``"forbid"``).
+    whether unknown fields are kept (``"allow"``) or refused (``"forbid"``). The class
+    methods a caller validates with are named as pydantic's (``model_validate``,
+    ``model_json_schema``...), so code that reads a shape and code that reads a pydantic
+    model (task files, events) read alike.
     """
 
     MODEL_CONFIG: ClassVar[dict[str, Any]] = {"extra": "allow", "populate_by_name": True, "defer_build": True}

@@ -6,6 +6,9 @@ so a send that failed half-way is still on record (the ledger's "not enqueued"),
 the inbox entry can be matched to its record by ``from`` + ``timestamp`` + ``text``
 (Claude Code's entries carry no id). Team and roster changes made through teamdeck
 are logged here too. Claude Code itself never reads this file.
+
+A record is a :class:`~teamdeck.model.shape.Shape`: every ``send`` writes one, without
+importing pydantic (its model, derived from the same fields, validates what is odd).
 """
 
 from __future__ import annotations
