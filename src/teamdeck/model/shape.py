@@ -265,10 +265,11 @@ class Shape:
     _extra: dict[str, Any]
 
     def __init__(self, **values: Any) -> None:
-        made = type(self).exactly(values, by_name=True)
-        if made is None:
-            made = type(self)._validated(values)
-        self.__dict__.update(made.__dict__)
+        try:
+            type(self)._exact_record(values, by_name=True, into=self)
+        except _Declined:
+            self.__dict__.clear()
+            self.__dict__.update(type(self)._validated(values).__dict__)
 
     # --- the definition -------------------------------------------------------------
 
@@ -296,14 +297,15 @@ class Shape:
     # --- the exact check ------------------------------------------------------------
 
     @classmethod
-    def _exact_record(cls, values: dict[str, Any], *, by_name: bool) -> Shape:
+    def _exact_record(cls, values: dict[str, Any], *, by_name: bool, into: Shape | None = None) -> Shape:
         """The record ``values`` make, if every value is one the pydantic model would keep
         unchanged; keys are wire names, or attribute names when ``by_name``. The TUI
-        reads every inbox message through here: kept to a few microseconds a message."""
-        record = cls.__new__(cls)
+        reads every inbox message through here: kept to a few microseconds a message.
+        ``into``: the record to fill (``__init__``'s), else a new one."""
+        record = cls.__new__(cls) if into is None else into
         state = record.__dict__
         given = []
-        for spot in cls.fields():
+        for spot in _FIELDS.get(cls) or cls.fields():
             key, other = (spot.name, spot.wire) if by_name else (spot.wire, spot.name)
             if spot.aliased and other in values:
                 raise _Declined  # spelt the other way (too): pydantic's rules decide
