@@ -113,7 +113,7 @@ def test_a_hook_imports_no_model_and_no_yaml(ws) -> None:
 
 
 PYDANTIC_AND_FRIENDS = {"pydantic", "pydantic_core", "yaml", "jsonschema"}
-"""What a well-formed send or injection no longer imports (issue 22 item 18): Claude
+"""What a well-formed send or injection no longer imports (agents run them every turn): Claude
 Code's files and messages.jsonl are Shape records (model/shape.py), checked exactly
 without pydantic; pydantic is imported only for input the exact check declines."""
 

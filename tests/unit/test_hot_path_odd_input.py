@@ -1,5 +1,5 @@
 """``send`` and ``inbox --inject`` read Claude Code's files without pydantic when they
-are well-formed (issue 22 item 18, model/shape.py); what is not well-formed goes to
+are well-formed (model/shape.py); what is not well-formed goes to
 the pydantic model as before. These tests drive the CLI with such files: a broken
 roster still stops the command with one line naming the file, the place and the
 problem (B4), nothing written; pydantic's lax coercions still apply (Claude Code's

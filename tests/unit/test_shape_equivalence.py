@@ -1,6 +1,6 @@
 """The exact check of a Shape (model/shape.py) gives what its pydantic model gives, or
 declines: the second path that lets ``send`` and ``inbox --inject`` start without
-pydantic changes nothing a reader of those files sees (issue 22 item 18).
+pydantic changes nothing a reader of those files sees.
 
 For generated raw dicts - right types, wrong types (``"5"`` for an int, ``1`` for a
 bool, NaN, nested junk), missing fields, unknown fields (kept, B13), the wire name
