@@ -299,7 +299,7 @@ def test_team_log_reads_only_what_was_appended_and_starts_over_on_a_new_file(tmp
     assert len(records) == 2 and len(bad) == 1 and "record 3" in bad[0]
     path = ws.messages_log("alpha")
     replacement = path.with_name("new.jsonl")
-    replacement.write_text(first.model_dump_json(by_alias=True, exclude_none=True) + "\n")
+    replacement.write_text(json.dumps(first.to_json()) + "\n")
     replacement.replace(path)
     records, bad = reader.read()
     assert [record.summary for record in records] == ["one"] and bad == []

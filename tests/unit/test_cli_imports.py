@@ -9,11 +9,15 @@ asserted here: bench/cli.py measures the times (bench/README.md, "CLI start").
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import small_worlds as worlds
+
+DEMO = Path(__file__).resolve().parents[2] / "demo-workspace"
 
 HEAVY_FOR_EVERY_COMMAND = ("teamdeck.view.build", "textual", "mcp", "uvicorn", "jsonschema")
 """Modules no command below may import: the read model, the TUI, the servers."""
@@ -106,3 +110,35 @@ def test_a_hook_imports_no_model_and_no_yaml(ws) -> None:
     loaded = set(modules)
     assert exit_code == 0 and "teamdeck.protocol.hooks" in loaded  # it did run
     assert not loaded & {"pydantic", "yaml", *HEAVY_FOR_EVERY_COMMAND}
+
+
+PYDANTIC_AND_FRIENDS = {"pydantic", "pydantic_core", "yaml", "jsonschema"}
+"""What a well-formed send or injection no longer imports (agents run them every turn): Claude
+Code's files and messages.jsonl are Shape records (model/shape.py), checked exactly
+without pydantic; pydantic is imported only for input the exact check declines."""
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["send", "checkout-revamp", "ui-dev", "--summary", "s", "hello"],
+        ["send", "checkout-revamp", "team-lead", "--from", "ui-dev", "--summary", "s", "done", "--json"],
+        ["inbox", "checkout-revamp", "team-lead", "--inject"],  # idle notifications, a plan request, plain text
+        ["inbox", "checkout-revamp", "test-writer", "--inject", "--json"],  # a shutdown request
+    ],
+    ids=["send", "send-json", "inject-lead", "inject-shutdown-json"],
+)
+def test_send_and_inject_on_the_demo_import_no_pydantic_nor_yaml(tmp_path, argv) -> None:
+    root = tmp_path / "demo"
+    shutil.copytree(DEMO, root)
+    code = (
+        "import json, sys\n"
+        "from teamdeck.cli.main import main\n"
+        "exit_code = main(sys.argv[1:])\n"
+        "print(json.dumps([exit_code, sorted(sys.modules)]), file=sys.stderr)\n"
+    )
+    argv = ["--workspace", str(root), *argv]
+    done = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, timeout=60)
+    exit_code, modules = json.loads(done.stderr.strip().splitlines()[-1])
+    assert exit_code == 0 and done.stdout.strip()  # it ran, and said what it did
+    assert not {name.split(".")[0] for name in modules} & PYDANTIC_AND_FRIENDS

@@ -9,24 +9,17 @@ byte-for-byte in meaning; they are checked to be ISO-8601.
 from __future__ import annotations
 
 import re
-from datetime import datetime
 from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+from teamdeck.model.shape import check_timestamp
 
 ID_PATTERN = r"^[a-z0-9][a-z0-9._-]{0,63}$"
 ID_RE = re.compile(ID_PATTERN)
 
 
-def _check_timestamp(value: str) -> str:
-    try:
-        datetime.fromisoformat(value[:-1] + "+00:00" if value.endswith("Z") else value)
-    except ValueError:
-        raise ValueError(f"'{value[:40]}' is not an ISO-8601 timestamp") from None
-    return value
-
-
-Timestamp = Annotated[str, AfterValidator(_check_timestamp), Field(json_schema_extra={"format": "date-time"})]
+Timestamp = Annotated[str, AfterValidator(check_timestamp), Field(json_schema_extra={"format": "date-time"})]
 """An ISO-8601 timestamp kept as written."""
 
 Id = Annotated[str, Field(pattern=ID_PATTERN, json_schema_extra={"description": "a-z, 0-9, '.', '_', '-'; at most 64"})]

@@ -14,6 +14,11 @@ types decode to :class:`Unknown` with the raw object, never dropped. Validation 
 lax (Claude Code's files are JavaScript-written; be liberal in what is read), and the
 writers in store/ change the raw JSON, not a re-serialised model, so nothing is
 normalised away. No I/O here.
+
+The models are :class:`~teamdeck.model.shape.Shape` records: ``send`` and ``inbox
+--inject`` (run by agents on every turn) read well-formed files without importing
+pydantic, whose model of each class (:meth:`~teamdeck.model.shape.Shape.pydantic_model`)
+still decides anything unusual, with its coercions, messages and JSON schemas.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from __future__ import annotations
 import json
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from teamdeck.model.shape import Shape, field, validation_error
 
 LEAD_NAME = "team-lead"
 """The name Claude Code gives the team lead; always a valid recipient."""
@@ -30,15 +35,11 @@ COLORS = ("red", "blue", "green", "yellow", "purple", "orange", "pink", "cyan")
 """Teammate colours Claude Code assigns (orange and pink need mapping in a UI)."""
 
 
-class ClaudeModel(BaseModel):
-    """A Claude Code format: lax types, unknown fields kept, ``from`` via ``from_``."""
+class ClaudeModel(Shape):
+    """A Claude Code format: lax types, unknown fields kept, ``from`` via ``from_``.
 
-    model_config = ConfigDict(extra="allow", populate_by_name=True, defer_build=True)
-
-    def to_json(self) -> dict[str, Any]:
-        """The fields as they were given (aliases, unknown fields included), for
-        round-trips and ``--json`` output."""
-        return self.model_dump(mode="json", by_alias=True, exclude_unset=True)
+    :meth:`~teamdeck.model.shape.Shape.to_json` gives the fields as they were given
+    (wire names, unknown fields included), for round-trips and ``--json`` output."""
 
 
 # --- config.json ------------------------------------------------------------------
@@ -82,7 +83,7 @@ class TeamConfig(ClaudeModel):
     createdAt: int | None = None
     leadAgentId: str | None = None
     leadSessionId: str | None = None
-    members: list[Member] = Field(default_factory=list)
+    members: list[Member] = field(default_factory=list)
 
     @property
     def lead_name(self) -> str:
@@ -111,7 +112,7 @@ class TeamConfig(ClaudeModel):
 class InboxMessage(ClaudeModel):
     """One element of an inbox array. The recipient is the file name (no ``to``)."""
 
-    from_: str = Field(alias="from")
+    from_: str = field(wire="from")
     text: str
     summary: str | None = None
     timestamp: str
@@ -155,7 +156,7 @@ class IdleNotification(Kind):
 
     KIND: ClassVar[str] = "idle_notification"
     type: Literal["idle_notification"] = "idle_notification"
-    from_: str | None = Field(default=None, alias="from")
+    from_: str | None = field(default=None, wire="from")
     timestamp: str | None = None
     idleReason: str | None = None
     summary: str | None = None
@@ -188,7 +189,7 @@ class ShutdownRequest(Kind):
     KIND: ClassVar[str] = "shutdown_request"
     type: Literal["shutdown_request"] = "shutdown_request"
     requestId: str
-    from_: str | None = Field(default=None, alias="from")
+    from_: str | None = field(default=None, wire="from")
     reason: str | None = None
     timestamp: str | None = None
 
@@ -199,7 +200,7 @@ class ShutdownApproved(Kind):
     KIND: ClassVar[str] = "shutdown_approved"
     type: Literal["shutdown_approved"] = "shutdown_approved"
     requestId: str
-    from_: str | None = Field(default=None, alias="from")
+    from_: str | None = field(default=None, wire="from")
     timestamp: str | None = None
     paneId: str | None = None
     backendType: str | None = None
@@ -211,7 +212,7 @@ class ShutdownRejected(Kind):
     KIND: ClassVar[str] = "shutdown_rejected"
     type: Literal["shutdown_rejected"] = "shutdown_rejected"
     requestId: str
-    from_: str | None = Field(default=None, alias="from")
+    from_: str | None = field(default=None, wire="from")
     reason: str | None = None
     timestamp: str | None = None
 
@@ -221,7 +222,7 @@ class PlanApprovalRequest(Kind):
 
     KIND: ClassVar[str] = "plan_approval_request"
     type: Literal["plan_approval_request"] = "plan_approval_request"
-    from_: str | None = Field(default=None, alias="from")
+    from_: str | None = field(default=None, wire="from")
     timestamp: str | None = None
     planFilePath: str | None = None
     planContent: str | None = None
@@ -270,7 +271,7 @@ class TaskCompleted(Kind):
 
     KIND: ClassVar[str] = "task_completed"
     type: Literal["task_completed"] = "task_completed"
-    from_: str | None = Field(default=None, alias="from")
+    from_: str | None = field(default=None, wire="from")
     taskId: str
     taskSubject: str | None = None
     timestamp: str | None = None
@@ -405,7 +406,7 @@ def decode_text(text: str) -> Kind:
         return Unknown(type=value["type"], raw=value)
     try:
         return kind.model_validate(value)
-    except ValidationError as err:
+    except validation_error() as err:
         first = err.errors()[0]
         where = ".".join(str(part) for part in first["loc"])
         return Unknown(type=value["type"], raw=value, problem=f"{where}: {first['msg']}" if where else first["msg"])
@@ -435,8 +436,8 @@ class ClaudeTask(ClaudeModel):
     description: str = ""
     activeForm: str | None = None
     status: str = "pending"
-    blocks: list[str] = Field(default_factory=list)
-    blockedBy: list[str] = Field(default_factory=list)
+    blocks: list[str] = field(default_factory=list)
+    blockedBy: list[str] = field(default_factory=list)
     owner: str | None = None
     metadata: dict[str, Any] | None = None
     createdAt: int | float | str | None = None

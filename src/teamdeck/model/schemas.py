@@ -19,6 +19,7 @@ from teamdeck.model.guardian import GuardianAssignment, GuardianVerdictSnapshot
 from teamdeck.model.plan import Plan
 from teamdeck.model.report import JoinedSummary
 from teamdeck.model.settings import Settings
+from teamdeck.model.shape import Shape
 from teamdeck.model.task import Task
 from teamdeck.model.team_log import TeamLogRecord
 from teamdeck.model.worker_output import WorkerOutput
@@ -28,7 +29,7 @@ ID_BASE = "urn:teamdeck:schemas:"
 """Schema ids are URNs (``urn:teamdeck:schemas:task.schema.json``): stable names that
 do not pretend to be downloadable."""
 
-SCHEMA_MODELS: dict[str, type[BaseModel]] = {
+SCHEMA_MODELS: dict[str, type[BaseModel] | type[Shape]] = {
     "task.schema.json": Task,
     "event.schema.json": Event,
     "worker-output.schema.json": WorkerOutput,
@@ -49,7 +50,7 @@ REGENERATE = "python scripts/generate_schemas.py"
 """The command that rewrites schemas/ from the models (printed by the drift test)."""
 
 
-def schema_of(filename: str, model: type[BaseModel]) -> dict[str, Any]:
+def schema_of(filename: str, model: type[BaseModel] | type[Shape]) -> dict[str, Any]:
     """The Draft 2020-12 schema of ``model``, with ``$schema`` and ``$id`` first."""
     body = model.model_json_schema(mode="validation")
     return {"$schema": DRAFT, "$id": ID_BASE + filename, **body}

@@ -6,15 +6,16 @@ so a send that failed half-way is still on record (the ledger's "not enqueued"),
 the inbox entry can be matched to its record by ``from`` + ``timestamp`` + ``text``
 (Claude Code's entries carry no id). Team and roster changes made through teamdeck
 are logged here too. Claude Code itself never reads this file.
+
+A record is a :class:`~teamdeck.model.shape.Shape`: every ``send`` writes one, without
+importing pydantic (its model, derived from the same fields, validates what is odd).
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, ClassVar, Literal
 
-from pydantic import Field
-
-from teamdeck.model.base import ClosedModel, Timestamp
+from teamdeck.model.shape import Shape, check_timestamp, field
 
 SEND_TYPES = (
     "message",
@@ -63,7 +64,7 @@ LogType = Literal[
 ]
 
 
-class TeamLogRecord(ClosedModel):
+class TeamLogRecord(Shape):
     """A record of ``messages.jsonl``. Only the fields a type needs are written.
 
     Attributes:
@@ -90,11 +91,20 @@ class TeamLogRecord(ClosedModel):
             with the same key only finishes the first.
     """
 
-    id: str = Field(pattern=r"^[0-9A-HJKMNP-TV-Z]{26}$")
-    ts: Timestamp
+    MODEL_CONFIG: ClassVar[dict[str, Any]] = {
+        "extra": "forbid",
+        "strict": True,
+        "populate_by_name": True,
+        "defer_build": True,
+    }
+    """Ours alone: strict types, nothing unknown (model/base.py ``ClosedModel``)."""
+    EXTRA: ClassVar[str] = "forbid"
+
+    id: str = field(pattern=r"^[0-9A-HJKMNP-TV-Z]{26}$")
+    ts: str = field(check=check_timestamp, schema={"format": "date-time"})
     type: LogType
     actor: str
-    from_: str | None = Field(default=None, alias="from")
+    from_: str | None = field(default=None, wire="from")
     to: list[str] | None = None
     summary: str | None = None
     requestId: str | None = None
@@ -106,8 +116,8 @@ class TeamLogRecord(ClosedModel):
     reason: str | None = None
     error: str | None = None
     blockers: list[str] | None = None
-    key: str | None = Field(default=None, max_length=300)
+    key: str | None = field(default=None, max_length=300)
 
     def to_json(self) -> dict[str, object]:
         """The record as written (``from`` spelled as on disk, unset fields left out)."""
-        return self.model_dump(mode="json", by_alias=True, exclude_none=True)
+        return self._dump(exclude_unset=False, exclude_none=True)

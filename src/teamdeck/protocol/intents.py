@@ -21,7 +21,6 @@ from __future__ import annotations
 import fcntl
 import logging
 import os
-import secrets
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -104,7 +103,7 @@ def intent(ws: Workspace, action: str, *, on_error: OnError = "drop", **args: An
     # stay a function of the actions alone (demo-workspace/ and the snapshots are made
     # with a seeded ULID sequence and a scripted clock).
     now = datetime.now(UTC)
-    intent_id = f"{now.strftime('%Y%m%dT%H%M%S%fZ')}-{secrets.token_hex(6)}"
+    intent_id = f"{now.strftime('%Y%m%dT%H%M%S%fZ')}-{os.urandom(6).hex()}"
     path = directory / f"{intent_id}.json"
     record = {"id": intent_id, "action": action, "args": args, "ts": iso(now), "actor": ws.actor}
     fd = _create_locked(path, dumps_json(record).encode("utf-8"))

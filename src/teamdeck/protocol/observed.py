@@ -39,11 +39,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from teamdeck.clock import iso, utc_now
 from teamdeck.errors import TeamdeckError, WriteFailed
 from teamdeck.model.claude import InboxMessage
+from teamdeck.model.shape import validation_error
 from teamdeck.store.inbox import Inbox, InboxEntry, read_inbox
 from teamdeck.store.jsonl import Tail, append_line, encode_record, repair_torn_tail
 from teamdeck.store.locks import locked
@@ -183,7 +182,7 @@ class Observed:
         if message is None:
             try:
                 message = InboxMessage.model_validate(raw)
-            except ValidationError:
+            except validation_error():
                 message = None
         made = InboxEntry(position, raw, message, None if message else "recorded entry is not a message", drained)
         del recorded.merged[position:]

@@ -5,10 +5,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from pydantic import ValidationError
-from ulid import ULID
-
 from teamdeck.clock import iso
+from teamdeck.model.shape import validation_error
 from teamdeck.model.team_log import LogType, TeamLogRecord
 from teamdeck.store.jsonl import Tail, append_record, repair_torn_tail
 from teamdeck.store.locks import locked
@@ -25,6 +23,8 @@ def new_record(ws: Workspace, type_: LogType, **fields: Any) -> TeamLogRecord:
         type_: the record type.
         fields: the other fields (``from_`` for the sender); None values are left out.
     """
+    from ulid import ULID  # imported when an id is made (its import reads its version from the package metadata)
+
     moment = ws.clock()
     values = {key: value for key, value in fields.items() if value is not None}
     return TeamLogRecord(id=str(ULID.from_datetime(moment)), ts=iso(moment), type=type_, actor=ws.actor, **values)
@@ -80,7 +80,7 @@ class TeamLog:
             self._count += 1
             try:
                 self._records.append(TeamLogRecord.model_validate(record))
-            except ValidationError as err:
+            except validation_error() as err:
                 first = err.errors()[0]
                 where = ".".join(str(part) for part in first["loc"])
                 self._bad.append(

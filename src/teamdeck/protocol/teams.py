@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 import unicodedata
-import uuid
 from typing import TYPE_CHECKING, Any
 
 from teamdeck.errors import NotFound, Refused
@@ -129,6 +128,8 @@ def create_team(
         Refused: the team exists, or ``tasks/<name>/`` is a teamdeck task.
         WriteFailed: the disk refused; nothing was kept.
     """
+    import uuid  # only a new team needs a session id (``send`` imports this module)
+
     ws.require_writable(f"create team '{shown(name)}'")
     team = sanitize_team_name(name)
     now = epoch_ms(ws)

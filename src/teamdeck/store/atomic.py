@@ -5,7 +5,6 @@ from __future__ import annotations
 import errno
 import logging
 import os
-import secrets
 from collections.abc import Callable
 from pathlib import Path
 
@@ -89,7 +88,7 @@ def _create_temp(path: Path) -> tuple[int, Path]:
     """
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | os.O_NOFOLLOW
     while True:
-        tmp = path.with_name(f"{tmp_prefix(path)}{secrets.token_hex(6)}.tmp")
+        tmp = path.with_name(f"{tmp_prefix(path)}{os.urandom(6).hex()}.tmp")
         try:
             return fs_seam.current().open(tmp, flags, 0o600), tmp
         except FileExistsError:

@@ -25,10 +25,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pydantic import ValidationError
-
 from teamdeck.errors import InvalidFile, WriteFailed
 from teamdeck.model.claude import InboxMessage, Kind, decode
+from teamdeck.model.shape import validation_error
 from teamdeck.store import fs as fs_seam
 from teamdeck.store.atomic import atomic_replace, tmp_prefix
 from teamdeck.store.claude_json import (
@@ -173,7 +172,7 @@ def parse_entries(array: list[Any], known: Sequence[InboxEntry] = ()) -> list[In
             continue
         try:
             entries.append(InboxEntry(index, raw, InboxMessage.model_validate(raw)))
-        except ValidationError as err:
+        except validation_error() as err:
             first = err.errors()[0]
             where = ".".join(str(part) for part in first["loc"])
             why = "not a JSON object" if not isinstance(raw, dict) else f"{where}: {first['msg']}"

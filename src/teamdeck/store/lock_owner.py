@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import threading
 import time
 from dataclasses import dataclass
@@ -27,6 +26,13 @@ from datetime import datetime
 from functools import cache
 from pathlib import Path
 from typing import Any
+
+
+def _host() -> str:
+    """This machine's host name (``socket.gethostname()`` on POSIX, without importing
+    socket: every ``send`` takes a lock)."""
+    return os.uname().nodename
+
 
 OWNER_SUFFIX = ".owner"
 
@@ -98,12 +104,12 @@ class LockOwner:
     @classmethod
     def me(cls, inode: int) -> LockOwner:
         pid = os.getpid()
-        return cls(pid, socket.gethostname(), process_started(pid), round(time.time(), 3), inode)
+        return cls(pid, _host(), process_started(pid), round(time.time(), 3), inode)
 
     def alive(self) -> bool | None:
         """Whether the holder still runs: None when that cannot be told (another host,
         no pid); False when its pid is gone or belongs to a process started later."""
-        if self.pid is None or self.host != socket.gethostname():
+        if self.pid is None or self.host != _host():
             return None
         try:
             os.kill(self.pid, 0)

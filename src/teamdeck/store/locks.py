@@ -17,7 +17,6 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
-import socket
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -40,7 +39,7 @@ def _record_holder(fd: int) -> None:
     journal commit (2 ms here, and a tenth of the live view's CPU per inbox change
     when it was done on every lock), while a line of the same length, the usual case,
     simply overwrites the last one."""
-    record = f"{os.getpid()} {socket.gethostname()} {time.time():.3f}\n".encode()
+    record = f"{os.getpid()} {os.uname().nodename} {time.time():.3f}\n".encode()
     os.pwrite(fd, record, 0)
     if os.fstat(fd).st_size > len(record):
         os.ftruncate(fd, len(record))

@@ -17,17 +17,19 @@ import re
 import shutil
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal, TypeVar
-
-from pydantic import BaseModel, ValidationError
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from teamdeck.errors import InvalidFile, NotFound, Refused, WriteFailed
 from teamdeck.model.claude import TeamConfig
+from teamdeck.model.shape import Shape, validation_error
 from teamdeck.store.atomic import atomic_replace, is_temp_name
 from teamdeck.store.claude_json import encode_pretty, read_json_retrying
 from teamdeck.store.dirlock import LOCK_STALE_S, HeldLock, rewrite_locked
 from teamdeck.store.paths import InvalidId, beneath, check_id, check_member, shown
 from teamdeck.store.workspace import Workspace
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel, ValidationError
 
 T = TypeVar("T")
 
@@ -45,15 +47,15 @@ def model_problem(err: ValidationError) -> str:
     return (f"{where}: {first['msg']}" if where else first["msg"]) + (f" (+{more} more)" if more else "")
 
 
-def validate_raw(model: type[BaseModel], raw: Any, shown_path: Path | str) -> Any:
-    """``raw`` validated as ``model``.
+def validate_raw(model: type[BaseModel] | type[Shape], raw: Any, shown_path: Path | str) -> Any:
+    """``raw`` validated as ``model`` (pydantic is imported only when it raises).
 
     Raises:
         InvalidFile: naming the first problem.
     """
     try:
         return model.model_validate(raw)
-    except ValidationError as err:
+    except validation_error() as err:
         raise InvalidFile(shown_path, "", model_problem(err)) from None
 
 

@@ -117,7 +117,7 @@ def _deliver(
         if earlier is not None:
             redeliver(ws, team, earlier)
             return _sent(earlier, team, config, tuple(earlier.to or ()), ())
-        record = record.model_copy(update={"key": key})
+        record = record.replaced(key=key)
     with intent(ws, "send", team=team, record=record.id):
         log(ws, team, record)
         deliveries: list[Delivery] = []
