@@ -19,7 +19,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from textual import on, work
+from textual import events, on, work
 from textual.actions import ActionParseResult
 from textual.actions import parse as parse_action
 from textual.app import App
@@ -346,6 +346,19 @@ class TeamdeckApp(App[None]):
             area.cursor_blink = self.cursor_blink
 
     # --- global keys --------------------------------------------------------------------
+
+    def on_key(self, event: events.Key) -> None:
+        """A key no widget took, before the app's bindings (Textual calls this, then
+        App's own handler unless the default is prevented). A printable one while a
+        text input has the focus was typed ahead: Textual sent it to the widget focused
+        when it arrived, and the key before it moved the focus since (``a`` then a note:
+        the confirm bar's note took it from the list); it goes to the input, as it would
+        have typed a moment later, not to the bindings (``q`` would quit). A focused
+        input takes every printable key sent to it, so no other key comes here so."""
+        focused = self.focused
+        if event.is_printable and isinstance(focused, Input):
+            event.prevent_default()
+            focused.post_message(events.Key(event.key, event.character))
 
     async def run_action(
         self,

@@ -24,7 +24,7 @@ from textual.widgets import TabbedContent, TabPane
 from teamdeck.tui import registry
 from teamdeck.tui.messages import MessageMember, OpenDecision, OpenInbox, SelectionMoved
 from teamdeck.tui.typed import deck
-from teamdeck.tui.widgets.confirm_bar import AskConfirm, ConfirmBar
+from teamdeck.tui.widgets.confirm_bar import ConfirmBar
 from teamdeck.tui.widgets.deck_footer import DeckFooter
 from teamdeck.tui.widgets.gates_panel import GatesPanel
 from teamdeck.tui.widgets.notice_line import NoticeLine
@@ -213,10 +213,6 @@ class MainScreen(Screen[None]):
         roster = self.panel("roster")
         if roster.select_key(message.key):
             roster.run_registered(registry.BY_ID["member-message"])
-
-    @on(AskConfirm)
-    def _ask(self, message: AskConfirm) -> None:
-        self.confirm_bar.ask(message.request, message.on_confirm)
 
     @property
     def notice_line(self) -> NoticeLine:
