@@ -47,6 +47,11 @@ class MainScreen(Screen[None]):
     BINDINGS = registry.bindings("main")
 
     def compose(self) -> ComposeResult:
+        # The confirm bar first: it lies on a layer of its own, docked at the bottom,
+        # so its place here changes nothing drawn; but Textual numbers the painting
+        # order of a screen's children from the last one, so a bar after them, shown
+        # or hidden, renumbered every widget and the whole screen was drawn again.
+        yield ConfirmBar(id="confirm-bar")
         yield OverviewLine(id="overview")
         yield NoticeLine(id="notice-line")
         with TabbedContent(initial="gates", id="panels"):
@@ -54,7 +59,6 @@ class MainScreen(Screen[None]):
                 with TabPane(title, id=name):
                     if name == "gates":
                         yield GatesPanel(id="gates-panel")
-        yield ConfirmBar(id="confirm-bar")
         yield DeckFooter()
 
     def __init__(self, *, id: str | None = None) -> None:
