@@ -141,6 +141,24 @@ def test_a_document_replaced_whole_is_handed_down_while_the_call_runs(
     assert any(ws.events_file("t1") in paths for paths in rest if isinstance(paths, frozenset))
 
 
+def test_only_the_first_document_replaced_is_handed_down_while_the_call_runs(
+    ws: Workspace, running: ActionRunner, told: Told
+) -> None:
+    """A decision replaces task.yaml, then the task's human-notes.md (and, in a team,
+    the worker's inbox): its effects, handed down with the rest once the call returns,
+    in one go, not each as it is replaced (every hand-down is a refresh and a redraw
+    while the decision's own frame is being drawn)."""
+    worlds.world(ws)
+    running.submit(Action("approve", lambda ws: decide_gate(ws, "t1", "g-w1-1", "approve") and "approved"))
+    wait_idle(running)
+    kinds = [kind for kind, _ in told.calls]
+    assert kinds == ["wrote", "report", "wrote"], told.calls
+    assert told.calls[0][1] == frozenset({ws.task_file("t1")})
+    rest = told.calls[2][1]
+    assert isinstance(rest, frozenset)
+    assert {ws.events_file("t1").parent / "shared" / "human-notes.md", ws.events_file("t1")} <= rest, rest
+
+
 def test_f4_a_refusal_after_a_partial_write_still_hands_down_what_was_written(
     ws: Workspace, running: ActionRunner, told: Told
 ) -> None:

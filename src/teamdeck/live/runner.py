@@ -73,9 +73,10 @@ class ActionRunner:
 
     Args:
         ws: the workspace every call is given.
-        writes: told what each call wrote; a document replaced whole (task.yaml) is
-            told at once, while the call goes on (the decision shows while the worker
-            is still being messaged), the rest once the call returns or fails.
+        writes: told what each call wrote; the first document it replaces whole
+            (task.yaml for a decision, the inbox for a message) is told at once, while
+            the call goes on (the decision shows while the worker is still being
+            messaged), the rest once the call returns or fails, in one go.
         report: told each action's :class:`Outcome`, from the runner's thread.
     """
 
@@ -121,6 +122,12 @@ class ActionRunner:
         read_early: dict[Path, Stamp | None] = {}
 
         def replaced(path: Path) -> None:
+            if read_early:
+                # What follows the call's own document is its effects (human-notes.md,
+                # the worker's inbox): read with the rest once the call returns. Each
+                # told now was a refresh and a redraw on the UI thread while the
+                # decision's frame waited for it.
+                return
             read_early.update(stamps((path,)))
             self._writes.wrote({path})
 
