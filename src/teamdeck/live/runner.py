@@ -60,16 +60,32 @@ class Outcome:
     wrote: bool = False
 
 
+SHOWN_WAIT_S = 0.1
+"""The longest an action waits, once its decision is on disk, for the front to draw it
+before it writes the decision's effects (:class:`ActionRunner`)."""
+
+
 class OwnWrites(Protocol):
     """Who is told what an action wrote (the live workspace): passed down to the runner,
     so the write seam never reaches up into a front."""
 
-    def wrote(self, paths: Iterable[Path]) -> None:
-        """``paths`` were written by this front: read them now, ignore their echo."""
+    def wrote(self, paths: Iterable[Path]) -> int:
+        """``paths`` were written by this front: read them now, ignore their echo.
+        Returns a ticket for :meth:`wait_shown`."""
+
+    def wait_shown(self, ticket: int, timeout: float) -> None:
+        """Return once what was read for ``ticket`` is drawn (at most ``timeout``
+        seconds; at once for a front that does not say what it drew)."""
 
 
 class ActionRunner:
     """Runs :class:`Action` s one at a time, in the order they were submitted.
+
+    The first document a call replaces whole is the decision (task.yaml of a gate
+    answered): before the call's next write (its effects: human-notes.md, the worker
+    told) the runner waits for the front to draw it (at most :data:`SHOWN_WAIT_S`), so
+    that the effects' work does not take the CPU (one interpreter lock) from the frame
+    the person waits for.
 
     Args:
         ws: the workspace every call is given.
@@ -120,6 +136,11 @@ class ActionRunner:
     def _perform(self, action: Action) -> None:
         written: set[Path] = set()
         read_early: dict[Path, Stamp | None] = {}
+        to_show: list[int] = []
+
+        def before_next_write() -> None:
+            if to_show:
+                self._writes.wait_shown(to_show.pop(), SHOWN_WAIT_S)
 
         def replaced(path: Path) -> None:
             if read_early:
@@ -129,10 +150,12 @@ class ActionRunner:
                 # decision's frame waited for it.
                 return
             read_early.update(stamps((path,)))
-            self._writes.wrote({path})
+            to_show.append(self._writes.wrote({path}))
 
         try:
-            done = recorded(lambda: action.call(self.ws), written, on_replaced=replaced).result
+            done = recorded(
+                lambda: action.call(self.ws), written, on_replaced=replaced, on_write=before_next_write
+            ).result
         except TeamdeckError as err:
             self._wrote_rest(written, read_early)
             self._report(Outcome(action.what, str(err), failed=True))

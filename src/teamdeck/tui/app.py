@@ -115,6 +115,7 @@ class TeamdeckApp(App[None]):
             watch=watch,
             force_polling=force_polling,
             first_read=first_read,
+            shows=True,
         )
         """The files, watched and read (live/workspace.py)."""
         self.runner = ActionRunner(ws, self.live, self._action_done)
@@ -226,6 +227,9 @@ class TeamdeckApp(App[None]):
                 markup=False,
             )
         self.main.show(message.snapshot)
+        # After the next screen update and the one after it: what the widgets asked to
+        # redraw reaches the screen on their own turn, which may come after the first.
+        self.call_after_refresh(self.call_after_refresh, self.live.shown, message.snapshot)
         self.alerter.shown(before, message.snapshot)
         if self.main.is_mounted and self.main.confirm_bar.display:
             # In the frame after the one that shows the answer: hiding the bar and moving
