@@ -61,9 +61,7 @@ def refreshed(monkeypatch: pytest.MonkeyPatch) -> list[frozenset[Path]]:
     return batches
 
 
-def start(
-    ws: Workspace, front: Front, *, watch: bool, shows: bool = False
-) -> tuple[LiveWorkspace, Callable[[], None]]:
+def start(ws: Workspace, front: Front, *, watch: bool, shows: bool = False) -> tuple[LiveWorkspace, Callable[[], None]]:
     """A live workspace with its threads running and its first snapshot read; returns it
     with the function that stops it."""
     live = LiveWorkspace(
@@ -272,7 +270,9 @@ def test_an_action_waits_until_the_front_has_drawn_what_it_wrote(world: Workspac
     try:
         live.shown(front.snapshots[-1])
         count = len(front.snapshots)
-        world.task_file("t1").write_text(world.task_file("t1").read_text().replace("state: blocked", "state: working", 1))
+        world.task_file("t1").write_text(
+            world.task_file("t1").read_text().replace("state: blocked", "state: working", 1)
+        )
         waiting = _waits(live, live.wrote({world.task_file("t1")}))
         until(lambda: len(front.snapshots) > count, "the snapshot of the write")
         time.sleep(0.2)
