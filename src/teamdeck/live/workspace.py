@@ -201,7 +201,11 @@ class LiveWorkspace:
         if not self.shows:
             return
         with self._drawn:
-            self._drawn.wait_for(lambda: self._shown_upto >= ticket or self.stopped, timeout)
+            self._drawn.wait_for(lambda: self.is_shown(ticket) or self.stopped, timeout)
+
+    def is_shown(self, ticket: int) -> bool:
+        """Whether the change ``ticket`` is on screen (see :meth:`wait_shown`)."""
+        return self._shown_upto >= ticket
 
     def shown(self, snapshot: WorkspaceSnapshot) -> None:
         """The front has drawn ``snapshot`` (from any thread)."""

@@ -227,9 +227,10 @@ class TeamdeckApp(App[None]):
                 markup=False,
             )
         self.main.show(message.snapshot)
-        # After the next screen update and the one after it: what the widgets asked to
-        # redraw reaches the screen on their own turn, which may come after the first.
-        self.call_after_refresh(self.call_after_refresh, self.live.shown, message.snapshot)
+        if self.acting:  # an action may wait for its decision to be drawn (live/runner.py)
+            # After the next screen update and the one after it: what the widgets asked
+            # to redraw reaches the screen on their own turn, which may come after the first.
+            self.call_after_refresh(self.call_after_refresh, self.live.shown, message.snapshot)
         self.alerter.shown(before, message.snapshot)
         if self.main.is_mounted and self.main.confirm_bar.display:
             # In the frame after the one that shows the answer: hiding the bar and moving
