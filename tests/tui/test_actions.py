@@ -8,6 +8,7 @@ import json
 from conftest import busy, make_app, run, showing, type_text, until
 
 from teamdeck.live.runner import Action
+from teamdeck.live.workspace import LiveWorkspace
 from teamdeck.model.claude import ShutdownApproved
 from teamdeck.protocol.messaging.handshakes import request_shutdown
 from teamdeck.protocol.messaging.sending import send_message, send_structured
@@ -70,6 +71,30 @@ def test_approve_a_gate_with_a_note_writes_the_event_and_task_yaml(world) -> Non
         task = load_task(world, "t1")
         assert task.gates[0].state == "approved" and task.gates[0].note == "use the LALR grammar"
         assert task.state == "working"
+
+    run(app, scenario)
+
+
+def test_the_decision_is_drawn_before_its_effects_are_written(world, monkeypatch) -> None:
+    """The action thread waits for the frame that shows the decision before writing
+    human-notes.md and telling the worker; the app says when that frame is drawn, so
+    the wait ends then (not at its time limit)."""
+    app = make_app(world)
+    waits: list[bool] = []
+    real = LiveWorkspace.wait_shown
+
+    def recording(live: LiveWorkspace, ticket: int, timeout: float) -> None:
+        real(live, ticket, timeout)
+        waits.append(live.is_shown(ticket))
+
+    monkeypatch.setattr(LiveWorkspace, "wait_shown", recording)
+
+    async def scenario(pilot):
+        await _open(pilot, app, GateList, TASK_GATE, "a", ConfirmBar)
+        await pilot.press("enter")
+        await until(pilot, lambda: load_task(world, "t1").gates[0].state == "approved", "the approval")
+        await until(pilot, lambda: not busy(app), "the action")
+        assert waits == [True]
 
     run(app, scenario)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import pytest
@@ -27,9 +27,15 @@ class Told:
 
     def __init__(self) -> None:
         self.calls: list[tuple[str, object]] = []
+        self.on_wait: Callable[[], object] = lambda: None
+        """What the front had on disk when it was waited for (see wait_shown)."""
 
-    def wrote(self, paths: Iterable[Path]) -> None:
+    def wrote(self, paths: Iterable[Path]) -> int:
         self.calls.append(("wrote", frozenset(paths)))
+        return len(self.calls)
+
+    def wait_shown(self, ticket: int, timeout: float) -> None:
+        self.calls.append(("wait", (ticket, self.on_wait())))
 
     def report(self, outcome: Outcome) -> None:
         self.calls.append(("report", outcome))
@@ -114,10 +120,10 @@ def test_what_an_action_appended_is_handed_down_after_its_outcome(
     worlds.team(ws)
     running.submit(Action("send", lambda ws: send_message(ws, "alpha", "alice", "hello", summary="hi") and "sent"))
     wait_idle(running)
-    assert [kind for kind, _ in told.calls] == ["wrote", "report", "wrote"]
+    assert [kind for kind, _ in told.calls] == ["wrote", "wait", "report", "wrote"]
     assert told.calls[0][1] == frozenset({ws.inbox("alpha", "alice")})
     assert told.outcomes == [Outcome("send", "sent", wrote=True)]
-    rest = told.calls[2][1]
+    rest = told.calls[3][1]
     assert isinstance(rest, frozenset)
     assert ws.messages_log("alpha") in rest and ws.inbox("alpha", "alice") not in rest
 
@@ -139,6 +145,38 @@ def test_a_document_replaced_whole_is_handed_down_while_the_call_runs(
     rest = [paths for kind, paths in told.calls[kinds.index("report") :] if kind == "wrote"]
     assert rest and all(isinstance(paths, frozenset) and task_yaml not in paths for paths in rest)
     assert any(ws.events_file("t1") in paths for paths in rest if isinstance(paths, frozenset))
+
+
+def test_only_the_first_document_replaced_is_handed_down_while_the_call_runs(
+    ws: Workspace, running: ActionRunner, told: Told
+) -> None:
+    """A decision replaces task.yaml, then the task's human-notes.md (and, in a team,
+    the worker's inbox): its effects, handed down with the rest once the call returns,
+    in one go, not each as it is replaced (every hand-down is a refresh and a redraw
+    while the decision's own frame is being drawn)."""
+    worlds.world(ws)
+    running.submit(Action("approve", lambda ws: decide_gate(ws, "t1", "g-w1-1", "approve") and "approved"))
+    wait_idle(running)
+    kinds = [kind for kind, _ in told.calls]
+    assert kinds == ["wrote", "wait", "report", "wrote"], told.calls
+    assert told.calls[0][1] == frozenset({ws.task_file("t1")})
+    rest = told.calls[3][1]
+    assert isinstance(rest, frozenset)
+    assert {ws.events_file("t1").parent / "shared" / "human-notes.md", ws.events_file("t1")} <= rest, rest
+
+
+def test_a_decision_is_drawn_before_its_effects_are_written(ws: Workspace, running: ActionRunner, told: Told) -> None:
+    """Once task.yaml holds the decision, the runner waits for the front to draw it
+    before the call writes human-notes.md (its effects then take no CPU from that
+    frame): at the wait, the notes do not hold the decision yet."""
+    worlds.world(ws)
+    notes = ws.events_file("t1").parent / "shared" / "human-notes.md"
+    told.on_wait = lambda: notes.exists() and "approved" in notes.read_text()
+    running.submit(Action("approve", lambda ws: decide_gate(ws, "t1", "g-w1-1", "approve") and "approved"))
+    wait_idle(running)
+    waits = [call for kind, call in told.calls if kind == "wait"]
+    assert waits == [(1, False)], told.calls
+    assert "approved" in notes.read_text()
 
 
 def test_f4_a_refusal_after_a_partial_write_still_hands_down_what_was_written(

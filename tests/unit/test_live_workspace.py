@@ -61,7 +61,7 @@ def refreshed(monkeypatch: pytest.MonkeyPatch) -> list[frozenset[Path]]:
     return batches
 
 
-def start(ws: Workspace, front: Front, *, watch: bool) -> tuple[LiveWorkspace, Callable[[], None]]:
+def start(ws: Workspace, front: Front, *, watch: bool, shows: bool = False) -> tuple[LiveWorkspace, Callable[[], None]]:
     """A live workspace with its threads running and its first snapshot read; returns it
     with the function that stops it."""
     live = LiveWorkspace(
@@ -71,6 +71,7 @@ def start(ws: Workspace, front: Front, *, watch: bool) -> tuple[LiveWorkspace, C
         on_join=front.joins.append,
         watch=watch,
         force_polling=False,
+        shows=shows,
     )
     threads = [threading.Thread(target=live.run_refresher, daemon=True)]
     if watch:
@@ -252,3 +253,49 @@ def test_nothing_is_joined_before_the_first_snapshot(world: Workspace, front: Fr
     )
     live.final_outputs({"t1"})
     assert front.joins == []
+
+
+def _waits(live: LiveWorkspace, ticket: int) -> threading.Thread:
+    """``live.wait_shown(ticket)`` on a thread of its own (as the action thread waits)."""
+    waiting = threading.Thread(target=live.wait_shown, args=(ticket, DEADLINE_S), daemon=True)
+    waiting.start()
+    return waiting
+
+
+def test_an_action_waits_until_the_front_has_drawn_what_it_wrote(world: Workspace) -> None:
+    """The action thread waits for the front to say it drew the snapshot that holds its
+    write (the decision, before its effects are written), and no longer."""
+    front = Front()
+    live, stop = start(world, front, watch=False, shows=True)
+    try:
+        live.shown(front.snapshots[-1])
+        count = len(front.snapshots)
+        world.task_file("t1").write_text(
+            world.task_file("t1").read_text().replace("state: blocked", "state: working", 1)
+        )
+        waiting = _waits(live, live.wrote({world.task_file("t1")}))
+        until(lambda: len(front.snapshots) > count, "the snapshot of the write")
+        time.sleep(0.2)
+        assert waiting.is_alive(), "it returned before the front drew the snapshot"
+        live.shown(front.snapshots[-1])
+        waiting.join(DEADLINE_S)
+        assert not waiting.is_alive()
+        # A write that changes nothing drawn is on screen as soon as the newest snapshot is.
+        count = len(front.snapshots)
+        (world.root / "notes.txt").write_text("not a file teamdeck shows")
+        waiting = _waits(live, live.wrote({world.root / "notes.txt"}))
+        waiting.join(DEADLINE_S)
+        assert not waiting.is_alive() and len(front.snapshots) == count
+    finally:
+        stop()
+
+
+def test_a_front_that_does_not_say_what_it_drew_is_not_waited_for(world: Workspace) -> None:
+    front = Front()
+    live, stop = start(world, front, watch=False)
+    try:
+        began = time.monotonic()
+        live.wait_shown(live.wrote({world.task_file("t1")}), DEADLINE_S)
+        assert time.monotonic() - began < DEADLINE_S / 2
+    finally:
+        stop()

@@ -60,22 +60,39 @@ class Outcome:
     wrote: bool = False
 
 
+SHOWN_WAIT_S = 0.1
+"""The longest an action waits, once its decision is on disk, for the front to draw it
+before it writes the decision's effects (:class:`ActionRunner`)."""
+
+
 class OwnWrites(Protocol):
     """Who is told what an action wrote (the live workspace): passed down to the runner,
     so the write seam never reaches up into a front."""
 
-    def wrote(self, paths: Iterable[Path]) -> None:
-        """``paths`` were written by this front: read them now, ignore their echo."""
+    def wrote(self, paths: Iterable[Path]) -> int:
+        """``paths`` were written by this front: read them now, ignore their echo.
+        Returns a ticket for :meth:`wait_shown`."""
+
+    def wait_shown(self, ticket: int, timeout: float) -> None:
+        """Return once what was read for ``ticket`` is drawn (at most ``timeout``
+        seconds; at once for a front that does not say what it drew)."""
 
 
 class ActionRunner:
     """Runs :class:`Action` s one at a time, in the order they were submitted.
 
+    The first document a call replaces whole is the decision (task.yaml of a gate
+    answered): before the call's next write (its effects: human-notes.md, the worker
+    told) the runner waits for the front to draw it (at most :data:`SHOWN_WAIT_S`), so
+    that the effects' work does not take the CPU (one interpreter lock) from the frame
+    the person waits for.
+
     Args:
         ws: the workspace every call is given.
-        writes: told what each call wrote; a document replaced whole (task.yaml) is
-            told at once, while the call goes on (the decision shows while the worker
-            is still being messaged), the rest once the call returns or fails.
+        writes: told what each call wrote; the first document it replaces whole
+            (task.yaml for a decision, the inbox for a message) is told at once, while
+            the call goes on (the decision shows while the worker is still being
+            messaged), the rest once the call returns or fails, in one go.
         report: told each action's :class:`Outcome`, from the runner's thread.
     """
 
@@ -119,13 +136,26 @@ class ActionRunner:
     def _perform(self, action: Action) -> None:
         written: set[Path] = set()
         read_early: dict[Path, Stamp | None] = {}
+        to_show: list[int] = []
+
+        def before_next_write() -> None:
+            if to_show:
+                self._writes.wait_shown(to_show.pop(), SHOWN_WAIT_S)
 
         def replaced(path: Path) -> None:
+            if read_early:
+                # What follows the call's own document is its effects (human-notes.md,
+                # the worker's inbox): read with the rest once the call returns. Each
+                # told now was a refresh and a redraw on the UI thread while the
+                # decision's frame waited for it.
+                return
             read_early.update(stamps((path,)))
-            self._writes.wrote({path})
+            to_show.append(self._writes.wrote({path}))
 
         try:
-            done = recorded(lambda: action.call(self.ws), written, on_replaced=replaced).result
+            done = recorded(
+                lambda: action.call(self.ws), written, on_replaced=replaced, on_write=before_next_write
+            ).result
         except TeamdeckError as err:
             self._wrote_rest(written, read_early)
             self._report(Outcome(action.what, str(err), failed=True))

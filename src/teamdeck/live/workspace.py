@@ -75,6 +75,8 @@ class LiveWorkspace:
             writes refresh the view; snapshots and most tests).
         force_polling: poll instead of inotify (None: decide from the filesystem).
         first_read: a first snapshot being read elsewhere meanwhile (None: read it here).
+        shows: the front says when it has drawn a snapshot (:meth:`shown`), so that an
+            action can wait for its decision to be drawn (:meth:`wait_shown`).
     """
 
     def __init__(
@@ -87,8 +89,10 @@ class LiveWorkspace:
         watch: bool = True,
         force_polling: bool | None = None,
         first_read: ReadElsewhere | None = None,
+        shows: bool = False,
     ) -> None:
         self.ws = ws
+        self.shows = shows
         self.watch_files = watch
         self.force_polling = force_polling
         self._first_read = first_read
@@ -97,7 +101,9 @@ class LiveWorkspace:
         self._on_join = on_join
         self.newest: WorkspaceSnapshot | None = None
         """The newest snapshot handed to the front (None until the first is read)."""
-        self._changes: queue.SimpleQueue[frozenset[Path] | str] = queue.SimpleQueue()
+        self._changes: queue.SimpleQueue[tuple[int, frozenset[Path] | str]] = queue.SimpleQueue()
+        self._tickets = 0
+        """Changes queued so far: each change's ticket is its number."""
         self._unread = 0
         """Changes queued and not yet read (a change taken off the queue is unread until
         the refresh that reads it has handed its snapshot on)."""
@@ -109,6 +115,11 @@ class LiveWorkspace:
         self._echoes: dict[Path, Stamp | None] = {}
         """Files the front's own actions wrote and had read, with their stamps then."""
         self._echo_lock = threading.Lock()
+        self._drawn = threading.Condition()
+        self._newest_upto = 0
+        """The last ticket read into :attr:`newest`."""
+        self._shown_upto = 0
+        """The last ticket read into a snapshot the front has drawn (or into none)."""
 
     # --- state -----------------------------------------------------------------------
 
@@ -135,7 +146,9 @@ class LiveWorkspace:
     def stop(self) -> None:
         """End the watcher and the refresher (each returns soon after)."""
         self._stop.set()
-        self._changes.put(_STOP)
+        self._changes.put((0, _STOP))
+        with self._drawn:
+            self._drawn.notify_all()
 
     # --- what to read ------------------------------------------------------------------
 
@@ -155,23 +168,60 @@ class LiveWorkspace:
         passing alone (the front calls it every few seconds; tests that move time)."""
         self._queue(_CLOCK)
 
-    def _queue(self, change: frozenset[Path] | str) -> None:
+    def _queue(self, change: frozenset[Path] | str) -> int:
         with self._unread_lock:
             self._unread += 1
-        self._changes.put(change)
+            self._tickets += 1
+            ticket = self._tickets
+            self._changes.put((ticket, change))
+        return ticket
 
-    def wrote(self, paths: Iterable[Path]) -> None:
+    def wrote(self, paths: Iterable[Path]) -> int:
         """The front's own action wrote ``paths`` (live/runner.py's :class:`OwnWrites`):
         read them now, and remember the stamp of each file and of the directory it is
         in (a file replaced there changes the directory too), so that the watcher's
-        report of the same write is not read and drawn again. Safe from any thread."""
+        report of the same write is not read and drawn again. Safe from any thread.
+
+        Returns:
+            The change's ticket, for :meth:`wait_shown`.
+        """
         written = set(paths)
         if not written:
-            return
+            return 0
         if self.watch_files:
             with self._echo_lock:
                 self._echoes.update(stamps(written | {path.parent for path in written}))
-        self.paths_changed(written)
+        return self._queue(frozenset(written))
+
+    def wait_shown(self, ticket: int, timeout: float) -> None:
+        """Return once the change ``ticket`` is on screen: read into a snapshot the front
+        has drawn, or into none (nothing to draw); at most ``timeout`` seconds, and at
+        once when the front does not say what it drew. The action thread waits here
+        so that what it writes next does not compete with that frame for the CPU."""
+        if not self.shows:
+            return
+        with self._drawn:
+            self._drawn.wait_for(lambda: self.is_shown(ticket) or self.stopped, timeout)
+
+    def is_shown(self, ticket: int) -> bool:
+        """Whether the change ``ticket`` is on screen (see :meth:`wait_shown`)."""
+        return self._shown_upto >= ticket
+
+    def shown(self, snapshot: WorkspaceSnapshot) -> None:
+        """The front has drawn ``snapshot`` (from any thread)."""
+        with self._drawn:
+            if snapshot is self.newest:
+                self._shown_upto = max(self._shown_upto, self._newest_upto)
+                self._drawn.notify_all()
+
+    def _nothing_to_show(self, upto: int) -> None:
+        """The changes up to ``upto`` were read into no new snapshot: they are on
+        screen once the newest one is."""
+        with self._drawn:
+            if self._newest_upto <= self._shown_upto:
+                self._shown_upto = max(self._shown_upto, upto)
+                self._drawn.notify_all()
+            self._newest_upto = max(self._newest_upto, upto)
 
     def drop_echoes(self, batch: frozenset[Path]) -> frozenset[Path]:
         """``batch`` (from the watcher) without the front's own writes already read; a
@@ -239,7 +289,7 @@ class LiveWorkspace:
             if self.newest is None:
                 gc.enable()  # (on success the front turns it back on once the first snapshot is drawn)
         while True:
-            item = self._changes.get()
+            upto, item = self._changes.get()
             self._busy.set()
             taken = 0
             try:
@@ -258,7 +308,7 @@ class LiveWorkspace:
                     elif not isinstance(item, str):
                         paths |= item
                     try:
-                        item = self._changes.get_nowait()
+                        upto, item = self._changes.get_nowait()
                     except queue.Empty:
                         break
                 before = snapshot
@@ -275,9 +325,12 @@ class LiveWorkspace:
                         snapshot = retime(snapshot)
                 except Exception as err:  # noqa: BLE001 - a bad refresh must not end live updates
                     self._on_error(err)
+                    self._nothing_to_show(upto)
                     continue
                 if snapshot is not before:
-                    self._publish(snapshot)
+                    self._publish(snapshot, upto)
+                else:
+                    self._nothing_to_show(upto)
             finally:
                 with self._unread_lock:
                     self._unread -= taken
@@ -297,6 +350,7 @@ class LiveWorkspace:
         changed = changed_between(record, now)
         return refresh(snapshot, changed) if changed else snapshot
 
-    def _publish(self, snapshot: WorkspaceSnapshot) -> None:
-        self.newest = snapshot
+    def _publish(self, snapshot: WorkspaceSnapshot, upto: int = 0) -> None:
+        with self._drawn:
+            self.newest, self._newest_upto = snapshot, upto
         self._on_snapshot(snapshot)

@@ -25,6 +25,7 @@ notice, and the next command that drives that document catches up.
 from __future__ import annotations
 
 import logging
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -78,6 +79,8 @@ def decide_gate(ws: Workspace, task_id: str, gate_id: str, decision: GateAnswer,
             f"Could not {action}: a note is required to reject (say why, for the worker); nothing was changed"
         )
 
+    finishing = ExitStack()
+
     def decide(task: Task) -> list[Event]:
         gate = task.gate(gate_id)
         if gate is None:
@@ -95,15 +98,15 @@ def decide_gate(ws: Workspace, task_id: str, gate_id: str, decision: GateAnswer,
         after = Task.model_validate(apply_event(task.model_dump(mode="json"), event))
         decided = after.gate(gate.id)
         assert decided is not None
-        effect = rule_of(gate.kind).effect
-        return [event, *effect(ws, after, decided, decision)]
+        effects = [event, *rule_of(gate.kind).effect(ws, after, decided, decision)]
+        # The intent, under the task's lock, once the task is read and the gate known to
+        # be open (a refused decision leaves none) and before the decision is appended:
+        # from here on a crash still gets the decision its effects (F17).
+        finishing.enter_context(intent(ws, "gate.decide", on_error="finish", task=task_id, gate=gate_id))
+        return effects
 
-    try:
-        load_task(ws, task_id)  # before a lock file is created (a Claude Code task list is no task)
-    except NotFound as err:
-        raise NotFound(f"Could not {action}: {err}") from None
     ws.require_writable(action)  # before the intent is recorded: a read-only mount is said as such
-    with intent(ws, "gate.decide", on_error="finish", task=task_id, gate=gate_id):
+    with finishing:
         try:
             change = transact(ws, task_id, decide, action=action)
         except WriteFailed as err:

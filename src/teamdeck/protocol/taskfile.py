@@ -21,7 +21,7 @@ from typing import Any, cast
 
 from pydantic import BaseModel, ValidationError
 
-from teamdeck.errors import Conflict, InvalidFile, NotFound, Refused, WriteFailed
+from teamdeck.errors import Conflict, InvalidFile, NotFound, Refused, TeamdeckError, WriteFailed
 from teamdeck.model.event import Event
 from teamdeck.model.task import Task
 from teamdeck.protocol.replay import TASKS, DocumentFold
@@ -188,12 +188,20 @@ def load_document(ws: Workspace, doc_id: str, kind: DocumentKind) -> BaseModel:
     """
     loaded = _load_raw(ws, doc_id, kind)
     if loaded.task is None:
-        if loaded.data is not None:
-            raise InvalidFile(
-                ws.rel(kind.file(ws, doc_id)), "", f"empty, and its log has no {kind.ledger.created} to rebuild it from"
-            )
-        raise NotFound(f"No {kind.noun} '{doc_id}' in {ws.root} (looked for {ws.rel(kind.file(ws, doc_id))})")
+        raise _missing(ws, doc_id, kind, loaded.data)
     return _validated(ws, doc_id, loaded.task, kind)
+
+
+def _missing(ws: Workspace, doc_id: str, kind: DocumentKind, data: bytes | None, action: str = "") -> TeamdeckError:
+    """Why there is no document ``doc_id`` to read: its file is empty with nothing in its
+    log to rebuild it from (``data``: its bytes), or there is none (``action``: what
+    could not be done, for the message)."""
+    if data is not None:
+        return InvalidFile(
+            ws.rel(kind.file(ws, doc_id)), "", f"empty, and its log has no {kind.ledger.created} to rebuild it from"
+        )
+    found = f"No {kind.noun} '{doc_id}' in {ws.root} (looked for {ws.rel(kind.file(ws, doc_id))})"
+    return NotFound(f"Could not {action}: {found}" if action else found)
 
 
 @dataclass(frozen=True)
@@ -266,14 +274,14 @@ def transact(
     elif not (path.exists() or kind.log(ws, task_id).exists()):
         # Checked before locking so no lock file is left in a directory that is not a
         # task of ours (e.g. a Claude Code task list under tasks/<team>/).
-        raise NotFound(f"Could not {action}: no {kind.noun} '{task_id}' in {ws.root}")
+        raise _missing(ws, task_id, kind, None, action)
     with locked(path, what=str(ws.rel(path))):
         notices = _clean_up_after_crash(ws, path, kind.log(ws, task_id))
         loaded = _load_raw(ws, task_id, kind)
         if create and loaded.task is not None:
             raise Refused(f"Could not {action}: {kind.noun} '{task_id}' already exists ({ws.rel(path)})")
         if not create and loaded.task is None:
-            raise NotFound(f"Could not {action}: no {kind.noun} '{task_id}' in {ws.root}")
+            raise _missing(ws, task_id, kind, loaded.data, action)
         current = _validated(ws, task_id, loaded.task, kind) if loaded.task is not None else None
         events = decide(current)
         if not events and not loaded.reconciled:

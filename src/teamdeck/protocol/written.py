@@ -31,11 +31,14 @@ class Written:
     again is left out, as are the intents of the call's actions (``.teamdeck/intents/``,
     protocol/intents.py)."""
 
-    def __init__(self, on_replaced: Callable[[Path], None] | None = None) -> None:
+    def __init__(
+        self, on_replaced: Callable[[Path], None] | None = None, on_write: Callable[[], None] | None = None
+    ) -> None:
         self._changed: dict[Path, None] = {}
         self._transient: set[Path] = set()
         self._made_dirs: set[Path] = set()
         self._on_replaced = on_replaced
+        self._on_write = on_write
         self._moved = False
 
     def __call__(self, change: str, raw: str | os.PathLike[str]) -> None:
@@ -44,6 +47,8 @@ class Written:
             self._moved = False
             return
         moved, self._moved = self._moved, change == "moved"
+        if self._on_write is not None and not moved:
+            self._on_write()  # a change begins (a replace's rename is one, its target's "write" is not)
         if change == "moved":
             self._transient.add(path)
             return
@@ -70,7 +75,10 @@ class Recorded(Generic[T]):
 
 
 def recorded(
-    call: Callable[[], T], written: set[Path] | None = None, on_replaced: Callable[[Path], None] | None = None
+    call: Callable[[], T],
+    written: set[Path] | None = None,
+    on_replaced: Callable[[Path], None] | None = None,
+    on_write: Callable[[], None] | None = None,
 ) -> Recorded[T]:
     """Run ``call`` (a protocol function) and return its result with what it wrote.
 
@@ -81,8 +89,12 @@ def recorded(
             document such as task.yaml, which is in place complete once told): the TUI
             shows a decision as soon as task.yaml holds it, while the worker is still
             being messaged.
+        on_write: told, on ``call``'s thread, as each change is made (a file
+            opened for writing, renamed into place, made or removed; not the intents
+            of its actions): the TUI lets a decision be drawn before its effects
+            are written.
     """
-    record = Written(on_replaced)
+    record = Written(on_replaced, on_write)
     with observing(record):
         try:
             result = call()

@@ -19,7 +19,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from textual import on, work
+from textual import events, on, work
 from textual.actions import ActionParseResult
 from textual.actions import parse as parse_action
 from textual.app import App
@@ -115,6 +115,7 @@ class TeamdeckApp(App[None]):
             watch=watch,
             force_polling=force_polling,
             first_read=first_read,
+            shows=True,
         )
         """The files, watched and read (live/workspace.py)."""
         self.runner = ActionRunner(ws, self.live, self._action_done)
@@ -226,6 +227,10 @@ class TeamdeckApp(App[None]):
                 markup=False,
             )
         self.main.show(message.snapshot)
+        if self.acting:  # an action may wait for its decision to be drawn (live/runner.py)
+            # After the next screen update and the one after it: what the widgets asked
+            # to redraw reaches the screen on their own turn, which may come after the first.
+            self.call_after_refresh(self.call_after_refresh, self.live.shown, message.snapshot)
         self.alerter.shown(before, message.snapshot)
         if self.main.is_mounted and self.main.confirm_bar.display:
             # In the frame after the one that shows the answer: hiding the bar and moving
@@ -346,6 +351,19 @@ class TeamdeckApp(App[None]):
             area.cursor_blink = self.cursor_blink
 
     # --- global keys --------------------------------------------------------------------
+
+    def on_key(self, event: events.Key) -> None:
+        """A key no widget took, before the app's bindings (Textual calls this, then
+        App's own handler unless the default is prevented). A printable one while a
+        text input has the focus was typed ahead: Textual sent it to the widget focused
+        when it arrived, and the key before it moved the focus since (``a`` then a note:
+        the confirm bar's note took it from the list); it goes to the input, as it would
+        have typed a moment later, not to the bindings (``q`` would quit). A focused
+        input takes every printable key sent to it, so no other key comes here so."""
+        focused = self.focused
+        if event.is_printable and isinstance(focused, Input):
+            event.prevent_default()
+            focused.post_message(events.Key(event.key, event.character))
 
     async def run_action(
         self,

@@ -7,10 +7,11 @@ import errno
 import pytest
 from reliability.faults import Fault, FaultyFs
 
-from teamdeck.errors import Conflict, NotFound, Refused, WriteFailed
+from teamdeck.errors import Conflict, InvalidFile, NotFound, Refused, WriteFailed
 from teamdeck.protocol.events import new_event
 from teamdeck.protocol.gate_kinds import GATE_RULES, GateRule
 from teamdeck.protocol.gates import decide_gate, list_gates
+from teamdeck.protocol.intents import pending
 from teamdeck.protocol.join import join_task
 from teamdeck.protocol.lifecycle import transition_event
 from teamdeck.protocol.taskfile import load_task, read_events, transact
@@ -76,6 +77,22 @@ def test_unknown_task_or_gate_is_not_found_and_writes_nothing(two_gates):
     with pytest.raises(NotFound, match=r"task t1 has no gate 'g9' \(its gates: g-w1-1, g-w2-1\)"):
         decide_gate(ws, "t1", "g9", "approve")
     assert file_bytes(ws.root) == before
+
+
+def test_f17_a_decision_refused_under_the_lock_leaves_no_intent(two_gates):
+    """The intent is recorded under the task's lock, once the task is read and the gate
+    is open: an unreadable task.yaml or a gate decided already leaves none behind (a
+    crash recovery would otherwise try to finish a decision that never was)."""
+    ws = two_gates
+    decide_gate(ws, "t1", "g-w1-1", "approve")
+    with pytest.raises(Conflict):
+        decide_gate(ws, "t1", "g-w1-1", "approve")
+    assert pending(ws) == ([], [])
+    ws.task_file("t1").write_text("state: [unclosed\n")
+    with pytest.raises(InvalidFile, match="task.yaml"):
+        decide_gate(ws, "t1", "g-w2-1", "approve")
+    assert pending(ws) == ([], [])
+    assert read_events(ws, "t1")[-1].payload["gateId"] == "g-w1-1"  # nothing appended
 
 
 def test_c7_double_approve_is_refused_naming_who_and_when(two_gates):

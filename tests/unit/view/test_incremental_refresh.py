@@ -97,3 +97,24 @@ def test_a_run_that_failed_since_is_news_once_and_only_for_its_task(ws: Workspac
     send_message(ws, "alpha", "alice", "and the docs", summary="docs")
     later = refresh(after, [ws.inbox("alpha", "alice")])
     assert arrivals(after, later) == []
+
+
+def test_a_task_problem_comes_and_goes_with_its_file_on_a_refresh(ws: Workspace) -> None:
+    """Each task's problems are kept while the task is the same object: the one task
+    whose file broke (and then was mended) shows (then drops) its problem, the other
+    task's problems stay; mended, as a fresh build says (broken, the task keeps its
+    last good view on a refresh, and a fresh build has none: not compared then)."""
+    worlds.blocked_task(ws, "t1", None)
+    worlds.blocked_task(ws, "t2", None)
+    (ws.task_file("t2")).write_text("state: [unclosed\n")
+    snapshot = build_snapshot(ws)
+    before = [problem.path for problem in snapshot.problems]
+    assert "tasks/t2/task.yaml" in before and "tasks/t1/task.yaml" not in before
+    mended = ws.task_file("t1").read_bytes()
+    ws.task_file("t1").write_text("title: [unclosed\n")
+    snapshot = refresh(snapshot, [ws.task_file("t1")])
+    assert {"tasks/t1/task.yaml", "tasks/t2/task.yaml"} <= {problem.path for problem in snapshot.problems}
+    ws.task_file("t1").write_bytes(mended)
+    snapshot = refresh(snapshot, [ws.task_file("t1")])
+    assert snapshot.problems == build_snapshot(ws).problems
+    assert [problem.path for problem in snapshot.problems] == before

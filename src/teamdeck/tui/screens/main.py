@@ -24,7 +24,7 @@ from textual.widgets import TabbedContent, TabPane
 from teamdeck.tui import registry
 from teamdeck.tui.messages import MessageMember, OpenDecision, OpenInbox, SelectionMoved
 from teamdeck.tui.typed import deck
-from teamdeck.tui.widgets.confirm_bar import AskConfirm, ConfirmBar
+from teamdeck.tui.widgets.confirm_bar import ConfirmBar
 from teamdeck.tui.widgets.deck_footer import DeckFooter
 from teamdeck.tui.widgets.gates_panel import GatesPanel
 from teamdeck.tui.widgets.notice_line import NoticeLine
@@ -47,6 +47,11 @@ class MainScreen(Screen[None]):
     BINDINGS = registry.bindings("main")
 
     def compose(self) -> ComposeResult:
+        # The confirm bar first: it lies on a layer of its own, docked at the bottom,
+        # so its place here changes nothing drawn; but Textual numbers the painting
+        # order of a screen's children from the last one, so a bar after them, shown
+        # or hidden, renumbered every widget and the whole screen was drawn again.
+        yield ConfirmBar(id="confirm-bar")
         yield OverviewLine(id="overview")
         yield NoticeLine(id="notice-line")
         with TabbedContent(initial="gates", id="panels"):
@@ -54,7 +59,6 @@ class MainScreen(Screen[None]):
                 with TabPane(title, id=name):
                     if name == "gates":
                         yield GatesPanel(id="gates-panel")
-        yield ConfirmBar(id="confirm-bar")
         yield DeckFooter()
 
     def __init__(self, *, id: str | None = None) -> None:
@@ -213,10 +217,6 @@ class MainScreen(Screen[None]):
         roster = self.panel("roster")
         if roster.select_key(message.key):
             roster.run_registered(registry.BY_ID["member-message"])
-
-    @on(AskConfirm)
-    def _ask(self, message: AskConfirm) -> None:
-        self.confirm_bar.ask(message.request, message.on_confirm)
 
     @property
     def notice_line(self) -> NoticeLine:

@@ -18,7 +18,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
-from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Input, Label, Static
 
@@ -55,14 +54,17 @@ class ConfirmRequest:
     danger: bool = False
 
 
-class AskConfirm(Message):
-    """Ask ``request`` in the confirm bar; ``on_confirm`` runs when the person confirms
-    (never when they cancel). Posted by a panel; the main screen shows the bar."""
+def ask_confirm(widget: Widget, request: ConfirmRequest, on_confirm: Callable[[Confirmed], None]) -> None:
+    """Ask ``request`` in the confirm bar of ``widget``'s screen; ``on_confirm`` runs
+    when the person confirms (never when they cancel).
 
-    def __init__(self, request: ConfirmRequest, on_confirm: Callable[[Confirmed], None]) -> None:
-        super().__init__()
-        self.request = request
-        self.on_confirm = on_confirm
+    The bar opens, and takes the focus, now, within the action of the key that asked
+    (a panel's ``a``): a key typed right after it (``enter``) is matched to the
+    bindings only after that action returns, so it reaches the bar. A message to the
+    screen, or Textual's ``focus()`` (which moves the focus later), left the focus on
+    the list a few milliseconds longer, and an ``enter`` typed then opened the
+    selected row instead of confirming."""
+    widget.screen.query_one(ConfirmBar).ask(request, on_confirm)
 
 
 class ConfirmBar(Vertical, can_focus=True):
@@ -131,7 +133,7 @@ class ConfirmBar(Vertical, can_focus=True):
         hint = Content.assemble(("enter", "bold"), f" {request.confirm.lower()} · ", ("esc", "bold"), " cancel")
         self.query_one("#confirm-hint", Static).update(hint)
         self.display = True
-        (note if asks_note else self).focus()
+        self.screen.set_focus(note if asks_note else self)
 
     @on(Input.Submitted, "#confirm-note")
     def action_confirm(self) -> None:

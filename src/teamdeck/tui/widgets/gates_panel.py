@@ -20,7 +20,7 @@ from teamdeck.decisions.spec import Answer
 from teamdeck.tui import actions, registry
 from teamdeck.tui.render import cell, parts_content, show_content
 from teamdeck.tui.typed import deck
-from teamdeck.tui.widgets.confirm_bar import AskConfirm, Confirmed, ConfirmRequest
+from teamdeck.tui.widgets.confirm_bar import Confirmed, ConfirmRequest, ask_confirm
 from teamdeck.tui.widgets.gate_list import GateList
 from teamdeck.tui.widgets.line_list import LineList
 from teamdeck.tui.widgets.panel import Panel
@@ -143,7 +143,7 @@ class GatesPanel(Panel):
             if result is not None:
                 self.app.post_message(actions.answer(gate, answer, result.note))
 
-        self.post_message(AskConfirm(request, decided))
+        ask_confirm(self, request, decided)
 
 
 def gate_detail(gate: Decision, *, short: bool = False) -> Content:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any, ClassVar, TypeVar
 
 from rich.cells import cell_len, set_cell_size
@@ -43,6 +43,10 @@ class Cell:
     style: str = ""
 
 
+Shape = tuple[int | None, ...]
+"""The widths a row's cells ask for: rows of one shape are columns of one table."""
+
+
 @dataclass(frozen=True)
 class Row:
     """One line of a list: a stable key (to keep the cursor on it) and its cells."""
@@ -50,13 +54,17 @@ class Row:
     key: str
     cells: tuple[Cell, ...]
 
+    @cached_property
+    def shape(self) -> Shape:
+        """The widths its cells ask for."""
+        return tuple(cell.width for cell in self.cells)
 
-Shape = tuple[int | None, ...]
-"""The widths a row's cells ask for: rows of one shape are columns of one table."""
-
-
-def shape(row: Row) -> Shape:
-    return tuple(cell.width for cell in row.cells)
+    @cached_property
+    def text_widths(self) -> tuple[int, ...]:
+        """How wide each fixed cell's text is (0 for the rest of the line): worked out
+        once per row, as the list fits its columns again on every change and most
+        rows are the very objects it had (:class:`RowMemo`)."""
+        return tuple(0 if cell.width is None else cell_len(cell.text.rstrip()) for cell in self.cells)
 
 
 Item = TypeVar("Item")
@@ -347,7 +355,7 @@ class LineList(ScrollView, can_focus=True):
             line_style = base + self._style("line-list--cursor" if self.has_focus else "line-list--cursor-blurred")
         segments: list[Segment] = [Segment(" ", line_style)]
         used = 1
-        widths = self.widths.get(shape(row)) if self.widths else None
+        widths = self.widths.get(row.shape) if self.widths else None
         if widths is not None and self.REST_MIN:
             widths = squeezed(widths, width, self.REST_MIN)
         for index, cell in enumerate(row.cells):
@@ -392,13 +400,10 @@ def fitted_widths(rows: Sequence[Row], titles: Sequence[str] = ()) -> dict[Shape
     the width it asks."""
     if len(rows) > FIT_ROWS:
         return {}
-    widest: dict[Shape, list[int]] = {}
+    by_shape: dict[Shape, list[tuple[int, ...]]] = {}
     for row in rows:
-        key = shape(row)
-        found = widest.setdefault(key, [0] * len(key))
-        for index, cell in enumerate(row.cells):
-            if cell.width is not None:
-                found[index] = max(found[index], cell_len(cell.text.rstrip()))
+        by_shape.setdefault(row.shape, []).append(row.text_widths)
+    widest = {key: [max(column) for column in zip(*measured, strict=True)] for key, measured in by_shape.items()}
     return {
         key: tuple(
             None

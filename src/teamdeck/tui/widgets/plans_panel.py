@@ -14,7 +14,7 @@ from textual.widgets import Static
 from teamdeck.tui import registry, task_actions
 from teamdeck.tui.render import cell
 from teamdeck.tui.typed import deck
-from teamdeck.tui.widgets.confirm_bar import AskConfirm, Confirmed, ConfirmRequest
+from teamdeck.tui.widgets.confirm_bar import Confirmed, ConfirmRequest, ask_confirm
 from teamdeck.tui.widgets.line_list import LineList
 from teamdeck.tui.widgets.panel import Panel
 from teamdeck.tui.widgets.plan_list import PlanList
@@ -126,7 +126,7 @@ class PlansPanel(Panel):
                 members = (result.note or "").replace(",", " ").split()
                 self.app.post_message(task_actions.run_plan(plan, members))
 
-        self.post_message(AskConfirm(request, confirmed))
+        ask_confirm(self, request, confirmed)
 
 
 def plan_header(plan: PlanView) -> Content:

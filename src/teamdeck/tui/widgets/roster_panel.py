@@ -21,7 +21,7 @@ from teamdeck.tui.dialogs.run_log import RunLogScreen
 from teamdeck.tui.messages import OpenInbox
 from teamdeck.tui.render import block, cell, show_content
 from teamdeck.tui.typed import deck
-from teamdeck.tui.widgets.confirm_bar import AskConfirm, Confirmed, ConfirmRequest
+from teamdeck.tui.widgets.confirm_bar import Confirmed, ConfirmRequest, ask_confirm
 from teamdeck.tui.widgets.line_list import LineList
 from teamdeck.tui.widgets.panel import Panel
 from teamdeck.tui.widgets.roster_list import HEADER, RosterList, status_text
@@ -162,7 +162,7 @@ class RosterPanel(Panel):
             if result is not None:
                 self.app.post_message(actions.run_request(member, "stop"))
 
-        self.post_message(AskConfirm(ConfirmRequest(title, body, confirm="Stop run", danger=True), confirmed))
+        ask_confirm(self, ConfirmRequest(title, body, confirm="Stop run", danger=True), confirmed)
 
     def action_message(self) -> None:
         member = self.selected
@@ -212,13 +212,10 @@ class RosterPanel(Panel):
             if result is not None:
                 self.app.post_message(actions.shutdown(member, result.note))
 
-        self.post_message(
-            AskConfirm(
-                ConfirmRequest(
-                    title, body, confirm="Request shutdown", note="optional", note_label="Reason", danger=True
-                ),
-                confirmed,
-            )
+        ask_confirm(
+            self,
+            ConfirmRequest(title, body, confirm="Request shutdown", note="optional", note_label="Reason", danger=True),
+            confirmed,
         )
 
     def action_plan_approve(self) -> None:
@@ -244,18 +241,17 @@ class RosterPanel(Panel):
             if result is not None:
                 self.app.post_message(actions.answer(gate, answer, result.note))
 
-        self.post_message(
-            AskConfirm(
-                ConfirmRequest(
-                    title,
-                    body,
-                    confirm=verb,
-                    note=answer.note,
-                    note_label=answer.note_label,
-                    danger=answer.danger,
-                ),
-                confirmed,
-            )
+        ask_confirm(
+            self,
+            ConfirmRequest(
+                title,
+                body,
+                confirm=verb,
+                note=answer.note,
+                note_label=answer.note_label,
+                danger=answer.danger,
+            ),
+            confirmed,
         )
 
     def action_deactivate(self) -> None:
@@ -272,7 +268,7 @@ class RosterPanel(Panel):
             if result is not None:
                 self.app.post_message(actions.deactivate(member))
 
-        self.post_message(AskConfirm(ConfirmRequest(title, body, confirm="Deactivate", danger=True), confirmed))
+        ask_confirm(self, ConfirmRequest(title, body, confirm="Deactivate", danger=True), confirmed)
 
 
 def member_detail(member: MemberView, now, team: TeamView | None = None, runs: RunState | None = None) -> Content:

@@ -19,7 +19,7 @@ from teamdeck.tui.dialogs.verdicts import VerdictsScreen
 from teamdeck.tui.messages import RunAction
 from teamdeck.tui.render import cell
 from teamdeck.tui.typed import deck
-from teamdeck.tui.widgets.confirm_bar import AskConfirm, Confirmed, ConfirmRequest, NoteRule
+from teamdeck.tui.widgets.confirm_bar import Confirmed, ConfirmRequest, NoteRule, ask_confirm
 from teamdeck.view.snapshot import TaskView
 
 LIFECYCLE_WRITES = frozenset({"transition", "verify", "retry", "cancel_task"})
@@ -116,7 +116,7 @@ class TaskLifecycleKeys(Widget):
             if result is not None:
                 self.app.post_message(run(task, result.note))
 
-        self.post_message(AskConfirm(request, confirmed))
+        ask_confirm(self, request, confirmed)
 
 
 def task_summary(task: TaskView) -> Content:

@@ -18,7 +18,7 @@ from teamdeck.tui import actions, registry, team_task_actions
 from teamdeck.tui.dialogs.reassign import ReassignScreen
 from teamdeck.tui.render import block, cell
 from teamdeck.tui.typed import deck
-from teamdeck.tui.widgets.confirm_bar import AskConfirm, Confirmed, ConfirmRequest
+from teamdeck.tui.widgets.confirm_bar import Confirmed, ConfirmRequest, ask_confirm
 from teamdeck.tui.widgets.line_list import LineList
 from teamdeck.tui.widgets.panel import Panel
 from teamdeck.tui.widgets.task_lifecycle import LIFECYCLE_WRITES, TaskLifecycleKeys
@@ -153,7 +153,7 @@ class TasksPanel(Panel, TaskLifecycleKeys):
             if result is not None:
                 self.app.post_message(team_task_actions.mark_pending(task))
 
-        self.post_message(AskConfirm(request, confirmed))
+        ask_confirm(self, request, confirmed)
 
     def _writable_team_task(self, action: str) -> TeamTaskView | None:
         task = self.selected_team_task
