@@ -32,6 +32,7 @@ from teamdeck.view.build import (
     refresh,
     retime,
     unchecked_outputs,
+    with_state,
 )
 from teamdeck.watch import watch_batches
 
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
     from teamdeck.protocol.written import Stamp
     from teamdeck.store.workspace import Workspace
     from teamdeck.view.build import FileRecord
+    from teamdeck.view.read_state import ReadState
     from teamdeck.view.snapshot import WorkspaceSnapshot
 
 WATCH_SETUP_S = 2.0
@@ -57,7 +59,12 @@ class ReadElsewhere(Protocol):
     """A first snapshot being read elsewhere (tui/first_read.py: a forked child)."""
 
     def take(self) -> tuple[FileRecord, WorkspaceSnapshot] | None:
-        """The file record taken before the read, and the snapshot; None if it failed."""
+        """The file record taken before the read, and the snapshot, whose refresher
+        state may still be on its way (``state`` None: :meth:`state`); None if it failed."""
+
+    def state(self) -> ReadState | None:
+        """The refresher state of the snapshot :meth:`take` returned, when it came
+        without; None if that failed."""
 
 
 class LiveWorkspace:
@@ -283,6 +290,7 @@ class LiveWorkspace:
         try:
             snapshot = self._first_snapshot()
             self._publish(snapshot)
+            snapshot = self._with_state(snapshot)
             self._queue(_OUTPUTS)  # the workers' outputs, right after the first frame (which does not show them)
         finally:
             self._busy.clear()
@@ -339,16 +347,33 @@ class LiveWorkspace:
     def _first_snapshot(self) -> WorkspaceSnapshot:
         """The first snapshot, without the workers' outputs: the one read elsewhere,
         with every file that changed between its record and this one read again (the
-        watch is in place now: whatever changes later, it reports), or else read here."""
+        watch is in place now: whatever changes later, it reports), or else read here.
+        The one read elsewhere may come without its refresher state, which only the
+        refreshes need (:meth:`_with_state` takes it after the first frame)."""
         if self._first_read is None:
             return build_snapshot(self.ws, check_outputs=False, record=True)
         now = file_record(self.ws)
-        taken, self._first_read = self._first_read.take(), None
+        taken = self._first_read.take()
         if taken is None:
+            self._first_read = None
             return build_snapshot(self.ws, check_outputs=False, record=True)
         record, snapshot = taken
         changed = changed_between(record, now)
-        return refresh(snapshot, changed) if changed else snapshot
+        return refresh(self._with_state(snapshot), changed) if changed else snapshot
+
+    def _with_state(self, snapshot: WorkspaceSnapshot) -> WorkspaceSnapshot:
+        """``snapshot`` with its refresher state, taken from where it was read if it came
+        without; if that fails, the workspace read here (and handed to the front: the
+        files may have changed since the first read)."""
+        first_read, self._first_read = self._first_read, None
+        if snapshot.state is not None:
+            return snapshot
+        state = first_read.state() if first_read is not None else None
+        if state is not None:
+            return with_state(snapshot, state)
+        snapshot = build_snapshot(self.ws, check_outputs=False, record=True)
+        self._publish(snapshot)
+        return snapshot
 
     def _publish(self, snapshot: WorkspaceSnapshot, upto: int = 0) -> None:
         with self._drawn:

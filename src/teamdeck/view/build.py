@@ -130,6 +130,12 @@ def changed_between(before: FileRecord, after: FileRecord) -> set[Path]:
     return changed_files(before, after)
 
 
+def with_state(snapshot: WorkspaceSnapshot, state: ReadState) -> WorkspaceSnapshot:
+    """``snapshot``, sent without its refresher state (tui/first_read.py), with it again:
+    ``state`` must be the one it was made from (the refreshes start from it)."""
+    return replace(snapshot, state=state)
+
+
 def check_outputs(snapshot: WorkspaceSnapshot, tasks: int | None = None) -> WorkspaceSnapshot:
     """The snapshot with the worker outputs that :func:`build_snapshot` left unchecked
     read and checked (the same snapshot when there are none): all of them, or those of
