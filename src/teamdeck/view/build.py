@@ -114,7 +114,7 @@ def build_snapshot(
     return snapshot_of(state, rows, ())
 
 
-FileRecord = dict[Path, FileState]
+FileRecord = dict[str, FileState]
 """The state of every file a snapshot is read from, at one moment (:func:`file_record`)."""
 
 
