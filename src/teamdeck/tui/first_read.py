@@ -28,7 +28,7 @@ from typing import IO, TYPE_CHECKING, NoReturn
 
 if TYPE_CHECKING:
     from teamdeck.store.workspace import Workspace
-    from teamdeck.view.build import FileRecord
+    from teamdeck.view.file_record import FileRecord
     from teamdeck.view.read_state import ReadState
     from teamdeck.view.snapshot import WorkspaceSnapshot
 
@@ -116,7 +116,8 @@ def _read_and_send(ws: Workspace, fd: int) -> NoReturn:
     """The child: record, read, send both parts, exit (never back into the caller's code)."""
     status = 1
     try:
-        from teamdeck.view.build import build_snapshot, file_record
+        from teamdeck.view.build import build_snapshot
+        from teamdeck.view.file_record import file_record
 
         record = file_record(ws)
         snapshot = build_snapshot(ws, check_outputs=False, record=True)
