@@ -127,6 +127,18 @@ def test_a_hanging_child_is_stopped(world: Workspace) -> None:
     assert time.monotonic() - started < 5
 
 
+def test_no_record_no_read_elsewhere(world: Workspace, monkeypatch) -> None:
+    """The app records the files' state while the child imports; if it cannot, the child
+    is told nothing, exits without reading, and the app reads the workspace itself."""
+    import teamdeck.view.file_record as file_record_module
+
+    def failing(ws):
+        raise OSError("no stat today")
+
+    monkeypatch.setattr(file_record_module, "file_record", failing)
+    assert FirstRead.start(world) is None  # (and the child was waited for: no zombie left)
+
+
 def test_no_fork_from_a_threaded_process(world: Workspace) -> None:
     stop = threading.Event()
     thread = threading.Thread(target=stop.wait)
