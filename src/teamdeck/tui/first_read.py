@@ -39,6 +39,17 @@ TAKE_TIMEOUT_S = 30.0
 """The longest the app waits for the child (both parts) before reading the workspace itself."""
 
 
+def before_the_fork() -> None:
+    """Import, before the fork, what both processes would import after it: the data
+    models and pydantic, which the child reads with and the app needs for the second
+    part of the child's answer, after its first frame (~120 ms). The child then starts from them, and the two import each
+    other module once between them; the rest of the readers are the child's alone until
+    the app's first frame. (Importing all the readers here would make the app wait for
+    them before it imports Textual: at 1x the child, which reads, is the longer of the
+    two already.)"""
+    import teamdeck.model.claude  # noqa: F401 - imported for its side effect: the classes exist in both processes
+
+
 @dataclass
 class FirstRead:
     """A child process reading the first snapshot (:meth:`start`), and the pipe it
