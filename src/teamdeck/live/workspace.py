@@ -83,12 +83,12 @@ class ReadElsewhere(Protocol):
     """A first snapshot being read elsewhere (tui/first_read.py: a forked child)."""
 
     def take(self) -> tuple[FileRecord, WorkspaceSnapshot] | None:
-        """The file record taken before the read, and the snapshot, whose refresher
-        state may still be on its way (``state`` None: :meth:`state`); None if it failed."""
+        """The file record taken before the read, and the snapshot without its
+        refresher state (``state`` None); None if it failed."""
 
     def state(self) -> ReadState | None:
-        """The refresher state of the snapshot :meth:`take` returned, when it came
-        without; None if that failed."""
+        """The refresher state of the snapshot :meth:`take` returned (called after it);
+        None if that failed."""
 
 
 class LiveWorkspace:
@@ -404,10 +404,12 @@ class LiveWorkspace:
             return self._read_here()  # the rest was lost: read it all again
         snapshot = with_state(snapshot, state)
         changed = changed_between(record, file_record(self.ws))
-        if changed:
-            snapshot = refresh(snapshot, changed)
-            self._publish(snapshot)
-        return snapshot
+        if not changed:
+            return snapshot
+        refreshed = refresh(snapshot, changed)
+        if refreshed is not snapshot:
+            self._publish(refreshed)
+        return refreshed
 
     def _wait_for_watch(self) -> None:
         """Wait until the watch is in place (bounded: a watcher that cannot start does
