@@ -4,6 +4,7 @@ fails or hangs leaves the app to read the workspace itself."""
 
 from __future__ import annotations
 
+import gc
 import threading
 import time
 from dataclasses import replace
@@ -50,6 +51,27 @@ def test_the_app_draws_the_first_part_and_refreshes_with_the_second(world: Works
         assert app.snapshot.state is not None
 
     run(app, scenario)
+
+
+def test_collection_comes_back_on_once_the_first_frame_and_the_state_are_in(world: Workspace) -> None:
+    """Start-up runs with garbage collection off (open_app turns it off before the fork);
+    once the first snapshot is drawn and the refresher holds the child's state, what
+    start-up allocated is frozen and collection is back on (else every later full pass
+    would walk the whole read model)."""
+    gc.disable()
+    frozen = gc.get_freeze_count()
+    first = FirstRead.start(world)
+    assert first is not None
+    app = make_app(world, watch=False, first_read=first)
+
+    async def scenario(pilot):
+        await until(pilot, gc.isenabled, "collection back on")
+        assert gc.get_freeze_count() > frozen
+
+    try:
+        run(app, scenario)
+    finally:
+        gc.enable()
 
 
 class _Answered:
