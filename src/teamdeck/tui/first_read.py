@@ -41,13 +41,15 @@ TAKE_TIMEOUT_S = 30.0
 
 def before_the_fork() -> None:
     """Import, before the fork, what both processes would import after it: the data
-    models and pydantic (~120 ms), which the child reads with and the app needs for the
+    models and pydantic (~110-150 ms), which the child reads with and the app needs for the
     second part of the child's answer, after its first frame. The child then starts
     from them, and the two import each module once between them; the rest of the
     readers are the child's alone until the app's first frame. (Importing all the
     readers here would make the app wait for them before it imports Textual: at 1x the
     two sides reach the first screen together as it is.)"""
-    import teamdeck.model.claude  # noqa: F401 - imported for its side effect: the classes exist in both processes
+    # Imported for their side effect: the classes exist in both processes (pydantic with the task models).
+    import teamdeck.model.claude
+    import teamdeck.model.task  # noqa: F401
 
 
 @dataclass
