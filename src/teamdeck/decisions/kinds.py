@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from teamdeck.decisions.run_kinds import RUN_BUDGET, RUN_FAILED
 from teamdeck.decisions.spec import (
@@ -28,9 +28,11 @@ from teamdeck.decisions.spec import (
     question_about,
     team_json,
 )
-from teamdeck.model.task import GateAnswer
 from teamdeck.store.workspace import Workspace
 from teamdeck.view.snapshot import Decision
+
+if TYPE_CHECKING:
+    from teamdeck.model.task import GateAnswer
 
 FAIL_GATE = "verification-failed"
 

@@ -20,29 +20,55 @@ import queue
 import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from teamdeck.protocol.written import stamps
-from teamdeck.view.build import (
-    build_snapshot,
-    changed_between,
-    check_outputs,
-    file_record,
-    load_older,
-    refresh,
-    retime,
-    unchecked_outputs,
-)
+from teamdeck.view.file_record import changed_between, file_record
 from teamdeck.watch import watch_batches
 
 if TYPE_CHECKING:
     from teamdeck.protocol.written import Stamp
     from teamdeck.store.workspace import Workspace
-    from teamdeck.view.build import FileRecord
+    from teamdeck.view.build import (
+        build_snapshot,
+        check_outputs,
+        load_older,
+        refresh,
+        retime,
+        unchecked_outputs,
+        with_state,
+    )
+    from teamdeck.view.file_record import FileRecord
+    from teamdeck.view.read_state import ReadState
     from teamdeck.view.snapshot import WorkspaceSnapshot
+else:
+
+    def _from_build(name: str) -> Callable[..., Any]:
+        """view/build.py's ``name``, imported at its first call: the readers and all they
+        read with (the models, YAML, pydantic) are a third of the TUI's start, and its
+        first frame needs none of them when the first snapshot was read elsewhere."""
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            from teamdeck.view import build
+
+            return getattr(build, name)(*args, **kwargs)
+
+        call.__name__ = name
+        return call
+
+    build_snapshot = _from_build("build_snapshot")
+    check_outputs = _from_build("check_outputs")
+    load_older = _from_build("load_older")
+    refresh = _from_build("refresh")
+    retime = _from_build("retime")
+    unchecked_outputs = _from_build("unchecked_outputs")
+    with_state = _from_build("with_state")
 
 WATCH_SETUP_S = 2.0
 """The longest the first read waits for the watcher to be in place."""
+FIRST_FRAME_WAIT_S = 2.0
+"""The longest the refresher waits for the front to draw a first snapshot read elsewhere
+before it takes the rest of that read (the two would share the CPU)."""
 OUTPUTS_PER_REFRESH = 100
 """Tasks whose workers' outputs are checked in one go after the first frame: at 1,000
 tasks (5,800 outputs) checking them all took seconds, during which no change of the
@@ -57,7 +83,12 @@ class ReadElsewhere(Protocol):
     """A first snapshot being read elsewhere (tui/first_read.py: a forked child)."""
 
     def take(self) -> tuple[FileRecord, WorkspaceSnapshot] | None:
-        """The file record taken before the read, and the snapshot; None if it failed."""
+        """The file record taken before the read, and the snapshot without its
+        refresher state (``state`` None); None if it failed."""
+
+    def state(self) -> ReadState | None:
+        """The refresher state of the snapshot :meth:`take` returned (called after it);
+        None if that failed."""
 
 
 class LiveWorkspace:
@@ -120,6 +151,13 @@ class LiveWorkspace:
         """The last ticket read into :attr:`newest`."""
         self._shown_upto = 0
         """The last ticket read into a snapshot the front has drawn (or into none)."""
+        self._first_drawn = threading.Event()
+        """The front drew the first snapshot (:meth:`first_drawn`)."""
+        self._first_read_done = False
+        """The refresher holds the first snapshot with its state (or gave up reading it)."""
+        self._started_lock = threading.Lock()
+        self._started = False
+        """What start-up allocated is frozen and garbage collection is back on."""
 
     # --- state -----------------------------------------------------------------------
 
@@ -268,26 +306,29 @@ class LiveWorkspace:
             return
         self._on_join(sorted(task_ids))
 
+    def first_drawn(self) -> None:
+        """The front drew the first snapshot (call once, from any thread): the refresher
+        goes on with what it put off until then (see :meth:`run_refresher`)."""
+        self._first_drawn.set()
+        self._end_start_up()
+
     def run_refresher(self) -> None:
         """Read the first snapshot, then refresh it from every batch of changes until
         :meth:`stop`: one thread, so one refresh at a time; batches that queued up
         meanwhile are merged into one refresh (only the newest state matters). Blocks;
-        run it on a thread."""
+        run it on a thread.
+
+        Garbage collection is off from the first read until the front drew it and the
+        refresher holds its state (:meth:`_end_start_up`)."""
         self._busy.set()
-        if self.watch_files:
-            # Read only once the watch is in place, so a change made between the read and
-            # the watch cannot be missed (bounded: a watcher that cannot start does not
-            # keep the screen empty).
-            self._watching.wait(WATCH_SETUP_S)
         gc.disable()  # the first read allocates most of what the front holds: no collections meanwhile
         try:
             snapshot = self._first_snapshot()
-            self._publish(snapshot)
             self._queue(_OUTPUTS)  # the workers' outputs, right after the first frame (which does not show them)
         finally:
             self._busy.clear()
-            if self.newest is None:
-                gc.enable()  # (on success the front turns it back on once the first snapshot is drawn)
+            self._first_read_done = True
+            self._end_start_up()
         while True:
             upto, item = self._changes.get()
             self._busy.set()
@@ -337,18 +378,66 @@ class LiveWorkspace:
                 self._busy.clear()
 
     def _first_snapshot(self) -> WorkspaceSnapshot:
-        """The first snapshot, without the workers' outputs: the one read elsewhere,
-        with every file that changed between its record and this one read again (the
-        watch is in place now: whatever changes later, it reports), or else read here."""
-        if self._first_read is None:
-            return build_snapshot(self.ws, check_outputs=False, record=True)
-        now = file_record(self.ws)
-        taken, self._first_read = self._first_read.take(), None
-        if taken is None:
-            return build_snapshot(self.ws, check_outputs=False, record=True)
+        """Read the first snapshot (without the workers' outputs), hand it to the front,
+        and return it.
+
+        Read here: once the watch is in place, so that a change made between the read
+        and the watch cannot be missed. Read elsewhere (tui/first_read.py): handed to
+        the front as soon as it comes, before the watch is in place and without its
+        refresher state, which only refreshes need; after the front's first frame
+        (which they would slow down, holding the GIL; at most
+        :data:`FIRST_FRAME_WAIT_S`) the state is taken, the readers are imported with
+        it (view/build.py and all it reads with: a third of a start), and once the
+        watch is in place every file that changed since the child's record is read
+        again: whatever changes later, the watch reports."""
+        first_read, self._first_read = self._first_read, None
+        taken = first_read.take() if first_read is not None else None
+        if first_read is None or taken is None:
+            self._wait_for_watch()
+            return self._read_here()
         record, snapshot = taken
-        changed = changed_between(record, now)
-        return refresh(snapshot, changed) if changed else snapshot
+        self._publish(snapshot)
+        self._first_drawn.wait(FIRST_FRAME_WAIT_S)
+        state = first_read.state()
+        self._wait_for_watch()
+        if state is None:
+            return self._read_here()  # the rest was lost: read it all again
+        snapshot = with_state(snapshot, state)
+        changed = changed_between(record, file_record(self.ws))
+        if not changed:
+            return snapshot
+        refreshed = refresh(snapshot, changed)
+        if refreshed is not snapshot:
+            self._publish(refreshed)
+        return refreshed
+
+    def _wait_for_watch(self) -> None:
+        """Wait until the watch is in place (bounded: a watcher that cannot start does
+        not keep the screen empty)."""
+        if self.watch_files:
+            self._watching.wait(WATCH_SETUP_S)
+
+    def _read_here(self) -> WorkspaceSnapshot:
+        """The first snapshot read in this process, handed to the front."""
+        snapshot = build_snapshot(self.ws, check_outputs=False, record=True)
+        self._publish(snapshot)
+        return snapshot
+
+    def _end_start_up(self) -> None:
+        """Once the front drew the first snapshot and the refresher holds its state:
+        everything alive then (the widget tree, the first snapshot and its state) lives
+        as long as the front, so keep it out of every future garbage collection, whose
+        full passes would walk it all and stall the UI (355 ms per pass at 1M live
+        objects), and turn collection back on. At once if the first read failed."""
+        with self._started_lock:
+            if self._started or not self._first_read_done:
+                return
+            if self.newest is not None and not self._first_drawn.is_set():
+                return
+            self._started = True
+        if self.newest is not None:
+            gc.freeze()
+        gc.enable()
 
     def _publish(self, snapshot: WorkspaceSnapshot, upto: int = 0) -> None:
         with self._drawn:

@@ -147,11 +147,13 @@ FileState = tuple[int, int, int]
 the size and the clock tick stay the same."""
 
 
-def file_states(places: Iterable[Path]) -> dict[Path, FileState]:
+def file_states(places: Iterable[Path]) -> dict[str, FileState]:
     """Every file under each of ``places`` (a directory, walked without following links)
-    or the place itself when it is a file, with its state now; what cannot be read is
-    left out (the read that follows reports it)."""
-    states: dict[Path, FileState] = {}
+    or the place itself when it is a file, by its path as a string, with its state now;
+    what cannot be read is left out (the read that follows reports it). Strings, not
+    :class:`Path`: at 10,000 files making, hashing and pickling the Paths was half the
+    cost of a record the TUI takes on its start."""
+    states: dict[str, FileState] = {}
     pending = []
     for place in places:
         try:
@@ -161,7 +163,7 @@ def file_states(places: Iterable[Path]) -> dict[Path, FileState]:
         if stat.S_ISDIR(info.st_mode):
             pending.append(str(place))
         else:
-            states[place] = (info.st_mtime_ns, info.st_size, info.st_ino)
+            states[str(place)] = (info.st_mtime_ns, info.st_size, info.st_ino)
     while pending:
         try:
             with os.scandir(pending.pop()) as entries:
@@ -173,12 +175,12 @@ def file_states(places: Iterable[Path]) -> dict[Path, FileState]:
                         info = entry.stat(follow_symlinks=False)
                     except OSError:
                         continue
-                    states[Path(entry.path)] = (info.st_mtime_ns, info.st_size, info.st_ino)
+                    states[entry.path] = (info.st_mtime_ns, info.st_size, info.st_ino)
         except OSError:
             continue
     return states
 
 
-def changed_files(before: dict[Path, FileState], after: dict[Path, FileState]) -> set[Path]:
+def changed_files(before: dict[str, FileState], after: dict[str, FileState]) -> set[Path]:
     """The files added, removed or changed between two :func:`file_states`."""
-    return {path for path in before.keys() | after.keys() if before.get(path) != after.get(path)}
+    return {Path(path) for path in before.keys() | after.keys() if before.get(path) != after.get(path)}

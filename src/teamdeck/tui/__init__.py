@@ -19,12 +19,14 @@ def open_app(
     garbage collector off from before Textual is imported until the first screen is
     drawn. Start-up allocates what the app keeps for its whole life (classes, the
     widget tree, the first snapshot), so collections meanwhile free nothing and cost
-    ~45 ms of a start; once the first snapshot is shown the app freezes what it holds
-    and turns collection back on (and on if that first read fails)."""
+    ~45 ms of a start; once the first snapshot is drawn and the refresher holds its
+    state, the live workspace freezes what the app holds and turns collection back on
+    (and on if that first read fails)."""
     gc.disable()
-    from teamdeck.tui.first_read import FirstRead
+    from teamdeck.tui.first_read import FirstRead, before_the_fork
 
     ws = ws.with_read_only(read_only)
+    before_the_fork()
     first_read = FirstRead.start(ws)  # before Textual is imported: the process has one thread
     from teamdeck.tui.app import create_app
 

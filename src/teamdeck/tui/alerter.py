@@ -9,10 +9,11 @@ from typing import TYPE_CHECKING
 from teamdeck.tui.alerts import Alert, NewMarks, arrivals, terminal_alert
 from teamdeck.tui.notify_command import NotifyCommand
 from teamdeck.tui.render import cell
-from teamdeck.view.notify_settings import notify_settings
 from teamdeck.view.snapshot import WorkspaceSnapshot
 
 if TYPE_CHECKING:
+    from teamdeck.model.settings import NotifySettings
+    from teamdeck.store.workspace import Workspace
     from teamdeck.tui.app import TeamdeckApp
 
 
@@ -22,7 +23,7 @@ class Alerter:
     def __init__(self, app: TeamdeckApp) -> None:
         self.app = app
         self.marks = NewMarks(self._redraw_marks)
-        self.command = NotifyCommand(lambda: notify_settings(app.ws), self._report)
+        self.command = NotifyCommand(lambda: _notify_settings(app.ws), self._report)
         self.sent: list[str] = []
         """Every terminal alert written, in order (tests; a few per session)."""
 
@@ -44,7 +45,7 @@ class Alerter:
     def alert(self, alerts: list[Alert]) -> None:
         looking = self.looking
         self.marks.add({alert.key for alert in alerts if alert.decision}, looking=looking)
-        settings, _problem = notify_settings(self.app.ws)  # (a problem is a notice of the refresh already)
+        settings, _problem = _notify_settings(self.app.ws)  # (a problem is a notice of the refresh already)
         if settings.bell and not looking:
             self.write(terminal_alert(alerts))
         if settings.command is not None:
@@ -77,3 +78,11 @@ class Alerter:
     def _report(self, text: str) -> None:
         """A failure of ``notify.command``, as a warning notice (from its thread)."""
         self.app.call_from_thread(self.app.notify, cell(text, 400), severity="warning", markup=False, timeout=10)
+
+
+def _notify_settings(ws: Workspace) -> tuple[NotifySettings, str | None]:
+    """The workspace's notify settings, read when an alert is due (imported then: the
+    settings' YAML reader and model are not needed for the first frame)."""
+    from teamdeck.view.notify_settings import notify_settings
+
+    return notify_settings(ws)

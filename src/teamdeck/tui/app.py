@@ -13,7 +13,6 @@ failure becomes a notice, never an exit.
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Iterable, Mapping
 from functools import partial
 from pathlib import Path
@@ -239,12 +238,9 @@ class TeamdeckApp(App[None]):
         if self._notices_waiting:
             self.call_after_refresh(self._show_waiting_notices)
         if first:
-            # Everything alive now (the widget tree, the first snapshot) lives as long as
-            # the app: keep it out of every future garbage collection, whose full passes
-            # would walk it all and stall the UI (355 ms per pass at 1M live objects). Collection was off
-            # while it was read.
-            gc.freeze()
-            gc.enable()
+            # Once it is on screen, the live workspace reads what it put off until then
+            # and turns garbage collection back on (live/workspace.py).
+            self.call_after_refresh(self.live.first_drawn)
 
     def _on_notify(self, event: Notify) -> None:
         """Show a notice, first dropping the oldest information notices beyond

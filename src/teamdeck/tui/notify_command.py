@@ -19,9 +19,10 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from teamdeck.model.settings import NotifySettings
+if TYPE_CHECKING:
+    from teamdeck.model.settings import NotifySettings
 
 RUN_TIMEOUT_S = 10.0
 MAX_WAITING = 50

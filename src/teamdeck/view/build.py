@@ -27,7 +27,7 @@ from pathlib import Path
 from teamdeck.errors import TeamdeckError
 from teamdeck.protocol.session_log import read_log, session_teams
 from teamdeck.protocol.team_archive import archived_teams
-from teamdeck.store.files import FileState, changed_files, file_states, list_entries
+from teamdeck.store.files import list_entries
 from teamdeck.store.paths import InvalidId, check_id
 from teamdeck.store.settings import load_settings
 from teamdeck.store.teamfiles import list_team_names, task_dir_kind
@@ -114,20 +114,10 @@ def build_snapshot(
     return snapshot_of(state, rows, ())
 
 
-FileRecord = dict[Path, FileState]
-"""The state of every file a snapshot is read from, at one moment (:func:`file_record`)."""
-
-
-def file_record(ws: Workspace) -> FileRecord:
-    """The state now of every file a snapshot of ``ws`` is read from (tasks/, teams/,
-    plans/, forge/ and the settings): taken before a read that no watcher covers, it
-    tells later what changed since (:func:`changed_between`)."""
-    return file_states((ws.tasks_dir, ws.teams_dir, ws.plans_dir, ws.forge_dir, ws.root / SETTINGS_FILE))
-
-
-def changed_between(before: FileRecord, after: FileRecord) -> set[Path]:
-    """The files added, removed or changed between two records (refresh them)."""
-    return changed_files(before, after)
+def with_state(snapshot: WorkspaceSnapshot, state: ReadState) -> WorkspaceSnapshot:
+    """``snapshot``, sent without its refresher state (tui/first_read.py), with it again:
+    ``state`` must be the one it was made from (the refreshes start from it)."""
+    return replace(snapshot, state=state)
 
 
 def check_outputs(snapshot: WorkspaceSnapshot, tasks: int | None = None) -> WorkspaceSnapshot:

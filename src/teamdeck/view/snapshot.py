@@ -21,11 +21,13 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from teamdeck.clock import moment_of
 from teamdeck.errors import InvalidFile
-from teamdeck.view.eventlog import EventRow
-from teamdeck.view.issues import IssueView
-from teamdeck.view.plans import PlanView, TaskVerdicts
 
+# Types only: the TUI draws its first snapshot before it imports the readers (view/plans.py
+# and the pydantic models under it), so this module must not import them.
 if TYPE_CHECKING:
+    from teamdeck.view.eventlog import EventRow
+    from teamdeck.view.issues import IssueView
+    from teamdeck.view.plans import PlanView, TaskVerdicts
     from teamdeck.view.runs import MemberRuns
 
 DEFAULT_STALE_AFTER = timedelta(hours=6)

@@ -75,7 +75,7 @@ class _Read:
     """An issue as last read, with the files' states it was read at (and its events once
     they were needed)."""
 
-    states: dict[Path, FileState]
+    states: dict[str, FileState]
     issue: ForgeIssue
     events: list[Event] | None = None
 
