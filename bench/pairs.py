@@ -4,12 +4,16 @@ The ratio table measures each target and its floor one right after the other (A 
 the order flipped every pair), so a pair saw the machine's load at nearly the same
 moment; its ratio is taken per pair, and a row's ratio is the median of its pairs'
 ratios. Its spread is the interquartile range of those ratios (half of the pairs fall
-inside it): a second run on the same machine, as noisy as the first, should put its
-median inside it. :func:`agreement` checks exactly that, row by row.
+inside it), what a reader sees of one pair's noise. How far a second run's median may
+fall from the first's is another question, answered by the median's own interval
+(:func:`median_interval`, 95 %): with 24 pairs it is narrower than the IQR, with 4 it
+is their whole range. :func:`agreement` checks each run's median against the other's
+interval, row by row.
 """
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections.abc import Sequence
 
@@ -33,34 +37,63 @@ def median_and_iqr(values: Sequence[float]) -> tuple[float, tuple[float, float]]
     return statistics.median(values), (low, high)
 
 
+LEVEL = 0.95
+"""The confidence of :func:`median_interval`."""
+
+
+def median_interval(values: Sequence[float], level: float = LEVEL) -> tuple[float, float] | None:
+    """The distribution-free confidence interval of the median of ``values``: the
+    order statistics ``x(k)`` and ``x(n+1-k)`` with the largest ``k`` for which the
+    median lies outside with probability at most ``1 - level`` (the number of values
+    under the median is binomial, n and 1/2). Fewer than six values cannot reach 95 %:
+    the interval is then their whole range (87.5 % with four, 75 % with three)."""
+    ordered = sorted(values)
+    n = len(ordered)
+    if not n:
+        return None
+    k, below = 1, 0.0
+    for rank in range(1, n // 2 + 1):
+        below += math.comb(n, rank - 1) / 2**n  # P(fewer than `rank` values under the median)
+        if 2 * below > 1 - level:
+            break
+        k = rank
+    return ordered[k - 1], ordered[n - k]
+
+
 def within(value: float, spread: Sequence[float] | None) -> bool:
     return bool(spread) and spread[0] <= value <= spread[1]  # type: ignore[index]
 
 
 def verdict(first: dict, second: dict) -> str:
-    """Whether two runs' rows (``ratio`` and ``spread``) agree within their spread:
-    "agree" when each median lies in the other's range, "agree one way" when one
-    does, "overlap" when only the ranges overlap, else "DIFFER"; "within 5 %" when the
-    medians are that close though the ranges are narrower (peak memory, a single pair)."""
+    """Whether two runs' rows agree: "agree" when each median lies in the other's
+    interval (``interval``, the median's 95 % interval; rows without one use
+    ``spread``), "agree one way" when one does, "overlap" when only the intervals
+    overlap, else "DIFFER"; "within 5 %" when the medians are that close though the
+    intervals are narrower (peak memory)."""
     a, b = first.get("ratio"), second.get("ratio")
     if a is None or b is None:
         return ""
-    in_b, in_a = within(a, second.get("spread")), within(b, first.get("spread"))
+    sa, sb = _interval(first), _interval(second)
+    in_b, in_a = within(a, sb), within(b, sa)
     if in_a and in_b:
         return "agree"
     if in_a or in_b:
         return "agree one way"
     if abs(a / b - 1) < CLOSE:
         return "within 5 %"
-    sa, sb = first.get("spread"), second.get("spread")
     if sa and sb and sa[0] <= sb[1] and sb[0] <= sa[1]:
         return "overlap"
     return "DIFFER"
 
 
+def _interval(row: dict) -> Sequence[float] | None:
+    return row.get("interval") or row.get("spread")
+
+
 def agreement(runs: Sequence[Sequence[dict]]) -> list[str]:
-    """A Markdown table: each row's ratio (IQR) in every run and, for each run after
-    the first, whether it agrees with the first (see :func:`verdict`), with a count."""
+    """A Markdown table: each row's ratio (the median's interval) in every run and,
+    for each run after the first, whether it agrees with the first (see
+    :func:`verdict`), with a count."""
     first = runs[0]
     later = runs[1:]
     heads = " | ".join(f"run {n + 1}" for n in range(len(runs)))
@@ -85,5 +118,5 @@ def agreement(runs: Sequence[Sequence[dict]]) -> list[str]:
 def _shown(row: dict) -> str:
     if not row or row.get("ratio") is None:
         return "-"
-    spread = row.get("spread")
-    return f"{row['ratio']:.2f}× ({spread[0]:.2f}-{spread[1]:.2f})" if spread else f"{row['ratio']:.2f}×"
+    interval = _interval(row)
+    return f"{row['ratio']:.2f}× ({interval[0]:.2f}-{interval[1]:.2f})" if interval else f"{row['ratio']:.2f}×"

@@ -467,7 +467,8 @@ def main(argv: list[str] | None = None) -> int:
     if len(repeats) > 1:
         print("\n### Do the runs agree within the spread they report?\n")
         print(
-            "Each row's median ratio (IQR of its pairs' ratios) per run; agree: each median lies in the other's IQR.\n"
+            "Each row's median ratio (its 95 % interval for the median) per run; agree: each median lies in the"
+            " other's interval.\n"
         )
         print("\n".join(agreement([[row.as_dict() for row in rows_of_run] for rows_of_run, _notes in repeats])))
     if "extra" in names:

@@ -20,8 +20,8 @@ by side (the bare app watching a copy of the workspace, so each sees only its ow
 writes), one write of each timed to its screen, one approval of each timed to disk and
 screen, and CPU windows in which both processes are measured at once, under the same
 writes. Each pair gives a ratio; a row's ratio is the median of its pairs' ratios and
-its spread their interquartile range (bench/pairs.py), which is what a second run
-should fall within.
+its spread their interquartile range; a second run's median should fall within the
+median's 95 % interval (bench/pairs.py).
 
 A round: ``starts`` launch pairs (each app launched, timed to its first screen and to
 the end of its start-up work, and closed), then a session of each (one more launch
@@ -42,7 +42,7 @@ from typing import Any
 
 from common import append_inbox_in_place, cpu_ns, peak_rss_mb, percentile
 from generate import Layout
-from pairs import median_and_iqr, ratios
+from pairs import median_and_iqr, median_interval, ratios
 from screen import Terminal
 from targets_core import fresh_copy
 from targets_screen import STAMP, UNREAD, _pace, _poll, _shown, _value, approvals, burst_rounds
@@ -295,6 +295,8 @@ class Row:
     """The median of the pairs' ratios."""
     spread: tuple[float, float] | None = None
     """The interquartile range of the pairs' ratios."""
+    interval: tuple[float, float] | None = None
+    """The 95 % interval of the median of the pairs' ratios (bench/pairs.py)."""
     detail: str = ""
     target: float | None = None
     """The ratio the target allows (None: no target on the ratio)."""
@@ -311,14 +313,25 @@ def _row(size: str, name: str, unit: str, measured: list[Pair], target: float | 
     its interquartile range; latencies also give their p99s."""
     real = [mine for mine, _floor in measured]
     bare = [floor for _mine, floor in measured]
-    found = median_and_iqr(ratios(measured))
+    each = ratios(measured)
+    found = median_and_iqr(each)
     ratio, spread = found if found else (None, None)
     detail = f"n={len(measured)} pairs"
     if p99:
         detail = f"p99 {percentile(real, 0.99):.1f} / floor p99 {percentile(bare, 0.99):.1f} ms, {detail}"
     met = None if target is None or ratio is None else ratio <= target
     return Row(
-        size, name, unit, statistics.median(real), statistics.median(bare), ratio, spread, detail, target, met=met
+        size,
+        name,
+        unit,
+        statistics.median(real),
+        statistics.median(bare),
+        ratio,
+        spread,
+        median_interval(each),
+        detail,
+        target,
+        met=met,
     )
 
 

@@ -147,3 +147,21 @@ def test_two_runs_agree_when_each_median_lies_in_the_others_iqr() -> None:
     assert verdict(row(2.40, 2.39, 2.41), row(2.45, 2.44, 2.46)) == "within 5 %"
     assert verdict(row(2.0, 1.0, 3.0), row(5.0, 2.9, 6.0)) == "overlap"
     assert verdict(row(2.0, 1.9, 2.1), row(5.0, 4.0, 6.0)) == "DIFFER"
+
+
+def test_the_median_interval_is_the_order_statistics_of_the_binomial() -> None:
+    """bench/pairs.py: the median's 95 % interval is x(k)..x(n+1-k), k the largest rank
+    with P(Binomial(n, 1/2) < k) <= 2.5 % (tables: n=30 gives ranks 10 and 21, n=24 7
+    and 18); fewer than six values give their whole range; two runs are judged by it
+    when a row has it."""
+    sys.path.insert(0, str(REPO / "bench"))
+    try:
+        from pairs import median_interval, verdict
+    finally:
+        sys.path.remove(str(REPO / "bench"))
+    assert median_interval([float(v) for v in range(30, 0, -1)]) == (10.0, 21.0)
+    assert median_interval([float(v) for v in range(1, 25)]) == (7.0, 18.0)
+    assert median_interval([4.0, 1.0, 3.0, 2.0]) == (1.0, 4.0)
+    assert median_interval([]) is None
+    narrow = {"ratio": 3.0, "spread": (2.9, 3.1), "interval": (2.0, 4.0)}
+    assert verdict(narrow, {"ratio": 3.5, "spread": (3.4, 3.6), "interval": (2.5, 5.0)}) == "agree"
