@@ -64,11 +64,11 @@ Pair = tuple[float, float]
 class Counts:
     """Repetitions of one size's measurement."""
 
-    rounds: int = 2
-    starts: int = 3
-    writes: int = 15
-    approvals: int = 12
-    cpu_windows: int = 2
+    rounds: int = 4
+    starts: int = 2
+    writes: int = 8
+    approvals: int = 6
+    cpu_windows: int = 1
     cpu_window_s: float = 1.5
     burst_writes: int = 1000
     settle_s: float = 0.3
