@@ -43,7 +43,7 @@ lock: $(STAMP)
 # `npm ci` from its lock (integrity hashes) into .cache/claude-code, again only when the
 # lock is newer than the install. Without npm (or when npm ci fails, e.g. offline) those
 # tests skip, saying why; under CI=true that fails the run instead.
-CC_PIN := tests/conformance/claude-code
+CC_PIN := tests/conformance
 CC_DIR := .cache/claude-code
 CC_STAMP := $(CC_DIR)/.installed
 

@@ -1,4 +1,4 @@
-"""The pinned Claude Code (tests/conformance/claude-code), run against a scripted model.
+"""The pinned Claude Code (tests/conformance/package-lock.json), run against a scripted model.
 
 ``make test`` installs the version ``package-lock.json`` pins with ``npm ci`` into
 ``.cache/claude-code`` (see the Makefile). :func:`binary` finds it; when it is missing
@@ -28,7 +28,7 @@ import pytest
 from locations import REPO
 from scripted_model import DUMMY_API_KEY
 
-PIN = REPO / "tests" / "conformance" / "claude-code"
+PIN = REPO / "tests" / "conformance"
 """package.json and package-lock.json: the Claude Code version the suite runs."""
 INSTALL = REPO / ".cache" / "claude-code"
 """Where ``make test`` (``make claude-code``) installs it (git-ignored)."""
