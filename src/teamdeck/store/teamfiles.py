@@ -103,8 +103,8 @@ def config_shown(ws: Workspace, team: str) -> Path:
     return ws.rel(ws.team_config(team))
 
 
-def load_config_raw(ws: Workspace, team: str) -> dict[str, Any]:
-    """``config.json`` as a raw dict, validated as a :class:`TeamConfig`.
+def _read_config(ws: Workspace, team: str) -> tuple[dict[str, Any], TeamConfig]:
+    """``config.json`` as read (a raw dict) and validated (a :class:`TeamConfig`).
 
     Raises:
         NotFound: the team has no config.json.
@@ -115,13 +115,18 @@ def load_config_raw(ws: Workspace, team: str) -> dict[str, Any]:
         raw = read_json_retrying(path, dict, shown=config_shown(ws, team))
     except FileNotFoundError:
         raise NotFound(f"team '{team}' not found: no {config_shown(ws, team)}") from None
-    validate_raw(TeamConfig, raw, config_shown(ws, team))
-    return raw
+    return raw, validate_raw(TeamConfig, raw, config_shown(ws, team))
+
+
+def load_config_raw(ws: Workspace, team: str) -> dict[str, Any]:
+    """``config.json`` as a raw dict, validated as a :class:`TeamConfig` (raises as
+    :func:`_read_config`): what a writer changes, so nothing is normalised away."""
+    return _read_config(ws, team)[0]
 
 
 def read_team_config(ws: Workspace, team: str) -> TeamConfig:
-    """The team's ``config.json`` as a :class:`TeamConfig` (see :func:`load_config_raw`)."""
-    return TeamConfig.model_validate(load_config_raw(ws, team))
+    """The team's ``config.json`` as a :class:`TeamConfig` (raises as :func:`_read_config`)."""
+    return _read_config(ws, team)[1]
 
 
 def transact_config(
