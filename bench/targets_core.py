@@ -21,7 +21,7 @@ from pathlib import Path
 
 from common import Result, append_inbox_in_place, latency_result
 from generate import Layout
-from ulid import ULID
+from ulid_transform import ulid_now
 
 from teamdeck.store.workspace import Workspace
 from teamdeck.view.build import build_snapshot, refresh
@@ -111,7 +111,7 @@ def refresh_in_long_team(layout: Layout, changes: int) -> Result:
     for n in range(changes):
         text = f"long team {n}"
         record = {
-            "id": str(ULID()),
+            "id": ulid_now(),
             "ts": STAMP,
             "type": "message",
             "actor": "human:bench",

@@ -3,8 +3,6 @@
     python scripts/make_demo_workspace.py            # rewrite demo-workspace/
     python scripts/make_demo_workspace.py --out DIR  # write it somewhere else
 
-Needs python-ulid 4.1 or later (its ``ULIDGenerator`` hook, see :func:`seeded_ids`).
-
 The world is built the way it would come about: teams, messages, tasks, joins and gate
 decisions go through teamdeck's own protocol functions, and the files agents write
 themselves (final.json) through :mod:`teamdeck.sim.outputs`, one step after another on
@@ -47,8 +45,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import ulid
-
+from teamdeck import ids
 from teamdeck.clock import iso
 from teamdeck.model.claude import LEAD_NAME
 from teamdeck.protocol.forge.deliveries import receive
@@ -91,21 +88,21 @@ class ScriptClock:
         self.now = moment
 
 
-def seeded_ids(clock: ScriptClock, seed: str) -> None:
+def seeded_ids(seed: str) -> None:
     """Make every ULID and UUID from now on reproducible.
 
-    python-ulid routes ``ULID()`` and ``ULID.from_datetime`` through its module-level
-    ``default_generator``; replacing it is its documented way to inject a clock and a
-    randomness source (here: a hash of a counter). TeamCreate's ``leadSessionId`` is a
-    random UUID; ``uuid.uuid4`` is replaced the same way, for this process only.
+    Every ULID's time part comes from the workspace clock (the script's); its random
+    part is taken from a hash of a counter (:func:`teamdeck.ids.reproducible`).
+    TeamCreate's ``leadSessionId`` is a random UUID; ``uuid.uuid4`` is replaced the same
+    way, for this process only.
     """
     counter = itertools.count()
 
-    def randomness(_timestamp: int) -> bytes:
-        return hashlib.sha256(f"{seed}:{next(counter)}".encode()).digest()[:10]
+    def randomness(size: int) -> bytes:
+        return hashlib.sha256(f"{seed}:{next(counter)}".encode()).digest()[:size]
 
-    ulid.default_generator = ulid.ULIDGenerator(clock=lambda: int(clock().timestamp() * 1000), randomness=randomness)
-    uuid.uuid4 = lambda: uuid.UUID(bytes=randomness(0) + randomness(0)[:6], version=4)
+    ids.reproducible(randomness)
+    uuid.uuid4 = lambda: uuid.UUID(bytes=randomness(10) + randomness(6), version=4)
 
 
 def remove_lock_files(root: Path) -> None:
@@ -332,7 +329,7 @@ class Story:
 
     def __init__(self, out: Path) -> None:
         self.clock = ScriptClock(DEMO_NOW - timedelta(hours=3))
-        seeded_ids(self.clock, "teamdeck-demo")
+        seeded_ids("teamdeck-demo")
         self.ws = Workspace.at(out, clock=self.clock, actor=HUMAN)
 
     def at(self, hhmmss: str) -> Story:

@@ -18,8 +18,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import ulid
-
+from teamdeck import ids
 from teamdeck.protocol.delegation import report
 from teamdeck.protocol.gates import decide_gate
 from teamdeck.protocol.plans.importer import import_plan
@@ -60,16 +59,13 @@ PLAN = "# Release 1.0\n\nThe coordinator's notes: three waves.\n\n" + "".join(
 
 @contextmanager
 def deterministic_ids() -> Iterator[None]:
-    """Every ULID made inside gets its random part from a counter (restored after)."""
-    generator = ulid.default_generator
-    saved = generator.randomness_source, generator.policy
+    """Every ULID made inside gets its random part from a counter (random again after)."""
     counter = itertools.count(1)
-    generator.randomness_source = lambda _timestamp: next(counter).to_bytes(10, "big")
-    generator.policy = ulid.StrictMonotonicPolicy()
+    ids.reproducible(lambda size: next(counter).to_bytes(size, "big"))
     try:
         yield
     finally:
-        generator.randomness_source, generator.policy = saved
+        ids.reproducible(None)
 
 
 def ticking_workspace(root: Path) -> Workspace:

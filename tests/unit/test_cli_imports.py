@@ -75,6 +75,8 @@ NOT_ON_THE_MESSAGE_PATH = (
     "teamdeck.protocol.team_tasks",  # `team task` and its Claude Code task files
     "teamdeck.store.claude_tasks",
     "teamdeck.protocol.messaging.handshakes",  # shutdown, plan and deactivation answers
+    "importlib.metadata",  # python-ulid read its own version with it: ~20 ms (teamdeck.ids)
+    "email",
 )
 """What ``send`` (a plain message) and ``inbox --inject`` used to import for other commands."""
 

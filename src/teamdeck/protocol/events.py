@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ulid import ULID
-
 from teamdeck.clock import iso
+from teamdeck.ids import new_ulid
 from teamdeck.model.event import Event
 from teamdeck.store.workspace import Workspace
 
@@ -18,6 +17,4 @@ def new_event(ws: Workspace, type_: str, payload: dict[str, Any], *, actor: str 
     under an injected clock.
     """
     moment = ws.clock()
-    return Event(
-        id=str(ULID.from_datetime(moment)), ts=iso(moment), type=type_, actor=actor or ws.actor, payload=payload
-    )
+    return Event(id=new_ulid(moment), ts=iso(moment), type=type_, actor=actor or ws.actor, payload=payload)

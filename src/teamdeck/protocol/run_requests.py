@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ulid import ULID
-
 from teamdeck.clock import iso
 from teamdeck.errors import NotFound, Refused
+from teamdeck.ids import new_ulid
 from teamdeck.protocol.run_decisions import RUN_BUDGET, RunDecision, run_decisions
 from teamdeck.protocol.teams import read_team
 from teamdeck.store.paths import check_id, check_member, shown
@@ -24,7 +23,7 @@ ANSWERS = {"run-failed": ("retry", "give_up"), RUN_BUDGET: ("raise", "stop")}
 
 def _record(ws: Workspace, type_: str, **fields: Any) -> dict[str, Any]:
     moment = ws.clock()
-    return {"id": str(ULID.from_datetime(moment)), "type": type_, "at": iso(moment), "by": ws.actor, **fields}
+    return {"id": new_ulid(moment), "type": type_, "at": iso(moment), "by": ws.actor, **fields}
 
 
 def request(ws: Workspace, kind: str, team: str, member: str) -> dict[str, Any]:

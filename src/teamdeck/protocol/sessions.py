@@ -33,10 +33,9 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
-from ulid import ULID
-
 from teamdeck.clock import iso
 from teamdeck.errors import NotFound, Refused
+from teamdeck.ids import new_ulid
 from teamdeck.protocol.session_log import (
     ANSWER,
     CLOSED,
@@ -67,7 +66,7 @@ def append_session_record(
 ) -> dict[str, Any]:
     moment = ws.clock()
     record = {
-        "id": str(ULID.from_datetime(moment)),
+        "id": new_ulid(moment),
         "ts": iso(moment),
         "type": type_,
         "actor": actor or ws.actor,

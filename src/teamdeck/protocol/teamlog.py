@@ -6,6 +6,7 @@ import logging
 from typing import Any
 
 from teamdeck.clock import iso
+from teamdeck.ids import new_ulid
 from teamdeck.model.shape import validation_error
 from teamdeck.model.team_log import LogType, TeamLogRecord
 from teamdeck.store.jsonl import Tail, append_record, repair_torn_tail
@@ -23,11 +24,9 @@ def new_record(ws: Workspace, type_: LogType, **fields: Any) -> TeamLogRecord:
         type_: the record type.
         fields: the other fields (``from_`` for the sender); None values are left out.
     """
-    from ulid import ULID  # imported when an id is made (its import reads its version from the package metadata)
-
     moment = ws.clock()
     values = {key: value for key, value in fields.items() if value is not None}
-    return TeamLogRecord(id=str(ULID.from_datetime(moment)), ts=iso(moment), type=type_, actor=ws.actor, **values)
+    return TeamLogRecord(id=new_ulid(moment), ts=iso(moment), type=type_, actor=ws.actor, **values)
 
 
 def log(ws: Workspace, team: str, record: TeamLogRecord) -> TeamLogRecord:

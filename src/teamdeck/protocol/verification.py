@@ -29,10 +29,10 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pydantic import ValidationError
-from ulid import ULID
 
 from teamdeck.clock import iso
 from teamdeck.errors import InvalidFile, Refused
+from teamdeck.ids import new_ulid
 from teamdeck.model.event import Event
 from teamdeck.model.guardian import GuardianAssignment, GuardianResult, GuardianVerdictSnapshot, VerdictStatus
 from teamdeck.model.task import Task, TaskState
@@ -86,7 +86,7 @@ class VerificationRun:
 
 def record_id(ws: Workspace, prefix: str) -> str:
     """A new record id: ``<prefix>-<ulid in lower case>`` (sortable, safe as a file name)."""
-    return f"{prefix}-{str(ULID.from_datetime(ws.clock())).lower()}"
+    return f"{prefix}-{new_ulid(ws.clock()).lower()}"
 
 
 def verify(

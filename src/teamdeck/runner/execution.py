@@ -16,9 +16,8 @@ import time
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-from ulid import ULID
-
 from teamdeck.clock import iso, parse_iso
+from teamdeck.ids import new_ulid
 from teamdeck.model.run import RunMessage, RunnerRef, RunOutcome, RunRecord
 from teamdeck.runner.inboxes import Unread, message_key, unread
 from teamdeck.runner.process import Identity, spawn, stop_group, wait_gone
@@ -38,7 +37,7 @@ TAIL_CHARS = 2000
 
 def new_run_id(ws: Workspace) -> str:
     """``r-<ulid>`` in lower case: unique, sortable by creation."""
-    return "r-" + str(ULID.from_datetime(ws.clock())).lower()
+    return "r-" + new_ulid(ws.clock()).lower()
 
 
 def runner_ref() -> RunnerRef:
@@ -69,7 +68,7 @@ class Execution:
 
     def event(self, type_: str, **fields: object) -> None:
         moment = self.ws.clock()
-        record = {"id": str(ULID.from_datetime(moment)), "type": type_, "at": iso(moment), **fields}
+        record = {"id": new_ulid(moment), "type": type_, "at": iso(moment), **fields}
         append_run_event(self.ws, self.record, record)
 
     def save(self) -> None:

@@ -17,9 +17,9 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from ulid import ULID
 
 from teamdeck.clock import fixed_clock
+from teamdeck.ids import new_ulid
 from teamdeck.protocol import teams
 from teamdeck.store.workspace import Workspace
 from teamdeck.view.team_files import TeamFiles, read_team_files, reread_config, reread_inbox, with_ledger
@@ -132,7 +132,12 @@ def _apply(ws: Workspace, step: tuple[object, ...], sent: list[tuple[str, str, s
         return f"inbox:{step[1]}"
     if kind == "log":
         _, type_, recipient, at, matching = step
-        record: dict[str, object] = {"id": str(ULID()), "ts": TIMES[0], "type": type_, "actor": "human:t"}
+        record: dict[str, object] = {
+            "id": new_ulid(datetime.now(UTC)),
+            "ts": TIMES[0],
+            "type": type_,
+            "actor": "human:t",
+        }
         if type_ in ("message", "shutdown_request"):
             sender, to, when, text = sent[-1] if matching and sent else ("team-lead", str(recipient), str(at), "logged")
             record.update({"from": sender, "to": [to], "timestamp": when, "text": text, "requestId": "r1"})

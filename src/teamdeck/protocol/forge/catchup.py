@@ -35,9 +35,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-from ulid import ULID
-
 from teamdeck.errors import NotFound, TeamdeckError
+from teamdeck.ids import new_ulid
 from teamdeck.protocol.forge.deliveries import Outcome, read_deliveries, receive
 from teamdeck.protocol.forge.issues import find_issue, list_issues
 from teamdeck.store.files import read_optional, replace_if_changed
@@ -263,7 +262,7 @@ def _failed_statuses(ws: Workspace, reader: ForgeReader, repo: str, pull: JSON, 
 
 def _deliver(ws: Workspace, event: str, payload: JSON, done: CatchUp) -> None:
     """Receive one synthesized delivery (its id says it came from the catch-up)."""
-    delivery = f"catch-up-{ULID()}"
+    delivery = f"catch-up-{new_ulid(ws.clock())}"
     headers = {"X-Gitea-Delivery": delivery, "X-Gitea-Event": event, "X-Gitea-Event-Type": event}
     outcome = receive(ws, headers, json.dumps(payload).encode())
     done.outcomes.append(outcome)

@@ -25,10 +25,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import ValidationError
-from ulid import ULID
 
 from teamdeck.clock import iso
 from teamdeck.errors import Busy, InvalidFile, ReadOnly, TeamdeckError
+from teamdeck.ids import new_ulid
 from teamdeck.model.forge import GiteaPayload
 from teamdeck.protocol.forge.rules import apply_delivery, handles
 from teamdeck.protocol.taskfile import validation_message
@@ -169,7 +169,7 @@ def _record(ws: Workspace, delivery: str, event_name: str, event_type: str, outc
     append_record(
         ws.deliveries_log,
         {
-            "id": str(ULID.from_datetime(moment)),
+            "id": new_ulid(moment),
             "delivery": delivery,
             "event": event_name[:100],
             "type": event_type[:100],

@@ -24,10 +24,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from ulid import ULID
-
 from teamdeck.clock import iso
 from teamdeck.errors import Conflict, NotFound
+from teamdeck.ids import new_ulid
 from teamdeck.store.files import ensure_dir
 from teamdeck.store.jsonl import append_record, read_records
 from teamdeck.store.locks import locked
@@ -100,7 +99,7 @@ def outbox_path(ws: Workspace) -> Path:
 
 def _append(ws: Workspace, record: dict[str, Any]) -> dict[str, Any]:
     moment = ws.clock()
-    record = {"id": str(ULID.from_datetime(moment)), **record, "at": iso(moment)}
+    record = {"id": new_ulid(moment), **record, "at": iso(moment)}
     append_record(outbox_path(ws), record)
     return record
 
