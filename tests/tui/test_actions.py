@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import busy, make_app, run, showing, type_text, until
+from pilot_helpers import busy, make_app, run, showing, type_text, until
 
 from teamdeck.live.runner import Action
 from teamdeck.live.workspace import LiveWorkspace

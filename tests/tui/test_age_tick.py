@@ -8,8 +8,8 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from conftest import make_app, run, until
 from decision_world import MovableClock
+from pilot_helpers import make_app, run, until
 
 from teamdeck.cli.status import render_status
 from teamdeck.tui.widgets.gate_list import GateList

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import decision_world as world
 import pytest
-from conftest import make_app, run, until
+from pilot_helpers import make_app, run, until
 
 from teamdeck.store.workspace import Workspace
 from teamdeck.tui.widgets.gate_list import NEW_MARK, GateList

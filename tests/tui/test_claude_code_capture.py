@@ -12,8 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from claude_team_recorder import live_replay, load_history, until_first
-from conftest import SIZE
 from locations import FIXTURES
+from pilot_helpers import SIZE
 from test_snapshots import prepared
 
 from teamdeck.tui.app import TeamdeckApp, create_app

@@ -8,8 +8,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import make_app, run
 from locations import DEMO, FIXTURES
+from pilot_helpers import make_app, run
 
 from teamdeck.cli.main import build_parser
 from teamdeck.store.workspace import Workspace

@@ -9,7 +9,7 @@ import threading
 import time
 from dataclasses import replace
 
-from conftest import make_app, run, until
+from pilot_helpers import make_app, run, until
 
 from teamdeck.protocol.messaging.sending import send_message
 from teamdeck.store.workspace import Workspace

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from conftest import make_app, run
 from decision_world import MovableClock
+from pilot_helpers import make_app, run
 
 import teamdeck.tui.widgets.gate_list as gate_list_module
 from teamdeck.tui.widgets.gate_list import GateList

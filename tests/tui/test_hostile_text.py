@@ -12,7 +12,7 @@ import re
 
 import hostile
 import pytest
-from conftest import make_app, run, showing, until
+from pilot_helpers import make_app, run, showing, until
 from rich.cells import cell_len
 
 from teamdeck.store.workspace import Workspace

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import decision_world as world
 import pytest
-from conftest import busy, make_app, run, showing, until
+from pilot_helpers import busy, make_app, run, showing, until
 
 from teamdeck.protocol.taskfile import load_task
 from teamdeck.store.workspace import Workspace

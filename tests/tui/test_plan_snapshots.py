@@ -16,7 +16,7 @@ from pathlib import Path
 
 import plan_world as world
 import pytest
-from conftest import SIZE, showing, until
+from pilot_helpers import SIZE, showing, until
 from test_snapshots import prepared
 
 from teamdeck.clock import fixed_clock

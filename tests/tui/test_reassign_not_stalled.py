@@ -9,7 +9,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from conftest import busy, run, until
+from pilot_helpers import busy, run, until
 
 from teamdeck.clock import fixed_clock
 from teamdeck.sim.clock import DEMO_NOW

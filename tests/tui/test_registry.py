@@ -9,7 +9,7 @@ from pathlib import Path
 
 import plan_world as world
 import pytest
-from conftest import make_app, run, showing, until
+from pilot_helpers import make_app, run, showing, until
 from textual.binding import Binding
 
 from teamdeck.tui import registry

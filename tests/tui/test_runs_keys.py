@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 
-from conftest import make_app, run, until
+from pilot_helpers import make_app, run, until
 
 from teamdeck.clock import iso
 from teamdeck.model.run import RunRecord

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import decision_world as world
 import pytest
-from conftest import busy, make_app, run, showing, type_text, until
+from pilot_helpers import busy, make_app, run, showing, type_text, until
 
 from teamdeck.protocol.messaging.handshakes import request_shutdown
 from teamdeck.store.inbox import read_inbox

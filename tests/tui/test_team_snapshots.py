@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import decision_world as world
-from conftest import SIZE, showing, until
+from pilot_helpers import SIZE, showing, until
 from test_snapshots import prepared
 
 from teamdeck.clock import fixed_clock
