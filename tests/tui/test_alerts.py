@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -151,3 +152,22 @@ def test_a_notify_command_that_cannot_start_is_a_notice(team_ws, tmp_path) -> No
         assert app.is_running
 
     run(app, scenario)
+
+
+def test_a_notify_command_that_fails_after_the_person_quit_goes_unsaid(team_ws, monkeypatch) -> None:
+    """The command's thread outlives the app (it finishes the run in progress): its
+    failure is dropped, not raised in the thread (a traceback after the TUI closed)."""
+    _settings(team_ws, [sys.executable, "-c", "import sys, time; time.sleep(0.5); sys.exit(3)"], 0)
+    raised: list[object] = []
+    monkeypatch.setattr(threading, "excepthook", raised.append)
+    app = make_app(team_ws)
+
+    async def scenario(pilot):
+        arrive(app, team_ws, "bob", "perm-1")
+        await until(pilot, lambda: app.alerter.command.runs == 1, "the command running")
+
+    run(app, scenario)
+    for thread in threading.enumerate():
+        if thread.name == "notify-command":
+            thread.join(timeout=10)
+    assert raised == []

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from textual.notifications import Notification, Notify
+
 from teamdeck.tui.alerts import Alert, NewMarks, arrivals, terminal_alert
 from teamdeck.tui.notify_command import NotifyCommand
 from teamdeck.tui.render import cell
@@ -76,8 +78,11 @@ class Alerter:
             main.panel("gates").tick(self.app.ws.clock())
 
     def _report(self, text: str) -> None:
-        """A failure of ``notify.command``, as a warning notice (from its thread)."""
-        self.app.call_from_thread(self.app.notify, cell(text, 400), severity="warning", markup=False, timeout=10)
+        """A failure of ``notify.command``, as a warning notice. Posted from the command's
+        thread, which never waits for the app: that thread finishes the run in progress
+        after the person quits, and a failure then is dropped (``call_from_thread`` raised
+        in the thread once the app's loop had closed)."""
+        self.app.post_message(Notify(Notification(cell(text, 400), severity="warning", timeout=10, markup=False)))
 
 
 def _notify_settings(ws: Workspace) -> tuple[NotifySettings, str | None]:
