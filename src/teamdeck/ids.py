@@ -43,11 +43,11 @@ def new_ulid(moment: datetime) -> str:
     time_part = millisecond.to_bytes(6, "big")
     with _lock:
         if millisecond == _last_millisecond:
-            random = _last_random + 1  # 2**80 ids in one millisecond would overflow below
+            random_bits = _last_random + 1  # 2**80 ids in one millisecond would overflow below
         else:
-            random = int.from_bytes(_random_part(10), "big")
-        _last_millisecond, _last_random = millisecond, random
-    return bytes_to_ulid(time_part + random.to_bytes(10, "big"))
+            random_bits = int.from_bytes(_random_part(10), "big")
+        _last_millisecond, _last_random = millisecond, random_bits
+    return bytes_to_ulid(time_part + random_bits.to_bytes(10, "big"))
 
 
 def reproducible(random_part: Callable[[int], bytes] | None) -> None:
