@@ -8,6 +8,7 @@ asserted here: bench/cli.py measures the times (bench/README.md, "CLI start").
 
 from __future__ import annotations
 
+import argparse
 import json
 import shutil
 import subprocess
@@ -16,6 +17,9 @@ from pathlib import Path
 
 import pytest
 import small_worlds as worlds
+
+from teamdeck.cli.commands import COMMANDS
+from teamdeck.cli.main import build_parser
 
 DEMO = Path(__file__).resolve().parents[2] / "demo-workspace"
 
@@ -173,3 +177,14 @@ def test_the_commands_run_every_turn_import_neither_dataclasses_nor_inspect(tmp_
     assert exit_code == 0 and runs in modules  # it ran
     assert "dataclasses" not in modules
     assert "inspect" not in modules
+
+
+@pytest.mark.parametrize("name", [command.name for command in COMMANDS])
+def test_a_command_builds_its_own_parser_and_no_other(name) -> None:
+    """``send`` used to build the parsers of every command cli/teams.py defines (~20,
+    each asking gettext for its words) to use one of them."""
+    parser = build_parser(name)
+    commands = next(action for action in parser._actions if isinstance(action, argparse._SubParsersAction))
+    assert list(commands.choices) == [name]
+    built = commands.choices[name]  # the command's own parser, not the line that names it in --help
+    assert "handler" in built._defaults or any(isinstance(a, argparse._SubParsersAction) for a in built._actions)

@@ -1,7 +1,7 @@
 """What every command shares: common options, the workspace, and how results print.
 
-A command module exposes ``register(subparsers, common)``; each of its parsers sets
-``handler=function``. A handler takes ``(args, ws)`` and returns an :class:`Output`:
+A command module exposes ``register_<command>(subparsers, common)`` for each command it
+defines (cli/commands.py); each of its parsers sets ``handler=function``. A handler takes ``(args, ws)`` and returns an :class:`Output`:
 ``data`` is printed as JSON with ``--json``, ``text`` otherwise.
 """
 
