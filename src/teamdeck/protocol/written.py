@@ -67,7 +67,7 @@ class Written:
 
 class Recorded(NamedTuple, Generic[T]):
     """A protocol call's result with the paths it wrote (a NamedTuple, not a dataclass:
-    ``send`` leaves ``dataclasses``, ~8 ms of imports, alone)."""
+    importing ``dataclasses`` would cost every ``send`` ~8 ms)."""
 
     result: T
     written: frozenset[Path]

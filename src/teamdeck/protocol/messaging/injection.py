@@ -19,8 +19,8 @@ SHUTDOWN_FIRST = ("shutdown_request",)
 
 class Injected(NamedTuple):
     """One message delivered to an agent harness, with its metadata (seed 004 §5.2); a
-    NamedTuple, not a dataclass: ``inbox --inject`` leaves ``dataclasses``, ~8 ms of
-    imports, alone."""
+    NamedTuple, not a dataclass: importing ``dataclasses`` would cost every
+    ``inbox --inject`` ~8 ms."""
 
     team: str
     sender: str
