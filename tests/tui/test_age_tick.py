@@ -4,7 +4,6 @@ again; and the TUI and ``teamdeck status`` show the same age at the same instant
 
 from __future__ import annotations
 
-from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -28,7 +27,7 @@ def ages(line_list) -> list[str]:
 @pytest.mark.parametrize("size", SIZES)
 def test_the_queue_and_the_overview_age_without_any_change(world, size) -> None:
     clock = MovableClock(world.clock())
-    world = replace(world, clock=clock)
+    world = world._replace(clock=clock)
     app = make_app(world)
 
     async def scenario(pilot):
@@ -48,7 +47,7 @@ def test_the_queue_and_the_overview_age_without_any_change(world, size) -> None:
 @pytest.mark.parametrize("size", SIZES)
 def test_the_roster_last_column_ticks(world, size) -> None:
     clock = MovableClock(world.clock())
-    world = replace(world, clock=clock)
+    world = world._replace(clock=clock)
     app = make_app(world)
 
     async def scenario(pilot):
@@ -69,7 +68,7 @@ def test_the_tui_and_status_agree_at_the_same_instant(world) -> None:
     created = datetime.fromisoformat(build_snapshot(world).gates[0].created_at.replace("Z", "+00:00"))
     moment = created.replace(microsecond=0) + timedelta(minutes=5, microseconds=(created.microsecond - 1) % 1_000_000)
     clock = MovableClock(moment)
-    world = replace(world, clock=clock)
+    world = world._replace(clock=clock)
     app = make_app(world)
 
     async def scenario(pilot):

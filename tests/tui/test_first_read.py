@@ -7,7 +7,6 @@ from __future__ import annotations
 import gc
 import threading
 import time
-from dataclasses import replace
 
 from pilot_helpers import make_app, run, until
 
@@ -115,7 +114,7 @@ def _broken_clock():
 
 
 def test_a_failing_child_leaves_the_read_to_the_app(world: Workspace) -> None:
-    first = FirstRead.start(replace(world, clock=_broken_clock))  # the child's read raises
+    first = FirstRead.start(world._replace(clock=_broken_clock))  # the child's read raises
     assert first is not None and first.take() is None
     assert first.state() is None
 
@@ -125,7 +124,7 @@ def test_a_child_failing_after_the_first_part_leaves_the_rest_to_the_app(world: 
     state (the workspace it holds has a clock that cannot be pickled): the app draws
     the first part, then reads the workspace itself, and its live view goes on (F-series:
     nothing shown is lost, later changes are read)."""
-    unpicklable = replace(world, clock=lambda: world.clock())
+    unpicklable = world._replace(clock=lambda: world.clock())
     first = FirstRead.start(unpicklable)
     assert first is not None
     app = make_app(world, watch=False, first_read=first)
@@ -141,7 +140,7 @@ def test_a_child_failing_after_the_first_part_leaves_the_rest_to_the_app(world: 
 
 
 def test_a_hanging_child_is_stopped(world: Workspace) -> None:
-    hanging = replace(world, clock=lambda: (_hang(), world.clock())[1])
+    hanging = world._replace(clock=lambda: (_hang(), world.clock())[1])
     first = FirstRead.start(hanging)
     assert first is not None
     started = time.monotonic()

@@ -4,8 +4,6 @@ and those are not aged, rowed and compared again until the clock moves on."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from decision_world import MovableClock
 from pilot_helpers import make_app, run
 
@@ -15,7 +13,7 @@ from teamdeck.tui.widgets.gate_list import GateList
 
 def test_the_same_gates_in_the_same_second_are_not_aged_again(world, monkeypatch) -> None:
     clock = MovableClock(world.clock())
-    world = replace(world, clock=clock)
+    world = world._replace(clock=clock)
     app = make_app(world)
     aged: list[str] = []
     age_until = gate_list_module.age_until

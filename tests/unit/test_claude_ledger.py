@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import shutil
-from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -276,7 +275,7 @@ def test_b15_a_busy_lead_inbox_builds_a_ledger(team_ws: Workspace, clock: Clock)
 def test_inboxes_are_read_not_written_by_the_ledger(team_ws: Workspace) -> None:
     handshakes.request_shutdown(team_ws, TEAM, "agent-a")
     before = {path: path.read_bytes() for path in team_ws.root.rglob("*") if path.is_file()}
-    build_ledger(replace(team_ws, read_only=True), TEAM)
+    build_ledger(team_ws._replace(read_only=True), TEAM)
     assert {path: path.read_bytes() for path in team_ws.root.rglob("*") if path.is_file()} == before
     assert inbox_store.read_inbox(team_ws.inbox(TEAM, "agent-a")).unread
 

@@ -8,6 +8,7 @@ asserted here: bench/cli.py measures the times (bench/README.md, "CLI start").
 
 from __future__ import annotations
 
+import argparse
 import json
 import shutil
 import subprocess
@@ -16,6 +17,9 @@ from pathlib import Path
 
 import pytest
 import small_worlds as worlds
+
+from teamdeck.cli.commands import COMMANDS
+from teamdeck.cli.main import build_parser
 
 DEMO = Path(__file__).resolve().parents[2] / "demo-workspace"
 
@@ -131,6 +135,14 @@ without pydantic; pydantic is imported only for input the exact check declines."
     ids=["send", "send-json", "inject-lead", "inject-shutdown-json"],
 )
 def test_send_and_inject_on_the_demo_import_no_pydantic_nor_yaml(tmp_path, argv) -> None:
+    exit_code, modules, printed = _run_on_a_demo_copy(tmp_path, argv)
+    assert exit_code == 0 and printed.strip()  # it ran, and said what it did
+    assert not {name.split(".")[0] for name in modules} & PYDANTIC_AND_FRIENDS
+
+
+def _run_on_a_demo_copy(tmp_path: Path, argv: list[str], stdin: str = "") -> tuple[int, set[str], str]:
+    """Run ``teamdeck ARGV`` in a fresh interpreter on a copy of demo-workspace/: its
+    exit code, the modules it had loaded at the end, and what it printed."""
     root = tmp_path / "demo"
     shutil.copytree(DEMO, root)
     code = (
@@ -140,7 +152,39 @@ def test_send_and_inject_on_the_demo_import_no_pydantic_nor_yaml(tmp_path, argv)
         "print(json.dumps([exit_code, sorted(sys.modules)]), file=sys.stderr)\n"
     )
     argv = ["--workspace", str(root), *argv]
-    done = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, timeout=60)
+    done = subprocess.run([sys.executable, "-c", code, *argv], input=stdin, capture_output=True, text=True, timeout=60)
     exit_code, modules = json.loads(done.stderr.strip().splitlines()[-1])
-    assert exit_code == 0 and done.stdout.strip()  # it ran, and said what it did
-    assert not {name.split(".")[0] for name in modules} & PYDANTIC_AND_FRIENDS
+    return exit_code, set(modules), done.stdout
+
+
+IDLE_HOOK = {"hook_event_name": "TeammateIdle", "session_id": "s-1", "cwd": "/tmp", "teammate_name": "ui-dev"}
+
+
+@pytest.mark.parametrize(
+    ("argv", "stdin", "runs"),
+    [
+        (["send", "checkout-revamp", "ui-dev", "--summary", "s", "hello"], "", "teamdeck.protocol.messaging.sending"),
+        (["inbox", "checkout-revamp", "team-lead", "--inject"], "", "teamdeck.protocol.messaging.injection"),
+        (["hook"], json.dumps({**IDLE_HOOK, "team_name": "checkout-revamp"}), "teamdeck.protocol.hooks"),
+    ],
+    ids=["send", "inject", "hook"],
+)
+def test_the_commands_run_every_turn_import_neither_dataclasses_nor_inspect(tmp_path, argv, stdin, runs) -> None:
+    """``dataclasses`` costs ~8 ms to import (it imports inspect, ast, dis, tokenize)
+    and ~0.2 ms per class it makes: the records on these paths are NamedTuples and
+    slotted classes instead."""
+    exit_code, modules, _printed = _run_on_a_demo_copy(tmp_path, argv, stdin)
+    assert exit_code == 0 and runs in modules  # it ran
+    assert "dataclasses" not in modules
+    assert "inspect" not in modules
+
+
+@pytest.mark.parametrize("name", [command.name for command in COMMANDS])
+def test_a_command_builds_its_own_parser_and_no_other(name) -> None:
+    """``send`` used to build the parsers of every command cli/teams.py defines (~20,
+    each asking gettext for its words) to use one of them."""
+    parser = build_parser(name)
+    commands = next(action for action in parser._actions if isinstance(action, argparse._SubParsersAction))
+    assert list(commands.choices) == [name]
+    built = commands.choices[name]  # the command's own parser, not the line that names it in --help
+    assert "handler" in built._defaults or any(isinstance(a, argparse._SubParsersAction) for a in built._actions)

@@ -6,7 +6,6 @@ roster shows."""
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from datetime import timedelta
 
 import pytest
@@ -84,7 +83,7 @@ def test_joins_leave_a_requested_gate_alone_and_number_their_own_after_it(team_w
 
 def test_a_decision_is_read_back_and_the_task_resumes(team_ws: Workspace) -> None:
     gate = request_decision(team_ws, "t1", "coder", reason="scope", questions=["JSON5?"]).gate
-    decide_gate(replace(team_ws, actor="human:alex"), "t1", gate.id, "reject", note="no JSON5")
+    decide_gate(team_ws._replace(actor="human:alex"), "t1", gate.id, "reject", note="no JSON5")
     decided = get_decision(team_ws, "t1", gate.id)
     assert (decided.state, decided.decidedBy, decided.note) == ("rejected", "human:alex", "no JSON5")
     assert load_task(team_ws, "t1").state == "working"
@@ -165,7 +164,7 @@ def test_idle_notifications_fold_and_pages_go_back(ws: Workspace) -> None:
     create_team(ws, TEAM)
     add_member(ws, TEAM, "coder")
     moments = iter(ws.clock() + timedelta(seconds=n) for n in range(100))
-    ticking = replace(ws, clock=lambda: next(moments))
+    ticking = ws._replace(clock=lambda: next(moments))
     send_message(ticking, TEAM, "coder", "first", summary="1")
     for _ in range(3):
         send_structured(ticking, TEAM, "team-lead", IdleNotification(idleReason="available"), sender="coder")
@@ -195,7 +194,7 @@ def test_a_final_report_newer_than_the_assignment_settles_a_wait(team_ws: Worksp
 
 def test_a_report_older_than_a_new_assignment_does_not(team_ws: Workspace) -> None:
     report(team_ws, "t1", "coder", status="completed", summary="first round")
-    later = replace(team_ws, clock=fixed_clock(team_ws.clock() + timedelta(minutes=5)))
+    later = team_ws._replace(clock=fixed_clock(team_ws.clock() + timedelta(minutes=5)))
     delegate(later, "t1", "coder", note="again, with tests")
     assert agent_watch.settled(agent_watch.observe(later, TEAM, "coder", "t1")) is None
 
@@ -226,7 +225,7 @@ def test_a_fresh_heartbeat_shows_the_member_connected_and_a_stale_one_does_not(t
     snapshot = refresh(snapshot, [team_ws.connection_file(TEAM, "coder")])
     assert snapshot.member(f"{TEAM}/coder").connected == "http://127.0.0.1:9/mcp"
     assert snapshot.member(f"{TEAM}/reviewer").connected == ""
-    later = replace(team_ws, clock=fixed_clock(team_ws.clock() + timedelta(seconds=STALE_S + 1)))
+    later = team_ws._replace(clock=fixed_clock(team_ws.clock() + timedelta(seconds=STALE_S + 1)))
     assert build_snapshot(later).member(f"{TEAM}/coder").connected == ""
     beat.called()
     beat.beat()

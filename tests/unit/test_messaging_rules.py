@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -506,7 +505,7 @@ def test_b13_config_rewrites_keep_unknown_fields(team_ws: Workspace) -> None:
 )
 def test_read_only_refuses_every_write(team_ws: Workspace, action) -> None:
     sending.send_message(team_ws, TEAM, "agent-a", "unread", summary="s")
-    locked = replace(team_ws, read_only=True, read_only_reason="--read-only")
+    locked = team_ws._replace(read_only=True, read_only_reason="--read-only")
     refused_without_writing(
         locked, ReadOnly, r"workspace is read-only \(--read-only\); nothing was written", lambda: action(locked)
     )

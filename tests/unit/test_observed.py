@@ -4,7 +4,6 @@ Code drains (removes once delivered) stays in status, conversation and the ledge
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 
 from teamdeck.model.claude import IdleNotification
@@ -117,7 +116,7 @@ def test_identical_messages_without_an_id_are_two_messages(ws: Workspace) -> Non
 
 def test_a_read_only_live_view_remembers_but_writes_nothing(ws: Workspace) -> None:
     team_ws(ws)
-    quiet = replace(ws, read_only=True)
+    quiet = ws._replace(read_only=True)
     live = build_snapshot(quiet, record=True)
     live = refresh(live, [client_writes(ws, "team-lead", idle(1))])
     live = refresh(live, [client_writes(ws, "team-lead")])

@@ -2,19 +2,20 @@
 
 This table lets ``teamdeck COMMAND`` import only the modules that define COMMAND
 (``send`` never loads the read model, ``--help`` loads no command at all): the other
-commands are listed from here, by name and help, without importing them. A module's
-``register(subparsers, common)`` gives each command it adds ``help=summary(name)``,
-so the help a command shows is the line written here, once.
+commands are listed from here, by name and help, without importing them. A module
+defines ``register_<name>(subparsers, common)`` for each command it defines, which
+builds that command's parsers alone with ``help=summary(name)``, so the help a command
+shows is the line written here, once.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class Command:
-    """A top-level command: its name, its defining modules, its one-line help."""
+class Command(NamedTuple):
+    """A top-level command: its name, its defining modules, its one-line help (a
+    NamedTuple, not a dataclass: importing ``dataclasses`` would cost every command ~8 ms)."""
 
     name: str
     modules: tuple[str, ...]

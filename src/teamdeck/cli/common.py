@@ -1,7 +1,7 @@
 """What every command shares: common options, the workspace, and how results print.
 
-A command module exposes ``register(subparsers, common)``; each of its parsers sets
-``handler=function``. A handler takes ``(args, ws)`` and returns an :class:`Output`:
+A command module exposes ``register_<command>(subparsers, common)`` for each command it
+defines (cli/commands.py); each of its parsers sets ``handler=function``. A handler takes ``(args, ws)`` and returns an :class:`Output`:
 ``data`` is printed as JSON with ``--json``, ``text`` otherwise.
 """
 
@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -24,14 +23,20 @@ class NotAWorkspace(TeamdeckError):
     """The workspace named does not exist, is not a directory, or is a level inside one."""
 
 
-@dataclass
 class Output:
-    """A command's result: ``data`` for --json, ``text`` for people, and the exit code."""
+    """A command's result: ``data`` for --json, ``text`` for people, and the exit code.
 
-    data: Any
-    text: str = ""
-    exit_code: int = 0
-    warnings: list[str] = field(default_factory=list)
+    Mutable (a command adds warnings, or a line of text, to what it built); a plain
+    class, not a dataclass: ``dataclasses`` would cost every command ~8 ms of imports.
+    """
+
+    __slots__ = ("data", "text", "exit_code", "warnings")
+
+    def __init__(self, data: Any, text: str = "", exit_code: int = 0, warnings: list[str] | None = None) -> None:
+        self.data = data
+        self.text = text
+        self.exit_code = exit_code
+        self.warnings = [] if warnings is None else warnings
 
 
 def common_options() -> argparse.ArgumentParser:

@@ -12,7 +12,7 @@ from teamdeck.store.workspace import Workspace
 from teamdeck.text import one_line
 
 
-def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def register_delegate(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     delegate = subparsers.add_parser("delegate", help=summary("delegate"), parents=[common])
     delegate.add_argument("task_id", metavar="TASK")
     delegate.add_argument("member", metavar="MEMBER")
@@ -21,6 +21,8 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     delegate.add_argument("--note", default="", help="extra instructions for the member")
     delegate.set_defaults(handler=_delegate)
 
+
+def register_report(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     report = subparsers.add_parser("report", help=summary("report"), parents=[common])
     report.add_argument("task_id", metavar="TASK")
     report.add_argument("agent_id", metavar="AGENT")

@@ -28,7 +28,7 @@ from teamdeck.store.workspace import Workspace
 from teamdeck.text import one_line
 
 
-def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def register_doctor(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     doctor = subparsers.add_parser("doctor", help=summary("doctor"), parents=[common])
     doctor.add_argument("team", metavar="TEAM", nargs="?", help="one team (default: all)")
     doctor.add_argument(

@@ -30,8 +30,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The ``teamdeck`` parser, with the parsers of ``command`` complete.
 
     Every command is listed (``teamdeck --help``), but only the modules that define
-    ``command`` are imported and registered: the others are name and help alone, so a
-    command pays for its own imports and nobody else's. ``None`` registers none.
+    ``command`` are imported, and each builds the parsers of ``command`` alone (its
+    ``register_<command>``): the others are name and help alone, so a command pays for
+    its own imports and parsers and nobody else's. ``None`` registers none.
     A known ``command`` lists no other: the 29 parsers that would only name them cost
     ~9 ms of every ``send`` (each asks gettext for its words), and nobody sees them
     once the command is given.
@@ -46,7 +47,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     modules = modules_of(command)
     for name in modules:
-        importlib.import_module(name).register(subparsers, common)
+        getattr(importlib.import_module(name), f"register_{command}")(subparsers, common)
     if modules and command in subparsers.choices:
         return parser
     for listed in COMMANDS:

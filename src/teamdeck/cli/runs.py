@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from teamdeck.adapters.catchup_loop import CatchUpLoop
 
 
-def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def register_run(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     run = subparsers.add_parser(
         "run",
         help=summary("run"),
@@ -40,6 +40,8 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     wake.add_argument("member", metavar="MEMBER")
     wake.set_defaults(handler=_wake)
 
+
+def register_runs(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     runs = subparsers.add_parser("runs", help=summary("runs"), parents=[common])
     runs.add_argument("--team", metavar="TEAM", help="only this team's runs")
     runs.add_argument("--all", action="store_true", help="every run (default: each member's last ten)")

@@ -15,7 +15,7 @@ from teamdeck.protocol.autowork.step import Supervision, supervise
 from teamdeck.store.workspace import Workspace
 
 
-def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def register_supervise(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     parser = subparsers.add_parser("supervise", help=summary("supervise"), parents=[common])
     parser.add_argument("--once", action="store_true", help="take the steps due now, then exit")
     parser.add_argument(

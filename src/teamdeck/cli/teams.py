@@ -54,7 +54,7 @@ def _add_intermixed(subparsers: argparse._SubParsersAction, name: str, **options
         subparsers._parser_class = default_class
 
 
-def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def register_team(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     team = subparsers.add_parser("team", help=summary("team"), parents=[common])
     actions = team.add_subparsers(dest="team_command", metavar="ACTION", required=True)
     create = actions.add_parser("create", help="create a team with its lead (TeamCreate)", parents=[common])
@@ -88,6 +88,8 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     listing.set_defaults(handler=_team_list)
     register_team_task(actions, common)
 
+
+def register_send(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     send = _add_intermixed(subparsers, "send", help=summary("send"), parents=[common])
     send.add_argument("team", metavar="TEAM")
     send.add_argument("to", metavar="TO", help="name, NAME, name@team or team-lead")
@@ -107,6 +109,8 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     send.add_argument("--reason", help="shutdown_response: why")
     send.set_defaults(handler=_send)
 
+
+def register_broadcast(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     cast = subparsers.add_parser("broadcast", help=summary("broadcast"), parents=[common])
     cast.add_argument("team", metavar="TEAM")
     cast.add_argument("text", metavar="TEXT", help="the message ('-': read stdin)")
@@ -114,6 +118,8 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     cast.add_argument("--from", dest="sender", metavar="NAME", help="the sender (default: the team lead)")
     cast.set_defaults(handler=_broadcast)
 
+
+def register_shutdown(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     shutdown = subparsers.add_parser("shutdown", help=summary("shutdown"), parents=[common])
     shutdown.add_argument("team", metavar="TEAM")
     shutdown.add_argument("member", metavar="MEMBER")
@@ -125,6 +131,8 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     )
     shutdown.set_defaults(handler=_shutdown)
 
+
+def register_plan(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     plan_actions = command_group(subparsers, "plan", common, help=summary("plan"))
     for action in ("approve", "reject"):
         answer = plan_actions.add_parser(
@@ -136,6 +144,8 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
         answer.add_argument("--feedback", help="required to reject")
         answer.set_defaults(handler=_plan, approve=action == "approve")
 
+
+def register_permission(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     permission_actions = command_group(subparsers, "permission", common, help=summary("permission"))
     for action, verb in (("approve", "allow"), ("deny", "deny")):
         permit = permission_actions.add_parser(
@@ -149,6 +159,8 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
         )
         permit.set_defaults(handler=_permission, approve=action == "approve")
 
+
+def register_inbox(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     inbox = subparsers.add_parser("inbox", help=summary("inbox"), parents=[common])
     inbox.add_argument("team", metavar="TEAM")
     inbox.add_argument("member", metavar="MEMBER")
@@ -158,6 +170,8 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     )
     inbox.set_defaults(handler=_inbox)
 
+
+def register_member(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     member = subparsers.add_parser("member", help=summary("member"), parents=[common])
     member_actions = member.add_subparsers(dest="member_command", metavar="ACTION", required=True)
     deactivate = member_actions.add_parser(

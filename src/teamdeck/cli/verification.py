@@ -12,7 +12,7 @@ from teamdeck.store.workspace import Workspace
 from teamdeck.text import one_line
 
 
-def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def register_verify(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     verify = subparsers.add_parser("verify", help=summary("verify"), parents=[common])
     verify.add_argument("task_id", metavar="TASK")
     verify.add_argument(
@@ -27,14 +27,20 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     verify.add_argument("--complete", action="store_true", help="after a PASS, also mark the task done")
     verify.set_defaults(handler=_verify)
 
+
+def register_verdicts(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     verdicts = subparsers.add_parser("verdicts", help=summary("verdicts"), parents=[common])
     verdicts.add_argument("task_id", metavar="TASK")
     verdicts.set_defaults(handler=_verdicts)
 
+
+def register_assignments(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     assignments = subparsers.add_parser("assignments", help=summary("assignments"), parents=[common])
     assignments.add_argument("task_id", metavar="TASK")
     assignments.set_defaults(handler=_assignments)
 
+
+def register_guardian(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     guardian = subparsers.add_parser("guardian", help=summary("guardian"), parents=[common])
     actions = guardian.add_subparsers(dest="guardian_command", metavar="ACTION", required=True)
     listing = actions.add_parser("list", help="the guardians that can be assigned", parents=[common])

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
@@ -77,7 +77,7 @@ def take_seat(ws: Workspace, team: str, member: str) -> Seat:
     """
     config = teams.read_team(ws, team)
     name = resolve_member(config, team, member, role="member")
-    return Seat(replace(ws, actor=f"agent:{name}@{team}"), team, name, roles.role_of(config, name))
+    return Seat(ws._replace(actor=f"agent:{name}@{team}"), team, name, roles.role_of(config, name))
 
 
 class TeamdeckMCP(MCPServer[Any]):

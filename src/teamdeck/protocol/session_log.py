@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from teamdeck.store.jsonl import read_records
@@ -38,9 +37,9 @@ def fingerprint(tool: str, tool_input: Any) -> str:
     return hashlib.sha256(f"{tool}\n{canonical}".encode()).hexdigest()[:12]
 
 
-@dataclass
 class Prompt:
-    """One permission prompt of a session, as the log has it so far.
+    """One permission prompt of a session, as the log has it so far (made by
+    :func:`prompts`, which applies the later records to it).
 
     Attributes:
         id: the prompt's id: the channel's ``request_id`` when a channel relayed it,
@@ -57,25 +56,54 @@ class Prompt:
         kind: ``permission``, or ``elicitation`` (an MCP server's question held by a
             gating hook: ``tool`` is the server, ``input`` the form's schema).
         content: an accepted elicitation's answer (the form's fields).
+
+    A slotted class, not a dataclass: ``teamdeck hook`` reads the prompts on every
+    event a session reports, and importing ``dataclasses`` would cost it ~8 ms.
     """
 
-    id: str
-    team: str
-    member: str
-    tool: str
-    input: Any
-    description: str
-    fingerprint: str
-    at: str
-    sources: list[str] = field(default_factory=list)
-    request_ids: list[str] = field(default_factory=list)
-    answer: Behavior | None = None
-    note: str | None = None
-    by: str | None = None
-    answered_at: str | None = None
-    closed: str = ""
-    kind: str = "permission"
-    content: dict[str, Any] | None = None
+    __slots__ = (
+        "id",
+        "team",
+        "member",
+        "tool",
+        "input",
+        "description",
+        "fingerprint",
+        "at",
+        "kind",
+        "sources",
+        "request_ids",
+        "answer",
+        "note",
+        "by",
+        "answered_at",
+        "closed",
+        "content",
+    )
+
+    def __init__(
+        self,
+        *,
+        id: str,
+        team: str,
+        member: str,
+        tool: str,
+        input: Any,
+        description: str,
+        fingerprint: str,
+        at: str,
+        kind: str = "permission",
+    ) -> None:
+        self.id, self.team, self.member, self.tool, self.input = id, team, member, tool, input
+        self.description, self.fingerprint, self.at, self.kind = description, fingerprint, at, kind
+        self.sources: list[str] = []
+        self.request_ids: list[str] = []
+        self.answer: Behavior | None = None
+        self.note: str | None = None
+        self.by: str | None = None
+        self.answered_at: str | None = None
+        self.closed = ""
+        self.content: dict[str, Any] | None = None
 
     @property
     def open(self) -> bool:

@@ -10,8 +10,6 @@ lock, never written by hand. A teammate acts with its own identity:
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from teamdeck.clock import iso
 from teamdeck.model.claude import (
     LEAD_NAME,
@@ -28,7 +26,7 @@ from teamdeck.store.workspace import Workspace
 
 def as_member(ws: Workspace, member: str) -> Workspace:
     """``ws`` acting as teammate ``member`` (events and log records say ``agent:<member>``)."""
-    return replace(ws, actor=f"agent:{member}")
+    return ws._replace(actor=f"agent:{member}")
 
 
 def tell_lead(ws: Workspace, team: str, member: str, text: str, *, summary: str) -> Sent:

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import random
 import threading
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import partial
 
 from teamdeck.errors import TeamdeckError
@@ -118,7 +118,7 @@ class Scenario:
     def __post_init__(self) -> None:
         if self.speed <= 0:
             raise ValueError("speed must be positive")
-        self.ws = replace(self.ws, actor=LEAD_ACTOR)
+        self.ws = self.ws._replace(actor=LEAD_ACTOR)
         self.rng = random.Random(self.seed)
         for index, worker in enumerate(pending_workers(self.ws)):
             at = WORKERS_AT + WORKER_EVERY * index

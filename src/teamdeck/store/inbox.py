@@ -11,6 +11,9 @@ lock, re-read the array under it, change it, write a temp file and ``os.replace`
 confirm the message landed, appending again if another writer lost it (C10). Only the
 entries we mean to change are touched; every other entry, and every field we do not
 know, is written back as it was read (B13).
+
+The records here are NamedTuples and a slotted class, not dataclasses: every ``send``
+reads an inbox, and importing ``dataclasses`` would cost it ~8 ms.
 """
 
 from __future__ import annotations
@@ -20,10 +23,8 @@ import errno
 import os
 import tempfile
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from functools import cached_property
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from teamdeck.errors import InvalidFile, WriteFailed
 from teamdeck.model.claude import InboxMessage, Kind, decode
@@ -60,9 +61,12 @@ class UnreadableInbox(InvalidFile):
         self.args = (f"inbox {path.name} unreadable: {why}",)
 
 
-@dataclass
+_UNDECODED: Any = object()
+"""An :class:`InboxEntry`'s kind before its first use."""
+
+
 class InboxEntry:
-    """One element of an inbox array, valid or not.
+    """One element of an inbox array, valid or not (not changed once made).
 
     Attributes:
         index: its position in the array.
@@ -73,25 +77,32 @@ class InboxEntry:
             and it is known from teamdeck's record of what it saw (protocol/observed.py).
     """
 
-    index: int
-    raw: Any
-    message: InboxMessage | None
-    problem: str | None = None
-    drained: bool = False
+    __slots__ = ("index", "raw", "message", "problem", "drained", "_kind")
 
-    @cached_property
+    def __init__(
+        self, index: int, raw: Any, message: InboxMessage | None, problem: str | None = None, drained: bool = False
+    ) -> None:
+        self.index = index
+        self.raw = raw
+        self.message = message
+        self.problem = problem
+        self.drained = drained
+        self._kind: Kind | None = _UNDECODED
+
+    @property
     def kind(self) -> Kind | None:
         """The decoded protocol kind (computed on first use; None for a bad entry)."""
-        return decode(self.message) if self.message is not None else None
+        if self._kind is _UNDECODED:
+            self._kind = decode(self.message) if self.message is not None else None
+        return self._kind
 
 
-@dataclass
-class Inbox:
+class Inbox(NamedTuple):
     """An inbox as read: its recipient (the file name) and its entries in file order."""
 
     path: Path
     recipient: str
-    entries: list[InboxEntry] = field(default_factory=list)
+    entries: list[InboxEntry]
 
     @property
     def messages(self) -> list[InboxEntry]:
@@ -117,8 +128,7 @@ class Inbox:
         )
 
 
-@dataclass(frozen=True)
-class Delivery:
+class Delivery(NamedTuple):
     """What an append did.
 
     Attributes:

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import getpass
 import os
-from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from teamdeck.clock import Clock, utc_now
 from teamdeck.errors import ReadOnly
@@ -28,26 +27,44 @@ def default_actor() -> str:
         return "human"
 
 
-@dataclass(frozen=True)
-class Workspace:
+class _WorkspaceFields(NamedTuple):
+    """What a :class:`Workspace` holds (its docstring says what each is)."""
+
+    root: Path
+    clock: Clock
+    actor: str
+    read_only: bool
+    read_only_reason: str
+
+
+class Workspace(_WorkspaceFields):
     """A workspace root plus what every operation needs: a clock, an actor, write mode.
+
+    Immutable; ``ws._replace(actor=...)`` is a copy with other settings. A NamedTuple,
+    not a dataclass: importing ``dataclasses`` would cost every ``send`` ~8 ms (it
+    imports inspect, ast and dis), and agents send on every turn.
 
     Attributes:
         root: the resolved workspace directory.
         clock: the source of "now" (fixed in tests and snapshots).
-        actor: who acts through this front (events' ``actor``).
+        actor: who acts through this front (events' ``actor``; default: :func:`default_actor`).
         read_only: every write is refused when true (``--read-only`` or the setting).
         read_only_reason: what turned writes off, for the message.
     """
 
-    root: Path
-    clock: Clock = utc_now
-    actor: str = field(default_factory=default_actor)
-    read_only: bool = False
-    read_only_reason: str = ""
+    __slots__ = ()
 
-    def __post_init__(self) -> None:
-        confine_to(self.root)  # every file under the root is opened only through links that stay inside
+    def __new__(
+        cls,
+        root: Path,
+        clock: Clock = utc_now,
+        actor: str | None = None,
+        read_only: bool = False,
+        read_only_reason: str = "",
+    ) -> Workspace:
+        confine_to(root)  # every file under the root is opened only through links that stay inside
+        actor = default_actor() if actor is None else actor
+        return super().__new__(cls, root, clock, actor, read_only, read_only_reason)
 
     @classmethod
     def at(cls, root: Path | str, **options: Any) -> Workspace:
@@ -58,7 +75,7 @@ class Workspace:
         """This workspace with writes refused when ``read_only`` (the ``--read-only``
         flag); itself when writes are off already or stay on."""
         if read_only and not self.read_only:
-            return replace(self, read_only=True, read_only_reason=reason)
+            return self._replace(read_only=True, read_only_reason=reason)
         return self
 
     def require_writable(self, action: str) -> None:

@@ -10,7 +10,7 @@ with the next, so one broken file stops nothing else.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from teamdeck.errors import NotFound, TeamdeckError
 from teamdeck.model.task import Task
@@ -64,7 +64,7 @@ def supervise(ws: Workspace, *, isolation: Isolation = "process") -> Supervision
     if not settings.enabled:
         result.enabled = False
         return result
-    ws = replace(ws, actor=ACTOR)
+    ws = ws._replace(actor=ACTOR)
     for _ in range(MAX_PASSES):
         taken = len(result.steps)
         tasks = _tasks(ws, result.problems)  # read once for the parts that look at every task

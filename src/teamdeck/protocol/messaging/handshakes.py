@@ -6,7 +6,6 @@ so that a refused one writes nothing."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from teamdeck.clock import iso
@@ -184,8 +183,7 @@ def respond_shutdown(
         try:
             _set_inactive(ws, team, source, reason=f"approved shutdown {request_id}")
         except TeamdeckError as err:  # the approval is delivered; say what is left to do
-            return replace(
-                sent,
+            return sent._replace(
                 warnings=(
                     *sent.warnings,
                     f"the approval was delivered but '{source}' could not be "
