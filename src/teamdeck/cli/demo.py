@@ -223,7 +223,16 @@ def _run_with_tui(root: Path, clock: Clock, scenario: Scenario, log: Path, args:
     def hang_up(_signum: int, _frame: object) -> None:
         """A closed terminal while the TUI runs: leave it as `q` does, so the cleanup
         below runs. A KeyboardInterrupt raised inside Textual's loop left the demo
-        waiting forever, its input thread spinning on the dead terminal's end of file."""
+        waiting forever, its input thread spinning on the dead terminal's end of file.
+
+        What is still written goes to /dev/null: Textual's writer thread ends at its
+        first write to the closed terminal (EIO), and the app then waits for good once
+        30 writes queue up for it (frames still drawn, the shutdown's own)."""
+        null = os.open(os.devnull, os.O_WRONLY)
+        for stream in (sys.__stdout__, sys.__stderr__):
+            if stream is not None:
+                os.dup2(null, stream.fileno())
+        os.close(null)
         try:
             asyncio.get_running_loop().call_soon_threadsafe(app.exit)
         except RuntimeError:  # the TUI's loop is not running (yet, or any more)
