@@ -27,6 +27,7 @@ def test_the_cli_start_benchmark_runs_every_row() -> None:
         "teamdeck send (demo)",
         "teamdeck inbox --inject (demo, one unread)",
         "teamdeck hook (a TeammateIdle payload on stdin)",
+        "teamdeck report (demo, a worker's final output)",
         "teamdeck status (demo)",
         "python -c pass (the floor, same run)",
     ]
