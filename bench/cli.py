@@ -2,9 +2,9 @@
 ``python -c pass`` measured in the same run (the floor no command can go under).
 
 Agents and hooks call ``send``, ``inbox --inject``, ``hook`` and ``report`` on every
-turn, so those must start at once; ``--help`` is what a person tries first. The target
-(100 ms) is issue 22's, for ``--help``, ``send``, ``inbox --inject`` and ``hook``;
-``report`` and ``status`` are measured without one. Each row runs the
+turn, so those must start at once; ``--help`` is what a person tries first. The target,
+100 ms (bench/README.md, "CLI start"), is for ``--help``, ``send``, ``inbox --inject``
+and ``hook``; ``report`` and ``status`` are measured without one. Each row runs the
 command N times in a fresh process on a private copy of demo-workspace/ and gives the
 median and the fastest run (the machine's other work shows in the median).
 
