@@ -19,13 +19,13 @@ from teamdeck.store.inbox import read_inbox
 from teamdeck.tui.dialogs.compose import ComposeScreen
 from teamdeck.tui.dialogs.text_view import TextScreen
 from teamdeck.tui.messages import RunAction
+from teamdeck.tui.panels.decisions.decision_list import DecisionList
+from teamdeck.tui.panels.events.event_list import EventList
+from teamdeck.tui.panels.roster.roster_list import RosterList
+from teamdeck.tui.panels.tasks.task_list import TaskList
 from teamdeck.tui.screens.help import HelpScreen
 from teamdeck.tui.widgets.confirm_bar import ConfirmBar
-from teamdeck.tui.widgets.event_list import EventList
-from teamdeck.tui.widgets.gate_list import GateList
 from teamdeck.tui.widgets.overview_line import OverviewLine
-from teamdeck.tui.widgets.roster_list import RosterList
-from teamdeck.tui.widgets.task_list import TaskList
 
 TASK_GATE = "task:t1:g-w1-1"
 PLAN_GATE = "plan:alpha:bob:plan-1"
@@ -57,14 +57,16 @@ def test_approve_a_gate_with_a_note_writes_the_event_and_task_yaml(world) -> Non
     app = make_app(world)
 
     async def scenario(pilot):
-        assert [row.key for row in app.main.query_one(GateList).rows] == [PLAN_GATE, TASK_GATE] or {
-            row.key for row in app.main.query_one(GateList).rows
+        assert [row.key for row in app.main.query_one(DecisionList).rows] == [PLAN_GATE, TASK_GATE] or {
+            row.key for row in app.main.query_one(DecisionList).rows
         } == {PLAN_GATE, TASK_GATE}
-        await _open(pilot, app, GateList, TASK_GATE, "a", ConfirmBar)
+        await _open(pilot, app, DecisionList, TASK_GATE, "a", ConfirmBar)
         await type_text(pilot, "use the LALR grammar")
         await pilot.press("enter")
         await until(
-            pilot, lambda: TASK_GATE not in {row.key for row in app.main.query_one(GateList).rows}, "the gate to leave"
+            pilot,
+            lambda: TASK_GATE not in {row.key for row in app.main.query_one(DecisionList).rows},
+            "the gate to leave",
         )
         event = _events(world)[-2]
         assert event["type"] == "gate.approved" and event["payload"]["note"] == "use the LALR grammar"
@@ -94,7 +96,7 @@ def test_the_decision_is_drawn_before_its_effects_are_written(world, monkeypatch
     monkeypatch.setattr(LiveWorkspace, "wait_shown", recording)
 
     async def scenario(pilot):
-        await _open(pilot, app, GateList, TASK_GATE, "a", ConfirmBar)
+        await _open(pilot, app, DecisionList, TASK_GATE, "a", ConfirmBar)
         await pilot.press("enter")
         await until(pilot, lambda: load_task(world, "t1").gates[0].state == "approved", "the approval")
         await until(pilot, lambda: not busy(app), "the action")
@@ -108,7 +110,7 @@ def test_reject_needs_a_note_and_writes_nothing_without_one(world) -> None:
 
     async def scenario(pilot):
         before = world.events_file("t1").read_bytes()
-        await _open(pilot, app, GateList, TASK_GATE, "r", ConfirmBar)
+        await _open(pilot, app, DecisionList, TASK_GATE, "r", ConfirmBar)
         await pilot.press("enter")
         await pilot.pause()
         assert showing(app, ConfirmBar)  # still asking: the note is required
@@ -126,7 +128,7 @@ def test_cancel_writes_nothing(world) -> None:
 
     async def scenario(pilot):
         before = world.events_file("t1").read_bytes()
-        await _open(pilot, app, GateList, TASK_GATE, "a", ConfirmBar)
+        await _open(pilot, app, DecisionList, TASK_GATE, "a", ConfirmBar)
         await pilot.press("escape")
         await until(pilot, lambda: not showing(app, ConfirmBar))
         await until(pilot, lambda: not busy(app), "the workers to finish")
@@ -139,11 +141,11 @@ def test_approve_a_plan_from_the_queue_answers_in_the_inbox(world) -> None:
     app = make_app(world)
 
     async def scenario(pilot):
-        await _open(pilot, app, GateList, PLAN_GATE, "a", ConfirmBar)
+        await _open(pilot, app, DecisionList, PLAN_GATE, "a", ConfirmBar)
         await pilot.press("enter")
         await until(
             pilot,
-            lambda: PLAN_GATE not in {row.key for row in app.main.query_one(GateList).rows},
+            lambda: PLAN_GATE not in {row.key for row in app.main.query_one(DecisionList).rows},
             "the plan gate to leave",
         )
         answer = json.loads(_inbox(world, "bob")[-1]["text"])
@@ -296,7 +298,7 @@ def test_read_only_disables_every_action_visibly(world) -> None:
 
     async def scenario(pilot):
         before = world.events_file("t1").read_bytes()
-        _select(app, GateList, TASK_GATE)
+        _select(app, DecisionList, TASK_GATE)
         await pilot.pause()
         bindings = app.screen.active_bindings
         assert bindings["a"].enabled is False and bindings["r"].enabled is False
@@ -326,7 +328,7 @@ def test_a_refused_action_is_a_notice_not_a_crash(world) -> None:
     async def scenario(pilot):
         from teamdeck.protocol.gates import decide_gate
 
-        await _open(pilot, app, GateList, TASK_GATE, "a", ConfirmBar)
+        await _open(pilot, app, DecisionList, TASK_GATE, "a", ConfirmBar)
         decide_gate(world, "t1", "g-w1-1", "reject", note="someone else was faster")
         await pilot.press("enter")
         await until(pilot, lambda: any(severity == "error" for _message, severity in notices), "the error notice")
@@ -414,7 +416,7 @@ def test_an_action_refreshes_what_it_wrote_once_and_the_watchers_echo_is_dropped
 
     async def scenario(pilot):
         assert app.watching
-        await _open(pilot, app, GateList, TASK_GATE, "a", ConfirmBar)
+        await _open(pilot, app, DecisionList, TASK_GATE, "a", ConfirmBar)
         await pilot.press("enter")
         await until(pilot, lambda: load_task(world, "t1").gates[0].state == "approved" and not busy(app), "approve")
         await until(pilot, lambda: any(task_file in paths for paths in refreshed), "the action's refresh")

@@ -11,9 +11,9 @@ from decision_world import MovableClock
 from pilot_helpers import make_app, run, until
 
 from teamdeck.cli.status import render_status
-from teamdeck.tui.widgets.gate_list import GateList
+from teamdeck.tui.panels.decisions.decision_list import DecisionList
+from teamdeck.tui.panels.roster.roster_list import RosterList
 from teamdeck.tui.widgets.overview_line import OverviewLine
-from teamdeck.tui.widgets.roster_list import RosterList
 from teamdeck.view.build import build_snapshot
 from teamdeck.view.overview import age
 
@@ -31,7 +31,7 @@ def test_the_queue_and_the_overview_age_without_any_change(world, size) -> None:
     app = make_app(world)
 
     async def scenario(pilot):
-        gates = app.main.query_one(GateList)
+        gates = app.main.query_one(DecisionList)
         before, snapshot = ages(gates), app.snapshot
         overview = app.main.query_one(OverviewLine)
         clock.advance(3 * 60)
@@ -78,7 +78,7 @@ def test_the_tui_and_status_agree_at_the_same_instant(world) -> None:
         oldest = age(app.snapshot.gates[0].created_at, clock())
         assert f"oldest {oldest}" in status
         assert f"oldest {oldest}" in shown
-        assert ages(app.main.query_one(GateList))[0] == oldest
+        assert ages(app.main.query_one(DecisionList))[0] == oldest
 
     run(app, scenario)
 

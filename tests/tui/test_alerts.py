@@ -17,7 +17,7 @@ import pytest
 from pilot_helpers import make_app, run, until
 
 from teamdeck.store.workspace import Workspace
-from teamdeck.tui.widgets.gate_list import NEW_MARK, GateList
+from teamdeck.tui.panels.decisions.decision_list import NEW_MARK, DecisionList
 
 
 @pytest.fixture
@@ -33,11 +33,11 @@ def arrive(app, ws: Workspace, member: str, request_id: str) -> str:
 
 
 def in_queue(app, key: str) -> bool:
-    return any(row.key == key for row in app.main.query_one(GateList).rows)
+    return any(row.key == key for row in app.main.query_one(DecisionList).rows)
 
 
 def marked(app, key: str) -> bool:
-    row = next(row for row in app.main.query_one(GateList).rows if row.key == key)
+    row = next(row for row in app.main.query_one(DecisionList).rows if row.key == key)
     return row.cells[0].text.endswith(NEW_MARK)
 
 
@@ -84,7 +84,7 @@ def test_a_new_decision_is_marked_until_the_person_looked(team_ws) -> None:
         await pilot.pause()
         assert marked(app, first) and marked(app, second)
         # Moving onto one: seen; the other stays new.
-        gates = app.main.query_one(GateList)
+        gates = app.main.query_one(DecisionList)
         target = 1 - gates.cursor
         await pilot.press("down" if target else "up")
         chosen, other = gates.rows[target].key, gates.rows[1 - target].key

@@ -17,7 +17,7 @@ from pilot_helpers import SIZE
 from test_snapshots import prepared
 
 from teamdeck.tui.app import TeamdeckApp, create_app
-from teamdeck.tui.widgets.roster_list import RosterList
+from teamdeck.tui.panels.roster.roster_list import RosterList
 
 HISTORY = FIXTURES / "2.1.332" / "in-process-team" / "history.jsonl"
 

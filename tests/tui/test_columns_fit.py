@@ -16,10 +16,10 @@ from teamdeck.protocol.teams import add_member
 from teamdeck.sim.clock import DEMO_NOW
 from teamdeck.store.workspace import Workspace
 from teamdeck.tui.app import create_app
-from teamdeck.tui.widgets.event_list import EventList
+from teamdeck.tui.panels.events.event_list import EventList
+from teamdeck.tui.panels.roster.roster_list import RosterList
+from teamdeck.tui.panels.tasks.task_list import TaskList
 from teamdeck.tui.widgets.line_list import LineList
-from teamdeck.tui.widgets.roster_list import RosterList
-from teamdeck.tui.widgets.task_list import TaskList
 
 SIZES = [(80, 24), (120, 36)]
 

@@ -13,7 +13,7 @@ from pilot_helpers import make_app, run
 
 from teamdeck.cli.main import build_parser
 from teamdeck.store.workspace import Workspace
-from teamdeck.tui.widgets.gate_list import GateList
+from teamdeck.tui.panels.decisions.decision_list import DecisionList
 
 
 def listed_keys(ws: Workspace) -> list[str]:
@@ -30,7 +30,7 @@ def test_the_cli_lists_exactly_the_tuis_queue(tmp_path: Path, source: Path) -> N
     shown: list[str] = []
 
     async def scenario(pilot) -> None:
-        shown.extend(row.key for row in app.main.query_one(GateList).rows)
+        shown.extend(row.key for row in app.main.query_one(DecisionList).rows)
 
     run(app, scenario)
     assert shown, "the queue is empty: nothing was compared"

@@ -13,7 +13,7 @@ from pilot_helpers import lines_of, make_app, run, until
 from teamdeck.protocol.messaging.sending import send_message
 from teamdeck.store.workspace import Workspace
 from teamdeck.tui.dialogs.text_view import TextScreen
-from teamdeck.tui.widgets.event_list import EventList
+from teamdeck.tui.panels.events.event_list import EventList
 from teamdeck.view.build import build_snapshot, refresh, retime
 
 

@@ -8,7 +8,7 @@ from pilot_helpers import make_app, run, until
 
 from teamdeck.protocol.messaging.sending import send_message
 from teamdeck.protocol.written import recorded
-from teamdeck.tui.widgets.event_list import EventList
+from teamdeck.tui.panels.events.event_list import EventList
 
 SMALL = (100, 24)
 

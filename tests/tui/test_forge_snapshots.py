@@ -18,7 +18,7 @@ from teamdeck.protocol.forge.deliveries import receive
 from teamdeck.store.workspace import Workspace
 from teamdeck.tui.app import TeamdeckApp, create_app
 from teamdeck.tui.dialogs.text_view import TextScreen
-from teamdeck.tui.widgets.issues_panel import IssuesPanel
+from teamdeck.tui.panels.issues.panel import IssuesPanel
 
 ROUND_GATE = "task:round-acme__quant-100-1:round-review"
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 from decision_world import MovableClock
 from pilot_helpers import make_app, run
 
-import teamdeck.tui.widgets.gate_list as gate_list_module
-from teamdeck.tui.widgets.gate_list import GateList
+import teamdeck.tui.panels.decisions.decision_list as decision_list_module
+from teamdeck.tui.panels.decisions.decision_list import DecisionList
 
 
 def test_the_same_gates_in_the_same_second_are_not_aged_again(world, monkeypatch) -> None:
@@ -16,7 +16,7 @@ def test_the_same_gates_in_the_same_second_are_not_aged_again(world, monkeypatch
     world = world._replace(clock=clock)
     app = make_app(world)
     aged: list[str] = []
-    age_until = gate_list_module.age_until
+    age_until = decision_list_module.age_until
 
     def counting_age_until(now):
         age_of = age_until(now)
@@ -27,10 +27,10 @@ def test_the_same_gates_in_the_same_second_are_not_aged_again(world, monkeypatch
 
         return counted
 
-    monkeypatch.setattr(gate_list_module, "age_until", counting_age_until)
+    monkeypatch.setattr(decision_list_module, "age_until", counting_age_until)
 
     async def scenario(pilot):
-        gates = app.main.query_one(GateList)
+        gates = app.main.query_one(DecisionList)
         shown = app.snapshot.gates
         assert shown, "the world has open gates"
         aged.clear()  # the first snapshot's

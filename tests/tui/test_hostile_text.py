@@ -19,11 +19,11 @@ from teamdeck.store.workspace import Workspace
 from teamdeck.tui.app import TeamdeckApp
 from teamdeck.tui.dialogs.compose import ComposeScreen
 from teamdeck.tui.dialogs.text_view import TextScreen
+from teamdeck.tui.panels.decisions.decision_list import DecisionList
+from teamdeck.tui.panels.inbox.inbox_list import InboxList
+from teamdeck.tui.panels.roster.roster_list import RosterList
 from teamdeck.tui.screens.main import MainScreen
 from teamdeck.tui.widgets.confirm_bar import ConfirmBar
-from teamdeck.tui.widgets.gate_list import GateList
-from teamdeck.tui.widgets.inbox_list import InboxList
-from teamdeck.tui.widgets.roster_list import RosterList
 
 WIDE = (220, 60)
 UNSAFE_CHARS = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
@@ -101,7 +101,7 @@ def test_s1_s4_every_panel_draws_hostile_text_literally(hostile_ws: Workspace) -
 
     async def scenario(pilot):
         # 1 Decisions: the task gate's reason and questions, and the plan request.
-        gates = app.main.query_one(GateList)
+        gates = app.main.query_one(DecisionList)
         assert {row.key for row in gates.rows} == {"task:t1:g-w1-1", "plan:alpha:bob:plan-1"}
         assert gates.select_key("task:t1:g-w1-1")
         await pilot.pause()
@@ -215,7 +215,7 @@ def test_s2_a_click_on_a_click_action_in_agent_text_does_nothing(hostile_ws: Wor
             clicked.append((panel, (x + 3, y)))
 
     async def scenario(pilot):
-        await click_every(pilot, "1", lambda: app.main.query_one(GateList).select_key("task:t1:g-w1-1"))
+        await click_every(pilot, "1", lambda: app.main.query_one(DecisionList).select_key("task:t1:g-w1-1"))
         await click_every(pilot, "2", lambda: app.main.query_one(RosterList).select_key(f"alpha/{hostile.CLICK}"))
         await click_every(pilot, "3", lambda: app.main.query_one(InboxList).select_key("1"))
         await click_every(pilot, "4")
@@ -229,7 +229,7 @@ def test_s3_s4_dialogs_show_hostile_text_literally(hostile_ws: Workspace) -> Non
 
     async def scenario(pilot):
         before = hostile_ws.events_file(hostile.TASK).read_bytes()
-        app.main.query_one(GateList).select_key("task:t1:g-w1-1")
+        app.main.query_one(DecisionList).select_key("task:t1:g-w1-1")
         await pilot.press("a")
         await until(pilot, lambda: showing(app, ConfirmBar), "the approve dialog")
         await pilot.pause()

@@ -9,8 +9,8 @@ from forge_world import STORY, delivery, make_team, signed
 from pilot_helpers import make_app, run, until
 
 from teamdeck.protocol.forge.deliveries import receive
-from teamdeck.tui.widgets.issue_list import IssueList
-from teamdeck.tui.widgets.issues_panel import IssuesPanel
+from teamdeck.tui.panels.issues.issue_list import IssueList
+from teamdeck.tui.panels.issues.panel import IssuesPanel
 
 HOSTILE = "\x1b[2J\x1b]0;pwned\x07[bold red]boom[/] [@click=app.quit]click[/] \u202eevil\x9b31m"
 

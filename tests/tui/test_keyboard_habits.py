@@ -15,10 +15,10 @@ from teamdeck.store.workspace import Workspace
 from teamdeck.tui import registry
 from teamdeck.tui.dialogs.compose import ComposeScreen
 from teamdeck.tui.dialogs.text_view import TextScreen
+from teamdeck.tui.panels.decisions.decision_list import DecisionList
+from teamdeck.tui.panels.inbox.inbox_list import InboxList
+from teamdeck.tui.panels.roster.roster_list import RosterList
 from teamdeck.tui.widgets.confirm_bar import ConfirmBar
-from teamdeck.tui.widgets.gate_list import GateList
-from teamdeck.tui.widgets.inbox_list import InboxList
-from teamdeck.tui.widgets.roster_list import RosterList
 
 SIZES = [(80, 24), (120, 36)]
 
@@ -50,7 +50,7 @@ def test_approve_from_the_read_view(world, size) -> None:
     app = make_app(world)
 
     async def scenario(pilot):
-        assert app.main.query_one(GateList).select_key("task:t1:g-w1-1")
+        assert app.main.query_one(DecisionList).select_key("task:t1:g-w1-1")
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, TextScreen), "the read view")
         await pilot.press("a")
@@ -66,7 +66,7 @@ def test_a_read_only_read_view_offers_no_answer(world) -> None:
     app = make_app(world, read_only=True)
 
     async def scenario(pilot):
-        assert app.main.query_one(GateList).select_key("task:t1:g-w1-1")
+        assert app.main.query_one(DecisionList).select_key("task:t1:g-w1-1")
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, TextScreen), "the read view")
         await pilot.press("a")
@@ -130,7 +130,7 @@ def test_a_greyed_key_pressed_says_why(world) -> None:
     app = make_app(world, read_only=True)
 
     async def scenario(pilot):
-        assert app.main.query_one(GateList).select_key("task:t1:g-w1-1")
+        assert app.main.query_one(DecisionList).select_key("task:t1:g-w1-1")
         await pilot.press("a")
         await until(pilot, lambda: any(n.startswith("Approve: writes are off") for n in _notices(app)), "the why")
         assert not showing(app, ConfirmBar)
@@ -172,7 +172,7 @@ def test_slash_filters_every_panel(world, size) -> None:
         await pilot.press("escape")  # clears it
         await until(pilot, lambda: len(roster.rows) >= 3, "every member again")
         await pilot.press("1", "slash", *"w1")
-        gates = app.main.query_one(GateList)
+        gates = app.main.query_one(DecisionList)
         await until(pilot, lambda: gates.rows and all("w1" in row.key for row in gates.rows), "the w1 gates")
 
     run(app, scenario, size)

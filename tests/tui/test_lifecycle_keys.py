@@ -16,10 +16,10 @@ from teamdeck.protocol.taskfile import load_task
 from teamdeck.store.inbox import read_inbox
 from teamdeck.tui.dialogs.transition import TransitionScreen
 from teamdeck.tui.dialogs.verdicts import VerdictsScreen
+from teamdeck.tui.panels.decisions.decision_list import DecisionList
+from teamdeck.tui.panels.plans.plan_list import PlanList
+from teamdeck.tui.panels.tasks.task_list import TaskList
 from teamdeck.tui.widgets.confirm_bar import ConfirmBar
-from teamdeck.tui.widgets.gate_list import GateList
-from teamdeck.tui.widgets.plan_list import PlanList
-from teamdeck.tui.widgets.task_list import TaskList
 
 PACKAGE = world.IDS["Package"]
 SCHEMA = world.IDS["Schema"]
@@ -42,9 +42,9 @@ def test_approving_the_plan_in_the_queue_makes_it_ready(tmp_path: Path) -> None:
     app = make_app(ws)
 
     async def scenario(pilot):
-        row = next(row for row in app.main.query_one(GateList).rows if row.key == "task:release:plan-approval")
+        row = next(row for row in app.main.query_one(DecisionList).rows if row.key == "task:release:plan-approval")
         assert row.cells[1].text == "gate"
-        await _open(pilot, app, "1", GateList, "task:release:plan-approval", "a", ConfirmBar)
+        await _open(pilot, app, "1", DecisionList, "task:release:plan-approval", "a", ConfirmBar)
         assert "coordinator plan: approve to make it READY" in str(app.main.confirm_bar.body)
         await type_text(pilot, "go")
         await pilot.press("enter")
@@ -98,9 +98,9 @@ def test_a_fail_gate_is_labelled_and_retry_sends_the_task_back_to_work(tmp_path:
     app = make_app(ws)
 
     async def scenario(pilot):
-        row = next(row for row in app.main.query_one(GateList).rows if row.key == key)
+        row = next(row for row in app.main.query_one(DecisionList).rows if row.key == key)
         assert row.cells[1].text == "FAIL"
-        app.main.query_one(GateList).select_key(key)
+        app.main.query_one(DecisionList).select_key(key)
         await pilot.pause()
         keys = {binding.binding.key: binding.binding.description for binding in app.screen.active_bindings.values()}
         assert keys["a"] == "Retry" and keys["r"] == "Give up"
@@ -124,7 +124,7 @@ def test_giving_up_at_a_fail_gate_needs_a_note_and_fails_the_task(tmp_path: Path
     app = make_app(ws)
 
     async def scenario(pilot):
-        await _open(pilot, app, "1", GateList, key, "r", ConfirmBar)
+        await _open(pilot, app, "1", DecisionList, key, "r", ConfirmBar)
         assert app.main.confirm_bar.confirm_label == "Give up" and app.main.confirm_bar.note_rule == "required"
         await type_text(pilot, "not worth it")
         await pilot.press("enter")

@@ -11,7 +11,7 @@ from pilot_helpers import SIZE, make_app, run, until
 
 from teamdeck.protocol.gates import decide_gate
 from teamdeck.tui.app import MAX_NOTICES
-from teamdeck.tui.widgets.gate_list import GateList
+from teamdeck.tui.panels.decisions.decision_list import DecisionList
 
 
 def test_the_oldest_information_notices_go_first_and_errors_stay(world) -> None:
@@ -66,7 +66,7 @@ def test_an_action_notice_comes_after_the_frame_that_shows_its_write(world) -> N
             show(snapshot)
 
         app.main.show = recording_show  # type: ignore[method-assign]
-        assert app.main.query_one(GateList).select_key(gate)
+        assert app.main.query_one(DecisionList).select_key(gate)
         await pilot.press("a")
         await until(pilot, lambda: app.main.confirm_bar.asking, "the confirm bar")
         await pilot.press("enter")
@@ -94,14 +94,14 @@ def test_an_answered_confirm_bar_goes_once_the_answer_is_drawn(world) -> None:
             hide()
 
         bar.hide_answered = recording_hide  # type: ignore[method-assign]
-        assert app.main.query_one(GateList).select_key(gate)
+        assert app.main.query_one(DecisionList).select_key(gate)
         await pilot.press("a")
         await until(pilot, lambda: bar.asking, "the confirm bar")
         await pilot.press("enter")
         assert not bar.asking
         await until(pilot, lambda: bool(drawn_when_answered), "the answer drawn")
         assert drawn_when_answered[0] is True
-        assert not bar.display and app.focused is app.main.query_one(GateList)
+        assert not bar.display and app.focused is app.main.query_one(DecisionList)
 
     run(app, scenario)
 
@@ -114,7 +114,7 @@ def test_an_answered_confirm_bar_goes_when_nothing_is_drawn(world) -> None:
 
     async def scenario(pilot):
         bar = app.main.confirm_bar
-        assert app.main.query_one(GateList).select_key(gate)
+        assert app.main.query_one(DecisionList).select_key(gate)
         await pilot.press("a")
         await until(pilot, lambda: bar.asking, "the confirm bar")
         decide_gate(world, "t1", "g-w1-1", "approve")
@@ -144,7 +144,7 @@ def test_a_notice_never_covers_the_detail_or_the_note_being_typed(world, size) -
         async with app.run_test(size=size, notifications=True) as pilot:
             await until(pilot, lambda: app.main.ready and app.settled)
             detail = app.main.query_one("#gate-detail")
-            assert app.main.query_one(GateList).select_key("task:t1:g-w1-1")
+            assert app.main.query_one(DecisionList).select_key("task:t1:g-w1-1")
             await pilot.press("a")
             await until(pilot, lambda: app.main.confirm_bar.asking, "the confirm bar")
             await pilot.press("enter")

@@ -16,7 +16,7 @@ from teamdeck.sim.clock import DEMO_NOW
 from teamdeck.store.workspace import Workspace
 from teamdeck.tui.app import create_app
 from teamdeck.tui.dialogs.reassign import ReassignScreen
-from teamdeck.tui.widgets.task_list import TaskList
+from teamdeck.tui.panels.tasks.task_list import TaskList
 
 KEY = "perf-audit#3"
 

@@ -15,24 +15,25 @@ from textual.binding import Binding
 from teamdeck.tui import registry
 from teamdeck.tui.app import TeamdeckApp
 from teamdeck.tui.commands import item_commands, registry_commands
+from teamdeck.tui.keys import KEY_TEXT
+from teamdeck.tui.panels.decisions.decision_list import DecisionList
+from teamdeck.tui.panels.decisions.panel import DecisionsPanel
+from teamdeck.tui.panels.events.panel import EventsPanel
+from teamdeck.tui.panels.inbox.panel import InboxPanel
+from teamdeck.tui.panels.issues.panel import IssuesPanel
+from teamdeck.tui.panels.plans.panel import PlansPanel
+from teamdeck.tui.panels.roster.panel import RosterPanel
+from teamdeck.tui.panels.tasks.panel import TasksPanel
 from teamdeck.tui.screens.help import help_content
 from teamdeck.tui.screens.main import MainScreen
 from teamdeck.tui.widgets.confirm_bar import ConfirmBar
-from teamdeck.tui.widgets.events_panel import EventsPanel
-from teamdeck.tui.widgets.gate_list import GateList
-from teamdeck.tui.widgets.gates_panel import GatesPanel
-from teamdeck.tui.widgets.inbox_panel import InboxPanel
-from teamdeck.tui.widgets.issues_panel import IssuesPanel
 from teamdeck.tui.widgets.line_list import LineList
 from teamdeck.tui.widgets.panel import Panel
-from teamdeck.tui.widgets.plans_panel import PlansPanel
-from teamdeck.tui.widgets.roster_panel import RosterPanel
-from teamdeck.tui.widgets.tasks_panel import TasksPanel
 
 SCOPES: dict[str, type] = {
     "app": TeamdeckApp,
     "main": MainScreen,
-    "gates": GatesPanel,
+    "gates": DecisionsPanel,
     "roster": RosterPanel,
     "inbox": InboxPanel,
     "tasks": TasksPanel,
@@ -40,7 +41,7 @@ SCOPES: dict[str, type] = {
     "plans": PlansPanel,
     "issues": IssuesPanel,
 }
-KEY_NAMES = {text: key for key, text in registry.KEY_TEXT.items()}
+KEY_NAMES = {text: key for key, text in KEY_TEXT.items()}
 LIST_KEYS = {
     "up/down": ("up", "down"),
     "j/k": ("j", "k"),
@@ -139,7 +140,7 @@ def test_a_fail_gate_offers_retry_and_give_up_in_the_palette_and_the_command_ask
     app = make_app(ws)
 
     async def scenario(pilot):
-        assert app.main.query_one(GateList).select_key(key)
+        assert app.main.query_one(DecisionList).select_key(key)
         await pilot.pause()
         names = [name for name, _run, _help in registry_commands(app)]
         assert "Retry the selected FAIL gate" in names and "Give up the selected FAIL gate" in names

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from locations import FIXED_NOW
 
-from teamdeck.tui.widgets.roster_list import CONNECTED, member_row
-from teamdeck.tui.widgets.roster_panel import member_detail
+from teamdeck.tui.panels.roster.panel import member_detail
+from teamdeck.tui.panels.roster.roster_list import CONNECTED, member_row
 from teamdeck.view.snapshot import MemberView
 
 URL = "http://127.0.0.1:8765/mcp"

@@ -8,8 +8,8 @@ import pytest
 from pilot_helpers import lines_of, make_app, run, until
 
 from teamdeck.store.workspace import Workspace
+from teamdeck.tui.panels.roster.roster_list import RosterList
 from teamdeck.tui.widgets.overview_line import OverviewLine
-from teamdeck.tui.widgets.roster_list import RosterList
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 36)])

@@ -14,9 +14,9 @@ from teamdeck.model.run import RunRecord
 from teamdeck.store.lock_owner import process_started
 from teamdeck.store.runs import write_run
 from teamdeck.tui.dialogs.run_log import RunLogScreen
+from teamdeck.tui.panels.roster.panel import RosterPanel
+from teamdeck.tui.panels.roster.roster_list import RUNNING, RosterList
 from teamdeck.tui.widgets.confirm_bar import ConfirmBar
-from teamdeck.tui.widgets.roster_list import RUNNING, RosterList
-from teamdeck.tui.widgets.roster_panel import RosterPanel
 
 RUN_ID = "r-01m8cg0000000000000000abcd"
 

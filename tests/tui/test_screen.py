@@ -9,11 +9,11 @@ from textual.widgets import TabbedContent
 
 from teamdeck.protocol.messaging.sending import send_message
 from teamdeck.tui.dialogs.text_view import TextScreen
-from teamdeck.tui.widgets.gate_list import GateList
-from teamdeck.tui.widgets.inbox_list import InboxList
-from teamdeck.tui.widgets.inbox_panel import InboxPanel
+from teamdeck.tui.panels.decisions.decision_list import DecisionList
+from teamdeck.tui.panels.inbox.inbox_list import InboxList
+from teamdeck.tui.panels.inbox.panel import InboxPanel
+from teamdeck.tui.panels.roster.roster_list import RosterList
 from teamdeck.tui.widgets.overview_line import OverviewLine
-from teamdeck.tui.widgets.roster_list import RosterList
 
 HOSTILE = (
     "\x1b]52;c;ZXZpbA==\x07\x1b]0;pwned\x07\x1b[2J\x9b31m[@click=app.quit]click me[/] "
@@ -99,7 +99,7 @@ def test_s4_markup_in_a_gate_question_does_not_crash(ws) -> None:
         await pilot.pause()
         detail = str(app.main.query_one("#gate-detail-text").render())
         assert "[$x] [[a]] [bold" in detail
-        assert any("[/bold] stray" in line for line in _lines(app.main.query_one(GateList)))
+        assert any("[/bold] stray" in line for line in _lines(app.main.query_one(DecisionList)))
 
     run(app, scenario)
 
@@ -111,7 +111,7 @@ def test_layout_from_small_to_large(world, size) -> None:
     async def scenario(pilot):
         overview = app.main.query_one(OverviewLine).plain
         assert "waiting" in overview and "unread" in overview
-        gates = app.main.query_one(GateList)
+        gates = app.main.query_one(DecisionList)
         assert gates.size.width == size[0] and gates.size.height >= 3
         assert sum(1 for line in _lines(gates) if line.strip()) == 2
         for key in "2345":

@@ -14,12 +14,12 @@ from pilot_helpers import busy, make_app, run, showing, type_text, until
 from teamdeck.protocol.messaging.handshakes import request_shutdown
 from teamdeck.store.inbox import read_inbox
 from teamdeck.store.workspace import Workspace
+from teamdeck.tui.panels.decisions.decision_list import DecisionList
+from teamdeck.tui.panels.inbox.inbox_list import InboxList
+from teamdeck.tui.panels.inbox.panel import InboxPanel
+from teamdeck.tui.panels.roster.roster_list import RosterList
 from teamdeck.tui.widgets.confirm_bar import ConfirmBar
 from teamdeck.tui.widgets.deck_footer import DeckFooter
-from teamdeck.tui.widgets.gate_list import GateList
-from teamdeck.tui.widgets.inbox_list import InboxList
-from teamdeck.tui.widgets.inbox_panel import InboxPanel
-from teamdeck.tui.widgets.roster_list import RosterList
 
 
 @pytest.fixture
@@ -36,14 +36,14 @@ def log(ws: Workspace) -> list[dict]:
 
 
 def gate_keys(app) -> list[str]:
-    return [row.key for row in app.main.query_one(GateList).rows]
+    return [row.key for row in app.main.query_one(DecisionList).rows]
 
 
 async def answer(pilot, app, gate_key: str, key: str, note: str = "") -> None:
     """Select ``gate_key`` in the queue, press ``key``, type ``note``, confirm, and wait
     until the action is done and read back."""
     await pilot.press("1")
-    assert app.main.query_one(GateList).select_key(gate_key), gate_key
+    assert app.main.query_one(DecisionList).select_key(gate_key), gate_key
     await pilot.pause()
     await pilot.press(key)
     await until(pilot, lambda: showing(app, ConfirmBar), "the confirm dialog")
@@ -106,7 +106,7 @@ def test_cancel_writes_no_permission_response(team_ws: Workspace) -> None:
 
     async def scenario(pilot):
         before = sorted(path.name for path in team_ws.inboxes_dir("alpha").iterdir())
-        assert app.main.query_one(GateList).select_key("permission:alpha:bob:perm-1")
+        assert app.main.query_one(DecisionList).select_key("permission:alpha:bob:perm-1")
         await pilot.press("r")
         await until(pilot, lambda: showing(app, ConfirmBar))
         await pilot.press("escape")

@@ -19,9 +19,9 @@ from teamdeck.protocol.teams import add_member, create_team
 from teamdeck.sim.outputs import write_final_output
 from teamdeck.store.workspace import Workspace
 from teamdeck.tui.dialogs.reassign import ReassignScreen
+from teamdeck.tui.panels.decisions.decision_list import DecisionList
+from teamdeck.tui.panels.tasks.task_list import TaskList
 from teamdeck.tui.widgets.confirm_bar import ConfirmBar
-from teamdeck.tui.widgets.gate_list import GateList
-from teamdeck.tui.widgets.task_list import TaskList
 
 TEAM = "analysis-team"
 
@@ -40,7 +40,7 @@ def test_a_decision_in_the_tui_reaches_the_blocked_workers_inject(ws, run_cli) -
         write_final_output(ws, "t1", "bob", {"status": "blocked", "summary": "stuck", "questions": ["LALR or PEG?"]})
         await until(pilot, lambda: app.snapshot.gate("task:t1:g-bob-1") is not None, "the gate from the auto-join")
         await pilot.press("1")
-        assert app.main.query_one(GateList).select_key("task:t1:g-bob-1")
+        assert app.main.query_one(DecisionList).select_key("task:t1:g-bob-1")
         await pilot.press("a")
         await until(pilot, lambda: showing(app, ConfirmBar), "the confirm dialog")
         await type_text(pilot, "PEG, keep it small")

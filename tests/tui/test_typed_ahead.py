@@ -9,8 +9,8 @@ from pilot_helpers import busy, make_app, run, showing, until
 from textual import events
 
 from teamdeck.protocol.taskfile import load_task
+from teamdeck.tui.panels.decisions.decision_list import DecisionList
 from teamdeck.tui.widgets.confirm_bar import ConfirmBar
-from teamdeck.tui.widgets.gate_list import GateList
 
 TASK_GATE = "task:t1:g-w1-1"
 
@@ -22,7 +22,7 @@ def _type_ahead(app, *keys: str) -> None:
 
 
 async def _on_the_gate(pilot, app) -> None:
-    gates = app.main.query_one(GateList)
+    gates = app.main.query_one(DecisionList)
     assert gates.select_key(TASK_GATE)
     gates.focus()
     await pilot.pause()

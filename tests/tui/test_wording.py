@@ -9,9 +9,9 @@ import pytest
 from pilot_helpers import make_app, run, type_text, until
 
 from teamdeck.tui import registry
-from teamdeck.tui.widgets.gate_list import GateList
+from teamdeck.tui.panels.decisions.decision_list import DecisionList
+from teamdeck.tui.panels.roster.roster_list import RosterList
 from teamdeck.tui.widgets.overview_line import OverviewLine
-from teamdeck.tui.widgets.roster_list import RosterList
 
 
 def _notices(app) -> list[str]:
@@ -22,7 +22,7 @@ def test_a_rejected_gate_says_rejected(world) -> None:
     app = make_app(world)
 
     async def scenario(pilot):
-        assert app.main.query_one(GateList).select_key("task:t1:g-w1-1")
+        assert app.main.query_one(DecisionList).select_key("task:t1:g-w1-1")
         await pilot.press("r")
         await until(pilot, lambda: app.main.confirm_bar.asking, "the confirm bar")
         await type_text(pilot, "no")  # a rejection needs a note

@@ -43,8 +43,17 @@ PLANTS = {
         "import teamdeck.protocol.gates",
         "teamdeck.view.tasks -> teamdeck.protocol.gates",
     ),
-    "tui-layers": ("tui/render.py", "import teamdeck.tui.widgets.gates_panel", "teamdeck.tui.render -> teamdeck.tui"),
+    "tui-layers": (
+        "tui/render.py",
+        "import teamdeck.tui.panels.decisions.panel",
+        "teamdeck.tui.render -> teamdeck.tui",
+    ),
     "tui-exhaustive": ("tui/unplaced.py", "", "teamdeck.tui.unplaced"),
+    "tui-panels": (
+        "tui/panels/decisions/actions.py",
+        "import teamdeck.tui.panels.roster.actions",
+        "teamdeck.tui.panels.decisions.actions -> teamdeck.tui.panels.roster",
+    ),
 }
 CONTRACT = {
     "layers": "layers",
@@ -58,6 +67,7 @@ CONTRACT = {
     "view-reads": "view-reads",
     "tui-layers": "tui-layers",
     "tui-exhaustive": "tui-layers",
+    "tui-panels": "tui-panels",
 }
 
 

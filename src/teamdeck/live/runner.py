@@ -1,7 +1,7 @@
 """The front's actions, run one at a time in the order asked, each followed by a read
 of exactly what it wrote.
 
-An :class:`Action` is one protocol call on the workspace (tui/actions.py builds them).
+An :class:`Action` is one protocol call on the workspace (the TUI's panels build them: tui/panels/*/actions.py).
 The :class:`ActionRunner` runs them on one long-lived thread (a key press starts its
 call at once: no thread to start first), records what each wrote through the store's
 seam (protocol/written.py) and hands those paths down to an :class:`OwnWrites` (the

@@ -4,7 +4,8 @@ terminal unless the person is looking, mark what is new in the queue, run
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from textual.notifications import Notification, Notify
 
@@ -14,18 +15,30 @@ from teamdeck.tui.render import cell
 from teamdeck.view.snapshot import WorkspaceSnapshot
 
 if TYPE_CHECKING:
+    from textual.app import App
+
     from teamdeck.model.settings import NotifySettings
     from teamdeck.store.workspace import Workspace
-    from teamdeck.tui.app import TeamdeckApp
 
 
 class Alerter:
-    """The alerts of one app."""
+    """The alerts of one app.
 
-    def __init__(self, app: TeamdeckApp) -> None:
+    Args:
+        app: the app (its terminal, its focus, its notices).
+        ws: its workspace (the notify settings).
+        queue_shown: whether the decisions are on screen, nothing over them.
+        redraw_queue: draw the queue's marks again (they changed).
+    """
+
+    def __init__(
+        self, app: App[Any], ws: Workspace, queue_shown: Callable[[], bool], redraw_queue: Callable[[], None]
+    ) -> None:
         self.app = app
-        self.marks = NewMarks(self._redraw_marks)
-        self.command = NotifyCommand(lambda: _notify_settings(app.ws), self._report)
+        self.ws = ws
+        self.queue_shown = queue_shown
+        self.marks = NewMarks(redraw_queue)
+        self.command = NotifyCommand(lambda: _notify_settings(ws), self._report)
         self.sent: list[str] = []
         """Every terminal alert written, in order (tests; a few per session)."""
 
@@ -33,8 +46,7 @@ class Alerter:
     def looking(self) -> bool:
         """The person is looking at the queue: the terminal has focus (as the terminal
         reports it) and the main screen shows the decisions, nothing over them."""
-        app = self.app
-        return app.app_focus and app.screen is app.main and app.main.current_panel == "gates"
+        return self.app.app_focus and self.queue_shown()
 
     def shown(self, before: WorkspaceSnapshot | None, after: WorkspaceSnapshot) -> None:
         """``after`` is drawn, ``before`` was (None: the first snapshot, the baseline)."""
@@ -47,7 +59,7 @@ class Alerter:
     def alert(self, alerts: list[Alert]) -> None:
         looking = self.looking
         self.marks.add({alert.key for alert in alerts if alert.decision}, looking=looking)
-        settings, _problem = _notify_settings(self.app.ws)  # (a problem is a notice of the refresh already)
+        settings, _problem = _notify_settings(self.ws)  # (a problem is a notice of the refresh already)
         if settings.bell and not looking:
             self.write(terminal_alert(alerts))
         if settings.command is not None:
@@ -71,11 +83,6 @@ class Alerter:
 
     def stop(self) -> None:
         self.command.stop()
-
-    def _redraw_marks(self) -> None:
-        main = self.app.main
-        if main.is_mounted and main.snapshot is not None:
-            main.panel("gates").tick(self.app.ws.clock())
 
     def _report(self, text: str) -> None:
         """A failure of ``notify.command``, as a warning notice. Posted from the command's

@@ -31,20 +31,21 @@ from textual.widget import Widget
 from textual.widgets import Input, TextArea
 from textual.worker import Worker, WorkerState
 
+import teamdeck.tui.registry as registry
 from teamdeck.live.runner import ActionRunner, Outcome
 from teamdeck.live.workspace import LiveWorkspace
 from teamdeck.resources import data_dir
-from teamdeck.tui import actions, registry
 from teamdeck.tui.alerter import Alerter
 from teamdeck.tui.messages import LoadOlderEvents, RunAction, SnapshotChanged
 from teamdeck.tui.render import cell
-from teamdeck.tui.screens.main import MainScreen
+from teamdeck.tui.screens.main import MainScreen, main_screen
 from teamdeck.tui.widgets.panel import Panel
 from teamdeck.view.snapshot import WorkspaceSnapshot
 
 if TYPE_CHECKING:
     from teamdeck.store.workspace import Workspace
     from teamdeck.tui.first_read import FirstRead
+    from teamdeck.tui.host import DeckHost
 
 NOTICE_CHARS = 400
 MAX_NOTICES = 4
@@ -75,7 +76,7 @@ class TeamdeckApp(App[None]):
     CSS_PATH = [data_dir("styles") / "app.tcss", data_dir("styles") / "plans.tcss"]
     COMMANDS = {_teamdeck_commands}
     """One provider, which lists Textual's system commands after teamdeck's (see tui/commands.py)."""
-    BINDINGS = registry.bindings("app")
+    BINDINGS = registry.scope_bindings("app")
 
     class NoticeWaiting(Message):
         """An action's success notice waits for the frame that draws its writes: show
@@ -119,7 +120,9 @@ class TeamdeckApp(App[None]):
         """The files, watched and read (live/workspace.py)."""
         self.runner = ActionRunner(ws, self.live, self._action_done)
         """The actions, one at a time in the order asked (live/runner.py)."""
-        self.alerter = Alerter(self)
+        self.alerter = Alerter(
+            self, ws, queue_shown=lambda: self.main.shows_queue, redraw_queue=lambda: self.main.redraw_queue()
+        )
         """Bell, desktop notification, new marks and notify.command (tui/alerter.py)."""
 
     def get_default_screen(self) -> Screen:
@@ -128,9 +131,7 @@ class TeamdeckApp(App[None]):
     @property
     def main(self) -> MainScreen:
         """The main screen (the bottom of the screen stack)."""
-        screen = self.screen_stack[0]
-        assert isinstance(screen, MainScreen)
-        return screen
+        return main_screen(self)
 
     @property
     def read_only(self) -> bool:
@@ -285,8 +286,10 @@ class TeamdeckApp(App[None]):
     def _auto_join(self, task_ids: list[str]) -> None:
         """Join the tasks whose workers' final.json appeared or changed (the live
         workspace's rule said so; on the watcher's thread: posting is safe from there)."""
+        from teamdeck.tui.panels.tasks.actions import join  # not needed for the first frame
+
         for task_id in task_ids:
-            self.post_message(actions.join(task_id))
+            self.post_message(join(task_id))
 
     def _action_done(self, outcome: Outcome) -> None:
         """How an action went (on the action thread). A success that wrote files waits
@@ -384,6 +387,11 @@ class TeamdeckApp(App[None]):
 
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
+
+
+if TYPE_CHECKING:
+    _HOSTS_THE_WIDGETS: type[DeckHost] = TeamdeckApp
+    """The app is what the widgets ask for (tui/host.py): checked by the type checker."""
 
 
 def create_app(

@@ -7,21 +7,24 @@ runs the same panel method as the key, so the palette can never do something els
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 from textual.style import Style
 
+import teamdeck.tui.registry as registry
 from teamdeck.protocol.allowed import can_shutdown, can_update_team_task
-from teamdeck.tui import registry
+from teamdeck.tui.host import deck_host
+from teamdeck.tui.keys import Action
+from teamdeck.tui.panels.decisions.panel import answers
+from teamdeck.tui.panels.plans.actions import plan_allows_run
+from teamdeck.tui.panels.tasks.actions import task_allows
 from teamdeck.tui.render import cell
-from teamdeck.tui.task_actions import plan_allows_run, task_allows
-from teamdeck.tui.widgets.gates_panel import answers
+from teamdeck.tui.screens.main import MainScreen, main_screen
 
 if TYPE_CHECKING:
-    from teamdeck.tui.app import TeamdeckApp
-    from teamdeck.tui.screens.main import MainScreen
+    from textual.app import App
 
 Command = tuple[str, Callable[[], object], str]
 
@@ -29,13 +32,9 @@ Command = tuple[str, Callable[[], object], str]
 class TeamdeckCommands(Provider):
     """Commands for the palette, from the registry and the current snapshot."""
 
-    @property
-    def _app(self) -> TeamdeckApp:
-        return cast("TeamdeckApp", self.app)  # a provider of this app's palette
-
     async def _commands(self) -> list[Command]:
-        app = self._app
-        await app.main.mount_panels()  # a palette opened in the first instant of a start
+        app = self.app
+        await main_screen(app).mount_panels()  # a palette opened in the first instant of a start
         # What is on screen first (the decisions, oldest first): the palette preselects
         # the first command, and that must never be Quit. Textual's own commands (theme,
         # keys, screenshot) come last, from here: a provider of their own raced this one
@@ -57,10 +56,10 @@ class TeamdeckCommands(Provider):
                 )
 
 
-def registry_commands(app: TeamdeckApp) -> list[Command]:
+def registry_commands(app: App[Any]) -> list[Command]:
     """One command per action of the registry that is enabled now (the panel's
     ``check_action`` says True), named by the registry, running the key's action."""
-    main = app.main
+    main = main_screen(app)
     commands: list[Command] = []
     for action in sorted(registry.ACTIONS, key=lambda action: action.scope == "app"):  # quit, help: last
         if action.command is None:
@@ -74,13 +73,14 @@ def registry_commands(app: TeamdeckApp) -> list[Command]:
     return commands
 
 
-def item_commands(app: TeamdeckApp) -> list[Command]:
+def item_commands(app: App[Any]) -> list[Command]:
     """One command per thing on screen and per action it allows now."""
-    snapshot = app.snapshot
+    main = main_screen(app)
+    host = deck_host(main)
+    snapshot = host.snapshot
     if snapshot is None:
         return []
-    main = app.main
-    writable = not app.read_only
+    writable = not host.read_only
     commands: list[Command] = []
 
     def add(name: str, scope: str, key: str, action: str, *parameters: object) -> None:
@@ -141,11 +141,11 @@ def highlighted(name: str, offsets: tuple[int, ...], style: Style) -> Content:
     return content
 
 
-def _run(target: TeamdeckApp | MainScreen, action: str) -> Callable[[], object]:
+def _run(target: App[Any] | MainScreen, action: str) -> Callable[[], object]:
     return lambda: target.run_action(action)
 
 
-def _on_panel(main: MainScreen, action: registry.Action) -> Callable[[], Awaitable[None]]:
+def _on_panel(main: MainScreen, action: Action) -> Callable[[], Awaitable[None]]:
     """Show the action's panel, then run the action on what is selected there."""
 
     async def run() -> None:
@@ -155,7 +155,7 @@ def _on_panel(main: MainScreen, action: registry.Action) -> Callable[[], Awaitab
     return run
 
 
-def _on_item(main: MainScreen, action: registry.Action, key: str) -> Callable[[], Awaitable[None]]:
+def _on_item(main: MainScreen, action: Action, key: str) -> Callable[[], Awaitable[None]]:
     """Select ``key`` in the action's panel, then run the action on it."""
 
     async def run() -> None:

@@ -50,7 +50,7 @@ class MessageMember(Message):
 
 
 class RunAction(Message):
-    """Run ``action`` (built by tui/actions.py and its siblings): the app hands it to
+    """Run ``action`` (built by the panels' actions, tui/panels/*/actions.py): the app hands it to
     its action runner (live/runner.py). Widgets post it instead of calling up into the
     app, and post it to the app itself (``self.app.post_message``) rather than letting it
     bubble: the five containers between a panel and the app took ~5 ms median (p90

@@ -12,8 +12,8 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static, TextArea
 
+from teamdeck.tui.host import deck_host
 from teamdeck.tui.render import cell
-from teamdeck.tui.typed import deck
 
 
 @dataclass(frozen=True)
@@ -58,7 +58,7 @@ class ComposeScreen(ModalScreen[Draft | None]):
                 yield Button("Cancel", id="cancel")
 
     def on_mount(self) -> None:
-        deck(self).apply_cursor_blink(self)
+        deck_host(self).apply_cursor_blink(self)
         self.query_one("#summary", Input).focus()
 
     @on(Input.Submitted, "#summary")

@@ -13,8 +13,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
+from teamdeck.tui.host import deck_host
 from teamdeck.tui.render import cell
-from teamdeck.tui.typed import deck
 from teamdeck.view.snapshot import MemberView
 
 
@@ -48,7 +48,7 @@ class ReassignScreen(ModalScreen[str | None]):
                 yield Button("Cancel", id="cancel")
 
     def on_mount(self) -> None:
-        deck(self).apply_cursor_blink(self)
+        deck_host(self).apply_cursor_blink(self)
         options = self.query_one("#members", OptionList)
         others = [
             index

@@ -14,7 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from teamdeck.tui.typed import deck
+from teamdeck.tui.host import deck_host
 
 STATE_HELP = {
     "approved": "approved: may start once its dependencies are done",
@@ -63,7 +63,7 @@ class TransitionScreen(ModalScreen[Transition | None]):
                 yield Button("Cancel", id="cancel")
 
     def on_mount(self) -> None:
-        deck(self).apply_cursor_blink(self)
+        deck_host(self).apply_cursor_blink(self)
         options = self.query_one("#states", OptionList)
         options.highlighted = 0
         options.focus()

@@ -9,7 +9,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from teamdeck.tui import registry
+import teamdeck.tui.registry as registry
 
 
 class HelpScreen(ModalScreen[None]):

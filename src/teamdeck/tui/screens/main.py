@@ -1,12 +1,13 @@
-"""The main screen: the overview line, seven panels in tabs, the footer.
+"""The main screen: the overview line, the panels in tabs (tui/registry.py's
+``PANELS``), the footer.
 
-Panels: 1 gates (decisions waiting), 2 roster, 3 inbox of the selected member,
-4 tasks, 5 events, 6 plans, 7 issues; the confirm bar docked above the footer.
+Panels: 1 decisions waiting (its DOM id: ``gates``), 2 roster, 3 inbox of the selected
+member, 4 tasks, 5 events, 6 plans, 7 issues; the confirm bar docked above the footer.
 ``tab``/``shift+tab`` and ``1``-``7`` move between them; the footer shows the keys of
 the panel that has the focus.
 
 The first frame holds the overview and panel 1 only: panels 2-7 are imported and
-mounted just after the first snapshot is on screen (their modules, widgets, styles and
+mounted (tui/registry.py's ``later_panels``) just after the first snapshot is on screen (their modules, widgets, styles and
 layout were ~60-90 ms of a start, for panels nobody sees yet). Whatever needs one of
 them first waits for that mount (:meth:`MainScreen.mount_panels`).
 """
@@ -14,19 +15,19 @@ them first waits for that mount (:meth:`MainScreen.mount_panels`).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
+from typing import Any
 
 from textual import on
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.screen import Screen
 from textual.widgets import TabbedContent, TabPane
 
-from teamdeck.tui import registry
+import teamdeck.tui.registry as registry
+from teamdeck.tui.host import deck_host
 from teamdeck.tui.messages import MessageMember, OpenDecision, OpenInbox, SelectionMoved
-from teamdeck.tui.typed import deck
+from teamdeck.tui.panels.decisions.panel import DecisionsPanel
 from teamdeck.tui.widgets.confirm_bar import ConfirmBar
 from teamdeck.tui.widgets.deck_footer import DeckFooter
-from teamdeck.tui.widgets.gates_panel import GatesPanel
 from teamdeck.tui.widgets.notice_line import NoticeLine
 from teamdeck.tui.widgets.overview_line import OverviewLine
 from teamdeck.tui.widgets.panel import Panel
@@ -44,7 +45,7 @@ TITLES = registry.PANEL_TITLES
 class MainScreen(Screen[None]):
     """Everything at a glance; each panel owns its keys and actions."""
 
-    BINDINGS = registry.bindings("main")
+    BINDINGS = registry.scope_bindings("main")
 
     def compose(self) -> ComposeResult:
         # The confirm bar first: it lies on a layer of its own, docked at the bottom,
@@ -58,7 +59,7 @@ class MainScreen(Screen[None]):
             for name, title in TITLES.items():
                 with TabPane(title, id=name):
                     if name == "gates":
-                        yield GatesPanel(id="gates-panel")
+                        yield DecisionsPanel(id="gates-panel")
         yield DeckFooter()
 
     def __init__(self, *, id: str | None = None) -> None:
@@ -89,14 +90,17 @@ class MainScreen(Screen[None]):
             return
         self._panels_mounted = asyncio.Event()
         await asyncio.gather(
-            *(self.query_one(f"#{name}", TabPane).mount(panel(id=f"{name}-panel")) for name, panel in _later_panels())
+            *(
+                self.query_one(f"#{name}", TabPane).mount(panel(id=f"{name}-panel"))
+                for name, panel in registry.later_panels()
+            )
         )
         self._panels_mounted.set()
 
     def on_mount(self) -> None:
         self.set_interval(AGE_TICK_S, self.tick_ages)
         self._ready = True
-        self.query_one(GatesPanel).focus_list()
+        self.query_one(DecisionsPanel).focus_list()
         if self._waiting is not None:
             self.show(self._waiting)
 
@@ -110,7 +114,7 @@ class MainScreen(Screen[None]):
         self._waiting = None
         first = self.snapshot is None
         self.snapshot = snapshot
-        self.query_one(OverviewLine).show(snapshot, deck(self).ws.clock())
+        self.query_one(OverviewLine).show(snapshot, deck_host(self).ws.clock())
         self._draw_panel(self.current_panel)
         self.update_bindings()
         if first:
@@ -121,7 +125,7 @@ class MainScreen(Screen[None]):
         line and the visible panel; a panel shown later is drawn at its own now."""
         if self.snapshot is None:
             return
-        now = deck(self).ws.clock()
+        now = deck_host(self).ws.clock()
         self.query_one(OverviewLine).show(self.snapshot, now)
         if self._panels_mounted is not None and self._panels_mounted.is_set() or self.current_panel == "gates":
             self.panel(self.current_panel).tick(now)
@@ -178,7 +182,18 @@ class MainScreen(Screen[None]):
         if event.pane.id in PANELS:
             self._draw_panel(event.pane.id)
             self.panel(event.pane.id).focus_list()
-        deck(self).alerter.focus_changed()  # left the queue, or back at it
+        deck_host(self).alerter.focus_changed()  # left the queue, or back at it
+
+    @property
+    def shows_queue(self) -> bool:
+        """The decisions are on screen: this screen is on top, nothing over it, and
+        shows panel 1 (the alerts ring unless the person is looking, tui/alerts.py)."""
+        return self.app.screen is self and self.current_panel == "gates"
+
+    def redraw_queue(self) -> None:
+        """Draw the queue again (its "new" marks changed), once it shows a snapshot."""
+        if self.is_mounted and self.snapshot is not None:
+            self.panel("gates").tick(deck_host(self).ws.clock())
 
     def panel(self, name: str) -> Panel:
         """The panel ``name`` (a key of registry.PANEL_TITLES)."""
@@ -200,7 +215,7 @@ class MainScreen(Screen[None]):
 
     async def open_inbox(self, member_key: str) -> None:
         """Show the inbox of ``member_key`` (``team/name``)."""
-        from teamdeck.tui.widgets.inbox_panel import InboxPanel  # imported with panels 2-7
+        from teamdeck.tui.panels.inbox.panel import InboxPanel  # imported with panels 2-7
 
         await self.action_panel("inbox")
         self.query_one(InboxPanel).select_member(member_key)
@@ -240,20 +255,8 @@ class MainScreen(Screen[None]):
             await self.action_panel("roster")
 
 
-def _later_panels() -> Iterator[tuple[str, type[Panel]]]:
-    """Panels 2-7 by name, imported only now (after the first frame)."""
-    from teamdeck.tui.widgets.events_panel import EventsPanel
-    from teamdeck.tui.widgets.inbox_panel import InboxPanel
-    from teamdeck.tui.widgets.issues_panel import IssuesPanel
-    from teamdeck.tui.widgets.plans_panel import PlansPanel
-    from teamdeck.tui.widgets.roster_panel import RosterPanel
-    from teamdeck.tui.widgets.tasks_panel import TasksPanel
-
-    yield from (
-        ("roster", RosterPanel),
-        ("inbox", InboxPanel),
-        ("tasks", TasksPanel),
-        ("events", EventsPanel),
-        ("plans", PlansPanel),
-        ("issues", IssuesPanel),
-    )
+def main_screen(app: App[Any]) -> MainScreen:
+    """The main screen of ``app`` (the bottom of its screen stack)."""
+    screen = app.screen_stack[0]
+    assert isinstance(screen, MainScreen)
+    return screen

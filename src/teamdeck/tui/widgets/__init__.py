@@ -1,1 +1,4 @@
-"""The TUI's widgets: the seven panels (on a typed Panel base), their virtualised lists, the confirm bar, the footer."""
+"""The TUI's generic widgets, which no panel owns: the typed Panel base and the
+virtualised line list every panel's list is made on, the confirm bar, the footer, the
+notice line and the overview line (each panel's own widgets are its package's,
+tui/panels/)."""

@@ -21,8 +21,8 @@ from textual.notifications import Notification
 from textual.timer import Timer
 from textual.widgets import Static
 
+from teamdeck.tui.host import deck_host
 from teamdeck.tui.render import cell
-from teamdeck.tui.typed import deck
 
 SEVERITY_ORDER = {"error": 0, "warning": 1, "information": 2}
 STYLES = {"error": "bold $text-error", "warning": "bold $text-warning", "information": "$text-success"}
@@ -70,7 +70,7 @@ class NoticeLine(Static):
 
     def _expired(self) -> None:
         self._expiry = None
-        deck(self).refresh_notices()
+        deck_host(self).refresh_notices()
 
     @property
     def plain(self) -> str:

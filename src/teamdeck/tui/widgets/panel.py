@@ -15,16 +15,16 @@ from textual import on
 from textual.containers import Vertical
 from textual.widgets import Input
 
+from teamdeck.tui.host import deck_host
+from teamdeck.tui.keys import Action
 from teamdeck.tui.messages import SelectionMoved
-from teamdeck.tui.registry import Action
-from teamdeck.tui.typed import deck
 from teamdeck.tui.widgets.line_list import LineList
 from teamdeck.view.snapshot import WorkspaceSnapshot
 
 
 class Panel(Vertical):
     """A panel: a list of things (:attr:`LIST`) with the selected one's details; its keys
-    come from tui/registry.py."""
+    come from its package's rows (tui/panels/*/__init__.py)."""
 
     LIST: ClassVar[str] = ""
     """The selector of the panel's list."""
@@ -88,7 +88,7 @@ class Panel(Vertical):
     def why_disabled(self, action: str) -> str:
         """Why the key of ``action`` is greyed now (its ``check_action`` says None), in
         words for the person who pressed it anyway."""
-        app = deck(self)
+        app = deck_host(self)
         if app.read_only and app.snapshot is not None:
             return f"writes are off (read-only: {app.snapshot.read_only_reason or 'read-only mode'})"
         if self.list.current_key is None:

@@ -14,15 +14,15 @@ from textual.content import Content
 from textual.widgets import Markdown, Static
 
 from teamdeck.errors import TeamdeckError
-from teamdeck.tui import actions, registry, team_task_actions
 from teamdeck.tui.dialogs.reassign import ReassignScreen
+from teamdeck.tui.host import deck_host
+from teamdeck.tui.panels.tasks import KEYS, actions, team_task_actions
+from teamdeck.tui.panels.tasks.task_lifecycle import LIFECYCLE_WRITES, TaskLifecycleKeys
+from teamdeck.tui.panels.tasks.task_list import TaskList
 from teamdeck.tui.render import block, cell
-from teamdeck.tui.typed import deck
 from teamdeck.tui.widgets.confirm_bar import Confirmed, ConfirmRequest, ask_confirm
 from teamdeck.tui.widgets.line_list import LineList
 from teamdeck.tui.widgets.panel import Panel
-from teamdeck.tui.widgets.task_lifecycle import LIFECYCLE_WRITES, TaskLifecycleKeys
-from teamdeck.tui.widgets.task_list import TaskList
 from teamdeck.view.snapshot import TaskView, TeamTaskView, WorkspaceSnapshot
 
 SUMMARY_CHARS = 200_000
@@ -31,10 +31,10 @@ TEAM_TASK_WRITES = frozenset({"reassign", "mark_pending"})
 
 class TasksPanel(Panel, TaskLifecycleKeys):
     """The task list with the selected task's details and joined summary (and the
-    lifecycle keys of tui/widgets/task_lifecycle.py)."""
+    lifecycle keys of tui/panels/tasks/task_lifecycle.py)."""
 
     LIST = "#task-list"
-    BINDINGS = registry.bindings("tasks")
+    BINDINGS = KEYS.bindings()
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -87,7 +87,7 @@ class TasksPanel(Panel, TaskLifecycleKeys):
         from teamdeck.protocol.join import read_joined_summary  # the join's modules: on this worker, when needed
 
         try:
-            text = read_joined_summary(deck(self).ws, task_id) or "*the joined summary is gone*"
+            text = read_joined_summary(deck_host(self).ws, task_id) or "*the joined summary is gone*"
         except TeamdeckError as err:
             text = f"*could not read the joined summary: {cell(str(err), 300)}*"
         self.app.call_from_thread(self._show_summary, relative, block(text, SUMMARY_CHARS))
@@ -104,7 +104,7 @@ class TasksPanel(Panel, TaskLifecycleKeys):
         if action in TEAM_TASK_WRITES:
             if team_task is None:
                 return False
-            if deck(self).read_only or not team_task_actions.allows(team_task, action):
+            if deck_host(self).read_only or not team_task_actions.allows(team_task, action):
                 return None
             return True
         if team_task is not None:
@@ -113,13 +113,13 @@ class TasksPanel(Panel, TaskLifecycleKeys):
             return None
         if action in LIFECYCLE_WRITES or action == "verdicts":
             return self.lifecycle_state(action)
-        if action == "join" and deck(self).read_only:
+        if action == "join" and deck_host(self).read_only:
             return None
         return True
 
     def action_join(self) -> None:
         task = self.selected
-        if task is not None and not deck(self).read_only:
+        if task is not None and not deck_host(self).read_only:
             self.app.post_message(actions.join(task.id))
 
     def action_reassign(self) -> None:
@@ -157,7 +157,7 @@ class TasksPanel(Panel, TaskLifecycleKeys):
 
     def _writable_team_task(self, action: str) -> TeamTaskView | None:
         task = self.selected_team_task
-        if task is None or deck(self).read_only or not team_task_actions.allows(task, action):
+        if task is None or deck_host(self).read_only or not team_task_actions.allows(task, action):
             return None
         return task
 

@@ -8,12 +8,12 @@ from textual.app import ComposeResult
 from textual.content import Content
 from textual.widgets import Input, Static
 
-from teamdeck.tui import registry
 from teamdeck.tui.dialogs.text_view import TextScreen
+from teamdeck.tui.host import deck_host
 from teamdeck.tui.messages import LoadOlderEvents
+from teamdeck.tui.panels.events import KEYS
+from teamdeck.tui.panels.events.event_list import EventList
 from teamdeck.tui.render import cell
-from teamdeck.tui.typed import deck
-from teamdeck.tui.widgets.event_list import EventList
 from teamdeck.tui.widgets.line_list import LineList
 from teamdeck.tui.widgets.panel import Panel
 from teamdeck.view.eventlog import EventRow, pretty_record
@@ -24,7 +24,7 @@ class EventsPanel(Panel):
     """The merged event tail with its filter."""
 
     LIST = "#event-list"
-    BINDINGS = registry.bindings("events")
+    BINDINGS = KEYS.bindings()
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -36,7 +36,7 @@ class EventsPanel(Panel):
         yield Input(placeholder="filter: any text (esc closes)", id="events-query", classes="-hidden")
 
     def on_mount(self) -> None:
-        deck(self).apply_cursor_blink(self)
+        deck_host(self).apply_cursor_blink(self)
 
     def show(self, snapshot: WorkspaceSnapshot) -> None:
         self.snapshot = snapshot

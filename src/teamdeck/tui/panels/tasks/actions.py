@@ -1,13 +1,14 @@
-"""What the lifecycle keys do to the files: transition, cancel, retry and verify
-a task, run a plan. Like tui/actions.py: one protocol call per action, as a
+"""What the lifecycle keys do to the files: transition, cancel, retry, verify and join
+a task (the app joins too, when a worker's final output appears). Like
+tui/panels/roster/actions.py: one protocol call per action, as a
 :class:`RunAction` message the widget posts (the app's action runner runs it and has
 exactly what the call wrote read); nothing here writes a file itself or shows anything
 optimistic.
 
-Which actions a task or plan allows right now (for the keys, the footer and the
+Which actions a task allows right now (for the keys, the footer and the
 palette) is asked of the protocol's predicates (protocol/allowed.py), so every front agrees.
 The protocol modules that write are imported by each call, on the worker (as in
-tui/actions.py).
+tui/panels/roster/actions.py).
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from typing import TYPE_CHECKING
 from teamdeck.live.runner import Action
 from teamdeck.protocol.allowed import task_actions_allowed
 from teamdeck.tui.messages import RunAction
-from teamdeck.view.plans import PlanView
 from teamdeck.view.snapshot import TaskView
 
 if TYPE_CHECKING:
@@ -33,13 +33,6 @@ def task_allows(task: TaskView, action: str) -> bool:
         unreadable=task.problem is not None and task.state == "?",
     )
     return action in allowed
-
-
-def plan_allows_run(plan: PlanView) -> bool:
-    """Whether running the plan can do anything (it is readable and not final)."""
-    from teamdeck.protocol.plans.machine import can_run_plan  # only once a plan is shown
-
-    return plan.problem is None and can_run_plan(plan.state)
 
 
 def move(task: TaskView, target: str, reason: str | None) -> RunAction:
@@ -91,14 +84,14 @@ def verify_task(task: TaskView, reason: str | None) -> RunAction:
     return RunAction(Action(f"verify task {task.id}", call))
 
 
-def run_plan(plan: PlanView, members: list[str]) -> RunAction:
-    """``teamdeck plan run``: move the plan as far as it can go now."""
+def join(task_id: str) -> RunAction:
+    """Run the join of ``task_id`` again."""
 
     def call(ws: Workspace) -> str:
-        from teamdeck.protocol.plans.machine import advance
+        from teamdeck.protocol.join import join_task
 
-        result = advance(ws, plan.id, members=members)
-        waits = f"; waits for: {'; '.join(result.waiting)}" if result.waiting else ""
-        return f"plan {plan.id} is {result.plan.state} ({len(result.moves)} move(s), {len(result.actions)} action(s)){waits}"
+        result = join_task(ws, task_id)
+        opened = f"; opened {', '.join(result.gates_opened)}" if result.gates_opened else ""
+        return f"joined task {task_id}: {result.summary.totals.total} worker(s){opened}"
 
-    return RunAction(Action(f"run plan {plan.id}", call))
+    return RunAction(Action(f"join task {task_id}", call))

@@ -15,16 +15,17 @@ from textual.widgets import Static
 
 from teamdeck.decisions.registry import spec_of
 from teamdeck.protocol.allowed import can_deactivate, can_shutdown
-from teamdeck.tui import actions, registry
 from teamdeck.tui.dialogs.compose import ComposeScreen, Draft
 from teamdeck.tui.dialogs.run_log import RunLogScreen
+from teamdeck.tui.host import deck_host
 from teamdeck.tui.messages import OpenInbox
+from teamdeck.tui.panels.decisions import actions as decision_actions
+from teamdeck.tui.panels.roster import KEYS, actions
+from teamdeck.tui.panels.roster.roster_list import HEADER, RosterList, status_text
 from teamdeck.tui.render import block, cell, show_content
-from teamdeck.tui.typed import deck
 from teamdeck.tui.widgets.confirm_bar import Confirmed, ConfirmRequest, ask_confirm
 from teamdeck.tui.widgets.line_list import LineList
 from teamdeck.tui.widgets.panel import Panel
-from teamdeck.tui.widgets.roster_list import HEADER, RosterList, status_text
 from teamdeck.view.liveness import ended_teams, stale_members
 from teamdeck.view.overview import age
 from teamdeck.view.runs import RunState, run_state
@@ -40,7 +41,7 @@ class RosterPanel(Panel):
     """The roster with the selected member's status in words."""
 
     LIST = "#roster-list"
-    BINDINGS = registry.bindings("roster")
+    BINDINGS = KEYS.bindings()
 
     def compose(self) -> ComposeResult:
         yield Static(Content.styled(HEADER, "bold $text-muted"), id="roster-header")
@@ -53,9 +54,9 @@ class RosterPanel(Panel):
 
     def show(self, snapshot: WorkspaceSnapshot) -> None:
         self.snapshot = snapshot
-        now = deck(self).ws.clock()
+        now = deck_host(self).ws.clock()
         self.runs = {key: state for key, runs in snapshot.runs.items() if (state := run_state(runs, now)) is not None}
-        self._draw(deck(self).ws.clock())
+        self._draw(deck_host(self).ws.clock())
         self._show_detail()
 
     def tick(self, now: datetime) -> None:
@@ -89,7 +90,9 @@ class RosterPanel(Panel):
         member = self.selected
         team = self.snapshot.team(member.team) if self.snapshot is not None and member else None
         self.query_one("#member-detail-text", Static).update(
-            member_detail(member, deck(self).ws.clock(), team, self.runs.get(member.key)) if member else Content("")
+            member_detail(member, deck_host(self).ws.clock(), team, self.runs.get(member.key))
+            if member
+            else Content("")
         )
         self.selection_moved()
 
@@ -99,7 +102,7 @@ class RosterPanel(Panel):
             return True if member is not None else None
         if action not in WRITES:
             return True
-        if deck(self).read_only or member is None or self._ended(member):
+        if deck_host(self).read_only or member is None or self._ended(member):
             return None
         if action in ("plan_approve", "plan_reject") and member.pending_plan is None:
             return None
@@ -115,7 +118,7 @@ class RosterPanel(Panel):
 
     def why_disabled(self, action: str) -> str:
         member = self.selected
-        if deck(self).read_only or member is None:
+        if deck_host(self).read_only or member is None:
             return super().why_disabled(action)
         if self._ended(member):
             return f"team {member.team} has ended: its directory is gone, nobody reads its inboxes"
@@ -142,7 +145,7 @@ class RosterPanel(Panel):
     def action_run_log(self) -> None:
         member = self.selected
         if member is not None:
-            self.app.push_screen(RunLogScreen(deck(self).ws, member.team, member.name))
+            self.app.push_screen(RunLogScreen(deck_host(self).ws, member.team, member.name))
 
     def action_wake(self) -> None:
         member = self.selected
@@ -239,7 +242,7 @@ class RosterPanel(Panel):
 
         def confirmed(result: Confirmed | None) -> None:
             if result is not None:
-                self.app.post_message(actions.answer(gate, answer, result.note))
+                self.app.post_message(decision_actions.answer(gate, answer, result.note))
 
         ask_confirm(
             self,

@@ -11,14 +11,14 @@ from textual.containers import HorizontalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from teamdeck.tui import registry, task_actions
+from teamdeck.tui.host import deck_host
+from teamdeck.tui.panels.plans import KEYS, actions
+from teamdeck.tui.panels.plans.plan_list import PlanList
+from teamdeck.tui.panels.plans.plan_wave import PlanWave
 from teamdeck.tui.render import cell
-from teamdeck.tui.typed import deck
 from teamdeck.tui.widgets.confirm_bar import Confirmed, ConfirmRequest, ask_confirm
 from teamdeck.tui.widgets.line_list import LineList
 from teamdeck.tui.widgets.panel import Panel
-from teamdeck.tui.widgets.plan_list import PlanList
-from teamdeck.tui.widgets.plan_wave import PlanWave
 from teamdeck.view.plans import PlanView
 from teamdeck.view.snapshot import WorkspaceSnapshot
 
@@ -35,7 +35,7 @@ class PlansPanel(Panel):
     """The plan list with the selected plan's waves."""
 
     LIST = "#plan-list"
-    BINDINGS = registry.bindings("plans")
+    BINDINGS = KEYS.bindings()
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -94,7 +94,7 @@ class PlansPanel(Panel):
         plan = self.selected
         if plan is None:
             return None
-        if action == "run" and (deck(self).read_only or not task_actions.plan_allows_run(plan)):
+        if action == "run" and (deck_host(self).read_only or not actions.plan_allows_run(plan)):
             return None
         return True
 
@@ -107,7 +107,7 @@ class PlansPanel(Panel):
 
     def action_run(self) -> None:
         plan = self.selected
-        if plan is None or deck(self).read_only or not task_actions.plan_allows_run(plan):
+        if plan is None or deck_host(self).read_only or not actions.plan_allows_run(plan):
             return
         title = Content.assemble(("Run plan ", "bold"), (cell(plan.id, 64), "bold $accent"))
         body = Content.assemble(
@@ -124,7 +124,7 @@ class PlansPanel(Panel):
         def confirmed(result: Confirmed | None) -> None:
             if result is not None:
                 members = (result.note or "").replace(",", " ").split()
-                self.app.post_message(task_actions.run_plan(plan, members))
+                self.app.post_message(actions.run_plan(plan, members))
 
         ask_confirm(self, request, confirmed)
 

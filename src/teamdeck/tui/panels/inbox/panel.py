@@ -13,12 +13,12 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from teamdeck.tui import registry
 from teamdeck.tui.dialogs.text_view import TextScreen
+from teamdeck.tui.host import deck_host
 from teamdeck.tui.messages import MessageMember
+from teamdeck.tui.panels.inbox import KEYS
+from teamdeck.tui.panels.inbox.inbox_list import KIND_LABELS, InboxList
 from teamdeck.tui.render import block, cell
-from teamdeck.tui.typed import deck
-from teamdeck.tui.widgets.inbox_list import KIND_LABELS, InboxList
 from teamdeck.tui.widgets.line_list import LineList
 from teamdeck.tui.widgets.panel import Panel
 from teamdeck.view.snapshot import MemberView, MessageView, WorkspaceSnapshot
@@ -30,7 +30,7 @@ class InboxPanel(Panel):
     """One member's inbox with a preview of the selected message."""
 
     LIST = "#inbox-list"
-    BINDINGS = registry.bindings("inbox")
+    BINDINGS = KEYS.bindings()
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -68,7 +68,7 @@ class InboxPanel(Panel):
         title = self.query_one("#inbox-title", Static)
         inbox = self.query_one(InboxList)
         if member is None:
-            inbox.show((), deck(self).ws.clock())
+            inbox.show((), deck_host(self).ws.clock())
             return
         messages = self.shown_messages(member)
         idle = sum(message.count for message in member.inbox if message.kind == "idle")
@@ -82,7 +82,7 @@ class InboxPanel(Panel):
             parts += ["  ", (f"! {cell(member.inbox_problem.text, 300)}", "bold $error")]
         title.update(Content.assemble(*parts))
         expanded = frozenset(index for key, index in self.expanded if key == member.key)
-        inbox.show(messages, deck(self).ws.clock(), expanded)
+        inbox.show(messages, deck_host(self).ws.clock(), expanded)
         self._preview()
 
     def shown_messages(self, member: MemberView) -> tuple[MessageView, ...]:
@@ -132,7 +132,7 @@ class InboxPanel(Panel):
             return None
         if action == "toggle_fold" and self._fold_under_cursor() is None:
             return False
-        if action == "reply" and (self.member is None or deck(self).read_only):
+        if action == "reply" and (self.member is None or deck_host(self).read_only):
             return None
         return True
 

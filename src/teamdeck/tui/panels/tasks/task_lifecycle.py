@@ -1,7 +1,7 @@
 """The lifecycle keys of a task, mixed into the tasks panel: ``v`` its verdict
 history, ``t`` move it (a picker of the legal next states), ``g`` verify it with its
 guardian, ``R`` retry it, ``x`` cancel it. Every write is confirmed in the confirm bar and
-posted as a :class:`RunAction` (tui/task_actions.py) that the app's action runner runs;
+posted as a :class:`RunAction` (tui/panels/tasks/actions.py) that the app's action runner runs;
 in read-only mode the writes show disabled."""
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ from textual.content import Content
 from textual.widget import Widget
 
 from teamdeck.protocol.allowed import next_states
-from teamdeck.tui import task_actions
 from teamdeck.tui.dialogs.transition import Transition, TransitionScreen
 from teamdeck.tui.dialogs.verdicts import VerdictsScreen
+from teamdeck.tui.host import deck_host
 from teamdeck.tui.messages import RunAction
+from teamdeck.tui.panels.tasks import actions as task_actions
 from teamdeck.tui.render import cell
-from teamdeck.tui.typed import deck
 from teamdeck.tui.widgets.confirm_bar import Confirmed, ConfirmRequest, NoteRule, ask_confirm
 from teamdeck.view.snapshot import TaskView
 
@@ -48,7 +48,7 @@ class TaskLifecycleKeys(Widget):
             return None
         if action == "verdicts":
             return True
-        if deck(self).read_only:
+        if deck_host(self).read_only:
             return None
         name = "cancel" if action == "cancel_task" else action
         return True if task_actions.task_allows(task, name) else None
@@ -90,7 +90,7 @@ class TaskLifecycleKeys(Widget):
 
     def _writable(self, action: str) -> TaskView | None:
         task: TaskView | None = self.selected
-        if task is None or deck(self).read_only or not task_actions.task_allows(task, action):
+        if task is None or deck_host(self).read_only or not task_actions.task_allows(task, action):
             return None
         return task
 

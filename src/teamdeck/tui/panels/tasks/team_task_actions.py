@@ -1,6 +1,6 @@
 """What the team-task keys of the tasks panel do to the files: reassign a task of a
 team's Claude Code task list, or mark it pending again (protocol/team_tasks.py). Like
-tui/actions.py: one protocol call per action, as a :class:`RunAction` message the widget
+tui/panels/roster/actions.py: one protocol call per action, as a :class:`RunAction` message the widget
 posts (the app's action runner runs it and has what it wrote read); nothing here writes
 a file itself.
 

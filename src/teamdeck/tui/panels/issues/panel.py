@@ -11,10 +11,10 @@ from textual.app import ComposeResult
 from textual.content import Content
 from textual.widgets import Static
 
-from teamdeck.tui import registry
 from teamdeck.tui.messages import OpenDecision
+from teamdeck.tui.panels.issues import KEYS
+from teamdeck.tui.panels.issues.issue_list import IssueList
 from teamdeck.tui.render import cell
-from teamdeck.tui.widgets.issue_list import IssueList
 from teamdeck.tui.widgets.line_list import LineList
 from teamdeck.tui.widgets.panel import Panel
 from teamdeck.view.issues import IssueView
@@ -27,7 +27,7 @@ class IssuesPanel(Panel):
     """The issue tree with the selected issue's details."""
 
     LIST = "#issue-list"
-    BINDINGS = registry.bindings("issues")
+    BINDINGS = KEYS.bindings()
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)

@@ -1,5 +1,6 @@
-"""What each key does to the files: one protocol call per action, as a :class:`RunAction`
-message the widget posts; the app hands it to its action runner (live/runner.py), which
+"""What the roster's keys do to the files (message, broadcast, shutdown, deactivate,
+wake and stop a run): one protocol call per action, as a :class:`RunAction` message the
+widget posts; the app hands it to its action runner (live/runner.py), which
 runs the calls one at a time and has exactly the paths each wrote read (recorded by the
 store's seam, protocol/written.py). Nothing here writes a file itself, names the files
 a call touches, or shows anything optimistic.
@@ -12,28 +13,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from teamdeck.decisions import registry as decisions
 from teamdeck.live.runner import Action
 from teamdeck.tui.messages import RunAction
-from teamdeck.view.snapshot import Decision, MemberView
+from teamdeck.view.snapshot import MemberView
 
 if TYPE_CHECKING:
-    from teamdeck.decisions.spec import Answer
     from teamdeck.store.workspace import Workspace
-
-
-def answer(decision: Decision, answer: Answer, note: str | None) -> RunAction:
-    """Answer ``decision`` (any kind) with ``answer``, one of its spec's two: the spec
-    runs its protocol call (decisions/kinds.py)."""
-    what = decisions.spec_of(decision).what(decision)
-
-    def call(ws: Workspace) -> str:
-        from teamdeck.adapters.forge_outbox import deliver_if_configured
-
-        summary = decisions.answer_decision(ws, decision, answer.action, note)[1].summary
-        return "; ".join([summary, *deliver_if_configured(ws)])  # what it queued for Gitea, if anything
-
-    return RunAction(Action(f"{answer.action.replace('_', ' ')} {what}", call))
 
 
 def message(member: MemberView, summary: str, text: str) -> RunAction:
@@ -98,19 +83,6 @@ def run_request(member: MemberView, kind: str) -> RunAction:
         return f"{done} {member.name} asked of the runner"
 
     return RunAction(Action(f"{kind} {member.name}", call))
-
-
-def join(task_id: str) -> RunAction:
-    """Run the join of ``task_id`` again."""
-
-    def call(ws: Workspace) -> str:
-        from teamdeck.protocol.join import join_task
-
-        result = join_task(ws, task_id)
-        opened = f"; opened {', '.join(result.gates_opened)}" if result.gates_opened else ""
-        return f"joined task {task_id}: {result.summary.totals.total} worker(s){opened}"
-
-    return RunAction(Action(f"join task {task_id}", call))
 
 
 def _warnings(warnings: tuple[str, ...]) -> str:

@@ -17,11 +17,11 @@ from textual.widgets import Static
 
 from teamdeck.decisions.registry import all_answers, spec_of
 from teamdeck.decisions.spec import Answer
-from teamdeck.tui import actions, registry
+from teamdeck.tui.host import deck_host
+from teamdeck.tui.panels.decisions import KEYS, actions
+from teamdeck.tui.panels.decisions.decision_list import DecisionList
 from teamdeck.tui.render import cell, parts_content, show_content
-from teamdeck.tui.typed import deck
 from teamdeck.tui.widgets.confirm_bar import Confirmed, ConfirmRequest, ask_confirm
-from teamdeck.tui.widgets.gate_list import GateList
 from teamdeck.tui.widgets.line_list import LineList
 from teamdeck.tui.widgets.panel import Panel
 from teamdeck.view.overview import overview
@@ -39,29 +39,29 @@ def answers(decision: Decision) -> tuple[Answer, Answer]:
     return spec_of(decision).answers_for(decision)
 
 
-class GatesPanel(Panel):
-    """The gate queue with its detail."""
+class DecisionsPanel(Panel):
+    """The decision queue with its detail."""
 
     LIST = "#gate-list"
-    BINDINGS = registry.bindings("gates")
+    BINDINGS = KEYS.bindings()
 
     def compose(self) -> ComposeResult:
-        yield GateList(empty="reading…", id="gate-list")
+        yield DecisionList(empty="reading…", id="gate-list")
         with VerticalScroll(id="gate-detail", classes="detail"):
             yield Static(id="gate-detail-text")
 
     def show(self, snapshot: WorkspaceSnapshot) -> None:
         before, self.snapshot = self.snapshot, snapshot
-        gates = self.query_one(GateList)
+        decisions = self.query_one(DecisionList)
         if not snapshot.gates:
-            gates.empty = f"no decisions waiting — {overview(snapshot).scanned()}"
-        gates.show(snapshot.gates, deck(self).ws.clock(), deck(self).alerter.marks.keys)
+            decisions.empty = f"no decisions waiting — {overview(snapshot).scanned()}"
+        decisions.show(snapshot.gates, deck_host(self).ws.clock(), deck_host(self).alerter.marks.keys)
         if before is None or not same_items(snapshot.gates, before.gates):
-            self._show_detail()  # (the same gates: the same one selected, the same detail)
+            self._show_detail()  # (the same decisions: the same one selected, the same detail)
 
     def tick(self, now: datetime) -> None:
         if self.snapshot is not None:
-            self.query_one(GateList).show(self.snapshot.gates, now, deck(self).alerter.marks.keys)
+            self.query_one(DecisionList).show(self.snapshot.gates, now, deck_host(self).alerter.marks.keys)
 
     @property
     def selected(self) -> Decision | None:
@@ -70,68 +70,70 @@ class GatesPanel(Panel):
 
     @on(LineList.Highlighted, "#gate-list")
     def _moved(self, event: LineList.Highlighted) -> None:
-        if deck(self).app_focus:
-            deck(self).alerter.marks.selected(event.key)  # the person moved onto it: seen
+        if deck_host(self).app_focus:
+            deck_host(self).alerter.marks.selected(event.key)  # the person moved onto it: seen
         self._show_detail()
 
     def _show_detail(self) -> None:
-        gate = self.selected
-        show_content(self.query_one("#gate-detail-text", Static), gate_detail(gate) if gate else Content(""))
+        decision = self.selected
+        show_content(
+            self.query_one("#gate-detail-text", Static), decision_detail(decision) if decision else Content("")
+        )
         self.selection_moved()
 
     @on(LineList.Chosen, "#gate-list")
     def action_open(self) -> None:
         from teamdeck.tui.dialogs.text_view import TextScreen  # not needed for the first frame
 
-        gate = self.selected
-        if gate is None:
+        decision = self.selected
+        if decision is None:
             return
         # Its answers can be given from the text (a, r), as from the queue.
         offered = {
             ("a" if answer.positive else "r"): answer
-            for answer in answers(gate)
+            for answer in answers(decision)
             if self.check_action("answer", (answer.action,)) is True
         }
 
         def answered(key: str | None) -> None:
             chosen = offered.get(key or "")
-            if chosen is not None and self.select_key(gate.key):
+            if chosen is not None and self.select_key(decision.key):
                 self.action_answer(chosen.action)
 
         screen = TextScreen(
-            Content(cell(gate.title, 200)),
-            gate_text(gate),
-            header=gate_detail(gate, short=True),
+            Content(cell(decision.title, 200)),
+            decision_text(decision),
+            header=decision_detail(decision, short=True),
             answers=tuple((key, answer.label) for key, answer in offered.items()),
         )
         self.app.push_screen(screen, answered)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        gate = self.selected
+        decision = self.selected
         if action == "answer":
             name = parameters[0] if parameters else None
-            if gate is None:
+            if decision is None:
                 return None if name in IDLE_ANSWERS else False
-            if name not in {answer.action for answer in answers(gate)}:
+            if name not in {answer.action for answer in answers(decision)}:
                 return False  # another pair of keys is the one shown for this decision
-            return None if deck(self).read_only else True
-        if action == "open" and gate is None:
+            return None if deck_host(self).read_only else True
+        if action == "open" and decision is None:
             return None
         return True
 
     def action_answer(self, name: str) -> None:
         """Ask to confirm the selected decision's answer ``name``, then run it."""
-        gate = self.selected
-        if gate is None or deck(self).read_only:
+        decision = self.selected
+        if decision is None or deck_host(self).read_only:
             return
-        answer = next((answer for answer in answers(gate) if answer.action == name), None)
+        answer = next((answer for answer in answers(decision) if answer.action == name), None)
         if answer is None:
             return
-        body = gate_detail(gate)
+        body = decision_detail(decision)
         if answer.outcome:
             body = Content.assemble(body, "\n", (answer.outcome, "bold"))
         request = ConfirmRequest(
-            parts_content(answer.question(gate)),
+            parts_content(answer.question(decision)),
             body,
             confirm=answer.label,
             note=answer.note,
@@ -141,23 +143,23 @@ class GatesPanel(Panel):
 
         def decided(result: Confirmed | None) -> None:
             if result is not None:
-                self.app.post_message(actions.answer(gate, answer, result.note))
+                self.app.post_message(actions.answer(decision, answer, result.note))
 
         ask_confirm(self, request, decided)
 
 
-def gate_detail(gate: Decision, *, short: bool = False) -> Content:
+def decision_detail(decision: Decision, *, short: bool = False) -> Content:
     """What a person reads before deciding (its spec's detail, sanitised).
 
     ``short`` leaves out the reason, questions and plan: the header of the full view,
-    whose body already holds them whole (:func:`gate_text`).
+    whose body already holds them whole (:func:`decision_text`).
     """
-    return parts_content(spec_of(gate).detail(gate, short))
+    return parts_content(spec_of(decision).detail(decision, short))
 
 
-def gate_text(gate: Decision) -> str:
+def decision_text(decision: Decision) -> str:
     """The whole request as plain text, for the full view (sanitised there)."""
-    lines = [gate.title, "", *(f"Q{n}. {q}" for n, q in enumerate(gate.questions, 1))]
-    if gate.body:
-        lines += ["", gate.body]
+    lines = [decision.title, "", *(f"Q{n}. {q}" for n, q in enumerate(decision.questions, 1))]
+    if decision.body:
+        lines += ["", decision.body]
     return "\n".join(lines)
