@@ -31,7 +31,9 @@ from locations import REPO
 from mcp_clients import TEAM, http_server, make_workspace
 from scripted_model import Reply, Request, ScriptedModel, aside, call, say
 
-from teamdeck.mcp_server.catalog import TOOLS
+from teamdeck.mcp_server.tools import TOOLS as DECLARED
+
+TOOLS = {tool.name: tool.description for tool in DECLARED}
 
 pytestmark = [pytest.mark.conformance, pytest.mark.slow]
 

@@ -23,7 +23,9 @@ from mcp_clients import (
     workspace_bytes,
 )
 
-from teamdeck.mcp_server.catalog import TOOLS
+from teamdeck.mcp_server.tools import TOOLS as DECLARED
+
+TOOLS = {tool.name: tool.description for tool in DECLARED}
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 

@@ -12,9 +12,11 @@ import pytest
 import yaml
 from mcp_clients import TEAM, call, make_workspace, refused, stdio_session, workspace_bytes
 
-from teamdeck.mcp_server.catalog import TOOLS
+from teamdeck.mcp_server.tools import TOOLS as DECLARED
 from teamdeck.protocol.gates import decide_gate
 from teamdeck.store.workspace import Workspace
+
+TOOLS = {tool.name: tool.description for tool in DECLARED}
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 

@@ -22,7 +22,9 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp_clients import make_workspace
 
-from teamdeck.mcp_server.catalog import TOOLS
+from teamdeck.mcp_server.tools import TOOLS as DECLARED
+
+TOOLS = {tool.name: tool.description for tool in DECLARED}
 
 pytestmark = pytest.mark.e2e
 

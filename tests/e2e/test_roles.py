@@ -11,12 +11,14 @@ import anyio
 import pytest
 from mcp_clients import TEAM, call, refused, stdio_session, workspace_bytes
 
-from teamdeck.mcp_server.catalog import TOOLS
+from teamdeck.mcp_server.tools import TOOLS as DECLARED
 from teamdeck.protocol.delegation import delegate
 from teamdeck.protocol.roles import ROLES, member_role_prompt, role_of, role_prompt
 from teamdeck.protocol.tasks import create_task
 from teamdeck.protocol.teams import add_member, create_team, read_team, set_role
 from teamdeck.store.workspace import Workspace
+
+TOOLS = {tool.name: tool.description for tool in DECLARED}
 
 pytestmark = [pytest.mark.e2e]
 TIMEOUT_S = 120

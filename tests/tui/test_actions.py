@@ -7,8 +7,8 @@ import json
 
 from pilot_helpers import busy, make_app, run, showing, type_text, until
 
-from teamdeck.live import runner as runner_module
-from teamdeck.live.runner import Action
+from teamdeck.live import actions as runner_module
+from teamdeck.live.actions import Action
 from teamdeck.live.workspace import LiveWorkspace
 from teamdeck.model.claude import ShutdownApproved
 from teamdeck.protocol.messaging.handshakes import request_shutdown

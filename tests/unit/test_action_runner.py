@@ -1,4 +1,4 @@
-"""live/runner.py without Textual: actions run one at a time in the order asked, a
+"""live/actions.py without Textual: actions run one at a time in the order asked, a
 failing one does not stop the next, and what each wrote is handed down to the live
 workspace (a document replaced whole at once, the rest after the call) - never reported
 before it is on disk (no optimistic update)."""
@@ -14,7 +14,7 @@ import pytest
 import small_worlds as worlds
 
 from teamdeck.errors import Refused
-from teamdeck.live.runner import Action, ActionRunner, Outcome
+from teamdeck.live.actions import Action, ActionRunner, Outcome
 from teamdeck.protocol.gates import decide_gate
 from teamdeck.protocol.messaging.sending import send_message
 from teamdeck.store.workspace import Workspace

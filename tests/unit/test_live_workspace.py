@@ -14,7 +14,7 @@ import pytest
 import small_worlds as worlds
 
 from teamdeck.live import workspace as live_module
-from teamdeck.live.runner import Action, ActionRunner
+from teamdeck.live.actions import Action, ActionRunner
 from teamdeck.live.workspace import LiveWorkspace
 from teamdeck.protocol.messaging.sending import send_message
 from teamdeck.sim.outputs import write_final_output

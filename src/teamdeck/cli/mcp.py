@@ -7,7 +7,7 @@ import argparse
 
 from teamdeck.cli.commands import summary
 from teamdeck.cli.common import Output
-from teamdeck.mcp_server.catalog import help_text
+from teamdeck.mcp_server.tools import help_text
 from teamdeck.store.workspace import Workspace
 
 
@@ -52,7 +52,7 @@ def register_mcp(subparsers: argparse._SubParsersAction, common: argparse.Argume
 
 def _serve(args: argparse.Namespace, ws: Workspace) -> Output:
     # The MCP SDK is imported here, not at start-up: every other command stays fast.
-    from teamdeck.mcp_server.server import take_seat
+    from teamdeck.mcp_server.seat import take_seat
 
     seat = take_seat(ws, args.team, args.member)
     if args.channel:

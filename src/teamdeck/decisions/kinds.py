@@ -1,9 +1,11 @@
-"""The kinds of decision, one :class:`~teamdeck.decisions.spec.DecisionSpec` each, and
-:data:`SPECS`, the one place they are registered.
+"""The kinds of decision the workspace's own files ask (task gates, team requests, the
+forge outbox), one :class:`~teamdeck.decisions.spec.DecisionSpec` each, listed in
+:data:`SPECS` (decisions/registry.py registers them with the runner's and the live
+sessions' kinds).
 
 To add a kind: the view builds its rows (a ``Decision`` with a new ``kind``), a
-protocol function answers it, and a spec here names, shows and runs it; add the spec
-to :data:`SPECS`. Nothing else changes: see docs/protocol.md, "Adding a decision kind".
+protocol function answers it, and a spec here names, shows, alerts and runs it; add the
+spec to :data:`SPECS`. Nothing else changes: see docs/protocol.md, "Adding a decision kind".
 
 Each answer imports its protocol module when it runs (an action runs on a worker: the
 TUI's first frame does not wait for modules only an answer needs).
@@ -15,7 +17,6 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Literal
 
-from teamdeck.decisions.run_kinds import RUN_BUDGET, RUN_FAILED
 from teamdeck.decisions.spec import (
     Answer,
     Answered,
@@ -24,6 +25,7 @@ from teamdeck.decisions.spec import (
     Run,
     Variant,
     detail,
+    member_question,
     ours,
     question_about,
     team_json,
@@ -37,14 +39,10 @@ if TYPE_CHECKING:
 FAIL_GATE = "verification-failed"
 
 
-def _member_question(before: str, decision: Decision, after: str = "?") -> tuple[Part, ...]:
-    return (ours(before, "bold"), Part(decision.member or "", "accent", limit=64), ours(after, "bold"))
-
-
 # --- task gates (task.yaml) ---------------------------------------------------------
 
 
-def _decide_gate(answer: GateAnswer, done: str) -> Run:
+def _decide_gate(answer: GateAnswer, *, done: str) -> Run:
     def run(ws: Workspace, decision: Decision, note: str | None) -> Answered:
         from teamdeck.protocol.gates import decide_gate
 
@@ -53,8 +51,8 @@ def _decide_gate(answer: GateAnswer, done: str) -> Run:
         gate = change.task.gate(gate_id)
         summary = "; ".join([f"gate {gate_id} of task {task_id} {done}", *change.notices])
         return Answered(
-            summary,
-            {
+            summary=summary,
+            data={
                 "task": task_id,
                 "taskState": change.task.state,
                 "gate": gate.model_dump(mode="json") if gate else None,
@@ -67,30 +65,69 @@ def _decide_gate(answer: GateAnswer, done: str) -> Run:
 
 
 GATE_APPROVE = Answer(
-    "gate-approve", "approve", True, "Approve", "Approve the selected decision", "approve (optional note)",
-    "optional", "Note", question_about("Approve"), _decide_gate("approve", "approved"),
-)  # fmt: skip
+    id="gate-approve",
+    action="approve",
+    positive=True,
+    label="Approve",
+    command="Approve the selected decision",
+    help="approve (optional note)",
+    note="optional",
+    note_label="Note",
+    question=question_about("Approve"),
+    run=_decide_gate("approve", done="approved"),
+)
 GATE_REJECT = Answer(
-    "gate-reject", "reject", False, "Reject", "Reject the selected decision", "reject (note required)",
-    "required", "Note", question_about("Reject"), _decide_gate("reject", "rejected"),
-)  # fmt: skip
+    id="gate-reject",
+    action="reject",
+    positive=False,
+    label="Reject",
+    command="Reject the selected decision",
+    help="reject (note required)",
+    note="required",
+    note_label="Note",
+    question=question_about("Reject"),
+    run=_decide_gate("reject", done="rejected"),
+)
 GATE_RETRY = Answer(
-    "gate-retry", "retry", True, "Retry", "Retry the selected FAIL gate", "FAIL gate: retry (task works again)",
-    "optional", "Note", question_about("Retry"), _decide_gate("approve", "approved (retry)"),
+    id="gate-retry",
+    action="retry",
+    positive=True,
+    label="Retry",
+    command="Retry the selected FAIL gate",
+    help="FAIL gate: retry (task works again)",
+    note="optional",
+    note_label="Note",
+    question=question_about("Retry"),
+    run=_decide_gate("approve", done="approved (retry)"),
     outcome="Retry: the task goes back to working and its guardian can run again.",
-)  # fmt: skip
+)
 GATE_GIVE_UP = Answer(
-    "gate-give-up", "give_up", False, "Give up", "Give up the selected FAIL gate", "FAIL gate: give up (fails)",
-    "required", "Note", question_about("Give up"), _decide_gate("reject", "rejected (given up)"),
+    id="gate-give-up",
+    action="give_up",
+    positive=False,
+    label="Give up",
+    command="Give up the selected FAIL gate",
+    help="FAIL gate: give up (fails)",
+    note="required",
+    note_label="Note",
+    question=question_about("Give up"),
+    run=_decide_gate("reject", done="rejected (given up)"),
     outcome="Give up: the task fails (final) and its other open gates are closed.",
-)  # fmt: skip
+)
 
 STALL_REASSIGN = Answer(
-    "gate-reassign", "reassign", True, "Nudge / reassign", "Nudge the stalled member again, or reassign its task",
-    "stalled member: nudge, or reassign (note: a member)", "optional", "Member (empty: nudge again)",
-    question_about("Nudge again or reassign"), _decide_gate("approve", "approved"),
+    id="gate-reassign",
+    action="reassign",
+    positive=True,
+    label="Nudge / reassign",
+    command="Nudge the stalled member again, or reassign its task",
+    help="stalled member: nudge, or reassign (note: a member)",
+    note="optional",
+    note_label="Member (empty: nudge again)",
+    question=question_about("Nudge again or reassign"),
+    run=_decide_gate("approve", done="approved"),
     outcome="No name: the member is nudged again and its wait starts over. A member's name: the work (a task, a Gitea issue) is theirs.",
-)  # fmt: skip
+)
 
 STALL_GIVE_UP = replace(
     GATE_GIVE_UP,
@@ -123,17 +160,23 @@ TASK_GATE = DecisionSpec(
     heading="gate",
     answers=(GATE_APPROVE, GATE_REJECT),
     what=lambda decision: f"gate {decision.gate_id}",
+    alert_reason="is blocked",
     detail=_task_gate_detail,
     json=_task_gate_json,
     variants={
-        FAIL_GATE: Variant("FAIL", "verification FAILED: retry (a) or give up (r)", (GATE_RETRY, GATE_GIVE_UP)),
-        "round-review": Variant("round"),
-        "plan-approval": Variant("gate", "coordinator plan: approve to make it READY"),
+        FAIL_GATE: Variant(
+            label="FAIL",
+            note="verification FAILED: retry (a) or give up (r)",
+            answers=(GATE_RETRY, GATE_GIVE_UP),
+            alert_reason="failed verification",
+        ),
+        "round-review": Variant(label="round"),
+        "plan-approval": Variant(label="gate", note="coordinator plan: approve to make it READY"),
         "member-stalled": Variant(
-            "stall",
-            "a member left its work untouched: nudge again / reassign (a) or give up (r)",
-            (STALL_REASSIGN, STALL_GIVE_UP),
-        ),  # fmt: skip
+            label="stall",
+            note="a member left its work untouched: nudge again / reassign (a) or give up (r)",
+            answers=(STALL_REASSIGN, STALL_GIVE_UP),
+        ),
     },
 )
 """A ``blocked`` gate of a task.yaml: a blocked worker's question, a guardian's FAIL
@@ -143,7 +186,7 @@ TASK_GATE = DecisionSpec(
 # --- team requests (inboxes, the handshake ledger) ------------------------------------
 
 
-def _answer_plan(approve: bool) -> Run:
+def _answer_plan(*, approve: bool) -> Run:
     def run(ws: Workspace, decision: Decision, note: str | None) -> Answered:
         from teamdeck.protocol.messaging.handshakes import answer_plan
 
@@ -152,7 +195,9 @@ def _answer_plan(approve: bool) -> Run:
             ws, decision.team or "", member, approve=approve, feedback=note, request_id=decision.request_id
         )
         summary = f"plan of {member} {'approved' if approve else 'rejected'} ({sent.request_id})"
-        return Answered(summary, {"team": sent.team, "member": member, "requestId": sent.request_id, "sent": sent.id})
+        return Answered(
+            summary=summary, data={"team": sent.team, "member": member, "requestId": sent.request_id, "sent": sent.id}
+        )
 
     return run
 
@@ -163,38 +208,39 @@ PLAN_APPROVAL = DecisionSpec(
     heading="plan approval",
     answers=(
         Answer(
-            "gate-approve",
-            "approve",
-            True,
-            "Approve",
-            "Approve the selected decision",
-            "approve (optional note)",
-            "optional",
-            "Feedback",
-            question_about("Approve"),
-            _answer_plan(True),
+            id="gate-approve",
+            action="approve",
+            positive=True,
+            label="Approve",
+            command="Approve the selected decision",
+            help="approve (optional note)",
+            note="optional",
+            note_label="Feedback",
+            question=question_about("Approve"),
+            run=_answer_plan(approve=True),
         ),
         Answer(
-            "gate-reject",
-            "reject",
-            False,
-            "Reject",
-            "Reject the selected decision",
-            "reject (note required)",
-            "required",
-            "Feedback",
-            question_about("Reject"),
-            _answer_plan(False),
+            id="gate-reject",
+            action="reject",
+            positive=False,
+            label="Reject",
+            command="Reject the selected decision",
+            help="reject (note required)",
+            note="required",
+            note_label="Feedback",
+            question=question_about("Reject"),
+            run=_answer_plan(approve=False),
         ),
-    ),  # fmt: skip
+    ),
     what=lambda decision: f"plan {decision.request_id}",
+    alert_reason="asks to approve a plan",
     detail=lambda decision, short: detail(decision, short, (ours("plan approval", "bold"),)),
     json=team_json,
 )
 """A teammate's ``plan_approval_request`` with no ``plan_approval_response`` yet."""
 
 
-def _answer_permission(approve: bool) -> Run:
+def _answer_permission(*, approve: bool) -> Run:
     def run(ws: Workspace, decision: Decision, note: str | None) -> Answered:
         from teamdeck.protocol.permissions import answer_permission
         from teamdeck.protocol.sessions import answer_same_request
@@ -206,7 +252,7 @@ def _answer_permission(approve: bool) -> Run:
         summary = f"permission {'allowed' if approve else 'denied'}: {member} ({request_id})"
         summary += f", and in its live session ({', '.join(p.id for p in routes)})" if routes else ""
         data = {"team": sent.team, "member": member, "requestId": request_id, "sent": sent.id}
-        return Answered(summary, {**data, "sessionPrompts": [p.key for p in routes]})
+        return Answered(summary=summary, data={**data, "sessionPrompts": [p.key for p in routes]})
 
     return run
 
@@ -222,48 +268,49 @@ PERMISSION = DecisionSpec(
     heading="permission request",
     answers=(
         Answer(
-            "permission-allow",
-            "allow",
-            True,
-            "Allow",
-            "Allow the selected permission request",
-            "permission request: allow (the tool runs with its input)",
-            "optional",
-            "Note",
-            lambda d: (
-                *_member_question("Allow ", d, " to use "),
+            id="permission-allow",
+            action="allow",
+            positive=True,
+            label="Allow",
+            command="Allow the selected permission request",
+            help="permission request: allow (the tool runs with its input)",
+            note="optional",
+            note_label="Note",
+            question=lambda d: (
+                *member_question("Allow ", d, " to use "),
                 Part(d.tool, "warning", limit=64),
                 ours("?", "bold"),
             ),
-            _answer_permission(True),
+            run=_answer_permission(approve=True),
             outcome="The tool runs with this input, unchanged (permission_response success); a note is only logged.",
         ),
         Answer(
-            "permission-deny",
-            "deny",
-            False,
-            "Deny",
-            "Deny the selected permission request",
-            "permission request: deny (the reason is sent)",
-            "optional",
-            "Reason",
-            lambda d: (
-                *_member_question("Deny ", d, " the use of "),
+            id="permission-deny",
+            action="deny",
+            positive=False,
+            label="Deny",
+            command="Deny the selected permission request",
+            help="permission request: deny (the reason is sent)",
+            note="optional",
+            note_label="Reason",
+            question=lambda d: (
+                *member_question("Deny ", d, " the use of "),
                 Part(d.tool, "warning", limit=64),
                 ours("?", "bold"),
             ),
-            _answer_permission(False),
+            run=_answer_permission(approve=False),
             outcome="The teammate gets the reason as the error (default: Permission denied).",
         ),
-    ),  # fmt: skip
+    ),
     what=lambda decision: f"permission {decision.request_id}",
+    alert_reason="asks for permission",
     detail=_permission_detail,
     json=lambda decision: {**team_json(decision), "tool": decision.tool, "input": decision.body},
 )
 """A teammate's ``permission_request``, open in the ledger (not answered, not superseded)."""
 
 
-def _answer_sandbox(allow: bool) -> Run:
+def _answer_sandbox(*, allow: bool) -> Run:
     def run(ws: Workspace, decision: Decision, note: str | None) -> Answered:
         from teamdeck.protocol.sandbox_permissions import answer_sandbox_permission
         from teamdeck.protocol.sessions import answer_same_request
@@ -275,14 +322,14 @@ def _answer_sandbox(allow: bool) -> Run:
         summary = f"sandbox host {decision.reason} {'allowed' if allow else 'denied'}: {member} ({request_id})"
         summary += f", and in its live session ({', '.join(p.id for p in routes)})" if routes else ""
         data = {"team": sent.team, "member": member, "requestId": request_id, "sent": sent.id}
-        return Answered(summary, {**data, "sessionPrompts": [p.key for p in routes]})
+        return Answered(summary=summary, data={**data, "sessionPrompts": [p.key for p in routes]})
 
     return run
 
 
 def _sandbox_question(verb: str) -> Callable[[Decision], tuple[Part, ...]]:
     return lambda d: (
-        *_member_question(f"{verb} ", d, "'s sandbox to reach "),
+        *member_question(f"{verb} ", d, "'s sandbox to reach "),
         Part(d.reason, "warning", limit=120),
         ours("?", "bold"),
     )
@@ -294,41 +341,42 @@ SANDBOX_PERMISSION = DecisionSpec(
     heading="sandbox host request",
     answers=(
         Answer(
-            "sandbox-allow",
-            "allow",
-            True,
-            "Allow",
-            "Allow the selected sandbox host request",
-            "sandbox host request: allow (the sandbox may reach the host)",
-            "optional",
-            "Note",
-            _sandbox_question("Allow"),
-            _answer_sandbox(True),
+            id="sandbox-allow",
+            action="allow",
+            positive=True,
+            label="Allow",
+            command="Allow the selected sandbox host request",
+            help="sandbox host request: allow (the sandbox may reach the host)",
+            note="optional",
+            note_label="Note",
+            question=_sandbox_question("Allow"),
+            run=_answer_sandbox(allow=True),
             outcome="sandbox_permission_response allow: true for this host; Claude Code 2.1.332 takes it as a "
             "denial unless the lead's own process wrote it (answer in the lead's terminal too). A note is only logged.",
         ),
         Answer(
-            "sandbox-deny",
-            "deny",
-            False,
-            "Deny",
-            "Deny the selected sandbox host request",
-            "sandbox host request: deny",
-            "optional",
-            "Reason",
-            _sandbox_question("Deny"),
-            _answer_sandbox(False),
+            id="sandbox-deny",
+            action="deny",
+            positive=False,
+            label="Deny",
+            command="Deny the selected sandbox host request",
+            help="sandbox host request: deny",
+            note="optional",
+            note_label="Reason",
+            question=_sandbox_question("Deny"),
+            run=_answer_sandbox(allow=False),
             outcome="sandbox_permission_response allow: false; the reason is only logged (the frame has no field).",
         ),
-    ),  # fmt: skip
+    ),
     what=lambda decision: f"sandbox {decision.request_id}",
+    alert_reason="asks for its sandbox to reach a host",
     detail=lambda decision, short: detail(
         replace(decision, reason=""),  # the host is in the heading
         short,
         (ours("sandbox host request", "bold"), ours("  host ", "warning"), Part(decision.reason, "warning", limit=120)),
         body_label="input:\n",
         request=True,
-    ),  # fmt: skip
+    ),
     json=lambda decision: {**team_json(decision), "host": decision.reason},
 )
 """A teammate's ``sandbox_permission_request`` (its sandbox wants a network host), open
@@ -344,7 +392,7 @@ def _resend(ws: Workspace, decision: Decision, note: str | None) -> Answered:
         f"shutdown request resent to {member} ({resent.sent.request_id}); superseded {', '.join(resent.superseded)}"
     )
     data = {"team": decision.team, "member": member, "requestId": resent.sent.request_id}
-    return Answered(summary, {**data, "superseded": list(resent.superseded)})
+    return Answered(summary=summary, data={**data, "superseded": list(resent.superseded)})
 
 
 def forced_offline_reason(decision: Decision) -> str:
@@ -358,7 +406,7 @@ def _force_offline(ws: Workspace, decision: Decision, note: str | None) -> Answe
     name = deactivate_member(
         ws, decision.team or "", decision.member or "", force=True, reason=note or forced_offline_reason(decision)
     )
-    return Answered(f"{name} forced offline", {"team": decision.team, "member": name, "isActive": False})
+    return Answered(summary=f"{name} forced offline", data={"team": decision.team, "member": name, "isActive": False})
 
 
 STUCK_SHUTDOWN = DecisionSpec(
@@ -367,35 +415,36 @@ STUCK_SHUTDOWN = DecisionSpec(
     heading="stuck shutdown",
     answers=(
         Answer(
-            "shutdown-resend",
-            "resend",
-            True,
-            "Resend",
-            "Resend the selected stuck shutdown request",
-            "stuck shutdown: resend (a new request id)",
-            "optional",
-            "Reason",
-            lambda d: _member_question("Resend the shutdown request to ", d),
-            _resend,
+            id="shutdown-resend",
+            action="resend",
+            positive=True,
+            label="Resend",
+            command="Resend the selected stuck shutdown request",
+            help="stuck shutdown: resend (a new request id)",
+            note="optional",
+            note_label="Reason",
+            question=lambda d: member_question("Resend the shutdown request to ", d),
+            run=_resend,
             outcome="A new shutdown_request (new requestId) goes to its inbox; the unanswered one is "
             "recorded as superseded in messages.jsonl.",
         ),
         Answer(
-            "shutdown-force",
-            "force",
-            False,
-            "Force offline",
-            "Force the member of the stuck shutdown offline",
-            "stuck shutdown: force offline (reason logged)",
-            "optional",
-            "Reason",
-            lambda d: _member_question("Force ", d, " offline?"),
-            _force_offline,
+            id="shutdown-force",
+            action="force",
+            positive=False,
+            label="Force offline",
+            command="Force the member of the stuck shutdown offline",
+            help="stuck shutdown: force offline (reason logged)",
+            note="optional",
+            note_label="Reason",
+            question=lambda d: member_question("Force ", d, " offline?"),
+            run=_force_offline,
             outcome="isActive becomes false in config.json (it no longer blocks TeamDelete); the reason "
             "is recorded in messages.jsonl. Use it when the agent is gone for good.",
         ),
-    ),  # fmt: skip
+    ),
     what=lambda decision: f"shutdown {decision.request_id}",
+    alert_reason="has not answered a shutdown request",
     detail=lambda decision, short: detail(decision, short, (ours("stuck shutdown", "bold"),), request=True),
     json=team_json,
 )
@@ -405,7 +454,7 @@ STUCK_SHUTDOWN = DecisionSpec(
 # --- the forge outbox (what must reach Gitea) ----------------------------------------
 
 
-def _outbox_answer(retry: bool) -> Run:
+def _outbox_answer(*, retry: bool) -> Run:
     def run(ws: Workspace, decision: Decision, note: str | None) -> Answered:
         from teamdeck.protocol.forge.outbox import drop_delivery, retry_delivery
 
@@ -414,7 +463,8 @@ def _outbox_answer(retry: bool) -> Run:
             "queued again (delivered now when Gitea's API is configured)" if retry else "dropped: Gitea is not updated"
         )
         return Answered(
-            f"delivery to {entry.ref} {done}", {"entry": entry.id, "repo": entry.repo, "number": entry.number}
+            summary=f"delivery to {entry.ref} {done}",
+            data={"entry": entry.id, "repo": entry.repo, "number": entry.number},
         )
 
     return run
@@ -426,33 +476,34 @@ FORGE_DELIVERY = DecisionSpec(
     heading="Gitea not updated",
     answers=(
         Answer(
-            "forge-retry",
-            "retry",
-            True,
-            "Retry",
-            "Retry the selected delivery to Gitea",
-            "forge delivery: try again",
-            "optional",
-            "Note",
-            question_about("Retry"),
-            _outbox_answer(True),
+            id="forge-retry",
+            action="retry",
+            positive=True,
+            label="Retry",
+            command="Retry the selected delivery to Gitea",
+            help="forge delivery: try again",
+            note="optional",
+            note_label="Note",
+            question=question_about("Retry"),
+            run=_outbox_answer(retry=True),
             outcome="The comment (and closing the issue) is tried again now if Gitea's API is configured.",
         ),
         Answer(
-            "forge-drop",
-            "drop",
-            False,
-            "Drop",
-            "Drop the selected delivery to Gitea",
-            "forge delivery: drop (Gitea stays as it is)",
-            "optional",
-            "Note",
-            question_about("Drop"),
-            _outbox_answer(False),
+            id="forge-drop",
+            action="drop",
+            positive=False,
+            label="Drop",
+            command="Drop the selected delivery to Gitea",
+            help="forge delivery: drop (Gitea stays as it is)",
+            note="optional",
+            note_label="Note",
+            question=question_about("Drop"),
+            run=_outbox_answer(retry=False),
             outcome="Gitea is not updated; the outcome stays recorded in teamdeck.",
         ),
-    ),  # fmt: skip
+    ),
     what=lambda decision: f"forge {decision.request_id}",
+    alert_reason="could not update Gitea",
     detail=lambda decision, short: detail(
         decision, short, (ours("Gitea not updated", "bold"),), body_label="comment:\n", request=True
     ),
@@ -461,18 +512,5 @@ FORGE_DELIVERY = DecisionSpec(
 """A delivery to Gitea (forge/outbox.jsonl) whose tries all failed."""
 
 
-SPECS: dict[str, DecisionSpec] = {
-    spec.kind: spec
-    for spec in (
-        TASK_GATE,
-        PLAN_APPROVAL,
-        PERMISSION,
-        SANDBOX_PERMISSION,
-        STUCK_SHUTDOWN,
-        FORGE_DELIVERY,
-        RUN_FAILED,
-        RUN_BUDGET,
-    )  # fmt: skip
-}
-"""Every kind of the workspace's files, by its name (decisions/registry.py adds the live
-sessions' kinds, decisions/session_kinds.py, and every front reads the registry)."""
+SPECS = (TASK_GATE, PLAN_APPROVAL, PERMISSION, SANDBOX_PERMISSION, STUCK_SHUTDOWN, FORGE_DELIVERY)
+"""The kinds of the workspace's files, in the order decisions/registry.py registers them."""

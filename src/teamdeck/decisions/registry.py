@@ -1,18 +1,35 @@
-"""The lookups every front makes in the registry of decision kinds (decisions/kinds.py):
-a decision's spec, every answer there is (the TUI's keys), and answering a decision
-by its key."""
+"""The registry of decision kinds, and the lookups every front makes in it: a
+decision's spec, every answer there is (the TUI's keys), and answering a decision by
+its key.
+
+Every kind is registered here, one way: each module of kinds lists its specs in its
+``SPECS`` (decisions/kinds.py: the workspace's files; decisions/run_kinds.py: the
+runner's; decisions/session_kinds.py: the live sessions'), and :data:`SPECS` joins them
+in that order (the order of the TUI's key bindings). A kind added to one of those lists
+is registered; a new module of kinds adds one line here.
+"""
 
 from __future__ import annotations
 
-from teamdeck.decisions import kinds, session_kinds
+from teamdeck.decisions import kinds, run_kinds, session_kinds
 from teamdeck.decisions.spec import Answer, Answered, DecisionSpec
 from teamdeck.errors import NotFound
 from teamdeck.store.paths import shown
 from teamdeck.store.workspace import Workspace
 from teamdeck.view.snapshot import Decision, WorkspaceSnapshot
 
-SPECS = {**kinds.SPECS, **session_kinds.SPECS}
-"""Every kind, by its name: the files' own, then the live sessions'."""
+
+def _by_kind(*specs: DecisionSpec) -> dict[str, DecisionSpec]:
+    """``specs`` by their kind, in order; a kind registered twice is a mistake made here."""
+    found: dict[str, DecisionSpec] = {}
+    for spec in specs:
+        assert spec.kind not in found, f"decision kind {spec.kind} is registered twice"
+        found[spec.kind] = spec
+    return found
+
+
+SPECS = _by_kind(*kinds.SPECS, *run_kinds.SPECS, *session_kinds.SPECS)
+"""Every kind, by its name: the files' own, the runner's, then the live sessions'."""
 
 
 def spec_of(decision: Decision) -> DecisionSpec:

@@ -1,7 +1,7 @@
 """The decision kinds of live sessions (view/sessions.py builds their rows): a session's
 permission prompt, and an MCP server's question to the person (an elicitation) that a
-gating ``teamdeck hook`` holds for an answer. Registered with the others by
-decisions/registry.py (decisions/kinds.py has the kinds of the workspace's own files).
+gating ``teamdeck hook`` holds for an answer. Listed in :data:`SPECS`, which
+decisions/registry.py registers with every other kind's.
 """
 
 from __future__ import annotations
@@ -9,14 +9,23 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from teamdeck.decisions.kinds import _member_question
-from teamdeck.decisions.spec import Answer, Answered, DecisionSpec, Part, Run, detail, ours, team_json
+from teamdeck.decisions.spec import (
+    Answer,
+    Answered,
+    DecisionSpec,
+    Part,
+    Run,
+    detail,
+    member_question,
+    ours,
+    team_json,
+)
 from teamdeck.errors import Refused
 from teamdeck.store.workspace import Workspace
 from teamdeck.view.snapshot import Decision
 
 
-def _answer_session_prompt(approve: bool) -> Run:
+def _answer_session_prompt(*, approve: bool) -> Run:
     def run(ws: Workspace, decision: Decision, note: str | None) -> Answered:
         from teamdeck.protocol.sessions import answer_prompt
 
@@ -24,7 +33,9 @@ def _answer_session_prompt(approve: bool) -> Run:
         behavior: Literal["allow", "deny"] = "allow" if approve else "deny"
         answer_prompt(ws, team, member, prompt_id, behavior, note)
         summary = f"permission {'allowed' if approve else 'denied'}: {member} ({prompt_id}, live session)"
-        return Answered(summary, {"team": team, "member": member, "prompt": prompt_id, "behavior": behavior})
+        return Answered(
+            summary=summary, data={"team": team, "member": member, "prompt": prompt_id, "behavior": behavior}
+        )
 
     return run
 
@@ -35,41 +46,42 @@ SESSION_PERMISSION = DecisionSpec(
     heading="permission prompt of a live session",
     answers=(
         Answer(
-            "session-permission-allow",
-            "allow",
-            True,
-            "Allow",
-            "Allow the selected session's permission prompt",
-            "session permission prompt: allow (the tool runs)",
-            "optional",
-            "Note",
-            lambda d: (
-                *_member_question("Allow ", d, " to use "),
+            id="session-permission-allow",
+            action="allow",
+            positive=True,
+            label="Allow",
+            command="Allow the selected session's permission prompt",
+            help="session permission prompt: allow (the tool runs)",
+            note="optional",
+            note_label="Note",
+            question=lambda d: (
+                *member_question("Allow ", d, " to use "),
                 Part(d.tool, "warning", limit=64),
                 ours("?", "bold"),
             ),
-            _answer_session_prompt(True),
+            run=_answer_session_prompt(approve=True),
             outcome="The session's prompt is answered allow over its channel: the tool runs; a note is only logged.",
         ),
         Answer(
-            "session-permission-deny",
-            "deny",
-            False,
-            "Deny",
-            "Deny the selected session's permission prompt",
-            "session permission prompt: deny",
-            "optional",
-            "Reason",
-            lambda d: (
-                *_member_question("Deny ", d, " the use of "),
+            id="session-permission-deny",
+            action="deny",
+            positive=False,
+            label="Deny",
+            command="Deny the selected session's permission prompt",
+            help="session permission prompt: deny",
+            note="optional",
+            note_label="Reason",
+            question=lambda d: (
+                *member_question("Deny ", d, " the use of "),
                 Part(d.tool, "warning", limit=64),
                 ours("?", "bold"),
             ),
-            _answer_session_prompt(False),
+            run=_answer_session_prompt(approve=False),
             outcome="The session's prompt is answered deny over its channel: the model is told the tool was denied.",
         ),
-    ),  # fmt: skip
+    ),
     what=lambda decision: f"prompt {decision.request_id}",
+    alert_reason="asks for permission in its live session",
     detail=lambda decision, short: detail(
         decision,
         short,
@@ -110,7 +122,7 @@ def content_for(decision: Decision, note: str | None) -> dict[str, Any]:
     return content
 
 
-def _answer_elicitation(accept: bool) -> Run:
+def _answer_elicitation(*, accept: bool) -> Run:
     def run(ws: Workspace, decision: Decision, note: str | None) -> Answered:
         from teamdeck.protocol.sessions import answer_prompt
 
@@ -119,7 +131,7 @@ def _answer_elicitation(accept: bool) -> Run:
         behavior: Literal["allow", "deny"] = "allow" if accept else "deny"
         answer_prompt(ws, team, member, prompt_id, behavior, None, content)
         summary = f"{'accepted' if accept else 'declined'}: {decision.tool} ({prompt_id}, live session)"
-        return Answered(summary, {"team": team, "member": member, "prompt": prompt_id, "content": content})
+        return Answered(summary=summary, data={"team": team, "member": member, "prompt": prompt_id, "content": content})
 
     return run
 
@@ -130,42 +142,44 @@ SESSION_ELICITATION = DecisionSpec(
     heading="an MCP server's question to you",
     answers=(
         Answer(
-            "session-elicitation-accept",
-            "accept",
-            True,
-            "Accept",
-            "Accept the selected MCP question (the note is the form's answer, as JSON)",
-            "MCP question: accept (note: the form as JSON)",
-            "optional",
-            "Answer (JSON)",
-            lambda d: (ours("Accept ", "bold"), Part(d.title, limit=120), ours("?", "bold")),
-            _answer_elicitation(True),
+            id="session-elicitation-accept",
+            action="accept",
+            positive=True,
+            label="Accept",
+            command="Accept the selected MCP question (the note is the form's answer, as JSON)",
+            help="MCP question: accept (note: the form as JSON)",
+            note="optional",
+            note_label="Answer (JSON)",
+            question=lambda d: (ours("Accept ", "bold"), Part(d.title, limit=120), ours("?", "bold")),
+            run=_answer_elicitation(accept=True),
             outcome="The server gets accept and the note's JSON object as the form's content (checked against it).",
         ),
         Answer(
-            "session-elicitation-decline",
-            "decline",
-            False,
-            "Decline",
-            "Decline the selected MCP question",
-            "MCP question: decline",
-            "optional",
-            "Note",
-            lambda d: (ours("Decline ", "bold"), Part(d.title, limit=120), ours("?", "bold")),
-            _answer_elicitation(False),
+            id="session-elicitation-decline",
+            action="decline",
+            positive=False,
+            label="Decline",
+            command="Decline the selected MCP question",
+            help="MCP question: decline",
+            note="optional",
+            note_label="Note",
+            question=lambda d: (ours("Decline ", "bold"), Part(d.title, limit=120), ours("?", "bold")),
+            run=_answer_elicitation(accept=False),
             outcome="The server gets decline; the note is only logged.",
         ),
-    ),  # fmt: skip
+    ),
     what=lambda decision: f"question {decision.request_id}",
+    alert_reason="passes on an MCP server's question to you",
     detail=lambda decision, short: detail(
         decision,
         short,
         (ours("MCP question", "bold"), ours("  from ", "muted"), Part(decision.tool, limit=64)),
         body_label="form:\n",
         request=True,
-    ),  # fmt: skip
+    ),
     json=lambda decision: {**team_json(decision), "server": decision.tool, "form": decision.body},
 )
 """An MCP server's elicitation in a live session, held by ``teamdeck hook --gate``."""
 
-SPECS = {spec.kind: spec for spec in (SESSION_PERMISSION, SESSION_ELICITATION)}
+SPECS = (SESSION_PERMISSION, SESSION_ELICITATION)
+"""The live sessions' kinds, in the order decisions/registry.py registers them."""

@@ -1,11 +1,12 @@
 """What a kind of decision is, once: :class:`DecisionSpec` and its two :class:`Answer` s
-(the specs are in decisions/kinds.py, the lookups every front uses in decisions/registry.py).
+(the specs are in decisions/kinds.py, decisions/run_kinds.py and decisions/session_kinds.py;
+decisions/registry.py registers them and holds the lookups every front uses).
 
 The view builds :class:`~teamdeck.view.snapshot.Decision` rows from the files; how a
 row of a kind is named, shown, serialised and answered is its spec's business. The
 queue and the detail of the TUI, its keys, footer and palette, ``teamdeck status``,
-``teamdeck decisions`` and the JSON shapes all ask the spec, so a new kind is one spec
-(decisions/kinds.py) and its protocol function; no front branches on a kind.
+``teamdeck decisions``, the JSON shapes and the alerts all ask the spec, so a new kind is
+one spec and its protocol function; no front branches on a kind.
 
 A spec is front-neutral: its detail and its confirm question are :class:`Part` s
 (text plus a style role), which a front sanitises and styles at its edge.
@@ -51,7 +52,7 @@ def ours(text: str, style: Style = "") -> Part:
     return Part(text, style, "ours")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Answered:
     """What answering did: one line for people, and the fields of ``--json``."""
 
@@ -64,7 +65,7 @@ Run = Callable[[Workspace, Decision, str | None], Answered]
 files; errors are the protocol's own)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Answer:
     """One of a decision's two answers.
 
@@ -115,17 +116,18 @@ class Answer:
         return note
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Variant:
     """How a sub-kind (a task gate's own kind) differs: its list label, the line the
-    detail adds, and its own answers (None: the kind's)."""
+    detail adds, its own answers and alert reason (None: the kind's)."""
 
     label: str
     note: str = ""
     answers: tuple[Answer, Answer] | None = None
+    alert_reason: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class DecisionSpec:
     """Everything about a kind of decision but where it comes from (the view).
 
@@ -135,6 +137,8 @@ class DecisionSpec:
         heading: the detail's first words (``permission request``).
         answers: the positive and the negative answer.
         what: the one line ``status`` shows for it (``gate g-1``, ``plan <id>``).
+        alert_reason: why the person is alerted when one arrives, said after who waits
+            (``alice asks for permission``; tui/alerts.py).
         detail: what a person reads before deciding (``short``: the header of the
             full view, without the long parts).
         json: the kind's own fields of its JSON (the common ones are added).
@@ -146,6 +150,7 @@ class DecisionSpec:
     heading: str
     answers: tuple[Answer, Answer]
     what: Callable[[Decision], str]
+    alert_reason: str
     detail: Callable[[Decision, bool], tuple[Part, ...]]
     json: Callable[[Decision], dict[str, Any]]
     variants: Mapping[str, Variant] = field(default_factory=dict)
@@ -158,6 +163,11 @@ class DecisionSpec:
     def label_for(self, decision: Decision) -> str:
         variant = self.variants.get(decision.subkind)
         return variant.label if variant is not None else self.label
+
+    def alert_reason_for(self, decision: Decision) -> str:
+        """Why ``decision`` alerts the person (its variant's reason, if it has one)."""
+        variant = self.variants.get(decision.subkind)
+        return variant.alert_reason if variant is not None and variant.alert_reason is not None else self.alert_reason
 
     def answer(self, decision: Decision, word: str) -> Answer:
         """The answer ``word`` names: ``approve``/``reject`` (the positive / negative
@@ -228,6 +238,11 @@ def asks(verb: str, what: str, *rest: Part) -> tuple[Part, ...]:
 
 def question_about(verb: str) -> Callable[[Decision], tuple[Part, ...]]:
     return lambda decision: asks(verb, decision.title)
+
+
+def member_question(before: str, decision: Decision, after: str = "?") -> tuple[Part, ...]:
+    """``Allow alice to use`` : our words around the member's name."""
+    return (ours(before, "bold"), Part(decision.member or "", "accent", limit=64), ours(after, "bold"))
 
 
 def team_json(decision: Decision) -> dict[str, Any]:

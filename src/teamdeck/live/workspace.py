@@ -2,7 +2,7 @@
 
 Data flows one way: the watcher collects batches of changed paths; one refresher at a
 time turns them into the next snapshot (view.refresh) and hands it to the front
-(``on_snapshot``), which draws it. The front's actions (live/runner.py) tell it what
+(``on_snapshot``), which draws it. The front's actions (live/actions.py) tell it what
 they wrote (:meth:`LiveWorkspace.wrote`): those paths are read at once, and the
 watcher's report of the same write is dropped (its echo: read and drawn once, not
 twice). A worker's ``final.json`` appearing asks the front to join its task (the
@@ -215,7 +215,7 @@ class LiveWorkspace:
         return ticket
 
     def wrote(self, paths: Iterable[Path]) -> int:
-        """The front's own action wrote ``paths`` (live/runner.py's :class:`OwnWrites`):
+        """The front's own action wrote ``paths`` (live/actions.py's :class:`OwnWrites`):
         read them now, and remember the stamp of each file and of the directory it is
         in (a file replaced there changes the directory too), so that the watcher's
         report of the same write is not read and drawn again. Safe from any thread.

@@ -2,7 +2,9 @@
 runtime (Claude Code and every other MCP client) can coordinate through the same files
 the TUI supervises. Each tool is a thin call of the protocol function the CLI uses.
 
-:mod:`catalog` (the tool names and descriptions, also shown by ``teamdeck mcp --help``)
-imports nothing heavy; :mod:`server` builds the server on the official ``mcp`` SDK and
-:mod:`http` serves it over streamable HTTP with an optional bearer token.
+:mod:`tools` declares each tool once (name, description, arguments, role rule, the
+protocol call) without the MCP SDK, so ``teamdeck mcp --help`` lists them at once;
+:mod:`seat` is who the server acts as; :mod:`server` wires the tools into a server on the
+official ``mcp`` SDK and :mod:`http` serves it over streamable HTTP with an optional
+bearer token.
 """

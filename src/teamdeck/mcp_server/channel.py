@@ -39,7 +39,8 @@ from pydantic import ConfigDict, Field
 
 from teamdeck.errors import TeamdeckError
 from teamdeck.mcp_server.heartbeat import announced, ended, keep_beating
-from teamdeck.mcp_server.server import Seat, build_server
+from teamdeck.mcp_server.seat import Seat
+from teamdeck.mcp_server.server import build_server
 from teamdeck.protocol import channel_push, sessions
 from teamdeck.watch_hub import wait_until
 

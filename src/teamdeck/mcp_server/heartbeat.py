@@ -8,7 +8,7 @@ import logging
 import anyio
 
 from teamdeck.errors import TeamdeckError
-from teamdeck.mcp_server.server import Seat
+from teamdeck.mcp_server.seat import Seat
 from teamdeck.model.connection import HEARTBEAT_S
 from teamdeck.protocol.connections import Heartbeat, announce
 

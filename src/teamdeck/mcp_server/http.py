@@ -30,7 +30,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from teamdeck.errors import Refused
 from teamdeck.listen import bind
 from teamdeck.mcp_server.heartbeat import announced, ended, keep_beating
-from teamdeck.mcp_server.server import Seat, build_server
+from teamdeck.mcp_server.seat import Seat
+from teamdeck.mcp_server.server import build_server
 
 log = logging.getLogger(__name__)
 

@@ -22,7 +22,7 @@ from teamdeck.protocol.events import new_event
 from teamdeck.protocol.human_notes import sync_human_notes
 from teamdeck.protocol.join import gate_fields, new_gate_id, wait_for_person, worker_gates
 from teamdeck.protocol.lifecycle import TERMINAL
-from teamdeck.protocol.roles import check_worker
+from teamdeck.protocol.roles import REQUEST_DECISION, check_worker
 from teamdeck.protocol.taskfile import load_task, transact
 from teamdeck.store.paths import check_id, shown
 from teamdeck.store.workspace import Workspace
@@ -79,7 +79,7 @@ def request_decision(
     asked = [question for question in questions if question.strip()]
     if not asked:
         raise Refused(f"Could not {action}: ask at least one non-empty question; nothing was written")
-    check_worker(ws, load_task(ws, task_id), agent_id, "request_decision")  # NotFound before any lock file is made
+    check_worker(ws, load_task(ws, task_id), agent_id, REQUEST_DECISION)  # NotFound before any lock file is made
     opened: list[str] = []
     notices: list[str] = []
 

@@ -29,7 +29,7 @@ from teamdeck.protocol.intents import completer, intent
 from teamdeck.protocol.lifecycle import START, check_can_start, refusal, transition_event
 from teamdeck.protocol.messaging.names import resolve_member
 from teamdeck.protocol.messaging.sending import Sent, send_message, send_structured
-from teamdeck.protocol.roles import check_role, check_worker
+from teamdeck.protocol.roles import DELEGATE, REPORT, check_role, check_worker
 from teamdeck.protocol.taskfile import TaskChange, load_task, task_ids, transact
 from teamdeck.protocol.teams import read_team
 from teamdeck.protocol.worker_outputs import check_output
@@ -108,7 +108,7 @@ def delegate(
     config = read_team(ws, task.team)
     name = resolve_member(config, task.team, member)
     source = resolve_member(config, task.team, sender or config.lead_name, role="sender")
-    check_role(config, source, "delegate")
+    check_role(config, source, DELEGATE)
     worker = Worker(id=worker_id_for(name), member=name, role=role, assignedAt=iso(ws.clock()), assignedBy=source)
 
     def decide(current: Task) -> list[Event]:
@@ -243,7 +243,7 @@ def report(
     task = load_task(ws, task_id)
     if task.state in ("done", "failed", "canceled"):
         raise Refused(f"Could not report on task {task_id}: it is {task.state}; nothing was written")
-    check_worker(ws, task, agent_id, "report_to_parent")
+    check_worker(ws, task, agent_id, REPORT)
     raw = {
         "status": status,
         "summary": summary,

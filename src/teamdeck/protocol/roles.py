@@ -28,23 +28,30 @@ if TYPE_CHECKING:  # the task model (and the guardian models it holds) is for th
 
 ROLES = MEMBER_ROLES
 
+DELEGATE = "delegate"
+CREATE_AGENT = "create_agent"
+REPORT = "report_to_parent"
+REQUEST_DECISION = "request_decision"
+"""The operations a role can be refused, by the names a refusal says (``Could not
+delegate``); an MCP tool names the one whose rule it follows (mcp_server/tools.py)."""
+
 REFUSED: dict[str, dict[str, str]] = {
     "coordinator": {
-        "report_to_parent": "a coordinator plans and delegates; it does not report on a task as its worker "
+        REPORT: "a coordinator plans and delegates; it does not report on a task as its worker "
         "(delegate the task to a crafter)",
     },
     "crafter": {
-        "delegate": "a crafter does the task it was given and does not delegate (tell the coordinator what blocks you)",
-        "create_agent": "a crafter does not create agents (ask the coordinator for one)",
+        DELEGATE: "a crafter does the task it was given and does not delegate (tell the coordinator what blocks you)",
+        CREATE_AGENT: "a crafter does not create agents (ask the coordinator for one)",
     },
     "gate": {
-        "delegate": "a gate gives its verdict on the acceptance criteria and does not delegate",
-        "create_agent": "a gate does not create agents",
-        "request_decision": "a gate changes no task state beyond its verdict: report it with report_to_parent "
+        DELEGATE: "a gate gives its verdict on the acceptance criteria and does not delegate",
+        CREATE_AGENT: "a gate does not create agents",
+        REQUEST_DECISION: "a gate changes no task state beyond its verdict: report it with report_to_parent "
         "(status blocked when a person must decide)",
     },
 }
-"""Role → the operations (MCP tool names) it may not make, with why."""
+"""Role → the operations it may not make, with why."""
 
 
 def role_of(config: TeamConfig, member: str) -> str:
@@ -59,18 +66,24 @@ def why_refused(role: str, operation: str) -> str | None:
     return REFUSED.get(role, {}).get(operation)
 
 
+def refusal(role: str, operation: str, *, member: str, team: str) -> str | None:
+    """The one line refusing ``operation`` to ``member`` of ``team``, whose role is
+    ``role`` (who, which role, what to do instead), or None when it may."""
+    why = why_refused(role, operation)
+    if why is None:
+        return None
+    return f"Could not {operation.replace('_', ' ')} as '{member}': it is the {role} of team '{team}'; {why}; nothing was written"
+
+
 def check_role(config: TeamConfig, member: str, operation: str) -> None:
     """Refuse ``operation`` by ``member`` when its role forbids it.
 
     Raises:
         Refused: one line: who, which role, what to do instead; nothing was written.
     """
-    role = role_of(config, member)
-    why = why_refused(role, operation)
-    if why is not None:
-        raise Refused(
-            f"Could not {operation.replace('_', ' ')} as '{member}': it is the {role} of team '{config.name}'; {why}; nothing was written"
-        )
+    refused = refusal(role_of(config, member), operation, member=member, team=config.name)
+    if refused is not None:
+        raise Refused(refused)
 
 
 def check_worker(ws: Workspace, task: Task, agent_id: str, operation: str) -> None:
@@ -84,11 +97,6 @@ def check_worker(ws: Workspace, task: Task, agent_id: str, operation: str) -> No
         return
     member = next((worker.member for worker in task.workers if worker.id == agent_id and worker.member), agent_id)
     check_role(read_team(ws, task.team), member, operation)
-
-
-def allowed_tools(role: str, tools: list[str]) -> list[str]:
-    """The tools (in order) a member of ``role`` is offered."""
-    return [tool for tool in tools if why_refused(role, tool) is None]
 
 
 def role_prompt(role: str) -> str | None:

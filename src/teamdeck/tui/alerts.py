@@ -1,6 +1,6 @@
 """Alerts when a person is needed: a decision arrived (a blocked worker, a plan, a
-permission request, a shutdown that got stuck) or a run failed (a worker's final
-output says ``failed``).
+permission request, a shutdown that got stuck...: each kind's spec says why,
+decisions/spec.py) or a run failed (a worker's final output says ``failed``).
 
 Each snapshot drawn is compared with the one before (:func:`arrivals`); the first
 snapshot is the baseline (what waited before teamdeck started is no news). An alert:
@@ -22,16 +22,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from teamdeck.decisions.registry import spec_of
 from teamdeck.shapes.decisions import decision_json
 from teamdeck.text import one_line
 from teamdeck.view.snapshot import Decision, TaskView, WorkspaceSnapshot, same_items
 
-KIND_REASONS = {
-    "task-gate": "is blocked",
-    "plan-approval": "asks to approve a plan",
-    "permission": "asks for permission",
-    "shutdown-stuck": "has not answered a shutdown request",
-}
 OSC_CHARS = 180
 """The longest notification text sent to the terminal (a desktop notification is a
 line or two)."""
@@ -94,9 +89,7 @@ def _failed_runs(task: TaskView | None) -> set[str]:
 
 def decision_alert(gate: Decision) -> Alert:
     agent = gate.agent or gate.member or gate.source
-    reason = KIND_REASONS.get(gate.kind, "needs a decision")
-    if gate.kind == "task-gate" and gate.subkind == "verification-failed":
-        reason = "failed verification"
+    reason = spec_of(gate).alert_reason_for(gate)
     detail = gate.questions[0] if gate.questions else gate.title
     return Alert(gate.key, agent, f"{reason} ({gate.source}): {detail}", {"alert": "decision", **decision_json(gate)})
 

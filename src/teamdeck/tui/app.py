@@ -4,7 +4,7 @@ Data flows one way. The live workspace (live/workspace.py, no Textual) watches t
 files and refreshes the snapshot on the app's workers; each new snapshot arrives as a
 :class:`SnapshotChanged` message and the main screen draws it. A widget asks for an
 action by posting a :class:`RunAction`; the app hands it to its action runner
-(live/runner.py), which runs one protocol call at a time on the action worker and has
+(live/actions.py), which runs one protocol call at a time on the action worker and has
 exactly the paths it wrote read - there is no optimistic update: what the person sees
 is what is on disk. Every :data:`CLOCK_TICK_S` the live workspace also looks at the
 clock (view.retime): a shutdown request becomes overdue by time passing alone. Any
@@ -32,7 +32,7 @@ from textual.widgets import Input, TextArea
 from textual.worker import Worker, WorkerState
 
 import teamdeck.tui.registry as registry
-from teamdeck.live.runner import ActionRunner, Outcome
+from teamdeck.live.actions import ActionRunner, Outcome
 from teamdeck.live.workspace import LiveWorkspace
 from teamdeck.resources import data_dir
 from teamdeck.tui.alerter import Alerter
@@ -119,7 +119,7 @@ class TeamdeckApp(App[None]):
         )
         """The files, watched and read (live/workspace.py)."""
         self.runner = ActionRunner(ws, self.live, self._action_done)
-        """The actions, one at a time in the order asked (live/runner.py)."""
+        """The actions, one at a time in the order asked (live/actions.py)."""
         self.alerter = Alerter(
             self, ws, queue_shown=lambda: self.main.shows_queue, redraw_queue=lambda: self.main.redraw_queue()
         )
@@ -227,7 +227,7 @@ class TeamdeckApp(App[None]):
                 markup=False,
             )
         self.main.show(message.snapshot)
-        if self.acting:  # an action may wait for its decision to be drawn (live/runner.py)
+        if self.acting:  # an action may wait for its decision to be drawn (live/actions.py)
             # After the next screen update and the one after it: what the widgets asked
             # to redraw reaches the screen on their own turn, which may come after the first.
             self.call_after_refresh(self.call_after_refresh, self.live.shown, message.snapshot)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from textual.message import Message
 
-from teamdeck.live.runner import Action
+from teamdeck.live.actions import Action
 from teamdeck.view.snapshot import WorkspaceSnapshot
 
 
@@ -51,7 +51,7 @@ class MessageMember(Message):
 
 class RunAction(Message):
     """Run ``action`` (built by the panels' actions, tui/panels/*/actions.py): the app hands it to
-    its action runner (live/runner.py). Widgets post it instead of calling up into the
+    its action runner (live/actions.py). Widgets post it instead of calling up into the
     app, and post it to the app itself (``self.app.post_message``) rather than letting it
     bubble: the five containers between a panel and the app took ~5 ms median (p90
     14-20 ms) to pass it on at a load of 10, against 0.5 ms posted straight to the app,

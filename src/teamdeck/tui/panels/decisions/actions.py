@@ -1,7 +1,7 @@
 """What the decision keys do to the files: answer a decision of any kind, as a
 :class:`RunAction` message the widget posts (the decisions panel's ``a`` and ``r``, the
 roster's plan keys). The answer is the kind's spec's protocol call (decisions/kinds.py),
-imported when it runs, on the worker; the app's action runner (live/runner.py) runs it
+imported when it runs, on the worker; the app's action runner (live/actions.py) runs it
 and has exactly what it wrote read. Nothing here writes a file itself or shows anything
 optimistic.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from teamdeck.decisions import registry as decisions
-from teamdeck.live.runner import Action
+from teamdeck.live.actions import Action
 from teamdeck.tui.messages import RunAction
 from teamdeck.view.snapshot import Decision
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from teamdeck.live.runner import Action
+from teamdeck.live.actions import Action
 from teamdeck.tui.messages import RunAction
 from teamdeck.view.plans import PlanView
 

@@ -1,6 +1,6 @@
 """What the roster's keys do to the files (message, broadcast, shutdown, deactivate,
 wake and stop a run): one protocol call per action, as a :class:`RunAction` message the
-widget posts; the app hands it to its action runner (live/runner.py), which
+widget posts; the app hands it to its action runner (live/actions.py), which
 runs the calls one at a time and has exactly the paths each wrote read (recorded by the
 store's seam, protocol/written.py). Nothing here writes a file itself, names the files
 a call touches, or shows anything optimistic.
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from teamdeck.live.runner import Action
+from teamdeck.live.actions import Action
 from teamdeck.tui.messages import RunAction
 from teamdeck.view.snapshot import MemberView
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from teamdeck.live.runner import Action
+from teamdeck.live.actions import Action
 from teamdeck.protocol.allowed import can_update_team_task
 from teamdeck.tui.messages import RunAction
 from teamdeck.view.snapshot import TeamTaskView
