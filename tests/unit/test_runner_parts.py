@@ -12,9 +12,9 @@ from teamdeck.protocol.run_decisions import fold_decisions
 from teamdeck.runner.budgets import overrun
 from teamdeck.runner.changes import classify
 from teamdeck.runner.wakes import Wake, WakeQueue
+from teamdeck.runtime.claude.results import outcome_of
 from teamdeck.runtime.command import COMMAND
 from teamdeck.runtime.config import check_agents
-from teamdeck.runtime.results import outcome_of
 from teamdeck.runtime.spec import RunRequest
 
 

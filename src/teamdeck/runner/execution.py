@@ -21,6 +21,7 @@ from teamdeck.ids import new_ulid
 from teamdeck.model.run import RunMessage, RunnerRef, RunOutcome, RunRecord
 from teamdeck.runner.inboxes import Unread, message_key, unread
 from teamdeck.runner.process import Identity, spawn, stop_group, wait_gone
+from teamdeck.runtime.claude.stream_json import readable_tail
 from teamdeck.runtime.spec import Outcome, RunRequest, Runtime
 from teamdeck.store.atomic import atomic_replace
 from teamdeck.store.files import ensure_dir
@@ -29,7 +30,6 @@ from teamdeck.store.loaders import dumps_json
 from teamdeck.store.lock_owner import process_started
 from teamdeck.store.runs import OUTPUT_FILE, STDERR_FILE, append_run_event, tail_text, write_run
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.stream_json import readable_tail
 
 TAIL_LINES = 20
 TAIL_CHARS = 2000

@@ -8,19 +8,17 @@ role (seed 002), ``TEAMDECK_ROLE_PROMPT`` names ``role.md`` in the run's directo
 role prompt (a command has no session: every run gets it). The agent reads its own
 work (``teamdeck inbox TEAM MEMBER --inject`` or the MCP tools), so the runner does not
 mark anything read for it. It may report its session, usage and cost by printing a
-stream-json ``result`` line, as Claude Code does (runtime/results.py).
+stream-json ``result`` line, as Claude Code does (runtime/claude/results.py).
 """
 
 from __future__ import annotations
 
-import os
 import string
-from pathlib import Path
 
 from teamdeck.errors import Refused
 from teamdeck.model.agents import AgentConfig
-from teamdeck.runtime.results import outcome_of
-from teamdeck.runtime.spec import Launch, Outcome, Problem, RunRequest
+from teamdeck.runtime.claude.results import outcome_of
+from teamdeck.runtime.spec import Launch, Outcome, Problem, RunRequest, working_dir
 
 PLACEHOLDERS = ("workspace", "team", "member", "run_id")
 ENV_ROLE_PROMPT = "TEAMDECK_ROLE_PROMPT"
@@ -39,13 +37,6 @@ def unknown_placeholder(argument: str) -> str | None:
         if name not in PLACEHOLDERS:
             return f"{{{name}}} is no placeholder (known: {', '.join('{' + p + '}' for p in PLACEHOLDERS)})"
     return None
-
-
-def working_dir(request: RunRequest) -> Path:
-    """The config's ``cwd`` (``~`` expanded, relative to the workspace), else the workspace."""
-    if not request.config.cwd:
-        return request.workspace
-    return request.workspace / Path(os.path.expanduser(request.config.cwd))
 
 
 class CommandRuntime:

@@ -3,7 +3,7 @@ registered (add its instance to :data:`RUNTIMES`; nothing else changes)."""
 
 from __future__ import annotations
 
-from teamdeck.runtime.claude_code import CLAUDE_CODE
+from teamdeck.runtime.claude.headless import CLAUDE_CODE
 from teamdeck.runtime.command import COMMAND
 from teamdeck.runtime.spec import Runtime
 

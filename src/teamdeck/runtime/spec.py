@@ -19,6 +19,7 @@ A runtime is registered once, by name, in teamdeck/runtime/registry.py.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -153,6 +154,13 @@ class RunRequest:
             ENV_RUN_ID: self.run_id,
             ENV_RUN_MESSAGES: str(self.messages_file),
         }
+
+
+def working_dir(request: RunRequest) -> Path:
+    """The config's ``cwd`` (``~`` expanded, relative to the workspace), else the workspace."""
+    if not request.config.cwd:
+        return request.workspace
+    return request.workspace / Path(os.path.expanduser(request.config.cwd))
 
 
 @dataclass(frozen=True)

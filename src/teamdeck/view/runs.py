@@ -14,6 +14,7 @@ from teamdeck.clock import parse_iso
 from teamdeck.errors import InvalidFile, TeamdeckError
 from teamdeck.model.run import RunRecord
 from teamdeck.protocol.run_decisions import RunDecision, run_decisions
+from teamdeck.runtime.claude.stream_json import readable_tail
 from teamdeck.store.lock_owner import is_running
 from teamdeck.store.runs import (
     EVENTS_FILE,
@@ -29,7 +30,6 @@ from teamdeck.store.runs import (
 from teamdeck.store.workspace import Workspace
 from teamdeck.view.read_state import ReadState
 from teamdeck.view.snapshot import Decision
-from teamdeck.view.stream_json import readable_tail
 
 
 @dataclass(frozen=True)

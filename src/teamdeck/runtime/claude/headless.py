@@ -19,7 +19,7 @@ has the observations behind each choice):
 - **Output**: ``--output-format stream-json --verbose`` (the client refuses stream-json
   in ``-p`` without ``--verbose``); the runner keeps stdout as the run's output log and
   :meth:`ClaudeCodeRuntime.outcome` reads the session id, usage and cost from its
-  ``result`` line (runtime/results.py). A resumed session's ``total_cost_usd`` counts
+  ``result`` line (runtime/claude/results.py). A resumed session's ``total_cost_usd`` counts
   the whole session (its ``usage`` only this run): the run's cost is what it adds to
   the session's total at the end of the member's previous run, noted in
   ``session.json`` at launch.
@@ -57,9 +57,8 @@ from pathlib import Path
 
 from teamdeck.errors import Refused
 from teamdeck.model.agents import AgentConfig
-from teamdeck.runtime.command import working_dir
-from teamdeck.runtime.results import last_result, outcome_from
-from teamdeck.runtime.spec import Launch, Outcome, Problem, RunRequest
+from teamdeck.runtime.claude.results import last_result, outcome_from
+from teamdeck.runtime.spec import Launch, Outcome, Problem, RunRequest, working_dir
 
 BINARY_ENV = "TEAMDECK_CLAUDE"
 """Names the ``claude`` binary; without it, ``claude`` is looked up on PATH."""
