@@ -21,7 +21,6 @@ from teamdeck.ids import new_ulid
 from teamdeck.model.run import RunMessage, RunnerRef, RunOutcome, RunRecord
 from teamdeck.runner.inboxes import Unread, message_key, unread
 from teamdeck.runner.process import Identity, spawn, stop_group, wait_gone
-from teamdeck.runtime.claude.stream_json import readable_tail
 from teamdeck.runtime.spec import Outcome, RunRequest, Runtime
 from teamdeck.store.atomic import atomic_replace
 from teamdeck.store.files import ensure_dir
@@ -164,7 +163,7 @@ class Execution:
         parts = []
         for name in (OUTPUT_FILE, STDERR_FILE):
             path = self.request.run_dir / name
-            text = readable_tail(path, TAIL_CHARS) if name == OUTPUT_FILE else tail_text(path, TAIL_CHARS)
+            text = self.runtime.read_log(path, TAIL_CHARS) if name == OUTPUT_FILE else tail_text(path, TAIL_CHARS)
             lines = [line for line in text.splitlines() if line.strip()]
             if lines:
                 parts.append(f"--- {name}\n" + "\n".join(lines[-TAIL_LINES:]))
