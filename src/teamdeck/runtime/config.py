@@ -4,7 +4,9 @@ described in teamdeck/model/agents.py and docs/protocol.md, "Running the agents"
 An entry's keys are split: the runner's settings (:class:`AgentEntry`) and the rest, each
 checked against the options model of the entry's runtime (its own ``runtime:``, else the
 one of ``defaults``), then of the other runtimes (a setting of another runtime is allowed,
-and unused); a key no runtime knows is an unknown setting. Every mistake is reported once, in teamdeck's words, naming the file and the place
+and unused); a key no runtime knows is an unknown setting.
+
+Every mistake is reported once, in teamdeck's words, naming the file and the place
 (``.teamdeck.yaml agents."quant/*".timeout_s: must be a number greater than 0``); the
 whole list is checked before anything runs, so one look fixes them all.
 """
@@ -197,7 +199,8 @@ def _runtime_problems(config: AgentsConfig) -> list[InvalidFile]:
         if merged is None:
             continue
         place = f"agents.{_quoted(pattern.key)}"
-        runtime = _runtime(merged.runtime, f"{place}.runtime", problems if merged.runtime != named else [])
+        said = problems if merged.runtime != named else []  # an unknown runtime of defaults is said once, there
+        runtime = _runtime(merged.runtime, f"{place}.runtime", said)
         if runtime is not None:
             problems += [_problem(f"{place}.{found.field}", found.why) for found in runtime.check(merged)]
     return problems
@@ -244,7 +247,7 @@ def _entry(value: Any, place: str, problems: list[InvalidFile], runtime_name: st
     options = _options(written, place, problems, runtime_name)
     if entry is None or len(problems) > found:
         return None
-    return entry.model_copy(update={"options": options})
+    return entry.model_copy(update={"options": options}) if options else entry  # nothing set: nothing in sources
 
 
 def _options(written: dict[Any, Any], place: str, problems: list[InvalidFile], runtime_name: str) -> dict[str, Any]:

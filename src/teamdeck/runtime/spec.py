@@ -106,7 +106,8 @@ class RunRequest:
         run_id: this run's id (``r-<ulid>``): unique, sortable by start.
         run_dir: ``<workspace>/runs/<team>/<member>/<run_id>/``, made before ``launch``:
             the runtime may write its own files here (and nowhere else).
-        config: the member's merged settings (``agents:`` in ``.teamdeck.yaml``).
+        config: the member's merged settings (``agents:`` in ``.teamdeck.yaml``); a
+            runtime reads its own options with ``MyOptions.of(config)``.
         messages: the unread messages this run is woken for (may be empty: a wake by
             hand, or the first run of a member ``create_agent`` made).
         session_id: the session id the member's last run reported (None on a first
