@@ -16,7 +16,7 @@ from runner_world import wait_for
 from teamdeck.runtime.config import AgentsConfigError, check_agents
 from teamdeck.tui.app import create_app
 from teamdeck.tui.dialogs.run_log import RunLogScreen
-from teamdeck.tui.widgets.roster_list import RosterList
+from teamdeck.tui.panels.roster.roster_list import RosterList
 
 HERE = Path(__file__).resolve().parent
 
