@@ -29,7 +29,7 @@ def test_a_member_gets_defaults_then_its_wildcards_then_its_own_entry() -> None:
     config = _agents(ISSUE_EXAMPLE)
     zhangfei = config.resolve("quant", "zhangfei-dev", lead="team-lead")
     assert zhangfei is not None
-    assert (zhangfei.runtime, zhangfei.cwd, zhangfei.model, zhangfei.budget_usd) == (
+    assert (zhangfei.runtime, zhangfei.options["cwd"], zhangfei.options["model"], zhangfei.budget_usd) == (
         "command",
         "~/src/quant",
         "sonnet",
@@ -38,7 +38,7 @@ def test_a_member_gets_defaults_then_its_wildcards_then_its_own_entry() -> None:
     assert (zhangfei.timeout_s, zhangfei.retries) == (1800, 3)
     assert zhangfei.sources == ("defaults", "quant/*", "quant/zhangfei-dev")
     worker = config.resolve("perf-audit", "w1")
-    assert worker is not None and worker.command == ["python3", "agents/worker.py", "{team}", "{member}"]
+    assert worker is not None and worker.options["command"] == ["python3", "agents/worker.py", "{team}", "{member}"]
     assert config.max_concurrent == 4 and config.team_limit("quant") is None
 
 

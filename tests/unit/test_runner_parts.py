@@ -12,9 +12,9 @@ from teamdeck.protocol.run_decisions import fold_decisions
 from teamdeck.runner.budgets import overrun
 from teamdeck.runner.changes import classify
 from teamdeck.runner.wakes import Wake, WakeQueue
+from teamdeck.runtime.claude.results import outcome_of
 from teamdeck.runtime.command import COMMAND
 from teamdeck.runtime.config import check_agents
-from teamdeck.runtime.results import outcome_of
 from teamdeck.runtime.spec import RunRequest
 
 
@@ -40,7 +40,7 @@ def test_the_global_limit_counts_the_runs_going() -> None:
 
 def test_budgets_a_members_own_then_its_teams_raised_by_answers() -> None:
     agents = check_agents({"t/*": {"runtime": "command", "command": ["x"], "team_budget_usd": 10}})
-    member = AgentConfig(runtime="command", command=["x"], budget_usd=2)
+    member = AgentConfig(runtime="command", options={"command": ["x"]}, budget_usd=2)
     assert overrun(agents, member, [], {("t", "a"): 1.5}, "t", "a") is None
     over = overrun(agents, member, [], {("t", "a"): 2.0}, "t", "a")
     assert over is not None and over.key == "run-budget:t/a:2" and over.who == "a"
@@ -79,9 +79,11 @@ def _request(tmp_path: Path, config: AgentConfig) -> RunRequest:
 def test_the_command_runtime_fills_the_placeholders_and_the_environment(tmp_path: Path) -> None:
     config = AgentConfig(
         runtime="command",
-        command=["run", "{workspace}/x", "{team}:{member}", "{run_id}", "{{lit}}"],
-        cwd="sub",
-        env={"K": "v"},
+        options={
+            "command": ["run", "{workspace}/x", "{team}:{member}", "{run_id}", "{{lit}}"],
+            "cwd": "sub",
+            "env": {"K": "v"},
+        },
     )
     launch = COMMAND.launch(_request(tmp_path, config))
     assert launch.argv == ("run", f"{tmp_path}/x", "crew:dev", "r-1", "{lit}")
@@ -106,7 +108,7 @@ def test_a_result_line_reports_session_usage_and_cost_and_a_torn_one_is_not_read
         "result": "ok",
     }
     log.write_text("noise\n" + json.dumps({"type": "assistant"}) + "\n" + json.dumps(result) + "\n")
-    outcome = COMMAND.outcome(_request(tmp_path, AgentConfig(runtime="command", command=["x"])), 0)
+    outcome = COMMAND.outcome(_request(tmp_path, AgentConfig(runtime="command", options={"command": ["x"]})), 0)
     assert (outcome.session_id, outcome.cost_usd, dict(outcome.usage or {}), outcome.result, outcome.error) == (
         "s-1", 0.25, {"input_tokens": 7}, "ok", None,
     )  # fmt: skip

@@ -20,9 +20,9 @@ from claude_code import option as argv_option
 from teamdeck.errors import Refused
 from teamdeck.model.agents import AgentConfig
 from teamdeck.protocol.messaging.injection import format_block
-from teamdeck.runtime.claude_code import CLAUDE_CODE, NOTHING_UNREAD
+from teamdeck.runtime.claude.headless import CLAUDE_CODE, NOTHING_UNREAD
 from teamdeck.runtime.config import AgentsConfigError, check_agents
-from teamdeck.runtime.registry import RUNTIMES
+from teamdeck.runtime.registry import BUILT_IN_RUNTIMES
 from teamdeck.runtime.spec import Launch, Message, RunRequest
 
 SESSION = "0b5c3c51-5d0c-4a47-9a53-3c2f6f0a1d11"
@@ -131,7 +131,7 @@ def test_a_session_s_first_run_appends_the_role_prompt_to_the_system_prompt_and_
 def test_a_command_agent_finds_its_role_prompt_in_the_file_its_environment_names(tmp_path: Path) -> None:
     from teamdeck.runtime.command import COMMAND
 
-    config = AgentConfig(runtime="command", command=["true"])
+    config = AgentConfig(runtime="command", options={"command": ["true"]})
     launch = COMMAND.launch(request(tmp_path, config=config, role_prompt="# Your role: gate\n"))
     named = Path(launch.env["TEAMDECK_ROLE_PROMPT"])
     assert named.parent == tmp_path / "runs" / "alpha" / "coder" / "r-01"
@@ -176,12 +176,12 @@ def test_model_and_permission_mode_from_the_config_and_never_skip_permissions_un
     assert option(plain, "--model") is None and option(plain, "--permission-mode") is None
     assert not any("dangerously" in argument for argument in plain.argv)
 
-    configured = AgentConfig(model="sonnet", permission_mode="acceptEdits")
+    configured = AgentConfig(options={"model": "sonnet", "permission_mode": "acceptEdits"})
     launch = CLAUDE_CODE.launch(request(tmp_path, "r-02", config=configured))
     assert (option(launch, "--model"), option(launch, "--permission-mode")) == ("sonnet", "acceptEdits")
     assert not any("dangerously" in argument for argument in launch.argv)
 
-    named = AgentConfig(dangerously_skip_permissions=True)
+    named = AgentConfig(options={"dangerously_skip_permissions": True})
     assert "--dangerously-skip-permissions" in CLAUDE_CODE.launch(request(tmp_path, "r-03", config=named)).argv
 
 
@@ -193,7 +193,7 @@ def test_the_binary_comes_from_teamdeck_claude_then_path(
     other.chmod(0o755)
     monkeypatch.setenv("TEAMDECK_CLAUDE", str(other))
     assert CLAUDE_CODE.launch(request(tmp_path, "r-01")).argv[0] == str(other)
-    in_config = AgentConfig(env={"TEAMDECK_CLAUDE": str(claude)})  # the member's env wins
+    in_config = AgentConfig(options={"env": {"TEAMDECK_CLAUDE": str(claude)}})  # the member's env wins
     assert CLAUDE_CODE.launch(request(tmp_path, "r-02", config=in_config)).argv[0] == str(claude)
 
     monkeypatch.setenv("TEAMDECK_CLAUDE", str(tmp_path / "missing"))
@@ -325,7 +325,7 @@ def test_foreign_values_in_the_result_line_are_not_trusted(tmp_path: Path) -> No
 
 
 def test_the_runtime_is_registered_and_its_settings_checked_with_one_message_each() -> None:
-    assert RUNTIMES["claude-code"] is CLAUDE_CODE
+    assert BUILT_IN_RUNTIMES["claude-code"] is CLAUDE_CODE
     with pytest.raises(AgentsConfigError) as raised:
         check_agents(
             {

@@ -11,8 +11,16 @@ agents:
 Every key but ``defaults`` is a ``team/member`` pattern (``*`` and ``?`` as in shell
 globs, on each side of the ``/``). A member is run when at least one pattern names it;
 its settings are ``defaults``, then each matching wildcard pattern in file order, then
-its exact ``team/member`` entry, later ones winning field by field. A wildcard never
-matches a team's lead (usually the person's own session): name the lead exactly to run it.
+its exact ``team/member`` entry, later ones winning field by field.
+
+An entry holds two kinds of settings, written side by side: the runner's
+(:class:`RunSettings`: ``runtime``, timeouts, retries, budgets), the same for every
+runtime, and its runtime's (``command``, ``cwd``, ``model``...), each runtime's
+:class:`RuntimeOptions` model (teamdeck/runtime/spec.py: a runtime names its own). The
+options of the built-in runtimes are here because they are part of this published
+format (``agents`` in schemas/settings.schema.json); a runtime added by an entry point
+brings its own. A setting of another runtime than the member's is allowed and unused (a
+``model`` in ``defaults`` is for its claude-code members), as a runtime says otherwise.
 
 Two fields are not a member's but a scope's: ``max_concurrent`` (in ``defaults``: runs at
 once in the workspace; in a ``team/*`` entry: runs at once in that team) and
@@ -22,7 +30,9 @@ entry is a mistake the check reports.
 
 from __future__ import annotations
 
-from pydantic import Field
+from typing import Annotated, Any, Literal, Self
+
+from pydantic import ConfigDict, Field, SkipValidation
 
 from teamdeck.model.base import ClosedModel
 
@@ -33,23 +43,50 @@ DEFAULT_BACKOFF_S = 10.0
 DEFAULT_GRACE_S = 10.0
 DEFAULT_MAX_CONCURRENT = 4
 
+WorkingDir = Annotated[str | None, Field(description="the run's working directory (~ expanded; default: workspace)")]
+"""``cwd``, for a runtime whose process runs in a directory of the member's choosing."""
+Environment = Annotated[dict[str, str], Field(description="variables added to the run's environment")]
+"""``env``, for a runtime that lets the member add variables to its process."""
 
-class AgentEntry(ClosedModel):
-    """One entry of ``agents:`` as written: every field optional (unset: inherited)."""
 
-    runtime: str | None = Field(default=None, description="how the member runs: a registered runtime's name")
+class RuntimeOptions(ClosedModel):
+    """What one runtime reads from a member's settings: subclassed by each runtime,
+    every field with a default (a member's options merge from several entries)."""
+
+    @classmethod
+    def of(cls, config: AgentConfig) -> Self:
+        """This runtime's options of a member's merged settings (the settings of other
+        runtimes left out). The values were checked when ``.teamdeck.yaml`` was loaded."""
+        return cls.model_validate({name: value for name, value in config.options.items() if name in cls.model_fields})
+
+
+class CommandOptions(RuntimeOptions):
+    """``runtime: command`` (teamdeck/runtime/command.py)."""
+
     command: list[str] | None = Field(
         default=None,
         min_length=1,
         description="runtime command: the argv; {workspace} {team} {member} {run_id} are replaced",
     )
-    cwd: str | None = Field(default=None, description="the run's working directory (~ expanded; default: workspace)")
-    env: dict[str, str] | None = Field(default=None, description="variables added to the run's environment")
+    cwd: WorkingDir = None
+    env: Environment = Field(default_factory=dict)
+
+
+class ClaudeCodeOptions(RuntimeOptions):
+    """``runtime: claude-code`` (teamdeck/runtime/claude/headless.py)."""
+
+    cwd: WorkingDir = None
+    env: Environment = Field(default_factory=dict)
     model: str | None = Field(default=None, description="runtime claude-code: the model (--model)")
     permission_mode: str | None = Field(default=None, description="runtime claude-code: --permission-mode")
-    dangerously_skip_permissions: bool | None = Field(
-        default=None, description="runtime claude-code: pass --dangerously-skip-permissions (never unless true)"
+    dangerously_skip_permissions: bool = Field(
+        default=False, description="runtime claude-code: pass --dangerously-skip-permissions (never unless true)"
     )
+
+
+class RunSettings(ClosedModel):
+    """The runner's settings of an entry, the same for every runtime; unset: inherited."""
+
     timeout_s: float | None = Field(default=None, gt=0, description="a run longer than this is stopped (failed)")
     grace_s: float | None = Field(default=None, ge=0, description="between SIGTERM and SIGKILL when a run is stopped")
     retries: int | None = Field(default=None, ge=0, description="failed runs retried this many times, then a decision")
@@ -61,24 +98,63 @@ class AgentEntry(ClosedModel):
     team_budget_usd: float | None = Field(default=None, gt=0, description="team/*: the team's total cost allowed")
 
 
-MEMBER_FIELDS = tuple(name for name in AgentEntry.model_fields if name not in ("max_concurrent", "team_budget_usd"))
-"""The fields that merge into a member's :class:`AgentConfig`."""
+class AgentEntry(RunSettings):
+    """One entry of ``agents:`` as written: its runner settings, and its runtime
+    settings in ``options`` (checked against the runtimes' models by
+    teamdeck/runtime/config.py, which splits an entry's keys)."""
+
+    runtime: str | None = Field(default=None, description="how the member runs: a registered runtime's name")
+    options: dict[str, Any] = Field(default_factory=dict, description="the runtime settings written")
+
+
+SCOPE_FIELDS = ("max_concurrent", "team_budget_usd")
+MEMBER_FIELDS = ("runtime", *(name for name in RunSettings.model_fields if name not in SCOPE_FIELDS))
+"""The runner settings that merge into a member's :class:`AgentConfig` (its options merge
+too, setting by setting)."""
 
 
 class AgentConfig(ClosedModel):
     """A member's settings once ``defaults``, its patterns and its own entry are merged:
-    what a runtime gets (see teamdeck/runtime/spec.py)."""
+    what a runtime gets (see teamdeck/runtime/spec.py). ``options``: the runtime settings
+    merged (every runtime's: :meth:`RuntimeOptions.of` takes a runtime's own)."""
 
     runtime: str = DEFAULT_RUNTIME
-    command: list[str] | None = None
-    cwd: str | None = None
-    env: dict[str, str] = Field(default_factory=dict)
-    model: str | None = None
-    permission_mode: str | None = None
-    dangerously_skip_permissions: bool = False
+    options: dict[str, Any] = Field(default_factory=dict)
     timeout_s: float = DEFAULT_TIMEOUT_S
     grace_s: float = DEFAULT_GRACE_S
     retries: int = DEFAULT_RETRIES
     backoff_s: float = DEFAULT_BACKOFF_S
     budget_usd: float | None = None
     sources: tuple[str, ...] = Field(default=(), description="the entries merged, in order (for messages)")
+
+
+class CommandEntry(RunSettings, CommandOptions):
+    """An entry of a ``runtime: command`` member, as the schema shows it."""
+
+    runtime: Literal["command"] | None = None
+
+
+class ClaudeCodeEntry(RunSettings, ClaudeCodeOptions):
+    """An entry of a ``runtime: claude-code`` member (the default), as the schema shows it."""
+
+    runtime: Literal["claude-code"] | None = None
+
+
+class PluggedRuntimeEntry(RunSettings):
+    """An entry of a runtime an entry point adds: its settings are its own."""
+
+    model_config = ConfigDict(extra="allow")
+    runtime: Annotated[str, Field(json_schema_extra={"not": {"enum": ["command", "claude-code"]}})]
+
+
+AgentsSection = Annotated[
+    dict[str, CommandEntry | ClaudeCodeEntry | PluggedRuntimeEntry] | None,
+    SkipValidation,
+    Field(
+        description="who `teamdeck run` runs and how: 'defaults' and 'team/member' patterns, each an entry of "
+        "the runner's settings and its runtime's (checked by `teamdeck run`, docs/protocol.md)"
+    ),
+]
+"""``agents:`` as settings.schema.json publishes it (teamdeck/model/settings.py): an entry
+is one runtime's shape. Never validated by the settings loader: teamdeck/runtime/config.py
+checks it, in teamdeck's words, where it is used."""

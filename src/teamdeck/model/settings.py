@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
+from teamdeck.model.agents import AgentsSection
 from teamdeck.model.base import OurModel
 
 
@@ -90,3 +91,4 @@ class Settings(OurModel):
         description="a Claude Code team task in_progress whose owner has been idle this long (or is offline) is "
         "flagged stalled",
     )
+    agents: AgentsSection = None

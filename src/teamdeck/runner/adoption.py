@@ -8,7 +8,7 @@ from teamdeck.model.agents import AgentConfig
 from teamdeck.model.run import RunRecord
 from teamdeck.runner.execution import Execution
 from teamdeck.runner.process import Identity
-from teamdeck.runtime.registry import RUNTIMES
+from teamdeck.runtime.registry import runtime_of_run
 from teamdeck.runtime.spec import RunRequest
 from teamdeck.store.workspace import Workspace
 
@@ -30,7 +30,7 @@ def recover(ws: Workspace, record: RunRecord, config: AgentConfig | None) -> Exe
         attempt=record.attempt,
         trigger=record.trigger,
     )
-    runtime = RUNTIMES.get(record.runtime) or RUNTIMES["command"]
+    runtime = runtime_of_run(record.runtime)
     execution = Execution(ws, record, request, runtime, frozenset(m.key for m in record.messages))
     if identity is not None and identity.alive():
         execution.identity = identity

@@ -29,7 +29,6 @@ from teamdeck.store.loaders import dumps_json
 from teamdeck.store.lock_owner import process_started
 from teamdeck.store.runs import OUTPUT_FILE, STDERR_FILE, append_run_event, tail_text, write_run
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.stream_json import readable_tail
 
 TAIL_LINES = 20
 TAIL_CHARS = 2000
@@ -164,7 +163,7 @@ class Execution:
         parts = []
         for name in (OUTPUT_FILE, STDERR_FILE):
             path = self.request.run_dir / name
-            text = readable_tail(path, TAIL_CHARS) if name == OUTPUT_FILE else tail_text(path, TAIL_CHARS)
+            text = self.runtime.read_log(path, TAIL_CHARS) if name == OUTPUT_FILE else tail_text(path, TAIL_CHARS)
             lines = [line for line in text.splitlines() if line.strip()]
             if lines:
                 parts.append(f"--- {name}\n" + "\n".join(lines[-TAIL_LINES:]))

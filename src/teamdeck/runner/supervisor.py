@@ -47,7 +47,7 @@ from teamdeck.runner.lock import RunnerLock
 from teamdeck.runner.prompts import role_prompt, roster_prompt
 from teamdeck.runner.wakes import Key, Wake, WakeQueue, next_due, promote_due
 from teamdeck.runtime.config import AgentsConfig, load_agents
-from teamdeck.runtime.registry import RUNTIMES
+from teamdeck.runtime.registry import runtime_named
 from teamdeck.runtime.spec import RunRequest
 from teamdeck.store.jsonl import Tail
 from teamdeck.store.runs import requests_log
@@ -310,7 +310,9 @@ class Runner:
         if over is not None:
             self._ask(over.key, RUN_BUDGET, over.team, over.member, over.title, reason=over.reason, allowance=over.step)
             return 0
-        runtime = RUNTIMES[config.runtime]
+        runtime = runtime_named(config.runtime)  # loaded when .teamdeck.yaml was checked
+        if runtime is None:
+            return 0
         run_id = new_run_id(self.ws)
         history = member_runs(self.ws, wake.team, wake.member)
         request = RunRequest(

@@ -1,6 +1,11 @@
 """``agents:`` of ``.teamdeck.yaml`` read, checked and resolved per member (the format is
 described in teamdeck/model/agents.py and docs/protocol.md, "Running the agents").
 
+An entry's keys are split: the runner's settings (:class:`AgentEntry`) and the rest, each
+checked against the options model of the entry's runtime (its own ``runtime:``, else the
+one of ``defaults``), then of the other runtimes (a setting of another runtime is allowed,
+and unused); a key no runtime knows is an unknown setting.
+
 Every mistake is reported once, in teamdeck's words, naming the file and the place
 (``.teamdeck.yaml agents."quant/*".timeout_s: must be a number greater than 0``); the
 whole list is checked before anything runs, so one look fixes them all.
@@ -13,23 +18,34 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
-from teamdeck.errors import InvalidFile
-from teamdeck.model.agents import DEFAULT_MAX_CONCURRENT, MEMBER_FIELDS, AgentConfig, AgentEntry
-from teamdeck.runtime.registry import RUNTIMES
+from teamdeck.errors import InvalidFile, Refused
+from teamdeck.model.agents import (
+    DEFAULT_MAX_CONCURRENT,
+    DEFAULT_RUNTIME,
+    MEMBER_FIELDS,
+    SCOPE_FIELDS,
+    AgentConfig,
+    AgentEntry,
+    RunSettings,
+)
+from teamdeck.runtime.registry import BUILT_IN_RUNTIMES, runtime_named, runtime_names
+from teamdeck.runtime.spec import Runtime
 from teamdeck.store.loaders import read_capped
 from teamdeck.store.paths import shown
 from teamdeck.store.workspace import SETTINGS_FILE
 from teamdeck.store.yaml_text import parse_yaml
 
 DEFAULTS = "defaults"
-SCOPE_FIELDS = ("max_concurrent", "team_budget_usd")
+RUN_KEYS = ("runtime", *RunSettings.model_fields)
+"""The keys of an entry that are the runner's; the rest are its runtime's options."""
 PATTERN_PART = re.compile(r"^[A-Za-z0-9*?\[\]][A-Za-z0-9._*?\[\]!-]{0,63}$")
 """One side of a ``team/member`` key: a name, or a glob (``*``, ``?``, ``[...]``)."""
+Validated = TypeVar("Validated", bound=BaseModel)
 
 
 class AgentsConfigError(InvalidFile):
@@ -96,12 +112,19 @@ class AgentsConfig:
         exact = [p for p in self.patterns if p.exact and p.matches(team, member)]
         if not wild and not exact:
             return None
-        merged: dict[str, Any] = {}
         sources = [DEFAULTS] if self.defaults.model_fields_set else []
-        for entry in (self.defaults, *(p.entry for p in wild), *(p.entry for p in exact)):
-            merged.update({name: getattr(entry, name) for name in MEMBER_FIELDS if getattr(entry, name) is not None})
         sources += [p.key for p in (*wild, *exact)]
-        return AgentConfig.model_validate({**merged, "sources": tuple(sources)})
+        return _merged((self.defaults, *(p.entry for p in wild), *(p.entry for p in exact)), tuple(sources))
+
+
+def _merged(entries: tuple[AgentEntry, ...], sources: tuple[str, ...] = ()) -> AgentConfig:
+    """``entries`` merged in order, setting by setting (a later one wins)."""
+    merged: dict[str, Any] = {}
+    options: dict[str, Any] = {}
+    for entry in entries:
+        merged.update({name: getattr(entry, name) for name in MEMBER_FIELDS if getattr(entry, name) is not None})
+        options.update(entry.options)
+    return AgentConfig.model_validate({**merged, "options": options, "sources": sources})
 
 
 def _last(values: Any) -> Any:
@@ -136,9 +159,10 @@ def check_agents(section: Any) -> AgentsConfig:
     problems: list[InvalidFile] = []
     defaults = AgentEntry()
     patterns: list[Pattern] = []
+    default_runtime = _written_runtime(section.get(DEFAULTS)) or DEFAULT_RUNTIME
     for key, value in section.items():
         place = f"agents.{_quoted(key)}"
-        entry = _entry(value, place, problems)
+        entry = _entry(value, place, problems, _written_runtime(value) or default_runtime)
         if key == DEFAULTS:
             defaults = entry or defaults
             continue
@@ -166,31 +190,38 @@ def _runtime_problems(config: AgentsConfig) -> list[InvalidFile]:
     the entry as merged over ``defaults`` (an exact entry also over its team's ``*``)."""
     problems: list[InvalidFile] = []
     named = config.defaults.runtime
-    if named is not None and named not in RUNTIMES:
-        problems.append(_unknown_runtime(f"agents.{DEFAULTS}.runtime", named))
+    if named is not None:
+        _runtime(named, f"agents.{DEFAULTS}.runtime", problems)
     for pattern in config.patterns:
-        merged = config.resolve(pattern.team, pattern.member) if pattern.exact else _over_defaults(config, pattern)
+        merged = (
+            config.resolve(pattern.team, pattern.member) if pattern.exact else _merged((config.defaults, pattern.entry))
+        )
         if merged is None:
             continue
         place = f"agents.{_quoted(pattern.key)}"
-        runtime = RUNTIMES.get(merged.runtime)
-        if runtime is None:
-            if merged.runtime != named:
-                problems.append(_unknown_runtime(f"{place}.runtime", merged.runtime))
-            continue
-        problems += [_problem(f"{place}.{found.field}", found.why) for found in runtime.check(merged)]
+        said = problems if merged.runtime != named else []  # an unknown runtime of defaults is said once, there
+        runtime = _runtime(merged.runtime, f"{place}.runtime", said)
+        if runtime is not None:
+            problems += [_problem(f"{place}.{found.field}", found.why) for found in runtime.check(merged)]
     return problems
 
 
-def _unknown_runtime(where: str, name: str) -> InvalidFile:
-    return _problem(where, f"unknown runtime '{shown(name)}' (known: {', '.join(sorted(RUNTIMES))})")
+def _runtime(name: str, where: str, problems: list[InvalidFile]) -> Runtime | None:
+    """The runtime ``name`` names; when there is none, says so in ``problems``."""
+    try:
+        runtime = runtime_named(name)
+    except Refused as err:
+        problems.append(_problem(where, str(err)))
+        return None
+    if runtime is None:
+        problems.append(_problem(where, f"unknown runtime '{shown(name)}' (known: {', '.join(runtime_names())})"))
+    return runtime
 
 
-def _over_defaults(config: AgentsConfig, pattern: Pattern) -> AgentConfig:
-    merged: dict[str, Any] = {}
-    for entry in (config.defaults, pattern.entry):
-        merged.update({name: getattr(entry, name) for name in MEMBER_FIELDS if getattr(entry, name) is not None})
-    return AgentConfig.model_validate(merged)
+def _written_runtime(value: Any) -> str | None:
+    """The ``runtime`` an entry names, when it names one."""
+    named = value.get("runtime") if isinstance(value, Mapping) else None
+    return named if isinstance(named, str) else None
 
 
 def _split_key(key: Any) -> tuple[str, str] | None:
@@ -202,14 +233,52 @@ def _split_key(key: Any) -> tuple[str, str] | None:
     return team, member
 
 
-def _entry(value: Any, place: str, problems: list[InvalidFile]) -> AgentEntry | None:
+def _entry(value: Any, place: str, problems: list[InvalidFile], runtime_name: str) -> AgentEntry | None:
+    """The entry ``value`` (its options checked first against ``runtime_name``'s model)."""
     if value is None:
         return AgentEntry()
     if not isinstance(value, Mapping):
         problems.append(_problem(place, "must be a mapping of settings (runtime, command, timeout_s...)"))
         return None
+    found = len(problems)
+    run_settings = {key: setting for key, setting in value.items() if key in RUN_KEYS}
+    written = {key: setting for key, setting in value.items() if key not in RUN_KEYS and setting is not None}
+    entry = _validated(AgentEntry, run_settings, place, problems)
+    options = _options(written, place, problems, runtime_name)
+    if entry is None or len(problems) > found:
+        return None
+    return entry.model_copy(update={"options": options}) if options else entry  # nothing set: nothing in sources
+
+
+def _options(written: dict[Any, Any], place: str, problems: list[InvalidFile], runtime_name: str) -> dict[str, Any]:
+    """The runtime settings of an entry, each checked by the first runtime whose options
+    have it (``runtime_name``'s first, then the built-ins); a key none has is reported,
+    unless the entry's runtime is unknown (reported with its ``runtime``)."""
     try:
-        return AgentEntry.model_validate(value)
+        own = runtime_named(runtime_name)
+    except Refused:
+        own = None
+    if own is None:
+        return dict(written)
+    runtimes = dict.fromkeys((own, *BUILT_IN_RUNTIMES.values()))
+    left = dict(written)
+    for runtime in runtimes:
+        mine = {key: left.pop(key) for key in list(left) if key in runtime.options.model_fields}
+        if mine:
+            _validated(runtime.options, mine, place, problems)
+    if left:
+        in_order = (*BUILT_IN_RUNTIMES.values(), own)  # as the registry lists them
+        options = dict.fromkeys(name for runtime in in_order for name in runtime.options.model_fields)
+        known = ", ".join(["runtime", *options, *RunSettings.model_fields])
+        problems += [_problem(f"{place}.{_quoted(key)}", f"unknown setting (known: {known})") for key in left]
+    return {key: setting for key, setting in written.items() if key not in left}
+
+
+def _validated(
+    model: type[Validated], value: dict[Any, Any], place: str, problems: list[InvalidFile]
+) -> Validated | None:
+    try:
+        return model.model_validate(value)
     except ValidationError as err:
         problems += [_problem(_place(place, error["loc"]), _why(error)) for error in err.errors()]
         return None
@@ -243,8 +312,6 @@ def _why(error: ErrorDetails) -> str:
     """A pydantic error in teamdeck's words (never pydantic's message)."""
     kind = error["type"]
     context = error.get("ctx") or {}
-    if kind == "extra_forbidden":
-        return f"unknown setting (known: {', '.join(AgentEntry.model_fields)})"
     if kind in ("greater_than", "greater_than_equal"):
         bound = context.get("gt", context.get("ge"))
         relation = "greater than" if kind == "greater_than" else "at least"

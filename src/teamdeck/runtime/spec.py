@@ -1,30 +1,38 @@
-"""What a runtime is: how ``teamdeck run`` turns "wake this member" into a process, and
-how it reads what that process reported once it ended.
+"""What a runtime is: how ``teamdeck run`` turns "wake this member" into a process, how
+that process's log reads, and what the process reported once it ended.
 
 The runner (teamdeck/runner/) decides *when* a member runs, owns the process (its own
 process group, the timeout, SIGTERM/SIGKILL), records the run under
-``runs/<team>/<member>/<run_id>/`` and writes the process's stdout to ``output.log`` and
-its stderr to ``stderr.log`` there. A runtime decides only *what* runs:
+``runs/<team>/<member>/<run_id>/`` (``runtime`` in run.yaml names the runtime) and writes
+the process's stdout to ``output.log`` and its stderr to ``stderr.log`` there. A runtime
+decides only *what* runs, and how to read what it wrote:
 
-- :meth:`Runtime.check` says what is wrong with a member's settings for this runtime
+- :attr:`Runtime.options` is its settings model (a :class:`RuntimeOptions`): the keys of
+  a member's ``agents:`` entry it reads, strictly typed; ``.teamdeck.yaml`` is checked
+  against it when loaded (teamdeck/runtime/config.py);
+- :meth:`Runtime.check` says what else is wrong with a member's settings for this runtime
   (``command`` missing...), once, when ``.teamdeck.yaml`` is loaded;
 - :meth:`Runtime.launch` turns a :class:`RunRequest` into a :class:`Launch` (argv, env,
   cwd, stdin) without starting anything; it may write files into ``request.run_dir``
   (an MCP config, say) and nowhere else;
 - :meth:`Runtime.outcome` reads the ended run's output log into an :class:`Outcome`
-  (session id, usage, cost, an error the exit status does not show).
+  (session id, usage, cost, an error the exit status does not show);
+- :meth:`Runtime.read_log` turns the end of a run's output log into the lines ``runs
+  show``, the TUI's run log and the give-up decision show.
 
-A runtime is registered once, by name, in teamdeck/runtime/registry.py.
+A runtime is registered once, by name, in teamdeck/runtime/registry.py (the built-ins),
+or by a package of its own under the ``teamdeck.runtimes`` entry-point group.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from teamdeck.model.agents import AgentConfig
+from teamdeck.model.agents import AgentConfig, RuntimeOptions
 
 ENV_WORKSPACE = "TEAMDECK_WORKSPACE"
 ENV_TEAM = "TEAMDECK_TEAM"
@@ -98,7 +106,8 @@ class RunRequest:
         run_id: this run's id (``r-<ulid>``): unique, sortable by start.
         run_dir: ``<workspace>/runs/<team>/<member>/<run_id>/``, made before ``launch``:
             the runtime may write its own files here (and nowhere else).
-        config: the member's merged settings (``agents:`` in ``.teamdeck.yaml``).
+        config: the member's merged settings (``agents:`` in ``.teamdeck.yaml``); a
+            runtime reads its own options with ``MyOptions.of(config)``.
         messages: the unread messages this run is woken for (may be empty: a wake by
             hand, or the first run of a member ``create_agent`` made).
         session_id: the session id the member's last run reported (None on a first
@@ -153,6 +162,13 @@ class RunRequest:
             ENV_RUN_ID: self.run_id,
             ENV_RUN_MESSAGES: str(self.messages_file),
         }
+
+
+def working_dir(request: RunRequest, cwd: str | None) -> Path:
+    """A runtime's ``cwd`` option (``~`` expanded, relative to the workspace), else the workspace."""
+    if not cwd:
+        return request.workspace
+    return request.workspace / Path(os.path.expanduser(cwd))
 
 
 @dataclass(frozen=True)
@@ -217,8 +233,14 @@ class Runtime(Protocol):
         """The name ``runtime:`` gives in ``.teamdeck.yaml`` (``command``, ``claude-code``)."""
         ...
 
+    @property
+    def options(self) -> type[RuntimeOptions]:
+        """The settings it reads from a member's entry (``RuntimeOptions.of(config)``)."""
+        ...
+
     def check(self, config: AgentConfig) -> list[Problem]:
-        """What is wrong with ``config`` for this runtime (empty: nothing)."""
+        """What is wrong with ``config`` for this runtime beyond its options' types
+        (empty: nothing)."""
         ...
 
     def launch(self, request: RunRequest) -> Launch:
@@ -235,4 +257,10 @@ class Runtime(Protocol):
         of ``request.run_dir``). ``exit_status``: the process's return code (negative:
         killed by that signal), None when unknown (a run adopted after a runner
         restart). Must not raise on a torn or foreign log: report what can be read."""
+        ...
+
+    def read_log(self, log: Path, limit: int) -> str:
+        """The last ``limit`` characters of the run's output log made readable (whole
+        lines, each sanitised: the log is agent-written), "" without a log. Must not
+        raise on a torn or foreign log."""
         ...

@@ -14,6 +14,7 @@ from teamdeck.clock import parse_iso
 from teamdeck.errors import InvalidFile, TeamdeckError
 from teamdeck.model.run import RunRecord
 from teamdeck.protocol.run_decisions import RunDecision, run_decisions
+from teamdeck.runtime.registry import runtime_of_run
 from teamdeck.store.lock_owner import is_running
 from teamdeck.store.runs import (
     EVENTS_FILE,
@@ -29,7 +30,6 @@ from teamdeck.store.runs import (
 from teamdeck.store.workspace import Workspace
 from teamdeck.view.read_state import ReadState
 from teamdeck.view.snapshot import Decision
-from teamdeck.view.stream_json import readable_tail
 
 
 @dataclass(frozen=True)
@@ -149,11 +149,11 @@ def run_events(ws: Workspace, run: RunRecord) -> list[dict[str, object]]:
 
 
 def run_output(ws: Workspace, run: RunRecord, limit: int = 4000) -> dict[str, str]:
-    """The end of the run's output.log (stream-json lines made readable) and stderr.log
-    (by file name)."""
+    """The end of the run's output.log (made readable by the runtime it ran with) and
+    stderr.log (by file name)."""
     run_dir = ws.run_dir(run.team, run.member, run.id)
     return {
-        OUTPUT_FILE: readable_tail(run_dir / OUTPUT_FILE, limit),
+        OUTPUT_FILE: runtime_of_run(run.runtime).read_log(run_dir / OUTPUT_FILE, limit),
         STDERR_FILE: tail_text(run_dir / STDERR_FILE, limit).rstrip("\n"),
     }
 

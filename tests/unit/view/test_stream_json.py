@@ -8,7 +8,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from teamdeck.view.stream_json import READ_BYTES, readable, readable_tail
+from teamdeck.runtime.claude.stream_json import readable, readable_tail
+from teamdeck.runtime.log_text import READ_BYTES
 
 SESSION = "64dbb023-bb15-493a-bf80-1d5e7fd2dc65"
 INIT = {

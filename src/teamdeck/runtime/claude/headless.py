@@ -19,15 +19,18 @@ has the observations behind each choice):
 - **Output**: ``--output-format stream-json --verbose`` (the client refuses stream-json
   in ``-p`` without ``--verbose``); the runner keeps stdout as the run's output log and
   :meth:`ClaudeCodeRuntime.outcome` reads the session id, usage and cost from its
-  ``result`` line (runtime/results.py). A resumed session's ``total_cost_usd`` counts
+  ``result`` line (runtime/claude/results.py). A resumed session's ``total_cost_usd`` counts
   the whole session (its ``usage`` only this run): the run's cost is what it adds to
   the session's total at the end of the member's previous run, noted in
-  ``session.json`` at launch.
+  ``session.json`` at launch. ``runs show`` and the TUI read the log through
+  runtime/claude/stream_json.py.
 - **teamdeck's MCP server as that member** (``teamdeck mcp --team T --as M``, started
   by the client from ``mcp.json`` in the run's directory) with its tools allowed
   (``--allowedTools mcp__teamdeck``): in ``-p`` nobody is there to approve a tool call,
   and the member's replies (``message_agent``, ``report_to_parent``...) go through it.
-- **Model and permission mode** from the config; ``--dangerously-skip-permissions``
+- **Model and permission mode** from its options
+  (:class:`~teamdeck.model.agents.ClaudeCodeOptions`: ``model``, ``permission_mode``,
+  ``dangerously_skip_permissions``, ``cwd``, ``env``); ``--dangerously-skip-permissions``
   only when the config sets ``dangerously_skip_permissions: true``.
 - **The teammate flags** (``--agent-id M@T --agent-name M --team-name T``, with
   ``CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS=1``) make the session that team's member (the
@@ -56,10 +59,10 @@ from dataclasses import replace
 from pathlib import Path
 
 from teamdeck.errors import Refused
-from teamdeck.model.agents import AgentConfig
-from teamdeck.runtime.command import working_dir
-from teamdeck.runtime.results import last_result, outcome_from
-from teamdeck.runtime.spec import Launch, Outcome, Problem, RunRequest
+from teamdeck.model.agents import AgentConfig, ClaudeCodeOptions
+from teamdeck.runtime.claude.results import last_result, outcome_from
+from teamdeck.runtime.claude.stream_json import readable_tail
+from teamdeck.runtime.spec import Launch, Outcome, Problem, RunRequest, working_dir
 
 BINARY_ENV = "TEAMDECK_CLAUDE"
 """Names the ``claude`` binary; without it, ``claude`` is looked up on PATH."""
@@ -83,17 +86,19 @@ class ClaudeCodeRuntime:
     """See the module."""
 
     name = "claude-code"
+    options = ClaudeCodeOptions
 
     def check(self, config: AgentConfig) -> list[Problem]:
         problems = []
-        if config.command:
+        if config.options.get("command"):  # runtime command's option: a `runtime: command` forgotten
             problems.append(
                 Problem("command", "runtime claude-code runs Claude Code; `command` is for runtime command")
             )
-        mode = config.permission_mode
+        options = ClaudeCodeOptions.of(config)
+        mode = options.permission_mode
         if mode is not None and mode not in PERMISSION_MODES:
             problems.append(Problem("permission_mode", f"'{mode}' is not one of {', '.join(PERMISSION_MODES)}"))
-        if mode == "bypassPermissions" and not config.dangerously_skip_permissions:
+        if mode == "bypassPermissions" and not options.dangerously_skip_permissions:
             problems.append(
                 Problem(
                     "permission_mode",
@@ -103,7 +108,8 @@ class ClaudeCodeRuntime:
         return problems
 
     def launch(self, request: RunRequest) -> Launch:
-        env = {**request.base_env(), **request.config.env}
+        options = ClaudeCodeOptions.of(request.config)
+        env = {**request.base_env(), **options.env}
         seen_env = {**os.environ, **env}
         claude_dir = claude_config_dir(seen_env)
         resumed = request.session_id if request.session_id and session_kept(claude_dir, request.session_id) else None
@@ -119,12 +125,11 @@ class ClaudeCodeRuntime:
             f"--mcp-config={write_mcp_config(request)}",
             f"--allowedTools=mcp__{MCP_SERVER}",
         ]
-        config = request.config
-        if config.model:
-            argv.append(f"--model={config.model}")
-        if config.permission_mode:
-            argv.append(f"--permission-mode={config.permission_mode}")
-        if config.dangerously_skip_permissions:
+        if options.model:
+            argv.append(f"--model={options.model}")
+        if options.permission_mode:
+            argv.append(f"--permission-mode={options.permission_mode}")
+        if options.dangerously_skip_permissions:
             argv.append("--dangerously-skip-permissions")
         if resumed:
             note_session_so_far(request)
@@ -137,7 +142,7 @@ class ClaudeCodeRuntime:
         return Launch(
             argv=tuple(argv),
             env=env,
-            cwd=working_dir(request),
+            cwd=working_dir(request, options.cwd),
             stdin=prompt_of(request).encode("utf-8"),
             marks_read=True,
             session_id=session,
@@ -153,6 +158,9 @@ class ClaudeCodeRuntime:
             return reported
         before = _cost_before(request.run_dir / SESSION_SO_FAR)
         return replace(reported, cost_usd=max(0.0, reported.cost_usd - before))
+
+    def read_log(self, log: Path, limit: int) -> str:
+        return readable_tail(log, limit)
 
 
 def claude_binary(env: Mapping[str, str]) -> str:

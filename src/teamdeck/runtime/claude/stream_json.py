@@ -1,12 +1,12 @@
-"""A run's stream-json output log made readable: what ``runs show``, the TUI's run log and
-the give-up decision show instead of raw JSON.
+"""A claude-code run's stream-json output log made readable: what ``runs show``, the TUI's
+run log and the give-up decision show instead of raw JSON (its runtime's ``read_log``).
 
-Claude Code's ``--output-format stream-json`` (and any ``runtime: command`` agent that
-prints the same lines) writes one JSON object per line: ``system/init``, ``assistant``
-(text and ``tool_use`` blocks), ``user`` (``tool_result`` blocks) and a last ``result``.
-Each becomes one short line per block; a line that is not such an object (a command
-agent's own prints, a line torn by the tail) is kept as it is, cut to one line. Every
-piece of text is sanitised (S1): the log is agent-written.
+Claude Code's ``--output-format stream-json`` writes one JSON object per line:
+``system/init``, ``assistant`` (text and ``tool_use`` blocks), ``user`` (``tool_result``
+blocks) and a last ``result``. Each becomes one short line per block; a line that is not
+such an object (a line torn by the tail, anything else printed) is kept as it is, cut to
+one line. Every
+piece of text is sanitised (S1): the log is agent-written (teamdeck/runtime/log_text.py).
 """
 
 from __future__ import annotations
@@ -15,35 +15,27 @@ import json
 from pathlib import Path
 from typing import Any
 
-from teamdeck.store.runs import tail_text
+from teamdeck.runtime import log_text
 from teamdeck.text import one_line
 
-READ_BYTES = 64 * 1024
-"""How much of the log's end is read to find whole lines to show (one stream-json line
-is often larger than what is shown of it)."""
-TEXT_CHARS = 300
+TEXT_CHARS = log_text.LINE_CHARS
 """The most of one text, tool input or tool result shown."""
 
 
 def readable_tail(path: Path, limit: int = 4000) -> str:
     """The last ``limit`` characters of the readable log (whole lines), "" without a log."""
-    text = tail_text(path, READ_BYTES)
-    whole = text if len(text) < READ_BYTES else text.partition("\n")[2]  # the first line is cut: drop it
-    shown = readable(whole)
-    if len(shown) <= limit:
-        return shown
-    return shown[-limit:].partition("\n")[2]
+    return log_text.readable_tail(path, limit, readable_lines)
 
 
 def readable(text: str) -> str:
     """Each line of ``text`` as one or more readable lines (see the module)."""
-    out: list[str] = []
-    for raw in text.splitlines():
-        if not raw.strip():
-            continue
-        frame = _frame(raw)
-        out += _lines(frame) if frame is not None else [one_line(raw, TEXT_CHARS)]
-    return "\n".join(out)
+    return log_text.readable(text, readable_lines)
+
+
+def readable_lines(raw: str) -> list[str]:
+    """One line of the log: a stream-json frame's readable lines, else the line as it is."""
+    frame = _frame(raw)
+    return _lines(frame) if frame is not None else log_text.plain_lines(raw)
 
 
 def _frame(raw: str) -> dict[str, Any] | None:
