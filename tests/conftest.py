@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from locations import DEMO, FIXED_NOW
+from support.locations import DEMO, FIXED_NOW
 
 from teamdeck.clock import fixed_clock
 from teamdeck.store.workspace import Workspace

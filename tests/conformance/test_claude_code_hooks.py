@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from claude_code import claude_env, make_home
-from claude_session import InteractiveClaude
-from scripted_model import ScriptedModel, call, say
+from support.claude_code import claude_env, make_home
+from support.claude_session import InteractiveClaude
+from support.scripted_model import ScriptedModel, call, say
 from test_claude_code_team import ALICE, BOB, LEAD, LiveView, start_lead, tmux
 
 from teamdeck.store.workspace import Workspace
@@ -181,7 +181,7 @@ def test_a_gating_hook_answers_an_mcp_servers_question(tmp_path: Path, claude: P
         pytest.skip("tmux is not installed: the interactive client runs in tmux")
     workspace, project = tmp_path / "ws", tmp_path / "project"
     gate(workspace, project)
-    server = Path(__file__).parents[1] / "elicit_server.py"
+    server = Path(__file__).parents[1] / "support" / "elicit_server.py"
     (project / ".mcp.json").write_text(
         json.dumps({"mcpServers": {"asker": {"command": sys.executable, "args": [str(server)]}}})
     )

@@ -12,7 +12,7 @@ from pathlib import Path
 import anyio
 import httpx2
 import pytest
-from mcp_clients import (
+from support.mcp_clients import (
     TEAM,
     call,
     http_server,

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import anyio
 import pytest
-from mcp_clients import call, make_workspace, refused, stdio_session, workspace_bytes
+from support.mcp_clients import call, make_workspace, refused, stdio_session, workspace_bytes
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import anyio
 import pytest
 import yaml
-from mcp_clients import TEAM, call, make_workspace, refused, stdio_session, workspace_bytes
+from support.mcp_clients import TEAM, call, make_workspace, refused, stdio_session, workspace_bytes
 
 from teamdeck.mcp_server.catalog import TOOLS
 from teamdeck.protocol.gates import decide_gate

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import anyio
 import pytest
-from locations import REPO
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
-from mcp_clients import make_workspace
+from support.locations import REPO
+from support.mcp_clients import make_workspace
 
 from teamdeck.mcp_server.catalog import TOOLS
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import anyio
 import pytest
-from mcp_clients import TEAM, call, refused, stdio_session, workspace_bytes
+from support.mcp_clients import TEAM, call, refused, stdio_session, workspace_bytes
 
 from teamdeck.mcp_server.catalog import TOOLS
 from teamdeck.protocol.delegation import delegate

@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 import pytest
-from locations import FIXTURES
+from support.locations import FIXTURES
 
 pytestmark = pytest.mark.e2e
 

@@ -22,8 +22,8 @@ import threading
 import time
 from pathlib import Path
 
-import hostile
 import pytest
+from support import hostile
 
 from teamdeck.store.workspace import Workspace
 

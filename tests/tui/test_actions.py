@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from pilot_helpers import busy, make_app, run, showing, type_text, until
+from support.pilot_helpers import busy, make_app, run, showing, type_text, until
 
 from teamdeck.live import runner as runner_module
 from teamdeck.live.runner import Action

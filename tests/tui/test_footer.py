@@ -6,7 +6,7 @@ view while quit and help stay at the right."""
 from __future__ import annotations
 
 import pytest
-from pilot_helpers import make_app, run, showing, until
+from support.pilot_helpers import make_app, run, showing, until
 from textual import events
 
 from teamdeck.store.workspace import Workspace

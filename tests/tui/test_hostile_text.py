@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import re
 
-import hostile
 import pytest
-from pilot_helpers import make_app, run, showing, until
 from rich.cells import cell_len
+from support import hostile
+from support.pilot_helpers import make_app, run, showing, until
 
 from teamdeck.store.workspace import Workspace
 from teamdeck.tui.app import TeamdeckApp

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from pilot_helpers import SIZE, make_app, run, until
+from support.pilot_helpers import SIZE, make_app, run, until
 
 from teamdeck.protocol.gates import decide_gate
 from teamdeck.tui.app import MAX_NOTICES

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pilot_helpers import SIZE, showing, until
+from support.pilot_helpers import SIZE, showing, until
 from textual.widgets import Input, Markdown, TextArea
 
 from teamdeck.clock import fixed_clock

@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import decision_world as world
 import pytest
-from pilot_helpers import busy, make_app, run, showing, type_text, until
+from support import decision_world as world
+from support.pilot_helpers import busy, make_app, run, showing, type_text, until
 
 from teamdeck.protocol.messaging.handshakes import request_shutdown
 from teamdeck.store.inbox import read_inbox

@@ -6,7 +6,7 @@ whose preselected first command was Quit."""
 from __future__ import annotations
 
 import pytest
-from pilot_helpers import make_app, run, type_text, until
+from support.pilot_helpers import make_app, run, type_text, until
 
 from teamdeck.tui import registry
 from teamdeck.tui.widgets.gate_list import GateList

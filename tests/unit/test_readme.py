@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from locations import REPO
+from support.locations import REPO
 
 README = (REPO / "README.md").read_text(encoding="utf-8")
 MAKEFILE = (REPO / "Makefile").read_text(encoding="utf-8")

@@ -3,6 +3,8 @@ turns it on, waits that poll with a deadline, keys typed one by one.
 
 Tests import these by name, so they are not in conftest.py: a run that also collects
 tests/unit would find that directory's conftest under the same module name.
+:func:`until` is the wait for anything a test expects to happen; a bare ``pilot.pause()``
+only lets the messages already posted be handled.
 """
 
 from __future__ import annotations
