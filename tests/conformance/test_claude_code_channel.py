@@ -36,7 +36,6 @@ from support.mcp_clients import TEAM, make_workspace
 from support.scripted_model import Reply, Request, ScriptedModel, call, say
 
 pytestmark = [
-    pytest.mark.conformance,
     pytest.mark.slow,
     pytest.mark.skipif(
         shutil.which("tmux") is None, reason="tmux is not installed (the interactive client runs in it)"

@@ -28,7 +28,7 @@ from test_claude_code_team import LiveView, go, keep_capture, tmux
 from teamdeck.model.claude import IdleNotification, decode_text
 from teamdeck.store.workspace import Workspace
 
-pytestmark = [pytest.mark.conformance, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 WHY = f"FAILED-TURN-{uuid.uuid4().hex[:6]}"
 

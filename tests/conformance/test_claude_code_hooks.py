@@ -35,7 +35,7 @@ from teamdeck.store.workspace import Workspace
 from teamdeck.view.build import build_snapshot
 from teamdeck.view.snapshot import WorkspaceSnapshot
 
-pytestmark = [pytest.mark.conformance, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 DEADLINE_S = 60.0
 FORMAT = Path(__file__).parents[1] / "fixtures" / "claude-code" / "2.1.332" / "hooks" / "FORMAT.md"

@@ -33,7 +33,7 @@ from support.scripted_model import Reply, Request, ScriptedModel, aside, call, s
 
 from teamdeck.mcp_server.catalog import TOOLS
 
-pytestmark = [pytest.mark.conformance, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 LEAD, CODER = "teamdeck-lead", "teamdeck-coder"
 """The servers of the project: the README's names, acting as team-lead and coder."""

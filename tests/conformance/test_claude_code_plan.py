@@ -46,7 +46,7 @@ from teamdeck.protocol.taskfile import read_events
 from teamdeck.protocol.teams import add_member, create_team
 from teamdeck.store.workspace import Workspace
 
-pytestmark = [pytest.mark.conformance, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 ROSTER_PROMPT = "You are coder, the crew's grammar crafter."
 RECOMMENDATION = f"GRAMMAR-FIX: write {GRAMMAR}.fixed, then report again"

@@ -44,7 +44,7 @@ from test_claude_code_mcp import use
 
 from teamdeck.store.workspace import Workspace
 
-pytestmark = [pytest.mark.conformance, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 RUN_TIMEOUT_S = 180
 

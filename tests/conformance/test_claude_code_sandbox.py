@@ -28,7 +28,7 @@ from teamdeck.decisions.registry import answer_decision
 from teamdeck.model.claude import SandboxPermissionRequest, decode_text
 from teamdeck.store.workspace import Workspace
 
-pytestmark = [pytest.mark.conformance, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 HOST = "sandbox-probe.example"
 

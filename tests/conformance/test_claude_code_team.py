@@ -54,7 +54,7 @@ from teamdeck.store.workspace import Workspace
 from teamdeck.view.build import build_snapshot, refresh
 from teamdeck.view.snapshot import WorkspaceSnapshot
 
-pytestmark = [pytest.mark.conformance, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 DEADLINE_S = 60.0
 

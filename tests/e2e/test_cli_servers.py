@@ -22,8 +22,6 @@ import pytest
 from support.forge_world import delivery, make_team, post, serving
 from support.mcp_clients import make_workspace, server_args, server_env
 
-pytestmark = pytest.mark.e2e
-
 IN_USE = os.strerror(errno.EADDRINUSE).lower()
 
 

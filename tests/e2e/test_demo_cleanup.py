@@ -74,7 +74,6 @@ def _processes(in_cmdline: bytes, in_environ: str) -> list[int]:
     return found
 
 
-@pytest.mark.e2e
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 @pytest.mark.parametrize("size", [(80, 24), (120, 36)])
 def test_quitting_the_demo_with_q_removes_its_copy(tmp_path: Path, size: tuple[int, int]) -> None:
@@ -101,7 +100,6 @@ def test_quitting_the_demo_with_q_removes_its_copy(tmp_path: Path, size: tuple[i
         session.kill()
 
 
-@pytest.mark.e2e
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 def test_closing_the_terminal_ends_the_demo_and_removes_its_copy(tmp_path: Path) -> None:
     """A dropped SSH session or a closed terminal (SIGHUP) used to leave the demo running

@@ -25,7 +25,7 @@ from support.mcp_clients import (
 
 from teamdeck.mcp_server.catalog import TOOLS
 
-pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 TOKEN = "s3cret-token-for-tests"
 TIMEOUT_S = 120

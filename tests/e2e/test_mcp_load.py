@@ -12,7 +12,7 @@ import anyio
 import pytest
 from support.mcp_clients import call, make_workspace, refused, stdio_session, workspace_bytes
 
-pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 WAITERS = 150
 

@@ -16,7 +16,7 @@ from teamdeck.mcp_server.catalog import TOOLS
 from teamdeck.protocol.gates import decide_gate
 from teamdeck.store.workspace import Workspace
 
-pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 HOSTILE = "\x1b]52;c;ZXZpbA==\x07clip \x1b[2Jclear \u202eevil"
 TIMEOUT_S = 120

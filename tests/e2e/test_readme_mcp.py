@@ -16,15 +16,12 @@ import shlex
 from pathlib import Path
 
 import anyio
-import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from support.locations import REPO
 from support.mcp_clients import make_workspace
 
 from teamdeck.mcp_server.catalog import TOOLS
-
-pytestmark = pytest.mark.e2e
 
 README = (REPO / "README.md").read_text(encoding="utf-8")
 SECTION = README.split("## Agents as MCP clients", 1)[1].split("\n## ", 1)[0]

@@ -8,7 +8,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import anyio
-import pytest
 from support.mcp_clients import TEAM, call, refused, stdio_session, workspace_bytes
 
 from teamdeck.mcp_server.catalog import TOOLS
@@ -18,7 +17,6 @@ from teamdeck.protocol.tasks import create_task
 from teamdeck.protocol.teams import add_member, create_team, read_team, set_role
 from teamdeck.store.workspace import Workspace
 
-pytestmark = [pytest.mark.e2e]
 TIMEOUT_S = 120
 
 

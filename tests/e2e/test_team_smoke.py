@@ -15,8 +15,6 @@ from pathlib import Path
 import pytest
 from support.locations import FIXTURES
 
-pytestmark = pytest.mark.e2e
-
 TEAM = "team-smoke"
 
 

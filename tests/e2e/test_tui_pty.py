@@ -27,7 +27,7 @@ from support import hostile
 
 from teamdeck.store.workspace import Workspace
 
-pytestmark = [pytest.mark.e2e, pytest.mark.skipif(sys.platform != "linux", reason="needs a Linux pty")]
+pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="needs a Linux pty")
 
 ROWS, COLS = 40, 160
 DEADLINE_S = 20.0

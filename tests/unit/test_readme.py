@@ -35,6 +35,11 @@ def test_make_test_runs_the_suite_after_building_the_venv_from_the_lock():
     assert re.search(r"^\$\(STAMP\): requirements\.lock pyproject\.toml$", MAKEFILE, re.M)
 
 
+def test_make_test_fast_runs_the_unit_lane_the_readme_names():
+    assert "python -m pytest -n 2 -m unit" in _target("test-fast")
+    assert "`make test-fast`" in README
+
+
 def test_ci_runs_make_test_then_make_check():
     ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
     lines = [line.strip() for line in ci.splitlines()]
