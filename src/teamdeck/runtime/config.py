@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
@@ -104,7 +104,11 @@ class AgentsConfig:
         return AgentConfig.model_validate({**merged, "sources": tuple(sources)})
 
 
-def _last(values: Any) -> Any:
+Setting = TypeVar("Setting")
+"""A setting's value: the same type in every entry that gives it."""
+
+
+def _last(values: Iterable[Setting | None]) -> Setting | None:
     found = None
     for value in values:
         if value is not None:

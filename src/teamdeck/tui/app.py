@@ -122,7 +122,7 @@ class TeamdeckApp(App[None]):
         self.alerter = Alerter(self)
         """Bell, desktop notification, new marks and notify.command (tui/alerter.py)."""
 
-    def get_default_screen(self) -> Screen:
+    def get_default_screen(self) -> Screen[None]:
         return MainScreen(id="main")
 
     @property
