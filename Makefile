@@ -7,13 +7,22 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test check lock venv claude-code claude-code-lock
+.PHONY: demo test test-fast check lock venv claude-code claude-code-lock
 
 demo: $(STAMP)
 	$(BIN)/teamdeck demo
 
+# PYTEST_ARGS goes on to pytest in either run: what it reports (CI passes
+# --durations=25) or what it selects (-k, a path).
+PYTEST_ARGS ?=
+
 test: $(STAMP) claude-code
-	$(BIN)/python -m pytest -n 2
+	$(BIN)/python -m pytest -n 2 $(PYTEST_ARGS)
+
+# The unit lane (tests/unit, marked unit by its folder), for feedback while editing;
+# make test is what CI runs.
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -n 2 -m unit $(PYTEST_ARGS)
 
 # Lint, formatting, types and the layer contracts.
 check: $(STAMP)

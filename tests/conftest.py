@@ -1,4 +1,8 @@
-"""Fixtures every test layer shares.
+"""Fixtures every test layer shares, and the lanes.
+
+- Each test carries the marker of the folder it is in (:data:`LANES`), so ``-m unit`` runs
+  the unit lane (``make test-fast``) and ``-m "not conformance"`` leaves the pinned client
+  out; a test outside those folders stops the run.
 
 - ``clock`` / ``ws``: an empty workspace in tmp_path with a fixed clock.
 - ``demo``: a fresh copy of demo-workspace/ (tests never write into the original).
@@ -17,10 +21,24 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from locations import DEMO, FIXED_NOW
+from support.locations import DEMO, FIXED_NOW
 
 from teamdeck.clock import fixed_clock
 from teamdeck.store.workspace import Workspace
+
+LANES = ("unit", "tui", "e2e", "conformance", "runner")
+"""The folders of tests/ that hold tests, each also the marker of the tests in it
+(registered in pyproject.toml)."""
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects by these markers
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    tests = Path(__file__).parent
+    for item in items:
+        lane = item.path.relative_to(tests).parts[0]
+        if lane not in LANES:
+            raise pytest.UsageError(f"{item.nodeid}: a test lives in one of tests/{{{','.join(LANES)}}}")
+        item.add_marker(lane)
 
 
 @pytest.fixture

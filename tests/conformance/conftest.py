@@ -1,7 +1,7 @@
 """Fixtures of the conformance tests: the pinned Claude Code against a scripted model.
 
 - ``claude``: the installed pinned binary (skips without it; fails under CI=true).
-- ``model``: a :class:`~scripted_model.ScriptedModel` on a free loopback port for the
+- ``model``: a :class:`~support.scripted_model.ScriptedModel` on a free loopback port for the
   test, stopped after it; a script error fails the test, and so does a call of an
   endpoint it does not serve (a new Claude Code version says so here).
 """
@@ -12,8 +12,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from claude_code import binary
-from scripted_model import ScriptedModel
+from support.claude_code import binary
+from support.scripted_model import ScriptedModel
 
 
 @pytest.fixture

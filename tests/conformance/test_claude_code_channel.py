@@ -1,6 +1,6 @@
 """``teamdeck mcp --channel`` driven by the pinned Claude Code, as the README says to run it.
 
-The interactive client runs in a private tmux pane (tests/claude_session.py) against the
+The interactive client runs in a private tmux pane (tests/support/claude_session.py) against the
 scripted model, with the project's ``.mcp.json`` and the ``claude`` line of the README's
 "Channels" section as written:
 
@@ -29,14 +29,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from claude_code import claude_env, make_home, run_claude
-from claude_session import CHANNEL_ENV, InteractiveClaude, channel_home
-from locations import REPO
-from mcp_clients import TEAM, make_workspace
-from scripted_model import Reply, Request, ScriptedModel, call, say
+from support.claude_code import claude_env, make_home, run_claude
+from support.claude_session import CHANNEL_ENV, InteractiveClaude, channel_home
+from support.locations import REPO
+from support.mcp_clients import TEAM, make_workspace
+from support.scripted_model import Reply, Request, ScriptedModel, call, say
 
 pytestmark = [
-    pytest.mark.conformance,
     pytest.mark.slow,
     pytest.mark.skipif(
         shutil.which("tmux") is None, reason="tmux is not installed (the interactive client runs in it)"

@@ -4,7 +4,7 @@ problem on the roster.
 
 The lead runs interactively in tmux (in-process teammates); carol's first model call is
 refused by the API (a 400, which the client does not retry: ``refuse`` in
-tests/scripted_model.py), so her turn ends in failure and her client tells the lead.
+tests/support/scripted_model.py), so her turn ends in failure and her client tells the lead.
 teamdeck's live view (recording, as ``teamdeck tui``) keeps the notification after the
 lead's client drains it, and marks carol ``turn failed``.
 """
@@ -19,16 +19,16 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from claude_code import claude_env, make_home
-from claude_format import not_in_format
-from claude_team_recorder import Recorder, load_history
-from scripted_model import ScriptedModel, call, refuse, say
+from support.claude_code import claude_env, make_home
+from support.claude_format import not_in_format
+from support.claude_team_recorder import Recorder, load_history
+from support.scripted_model import ScriptedModel, call, refuse, say
 from test_claude_code_team import LiveView, go, keep_capture, tmux
 
 from teamdeck.model.claude import IdleNotification, decode_text
 from teamdeck.store.workspace import Workspace
 
-pytestmark = [pytest.mark.conformance, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 WHY = f"FAILED-TURN-{uuid.uuid4().hex[:6]}"
 

@@ -10,10 +10,10 @@ import uuid
 from pathlib import Path
 
 import pytest
-from claude_code import claude_env, make_home, pinned_version, run_claude
-from scripted_model import INPUT_TOKENS, ScriptedModel, call, say
+from support.claude_code import claude_env, make_home, pinned_version, run_claude
+from support.scripted_model import INPUT_TOKENS, ScriptedModel, call, say
 
-pytestmark = [pytest.mark.conformance, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 
 def test_json_session_id_resume_usage_and_cost(tmp_path: Path, claude: Path, model: ScriptedModel) -> None:

@@ -26,16 +26,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from claude_code import claude_env, make_home
-from claude_session import InteractiveClaude
-from scripted_model import ScriptedModel, call, say
+from support.claude_code import claude_env, make_home
+from support.claude_session import InteractiveClaude
+from support.scripted_model import ScriptedModel, call, say
 from test_claude_code_team import ALICE, BOB, LEAD, LiveView, start_lead, tmux
 
 from teamdeck.store.workspace import Workspace
 from teamdeck.view.build import build_snapshot
 from teamdeck.view.snapshot import WorkspaceSnapshot
 
-pytestmark = [pytest.mark.conformance, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 DEADLINE_S = 60.0
 FORMAT = Path(__file__).parents[1] / "fixtures" / "claude-code" / "2.1.332" / "hooks" / "FORMAT.md"
@@ -181,7 +181,7 @@ def test_a_gating_hook_answers_an_mcp_servers_question(tmp_path: Path, claude: P
         pytest.skip("tmux is not installed: the interactive client runs in tmux")
     workspace, project = tmp_path / "ws", tmp_path / "project"
     gate(workspace, project)
-    server = Path(__file__).parents[1] / "elicit_server.py"
+    server = Path(__file__).parents[1] / "support" / "elicit_server.py"
     (project / ".mcp.json").write_text(
         json.dumps({"mcpServers": {"asker": {"command": sys.executable, "args": [str(server)]}}})
     )

@@ -26,16 +26,16 @@ from typing import Any
 import jsonschema
 import pytest
 import yaml
-from claude_code import claude_env, make_home, run_claude
-from locations import REPO
-from mcp_clients import TEAM, http_server, make_workspace
-from scripted_model import Reply, Request, ScriptedModel, aside, call, say
+from support.claude_code import claude_env, make_home, run_claude
+from support.locations import REPO
+from support.mcp_clients import TEAM, http_server, make_workspace
+from support.scripted_model import Reply, Request, ScriptedModel, aside, call, say
 
 from teamdeck.mcp_server.tools import TOOLS as DECLARED
 
 TOOLS = {tool.name: tool.description for tool in DECLARED}
 
-pytestmark = [pytest.mark.conformance, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 LEAD, CODER = "teamdeck-lead", "teamdeck-coder"
 """The servers of the project: the README's names, acting as team-lead and coder."""

@@ -2,7 +2,7 @@
 
 A plan of two waves (Lexer and Grammar, then Parser) goes from import and approval to
 COMPLETED with nothing but ``teamdeck run`` running and no ``plan run`` typed. Alice is
-a ``runtime: command`` crafter (tests/autowork_crafter.py); coder is the pinned Claude
+a ``runtime: command`` crafter (tests/support/autowork_crafter.py); coder is the pinned Claude
 Code (``runtime: claude-code``) against the scripted model:
 
 1. the automatic step delegates Grammar to coder: the task_assignment in its inbox wakes
@@ -33,9 +33,9 @@ from typing import Any
 
 import pytest
 import yaml
-from claude_code import claude_env, make_home, option
-from parser_plan import CRAFTER, GRAMMAR, PARSER, PLAN
-from scripted_model import Reply, Request, ScriptedModel, call, say
+from support.claude_code import claude_env, make_home, option
+from support.parser_plan import CRAFTER, GRAMMAR, PARSER, PLAN
+from support.scripted_model import Reply, Request, ScriptedModel, call, say
 from test_claude_code_mcp import use
 from test_claude_code_runtime import prompt_of, runner, runs_of, teamdeck, wait_until
 
@@ -46,7 +46,7 @@ from teamdeck.protocol.taskfile import read_events
 from teamdeck.protocol.teams import add_member, create_team
 from teamdeck.store.workspace import Workspace
 
-pytestmark = [pytest.mark.conformance, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 ROSTER_PROMPT = "You are coder, the crew's grammar crafter."
 RECOMMENDATION = f"GRAMMAR-FIX: write {GRAMMAR}.fixed, then report again"

@@ -34,17 +34,17 @@ from typing import Any
 
 import pytest
 import yaml
-from claude_code import claude_env, make_home, option
-from forge_world import AGENTS, delivery, make_team, post, serving
-from forge_world import TEAM as QUANT
-from locations import REPO as REPO_ROOT
-from mcp_clients import TEAM, make_workspace
-from scripted_model import INPUT_TOKENS, Reply, Request, ScriptedModel, call, say
+from support.claude_code import claude_env, make_home, option
+from support.forge_world import AGENTS, delivery, make_team, post, serving
+from support.forge_world import TEAM as QUANT
+from support.locations import REPO as REPO_ROOT
+from support.mcp_clients import TEAM, make_workspace
+from support.scripted_model import INPUT_TOKENS, Reply, Request, ScriptedModel, call, say
 from test_claude_code_mcp import use
 
 from teamdeck.store.workspace import Workspace
 
-pytestmark = [pytest.mark.conformance, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 RUN_TIMEOUT_S = 180
 

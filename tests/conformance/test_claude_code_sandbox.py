@@ -19,16 +19,16 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from claude_format import not_in_format
-from claude_team_recorder import Recorder, load_history
-from scripted_model import ScriptedModel, call, say
+from support.claude_format import not_in_format
+from support.claude_team_recorder import Recorder, load_history
+from support.scripted_model import ScriptedModel, call, say
 from test_claude_code_team import LiveView, answers_shutdown, go, keep_capture, start_lead, tmux
 
 from teamdeck.decisions.registry import answer_decision
 from teamdeck.model.claude import SandboxPermissionRequest, decode_text
 from teamdeck.store.workspace import Workspace
 
-pytestmark = [pytest.mark.conformance, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 HOST = "sandbox-probe.example"
 

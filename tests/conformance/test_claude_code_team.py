@@ -21,7 +21,7 @@ What the test holds the client and teamdeck to:
 - every frame and field the client wrote is listed in FORMAT.md (after
   ``make claude-code-lock VERSION=...`` this names what the new version changed).
 
-The whole history of the team's files is recorded (tests/claude_team_recorder.py); set
+The whole history of the team's files is recorded (tests/support/claude_team_recorder.py); set
 ``TEAMDECK_CAPTURE_DIR`` to keep it (that is how tests/fixtures/claude-code/2.1.332/ was
 made; the in-process capture came from the same scripts without ``--teammate-mode``).
 One run takes about 30 s.
@@ -42,10 +42,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from claude_code import claude_env, make_home
-from claude_format import not_in_format
-from claude_team_recorder import Recorder, load_history
-from scripted_model import Reply, Request, ScriptedModel, call, calls, say
+from support.claude_code import claude_env, make_home
+from support.claude_format import not_in_format
+from support.claude_team_recorder import Recorder, load_history
+from support.scripted_model import Reply, Request, ScriptedModel, call, calls, say
 
 from teamdeck.protocol.messaging.handshakes import answer_plan
 from teamdeck.protocol.messaging.sending import send_message
@@ -54,7 +54,7 @@ from teamdeck.store.workspace import Workspace
 from teamdeck.view.build import build_snapshot, refresh
 from teamdeck.view.snapshot import WorkspaceSnapshot
 
-pytestmark = [pytest.mark.conformance, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 DEADLINE_S = 60.0
 

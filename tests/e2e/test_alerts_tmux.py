@@ -16,8 +16,8 @@ import re
 import time
 from pathlib import Path
 
-import decision_world as world
 import pytest
+from support import decision_world as world
 from test_tui_tmux import DEADLINE_S, Tmux, tui_command
 
 from teamdeck.store.workspace import Workspace

@@ -1,7 +1,7 @@
 """Issue 21 items 1-3 as a user runs them, through the real CLI: a two-wave plan is
 imported and approved, then only `teamdeck supervise --once` (the runner's step) and the
 crafters' own commands run - no `plan run`. The crafters are command agents
-(tests/autowork_crafter.py) that this test starts when they have unread messages, as the
+(tests/support/autowork_crafter.py) that this test starts when they have unread messages, as the
 runner will (the runner is not on main yet). One task needs changes once; bob never
 answers: nudged, then asked about, and reassigning his task to carol finishes the plan.
 Real time, with waits of five seconds (stallAfterSeconds: 5): a crafter that answers
@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from parser_plan import CRAFTER, GRAMMAR, LEXER, PLAN
+from support.parser_plan import CRAFTER, GRAMMAR, LEXER, PLAN
 
 from teamdeck.protocol.messaging.reading import list_inbox
 from teamdeck.protocol.plans.store import load_plan, plan_events

@@ -2,7 +2,7 @@
 by `teamdeck run` goes from import and approval to COMPLETED with no `plan run` typed,
 one NEEDS_CHANGES round included; bob never answers: nudged, then his decision appears,
 and reassigning it (teamdeck decisions decide ... reassign --note carol) finishes the
-plan. The crafters are tests/autowork_crafter.py, started by the runner, which also takes
+plan. The crafters are tests/support/autowork_crafter.py, started by the runner, which also takes
 the automatic steps (runner/autowork_loop.py): nothing but `teamdeck run` is running."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import json
 import sys
 from pathlib import Path
 
-from parser_plan import CRAFTER, GRAMMAR, LEXER, PLAN
-from runner_world import World, wait_for
+from support.parser_plan import CRAFTER, GRAMMAR, LEXER, PLAN
+from support.runner_world import World, wait_for
 
 from teamdeck.protocol.plans.store import load_plan, plan_events
 from teamdeck.protocol.taskfile import load_task, read_events

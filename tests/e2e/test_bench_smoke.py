@@ -37,6 +37,9 @@ ROWS = (
     "The CLI and the runtime",
     "runner: inbox write → agent process started",
     "runner: idle CPU",
+    "B2: ",
+    "S7: sanitize(10 MB of x)",
+    "C18: wait_for_agent(timeout_s=2)",
 )
 
 

@@ -6,7 +6,7 @@ place it points at, so the line ended mid-sentence.
 
 from __future__ import annotations
 
-import small_worlds as worlds
+from support import small_worlds as worlds
 
 
 def test_unterminated_string_names_where_it_starts(ws, run_cli) -> None:

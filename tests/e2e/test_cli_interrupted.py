@@ -17,8 +17,6 @@ from teamdeck.protocol.teams import add_member, create_team
 from teamdeck.store.fs import CRASH_ENV
 from teamdeck.store.workspace import Workspace
 
-pytestmark = pytest.mark.e2e
-
 
 def _told(ws: Workspace, gate: str) -> int:
     path = ws.inbox("alpha", "bob")

@@ -19,10 +19,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from forge_world import delivery, make_team, post, serving
-from mcp_clients import make_workspace, server_args, server_env
-
-pytestmark = pytest.mark.e2e
+from support.forge_world import delivery, make_team, post, serving
+from support.mcp_clients import make_workspace, server_args, server_env
 
 IN_USE = os.strerror(errno.EADDRINUSE).lower()
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import small_worlds as worlds
+from support import small_worlds as worlds
 
 from teamdeck.cli.status import render_status
 from teamdeck.protocol.messaging.sending import send_message

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from runner_world import wait_for
+from support.runner_world import wait_for
 
 from teamdeck.model.run import RunRecord
 from teamdeck.protocol.gates import decide_gate

@@ -1,5 +1,5 @@
 """Catching up after missed deliveries (protocol/forge/catchup.py) against a local Gitea
-API stand-in (tests/gitea_standin.py): what was missed has the effects the deliveries
+API stand-in (tests/support/gitea_standin.py): what was missed has the effects the deliveries
 would have had, and when Gitea's webhooks arrive later nothing happens twice (F18)."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from forge_world import STORY, delivery, inbox, make_team, story_until
-from gitea_standin import TOKEN, GiteaState, gitea_standin
+from support.forge_world import STORY, delivery, inbox, make_team, story_until
+from support.gitea_standin import TOKEN, GiteaState, gitea_standin
 
 from teamdeck.adapters.gitea_api import GiteaApi
 from teamdeck.errors import WriteFailed

@@ -12,7 +12,7 @@ import time
 from urllib.parse import urlsplit
 
 import pytest
-from forge_world import delivery, inbox, make_team, post, serving, signed, tree_bytes
+from support.forge_world import delivery, inbox, make_team, post, serving, signed, tree_bytes
 
 from teamdeck.protocol.forge.deliveries import read_deliveries
 from teamdeck.protocol.forge.issues import load_issue

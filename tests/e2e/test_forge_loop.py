@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from forge_world import delivery, inbox, make_team, post, serving, story_until, tree_bytes
+from support.forge_world import delivery, inbox, make_team, post, serving, story_until, tree_bytes
 
 from teamdeck.protocol.forge.deliveries import receive
 from teamdeck.protocol.forge.issues import load_issue

@@ -18,7 +18,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx2
 import pytest
-from forge_world import GITEA, SECRET, STORY, delivery, inbox, make_team, post, serving, signed
+from support.forge_world import GITEA, SECRET, STORY, delivery, inbox, make_team, post, serving, signed
 
 from teamdeck.adapters.forge_outbox import deliver_if_configured, deliver_outbox
 from teamdeck.adapters.gitea_api import GiteaApi

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from forge_world import STORY, delivery, inbox, make_team, post, serving, signed, tree_bytes
+from support.forge_world import STORY, delivery, inbox, make_team, post, serving, signed, tree_bytes
 
 from teamdeck.clock import iso
 from teamdeck.model.claude import InboxMessage

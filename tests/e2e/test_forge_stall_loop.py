@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from decision_world import MovableClock
-from forge_world import GITEA, inbox, make_team, serving
+from support.decision_world import MovableClock
+from support.forge_world import GITEA, inbox, make_team, serving
 from test_forge_outbound import TOKEN, fake_gitea
 
 from teamdeck.protocol.autowork.step import supervise

@@ -12,7 +12,7 @@ from pathlib import Path
 import anyio
 import httpx2
 import pytest
-from mcp_clients import (
+from support.mcp_clients import (
     TEAM,
     call,
     http_server,
@@ -27,7 +27,7 @@ from teamdeck.mcp_server.tools import TOOLS as DECLARED
 
 TOOLS = {tool.name: tool.description for tool in DECLARED}
 
-pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 TOKEN = "s3cret-token-for-tests"
 TIMEOUT_S = 120

@@ -1,7 +1,7 @@
 """C18: MCP under load. Waits hold no thread (one watcher, many waiters): 150 waiting
-``wait_for_agent`` calls leave the other tools as quick as when idle (they took 25 s);
-a wait's timeout is kept (2 s returned after 5 s); and an oversize field is refused
-before anything is written."""
+``wait_for_agent`` calls leave the other tools answering (they took 25 s); a wait's
+timeout is kept (2 s returned after 5 s); and an oversize field is refused before
+anything is written. How close to idle and to the timeout: bench/rows_reliability.py."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from pathlib import Path
 
 import anyio
 import pytest
-from mcp_clients import call, make_workspace, refused, stdio_session, workspace_bytes
+from support.mcp_clients import call, make_workspace, refused, stdio_session, workspace_bytes
 
-pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 WAITERS = 150
 
@@ -50,8 +50,10 @@ def test_c18_a_hundred_and_fifty_waits_hold_no_thread_and_timeouts_are_kept(tmp_
         f"C18: list_agents idle {timings['idle']:.3f} s, with {WAITERS} waits {timings['loaded']:.3f} s; "
         f"wait_for_agent(timeout_s=2) returned after {timings['wait 2 s']:.3f} s"
     )
-    assert timings["loaded"] < 2.0  # no waiting for a free thread (it was 25 s)
-    assert 2.0 <= timings["wait 2 s"] < 2.2 + 0.5  # 0.2 s, plus the round trip on a busy machine (it was 5 s)
+    # Bounds that only the old bugs cross, however busy the machine; how close to idle and
+    # to the timeout the answers come is measured in bench/rows_reliability.py.
+    assert timings["loaded"] < 10.0  # not queued behind the waits for a free thread (it was 25 s)
+    assert 2.0 <= timings["wait 2 s"] < 4.5  # its own timeout, not a later check (it was 5 s)
 
 
 def test_c18_a_field_over_its_cap_is_refused_before_anything_is_written(tmp_path: Path) -> None:

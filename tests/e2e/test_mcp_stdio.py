@@ -10,7 +10,7 @@ from pathlib import Path
 import anyio
 import pytest
 import yaml
-from mcp_clients import TEAM, call, make_workspace, refused, stdio_session, workspace_bytes
+from support.mcp_clients import TEAM, call, make_workspace, refused, stdio_session, workspace_bytes
 
 from teamdeck.mcp_server.tools import TOOLS as DECLARED
 from teamdeck.protocol.gates import decide_gate
@@ -18,7 +18,7 @@ from teamdeck.store.workspace import Workspace
 
 TOOLS = {tool.name: tool.description for tool in DECLARED}
 
-pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 HOSTILE = "\x1b]52;c;ZXZpbA==\x07clip \x1b[2Jclear \u202eevil"
 TIMEOUT_S = 120

@@ -8,12 +8,8 @@ import json
 import sys
 from pathlib import Path
 
-import pytest
-
 from teamdeck.protocol.teams import add_member, create_team
 from teamdeck.store.workspace import Workspace
-
-pytestmark = pytest.mark.e2e
 
 PLAN = """# Release 1.0
 

@@ -16,17 +16,14 @@ import shlex
 from pathlib import Path
 
 import anyio
-import pytest
-from locations import REPO
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
-from mcp_clients import make_workspace
+from support.locations import REPO
+from support.mcp_clients import make_workspace
 
 from teamdeck.mcp_server.tools import TOOLS as DECLARED
 
 TOOLS = {tool.name: tool.description for tool in DECLARED}
-
-pytestmark = pytest.mark.e2e
 
 README = (REPO / "README.md").read_text(encoding="utf-8")
 SECTION = README.split("## Agents as MCP clients", 1)[1].split("\n## ", 1)[0]

@@ -8,8 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import anyio
-import pytest
-from mcp_clients import TEAM, call, refused, stdio_session, workspace_bytes
+from support.mcp_clients import TEAM, call, refused, stdio_session, workspace_bytes
 
 from teamdeck.mcp_server.tools import TOOLS as DECLARED
 from teamdeck.protocol.delegation import delegate
@@ -19,8 +18,6 @@ from teamdeck.protocol.teams import add_member, create_team, read_team, set_role
 from teamdeck.store.workspace import Workspace
 
 TOOLS = {tool.name: tool.description for tool in DECLARED}
-
-pytestmark = [pytest.mark.e2e]
 TIMEOUT_S = 120
 
 

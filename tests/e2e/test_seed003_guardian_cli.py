@@ -15,8 +15,6 @@ from teamdeck.protocol.tasks import create_task
 from teamdeck.protocol.teams import add_member, create_team
 from teamdeck.store.workspace import Workspace
 
-pytestmark = pytest.mark.e2e
-
 SEED_EVENTS = [
     "task.ready_for_verification",  # TASK_READY_FOR_VERIFICATION
     "guardian.assigned",  # GUARDIAN_ASSIGNED

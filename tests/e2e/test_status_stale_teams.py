@@ -12,7 +12,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from locations import FIXTURES
+from support.locations import FIXTURES
 
 
 @pytest.fixture

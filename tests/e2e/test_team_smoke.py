@@ -13,9 +13,7 @@ import re
 from pathlib import Path
 
 import pytest
-from locations import FIXTURES
-
-pytestmark = pytest.mark.e2e
+from support.locations import FIXTURES
 
 TEAM = "team-smoke"
 

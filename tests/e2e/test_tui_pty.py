@@ -22,12 +22,12 @@ import threading
 import time
 from pathlib import Path
 
-import hostile
 import pytest
+from support import hostile
 
 from teamdeck.store.workspace import Workspace
 
-pytestmark = [pytest.mark.e2e, pytest.mark.skipif(sys.platform != "linux", reason="needs a Linux pty")]
+pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="needs a Linux pty")
 
 ROWS, COLS = 40, 160
 DEADLINE_S = 20.0

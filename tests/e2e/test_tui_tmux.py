@@ -26,7 +26,7 @@ from teamdeck.protocol.taskfile import load_task
 from teamdeck.sim.outputs import write_final_output
 from teamdeck.store.workspace import Workspace
 
-pytestmark = [pytest.mark.e2e, pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")]
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 
 TASK, WORKER = "search-index", "indexer"
 MARKER = "shard count for tmux"

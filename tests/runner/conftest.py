@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from runner_world import World
+from support.runner_world import World
 
 
 @pytest.fixture

@@ -2,16 +2,16 @@
 ``forge serve``'s catch-up loop, so an assignment Gitea made while no webhook server
 listened reaches the assignee, whose run starts; the webhook arriving later changes
 nothing and wakes nobody (F18). Against the local Gitea API stand-in
-(tests/gitea_standin.py)."""
+(tests/support/gitea_standin.py)."""
 
 from __future__ import annotations
 
 import time
 
-from forge_world import TEAM as QUANT
-from forge_world import delivery, inbox, make_team
-from gitea_standin import TOKEN, GiteaState, gitea_standin
-from runner_world import World, wait_for
+from support.forge_world import TEAM as QUANT
+from support.forge_world import delivery, inbox, make_team
+from support.gitea_standin import TOKEN, GiteaState, gitea_standin
+from support.runner_world import World, wait_for
 
 from teamdeck.protocol.forge.deliveries import receive
 

@@ -11,7 +11,7 @@ import signal
 import sys
 import time
 
-from runner_world import AGENT, TEAM, alive, wait_for
+from support.runner_world import AGENT, TEAM, alive, wait_for
 
 from teamdeck.protocol.teams import add_member, read_team
 

@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from runner_world import AGENT, alive, wait_for
+from support.runner_world import AGENT, alive, wait_for
 
 COMMAND = [sys.executable, str(AGENT), "{team}", "{member}", "{run_id}"]
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import asyncio
 import os
-import time
 from pathlib import Path
 
 import pytest
-from runner_world import wait_for
+from support.pilot_helpers import until
+from support.runner_world import wait_for
 
 from teamdeck.runtime.config import AgentsConfigError, check_agents
 from teamdeck.tui.app import create_app
@@ -67,21 +67,14 @@ def test_the_runner_runs_it_and_its_log_reads_in_runs_show_and_the_tui(world, no
 
     async def scenario() -> None:
         async with app.run_test(size=(120, 36)) as pilot:
-            await _until(pilot, lambda: app.main.ready and app.settled)
+            await until(pilot, lambda: app.main.ready and app.settled, "the first screen")
             await pilot.press("2")
             roster = app.main.query_one(RosterList)
-            await _until(pilot, lambda: roster.select_key("crew/dev"))
+            await until(pilot, lambda: roster.select_key("crew/dev"), "crew/dev on the roster")
             await pilot.press("l")
-            await _until(pilot, lambda: isinstance(app.screen, RunLogScreen))
+            await until(pilot, lambda: isinstance(app.screen, RunLogScreen), "the run log")
             body = lambda: str(app.screen.query_one("#run-log-body").render())  # noqa: E731
-            await _until(pilot, lambda: "✎ parsing the ledger" in body())
+            await until(pilot, lambda: "✎ parsing the ledger" in body(), "the log's lines")
             assert "heard: look at <b>[bold]this[/]</b>" in body()  # agent text shown as written, never markup
 
     asyncio.run(scenario())
-
-
-async def _until(pilot, condition, timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        await pilot.pause(0.05)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sys
 
-from runner_world import TEAM, World
+from support.runner_world import TEAM, World
 
 from teamdeck.protocol.teams import add_member, create_team
 

@@ -9,8 +9,8 @@ import json
 import sys
 import time
 
-import forge_world
-from runner_world import AGENT, World, wait_for
+from support import forge_world
+from support.runner_world import AGENT, World, wait_for
 
 from teamdeck.protocol.delegation import delegate
 from teamdeck.protocol.tasks import create_task

@@ -8,7 +8,7 @@ import json
 import os
 import signal
 
-from runner_world import TEAM, wait_for
+from support.runner_world import TEAM, wait_for
 
 from teamdeck.view.agents import list_agents
 

@@ -4,7 +4,7 @@ run owes nothing for the messages unread when it started."""
 
 from __future__ import annotations
 
-from runner_world import wait_for
+from support.runner_world import wait_for
 
 
 def test_a_message_wakes_its_member_with_the_teamdeck_env_and_placeholders(world) -> None:
@@ -59,7 +59,7 @@ def test_a_run_that_leaves_its_messages_unread_is_not_woken_again_for_them(world
 def w_command() -> list[str]:
     import sys
 
-    from runner_world import AGENT
+    from support.runner_world import AGENT
 
     return [sys.executable, str(AGENT), "{team}", "{member}", "{run_id}"]
 

@@ -1,5 +1,6 @@
 """Driving the TUI with Textual's Pilot: the fixtures (animations off, the captured team,
-a small world). The helpers tests import by name are in pilot_helpers.py."""
+a small world). The helpers tests import by name are in
+tests/support/pilot_helpers.py."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-import small_worlds as worlds
-from locations import FIXTURES
+from support import small_worlds as worlds
+from support.locations import FIXTURES
 
 from teamdeck.store.workspace import Workspace
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from pilot_helpers import busy, make_app, run, showing, type_text, until
+from support.pilot_helpers import busy, make_app, palette_gathered, run, showing, type_text, until
 
 from teamdeck.live import actions as runner_module
 from teamdeck.live.actions import Action
@@ -355,7 +355,7 @@ def test_help_palette_and_panels(world) -> None:
         assert app.main.current_panel == "gates"
         await pilot.press("ctrl+p")
         await type_text(pilot, "approve g-w1")
-        await pilot.pause(0.3)
+        await until(pilot, lambda: palette_gathered(app), "the palette's matches")
         await pilot.press("enter")
         await until(pilot, lambda: showing(app, ConfirmBar), "the confirm dialog from the palette")
 

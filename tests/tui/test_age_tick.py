@@ -7,8 +7,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from decision_world import MovableClock
-from pilot_helpers import make_app, run, until
+from support.decision_world import MovableClock
+from support.pilot_helpers import make_app, run, until
 
 from teamdeck.cli.status import render_status
 from teamdeck.tui.panels.decisions.decision_list import DecisionList

@@ -12,9 +12,9 @@ import threading
 import time
 from pathlib import Path
 
-import decision_world as world
 import pytest
-from pilot_helpers import make_app, run, until
+from support import decision_world as world
+from support.pilot_helpers import make_app, run, until
 
 from teamdeck.store.workspace import Workspace
 from teamdeck.tui.panels.decisions.decision_list import NEW_MARK, DecisionList

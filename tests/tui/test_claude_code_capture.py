@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from claude_team_recorder import live_replay, load_history, until_first
-from locations import FIXTURES
-from pilot_helpers import SIZE
+from support.claude_team_recorder import live_replay, load_history, until_first
+from support.locations import FIXTURES
+from support.pilot_helpers import SIZE
 from test_snapshots import prepared
 
 from teamdeck.tui.app import TeamdeckApp, create_app

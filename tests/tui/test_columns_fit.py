@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from pilot_helpers import make_app, run, until
+from support.pilot_helpers import make_app, run, until
 
 from teamdeck.clock import fixed_clock
 from teamdeck.protocol.teams import add_member

@@ -8,8 +8,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from locations import DEMO, FIXTURES
-from pilot_helpers import make_app, run
+from support.locations import DEMO, FIXTURES
+from support.pilot_helpers import make_app, run
 
 from teamdeck.cli.main import build_parser
 from teamdeck.store.workspace import Workspace

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from pilot_helpers import lines_of, make_app, run, until
+from support.pilot_helpers import lines_of, make_app, run, until
 
 from teamdeck.protocol.messaging.sending import send_message
 from teamdeck.store.workspace import Workspace

@@ -4,7 +4,7 @@ it stays put once the person moves the cursor up."""
 
 from __future__ import annotations
 
-from pilot_helpers import make_app, run, until
+from support.pilot_helpers import make_app, run, until
 
 from teamdeck.protocol.messaging.sending import send_message
 from teamdeck.protocol.written import recorded

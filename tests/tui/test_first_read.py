@@ -8,7 +8,7 @@ import gc
 import threading
 import time
 
-from pilot_helpers import make_app, run, until
+from support.pilot_helpers import make_app, run, until
 
 from teamdeck.protocol.messaging.sending import send_message
 from teamdeck.store.workspace import Workspace

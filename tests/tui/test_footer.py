@@ -6,7 +6,7 @@ view while quit and help stay at the right."""
 from __future__ import annotations
 
 import pytest
-from pilot_helpers import make_app, run, showing, until
+from support.pilot_helpers import make_app, run, showing, until
 from textual import events
 
 from teamdeck.store.workspace import Workspace
@@ -88,7 +88,6 @@ def test_every_key_is_shown_with_whole_words(world: Workspace, size) -> None:
         footer = footer_of(app)
         for panel in ("1", "2", "4"):
             await pilot.press(panel)
-            await pilot.pause()
             await until(pilot, lambda: len(footer.actions) > 3, "the panel's keys")
             text = "".join(segment.text for segment in footer.render_line(0))
             for action in footer.actions:

@@ -10,8 +10,8 @@ SVG as PNG before committing it.
 from __future__ import annotations
 
 import pytest
-from forge_world import STORY, delivery, make_team
-from pilot_helpers import SIZE, until
+from support.forge_world import STORY, delivery, make_team
+from support.pilot_helpers import SIZE, until
 from test_snapshots import prepared
 
 from teamdeck.protocol.forge.deliveries import receive

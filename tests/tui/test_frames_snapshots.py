@@ -11,8 +11,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from locations import FIXTURES
-from pilot_helpers import SIZE, until
+from support.locations import FIXTURES
+from support.pilot_helpers import SIZE, until
 from test_snapshots import prepared, select
 
 from teamdeck.clock import fixed_clock, parse_iso

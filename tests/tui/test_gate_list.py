@@ -4,8 +4,8 @@ and those are not aged, rowed and compared again until the clock moves on."""
 
 from __future__ import annotations
 
-from decision_world import MovableClock
-from pilot_helpers import make_app, run
+from support.decision_world import MovableClock
+from support.pilot_helpers import make_app, run
 
 import teamdeck.tui.panels.decisions.decision_list as decision_list_module
 from teamdeck.tui.panels.decisions.decision_list import DecisionList

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import re
 
-import hostile
 import pytest
-from pilot_helpers import make_app, run, showing, until
 from rich.cells import cell_len
+from support import hostile
+from support.pilot_helpers import busy, make_app, palette_gathered, run, showing, until
 
 from teamdeck.store.workspace import Workspace
 from teamdeck.tui.app import TeamdeckApp
@@ -149,7 +149,7 @@ def test_s1_s4_every_panel_draws_hostile_text_literally(hostile_ws: Workspace) -
 
         # 4 Tasks: the title, the worker's summary and questions.
         await pilot.press("4")
-        await pilot.pause()
+        await until(pilot, lambda: not busy(app), "the task's joined summary")
         assert_literal(
             assert_safe(app),
             f"title {hostile.CLICK}",
@@ -262,10 +262,9 @@ def test_s4_command_palette_lists_hostile_names_literally(hostile_ws: Workspace)
     async def scenario(pilot):
         await pilot.press("ctrl+p")
         await until(pilot, lambda: type(app.screen).__name__ == "CommandPalette", "the command palette")
-        await pilot.pause(0.3)
         for char in "inbox":
             await pilot.press(char)
-        await pilot.pause(0.5)
+        await until(pilot, lambda: palette_gathered(app), "the palette's matches")
         assert_literal(assert_safe(app), "[/x] (alpha)", "[[a]] (alpha)")
         assert app.is_running
 

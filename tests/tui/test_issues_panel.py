@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-from forge_world import STORY, delivery, make_team, signed
-from pilot_helpers import make_app, run, until
+from support.forge_world import STORY, delivery, make_team, signed
+from support.pilot_helpers import make_app, run, until
 
 from teamdeck.protocol.forge.deliveries import receive
 from teamdeck.tui.panels.issues.issue_list import IssueList

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import decision_world as world
 import pytest
-from pilot_helpers import busy, make_app, run, showing, until
+from support import decision_world as world
+from support.pilot_helpers import busy, make_app, run, showing, until
 
 from teamdeck.protocol.taskfile import load_task
 from teamdeck.store.workspace import Workspace

@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import plan_world as world
-from pilot_helpers import busy, make_app, run, showing, type_text, until
+from support import plan_world as world
+from support.pilot_helpers import busy, make_app, run, showing, type_text, until
 
 from teamdeck.protocol.allowed import next_states
 from teamdeck.protocol.plans.store import load_plan

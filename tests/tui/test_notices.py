@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from pilot_helpers import SIZE, make_app, run, until
+from support.pilot_helpers import SIZE, make_app, run, until
 
 from teamdeck.protocol.gates import decide_gate
 from teamdeck.tui.app import MAX_NOTICES
@@ -149,14 +149,15 @@ def test_a_notice_never_covers_the_detail_or_the_note_being_typed(world, size) -
             await until(pilot, lambda: app.main.confirm_bar.asking, "the confirm bar")
             await pilot.press("enter")
             await until(pilot, lambda: any("approved" in str(n.message) for n in app._notifications), "the notice")
-            await pilot.pause(0.2)
+            await until(pilot, lambda: app.main.notice_line.display, "the notice line")
+            await pilot.pause()  # the layout the notice line asked for
             assert covering(detail.region) == []
             assert app.main.notice_line.display and "approved" in app.main.notice_line.plain
             # The next decision's reject note, typed while the notice is still up.
             await pilot.press("r")
             await until(pilot, lambda: app.main.confirm_bar.asking, "the confirm bar")
-            await pilot.pause(0.1)
             note = app.main.query_one("#confirm-note")
+            await until(pilot, lambda: note.region.area > 0, "the note field on screen")
             assert covering(note.region, app.main.confirm_bar.region, detail.region) == []
 
     asyncio.run(main())

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from pilot_helpers import busy, make_app, run, until
+from support.pilot_helpers import busy, make_app, run, until
 
 from teamdeck.protocol.messaging.sending import send_message
 from teamdeck.store.workspace import Workspace

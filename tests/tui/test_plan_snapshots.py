@@ -2,7 +2,7 @@
 waiting for approval, executing wave 1, a FAIL gate in the queue after verification
 failed, completed; plus the verdict history and the dialogs of the lifecycle keys.
 
-Each phase is built in tmp with the protocol functions (tests/plan_world.py: ticking
+Each phase is built in tmp with the protocol functions (tests/support/plan_world.py: ticking
 clock from a fixed moment, ULIDs from a counter); the app runs at a fixed clock, no
 watcher, no animation, no cursor blink, a fixed size. Regenerate with
 ``pytest tests/tui/test_plan_snapshots.py --snapshot-update`` and look at every changed
@@ -14,9 +14,9 @@ from __future__ import annotations
 from datetime import timedelta
 from pathlib import Path
 
-import plan_world as world
 import pytest
-from pilot_helpers import SIZE, showing, until
+from support import plan_world as world
+from support.pilot_helpers import SIZE, showing, until
 from test_snapshots import prepared
 
 from teamdeck.clock import fixed_clock

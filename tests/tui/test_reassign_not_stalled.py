@@ -9,7 +9,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from pilot_helpers import busy, run, until
+from support.pilot_helpers import busy, run, until
 
 from teamdeck.clock import fixed_clock
 from teamdeck.sim.clock import DEMO_NOW

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import plan_world as world
 import pytest
-from pilot_helpers import make_app, run, showing, until
+from support import plan_world as world
+from support.pilot_helpers import make_app, run, showing, until
 from textual.binding import Binding
 
 from teamdeck.tui import registry

@@ -3,7 +3,7 @@ row unless a problem marker (``!``) takes the place, and where it listens in the
 
 from __future__ import annotations
 
-from locations import FIXED_NOW
+from support.locations import FIXED_NOW
 
 from teamdeck.tui.panels.roster.panel import member_detail
 from teamdeck.tui.panels.roster.roster_list import CONNECTED, member_row

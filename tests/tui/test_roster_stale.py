@@ -5,7 +5,7 @@ them apart from active and idle, and ``hideEndedTeams`` leaves ended teams out."
 from __future__ import annotations
 
 import pytest
-from pilot_helpers import lines_of, make_app, run, until
+from support.pilot_helpers import lines_of, make_app, run, until
 
 from teamdeck.store.workspace import Workspace
 from teamdeck.tui.panels.roster.roster_list import RosterList

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 
-from pilot_helpers import make_app, run, until
+from support.pilot_helpers import make_app, run, until
 
 from teamdeck.clock import iso
 from teamdeck.model.run import RunRecord

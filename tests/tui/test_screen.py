@@ -4,7 +4,7 @@ harmless (S1-S7), and the layout from 80x24 to 250x70."""
 from __future__ import annotations
 
 import pytest
-from pilot_helpers import make_app, run, until
+from support.pilot_helpers import make_app, run, until
 from textual.widgets import TabbedContent
 
 from teamdeck.protocol.messaging.sending import send_message

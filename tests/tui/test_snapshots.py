@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pilot_helpers import SIZE, showing, until
+from support.pilot_helpers import SIZE, palette_gathered, showing, until
 from textual.widgets import Input, Markdown, TextArea
 
 from teamdeck.clock import fixed_clock
@@ -184,8 +184,11 @@ def test_command_palette(demo: Path, snap_compare) -> None:
         await pilot.press("ctrl+p")
         await until(pilot, lambda: type(app.screen).__name__ == "CommandPalette", "the command palette")
         await pilot.press(*"approve")
-        await until(pilot, lambda: app.screen.query_one("CommandList").option_count >= 3, "the palette's matches")
-        await pilot.pause(0.2)
+        await until(
+            pilot,
+            lambda: palette_gathered(app) and app.screen.query_one("CommandList").option_count >= 3,
+            "the palette's matches",
+        )
 
     assert snap_compare(app, terminal_size=SIZE, run_before=prepared(app, scenario))
 

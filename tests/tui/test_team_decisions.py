@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import decision_world as world
 import pytest
-from pilot_helpers import busy, make_app, run, showing, type_text, until
+from support import decision_world as world
+from support.pilot_helpers import busy, make_app, palette_gathered, run, showing, type_text, until
 
 from teamdeck.protocol.messaging.handshakes import request_shutdown
 from teamdeck.store.inbox import read_inbox
@@ -92,7 +92,7 @@ def test_the_palette_names_each_answer(team_ws: Workspace) -> None:
     async def scenario(pilot):
         await pilot.press("ctrl+p")
         await type_text(pilot, "deny perm-1")
-        await pilot.pause(0.3)
+        await until(pilot, lambda: palette_gathered(app), "the palette's matches")
         await pilot.press("enter")
         await until(pilot, lambda: showing(app, ConfirmBar), "the deny dialog from the palette")
         assert app.main.confirm_bar.confirm_label == "Deny"
@@ -187,8 +187,10 @@ def test_the_footer_keeps_q_and_help_at_80x24(team_ws: Workspace, panel: str) ->
 
     async def scenario(pilot):
         await pilot.press(panel)
-        await pilot.pause(0.1)
         footer = app.screen.query_one(DeckFooter)
+        tabs = app.main.query_one("TabbedContent")
+        await until(pilot, lambda: tabs.get_tab(app.main.current_panel).label_text.startswith(panel), "the panel")
+        await pilot.pause()  # the footer follows the focus the panel moved
         for action in ("quit", "help"):
             region = footer.region_of(action)
             assert region is not None and region.width > 0 and region.right <= 80, (action, region)

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import decision_world as world
-from pilot_helpers import SIZE, showing, until
+from support import decision_world as world
+from support.pilot_helpers import SIZE, showing, until
 from test_snapshots import prepared
 
 from teamdeck.clock import fixed_clock

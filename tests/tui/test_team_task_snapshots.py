@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pilot_helpers import SIZE, until
+from support.pilot_helpers import SIZE, until
 from test_snapshots import demo_app, prepared, select
 
 from teamdeck.tui.dialogs.reassign import ReassignScreen

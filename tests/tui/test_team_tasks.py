@@ -8,8 +8,8 @@ import json
 import shutil
 from pathlib import Path
 
-from locations import FIXED_NOW, FIXTURES
-from pilot_helpers import busy, make_app, run, showing, type_text, until
+from support.locations import FIXED_NOW, FIXTURES
+from support.pilot_helpers import busy, make_app, run, showing, type_text, until
 
 from teamdeck.clock import fixed_clock
 from teamdeck.protocol.delegation import delegate

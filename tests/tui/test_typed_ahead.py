@@ -5,7 +5,7 @@ be idle after every key, so these tests queue the keys at once, as a terminal re
 
 from __future__ import annotations
 
-from pilot_helpers import busy, make_app, run, showing, until
+from support.pilot_helpers import busy, make_app, run, showing, until
 from textual import events
 
 from teamdeck.protocol.taskfile import load_task

@@ -6,7 +6,7 @@ whose preselected first command was Quit."""
 from __future__ import annotations
 
 import pytest
-from pilot_helpers import make_app, run, type_text, until
+from support.pilot_helpers import make_app, palette_gathered, run, type_text, until
 
 from teamdeck.tui import registry
 from teamdeck.tui.panels.decisions.decision_list import DecisionList
@@ -80,8 +80,7 @@ def test_the_palette_does_not_preselect_quit(world) -> None:
         from textual.command import CommandList
 
         commands = app.screen.query_one(CommandList)
-        await until(pilot, lambda: commands.option_count > 5, "the commands")
-        await pilot.pause(0.3)
+        await until(pilot, lambda: palette_gathered(app) and commands.option_count > 5, "the commands")
         first = str(commands.get_option_at_index(commands.highlighted or 0).prompt)
         assert "quit" not in first.lower(), first
         assert first.startswith("Read decision"), first

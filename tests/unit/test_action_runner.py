@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import pytest
-import small_worlds as worlds
+from support import small_worlds as worlds
 
 from teamdeck.errors import Refused
 from teamdeck.live.actions import Action, ActionRunner, Outcome

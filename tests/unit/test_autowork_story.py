@@ -16,7 +16,7 @@ import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from parser_plan import GRAMMAR, LEXER, PARSER, PLAN
+from support.parser_plan import GRAMMAR, LEXER, PARSER, PLAN
 
 from teamdeck.decisions.registry import answer_decision, find_decision
 from teamdeck.model.claude import decode_text

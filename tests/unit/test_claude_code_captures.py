@@ -1,7 +1,7 @@
 """Team files written by the pinned Claude Code (2.1.332), read by teamdeck.
 
 The histories in tests/fixtures/claude-code/2.1.332/ hold every version of every file
-the real client wrote during a scripted run (tests/claude_team_recorder.py; the live
+the real client wrote during a scripted run (tests/support/claude_team_recorder.py; the live
 run is tests/conformance/test_claude_code_team.py). Here they are replayed, version by
 version, into a directory that teamdeck's live view refreshes after each write, as
 ``teamdeck tui`` would: so a change in how teamdeck reads what the client writes, or a
@@ -15,9 +15,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-from claude_format import listed_frames, not_in_format
-from claude_team_recorder import Version, live_replay, load_history, team_of, until_cleanup, until_first
-from locations import FIXTURES
+from support.claude_format import listed_frames, not_in_format
+from support.claude_team_recorder import Version, live_replay, load_history, team_of, until_cleanup, until_first
+from support.locations import FIXTURES
 
 from teamdeck.model.claude import KINDS
 from teamdeck.protocol.conversation import read_conversation

@@ -18,8 +18,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from claude_team_recorder import live_replay, load_history, until_cleanup, until_first
-from locations import FIXTURES
+from support.claude_team_recorder import live_replay, load_history, until_cleanup, until_first
+from support.locations import FIXTURES
 
 from teamdeck.clock import fixed_clock, parse_iso
 from teamdeck.decisions.registry import answer_decision, find_decision

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from locations import FIXTURES
+from support.locations import FIXTURES
 
 from teamdeck.errors import Busy, InvalidFile, WriteFailed
 from teamdeck.store import claude_json

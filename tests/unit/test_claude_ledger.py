@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from locations import FIXTURES
+from support.locations import FIXTURES
 
 from teamdeck.errors import Refused, WriteFailed
 from teamdeck.model.claude import IdleNotification, PlanApprovalRequest

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from locations import FIXTURES
+from support.locations import FIXTURES
 
 from teamdeck.model.claude import (
     KINDS,

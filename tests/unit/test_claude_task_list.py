@@ -15,7 +15,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from locations import FIXED_NOW, FIXTURES
+from support.locations import FIXED_NOW, FIXTURES
 
 from teamdeck.clock import fixed_clock
 from teamdeck.errors import Busy, NotFound, Refused

@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from locations import FIXTURES
+from support.locations import FIXTURES
 
 from teamdeck.protocol.validate import validate_workspace
 from teamdeck.store.workspace import Workspace

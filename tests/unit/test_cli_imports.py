@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
-import small_worlds as worlds
+from support import small_worlds as worlds
 
 from teamdeck.cli.commands import COMMANDS
 from teamdeck.cli.main import build_parser

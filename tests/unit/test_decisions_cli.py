@@ -13,10 +13,10 @@ import shutil
 from datetime import datetime
 from pathlib import Path
 
-import decision_world as world
 import pytest
-import small_worlds
-from locations import FIXTURES
+from support import decision_world as world
+from support import small_worlds
+from support.locations import FIXTURES
 
 from teamdeck.cli.common import Output
 from teamdeck.cli.main import build_parser

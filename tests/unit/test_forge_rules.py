@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from forge_world import STORY, delivery, inbox, make_team, signed
+from support.forge_world import STORY, delivery, inbox, make_team, signed
 
 from teamdeck.protocol.forge.deliveries import read_deliveries, receive
 from teamdeck.protocol.forge.issues import issue_events, load_issue

@@ -15,8 +15,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from decision_world import MovableClock
-from forge_world import delivery, inbox, make_team, signed
+from support.decision_world import MovableClock
+from support.forge_world import delivery, inbox, make_team, signed
 
 from teamdeck.decisions.registry import answer_decision, find_decision
 from teamdeck.errors import Refused

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import plan_world as world
+from support import plan_world as world
 
 from teamdeck.protocol.gates import decide_gate
 from teamdeck.protocol.plans.store import load_plan, plan_events

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from locations import FIXTURES
+from support.locations import FIXTURES
 
 from teamdeck.cli.main import main
 from teamdeck.decisions.registry import answer_decision, find_decision

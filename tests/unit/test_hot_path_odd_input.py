@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 
-import small_worlds as worlds
+from support import small_worlds as worlds
 
 from teamdeck.cli.main import main
 

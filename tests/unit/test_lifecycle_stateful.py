@@ -22,7 +22,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
-from locations import FIXED_NOW
+from support.locations import FIXED_NOW
 
 from teamdeck.clock import fixed_clock
 from teamdeck.errors import TeamdeckError

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-import small_worlds as worlds
+from support import small_worlds as worlds
 
 from teamdeck.live import workspace as live_module
 from teamdeck.live.actions import Action, ActionRunner

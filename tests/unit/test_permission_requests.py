@@ -9,9 +9,9 @@ import json
 import shutil
 from pathlib import Path
 
-import decision_world as world
 import pytest
-from locations import FIXTURES
+from support import decision_world as world
+from support.locations import FIXTURES
 
 from teamdeck.errors import NotFound, Refused
 from teamdeck.protocol.ledger.build import build_ledger

@@ -7,7 +7,7 @@ import json
 from datetime import timedelta
 
 import pytest
-from locations import FIXED_NOW
+from support.locations import FIXED_NOW
 
 from teamdeck.errors import Refused
 from teamdeck.protocol.gates import decide_gate
@@ -329,7 +329,7 @@ def test_plan_show_says_who_moves_the_plan_on(tmp_path, run_cli):
     """Plans advance by themselves under ``teamdeck run`` / ``teamdeck supervise``
     (autowork): ``plan show`` and the approval question say so, and name ``plan run``
     as the way by hand; with ``autowork.enabled: false`` only ``plan run`` moves it."""
-    from plan_world import build
+    from support.plan_world import build
 
     ws = build(tmp_path / "ws", "executing")
     shown = run_cli(ws.root, "plan", "show", "release")

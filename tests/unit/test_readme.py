@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from locations import REPO
+from support.locations import REPO
 
 README = (REPO / "README.md").read_text(encoding="utf-8")
 MAKEFILE = (REPO / "Makefile").read_text(encoding="utf-8")
@@ -33,6 +33,11 @@ def test_make_test_runs_the_suite_after_building_the_venv_from_the_lock():
     stamp_recipe = _target(r"\$\(STAMP\)")
     assert "--require-hashes" in stamp_recipe and "requirements.lock" in stamp_recipe
     assert re.search(r"^\$\(STAMP\): requirements\.lock pyproject\.toml$", MAKEFILE, re.M)
+
+
+def test_make_test_fast_runs_the_unit_lane_the_readme_names():
+    assert "python -m pytest -n 2 -m unit" in _target("test-fast")
+    assert "`make test-fast`" in README
 
 
 def test_ci_runs_make_test_then_make_check():

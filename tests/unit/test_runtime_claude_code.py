@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from claude_code import option as argv_option
+from support.claude_code import option as argv_option
 
 from teamdeck.errors import Refused
 from teamdeck.model.agents import AgentConfig

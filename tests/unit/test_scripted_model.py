@@ -1,4 +1,4 @@
-"""The scripted model endpoint itself (tests/scripted_model.py), spoken to as the
+"""The scripted model endpoint itself (tests/support/scripted_model.py), spoken to as the
 Messages API's clients do: streamed answers whose deltas join into the scripted text
 and tool input, plain JSON answers, token counts, side requests, routing by prompt,
 asides, and a request no script claims failing the test instead of passing silently."""
@@ -11,7 +11,7 @@ import urllib.request
 from typing import Any
 
 import pytest
-from scripted_model import HARMLESS, INPUT_TOKENS, ScriptedModel, ScriptError, aside, call, say
+from support.scripted_model import HARMLESS, INPUT_TOKENS, ScriptedModel, ScriptError, aside, call, say
 
 TOOLS = [{"name": "Bash", "description": "run", "input_schema": {"type": "object"}}]
 

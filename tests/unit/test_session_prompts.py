@@ -12,8 +12,8 @@ import json
 from pathlib import Path
 
 import pytest
-from decision_world import ask_permission, team_workspace
-from locations import FIXTURES
+from support.decision_world import ask_permission, team_workspace
+from support.locations import FIXTURES
 
 from teamdeck.cli.main import main
 from teamdeck.errors import NotFound, Refused

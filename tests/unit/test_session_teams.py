@@ -16,8 +16,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from claude_team_recorder import live_replay, load_history, until_cleanup
-from locations import FIXTURES
+from support.claude_team_recorder import live_replay, load_history, until_cleanup
+from support.locations import FIXTURES
 
 from teamdeck.protocol.team_archive import archive_path, session_of
 from teamdeck.store.workspace import Workspace

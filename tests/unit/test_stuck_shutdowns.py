@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import decision_world as world
 import pytest
+from support import decision_world as world
 
 from teamdeck.errors import Refused
 from teamdeck.model.claude import ShutdownApproved

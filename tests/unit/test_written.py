@@ -5,7 +5,7 @@ call fails after writing. The TUI refreshes exactly these."""
 from __future__ import annotations
 
 import pytest
-import small_worlds as worlds
+from support import small_worlds as worlds
 
 from teamdeck.errors import NotFound
 from teamdeck.protocol.delegation import delegate, report

@@ -129,8 +129,12 @@ def check_root(root: Path, *, may_create: bool = False) -> None:
 
 
 def command_group(
-    subparsers: argparse._SubParsersAction, name: str, common: argparse.ArgumentParser, *, help: str
-) -> argparse._SubParsersAction:
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
+    name: str,
+    common: argparse.ArgumentParser,
+    *,
+    help: str,
+) -> argparse._SubParsersAction[argparse.ArgumentParser]:
     """The actions of command ``name`` (``teamdeck plan ACTION``), made on first use.
 
     Several modules may add actions to one command (``plan approve`` sends a Claude Code

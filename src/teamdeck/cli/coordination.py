@@ -12,7 +12,9 @@ from teamdeck.store.workspace import Workspace
 from teamdeck.text import one_line
 
 
-def register_delegate(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def register_delegate(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
+) -> None:
     delegate = subparsers.add_parser("delegate", help=summary("delegate"), parents=[common])
     delegate.add_argument("task_id", metavar="TASK")
     delegate.add_argument("member", metavar="MEMBER")
@@ -22,7 +24,9 @@ def register_delegate(subparsers: argparse._SubParsersAction, common: argparse.A
     delegate.set_defaults(handler=_delegate)
 
 
-def register_report(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def register_report(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
+) -> None:
     report = subparsers.add_parser("report", help=summary("report"), parents=[common])
     report.add_argument("task_id", metavar="TASK")
     report.add_argument("agent_id", metavar="AGENT")

@@ -23,7 +23,9 @@ from teamdeck.view.build import build_snapshot
 from teamdeck.view.overview import age, overview
 
 
-def register_decisions(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def register_decisions(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
+) -> None:
     actions = command_group(subparsers, "decisions", common, help=summary("decisions"))
     listing = actions.add_parser(
         "list", parents=[common], help="every decision waiting, oldest first (the TUI's queue)"

@@ -62,7 +62,9 @@ READY_WAIT_S = 15.0
 """How long the demo waits for the runner's first look before it goes on without it."""
 
 
-def register_demo(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def register_demo(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
+) -> None:
     demo = subparsers.add_parser(
         "demo",
         parents=[common],

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 from datetime import timedelta
+from typing import TYPE_CHECKING
 
 from teamdeck.cli.commands import summary
 from teamdeck.cli.common import Output
@@ -27,8 +28,13 @@ from teamdeck.store.settings import load_settings
 from teamdeck.store.workspace import Workspace
 from teamdeck.text import one_line
 
+if TYPE_CHECKING:
+    from teamdeck.store.claude_tasks import ClaudeTaskList
 
-def register_doctor(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+
+def register_doctor(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
+) -> None:
     doctor = subparsers.add_parser("doctor", help=summary("doctor"), parents=[common])
     doctor.add_argument("team", metavar="TEAM", nargs="?", help="one team (default: all)")
     doctor.add_argument(
@@ -133,7 +139,7 @@ def _ledger(ws: Workspace, team: str, timeout: timedelta) -> tuple[Ledger, bool]
         return files.ledger, True
 
 
-def _doctor_lines(ledger: Ledger, tasks: teams.ClaudeTaskList, *, ended: bool = False) -> list[str]:
+def _doctor_lines(ledger: Ledger, tasks: ClaudeTaskList, *, ended: bool = False) -> list[str]:
     config = ledger.config
     lines = [
         f"team {one_line(ledger.team)}  (lead: {one_line(config.lead_name)})  {one_line(config.description or '', 100)}"

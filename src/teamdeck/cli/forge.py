@@ -25,7 +25,9 @@ ENV_SECRET = "TEAMDECK_FORGE_SECRET"
 DEFAULT_LISTEN = "127.0.0.1:8787"
 
 
-def register_forge(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def register_forge(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
+) -> None:
     actions = command_group(subparsers, "forge", common, help=summary("forge"))
     serve = actions.add_parser("serve", help=f"receive Gitea webhooks (secret from ${ENV_SECRET})", parents=[common])
     serve.add_argument("--listen", default=DEFAULT_LISTEN, metavar="HOST:PORT", help=f"default {DEFAULT_LISTEN}")

@@ -26,7 +26,9 @@ GATE_SLACK_S = 30
 """How much longer than ``--gate`` the client lets the hook run."""
 
 
-def register_hook(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def register_hook(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
+) -> None:
     hook = subparsers.add_parser(
         "hook",
         help=summary("hook"),

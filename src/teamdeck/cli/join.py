@@ -18,13 +18,17 @@ from teamdeck.store.workspace import Workspace
 from teamdeck.text import one_line
 
 
-def register_join(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def register_join(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
+) -> None:
     join = subparsers.add_parser("join", parents=[common], help=summary("join"))
     join.add_argument("task_id", metavar="TASK")
     join.set_defaults(handler=_join)
 
 
-def register_gate(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def register_gate(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
+) -> None:
     actions = command_group(subparsers, "gate", common, help=summary("gate"))
     listing = actions.add_parser("list", parents=[common], help="list the gates of one task or of every task")
     listing.add_argument("task_id", metavar="TASK", nargs="?")
@@ -41,7 +45,9 @@ def register_gate(subparsers: argparse._SubParsersAction, common: argparse.Argum
     reject.set_defaults(handler=_decide, decision="reject")
 
 
-def register_validate(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def register_validate(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
+) -> None:
     validate = subparsers.add_parser("validate", parents=[common], help=summary("validate"))
     validate.add_argument(
         "--clean",

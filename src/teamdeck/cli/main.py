@@ -79,7 +79,8 @@ def command_named(argv: Sequence[str]) -> str | None:
         known, _unknown = first.parse_known_args(argv)
     except SystemExit:  # a malformed option: the full parser will say what is wrong
         return None
-    return known.command
+    command: str | None = known.command
+    return command
 
 
 def _finish_interrupted(ws: Workspace) -> list[str]:

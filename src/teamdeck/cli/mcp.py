@@ -11,7 +11,9 @@ from teamdeck.mcp_server.tools import help_text
 from teamdeck.store.workspace import Workspace
 
 
-def register_mcp(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def register_mcp(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
+) -> None:
     server = subparsers.add_parser(
         "mcp",
         help=summary("mcp"),

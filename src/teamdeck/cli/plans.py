@@ -21,7 +21,9 @@ from teamdeck.store.workspace import Workspace
 from teamdeck.text import one_line
 
 
-def register_plan(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def register_plan(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
+) -> None:
     actions = command_group(subparsers, "plan", common, help=summary("plan"))
     imported = actions.add_parser(
         "import", help="import a coordinator's @@@task blocks as a plan waiting for approval", parents=[common]

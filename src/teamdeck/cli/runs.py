@@ -19,7 +19,9 @@ if TYPE_CHECKING:
     from teamdeck.adapters.catchup_loop import CatchUpLoop
 
 
-def register_run(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def register_run(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
+) -> None:
     run = subparsers.add_parser(
         "run",
         help=summary("run"),
@@ -41,7 +43,9 @@ def register_run(subparsers: argparse._SubParsersAction, common: argparse.Argume
     wake.set_defaults(handler=_wake)
 
 
-def register_runs(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def register_runs(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
+) -> None:
     runs = subparsers.add_parser("runs", help=summary("runs"), parents=[common])
     runs.add_argument("--team", metavar="TEAM", help="only this team's runs")
     runs.add_argument("--all", action="store_true", help="every run (default: each member's last ten)")

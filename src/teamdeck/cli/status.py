@@ -22,7 +22,9 @@ from teamdeck.view.runs import run_state
 from teamdeck.view.snapshot import MemberView, TaskView, TeamTaskListView, TeamTaskView, TeamView, WorkspaceSnapshot
 
 
-def register_status(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def register_status(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
+) -> None:
     status = subparsers.add_parser("status", parents=[common], help=summary("status"))
     status.add_argument(
         "--hide-ended",

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from typing import Any
 
 from teamdeck.cli.commands import summary
 from teamdeck.cli.common import Output
@@ -15,7 +16,9 @@ from teamdeck.protocol.autowork.step import Supervision, supervise
 from teamdeck.store.workspace import Workspace
 
 
-def register_supervise(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def register_supervise(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
+) -> None:
     parser = subparsers.add_parser("supervise", help=summary("supervise"), parents=[common])
     parser.add_argument("--once", action="store_true", help="take the steps due now, then exit")
     parser.add_argument(
@@ -28,7 +31,7 @@ def register_supervise(subparsers: argparse._SubParsersAction, common: argparse.
     parser.set_defaults(handler=_supervise)
 
 
-def _data(result: Supervision) -> dict:
+def _data(result: Supervision) -> dict[str, Any]:
     return {
         "ok": not result.problems,
         "enabled": result.enabled,

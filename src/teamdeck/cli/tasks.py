@@ -12,7 +12,9 @@ from teamdeck.protocol.tasks import create_task
 from teamdeck.store.workspace import Workspace
 
 
-def register_task(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def register_task(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
+) -> None:
     task = subparsers.add_parser("task", help=summary("task"), parents=[common])
     actions = task.add_subparsers(dest="task_command", metavar="ACTION", required=True)
     create = actions.add_parser("create", help="create a new task", parents=[common])

@@ -12,7 +12,9 @@ from teamdeck.store.workspace import Workspace
 from teamdeck.text import one_line
 
 
-def register_team_task(actions: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def register_team_task(
+    actions: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
+) -> None:
     """Add ``task`` to the ``team`` command's actions."""
     task = actions.add_parser(
         "task",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from teamdeck.cli.commands import summary
@@ -34,7 +35,9 @@ class _IntermixedParser(argparse.ArgumentParser):
 
     _inside = False
 
-    def parse_known_args(self, args=None, namespace=None):
+    def parse_known_args(  # the namespace is argparse's, or the caller's of any class
+        self, args: Iterable[str] | None = None, namespace: Any = None
+    ) -> tuple[Any, list[str]]:
         if self._inside:  # parse_known_intermixed_args calls back into this method
             return super().parse_known_args(args, namespace)
         self._inside = True
@@ -44,7 +47,9 @@ class _IntermixedParser(argparse.ArgumentParser):
             self._inside = False
 
 
-def _add_intermixed(subparsers: argparse._SubParsersAction, name: str, **options: Any) -> argparse.ArgumentParser:
+def _add_intermixed(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser], name: str, **options: Any
+) -> argparse.ArgumentParser:
     """``subparsers.add_parser`` building an :class:`_IntermixedParser`."""
     default_class = subparsers._parser_class
     subparsers._parser_class = _IntermixedParser
@@ -54,7 +59,9 @@ def _add_intermixed(subparsers: argparse._SubParsersAction, name: str, **options
         subparsers._parser_class = default_class
 
 
-def register_team(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def register_team(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
+) -> None:
     team = subparsers.add_parser("team", help=summary("team"), parents=[common])
     actions = team.add_subparsers(dest="team_command", metavar="ACTION", required=True)
     create = actions.add_parser("create", help="create a team with its lead (TeamCreate)", parents=[common])
@@ -89,7 +96,9 @@ def register_team(subparsers: argparse._SubParsersAction, common: argparse.Argum
     register_team_task(actions, common)
 
 
-def register_send(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def register_send(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
+) -> None:
     send = _add_intermixed(subparsers, "send", help=summary("send"), parents=[common])
     send.add_argument("team", metavar="TEAM")
     send.add_argument("to", metavar="TO", help="name, NAME, name@team or team-lead")
@@ -110,7 +119,9 @@ def register_send(subparsers: argparse._SubParsersAction, common: argparse.Argum
     send.set_defaults(handler=_send)
 
 
-def register_broadcast(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def register_broadcast(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
+) -> None:
     cast = subparsers.add_parser("broadcast", help=summary("broadcast"), parents=[common])
     cast.add_argument("team", metavar="TEAM")
     cast.add_argument("text", metavar="TEXT", help="the message ('-': read stdin)")
@@ -119,7 +130,9 @@ def register_broadcast(subparsers: argparse._SubParsersAction, common: argparse.
     cast.set_defaults(handler=_broadcast)
 
 
-def register_shutdown(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def register_shutdown(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
+) -> None:
     shutdown = subparsers.add_parser("shutdown", help=summary("shutdown"), parents=[common])
     shutdown.add_argument("team", metavar="TEAM")
     shutdown.add_argument("member", metavar="MEMBER")
@@ -132,7 +145,9 @@ def register_shutdown(subparsers: argparse._SubParsersAction, common: argparse.A
     shutdown.set_defaults(handler=_shutdown)
 
 
-def register_plan(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def register_plan(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
+) -> None:
     plan_actions = command_group(subparsers, "plan", common, help=summary("plan"))
     for action in ("approve", "reject"):
         answer = plan_actions.add_parser(
@@ -145,7 +160,9 @@ def register_plan(subparsers: argparse._SubParsersAction, common: argparse.Argum
         answer.set_defaults(handler=_plan, approve=action == "approve")
 
 
-def register_permission(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def register_permission(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
+) -> None:
     permission_actions = command_group(subparsers, "permission", common, help=summary("permission"))
     for action, verb in (("approve", "allow"), ("deny", "deny")):
         permit = permission_actions.add_parser(
@@ -160,7 +177,9 @@ def register_permission(subparsers: argparse._SubParsersAction, common: argparse
         permit.set_defaults(handler=_permission, approve=action == "approve")
 
 
-def register_inbox(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def register_inbox(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
+) -> None:
     inbox = subparsers.add_parser("inbox", help=summary("inbox"), parents=[common])
     inbox.add_argument("team", metavar="TEAM")
     inbox.add_argument("member", metavar="MEMBER")
@@ -171,7 +190,9 @@ def register_inbox(subparsers: argparse._SubParsersAction, common: argparse.Argu
     inbox.set_defaults(handler=_inbox)
 
 
-def register_member(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def register_member(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
+) -> None:
     member = subparsers.add_parser("member", help=summary("member"), parents=[common])
     member_actions = member.add_subparsers(dest="member_command", metavar="ACTION", required=True)
     deactivate = member_actions.add_parser(

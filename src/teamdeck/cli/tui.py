@@ -10,7 +10,9 @@ from teamdeck.cli.common import NotAWorkspace, Output, is_workspace
 from teamdeck.store.workspace import ENV_WORKSPACE, SETTINGS_FILE, Workspace
 
 
-def register_tui(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def register_tui(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
+) -> None:
     tui = subparsers.add_parser("tui", parents=[common], help=summary("tui"))
     tui.add_argument("--no-watch", action="store_true", help="do not watch the files (refresh only after own actions)")
     tui.add_argument("--poll", action="store_true", help="poll for changes instead of inotify (network filesystems)")

@@ -12,7 +12,9 @@ from teamdeck.store.workspace import Workspace
 from teamdeck.text import one_line
 
 
-def register_verify(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def register_verify(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
+) -> None:
     verify = subparsers.add_parser("verify", help=summary("verify"), parents=[common])
     verify.add_argument("task_id", metavar="TASK")
     verify.add_argument(
@@ -28,19 +30,25 @@ def register_verify(subparsers: argparse._SubParsersAction, common: argparse.Arg
     verify.set_defaults(handler=_verify)
 
 
-def register_verdicts(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def register_verdicts(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
+) -> None:
     verdicts = subparsers.add_parser("verdicts", help=summary("verdicts"), parents=[common])
     verdicts.add_argument("task_id", metavar="TASK")
     verdicts.set_defaults(handler=_verdicts)
 
 
-def register_assignments(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def register_assignments(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
+) -> None:
     assignments = subparsers.add_parser("assignments", help=summary("assignments"), parents=[common])
     assignments.add_argument("task_id", metavar="TASK")
     assignments.set_defaults(handler=_assignments)
 
 
-def register_guardian(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def register_guardian(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
+) -> None:
     guardian = subparsers.add_parser("guardian", help=summary("guardian"), parents=[common])
     actions = guardian.add_subparsers(dest="guardian_command", metavar="ACTION", required=True)
     listing = actions.add_parser("list", help="the guardians that can be assigned", parents=[common])

@@ -25,7 +25,7 @@ from teamdeck.errors import TeamdeckError
 from teamdeck.protocol.written import recorded, stamps
 
 if TYPE_CHECKING:
-    from teamdeck.protocol.written import Stamp
+    from teamdeck.store.files import Stamp
     from teamdeck.store.workspace import Workspace
 
 

@@ -27,7 +27,7 @@ from teamdeck.view.file_record import changed_between, file_record
 from teamdeck.watch import watch_batches
 
 if TYPE_CHECKING:
-    from teamdeck.protocol.written import Stamp
+    from teamdeck.store.files import Stamp
     from teamdeck.store.workspace import Workspace
     from teamdeck.view.build import (
         build_snapshot,

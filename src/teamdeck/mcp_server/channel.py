@@ -42,6 +42,7 @@ from teamdeck.mcp_server.heartbeat import announced, ended, keep_beating
 from teamdeck.mcp_server.seat import Seat
 from teamdeck.mcp_server.server import build_server
 from teamdeck.protocol import channel_push, sessions
+from teamdeck.protocol.session_log import Behavior
 from teamdeck.watch_hub import wait_until
 
 log = logging.getLogger(__name__)
@@ -107,7 +108,7 @@ class Channel:
         except TeamdeckError as err:  # the prompt stays in the terminal; say why it is not in the queue
             log.error("permission prompt %s of %s not queued: %s", params.request_id, seat.member, err)
 
-    def _work(self) -> tuple[list[channel_push.ChannelItem], list[tuple[str, channel_push.Behavior]]] | None:
+    def _work(self) -> tuple[list[channel_push.ChannelItem], list[tuple[str, Behavior]]] | None:
         seat = self.seat
         items = channel_push.unpushed(seat.ws, seat.team, seat.member)
         answers = [
@@ -131,9 +132,7 @@ class Channel:
             items, answers = work
             await self._send(items, answers)
 
-    async def _send(
-        self, items: list[channel_push.ChannelItem], answers: list[tuple[str, channel_push.Behavior]]
-    ) -> None:
+    async def _send(self, items: list[channel_push.ChannelItem], answers: list[tuple[str, Behavior]]) -> None:
         assert self.connection is not None
         seat = self.seat
         for request_id, behavior in answers:

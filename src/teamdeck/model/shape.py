@@ -39,6 +39,7 @@ from typing import (
     Any,
     ClassVar,
     Literal,
+    Self,
     Union,
     dataclass_transform,
     get_args,
@@ -297,7 +298,7 @@ class Shape:
     # --- the exact check ------------------------------------------------------------
 
     @classmethod
-    def _exact_record(cls, values: dict[str, Any], *, by_name: bool, into: Shape | None = None) -> Shape:
+    def _exact_record(cls, values: dict[str, Any], *, by_name: bool, into: Self | None = None) -> Self:
         """The record ``values`` make, if every value is one the pydantic model would keep
         unchanged; keys are wire names, or attribute names when ``by_name``. The TUI
         reads every inbox message through here: kept to a few microseconds a message.
@@ -349,14 +350,14 @@ class Shape:
         return model_of(cls)
 
     @classmethod
-    def _validated(cls, values: Any) -> Any:
+    def _validated(cls, values: Any) -> Self:
         """``values`` validated by the pydantic model (its ``ValidationError`` if not valid)."""
         from teamdeck.model.shape_model import validated
 
         return validated(cls, _unshaped(values))
 
     @classmethod
-    def exactly(cls, values: Any, *, by_name: bool = False) -> Any:
+    def exactly(cls, values: Any, *, by_name: bool = False) -> Self | None:
         """The record ``values`` make when the exact check takes them, else None (then
         only pydantic's model can say what they make). Keys are wire names (``from``),
         or attribute names (``from_``) when ``by_name``."""
@@ -368,7 +369,7 @@ class Shape:
             return None
 
     @classmethod
-    def model_validate(cls, raw: Any) -> Any:
+    def model_validate(cls, raw: Any) -> Self:
         """``raw`` (the JSON as read) as a record of this shape.
 
         Raises:
@@ -379,7 +380,7 @@ class Shape:
         return made if made is not None else cls._validated(raw)
 
     @classmethod
-    def model_validate_json(cls, data: str | bytes) -> Any:
+    def model_validate_json(cls, data: str | bytes) -> Self:
         """The record a JSON document holds (pydantic parses and validates it)."""
         from teamdeck.model.shape_model import record_of
 

@@ -11,12 +11,15 @@ Imported only when such input is met (or a schema is asked for).
 from __future__ import annotations
 
 import types
-from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, get_args, get_origin
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, create_model
 
 if TYPE_CHECKING:  # shape.py imports this module when it needs pydantic, not the reverse
     from teamdeck.model.shape import Shape
+
+AShape = TypeVar("AShape", bound="Shape")
+"""The shape a record is made of, and so the type of the record."""
 
 _MODELS: dict[type, type[BaseModel]] = {}
 """Each shape's pydantic model, made on first use."""
@@ -60,7 +63,7 @@ def model_of(shape: type[Shape]) -> type[BaseModel]:
     return model
 
 
-def validated(shape: type[Shape], values: Any) -> Shape:
+def validated(shape: type[AShape], values: Any) -> AShape:
     """``values`` (wire or attribute names; plain JSON and pydantic models, no record)
     as a record of ``shape``, by its model.
 
@@ -70,7 +73,7 @@ def validated(shape: type[Shape], values: Any) -> Shape:
     return record_of(shape, model_of(shape).model_validate(values))
 
 
-def record_of(shape: type[Shape], model: BaseModel) -> Shape:
+def record_of(shape: type[AShape], model: BaseModel) -> AShape:
     """The record of ``shape`` holding what the pydantic model instance ``model`` holds."""
     record = shape.__new__(shape)
     state = record.__dict__

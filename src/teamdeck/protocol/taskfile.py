@@ -189,7 +189,8 @@ def load_document(ws: Workspace, doc_id: str, kind: DocumentKind) -> BaseModel:
     loaded = _load_raw(ws, doc_id, kind)
     if loaded.task is None:
         raise _missing(ws, doc_id, kind, loaded.data)
-    return _validated(ws, doc_id, loaded.task, kind)
+    document: BaseModel = _validated(ws, doc_id, loaded.task, kind)
+    return document
 
 
 def _missing(ws: Workspace, doc_id: str, kind: DocumentKind, data: bytes | None, action: str = "") -> TeamdeckError:

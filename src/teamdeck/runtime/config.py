@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -127,7 +127,11 @@ def _merged(entries: tuple[AgentEntry, ...], sources: tuple[str, ...] = ()) -> A
     return AgentConfig.model_validate({**merged, "options": options, "sources": sources})
 
 
-def _last(values: Any) -> Any:
+Setting = TypeVar("Setting")
+"""A setting's value: the same type in every entry that gives it."""
+
+
+def _last(values: Iterable[Setting | None]) -> Setting | None:
     found = None
     for value in values:
         if value is not None:

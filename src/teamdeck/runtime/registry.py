@@ -50,8 +50,9 @@ def runtime_named(name: str) -> Runtime | None:
             raise Refused(f"runtime '{name}' ({point.value}) cannot be loaded: {type(err).__name__}: {err}") from err
         if getattr(loaded, "name", None) != name or not callable(getattr(loaded, "launch", None)):
             raise Refused(f"runtime '{name}' ({point.value}) is no runtime named '{name}' (teamdeck/runtime/spec.py)")
-        _plugged[name] = loaded
-        return loaded
+        runtime: Runtime = loaded
+        _plugged[name] = runtime
+        return runtime
     return None
 
 

@@ -14,7 +14,7 @@ import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from teamdeck.errors import InvalidFile, WriteFailed
 from teamdeck.store import fs as fs_seam
@@ -443,7 +443,7 @@ def _remove_quietly(path: Path) -> None:
         pass
 
 
-def _last_newline_end(handle: Any, size: int) -> int:
+def _last_newline_end(handle: BinaryIO, size: int) -> int:
     """The offset just after the last newline of an open file (0 if none)."""
     block = 64 * 1024
     position = size

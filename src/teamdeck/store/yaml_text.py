@@ -124,7 +124,8 @@ def _check_tag(tag: str | None, mark: _Mark | None, path: Path | str) -> None:
 def _plain_tag(value: str) -> str:
     """The tag PyYAML's resolver gives the plain (unquoted) scalar ``value``; cached:
     keys and states repeat in every file."""
-    return str(_RESOLVER.resolve(yaml.ScalarNode, value, (True, False)))
+    # types-PyYAML leaves Resolver.resolve unannotated
+    return str(_RESOLVER.resolve(yaml.ScalarNode, value, (True, False)))  # type: ignore[no-untyped-call]
 
 
 def _line(mark: _Mark | None) -> str:

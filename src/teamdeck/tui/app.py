@@ -125,7 +125,7 @@ class TeamdeckApp(App[None]):
         )
         """Bell, desktop notification, new marks and notify.command (tui/alerter.py)."""
 
-    def get_default_screen(self) -> Screen:
+    def get_default_screen(self) -> Screen[None]:
         return MainScreen(id="main")
 
     @property

@@ -321,7 +321,7 @@ class TeamView:
         return tuple(moment or newest for moment in own)
 
     @functools.cached_property
-    def judged(self) -> dict[timedelta, Any]:
+    def judged(self) -> dict[timedelta, tuple[datetime, datetime, list[MemberView]]]:
         """view/liveness.py's memory of who is stale in this view, per stale time, with
         the span of clock times it holds for (the overview asks at every change and
         every tick of the clock; the answer changes only when a member's quiet time

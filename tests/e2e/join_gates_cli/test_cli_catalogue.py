@@ -13,8 +13,6 @@ import pytest
 
 from .kit import events, make_task, no_traceback, task_yaml, world, write_output
 
-pytestmark = pytest.mark.e2e
-
 
 def _files(root):
     found = {}

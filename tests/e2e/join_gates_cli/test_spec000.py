@@ -9,7 +9,6 @@ import pytest
 
 from .kit import events, make_task, no_traceback, task_yaml, world, write_output
 
-pytestmark = pytest.mark.e2e
 REPO = Path(__file__).resolve().parents[3]
 
 

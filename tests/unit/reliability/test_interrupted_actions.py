@@ -21,7 +21,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from forge_world import STORY, delivery, make_team
+from support.forge_world import STORY, delivery, make_team
 
 from teamdeck.protocol.delegation import delegate, report
 from teamdeck.protocol.forge.deliveries import receive

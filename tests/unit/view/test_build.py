@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-import small_worlds as worlds
+from support import small_worlds as worlds
 
 from teamdeck.protocol.delegation import delegate
 from teamdeck.protocol.gates import decide_gate

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-import small_worlds as worlds
+from support import small_worlds as worlds
 
 from teamdeck.protocol.delegation import delegate
 from teamdeck.protocol.gates import decide_gate

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import plan_world as world
+from support import plan_world as world
 
 from teamdeck.protocol.gates import decide_gate
 from teamdeck.view.build import build_snapshot, refresh

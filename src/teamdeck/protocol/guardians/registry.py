@@ -113,7 +113,8 @@ def load_guardian(code: str) -> Guardian:
         found = _EXTRA[code]
     else:
         found = _plugins()[code].load()
-    return found() if isinstance(found, type) else found
+    guardian: Guardian = found() if isinstance(found, type) else found  # a plug-in's, as its entry point gives it
+    return guardian
 
 
 def register_guardian(code: str, guardian: Any) -> None:

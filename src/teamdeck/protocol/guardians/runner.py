@@ -164,4 +164,5 @@ def _in_thread(code: str, context: GuardianContext, timeout_s: float) -> Guardia
         return failure(
             "crashed", f"the guardian crashed: {message}"[:500], {"error": message, "traceback": box["trace"]}
         )
-    return box["result"]
+    result: GuardianResult = box["result"]
+    return result

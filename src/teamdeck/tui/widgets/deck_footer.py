@@ -105,7 +105,7 @@ class DeckFooter(CachedLine, can_focus=False):
     def on_unmount(self) -> None:
         self.screen.bindings_updated_signal.unsubscribe(self)
 
-    def _bindings_changed(self, screen: Screen) -> None:
+    def _bindings_changed(self, screen: Screen[object]) -> None:
         # As Textual's footer: keep the keys while the terminal has no focus (the app
         # blurs its widgets then, which would show the wrong keys until it is back).
         if screen.app.app_focus and screen is self.screen:

@@ -6,8 +6,8 @@ from __future__ import annotations
 from textual.content import Content
 from textual.widgets import Static
 
+from teamdeck.protocol.plans.overview import PlanTaskRow
 from teamdeck.tui.render import cell
-from teamdeck.view.plans import PlanTaskRow
 
 STATE_MARKS = {
     "done": ("✔", "$text-success"),

@@ -274,7 +274,9 @@ class RosterPanel(Panel):
         ask_confirm(self, ConfirmRequest(title, body, confirm="Deactivate", danger=True), confirmed)
 
 
-def member_detail(member: MemberView, now, team: TeamView | None = None, runs: RunState | None = None) -> Content:
+def member_detail(
+    member: MemberView, now: datetime, team: TeamView | None = None, runs: RunState | None = None
+) -> Content:
     """The selected member in words (sanitised); its team's session and whether the
     team ended (``team``: the member's team, when known), and its runs when ``teamdeck run``
     ran it."""

@@ -19,7 +19,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
-from forge_world import delivery
+from support.forge_world import delivery
 
 TOKEN = "standin-token"
 

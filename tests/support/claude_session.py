@@ -25,7 +25,7 @@ import uuid
 from collections.abc import Mapping
 from pathlib import Path
 
-from claude_code import binary
+from support.claude_code import binary
 
 CHANNEL_FLAGS = {"tengu_harbor": True, "tengu_harbor_permissions": True}
 """The account's feature flags that turn channels and their permission relay on."""

@@ -25,8 +25,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 import pytest
-from locations import REPO
-from scripted_model import DUMMY_API_KEY
+
+from support.locations import REPO
+from support.scripted_model import DUMMY_API_KEY
 
 PIN = REPO / "tests" / "conformance"
 """package.json and package-lock.json: the Claude Code version the suite runs."""

@@ -3,6 +3,8 @@ turns it on, waits that poll with a deadline, keys typed one by one.
 
 Tests import these by name, so they are not in conftest.py: a run that also collects
 tests/unit would find that directory's conftest under the same module name.
+:func:`until` is the wait for anything a test expects to happen; a bare ``pilot.pause()``
+only lets the messages already posted be handled.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
+
+from textual.command import CommandPalette
 
 from teamdeck.store.workspace import Workspace
 from teamdeck.tui.app import TeamdeckApp, create_app
@@ -48,6 +52,15 @@ async def until(pilot: Any, condition: Callable[[], bool], what: str = "the cond
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}")
         await pilot.pause(0.02)
+
+
+def palette_gathered(app: TeamdeckApp) -> bool:
+    """Whether the command palette is on top and has listed every match of what is typed
+    in it (it gathers them in a worker, a batch at a time, after each key)."""
+    palette = app.screen
+    return isinstance(palette, CommandPalette) and not any(
+        worker.node is palette and not worker.is_finished for worker in app.workers
+    )
 
 
 def busy(app: TeamdeckApp) -> bool:

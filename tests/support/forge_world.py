@@ -19,8 +19,8 @@ from typing import Any
 
 import httpx2
 import uvicorn
-from locations import REPO
 
+from support.locations import REPO
 from teamdeck.protocol.teams import add_member, create_team
 from teamdeck.store.workspace import Workspace
 from teamdeck.webhook.app import create_app

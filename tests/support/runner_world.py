@@ -1,5 +1,5 @@
 """A workspace for runner tests: one team of members run by `runtime: command` with the
-scripted agent (tests/runner_agent.py), a `teamdeck run` started as a user would (a
+scripted agent (tests/support/runner_agent.py), a `teamdeck run` started as a user would (a
 subprocess of the real CLI), and ways to look at what happened."""
 
 from __future__ import annotations

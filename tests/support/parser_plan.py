@@ -1,7 +1,7 @@
 """The plan the autowork stories share: three tasks in two waves (Lexer and Grammar,
 then Parser, which depends on both), imported from ``parser.md`` (so the plan is
 ``parser``), and the scripted crafter that answers its assignments
-(tests/autowork_crafter.py)."""
+(tests/support/autowork_crafter.py)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """What tests/fixtures/claude-code/FORMAT.md lists of Claude Code's team files (every
 mailbox frame with its fields; every field by file), and what a recorded history
-(tests/claude_team_recorder.py) holds, so a test can name what a client version wrote
+(tests/support/claude_team_recorder.py) holds, so a test can name what a client version wrote
 that FORMAT.md does not know yet."""
 
 from __future__ import annotations
@@ -8,9 +8,8 @@ from __future__ import annotations
 import json
 import re
 
-from claude_team_recorder import Version
-from locations import FIXTURES
-
+from support.claude_team_recorder import Version
+from support.locations import FIXTURES
 from teamdeck.model.claude import decode_text
 
 FORMAT = FIXTURES / "FORMAT.md"

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "demo-workspace"
 FIXTURES = REPO / "tests" / "fixtures" / "claude-code"
 """Real Claude Code team files (a copy of shared/fixtures/claude-code; FORMAT.md there
