@@ -47,7 +47,8 @@ from pathlib import Path
 
 from teamdeck import ids
 from teamdeck.clock import iso
-from teamdeck.model.claude import LEAD_NAME
+from teamdeck.formats.claude_code.teamfiles import transact_config
+from teamdeck.model.team import LEAD_NAME
 from teamdeck.protocol.forge.deliveries import receive
 from teamdeck.protocol.gates import decide_gate
 from teamdeck.protocol.join import join_task
@@ -59,7 +60,6 @@ from teamdeck.protocol.teams import add_member, create_team
 from teamdeck.sim.acts import as_member, ask_plan_approval, assign_task, go_idle, take_messages, tell_lead
 from teamdeck.sim.clock import DEMO_NOW
 from teamdeck.sim.outputs import write_claude_task, write_final_output
-from teamdeck.store.teamfiles import transact_config
 from teamdeck.store.workspace import Workspace
 from teamdeck.webhook.signature import signed
 

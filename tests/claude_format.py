@@ -11,7 +11,7 @@ import re
 from claude_team_recorder import Version
 from locations import FIXTURES
 
-from teamdeck.model.claude import decode_text
+from teamdeck.model.team import decode_text
 
 FORMAT = FIXTURES / "FORMAT.md"
 

@@ -11,8 +11,8 @@ import decision_world as world
 import pytest
 from pilot_helpers import busy, make_app, run, showing, type_text, until
 
+from teamdeck.formats.claude_code.inbox import read_inbox
 from teamdeck.protocol.messaging.handshakes import request_shutdown
-from teamdeck.store.inbox import read_inbox
 from teamdeck.store.workspace import Workspace
 from teamdeck.tui.widgets.confirm_bar import ConfirmBar
 from teamdeck.tui.widgets.deck_footer import DeckFooter

@@ -11,12 +11,12 @@ import pytest
 from locations import FIXTURES
 
 from teamdeck.errors import Refused, WriteFailed
-from teamdeck.model.claude import IdleNotification, PlanApprovalRequest
+from teamdeck.formats.claude_code import inbox as inbox_store
+from teamdeck.formats.inboxes import Delivery
+from teamdeck.model.team import IdleNotification, PlanApprovalRequest
 from teamdeck.protocol import teams
 from teamdeck.protocol.ledger.build import build_ledger
 from teamdeck.protocol.messaging import handshakes, injection, sending
-from teamdeck.store import inbox as inbox_store
-from teamdeck.store.inbox import Delivery
 from teamdeck.store.workspace import Workspace
 
 TEAM = "team-smoke"
@@ -253,7 +253,7 @@ def test_messages_logged_to_someone_no_longer_in_the_roster_are_reported(team_ws
 
 def test_b15_a_busy_lead_inbox_builds_a_ledger(team_ws: Workspace, clock: Clock) -> None:
     from teamdeck.clock import iso
-    from teamdeck.store.claude_json import encode_pretty
+    from teamdeck.formats.claude_code.json_files import encode_pretty
 
     entries = []
     for n in range(1200):

@@ -35,8 +35,8 @@ PLANTS = {
     ),
     "fronts-store": (
         "mcp_server/server.py",
-        "import teamdeck.store.inbox",
-        "teamdeck.mcp_server.server -> teamdeck.store.inbox",
+        "import teamdeck.formats.claude_code.inbox",
+        "teamdeck.mcp_server.server -> teamdeck.formats.claude_code.inbox",
     ),
     "view-reads": (
         "view/tasks.py",

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from teamdeck.errors import NotFound, ReadOnly, Refused
-from teamdeck.model.claude import IdleNotification, PlanApprovalRequest, ShutdownRequest
+from teamdeck.model.team import IdleNotification, PlanApprovalRequest, ShutdownRequest
 from teamdeck.protocol import teams
 from teamdeck.protocol.messaging import handshakes, injection, reading, sending
 from teamdeck.store.workspace import Workspace

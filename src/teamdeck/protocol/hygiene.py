@@ -31,9 +31,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from teamdeck.formats.registry import task_dir_kind, team_format, team_names
 from teamdeck.store.dirlock import LOCK_STALE_S
 from teamdeck.store.lock_owner import read_owner
-from teamdeck.store.teamfiles import list_team_names, task_dir_kind
 from teamdeck.store.workspace import SETTINGS_FILE, Workspace
 
 log = logging.getLogger(__name__)
@@ -156,8 +156,8 @@ def sweep_temp_files(ws: Workspace, *, now: float | None = None) -> list[str]:
 def name_collisions(ws: Workspace) -> Iterator[tuple[str, str]]:
     """``(task dir, message)`` for each teamdeck task named like a team: it hides that
     team's Claude Code task list ``tasks/<team>/`` (B21)."""
-    for team in list_team_names(ws)[0]:
-        if task_dir_kind(ws.claude_tasks_dir(team)) == "teamdeck":
+    for team in team_names(ws)[0]:
+        if task_dir_kind(team_format(ws, team).task_list_dir(ws, team)) == "teamdeck":
             yield (
                 str(Path("tasks") / team),
                 f"a teamdeck task named like team '{team}': it hides the team's Claude Code task list; rename the task",

@@ -3,7 +3,7 @@ Code's TaskUpdate does (what is wrong with the list as a whole is
 protocol/team_task_checks.py).
 
 - :func:`update_team_task` is ``teamdeck team task TEAM ID --owner M | --status S``: the
-  file is changed under the list's lock (store/claude_tasks.py, unknown fields and key
+  file is changed under the list's lock (formats/claude_code/tasks.py, unknown fields and key
   order kept); a new owner is then sent the ``task_assignment`` Claude Code sends when
   TaskUpdate sets an owner, so the agent learns of it on its next turn.
 """
@@ -15,11 +15,11 @@ from typing import Any
 
 from teamdeck.clock import iso
 from teamdeck.errors import Refused, TeamdeckError
-from teamdeck.model.claude import ClaudeTask, TaskAssignment
+from teamdeck.formats.claude_code.tasks import task_file_name, update_task_file
+from teamdeck.model.team import ClaudeTask, TaskAssignment
 from teamdeck.protocol.messaging.names import resolve_member
 from teamdeck.protocol.messaging.sending import send_structured
 from teamdeck.protocol.teams import read_team
-from teamdeck.store.claude_tasks import task_file_name, update_task_file
 from teamdeck.store.paths import check_id, shown
 from teamdeck.store.workspace import Workspace
 

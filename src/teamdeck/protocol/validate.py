@@ -16,7 +16,9 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from teamdeck.errors import InvalidFile, TeamdeckError
-from teamdeck.model.claude import ClaudeTask, InboxMessage, TeamConfig, Unknown
+from teamdeck.formats.claude_code.inbox import read_inbox
+from teamdeck.formats.claude_code.json_files import read_json_retrying
+from teamdeck.formats.claude_code.teamfiles import TASK_FILE_RE, list_inbox_paths, list_team_names, task_dir_kind
 from teamdeck.model.event import Event
 from teamdeck.model.forge import ForgeIssue
 from teamdeck.model.guardian import GuardianAssignment, GuardianVerdictSnapshot
@@ -24,6 +26,7 @@ from teamdeck.model.plan import Plan
 from teamdeck.model.report import JoinedSummary
 from teamdeck.model.settings import Settings
 from teamdeck.model.task import Task
+from teamdeck.model.team import ClaudeTask, InboxMessage, TeamConfig, Unknown
 from teamdeck.protocol.hygiene import find_leftovers, name_collisions
 from teamdeck.protocol.join import REPORT_JSON
 from teamdeck.protocol.problems import clean_message, pydantic_problems
@@ -31,13 +34,10 @@ from teamdeck.protocol.team_task_checks import dependency_problems
 from teamdeck.protocol.teamlog import read_log
 from teamdeck.protocol.verdict_history import edited_verdicts
 from teamdeck.protocol.worker_outputs import read_worker_outputs
-from teamdeck.store.claude_json import read_json_retrying
 from teamdeck.store.files import list_entries, read_optional
-from teamdeck.store.inbox import read_inbox
 from teamdeck.store.jsonl import decode_line, read_records
 from teamdeck.store.loaders import parse_json
 from teamdeck.store.paths import ID_RE, MEMBER_RE, shown
-from teamdeck.store.teamfiles import TASK_FILE_RE, list_inbox_paths, list_team_names, task_dir_kind
 from teamdeck.store.workspace import SETTINGS_FILE, Workspace
 from teamdeck.store.yaml_text import parse_yaml
 

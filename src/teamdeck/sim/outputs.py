@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from teamdeck.errors import TeamdeckError
+from teamdeck.formats.claude_code.json_files import encode_pretty
 from teamdeck.store.atomic import atomic_replace
-from teamdeck.store.claude_json import encode_pretty
 from teamdeck.store.files import read_optional
 from teamdeck.store.loaders import dumps_json, parse_json
 from teamdeck.store.workspace import Workspace

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from teamdeck.model.claude import (
+from teamdeck.model.team import (
     Kind,
     ModeSetRequest,
     SandboxPermissionRequest,

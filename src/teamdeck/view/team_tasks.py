@@ -8,7 +8,7 @@ depends on the clock and on the roster: a task ``in_progress`` whose owner is of
 ``stalledAfterSeconds``, is **stalled**.
 
 A directory under ``tasks/`` is read as a task list only when it is a Claude Code task
-list (store/teamfiles.py ``task_dir_kind``) *and* its name is a team: teamdeck's own
+list (formats/claude_code/teamfiles.py ``task_dir_kind``) *and* its name is a team: teamdeck's own
 tasks (``tasks/<id>/task.yaml``) share the directory.
 """
 
@@ -21,9 +21,9 @@ from datetime import datetime, timedelta
 
 from teamdeck.clock import iso, parse_iso
 from teamdeck.errors import InvalidFile
-from teamdeck.model.claude import ClaudeTask
+from teamdeck.formats.claude_code.tasks import list_task_files, misnamed_problem, read_task_file, shown_task_path
+from teamdeck.model.team import ClaudeTask
 from teamdeck.protocol.team_task_checks import dependency_problems
-from teamdeck.store.claude_tasks import list_task_files, misnamed_problem, read_task_file, shown_task_path
 from teamdeck.store.workspace import Workspace
 from teamdeck.view.overview import age
 from teamdeck.view.snapshot import MemberView, Problem, TeamTaskListView, TeamTaskView, TeamView

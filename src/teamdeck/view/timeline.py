@@ -22,8 +22,8 @@ import bisect
 import heapq
 from typing import cast
 
-from teamdeck.model.claude import ClaudeTask, IdleNotification, TaskAssignment
-from teamdeck.store.inbox import Inbox
+from teamdeck.formats.inboxes import Inbox
+from teamdeck.model.team import ClaudeTask, IdleNotification, TaskAssignment
 from teamdeck.store.loaders import dumps_json
 from teamdeck.view.event_tail import MAX_EVENTS, moment, order_of
 from teamdeck.view.eventlog import DETAIL_CHARS, EventRow

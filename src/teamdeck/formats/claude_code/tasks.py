@@ -32,13 +32,14 @@ from typing import Any
 
 from teamdeck.clock import iso
 from teamdeck.errors import Busy, InvalidFile, NotFound, WriteFailed
-from teamdeck.model.claude import ClaudeTask
+from teamdeck.formats.claude_code.json_files import read_json_with_bytes
+from teamdeck.formats.claude_code.teamfiles import TASK_FILE_RE
+from teamdeck.model.team import ClaudeTask
 from teamdeck.store.atomic import atomic_replace, is_temp_name
-from teamdeck.store.claude_json import read_json_with_bytes
 from teamdeck.store.dirlock import LOCK_STALE_S, dir_locked
+from teamdeck.store.loaders import validate_raw
 from teamdeck.store.locks import LOCK_TIMEOUT_S, release_flock, take_flock
 from teamdeck.store.paths import shown
-from teamdeck.store.teamfiles import TASK_FILE_RE, validate_raw
 from teamdeck.store.workspace import Workspace
 
 TASK_FILE_MAX_BYTES = 1024 * 1024
