@@ -133,7 +133,7 @@ def _ledger(ws: Workspace, team: str, timeout: timedelta) -> tuple[Ledger, bool]
         return files.ledger, True
 
 
-def _doctor_lines(ledger: Ledger, tasks: teams.ClaudeTaskList, *, ended: bool = False) -> list[str]:
+def _doctor_lines(ledger: Ledger, tasks: teams.TaskList, *, ended: bool = False) -> list[str]:
     config = ledger.config
     lines = [
         f"team {one_line(ledger.team)}  (lead: {one_line(config.lead_name)})  {one_line(config.description or '', 100)}"

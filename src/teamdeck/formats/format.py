@@ -26,8 +26,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol, TypeVar
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from teamdeck.errors import InvalidFile
     from teamdeck.formats.inboxes import Delivery, Inbox
-    from teamdeck.model.team import TeamConfig
+    from teamdeck.formats.task_lists import TaskList, TaskListing
+    from teamdeck.model.team import ClaudeTask, TeamConfig
     from teamdeck.store.workspace import Workspace
 
 T = TypeVar("T")
@@ -185,4 +189,54 @@ class TeamFormat(Protocol):
 
     def take_unread(self, path: Path) -> list[dict[str, Any]]:
         """Every unread message, marked read in the same locked write (delivering them)."""
+        ...
+
+    # --- the task list (formats/task_lists.py) -----------------------------------
+
+    def task_listing(self, ws: Workspace, team: str) -> TaskListing:
+        """The entries of the team's task list (none when it does not exist)."""
+        ...
+
+    def read_task(self, ws: Workspace, team: str, name: str) -> ClaudeTask:
+        """One entry of the task list, checked.
+
+        Raises:
+            FileNotFoundError: it is gone.
+            InvalidFile: naming the entry and what is wrong with it.
+        """
+        ...
+
+    def task_shown(self, ws: Workspace, team: str, name: str) -> str:
+        """How messages name an entry of the task list (``tasks/alpha/3.json``)."""
+        ...
+
+    def misnamed_task(self, ws: Workspace, team: str, name: str) -> InvalidFile:
+        """The problem of a :attr:`~teamdeck.formats.task_lists.TaskListing.misnamed` entry."""
+        ...
+
+    def read_task_list(self, ws: Workspace, team: str) -> TaskList:
+        """Every entry of the task list; a bad one is reported, the others still read."""
+        ...
+
+    def check_task_id(self, task_id: str) -> None:
+        """Refuse an id no task of this format can have.
+
+        Raises:
+            NotFound: naming the form task ids take.
+        """
+        ...
+
+    def update_task(
+        self, ws: Workspace, team: str, task_id: str, changes: Mapping[str, Any]
+    ) -> tuple[ClaudeTask, ClaudeTask]:
+        """Change fields of one task as the tool itself would, under the list's lock
+        (fields not named kept exactly).
+
+        Returns:
+            The task before and after.
+
+        Raises:
+            NotFound: no such task. InvalidFile: it is not a valid task (left as it is).
+            Busy, WriteFailed: the lock or the disk refused; nothing changed.
+        """
         ...

@@ -1,9 +1,10 @@
-"""Claude Code teams: create, add members, delete, and read (seed 004 §3, §7).
+"""Agent teams: create, add members, delete, and read (seed 004 §3, §7).
 
-A team is ``teams/<team>/config.json`` (roster and lead), ``teams/<team>/inboxes/`` and
-a task list ``tasks/<team>/``, laid out exactly as Claude Code's TeamCreate does, so a
-Claude Code session can join a team teamdeck made and the reverse. Roster changes are
-read-modify-writes of config.json under its mkdir lock and are logged in
+A team's files are kept in its team format (formats/registry.py finds it; Claude Code's,
+formats/claude_code/, is ``teams/<team>/config.json``, ``teams/<team>/inboxes/`` and a
+task list ``tasks/<team>/``, laid out exactly as Claude Code's TeamCreate does, so a
+Claude Code session can join a team teamdeck made and the reverse). Roster changes are
+read-modify-writes of the roster under the format's lock and are logged in
 ``messages.jsonl``. Deleting a team is refused while any teammate is active, with
 Claude Code's own message.
 """
@@ -21,7 +22,7 @@ from teamdeck.store.paths import InvalidId, check_id, check_member, shown
 from teamdeck.store.workspace import Workspace
 
 if TYPE_CHECKING:
-    from teamdeck.formats.claude_code.tasks import ClaudeTaskList
+    from teamdeck.formats.task_lists import TaskList
     from teamdeck.model.team_log import LogType
 
 DEFAULT_AGENT_TYPE = "general-purpose"
@@ -85,12 +86,10 @@ def read_team(ws: Workspace, team: str) -> TeamConfig:
     return team_format(ws, team).read_roster(ws, check_id(team, "team name"))
 
 
-def read_task_list(ws: Workspace, team: str) -> ClaudeTaskList:
-    """The team's Claude Code task list ``tasks/<team>/<n>.json`` (use ``.visible`` to
-    hide ``_internal`` tasks; statuses are kept as written)."""
-    from teamdeck.formats.claude_code.tasks import read_claude_tasks  # not on the path of a send
-
-    return read_claude_tasks(ws, check_id(team, "team name"))
+def read_task_list(ws: Workspace, team: str) -> TaskList:
+    """The team's task list, as its format reads it (Claude Code's: ``tasks/<team>/<n>.json``;
+    use ``.visible`` to hide ``_internal`` tasks; statuses are kept as written)."""
+    return team_format(ws, team).read_task_list(ws, check_id(team, "team name"))
 
 
 def _log(ws: Workspace, team: str, type_: LogType, **fields: Any) -> None:

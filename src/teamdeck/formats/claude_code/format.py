@@ -18,8 +18,12 @@ from teamdeck.formats.claude_code import inbox, teamfiles
 from teamdeck.formats.format import TeamFile
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from teamdeck.errors import InvalidFile
     from teamdeck.formats.inboxes import Delivery, Inbox
-    from teamdeck.model.team import TeamConfig
+    from teamdeck.formats.task_lists import TaskList, TaskListing
+    from teamdeck.model.team import ClaudeTask, TeamConfig
     from teamdeck.store.workspace import Workspace
 
 T = TypeVar("T")
@@ -100,3 +104,42 @@ class ClaudeCodeFormat:
 
     def take_unread(self, path: Path) -> list[dict[str, Any]]:
         return inbox.take_unread(path)
+
+    # The task list's module imports dataclasses: not on the path of a send.
+
+    def task_listing(self, ws: Workspace, team: str) -> TaskListing:
+        from teamdeck.formats.claude_code.tasks import list_task_files
+
+        return list_task_files(ws, team)
+
+    def read_task(self, ws: Workspace, team: str, name: str) -> ClaudeTask:
+        from teamdeck.formats.claude_code.tasks import read_task_file
+
+        return read_task_file(ws, team, name)
+
+    def task_shown(self, ws: Workspace, team: str, name: str) -> str:
+        from teamdeck.formats.claude_code.tasks import shown_task_path
+
+        return shown_task_path(ws, team, name)
+
+    def misnamed_task(self, ws: Workspace, team: str, name: str) -> InvalidFile:
+        from teamdeck.formats.claude_code.tasks import misnamed_problem
+
+        return misnamed_problem(ws, team, name)
+
+    def read_task_list(self, ws: Workspace, team: str) -> TaskList:
+        from teamdeck.formats.claude_code.tasks import read_claude_tasks
+
+        return read_claude_tasks(ws, team)
+
+    def check_task_id(self, task_id: str) -> None:
+        from teamdeck.formats.claude_code.tasks import task_file_name
+
+        task_file_name(task_id)
+
+    def update_task(
+        self, ws: Workspace, team: str, task_id: str, changes: Mapping[str, Any]
+    ) -> tuple[ClaudeTask, ClaudeTask]:
+        from teamdeck.formats.claude_code.tasks import update_task_file
+
+        return update_task_file(ws, team, task_id, changes)
