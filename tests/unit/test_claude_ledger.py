@@ -166,7 +166,9 @@ def test_not_enqueued_when_the_delivery_failed(team_ws: Workspace, monkeypatch) 
 
 
 def test_an_unconfirmed_delivery_is_flagged_and_logged(team_ws: Workspace, monkeypatch) -> None:
-    monkeypatch.setattr("teamdeck.formats.claude_code.inbox.append_message", lambda path, message, **o: Delivery(path, False, 3))
+    monkeypatch.setattr(
+        "teamdeck.formats.claude_code.inbox.append_message", lambda path, message, **o: Delivery(path, False, 3)
+    )
     sent = sending.send_message(team_ws, TEAM, "agent-a", "x", summary="s")
     assert not sent.confirmed and sent.to_json()["unconfirmed"] == ["agent-a.json"]
     log = [json.loads(line) for line in team_ws.messages_log(TEAM).read_text().splitlines()]

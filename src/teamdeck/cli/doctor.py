@@ -40,7 +40,7 @@ def register_doctor(subparsers: argparse._SubParsersAction, common: argparse.Arg
 def _doctor(args: argparse.Namespace, ws: Workspace) -> Output:
     names, ignored = ([args.team], []) if args.team else teams.team_listing(ws)
     if not args.team:  # the teams that ended (their directory gone, their roster archived), as the TUI lists them
-        names += [name for name in archived_teams(ws) if name not in names and not ws.team_config(name).exists()]
+        names += [name for name in archived_teams(ws) if name not in names]  # not listed: its files are gone
     timeout = timedelta(seconds=load_settings(ws.root).shutdownTimeoutSeconds)
     reports, lines = [], []
     interrupted = _interrupted(ws, repair=args.repair)

@@ -59,9 +59,12 @@ class TeamFormat(Protocol):
     Attributes:
         name: the format's registered name (``claude-code``), as ``--json`` and
             messages name it.
+        areas: the directories at the workspace root that hold its files (``teams``,
+            ``tasks``): what ``validate`` and ``doctor`` walk for leftovers.
     """
 
     name: str
+    areas: tuple[str, ...]
 
     # --- where things are --------------------------------------------------------
 

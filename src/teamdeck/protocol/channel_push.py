@@ -6,6 +6,7 @@ and a person's answers to the permission prompts it relayed."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from teamdeck.formats.registry import team_format
@@ -47,6 +48,12 @@ def channel_item(entry: dict[str, Any]) -> ChannelItem:
         sender=meta["from"],
         timestamp=meta["timestamp"],
     )
+
+
+def inboxes_dir(ws: Workspace, team: str) -> Path:
+    """The directory of the team's inboxes, as its format keeps them: what a channel
+    watches for messages to push."""
+    return team_format(ws, team).inboxes_dir(ws, team)
 
 
 def unpushed(ws: Workspace, team: str, member: str) -> list[ChannelItem]:

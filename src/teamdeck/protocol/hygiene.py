@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from teamdeck.formats.registry import task_dir_kind, team_format, team_names
+from teamdeck.formats.registry import all_formats, task_dir_kind, team_format, team_names
 from teamdeck.store.dirlock import LOCK_STALE_S
 from teamdeck.store.lock_owner import read_owner
 from teamdeck.store.workspace import SETTINGS_FILE, Workspace
@@ -39,7 +39,8 @@ from teamdeck.store.workspace import SETTINGS_FILE, Workspace
 log = logging.getLogger(__name__)
 
 AREAS = ("tasks", "teams", "forge", "plans", ".teamdeck")
-"""The workspace's own directories; anything else at the root is not ours to walk."""
+"""teamdeck's own directories; with the team formats' (formats/format.py ``areas``),
+what is walked: anything else at the root is not ours to walk."""
 
 STALE_TEMP_S = 60.0
 """A temp file older than this was left by a writer that died (live ones last milliseconds)."""
@@ -92,7 +93,8 @@ def find_leftovers(ws: Workspace, *, now: float | None = None) -> Iterator[Lefto
     """Every link out, stale temp file and left-over lock directory, in walk order."""
     now = time.time() if now is None else now
     real_root = os.path.realpath(ws.root)
-    pending = [os.path.join(ws.root, name) for name in (*AREAS, SETTINGS_FILE)]
+    areas = dict.fromkeys((*AREAS, *(area for files in all_formats() for area in files.areas)))
+    pending = [os.path.join(ws.root, name) for name in (*areas, SETTINGS_FILE)]
     while pending:
         path = pending.pop()
         try:

@@ -36,6 +36,7 @@ class ClaudeCodeFormat:
     """Claude Code's agent-team files (see the module)."""
 
     name = "claude-code"
+    areas: tuple[str, ...] = ("teams", "tasks")
 
     def has_team(self, ws: Workspace, team: str) -> bool:
         return not teamfiles.is_tombstone(team) and ws.team_config(team).is_file()
