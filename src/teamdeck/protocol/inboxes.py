@@ -47,13 +47,14 @@ def read_inboxes(ws: Workspace, team: str, observed: Observed | None = None) -> 
     message Claude Code drained is still there (protocol/observed.py). An unreadable
     inbox is reported, the others still read."""
     observed = observed if observed is not None else Observed(ws, team)
-    paths, ignored = team_format(ws, team).inbox_paths(ws, team)
+    files = team_format(ws, team)
+    paths, ignored = files.inbox_paths(ws, team)
     result = TeamInboxes(ignored=ignored)
     for path in paths:
         try:
             inbox = observed.read(path)
         except UnreadableInbox as err:
-            result.unreadable[path.stem] = str(err)
+            result.unreadable[files.recipient_of(path)] = str(err)
             continue
         result.inboxes[inbox.recipient] = inbox
     return result

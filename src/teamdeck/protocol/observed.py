@@ -128,7 +128,8 @@ class Observed:
         Raises:
             UnreadableInbox: the file is not a JSON array (nothing recorded).
         """
-        inbox = team_format(self.ws, self.team).read_inbox(path, self._files.get(path.stem))
+        files = team_format(self.ws, self.team)
+        inbox = files.read_inbox(path, self._files.get(files.recipient_of(path)))
         self._files[inbox.recipient] = inbox
         return self.merge(inbox)
 

@@ -127,7 +127,7 @@ def _deliver(
                 delivery = files.append_message(files.inbox(ws, team, recipient), entry)
             except TeamdeckError as err:
                 _note(ws, team, "delivery_failed", ref=record.id, to=[recipient], error=str(err))
-                done = ", ".join(d.path.stem for d in deliveries) or "none"
+                done = ", ".join(files.recipient_of(d.path) for d in deliveries) or "none"
                 raise WriteFailed(
                     f"Could not deliver to '{recipient}': {err}. The send is logged in "
                     f"{ws.rel(ws.messages_log(team))} as {record.id}; delivered so far: {done}"
