@@ -30,12 +30,12 @@ from pathlib import Path
 from typing import Any
 
 from teamdeck.clock import iso
-from teamdeck.model.claude import COLORS, TeamConfig
+from teamdeck.formats.claude_code.json_files import encode_pretty
 from teamdeck.model.event import Event
+from teamdeck.model.team import COLORS, TeamConfig
 from teamdeck.model.worker_output import WorkerOutput
 from teamdeck.protocol.replay import replay
 from teamdeck.protocol.taskfile import dump_task
-from teamdeck.store.claude_json import encode_pretty
 
 BASE_TIME = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 """Every generated timestamp counts from here (so runs are reproducible)."""

@@ -47,7 +47,9 @@ from pathlib import Path
 
 from teamdeck import ids
 from teamdeck.clock import iso
-from teamdeck.model.claude import LEAD_NAME
+from teamdeck.formats.claude_code.tasks import write_task_file
+from teamdeck.formats.claude_code.teamfiles import transact_config
+from teamdeck.model.team import LEAD_NAME
 from teamdeck.protocol.forge.deliveries import receive
 from teamdeck.protocol.gates import decide_gate
 from teamdeck.protocol.join import join_task
@@ -58,8 +60,7 @@ from teamdeck.protocol.tasks import create_task
 from teamdeck.protocol.teams import add_member, create_team
 from teamdeck.sim.acts import as_member, ask_plan_approval, assign_task, go_idle, take_messages, tell_lead
 from teamdeck.sim.clock import DEMO_NOW
-from teamdeck.sim.outputs import write_claude_task, write_final_output
-from teamdeck.store.teamfiles import transact_config
+from teamdeck.sim.outputs import write_final_output
 from teamdeck.store.workspace import Workspace
 from teamdeck.webhook.signature import signed
 
@@ -383,11 +384,11 @@ class Story:
             task.update(status=status, blocks=blocks, blockedBy=blocked_by)
             if owner:
                 task["owner"] = owner
-            write_claude_task(self.ws, team, task)
+            write_task_file(self.ws, team, task)
             if owner:
                 assign_task(self.ws, team, owner, task_id, subject, description)
         for number, (member, _color, _model, _backend, _plan, prompt) in enumerate(members, start=len(tasks) + 1):
-            write_claude_task(
+            write_task_file(
                 self.ws,
                 team,
                 {

@@ -25,7 +25,7 @@ from support.claude_team_recorder import Recorder, load_history
 from support.scripted_model import ScriptedModel, call, refuse, say
 from test_claude_code_team import LiveView, go, keep_capture, tmux
 
-from teamdeck.model.claude import IdleNotification, decode_text
+from teamdeck.model.team import IdleNotification, decode_text
 from teamdeck.store.workspace import Workspace
 
 pytestmark = pytest.mark.slow

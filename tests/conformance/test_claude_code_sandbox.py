@@ -25,7 +25,7 @@ from support.scripted_model import ScriptedModel, call, say
 from test_claude_code_team import LiveView, answers_shutdown, go, keep_capture, start_lead, tmux
 
 from teamdeck.decisions.registry import answer_decision
-from teamdeck.model.claude import SandboxPermissionRequest, decode_text
+from teamdeck.model.team import SandboxPermissionRequest, decode_text
 from teamdeck.store.workspace import Workspace
 
 pytestmark = pytest.mark.slow

@@ -8,7 +8,7 @@ from pathlib import Path
 import yaml
 
 from teamdeck.clock import utc_now
-from teamdeck.model.claude import decode_text
+from teamdeck.model.team import decode_text
 from teamdeck.sim.clock import DEMO_NOW
 
 

@@ -10,7 +10,7 @@ import pytest
 from support.forge_world import STORY, delivery, inbox, make_team, post, serving, signed, tree_bytes
 
 from teamdeck.clock import iso
-from teamdeck.model.claude import InboxMessage
+from teamdeck.model.team import InboxMessage
 from teamdeck.protocol.forge.deliveries import read_deliveries
 from teamdeck.protocol.forge.issues import issue_events, load_issue
 from teamdeck.protocol.taskfile import load_task

@@ -10,7 +10,7 @@ import re
 
 from support.claude_team_recorder import Version
 from support.locations import FIXTURES
-from teamdeck.model.claude import decode_text
+from teamdeck.model.team import decode_text
 
 FORMAT = FIXTURES / "FORMAT.md"
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from teamdeck.clock import iso
-from teamdeck.model.claude import IdleNotification, PermissionRequest
+from teamdeck.model.team import IdleNotification, PermissionRequest
 from teamdeck.protocol.messaging.sending import Sent, send_structured
 from teamdeck.protocol.teams import add_member, create_team
 from teamdeck.store.workspace import Workspace

@@ -14,7 +14,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from teamdeck.model.claude import PlanApprovalRequest
+from teamdeck.model.team import PlanApprovalRequest
 from teamdeck.protocol.join import join_task
 from teamdeck.protocol.messaging.sending import send_message, send_structured
 from teamdeck.protocol.tasks import create_task

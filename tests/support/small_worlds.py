@@ -7,7 +7,7 @@ two teammates, alice and bob, and a few messages.
 
 from __future__ import annotations
 
-from teamdeck.model.claude import IdleNotification, PlanApprovalRequest, ShutdownApproved
+from teamdeck.model.team import IdleNotification, PlanApprovalRequest, ShutdownApproved
 from teamdeck.protocol.join import join_task
 from teamdeck.protocol.messaging.handshakes import request_shutdown
 from teamdeck.protocol.messaging.sending import send_message, send_structured

@@ -7,15 +7,15 @@ import json
 
 from support.pilot_helpers import busy, make_app, palette_gathered, run, showing, type_text, until
 
+from teamdeck.formats.claude_code.inbox import read_inbox
 from teamdeck.live import actions as runner_module
 from teamdeck.live.actions import Action
 from teamdeck.live.workspace import LiveWorkspace
-from teamdeck.model.claude import ShutdownApproved
+from teamdeck.model.team import ShutdownApproved
 from teamdeck.protocol.messaging.handshakes import request_shutdown
 from teamdeck.protocol.messaging.sending import send_message, send_structured
 from teamdeck.protocol.taskfile import load_task
 from teamdeck.sim.outputs import write_final_output
-from teamdeck.store.inbox import read_inbox
 from teamdeck.tui.dialogs.compose import ComposeScreen
 from teamdeck.tui.dialogs.text_view import TextScreen
 from teamdeck.tui.messages import RunAction

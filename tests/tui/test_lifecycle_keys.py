@@ -10,10 +10,10 @@ from pathlib import Path
 from support import plan_world as world
 from support.pilot_helpers import busy, make_app, run, showing, type_text, until
 
+from teamdeck.formats.claude_code.inbox import read_inbox
 from teamdeck.protocol.allowed import next_states
 from teamdeck.protocol.plans.store import load_plan
 from teamdeck.protocol.taskfile import load_task
-from teamdeck.store.inbox import read_inbox
 from teamdeck.tui.dialogs.transition import TransitionScreen
 from teamdeck.tui.dialogs.verdicts import VerdictsScreen
 from teamdeck.tui.panels.decisions.decision_list import DecisionList

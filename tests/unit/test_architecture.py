@@ -17,6 +17,7 @@ REPO = Path(__file__).resolve().parents[2]
 CORE = [
     "teamdeck.model",
     "teamdeck.store",
+    "teamdeck.formats",
     "teamdeck.protocol",
     "teamdeck.view",
     "teamdeck.decisions",

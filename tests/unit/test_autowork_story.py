@@ -19,8 +19,9 @@ from pathlib import Path
 from support.parser_plan import GRAMMAR, LEXER, PARSER, PLAN
 
 from teamdeck.decisions.registry import answer_decision, find_decision
-from teamdeck.model.claude import decode_text
+from teamdeck.formats.claude_code.inbox import take_unread
 from teamdeck.model.settings import AutoworkSettings
+from teamdeck.model.team import decode_text
 from teamdeck.protocol.autowork.step import ACTOR, supervise
 from teamdeck.protocol.delegation import report
 from teamdeck.protocol.gates import decide_gate
@@ -30,7 +31,6 @@ from teamdeck.protocol.plans.store import load_plan, plan_events
 from teamdeck.protocol.taskfile import load_task, read_events
 from teamdeck.protocol.teams import add_member, create_team
 from teamdeck.protocol.verification import configure_guardian
-from teamdeck.store.inbox import take_unread
 from teamdeck.store.workspace import Workspace
 from teamdeck.view.build import build_snapshot
 

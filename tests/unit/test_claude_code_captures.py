@@ -19,7 +19,7 @@ from support.claude_format import listed_frames, not_in_format
 from support.claude_team_recorder import Version, live_replay, load_history, team_of, until_cleanup, until_first
 from support.locations import FIXTURES
 
-from teamdeck.model.claude import KINDS
+from teamdeck.model.team import KINDS
 from teamdeck.protocol.conversation import read_conversation
 from teamdeck.protocol.ledger.build import build_ledger
 from teamdeck.view.build import build_snapshot

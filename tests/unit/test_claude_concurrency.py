@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from teamdeck.store.inbox import append_message, mark_read
+from teamdeck.formats.claude_code.inbox import append_message, mark_read
 
 WRITERS = 6
 PER_WRITER = 100

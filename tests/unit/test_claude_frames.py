@@ -24,7 +24,7 @@ from support.locations import FIXTURES
 from teamdeck.clock import fixed_clock, parse_iso
 from teamdeck.decisions.registry import answer_decision, find_decision
 from teamdeck.errors import Refused
-from teamdeck.model.claude import (
+from teamdeck.model.team import (
     IdleNotification,
     ModeSetRequest,
     SandboxPermissionRequest,

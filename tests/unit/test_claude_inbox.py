@@ -16,18 +16,13 @@ import pytest
 from support.locations import FIXTURES
 
 from teamdeck.errors import Busy, InvalidFile, WriteFailed
-from teamdeck.store import claude_json
+from teamdeck.formats.claude_code import inbox as inbox_store
+from teamdeck.formats.claude_code import json_files as claude_json
+from teamdeck.formats.claude_code.inbox import append_message, mark_read, read_inbox, take_unread
+from teamdeck.formats.claude_code.json_files import encode_pretty
+from teamdeck.formats.inboxes import UnreadableInbox
 from teamdeck.store import fs as fs_seam
-from teamdeck.store import inbox as inbox_store
-from teamdeck.store.claude_json import encode_pretty
 from teamdeck.store.dirlock import dir_locked, lock_dir_for
-from teamdeck.store.inbox import (
-    UnreadableInbox,
-    append_message,
-    mark_read,
-    read_inbox,
-    take_unread,
-)
 from teamdeck.store.lock_owner import owner_path, read_owner
 
 LEAD_INBOX = FIXTURES / "synthesized" / "teams" / "fixture-team" / "inboxes" / "team-lead.json"

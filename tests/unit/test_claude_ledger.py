@@ -11,12 +11,12 @@ import pytest
 from support.locations import FIXTURES
 
 from teamdeck.errors import Refused, WriteFailed
-from teamdeck.model.claude import IdleNotification, PlanApprovalRequest
+from teamdeck.formats.claude_code import inbox as inbox_store
+from teamdeck.formats.inboxes import Delivery
+from teamdeck.model.team import IdleNotification, PlanApprovalRequest
 from teamdeck.protocol import teams
 from teamdeck.protocol.ledger.build import build_ledger
 from teamdeck.protocol.messaging import handshakes, injection, sending
-from teamdeck.store import inbox as inbox_store
-from teamdeck.store.inbox import Delivery
 from teamdeck.store.workspace import Workspace
 
 TEAM = "team-smoke"
@@ -150,7 +150,7 @@ def test_not_enqueued_when_the_delivery_failed(team_ws: Workspace, monkeypatch) 
     def full_disk(path, message, **options):
         raise WriteFailed("No space left on device writing agent-a.json; nothing was written")
 
-    monkeypatch.setattr(sending, "append_message", full_disk)
+    monkeypatch.setattr("teamdeck.formats.claude_code.inbox.append_message", full_disk)
     with pytest.raises(
         WriteFailed,
         match=r"^Could not deliver to 'agent-a': No space left .* logged in teams/team-smoke/messages.jsonl as \w{26}; delivered so far: none$",
@@ -166,7 +166,9 @@ def test_not_enqueued_when_the_delivery_failed(team_ws: Workspace, monkeypatch) 
 
 
 def test_an_unconfirmed_delivery_is_flagged_and_logged(team_ws: Workspace, monkeypatch) -> None:
-    monkeypatch.setattr(sending, "append_message", lambda path, message, **o: Delivery(path, False, 3))
+    monkeypatch.setattr(
+        "teamdeck.formats.claude_code.inbox.append_message", lambda path, message, **o: Delivery(path, False, 3)
+    )
     sent = sending.send_message(team_ws, TEAM, "agent-a", "x", summary="s")
     assert not sent.confirmed and sent.to_json()["unconfirmed"] == ["agent-a.json"]
     log = [json.loads(line) for line in team_ws.messages_log(TEAM).read_text().splitlines()]
@@ -253,7 +255,7 @@ def test_messages_logged_to_someone_no_longer_in_the_roster_are_reported(team_ws
 
 def test_b15_a_busy_lead_inbox_builds_a_ledger(team_ws: Workspace, clock: Clock) -> None:
     from teamdeck.clock import iso
-    from teamdeck.store.claude_json import encode_pretty
+    from teamdeck.formats.claude_code.json_files import encode_pretty
 
     entries = []
     for n in range(1200):

@@ -8,7 +8,10 @@ from pathlib import Path
 import pytest
 from support.locations import FIXTURES
 
-from teamdeck.model.claude import (
+from teamdeck.formats.claude_code.inbox import read_inbox
+from teamdeck.formats.claude_code.tasks import read_claude_tasks
+from teamdeck.formats.claude_code.teamfiles import list_inbox_paths, list_team_names, read_team_config, task_dir_kind
+from teamdeck.model.team import (
     KINDS,
     ClaudeTask,
     IdleNotification,
@@ -34,14 +37,6 @@ from teamdeck.model.claude import (
     decode,
     decode_text,
     is_structured,
-)
-from teamdeck.store.claude_tasks import read_claude_tasks
-from teamdeck.store.inbox import read_inbox
-from teamdeck.store.teamfiles import (
-    list_inbox_paths,
-    list_team_names,
-    read_team_config,
-    task_dir_kind,
 )
 from teamdeck.store.workspace import Workspace
 

@@ -19,10 +19,10 @@ from support.locations import FIXED_NOW, FIXTURES
 
 from teamdeck.clock import fixed_clock
 from teamdeck.errors import Busy, NotFound, Refused
-from teamdeck.model.claude import decode_text
+from teamdeck.formats.claude_code.tasks import encode_like, read_claude_tasks, update_task_file
+from teamdeck.model.team import decode_text
 from teamdeck.protocol.team_tasks import update_team_task
 from teamdeck.shapes.snapshot import snapshot_json
-from teamdeck.store.claude_tasks import encode_like, read_claude_tasks, update_task_file
 from teamdeck.store.workspace import Workspace
 from teamdeck.view.build import build_snapshot, refresh, retime
 
@@ -149,7 +149,7 @@ def test_a_writer_holding_the_lists_lock_is_waited_for_never_overwritten(compact
 
 def test_a_lock_held_past_the_timeout_is_busy_and_nothing_is_written(compact, monkeypatch):
     ws = compact
-    monkeypatch.setattr("teamdeck.store.claude_tasks.LOCK_TIMEOUT_S", 0.2)
+    monkeypatch.setattr("teamdeck.formats.claude_code.tasks.LOCK_TIMEOUT_S", 0.2)
     directory = ws.claude_tasks_dir("fixture-team")
     before = task_path(ws, "fixture-team", "2").read_bytes()
     with open(directory / ".lock", "rb") as held:

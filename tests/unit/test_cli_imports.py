@@ -77,7 +77,7 @@ NOT_ON_THE_MESSAGE_PATH = (
     "teamdeck.model.guardian",
     "teamdeck.protocol.roles",
     "teamdeck.protocol.team_tasks",  # `team task` and its Claude Code task files
-    "teamdeck.store.claude_tasks",
+    "teamdeck.formats.claude_code.tasks",
     "teamdeck.protocol.messaging.handshakes",  # shutdown, plan and deactivation answers
     "importlib.metadata",  # python-ulid read its own version with it: ~20 ms (teamdeck.ids)
     "email",

@@ -35,8 +35,13 @@ PLANTS = {
     ),
     "fronts-store": (
         "mcp_server/server.py",
-        "import teamdeck.store.inbox",
-        "teamdeck.mcp_server.server -> teamdeck.store.inbox",
+        "import teamdeck.store.jsonl",
+        "teamdeck.mcp_server.server -> teamdeck.store.jsonl",
+    ),
+    "team-format-seam": (
+        "view/team_roster.py",
+        "import teamdeck.formats.claude_code.inbox",
+        "teamdeck.view.team_roster -> teamdeck.formats.claude_code.inbox",
     ),
     "view-reads": (
         "view/tasks.py",
@@ -64,6 +69,7 @@ CONTRACT = {
     "no-network": "no-network",
     "no-adapter": "no-network",
     "fronts-store": "fronts-store",
+    "team-format-seam": "team-format-seam",
     "view-reads": "view-reads",
     "tui-layers": "tui-layers",
     "tui-exhaustive": "tui-layers",

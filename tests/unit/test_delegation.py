@@ -7,7 +7,7 @@ import json
 import pytest
 
 from teamdeck.errors import NotFound, Refused
-from teamdeck.model.claude import decode_text
+from teamdeck.model.team import decode_text
 from teamdeck.protocol.delegation import delegate, member_roles, notify_workers, report
 from teamdeck.protocol.lifecycle import transition
 from teamdeck.protocol.taskfile import load_task, read_events

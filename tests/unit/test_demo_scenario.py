@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from teamdeck.clock import fixed_clock
-from teamdeck.model.claude import decode_text
+from teamdeck.model.team import decode_text
 from teamdeck.protocol.teams import read_team
 from teamdeck.sim.clock import DEMO_NOW
 from teamdeck.sim.personas import STATUS_CHECK

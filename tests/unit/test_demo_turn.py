@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from teamdeck.model.claude import decode_text
+from teamdeck.model.team import decode_text
 from teamdeck.protocol.gates import decide_gate
 from teamdeck.protocol.join import join_task
 from teamdeck.protocol.messaging.handshakes import answer_plan, request_shutdown

@@ -12,8 +12,8 @@ import pytest
 
 from teamdeck.clock import fixed_clock, iso
 from teamdeck.errors import NotFound, Refused
-from teamdeck.model.claude import IdleNotification
 from teamdeck.model.connection import STALE_S
+from teamdeck.model.team import IdleNotification
 from teamdeck.protocol import agent_watch
 from teamdeck.protocol.connections import announce
 from teamdeck.protocol.conversation import read_conversation

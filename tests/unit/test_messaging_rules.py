@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from teamdeck.errors import NotFound, ReadOnly, Refused
-from teamdeck.model.claude import IdleNotification, PlanApprovalRequest, ShutdownRequest
+from teamdeck.model.team import IdleNotification, PlanApprovalRequest, ShutdownRequest
 from teamdeck.protocol import teams
 from teamdeck.protocol.messaging import handshakes, injection, reading, sending
 from teamdeck.store.workspace import Workspace
@@ -521,7 +521,7 @@ def test_an_approval_whose_deactivation_fails_is_still_reported_delivered(team_w
             "teams/team-smoke/config.json is busy: lock config.json.lock held by another writer for 12 s. Try again."
         )
 
-    monkeypatch.setattr(handshakes, "transact_config", busy)
+    monkeypatch.setattr("teamdeck.formats.claude_code.teamfiles.transact_config", busy)
     sent = handshakes.respond_shutdown(team_ws, TEAM, request, approve=True, sender="agent-a")
     assert sent.confirmed and json.loads(inbox(team_ws, "team-lead")[-1]["text"])["type"] == "shutdown_approved"
     assert sent.warnings == (

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from teamdeck.model.claude import IdleNotification
+from teamdeck.model.team import IdleNotification
 from teamdeck.protocol.conversation import read_conversation
 from teamdeck.protocol.inboxes import read_inboxes
 from teamdeck.protocol.messaging.sending import send_message

@@ -4,7 +4,7 @@ pydantic changes nothing a reader of those files sees.
 
 For generated raw dicts - right types, wrong types (``"5"`` for an int, ``1`` for a
 bool, NaN, nested junk), missing fields, unknown fields (kept, B13), the wire name
-``from`` and the attribute name ``from_`` - every shape of model/claude.py and
+``from`` and the attribute name ``from_`` - every shape of model/team.py and
 model/team_log.py is checked: when the exact check takes the input, pydantic takes it
 too and the two records have the same attribute values and the same ``to_json()``;
 :meth:`Shape.model_validate` (exact check first, pydantic after) fails exactly when
@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, ValidationError
 
-from teamdeck.model import claude
+from teamdeck.model import team as claude
 from teamdeck.model.shape import Shape
 from teamdeck.model.team_log import TeamLogRecord
 

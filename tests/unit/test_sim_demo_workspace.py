@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from teamdeck.model.claude import decode_text
+from teamdeck.model.team import decode_text
 from teamdeck.protocol.inboxes import read_inboxes
 from teamdeck.protocol.taskfile import load_task, read_events, task_ids
 from teamdeck.protocol.teamlog import read_log

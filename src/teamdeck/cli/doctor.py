@@ -29,7 +29,7 @@ from teamdeck.store.workspace import Workspace
 from teamdeck.text import one_line
 
 if TYPE_CHECKING:
-    from teamdeck.store.claude_tasks import ClaudeTaskList
+    from teamdeck.formats.task_lists import TaskList
 
 
 def register_doctor(
@@ -46,7 +46,7 @@ def register_doctor(
 def _doctor(args: argparse.Namespace, ws: Workspace) -> Output:
     names, ignored = ([args.team], []) if args.team else teams.team_listing(ws)
     if not args.team:  # the teams that ended (their directory gone, their roster archived), as the TUI lists them
-        names += [name for name in archived_teams(ws) if name not in names and not ws.team_config(name).exists()]
+        names += [name for name in archived_teams(ws) if name not in names]  # not listed: its files are gone
     timeout = timedelta(seconds=load_settings(ws.root).shutdownTimeoutSeconds)
     reports, lines = [], []
     interrupted = _interrupted(ws, repair=args.repair)
@@ -139,7 +139,7 @@ def _ledger(ws: Workspace, team: str, timeout: timedelta) -> tuple[Ledger, bool]
         return files.ledger, True
 
 
-def _doctor_lines(ledger: Ledger, tasks: ClaudeTaskList, *, ended: bool = False) -> list[str]:
+def _doctor_lines(ledger: Ledger, tasks: TaskList, *, ended: bool = False) -> list[str]:
     config = ledger.config
     lines = [
         f"team {one_line(ledger.team)}  (lead: {one_line(config.lead_name)})  {one_line(config.description or '', 100)}"

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 
 from teamdeck.cli.common import Output
-from teamdeck.model.claude import ClaudeTask
+from teamdeck.model.team import ClaudeTask
 from teamdeck.store.workspace import Workspace
 from teamdeck.text import one_line
 

@@ -17,15 +17,15 @@ from teamdeck.cli.commands import summary
 from teamdeck.cli.common import Output, command_group
 from teamdeck.cli.team_tasks import register_team_task
 from teamdeck.errors import NotFound, Refused
-from teamdeck.model.claude import COLORS, MEMBER_ROLES
+from teamdeck.model.team import COLORS, MEMBER_ROLES
 from teamdeck.protocol import teams
 from teamdeck.protocol.messaging.names import resolve_member
 from teamdeck.store.workspace import Workspace
 from teamdeck.text import one_line, sanitize
 
 if TYPE_CHECKING:
+    from teamdeck.formats.inboxes import InboxEntry
     from teamdeck.protocol.messaging.sending import Sent
-    from teamdeck.store.inbox import InboxEntry
 
 
 class _IntermixedParser(argparse.ArgumentParser):

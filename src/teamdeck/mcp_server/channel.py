@@ -122,7 +122,7 @@ class Channel:
         """Push and relay for as long as the session is attached."""
         await self.attached.wait()
         seat = self.seat
-        watched = [seat.ws.inboxes_dir(seat.team), seat.ws.sessions_dir]
+        watched = [channel_push.inboxes_dir(seat.ws, seat.team), seat.ws.sessions_dir]
         while True:
             for path in watched:
                 path.mkdir(parents=True, exist_ok=True)

@@ -36,7 +36,7 @@ from teamdeck.view import agents as agent_views
 from teamdeck.watch_hub import wait_until
 
 if TYPE_CHECKING:
-    from teamdeck.store.inbox import InboxEntry
+    from teamdeck.formats.inboxes import InboxEntry
 
 T = TypeVar("T")
 

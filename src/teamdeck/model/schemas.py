@@ -12,7 +12,6 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from teamdeck.model.claude import ClaudeTask, InboxMessage, TeamConfig
 from teamdeck.model.event import Event
 from teamdeck.model.forge import ForgeIssue
 from teamdeck.model.guardian import GuardianAssignment, GuardianVerdictSnapshot
@@ -21,6 +20,7 @@ from teamdeck.model.report import JoinedSummary
 from teamdeck.model.settings import Settings
 from teamdeck.model.shape import Shape
 from teamdeck.model.task import Task
+from teamdeck.model.team import ClaudeTask, InboxMessage, TeamConfig
 from teamdeck.model.team_log import TeamLogRecord
 from teamdeck.model.worker_output import WorkerOutput
 

@@ -4,7 +4,7 @@ importing pydantic until something unusual is met.
 Agents run ``teamdeck send`` and ``teamdeck inbox --inject`` on every turn: importing
 pydantic and building its validators cost more than the rest of such a command. A
 :class:`Shape` is the one definition of such a format (Claude Code's ``config.json``
-and inbox messages, model/claude.py; ``messages.jsonl``, model/team_log.py): its fields
+and inbox messages, model/team.py; ``messages.jsonl``, model/team_log.py): its fields
 are the class's annotations, as in a dataclass, with :func:`field` for what a plain
 default cannot say (the wire name ``from``, a pattern, a check, a factory).
 

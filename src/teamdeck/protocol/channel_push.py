@@ -6,12 +6,13 @@ and a person's answers to the permission prompts it relayed."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from teamdeck.model.claude import decode_text
+from teamdeck.formats.registry import team_format
+from teamdeck.model.team import decode_text
 from teamdeck.protocol.session_log import PUSH, Behavior, prompts, pushed, read_log
 from teamdeck.protocol.sessions import append_session_record
-from teamdeck.store.inbox import mark_read, read_inbox
 from teamdeck.store.workspace import Workspace
 
 META_LIMIT = 200
@@ -49,14 +50,21 @@ def channel_item(entry: dict[str, Any]) -> ChannelItem:
     )
 
 
+def inboxes_dir(ws: Workspace, team: str) -> Path:
+    """The directory of the team's inboxes, as its format keeps them: what a channel
+    watches for messages to push."""
+    return team_format(ws, team).inboxes_dir(ws, team)
+
+
 def unpushed(ws: Workspace, team: str, member: str) -> list[ChannelItem]:
     """The unread entries of ``member``'s inbox not pushed to its session yet, oldest first."""
-    path = ws.inbox(team, member)
+    files = team_format(ws, team)
+    path = files.inbox(ws, team, member)
     if not path.exists():
         return []
     done = pushed(read_log(ws, team), member)
     items = []
-    for entry in read_inbox(path).entries:
+    for entry in files.read_inbox(path).entries:
         raw = entry.raw
         if entry.message is None or not isinstance(raw, dict) or raw.get("read") is True:
             continue
@@ -80,7 +88,10 @@ def delivered(ws: Workspace, team: str, member: str, items: list[ChannelItem]) -
         append_session_record(
             ws, team, PUSH, {"member": member, "from": item.sender, "timestamp": item.timestamp, **item.meta}
         )
-    mark_read(ws.inbox(team, member), lambda raw: (str(raw.get("from")), str(raw.get("timestamp"))) in wanted)
+    files = team_format(ws, team)
+    files.mark_read(
+        files.inbox(ws, team, member), lambda raw: (str(raw.get("from")), str(raw.get("timestamp"))) in wanted
+    )
 
 
 def answers_to_relay(ws: Workspace, team: str, request_ids: set[str]) -> list[tuple[str, Behavior]]:

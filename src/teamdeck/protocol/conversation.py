@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from teamdeck.errors import Refused
-from teamdeck.model.claude import decode_text
+from teamdeck.model.team import decode_text
 from teamdeck.model.team_log import SEND_TYPES
 from teamdeck.protocol.inboxes import read_inboxes
 from teamdeck.protocol.messaging.names import resolve_member

@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING, Any
 
 from teamdeck.clock import iso
 from teamdeck.errors import Refused, TeamdeckError
-from teamdeck.model.claude import TaskAssignment
 from teamdeck.model.event import Event
 from teamdeck.model.task import Task, Worker, WorkerRole
+from teamdeck.model.team import TaskAssignment
 from teamdeck.model.worker_output import WorkerOutput
 from teamdeck.protocol.events import new_event
 from teamdeck.protocol.intents import completer, intent

@@ -31,15 +31,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from teamdeck.formats.registry import all_formats, task_dir_kind, team_format, team_names
 from teamdeck.store.dirlock import LOCK_STALE_S
 from teamdeck.store.lock_owner import read_owner
-from teamdeck.store.teamfiles import list_team_names, task_dir_kind
 from teamdeck.store.workspace import SETTINGS_FILE, Workspace
 
 log = logging.getLogger(__name__)
 
 AREAS = ("tasks", "teams", "forge", "plans", ".teamdeck")
-"""The workspace's own directories; anything else at the root is not ours to walk."""
+"""teamdeck's own directories; with the team formats' (formats/format.py ``areas``),
+what is walked: anything else at the root is not ours to walk."""
 
 STALE_TEMP_S = 60.0
 """A temp file older than this was left by a writer that died (live ones last milliseconds)."""
@@ -92,7 +93,8 @@ def find_leftovers(ws: Workspace, *, now: float | None = None) -> Iterator[Lefto
     """Every link out, stale temp file and left-over lock directory, in walk order."""
     now = time.time() if now is None else now
     real_root = os.path.realpath(ws.root)
-    pending = [os.path.join(ws.root, name) for name in (*AREAS, SETTINGS_FILE)]
+    areas = dict.fromkeys((*AREAS, *(area for files in all_formats() for area in files.areas)))
+    pending = [os.path.join(ws.root, name) for name in (*areas, SETTINGS_FILE)]
     while pending:
         path = pending.pop()
         try:
@@ -156,8 +158,8 @@ def sweep_temp_files(ws: Workspace, *, now: float | None = None) -> list[str]:
 def name_collisions(ws: Workspace) -> Iterator[tuple[str, str]]:
     """``(task dir, message)`` for each teamdeck task named like a team: it hides that
     team's Claude Code task list ``tasks/<team>/`` (B21)."""
-    for team in list_team_names(ws)[0]:
-        if task_dir_kind(ws.claude_tasks_dir(team)) == "teamdeck":
+    for team in team_names(ws)[0]:
+        if task_dir_kind(team_format(ws, team).task_list_dir(ws, team)) == "teamdeck":
             yield (
                 str(Path("tasks") / team),
                 f"a teamdeck task named like team '{team}': it hides the team's Claude Code task list; rename the task",

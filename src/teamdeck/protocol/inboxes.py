@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from teamdeck.formats.inboxes import Inbox, InboxEntry, UnreadableInbox
+from teamdeck.formats.registry import team_format
 from teamdeck.protocol.observed import Observed
-from teamdeck.store.inbox import Inbox, InboxEntry, UnreadableInbox
-from teamdeck.store.teamfiles import list_inbox_paths
 from teamdeck.store.workspace import Workspace
 
 
@@ -31,19 +31,30 @@ class TeamInboxes:
         return [(recipient, entry) for recipient, inbox in self.inboxes.items() for entry in inbox.messages]
 
 
+def read_inbox(ws: Workspace, team: str, member: str) -> Inbox:
+    """``member``'s inbox in ``team`` as its file holds it now (nothing merged).
+
+    Raises:
+        UnreadableInbox: the file cannot be read as an inbox.
+    """
+    files = team_format(ws, team)
+    return files.read_inbox(files.inbox(ws, team, member))
+
+
 def read_inboxes(ws: Workspace, team: str, observed: Observed | None = None) -> TeamInboxes:
     """Read every inbox of ``team``, each merged with what teamdeck saw in it before
     (``observed``: the team's record, kept by a live view; made here when None), so a
     message Claude Code drained is still there (protocol/observed.py). An unreadable
     inbox is reported, the others still read."""
     observed = observed if observed is not None else Observed(ws, team)
-    paths, ignored = list_inbox_paths(ws, team)
+    files = team_format(ws, team)
+    paths, ignored = files.inbox_paths(ws, team)
     result = TeamInboxes(ignored=ignored)
     for path in paths:
         try:
             inbox = observed.read(path)
         except UnreadableInbox as err:
-            result.unreadable[path.stem] = str(err)
+            result.unreadable[files.recipient_of(path)] = str(err)
             continue
         result.inboxes[inbox.recipient] = inbox
     return result

@@ -5,7 +5,7 @@ between the two leaves a logged send some recipients never got. Two things build
 that record:
 
 - **Finishing a send** (:func:`redeliver`): each recipient whose inbox lacks the entry
-  (same ``from``, ``text``, ``timestamp``, see store/inbox.py ``same_message``), and
+  (same ``from``, ``text``, ``timestamp``, see formats/inboxes.py ``same_message``), and
   whose observed record (protocol/observed.py) does not hold it as drained, gets it
   appended; the others are left alone. A message Claude Code drained before any reader
   of teamdeck saw it cannot be told from one never delivered: it is delivered again. The ``send`` intent (protocol/intents.py) runs it
@@ -20,12 +20,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from teamdeck.model.claude import TeamConfig
+from teamdeck.formats.inboxes import same_message
+from teamdeck.formats.registry import team_format
+from teamdeck.model.team import TeamConfig
 from teamdeck.model.team_log import TeamLogRecord
 from teamdeck.protocol.intents import completer
 from teamdeck.protocol.observed import Observed, record_delivered
 from teamdeck.protocol.teams import read_team
-from teamdeck.store.inbox import append_message, same_message
 from teamdeck.store.jsonl import find_record
 from teamdeck.store.workspace import Workspace
 
@@ -68,13 +69,14 @@ def redeliver(ws: Workspace, team: str, record: TeamLogRecord) -> list[str]:
         return []
     entry = inbox_entry(read_team(ws, team), record.from_, record.text, record.timestamp, record.summary)
     observed = Observed(ws, team)
+    files = team_format(ws, team)
     appended = []
     for recipient in record.to:
-        path = ws.inbox(team, recipient)
+        path = files.inbox(ws, team, recipient)
         # What the inbox holds, and what was seen in it before Claude Code drained it.
         if any(same_message(present.raw, entry) for present in observed.read(path).entries):
             continue
-        if append_message(path, entry).confirmed:
+        if files.append_message(path, entry).confirmed:
             record_delivered(ws, team, recipient, entry)
         appended.append(recipient)
     return appended

@@ -40,9 +40,10 @@ from typing import Any
 
 from teamdeck.clock import iso, utc_now
 from teamdeck.errors import TeamdeckError, WriteFailed
-from teamdeck.model.claude import InboxMessage
+from teamdeck.formats.inboxes import Inbox, InboxEntry
+from teamdeck.formats.registry import team_format
 from teamdeck.model.shape import validation_error
-from teamdeck.store.inbox import Inbox, InboxEntry, read_inbox
+from teamdeck.model.team import InboxMessage
 from teamdeck.store.jsonl import Tail, append_line, encode_record, repair_torn_tail
 from teamdeck.store.locks import locked
 from teamdeck.store.workspace import Workspace
@@ -127,7 +128,8 @@ class Observed:
         Raises:
             UnreadableInbox: the file is not a JSON array (nothing recorded).
         """
-        inbox = read_inbox(path, self._files.get(path.stem))
+        files = team_format(self.ws, self.team)
+        inbox = files.read_inbox(path, self._files.get(files.recipient_of(path)))
         self._files[inbox.recipient] = inbox
         return self.merge(inbox)
 

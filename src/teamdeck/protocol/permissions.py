@@ -21,12 +21,13 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from teamdeck.errors import NotFound, Refused
-from teamdeck.model.claude import PermissionRequest, PermissionResponse, SandboxPermissionRequest
+from teamdeck.formats.inboxes import InboxEntry, same_message
+from teamdeck.formats.registry import team_format
+from teamdeck.model.team import PermissionRequest, PermissionResponse, SandboxPermissionRequest
 from teamdeck.protocol.ledger.build import build_ledger
 from teamdeck.protocol.messaging.names import resolve_member
 from teamdeck.protocol.messaging.sending import Sent, send_structured
 from teamdeck.protocol.observed import Observed
-from teamdeck.store.inbox import InboxEntry, mark_read, same_message
 from teamdeck.store.paths import shown
 from teamdeck.store.workspace import Workspace
 
@@ -79,7 +80,8 @@ def open_request(
             f"Could not answer {what.replace('_', ' ')} {shown(request_id)}: it is {handshake.state} "
             f"({handshake.detail}); nothing was written"
         )
-    inbox_path = ws.inbox(team, handshake.answerer)
+    files = team_format(ws, team)
+    inbox_path = files.inbox(ws, team, handshake.answerer)
     for entry in Observed(ws, team).read(inbox_path).messages:
         if isinstance(entry.kind, frame) and entry.kind.correlation_id == request_id:
             return OpenRequest(requester, handshake.answerer, inbox_path, entry, entry.kind)
@@ -131,5 +133,5 @@ def answer_permission(
         record_type="permission_response",
         reason=(note or "").strip() or None,
     )
-    mark_read(found.inbox_path, lambda raw: same_message(raw, entry.raw))
+    team_format(ws, team).mark_read(found.inbox_path, lambda raw: same_message(raw, entry.raw))
     return sent

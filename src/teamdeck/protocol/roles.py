@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from teamdeck.errors import InvalidFile, Refused
-from teamdeck.model.claude import MEMBER_ROLES, TeamConfig
+from teamdeck.model.team import MEMBER_ROLES, TeamConfig
 from teamdeck.protocol.teams import read_team
 from teamdeck.resources import data_dir
 from teamdeck.store.files import read_optional

@@ -18,10 +18,11 @@ An answered or superseded request cannot be answered again.
 from __future__ import annotations
 
 from teamdeck.clock import iso
-from teamdeck.model.claude import SandboxPermissionRequest, SandboxPermissionResponse
+from teamdeck.formats.inboxes import same_message
+from teamdeck.formats.registry import team_format
+from teamdeck.model.team import SandboxPermissionRequest, SandboxPermissionResponse
 from teamdeck.protocol.messaging.sending import Sent, send_structured
 from teamdeck.protocol.permissions import open_request
-from teamdeck.store.inbox import mark_read, same_message
 from teamdeck.store.workspace import Workspace
 
 
@@ -61,5 +62,5 @@ def answer_sandbox_permission(
     sent = send_structured(
         ws, team, found.requester, response, sender=found.answerer, reason=(note or "").strip() or None
     )
-    mark_read(found.inbox_path, lambda raw: same_message(raw, found.entry.raw))
+    team_format(ws, team).mark_read(found.inbox_path, lambda raw: same_message(raw, found.entry.raw))
     return sent

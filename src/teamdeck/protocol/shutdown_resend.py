@@ -16,13 +16,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from teamdeck.errors import Refused
-from teamdeck.model.claude import ShutdownRequest
+from teamdeck.model.team import ShutdownRequest
+from teamdeck.protocol.inboxes import read_inbox
 from teamdeck.protocol.ledger.build import build_ledger
 from teamdeck.protocol.messaging.handshakes import request_shutdown
 from teamdeck.protocol.messaging.names import resolve_member
 from teamdeck.protocol.messaging.sending import Sent
 from teamdeck.protocol.teamlog import log, new_record
-from teamdeck.store.inbox import read_inbox
 from teamdeck.store.workspace import Workspace
 
 
@@ -68,7 +68,7 @@ def resend_shutdown(ws: Workspace, team: str, member: str, *, reason: str | None
     if reason is None:
         reasons = [
             entry.kind.reason
-            for entry in read_inbox(ws.inbox(team, target)).messages
+            for entry in read_inbox(ws, team, target).messages
             if isinstance(entry.kind, ShutdownRequest) and entry.kind.requestId in waiting
         ]
         reason = reasons[-1] if reasons else None

@@ -26,10 +26,10 @@ from typing import Literal
 
 from teamdeck.clock import parse_iso
 from teamdeck.errors import TeamdeckError
-from teamdeck.model.claude import TeamConfig, decode_text
 from teamdeck.model.event import Event
 from teamdeck.model.settings import AutoworkSettings
 from teamdeck.model.task import Gate, Task, Worker
+from teamdeck.model.team import TeamConfig, decode_text
 from teamdeck.protocol.messaging.reading import list_inbox
 from teamdeck.protocol.taskfile import load_task, read_events, task_ids
 from teamdeck.protocol.worker_outputs import read_worker_outputs

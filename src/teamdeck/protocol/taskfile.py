@@ -22,6 +22,7 @@ from typing import Any, cast
 from pydantic import BaseModel, ValidationError
 
 from teamdeck.errors import Conflict, InvalidFile, NotFound, Refused, TeamdeckError, WriteFailed
+from teamdeck.formats.registry import task_dir_kind
 from teamdeck.model.event import Event
 from teamdeck.model.task import Task
 from teamdeck.protocol.replay import TASKS, DocumentFold
@@ -31,7 +32,6 @@ from teamdeck.store.jsonl import append_record, read_records, records_after, rep
 from teamdeck.store.loaders import read_capped
 from teamdeck.store.locks import locked
 from teamdeck.store.paths import ID_RE
-from teamdeck.store.teamfiles import task_dir_kind
 from teamdeck.store.workspace import Workspace
 from teamdeck.store.yaml_text import dump_yaml, parse_yaml
 

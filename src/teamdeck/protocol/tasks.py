@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from teamdeck.errors import Refused
+from teamdeck.formats.registry import team_format
 from teamdeck.model.event import Event
 from teamdeck.model.task import Task, TaskState
 from teamdeck.protocol.events import new_event
@@ -36,7 +37,8 @@ def create_task(
     check_id(task_id, "task id")
     if ws.team_dir(task_id).is_dir():
         raise Refused(
-            f"Could not create task '{task_id}': team '{task_id}' exists and {ws.rel(ws.claude_tasks_dir(task_id))} "
+            f"Could not create task '{task_id}': team '{task_id}' exists and "
+            f"{ws.rel(team_format(ws, task_id).task_list_dir(ws, task_id))} "
             "is its task list; choose another task id"
         )
     if team is not None:

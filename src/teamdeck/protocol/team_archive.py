@@ -26,7 +26,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from teamdeck.errors import TeamdeckError
-from teamdeck.model.claude import TeamConfig
+from teamdeck.model.team import TeamConfig
 from teamdeck.store.atomic import atomic_replace
 from teamdeck.store.paths import InvalidId, check_id
 from teamdeck.store.workspace import Workspace

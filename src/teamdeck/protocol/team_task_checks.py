@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from teamdeck.model.claude import ClaudeTask
+from teamdeck.model.team import ClaudeTask
 from teamdeck.store.paths import shown
 
 

@@ -3,8 +3,8 @@ Code's TaskUpdate does (what is wrong with the list as a whole is
 protocol/team_task_checks.py).
 
 - :func:`update_team_task` is ``teamdeck team task TEAM ID --owner M | --status S``: the
-  file is changed under the list's lock (store/claude_tasks.py, unknown fields and key
-  order kept); a new owner is then sent the ``task_assignment`` Claude Code sends when
+  file is changed under the list's lock (by the team's format: formats/claude_code/tasks.py, unknown
+  fields and key order kept); a new owner is then sent the ``task_assignment`` Claude Code sends when
   TaskUpdate sets an owner, so the agent learns of it on its next turn.
 """
 
@@ -15,11 +15,11 @@ from typing import Any
 
 from teamdeck.clock import iso
 from teamdeck.errors import Refused, TeamdeckError
-from teamdeck.model.claude import ClaudeTask, TaskAssignment
+from teamdeck.formats.registry import team_format
+from teamdeck.model.team import ClaudeTask, TaskAssignment
 from teamdeck.protocol.messaging.names import resolve_member
 from teamdeck.protocol.messaging.sending import send_structured
 from teamdeck.protocol.teams import read_team
-from teamdeck.store.claude_tasks import task_file_name, update_task_file
 from teamdeck.store.paths import check_id, shown
 from teamdeck.store.workspace import Workspace
 
@@ -74,7 +74,8 @@ def update_team_task(
         raise Refused(
             f"Could not {action}: unknown status '{shown(status)}' (use {', '.join(ClaudeTask.SETTABLE_STATUSES)}); nothing was written"
         )
-    task_file_name(task_id)
+    files = team_format(ws, team)
+    files.check_task_id(task_id)
     ws.require_writable(action)
     config = read_team(ws, team)
     changes: dict[str, Any] = {}
@@ -82,7 +83,7 @@ def update_team_task(
         changes["owner"] = resolve_member(config, team, owner, role="member")
     if status is not None:
         changes["status"] = status
-    before, after = update_task_file(ws, team, task_id, changes)
+    before, after = files.update_task(ws, team, task_id, changes)
     update = TeamTaskUpdate(team, before, after)
     if owner is not None and after.owner and (before.owner or "").lower() != after.owner.lower():
         return _tell_new_owner(ws, update, config.lead_name)

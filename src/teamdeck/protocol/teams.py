@@ -1,9 +1,10 @@
-"""Claude Code teams: create, add members, delete, and read (seed 004 §3, §7).
+"""Agent teams: create, add members, delete, and read (seed 004 §3, §7).
 
-A team is ``teams/<team>/config.json`` (roster and lead), ``teams/<team>/inboxes/`` and
-a task list ``tasks/<team>/``, laid out exactly as Claude Code's TeamCreate does, so a
-Claude Code session can join a team teamdeck made and the reverse. Roster changes are
-read-modify-writes of config.json under its mkdir lock and are logged in
+A team's files are kept in its team format (formats/registry.py finds it; Claude Code's,
+formats/claude_code/, is ``teams/<team>/config.json``, ``teams/<team>/inboxes/`` and a
+task list ``tasks/<team>/``, laid out exactly as Claude Code's TeamCreate does, so a
+Claude Code session can join a team teamdeck made and the reverse). Roster changes are
+read-modify-writes of the roster under the format's lock and are logged in
 ``messages.jsonl``. Deleting a team is refused while any teammate is active, with
 Claude Code's own message.
 """
@@ -15,20 +16,14 @@ import unicodedata
 from typing import TYPE_CHECKING, Any
 
 from teamdeck.errors import NotFound, Refused
-from teamdeck.model.claude import COLORS, LEAD_NAME, MEMBER_ROLES, Member, TeamConfig
+from teamdeck.formats.registry import team_format, team_names
+from teamdeck.model.team import COLORS, LEAD_NAME, MEMBER_ROLES, Member, TeamConfig
 from teamdeck.store.paths import InvalidId, check_id, check_member, shown
-from teamdeck.store.teamfiles import (
-    create_team_files,
-    list_team_names,
-    read_team_config,
-    remove_team_files,
-    transact_config,
-)
 from teamdeck.store.workspace import Workspace
 
 if TYPE_CHECKING:
+    from teamdeck.formats.task_lists import TaskList
     from teamdeck.model.team_log import LogType
-    from teamdeck.store.claude_tasks import ClaudeTaskList
 
 DEFAULT_AGENT_TYPE = "general-purpose"
 DEFAULT_BACKEND = "in-process"
@@ -78,7 +73,7 @@ def list_teams(ws: Workspace) -> list[str]:
 def team_listing(ws: Workspace) -> tuple[list[str], list[str]]:
     """The names of the teams, and the directories under ``teams/`` that were ignored
     (names no member or team may have, B17)."""
-    return list_team_names(ws)
+    return team_names(ws)
 
 
 def read_team(ws: Workspace, team: str) -> TeamConfig:
@@ -88,15 +83,13 @@ def read_team(ws: Workspace, team: str) -> TeamConfig:
         NotFound: no such team.
         InvalidFile: config.json is not a team config (after retries).
     """
-    return read_team_config(ws, check_id(team, "team name"))
+    return team_format(ws, team).read_roster(ws, check_id(team, "team name"))
 
 
-def read_task_list(ws: Workspace, team: str) -> ClaudeTaskList:
-    """The team's Claude Code task list ``tasks/<team>/<n>.json`` (use ``.visible`` to
-    hide ``_internal`` tasks; statuses are kept as written)."""
-    from teamdeck.store.claude_tasks import read_claude_tasks  # not on the path of a send
-
-    return read_claude_tasks(ws, check_id(team, "team name"))
+def read_task_list(ws: Workspace, team: str) -> TaskList:
+    """The team's task list, as its format reads it (Claude Code's: ``tasks/<team>/<n>.json``;
+    use ``.visible`` to hide ``_internal`` tasks; statuses are kept as written)."""
+    return team_format(ws, team).read_task_list(ws, check_id(team, "team name"))
 
 
 def _log(ws: Workspace, team: str, type_: LogType, **fields: Any) -> None:
@@ -145,7 +138,7 @@ def create_team(
         "leadSessionId": str(uuid.uuid4()),
         "members": [lead],
     }
-    create_team_files(ws, team, config)
+    team_format(ws, team).create_team(ws, team, config)
     _log(ws, team, "team_created", member=LEAD_NAME)
     return TeamConfig.model_validate(config)
 
@@ -231,7 +224,7 @@ def add_member(
         raw["members"].append(entry)
         return (Member.model_validate(entry), False), True
 
-    member, reactivated = transact_config(ws, team, change)
+    member, reactivated = team_format(ws, team).change_roster(ws, team, change)
     _log(ws, team, "member_reactivated" if reactivated else "member_added", member=member.name)
     return member
 
@@ -267,7 +260,7 @@ def set_role(ws: Workspace, team: str, name: str, role: str) -> Member:
             entry["role"] = role
         return Member.model_validate(entry), before != entry.get("role")
 
-    member = transact_config(ws, team, change)
+    member = team_format(ws, team).change_roster(ws, team, change)
     _log(ws, team, "member_role_set", member=member.name, reason=role)
     return member
 
@@ -310,6 +303,6 @@ def delete_team(ws: Workspace, team: str) -> list[str]:
         if blockers:
             _log(ws, team, "team_delete_refused", blockers=blockers)
             raise Refused(delete_refusal(team, blockers))
-        return remove_team_files(ws, team, tombstone=tombstone), False
+        return team_format(ws, team).remove_team(ws, team, tombstone=tombstone), False
 
-    return transact_config(ws, team, change)
+    return team_format(ws, team).change_roster(ws, team, change)

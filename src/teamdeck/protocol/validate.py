@@ -16,7 +16,9 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from teamdeck.errors import InvalidFile, TeamdeckError
-from teamdeck.model.claude import ClaudeTask, InboxMessage, TeamConfig, Unknown
+from teamdeck.formats.claude_code import teamfiles
+from teamdeck.formats.claude_code.json_files import read_json_retrying
+from teamdeck.formats.registry import CLAUDE_CODE, task_dir_kind, team_format, team_names
 from teamdeck.model.event import Event
 from teamdeck.model.forge import ForgeIssue
 from teamdeck.model.guardian import GuardianAssignment, GuardianVerdictSnapshot
@@ -24,6 +26,7 @@ from teamdeck.model.plan import Plan
 from teamdeck.model.report import JoinedSummary
 from teamdeck.model.settings import Settings
 from teamdeck.model.task import Task
+from teamdeck.model.team import ClaudeTask, InboxMessage, TeamConfig, Unknown
 from teamdeck.protocol.hygiene import find_leftovers, name_collisions
 from teamdeck.protocol.join import REPORT_JSON
 from teamdeck.protocol.problems import clean_message, pydantic_problems
@@ -31,13 +34,10 @@ from teamdeck.protocol.team_task_checks import dependency_problems
 from teamdeck.protocol.teamlog import read_log
 from teamdeck.protocol.verdict_history import edited_verdicts
 from teamdeck.protocol.worker_outputs import read_worker_outputs
-from teamdeck.store.claude_json import read_json_retrying
 from teamdeck.store.files import list_entries, read_optional
-from teamdeck.store.inbox import read_inbox
 from teamdeck.store.jsonl import decode_line, read_records
 from teamdeck.store.loaders import parse_json
 from teamdeck.store.paths import ID_RE, MEMBER_RE, shown
-from teamdeck.store.teamfiles import TASK_FILE_RE, list_inbox_paths, list_team_names, task_dir_kind
 from teamdeck.store.workspace import SETTINGS_FILE, Workspace
 from teamdeck.store.yaml_text import parse_yaml
 
@@ -288,11 +288,13 @@ def _check_events(path: Path, rel: str) -> Iterator[ValidationProblem]:
 
 
 def check_teams(ws: Workspace) -> Iterator[ValidationProblem]:
-    """Every Claude Code team under ``teams/``: config.json, each inbox, messages.jsonl."""
-    names, ignored = list_team_names(ws)
+    """Every Claude Code team under ``teams/``: config.json, each inbox, messages.jsonl
+    (a team of another format is read, and its problems shown, by its format alone)."""
+    names, ignored = team_names(ws)
     yield from (ValidationProblem("teams", "", clean_message(line)) for line in ignored)
     for team in names:
-        yield from check_team(ws, team)
+        if team_format(ws, team) is CLAUDE_CODE:
+            yield from check_team(ws, team)
 
 
 def check_team(ws: Workspace, team: str) -> Iterator[ValidationProblem]:
@@ -300,7 +302,7 @@ def check_team(ws: Workspace, team: str) -> Iterator[ValidationProblem]:
     types are fine (B13); a known message type whose fields do not fit is a problem."""
     rel = f"teams/{team}/config.json"
     try:
-        raw = read_json_retrying(ws.team_config(team), dict, shown=rel)
+        raw = read_json_retrying(CLAUDE_CODE.roster_file(ws, team), dict, shown=rel)
         config = TeamConfig.model_validate(raw)
     except InvalidFile as err:
         yield ValidationProblem.of(err, rel)
@@ -318,7 +320,7 @@ def check_team(ws: Workspace, team: str) -> Iterator[ValidationProblem]:
                     rel, f"$.members[{index}].name", f"member '{shown(member.name)}' is listed twice"
                 )
             seen.add(member.name.lower())
-    paths, ignored = list_inbox_paths(ws, team)
+    paths, ignored = CLAUDE_CODE.inbox_paths(ws, team)
     yield from (ValidationProblem(f"teams/{team}/inboxes", "", clean_message(line)) for line in ignored)
     for path in paths:
         yield from _check_inbox(path, f"teams/{team}/inboxes/{path.name}")
@@ -328,7 +330,7 @@ def check_team(ws: Workspace, team: str) -> Iterator[ValidationProblem]:
 
 def _check_inbox(path: Path, rel: str) -> Iterator[ValidationProblem]:
     try:
-        inbox = read_inbox(path)
+        inbox = CLAUDE_CODE.read_inbox(path)
     except InvalidFile as err:
         yield ValidationProblem(rel, "", clean_message(err.why))
         return
@@ -350,15 +352,15 @@ def check_claude_task_lists(ws: Workspace) -> Iterator[ValidationProblem]:
     is its file name, with ``blocks``/``blockedBy`` naming tasks of the list and kept in
     both directions."""
     for entry in list_entries(ws.tasks_dir):
-        if entry.is_dir and task_dir_kind(entry.path) == "claude" and ID_RE.fullmatch(entry.name):
+        if entry.is_dir and teamfiles.task_dir_kind(entry.path) == "claude" and ID_RE.fullmatch(entry.name):
             yield from check_claude_task_list(ws, entry.name)
 
 
 def check_claude_task_list(ws: Workspace, team: str) -> Iterator[ValidationProblem]:
     """One Claude Code task list (see :func:`check_claude_task_lists`)."""
     tasks: dict[str, tuple[str, ClaudeTask]] = {}
-    for entry in list_entries(ws.claude_tasks_dir(team)):
-        if not TASK_FILE_RE.match(entry.name):
+    for entry in list_entries(CLAUDE_CODE.task_list_dir(ws, team)):
+        if not teamfiles.TASK_FILE_RE.match(entry.name):
             continue
         rel = f"tasks/{team}/{entry.name}"
         try:

@@ -8,13 +8,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from teamdeck.formats.registry import team_file
 from teamdeck.store.workspace import SETTINGS_FILE
 
 
 @dataclass
 class Changes:
     """See the module. ``members``: (team, member) whose inbox changed; ``teams``: teams
-    whose config.json changed."""
+    whose roster changed (what each path is, its team format says: formats/format.py)."""
 
     settings: bool = False
     teams: set[str] = field(default_factory=set)
@@ -33,10 +34,11 @@ def classify(root: Path, paths: Iterable[Path]) -> Changes:
             continue
         if parts == (SETTINGS_FILE,):
             found.settings = True
-        elif len(parts) == 4 and parts[0] == "teams" and parts[2] == "inboxes" and parts[3].endswith(".json"):
-            found.members.add((parts[1], parts[3][: -len(".json")]))
-        elif len(parts) == 3 and parts[0] == "teams" and parts[2] == "config.json":
-            found.teams.add(parts[1])
+        elif (team_part := team_file(parts)) is not None:
+            if team_part.what == "inbox" and team_part.member is not None:
+                found.members.add((team_part.team, team_part.member))
+            elif team_part.what == "roster":
+                found.teams.add(team_part.team)
         elif parts == ("runs", "requests.jsonl"):
             found.requests = True
         elif parts == ("runs", "decisions.jsonl"):

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 
 from teamdeck.clock import iso, parse_iso
+from teamdeck.formats.registry import team_format
 from teamdeck.ids import new_ulid
 from teamdeck.model.run import RunMessage, RunnerRef, RunOutcome, RunRecord
 from teamdeck.runner.inboxes import Unread, message_key, unread
@@ -24,7 +25,6 @@ from teamdeck.runner.process import Identity, spawn, stop_group, wait_gone
 from teamdeck.runtime.spec import Outcome, RunRequest, Runtime
 from teamdeck.store.atomic import atomic_replace
 from teamdeck.store.files import ensure_dir
-from teamdeck.store.inbox import mark_read
 from teamdeck.store.loaders import dumps_json
 from teamdeck.store.lock_owner import process_started
 from teamdeck.store.runs import OUTPUT_FILE, STDERR_FILE, append_run_event, tail_text, write_run
@@ -105,7 +105,9 @@ class Execution:
         self.save()
         self.event("started", pid=pid, argv=list(launch.argv))
         if launch.marks_read and self.keys:
-            marked = mark_read(self.ws.inbox(self.record.team, self.record.member), lambda raw: _key(raw) in self.keys)
+            files = team_format(self.ws, self.record.team)
+            inbox = files.inbox(self.ws, self.record.team, self.record.member)
+            marked = files.mark_read(inbox, lambda raw: _key(raw) in self.keys)
             self.event("marked-read", count=len(marked))
 
     async def wait(self) -> None:

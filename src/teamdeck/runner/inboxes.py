@@ -9,10 +9,11 @@ import json
 from dataclasses import dataclass
 
 from teamdeck.errors import TeamdeckError
-from teamdeck.model.claude import ShutdownApproved
+from teamdeck.formats.inboxes import InboxEntry, UnreadableInbox
+from teamdeck.model.team import ShutdownApproved
+from teamdeck.protocol.inboxes import read_inbox
 from teamdeck.protocol.messaging.injection import SHUTDOWN_FIRST, format_block
 from teamdeck.runtime.spec import Message
-from teamdeck.store.inbox import InboxEntry, UnreadableInbox, read_inbox
 from teamdeck.store.workspace import Workspace
 
 
@@ -53,7 +54,7 @@ def unread(ws: Workspace, team: str, member: str) -> list[Unread]:
     """``member``'s unread messages, shutdown requests first, then in inbox order (an
     inbox that cannot be read has none: ``teamdeck validate`` reports it)."""
     try:
-        inbox = read_inbox(ws.inbox(team, member))
+        inbox = read_inbox(ws, team, member)
     except (FileNotFoundError, UnreadableInbox):
         return []
     found = [item for item in map(_as_unread, inbox.unread) if item is not None]
@@ -64,7 +65,7 @@ def approved_shutdown(ws: Workspace, team: str, lead: str, member: str, since: s
     """The request id of a shutdown ``member`` approved (in the ``lead``'s inbox, where
     the approval goes) at or after ``since`` (ISO), or None."""
     try:
-        inbox = read_inbox(ws.inbox(team, lead))
+        inbox = read_inbox(ws, team, lead)
     except (FileNotFoundError, UnreadableInbox):
         return None
     for entry in inbox.entries:

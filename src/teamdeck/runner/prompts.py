@@ -8,7 +8,7 @@ the role prompt in a file its environment names.
 
 from __future__ import annotations
 
-from teamdeck.model.claude import TeamConfig
+from teamdeck.model.team import TeamConfig
 from teamdeck.protocol.roles import member_role_prompt
 
 

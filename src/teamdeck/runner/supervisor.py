@@ -33,8 +33,8 @@ from pathlib import Path
 
 from teamdeck.errors import TeamdeckError
 from teamdeck.model.agents import AgentConfig
-from teamdeck.model.claude import TeamConfig
 from teamdeck.model.run import RunRecord
+from teamdeck.model.team import TeamConfig
 from teamdeck.protocol.run_decisions import RUN_BUDGET, RUN_FAILED, RunDecision, run_decisions
 from teamdeck.protocol.run_requests import ask
 from teamdeck.protocol.teams import list_teams, read_team

@@ -11,13 +11,7 @@ lock, never written by hand. A teammate acts with its own identity:
 from __future__ import annotations
 
 from teamdeck.clock import iso
-from teamdeck.model.claude import (
-    LEAD_NAME,
-    IdleNotification,
-    PermissionRequest,
-    PlanApprovalRequest,
-    TaskAssignment,
-)
+from teamdeck.model.team import LEAD_NAME, IdleNotification, PermissionRequest, PlanApprovalRequest, TaskAssignment
 from teamdeck.protocol.messaging.injection import Injected, inject
 from teamdeck.protocol.messaging.sending import Sent, send_message, send_structured
 from teamdeck.protocol.teams import epoch_ms

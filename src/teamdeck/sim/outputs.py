@@ -1,11 +1,11 @@
-"""Files agents write themselves: a worker's ``final.json``, a Claude Code task file.
+"""Files agents write themselves: a worker's ``final.json``.
 
 A worker agent is not teamdeck: it writes its structured output straight into the
-task directory when it stops (spec 000), and teamdeck's join picks it up; Claude Code's
-task tools write the team's task list. The demo's agents and the demo-workspace
-generator write these files through this module so they look exactly like a
-well-behaved agent's (pretty JSON, replaced atomically so a watcher never reads half a
-file).
+task directory when it stops (spec 000), and teamdeck's join picks it up. The demo's
+agents and the demo-workspace generator write it through this module so it looks
+exactly like a well-behaved agent's (pretty JSON, replaced atomically so a watcher
+never reads half a file). A Claude Code task file, which Claude Code's task tools
+write, is written by formats/claude_code/tasks.py ``write_task_file``.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from typing import Any
 
 from teamdeck.errors import TeamdeckError
 from teamdeck.store.atomic import atomic_replace
-from teamdeck.store.claude_json import encode_pretty
 from teamdeck.store.files import read_optional
 from teamdeck.store.loaders import dumps_json, parse_json
 from teamdeck.store.workspace import Workspace
@@ -43,23 +42,6 @@ def write_final_output(ws: Workspace, task_id: str, agent_id: str, output: dict[
     path = ws.final_output(task_id, agent_id)
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_replace(path, (dumps_json(output, indent=2) + "\n").encode("utf-8"), crash_prefix="final")
-    return path
-
-
-def write_claude_task(ws: Workspace, team: str, task: dict[str, Any]) -> Path:
-    """Write ``tasks/<team>/<id>.json`` of a team's task list as Claude Code's TaskCreate
-    and TaskUpdate tools do (the whole file, 2-space JSON).
-
-    Raises:
-        InvalidId: a bad team name; ValueError: an id that is not a number.
-        WriteFailed: the disk refused.
-    """
-    task_id = str(task["id"])
-    if not task_id.isdigit():
-        raise ValueError(f"Claude Code task ids are numbers, not '{task_id}'")
-    path = ws.claude_tasks_dir(team) / f"{task_id}.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_replace(path, encode_pretty(task), crash_prefix="claude-task")
     return path
 
 

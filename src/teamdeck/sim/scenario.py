@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from teamdeck.errors import TeamdeckError
-from teamdeck.model.claude import LEAD_NAME
+from teamdeck.model.team import LEAD_NAME
 from teamdeck.protocol.delegation import worker_id_for
 from teamdeck.protocol.messaging.reading import list_inbox
 from teamdeck.protocol.messaging.sending import send_message

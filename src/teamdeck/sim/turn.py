@@ -38,8 +38,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from teamdeck.errors import TeamdeckError
-from teamdeck.model.claude import PermissionResponse, PlanApprovalResponse, decode_text
 from teamdeck.model.task import Task, Worker
+from teamdeck.model.team import PermissionResponse, PlanApprovalResponse, decode_text
 from teamdeck.protocol.delegation import worker_id_for
 from teamdeck.protocol.messaging.handshakes import respond_shutdown
 from teamdeck.protocol.messaging.injection import Injected

@@ -9,9 +9,8 @@ from teamdeck.errors import InvalidFile
 from teamdeck.model.connection import Connection
 from teamdeck.store.atomic import atomic_replace
 from teamdeck.store.files import ensure_dir, list_entries, read_optional
-from teamdeck.store.loaders import dumps_json, parse_json
+from teamdeck.store.loaders import dumps_json, parse_json, validate_raw
 from teamdeck.store.paths import InvalidId, check_member
-from teamdeck.store.teamfiles import validate_raw
 from teamdeck.store.workspace import Workspace
 
 MAX_BYTES = 64 * 1024

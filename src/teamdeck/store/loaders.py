@@ -5,6 +5,7 @@
 - JSON refusing NaN/Infinity (naming where, B7) and duplicate keys (naming the line, B5);
   nesting deeper than :data:`MAX_DEPTH` (B6) and huge integers (B8) become errors, not
   tracebacks; a UTF-8 BOM is accepted (B10).
+- A parsed value checked against its model: one line naming the first problem.
 """
 
 from __future__ import annotations
@@ -12,11 +13,15 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from teamdeck.errors import InvalidFile
+from teamdeck.model.shape import Shape, validation_error
 from teamdeck.store.json_text import dumps_json as dumps_json  # re-exported: its old home
 from teamdeck.store.paths import open_beneath
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel, ValidationError
 
 MAX_FILE_BYTES = 1024 * 1024
 MAX_DEPTH = 100
@@ -196,3 +201,23 @@ def parse_json(data: bytes, path: Path | str, *, limit: int = MAX_FILE_BYTES) ->
     if _nesting_depth(value, MAX_DEPTH) > MAX_DEPTH:
         raise InvalidFile(path, "", TOO_DEEP)
     return value
+
+
+def model_problem(err: ValidationError) -> str:
+    """The first pydantic error as ``members.1.name: Field required`` (+N more)."""
+    first = err.errors()[0]
+    where = ".".join(str(part) for part in first["loc"])
+    more = len(err.errors()) - 1
+    return (f"{where}: {first['msg']}" if where else first["msg"]) + (f" (+{more} more)" if more else "")
+
+
+def validate_raw(model: type[BaseModel] | type[Shape], raw: Any, shown_path: Path | str) -> Any:
+    """``raw`` validated as ``model`` (pydantic is imported only when it raises).
+
+    Raises:
+        InvalidFile: naming the first problem.
+    """
+    try:
+        return model.model_validate(raw)
+    except validation_error() as err:
+        raise InvalidFile(shown_path, "", model_problem(err)) from None

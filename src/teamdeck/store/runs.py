@@ -29,9 +29,9 @@ from teamdeck.model.run import RunRecord
 from teamdeck.store.atomic import atomic_replace
 from teamdeck.store.files import ensure_dir, list_entries, read_optional
 from teamdeck.store.jsonl import append_record, read_records, repair_torn_tail
+from teamdeck.store.loaders import model_problem
 from teamdeck.store.locks import locked
 from teamdeck.store.paths import ID_RE, MEMBER_RE, open_beneath
-from teamdeck.store.teamfiles import model_problem
 from teamdeck.store.workspace import Workspace
 from teamdeck.store.yaml_text import dump_yaml, parse_yaml
 

@@ -185,7 +185,9 @@ class Workspace(_WorkspaceFields):
     def forge_issue_log(self, issue_key: str) -> Path:
         return self.forge_issue_dir(issue_key) / "events.jsonl"
 
-    # --- Claude Code teams ----------------------------------------------------
+    # --- teams: teams/<team>/ holds a team's files and teamdeck's own beside them ---
+    # (team_config, inboxes_dir, inbox and claude_tasks_dir are Claude Code's layout:
+    # formats/claude_code/ reads them; everything else asks the team's format).
     @property
     def teams_dir(self) -> Path:
         return self.root / "teams"

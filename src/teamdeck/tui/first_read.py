@@ -48,8 +48,6 @@ def before_the_fork() -> None:
     readers here would make the app wait for them before it imports Textual: at 1x the
     two sides reach the first screen together as it is.)"""
     # Imported for their side effect: the classes exist in both processes (pydantic with the task models).
-    import teamdeck.model.claude
-    import teamdeck.model.task  # noqa: F401
 
 
 @dataclass

@@ -25,12 +25,13 @@ from datetime import timedelta
 from pathlib import Path
 
 from teamdeck.errors import TeamdeckError
+from teamdeck.formats import registry as team_formats
+from teamdeck.formats.registry import task_dir_kind
 from teamdeck.protocol.session_log import read_log, session_teams
 from teamdeck.protocol.team_archive import archived_teams
 from teamdeck.store.files import list_entries
 from teamdeck.store.paths import InvalidId, check_id
 from teamdeck.store.settings import load_settings
-from teamdeck.store.teamfiles import list_team_names, task_dir_kind
 from teamdeck.store.workspace import SETTINGS_FILE, Workspace, read_only_mount
 from teamdeck.view.assemble import snapshot_of
 from teamdeck.view.changes import classify
@@ -320,8 +321,9 @@ def _list(state: ReadState) -> tuple[list[str], list[str]]:
             task_ids.append(check_id(entry.name, "task id"))
         except InvalidId as err:
             problems.append(Problem(f"tasks/{entry.name!r}", "", f"ignored: {err}"))
-    team_names, ignored = list_team_names(ws)
-    team_names = sorted({*team_names, *(team for team in archived_teams(ws) if not ws.team_config(team).exists())})
+    team_names, ignored = team_formats.team_names(ws)
+    ended = (team for team in archived_teams(ws) if not team_formats.team_format(ws, team).has_team(ws, team))
+    team_names = sorted({*team_names, *ended})
     problems += [Problem("teams", "", line) for line in ignored]
     state.listing_problems = tuple(problems)
     return task_ids, team_names
@@ -415,10 +417,9 @@ def _refresh_team(state: ReadState, team: str, parts: set[str]) -> bool:
         if "config" in parts:
             files = reread_config(ws, files)
         for part in parts:
-            if files is not None and part.startswith("inbox:") and part.endswith(".json"):
-                name = part[len("inbox:") :]
+            if files is not None and part.startswith("inbox:"):
                 try:
-                    path = ws.inbox(team, name[: -len(".json")])
+                    path = team_formats.team_format(ws, team).inbox(ws, team, part[len("inbox:") :])
                 except InvalidId:
                     continue
                 files = reread_inbox(ws, files, path)

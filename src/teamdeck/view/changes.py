@@ -1,5 +1,5 @@
-"""What a changed path belongs to: a task, a team's config or inbox, a plan, the
-settings... (the refresher reads only that again)."""
+"""What a changed path belongs to: a task, a team's roster or inbox (as its team format
+says, formats/registry.py), a plan, the settings... (the refresher reads only that again)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
+from teamdeck.formats.registry import team_file
 from teamdeck.store.workspace import SETTINGS_FILE
 from teamdeck.view.plans import plan_of_path, verdict_task_of_path
 
@@ -22,7 +23,8 @@ class Work:
     """Tasks where something under ``agents/`` (or the task directory itself) changed:
     their worker outputs are read again."""
     teams: dict[str, set[str]] = field(default_factory=dict)
-    """team -> the parts to re-read: ``config``, ``messages`` or ``inbox:<file name>``."""
+    """team -> the parts to re-read: ``config``, ``messages``, ``connections`` or
+    ``inbox:<recipient>`` (what the team's format says a path is, formats/format.py)."""
     plans: set[str] = field(default_factory=set)
     relist_plans: bool = False
     verdicts: set[str] = field(default_factory=set)
@@ -89,19 +91,21 @@ def classify(root: Path, changed: Iterable[Path]) -> Work:
                     work.verdicts.add(parts[1])
                 if len(parts) <= 3:
                     work.task_lists.setdefault(parts[1], set()).add(parts[2] if len(parts) == 3 else "all")
-        elif parts[0] == "teams":
+        elif (found := team_file(parts)) is not None:
+            team = work.teams.setdefault(found.team, set())
+            if found.what in ("team", "inboxes"):
+                team.add("all")
+            elif found.what == "roster":
+                team.add("config")
+            elif found.member is not None:
+                team.add(f"inbox:{found.member}")
+        elif parts[0] == "teams":  # teamdeck's own files beside a team's (store/workspace.py)
             if len(parts) == 1:
                 work.relist = True
                 continue
             team = work.teams.setdefault(parts[1], set())
-            if len(parts) == 2:
-                team.add("all")
-            elif parts[2] == "config.json":
-                team.add("config")
-            elif parts[2] == "messages.jsonl":
+            if len(parts) > 2 and parts[2] == "messages.jsonl":
                 team.add("messages")
-            elif parts[2] == "connections":
+            elif len(parts) > 2 and parts[2] == "connections":
                 team.add("connections")
-            elif parts[2] == "inboxes":
-                team.add(f"inbox:{parts[3]}" if len(parts) == 4 else "all")
     return work

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from teamdeck.model.claude import (
+from teamdeck.formats.registry import team_format
+from teamdeck.model.team import (
     Kind,
     ModeSetRequest,
     SandboxPermissionRequest,
@@ -94,7 +95,8 @@ def frame_problems(ws: Workspace, files: TeamFiles) -> list[Problem]:
     ledger's fold found them, once per inbox read)."""
     if files.ledger is None:
         return []
+    team_files = team_format(ws, files.name)
     return [
-        Problem(str(ws.rel(ws.inbox(files.name, recipient))), f"entry {index}", f"{kind} frame: {why}")
+        Problem(str(ws.rel(team_files.inbox(ws, files.name, recipient))), f"entry {index}", f"{kind} frame: {why}")
         for recipient, index, kind, why in files.ledger.bad_frames
     ]

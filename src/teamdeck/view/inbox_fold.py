@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from teamdeck.model.claude import (
+from teamdeck.formats.inboxes import Inbox
+from teamdeck.model.team import (
     IdleNotification,
     Kind,
     PermissionRequest,
@@ -24,7 +25,6 @@ from teamdeck.model.claude import (
     Unknown,
 )
 from teamdeck.protocol.ledger.moments import moment_of
-from teamdeck.store.inbox import Inbox
 from teamdeck.store.loaders import dumps_json
 from teamdeck.view.frames import describe_frame
 from teamdeck.view.snapshot import MessageView

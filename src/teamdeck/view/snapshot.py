@@ -201,7 +201,7 @@ class MessageView:
 
     Attributes:
         index: position in the inbox array (the first of a fold).
-        kind: a message kind (``plain``, ``shutdown_request``...; model/claude.py) or
+        kind: a message kind (``plain``, ``shutdown_request``...; model/team.py) or
             ``idle`` for a fold.
         sender: ``from``.
         timestamp: when (the last one, for a fold).

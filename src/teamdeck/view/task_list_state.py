@@ -5,9 +5,9 @@ view/build.py, which calls these on each build and refresh)."""
 from __future__ import annotations
 
 from teamdeck.errors import TeamdeckError
+from teamdeck.formats.registry import task_dir_kind
 from teamdeck.protocol.team_archive import SESSION_TEAM
 from teamdeck.store.files import list_entries
-from teamdeck.store.teamfiles import task_dir_kind
 from teamdeck.view.read_state import ReadState
 from teamdeck.view.team_tasks import read_task_list_files, reread_task_files, task_list_view
 
@@ -22,7 +22,7 @@ def task_list_names(state: ReadState) -> list[str]:
         names |= {entry.name for entry in list_entries(state.ws.tasks_dir) if SESSION_TEAM.fullmatch(entry.name)}
     except TeamdeckError:
         pass  # the listing problem is reported by _list
-    return [name for name in sorted(names) if task_dir_kind(state.ws.tasks_dir / name) == "claude"]
+    return [name for name in sorted(names) if task_dir_kind(state.ws.tasks_dir / name) == "task-list"]
 
 
 def refresh_task_list(state: ReadState, name: str, changed: set[str]) -> None:
@@ -31,7 +31,7 @@ def refresh_task_list(state: ReadState, name: str, changed: set[str]) -> None:
     if name not in state.teams and not SESSION_TEAM.fullmatch(name):
         drop_task_list(state, name)
         return
-    if task_dir_kind(state.ws.tasks_dir / name) != "claude":
+    if task_dir_kind(state.ws.tasks_dir / name) != "task-list":
         drop_task_list(state, name)
         return
     if known is None:

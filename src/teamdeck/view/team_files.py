@@ -16,8 +16,10 @@ from datetime import timedelta
 from pathlib import Path
 
 from teamdeck.errors import NotFound, TeamdeckError
-from teamdeck.model.claude import TeamConfig
+from teamdeck.formats.inboxes import Inbox, UnreadableInbox
+from teamdeck.formats.registry import team_format
 from teamdeck.model.connection import Connection
+from teamdeck.model.team import TeamConfig
 from teamdeck.protocol.inboxes import TeamInboxes, read_inboxes
 from teamdeck.protocol.ledger.build import build_ledger
 from teamdeck.protocol.ledger.fold import LedgerFold
@@ -25,9 +27,7 @@ from teamdeck.protocol.ledger.results import DEFAULT_SHUTDOWN_TIMEOUT, Ledger
 from teamdeck.protocol.observed import Observed
 from teamdeck.protocol.team_archive import archived_roster, keep_roster
 from teamdeck.store.connections import read_connections
-from teamdeck.store.inbox import Inbox, UnreadableInbox, recipient_of
 from teamdeck.store.paths import InvalidId
-from teamdeck.store.teamfiles import is_tombstone, read_team_config
 from teamdeck.store.workspace import Workspace
 from teamdeck.view.frames import frame_problems
 from teamdeck.view.inbox_fold import InboxRows
@@ -109,9 +109,7 @@ def read_team_files(
     Returns:
         The files, or None when the team is gone.
     """
-    if is_tombstone(team):
-        return None
-    if not ws.team_config(team).exists():
+    if not team_format(ws, team).has_team(ws, team):  # ended (or being removed: no archive, so gone)
         return _ended(ws, team, previous, shutdown_timeout)
     if previous is not None and previous.ended:
         previous = None  # the team is back (a session resumed): read it afresh
@@ -151,7 +149,7 @@ def reread_inbox(ws: Workspace, files: TeamFiles, path: Path) -> TeamFiles:
     :func:`with_ledger` once every changed part is read."""
     if files.ended:  # its inboxes are what was recorded; the files are gone
         return files
-    recipient = recipient_of(path)
+    recipient = team_format(ws, files.name).recipient_of(path)
     inboxes = TeamInboxes(dict(files.inboxes.inboxes), dict(files.inboxes.unreadable), list(files.inboxes.ignored))
     inboxes.inboxes.pop(recipient, None)
     inboxes.unreadable.pop(recipient, None)
@@ -211,7 +209,7 @@ def read_ended_team(ws: Workspace, team: str, shutdown_timeout: timedelta | None
     recorded of its inboxes, its ledger), for the commands that name one (``inbox``,
     ``doctor``); None when its directory is still there or nothing of it was archived.
     Reads only: a command records nothing."""
-    if ws.team_config(team).exists():
+    if team_format(ws, team).has_team(ws, team):
         return None
     return _ended(ws, team, None, shutdown_timeout)
 
@@ -230,7 +228,7 @@ def _ended(
     inboxes = TeamInboxes()
     for recipient in observed.recipients():
         try:
-            inboxes.inboxes[recipient] = observed.read(ws.inbox(team, recipient))
+            inboxes.inboxes[recipient] = observed.read(team_format(ws, team).inbox(ws, team, recipient))
         except (InvalidId, UnreadableInbox):
             continue
     timeout = shutdown_timeout or (previous.shutdown_timeout if previous is not None else DEFAULT_SHUTDOWN_TIMEOUT)
@@ -241,23 +239,26 @@ def _ended(
 
 
 def _read_config(ws: Workspace, team: str, previous: TeamFiles | None) -> tuple[TeamConfig | None, Problem | None]:
+    files_format = team_format(ws, team)
     try:
-        return read_team_config(ws, team), None
+        return files_format.read_roster(ws, team), None
     except NotFound:
         return None, None
     except TeamdeckError as err:
         kept = previous.config if previous is not None else None
-        return kept, Problem.of(err, str(ws.rel(ws.team_config(team))))
+        return kept, Problem.of(err, str(ws.rel(files_format.roster_file(ws, team))))
 
 
 def inbox_problems(ws: Workspace, files: TeamFiles) -> list[Problem]:
     """The team's unreadable inboxes, ignored inbox files and unreadable MCP heartbeats,
     as problems."""
+    files_format = team_format(ws, files.name)
     problems = [
-        Problem(str(ws.rel(ws.inboxes_dir(files.name) / f"{recipient}.json")), "", why)
+        Problem(str(ws.rel(files_format.inbox(ws, files.name, recipient))), "", why)
         for recipient, why in files.inboxes.unreadable.items()
     ]
-    problems += [Problem(str(ws.rel(ws.inboxes_dir(files.name))), "", line) for line in files.inboxes.ignored]
+    inboxes_dir = ws.rel(files_format.inboxes_dir(ws, files.name))
+    problems += [Problem(str(inboxes_dir), "", line) for line in files.inboxes.ignored]
     problems += frame_problems(ws, files)
     return problems + [
         Problem(str(ws.rel(ws.connections_dir(files.name))), "", line) for line in files.connection_problems

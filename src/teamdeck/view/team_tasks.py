@@ -1,4 +1,5 @@
-"""A team's Claude Code task list (``tasks/<team>/<n>.json``) as the fronts show it.
+"""A team's task list (Claude Code's: ``tasks/<team>/<n>.json``) as the fronts show it,
+read through the team's format (formats/format.py).
 
 What was read is kept per file as a :class:`TaskListFiles`, so a change to one task
 file re-reads that file alone (view/build.py maps the watcher's paths here). The view
@@ -8,7 +9,7 @@ depends on the clock and on the roster: a task ``in_progress`` whose owner is of
 ``stalledAfterSeconds``, is **stalled**.
 
 A directory under ``tasks/`` is read as a task list only when it is a Claude Code task
-list (store/teamfiles.py ``task_dir_kind``) *and* its name is a team: teamdeck's own
+list of some team format (formats/registry.py ``task_dir_kind``) *and* its name is a team: teamdeck's own
 tasks (``tasks/<id>/task.yaml``) share the directory.
 """
 
@@ -21,9 +22,9 @@ from datetime import datetime, timedelta
 
 from teamdeck.clock import iso, parse_iso
 from teamdeck.errors import InvalidFile
-from teamdeck.model.claude import ClaudeTask
+from teamdeck.formats.registry import team_format
+from teamdeck.model.team import ClaudeTask
 from teamdeck.protocol.team_task_checks import dependency_problems
-from teamdeck.store.claude_tasks import list_task_files, misnamed_problem, read_task_file, shown_task_path
 from teamdeck.store.workspace import Workspace
 from teamdeck.view.overview import age
 from teamdeck.view.snapshot import MemberView, Problem, TeamTaskListView, TeamTaskView, TeamView
@@ -38,7 +39,8 @@ class TaskListFiles:
 
     Attributes:
         team: the team (the directory's name).
-        read: task file name -> its task, or the problem that stopped it being read.
+        read: task entry name -> its task, or the problem that stopped it being read, by
+            task id (the order of the format's listing).
         misnamed: JSON files whose names are not task ids (reported, never read).
     """
 
@@ -49,7 +51,7 @@ class TaskListFiles:
 
 def read_task_list_files(ws: Workspace, team: str) -> TaskListFiles:
     """Read every file of ``tasks/<team>/`` (an empty list when it is gone)."""
-    listing = list_task_files(ws, team)
+    listing = team_format(ws, team).task_listing(ws, team)
     read: dict[str, ClaudeTask | Problem] = {}
     for name in listing.names:
         found = _read(ws, team, name)
@@ -62,23 +64,23 @@ def reread_task_files(ws: Workspace, files: TaskListFiles, names: set[str]) -> T
     """``files`` with the task files ``names`` read again (dropped when gone); any other
     name (a file appeared or went, a ``.lock``...) lists the directory again and reads
     only files not read before."""
-    listing = list_task_files(ws, files.team)
-    read = {name: found for name, found in files.read.items() if name in listing.names and name not in names}
-    for name in listing.names:
-        if name not in read:
-            found = _read(ws, files.team, name)
-            if found is not None:
-                read[name] = found
+    listing = team_format(ws, files.team).task_listing(ws, files.team)
+    read: dict[str, ClaudeTask | Problem] = {}
+    for name in listing.names:  # in the listing's order: by task id
+        found = files.read[name] if name in files.read and name not in names else _read(ws, files.team, name)
+        if found is not None:
+            read[name] = found
     return TaskListFiles(files.team, read, listing.misnamed)
 
 
 def _read(ws: Workspace, team: str, name: str) -> ClaudeTask | Problem | None:
+    files = team_format(ws, team)
     try:
-        return read_task_file(ws, team, name)
+        return files.read_task(ws, team, name)
     except FileNotFoundError:
         return None
     except InvalidFile as err:
-        return Problem.of(err, shown_task_path(ws, team, name))
+        return Problem.of(err, files.task_shown(ws, team, name))
 
 
 def task_list_view(
@@ -101,17 +103,17 @@ def task_list_view(
         previous: the view made last time: returned itself when nothing changed, so the
             fronts can tell by identity.
     """
+    list_format = team_format(ws, files.team)
     by_id = {}
     problems = []
-    for name in sorted(files.read, key=lambda name: int(name[: -len(".json")])):
-        found = files.read[name]
+    for name, found in files.read.items():  # by task id (the listing's order)
         if isinstance(found, Problem):
             problems.append(found)
         else:
             by_id[found.id] = (name, found)
-    problems += [Problem.of(misnamed_problem(ws, files.team, name)) for name in files.misnamed]
+    problems += [Problem.of(list_format.misnamed_task(ws, files.team, name)) for name in files.misnamed]
     for dependency in dependency_problems(task for _, task in by_id.values()):
-        path = shown_task_path(ws, files.team, by_id[dependency.task_id][0])
+        path = list_format.task_shown(ws, files.team, by_id[dependency.task_id][0])
         problems.append(Problem(path, f"$.{dependency.field}", dependency.why))
     members = {member.name.lower(): member for member in team.members} if team is not None else None
     reports = {task_id: f"completed by {who} at {at}" for task_id, who, at in team.task_reports} if team else {}
@@ -135,7 +137,7 @@ def task_list_view(
                 blocks=tuple(task.blocks),
                 internal=task.internal,
                 stalled="" if reported or (team is not None and team.ended) else _stalled(task, members, now, limit),
-                path=shown_task_path(ws, files.team, name),
+                path=list_format.task_shown(ws, files.team, name),
                 reported=reported,
             )
         )

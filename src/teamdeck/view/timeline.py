@@ -22,8 +22,9 @@ import bisect
 import heapq
 from typing import cast
 
-from teamdeck.model.claude import ClaudeTask, IdleNotification, TaskAssignment
-from teamdeck.store.inbox import Inbox
+from teamdeck.formats.inboxes import Inbox
+from teamdeck.formats.registry import team_format
+from teamdeck.model.team import ClaudeTask, IdleNotification, TaskAssignment
 from teamdeck.store.loaders import dumps_json
 from teamdeck.view.event_tail import MAX_EVENTS, moment, order_of
 from teamdeck.view.eventlog import DETAIL_CHARS, EventRow
@@ -113,7 +114,9 @@ def _made_rows(state: ReadState, name: str, logged: frozenset[tuple[str, str, st
     )
     listing = state.task_lists.get(name)
     tasks = (
-        tuple(task for task in listing.read.values() if isinstance(task, ClaudeTask) and not task.internal)
+        tuple(
+            (entry, task) for entry, task in listing.read.items() if isinstance(task, ClaudeTask) and not task.internal
+        )
         if listing is not None
         else ()
     )
@@ -127,7 +130,7 @@ def _made_rows(state: ReadState, name: str, logged: frozenset[tuple[str, str, st
         made_rows = [row for inbox_made, _mentions in made for row in inbox_made]
         return tuple(sorted(made_rows + task_rows(state, name, tasks, moments), key=order_of))
 
-    return state.derive(f"timeline team {name}", (*made, *tasks), combine)
+    return state.derive(f"timeline team {name}", (*made, *(task for _entry, task in tasks)), combine)
 
 
 def _logged(files: TeamFiles) -> frozenset[tuple[str, str, str]]:
@@ -181,28 +184,31 @@ def inbox_rows(
     return tuple(rows), mentions
 
 
-def task_rows(state: ReadState, team: str, tasks: tuple[ClaudeTask, ...], moments: dict[str, str]) -> list[EventRow]:
-    """A row per task of a team's task list that a message assigned or reported
-    completed, with the task's status as the list has it now, at the newest such
-    message (task files carry no time; their modification time is the time of a copy
-    as often as of a change)."""
+def task_rows(
+    state: ReadState, team: str, tasks: tuple[tuple[str, ClaudeTask], ...], moments: dict[str, str]
+) -> list[EventRow]:
+    """A row per task of a team's task list (with the name of its entry in the list)
+    that a message assigned or reported completed, with the task's status as the list
+    has it now, at the newest such message (task files carry no time; their
+    modification time is the time of a copy as often as of a change)."""
     rows = []
-    for task in tasks:
+    list_format = team_format(state.ws, team)
+    for entry, task in tasks:
         changed = moments.get(task.id)
         if changed is None:
             continue
-        path = state.ws.claude_tasks_dir(team) / f"{task.id}.json"
+        path = list_format.task_shown(state.ws, team, entry)
         owner = f", owner {task.owner}" if task.owner else ""
         rows.append(
             EventRow(
                 ts=changed,
-                id=f"~{state.ws.rel(path)}",  # "~": after the message of the same moment
+                id=f"~{path}",  # "~": after the message of the same moment
                 source=f"team {team}",
                 kind=f"task {task.status}",
                 actor=task.owner or "",
                 text=f"#{task.id} {task.subject}{owner}",
-                detail=_capped({"file": str(state.ws.rel(path)), **task.to_json()}),
-                path=str(state.ws.rel(path)),
+                detail=_capped({"file": path, **task.to_json()}),
+                path=path,
             )
         )
     return rows

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from teamdeck.errors import TeamdeckError
+from teamdeck.formats.claude_code.inbox import read_inbox
 from teamdeck.protocol.gates import decide_gate, list_gates
 from teamdeck.protocol.join import join_task
 from teamdeck.protocol.messaging.sending import send_message
@@ -23,7 +24,6 @@ from teamdeck.protocol.tasks import create_task
 from teamdeck.protocol.teams import add_member, create_team, read_team
 from teamdeck.protocol.validate import validate_workspace
 from teamdeck.sim.outputs import write_final_output
-from teamdeck.store.inbox import read_inbox
 from teamdeck.store.paths import EscapesWorkspace, beneath
 from teamdeck.store.workspace import Workspace
 

@@ -17,7 +17,7 @@ import sys
 import time
 from pathlib import Path
 
-from teamdeck.store.inbox import append_message, mark_read
+from teamdeck.formats.claude_code.inbox import append_message, mark_read
 
 from .stopped import wait_until_stopped
 
@@ -27,7 +27,7 @@ from .stopped import wait_until_stopped
 STOPPING_WRITER = """
 import os, signal, sys
 from pathlib import Path
-from teamdeck.store import inbox
+from teamdeck.formats.claude_code import inbox
 
 read = inbox._load_with_bytes
 def read_then_freeze(path, *args, **kwargs):

@@ -165,7 +165,7 @@ def stress_sends(path: str, writer: str, count: str, stale_after: str) -> None:
     """Append ``count`` messages ``<writer>-<n>`` to one inbox through the locked writer (C17);
     a send that never got the lock (Busy: nothing written) is tried again, and counted."""
     from teamdeck.errors import Busy
-    from teamdeck.store.inbox import append_message
+    from teamdeck.formats.claude_code.inbox import append_message
 
     target = Path(path)
     _start_together()
@@ -185,7 +185,7 @@ def read_and_mark(path: str, stop_file: str, stale_after: str) -> None:
     """Until ``stop_file`` exists: parse the inbox as a reader would (counting reads that
     are not a JSON array) and, every 20th read, mark everything read as its recipient does."""
     from teamdeck.errors import Busy
-    from teamdeck.store.inbox import mark_read
+    from teamdeck.formats.claude_code.inbox import mark_read
 
     target = Path(path)
     _start_together()

@@ -108,7 +108,7 @@ def test_an_inbox_change_uses_the_roster_read_at_its_own_change(ws: Workspace) -
 
 
 def test_shutdown_approved_but_still_active_is_marked(ws: Workspace) -> None:
-    from teamdeck.model.claude import ShutdownApproved
+    from teamdeck.model.team import ShutdownApproved
     from teamdeck.protocol.messaging.sending import send_structured
 
     worlds.team(ws)

@@ -11,7 +11,7 @@ import logging
 from dataclasses import dataclass
 
 from teamdeck.errors import TeamdeckError
-from teamdeck.model.claude import Member, TeamConfig
+from teamdeck.model.team import Member, TeamConfig
 from teamdeck.protocol.teams import list_teams, read_team
 from teamdeck.store.settings import load_settings
 from teamdeck.store.workspace import Workspace

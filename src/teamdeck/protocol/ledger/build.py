@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import timedelta
 from functools import cache
 
-from teamdeck.model.claude import TeamConfig
+from teamdeck.model.team import TeamConfig
 from teamdeck.protocol.inboxes import TeamInboxes, read_inboxes
 from teamdeck.protocol.ledger.fold import LedgerFold, idle_folds
 from teamdeck.protocol.ledger.handshakes import Context, classify_handshakes, orphan_replies, unread_after_idle

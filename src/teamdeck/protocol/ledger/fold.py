@@ -14,7 +14,8 @@ from collections.abc import Callable, Container, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from teamdeck.model.claude import (
+from teamdeck.formats.inboxes import Inbox, InboxEntry
+from teamdeck.model.team import (
     IdleNotification,
     PermissionRequest,
     PermissionResponse,
@@ -33,7 +34,6 @@ from teamdeck.model.team_log import SEND_TYPES, TeamLogRecord
 from teamdeck.protocol.ledger.moments import moment_of, newer
 from teamdeck.protocol.ledger.results import Finding, IdleFold, TaskReport, Termination
 from teamdeck.protocol.teamlog import TeamLog
-from teamdeck.store.inbox import Inbox, InboxEntry
 from teamdeck.store.workspace import Workspace
 
 HANDSHAKE_REQUESTS = (ShutdownRequest, PlanApprovalRequest, PermissionRequest, SandboxPermissionRequest)

@@ -14,7 +14,8 @@ from collections.abc import Callable, Iterator, Mapping
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
-from teamdeck.model.claude import (
+from teamdeck.formats.inboxes import InboxEntry
+from teamdeck.model.team import (
     InboxMessage,
     PermissionRequest,
     PermissionResponse,
@@ -32,7 +33,6 @@ from teamdeck.model.team_log import TeamLogRecord
 from teamdeck.protocol.ledger.fold import HANDSHAKE_REPLIES, HANDSHAKE_REQUESTS, InboxFold
 from teamdeck.protocol.ledger.moments import later, moment_of, newer
 from teamdeck.protocol.ledger.results import Finding, Handshake
-from teamdeck.store.inbox import InboxEntry
 
 _Request = TypeVar("_Request", ShutdownRequest, PlanApprovalRequest, PermissionRequest, SandboxPermissionRequest)
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
-from teamdeck.model.claude import TeamConfig
+from teamdeck.model.team import TeamConfig
 
 FAILURE_CLASSES = {
     "not_enqueued": "not enqueued",

@@ -10,7 +10,9 @@ from typing import Any
 
 from teamdeck.clock import iso
 from teamdeck.errors import NotFound, Refused, TeamdeckError
-from teamdeck.model.claude import (
+from teamdeck.formats.inboxes import Inbox, InboxEntry, same_message
+from teamdeck.formats.registry import team_format
+from teamdeck.model.team import (
     Kind,
     Member,
     PlanApprovalRequest,
@@ -21,14 +23,12 @@ from teamdeck.model.claude import (
     TeamConfig,
 )
 from teamdeck.protocol.allowed import NOT_APPROVED, why_not_deactivate, why_not_shutdown
-from teamdeck.protocol.inboxes import read_inboxes
+from teamdeck.protocol.inboxes import read_inbox, read_inboxes
 from teamdeck.protocol.messaging.names import resolve_member
 from teamdeck.protocol.messaging.sending import Sent, send_kind
 from teamdeck.protocol.teamlog import log, new_record
 from teamdeck.protocol.teams import epoch_ms, read_team
-from teamdeck.store.inbox import Inbox, InboxEntry, mark_read, read_inbox, same_message
 from teamdeck.store.paths import shown
-from teamdeck.store.teamfiles import transact_config
 from teamdeck.store.workspace import Workspace
 
 
@@ -99,7 +99,7 @@ def request_shutdown(
     stamp = epoch_ms(ws)
     taken = {
         entry.kind.correlation_id
-        for entry in read_inbox(ws.inbox(team, target)).messages
+        for entry in read_inbox(ws, team, target).messages
         if isinstance(entry.kind, ShutdownRequest)
     }
     while f"shutdown-{stamp}@{target}" in taken:
@@ -161,7 +161,7 @@ def respond_shutdown(
             f"Could not answer shutdown request {request_id}: the answer goes to the requester "
             f"'{requester}'; nothing was written"
         )
-    earlier = _replies(read_inbox(ws.inbox(team, requester)), (ShutdownApproved, ShutdownRejected), request_id)
+    earlier = _replies(read_inbox(ws, team, requester), (ShutdownApproved, ShutdownRejected), request_id)
     if earlier:
         kind, message = earlier[-1].kind, earlier[-1].message
         assert kind is not None and message is not None  # _replies keeps decoded messages only
@@ -236,12 +236,12 @@ def answer_plan(
         )
     requests = [
         entry
-        for entry in read_inbox(ws.inbox(team, source)).messages
+        for entry in read_inbox(ws, team, source).messages
         if isinstance(entry.kind, PlanApprovalRequest) and _sender(entry).lower() == target.lower()
     ]
     answered = {
         entry.kind.correlation_id
-        for entry in read_inbox(ws.inbox(team, target)).messages
+        for entry in read_inbox(ws, team, target).messages
         if isinstance(entry.kind, PlanApprovalResponse)
     }
     chosen: InboxEntry | None
@@ -263,7 +263,8 @@ def answer_plan(
         fields["feedback"] = feedback
     fields["timestamp"] = iso(ws.clock())
     sent = send_kind(ws, team, config, source, target, PlanApprovalResponse(**fields), "plan_approval_response")
-    mark_read(ws.inbox(team, source), lambda raw: same_message(raw, chosen.raw))
+    files = team_format(ws, team)
+    files.mark_read(files.inbox(ws, team, source), lambda raw: same_message(raw, chosen.raw))
     return sent
 
 
@@ -286,7 +287,7 @@ def _set_inactive(ws: Workspace, team: str, member: str, *, reason: str) -> bool
                 return True, True
         return False, False
 
-    changed = transact_config(ws, team, change)
+    changed = team_format(ws, team).change_roster(ws, team, change)
     if changed:
         log(ws, team, new_record(ws, "member_deactivated", member=member, reason=reason))
     return changed

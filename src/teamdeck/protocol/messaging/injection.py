@@ -7,10 +7,10 @@ from __future__ import annotations
 import html
 from typing import Any, NamedTuple
 
-from teamdeck.model.claude import decode_text
+from teamdeck.formats.registry import team_format
+from teamdeck.model.team import decode_text
 from teamdeck.protocol.messaging.names import resolve_member
 from teamdeck.protocol.teams import read_team
-from teamdeck.store.inbox import take_unread
 from teamdeck.store.workspace import Workspace
 
 SHUTDOWN_FIRST = ("shutdown_request",)
@@ -73,7 +73,8 @@ def inject(ws: Workspace, team: str, member: str) -> list[Injected]:
     ws.require_writable(f"mark messages read in team '{team}'")
     config = read_team(ws, team)
     recipient = resolve_member(config, team, member, role="member")
-    taken = take_unread(ws.inbox(team, recipient))
+    files = team_format(ws, team)
+    taken = files.take_unread(files.inbox(ws, team, recipient))
     injected = []
     for raw in taken:
         text = raw["text"] if isinstance(raw.get("text"), str) else ""

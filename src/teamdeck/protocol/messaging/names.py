@@ -6,7 +6,7 @@ and by protocol's other team functions (delegation, permissions, connections...)
 from __future__ import annotations
 
 from teamdeck.errors import NotFound
-from teamdeck.model.claude import TeamConfig
+from teamdeck.model.team import TeamConfig
 from teamdeck.store.paths import shown
 
 

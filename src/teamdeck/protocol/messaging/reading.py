@@ -4,9 +4,10 @@ Taking unread messages for a turn, which marks them, is injection.py."""
 
 from __future__ import annotations
 
+from teamdeck.formats.inboxes import InboxEntry
+from teamdeck.formats.registry import team_format
 from teamdeck.protocol.messaging.names import resolve_member
 from teamdeck.protocol.teams import read_team
-from teamdeck.store.inbox import InboxEntry, read_inbox
 from teamdeck.store.workspace import Workspace
 
 
@@ -18,5 +19,6 @@ def list_inbox(ws: Workspace, team: str, member: str, *, unread_only: bool = Fal
         UnreadableInbox: the inbox is not a JSON array.
     """
     config = read_team(ws, team)
-    inbox = read_inbox(ws.inbox(team, resolve_member(config, team, member, role="member")))
+    files = team_format(ws, team)
+    inbox = files.read_inbox(files.inbox(ws, team, resolve_member(config, team, member, role="member")))
     return inbox.unread if unread_only else inbox.messages

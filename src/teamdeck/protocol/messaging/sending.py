@@ -17,7 +17,9 @@ from typing import Any, NamedTuple
 
 from teamdeck.clock import iso
 from teamdeck.errors import Refused, TeamdeckError, WriteFailed
-from teamdeck.model.claude import Kind, TeamConfig, decode_text, is_structured
+from teamdeck.formats.inboxes import Delivery
+from teamdeck.formats.registry import team_format
+from teamdeck.model.team import Kind, TeamConfig, decode_text, is_structured
 from teamdeck.model.team_log import LogType, TeamLogRecord
 from teamdeck.protocol.intents import intent
 from teamdeck.protocol.keyed_sends import inbox_entry, logged_with_key, redeliver
@@ -25,7 +27,6 @@ from teamdeck.protocol.messaging.names import resolve_member
 from teamdeck.protocol.observed import record_delivered
 from teamdeck.protocol.teamlog import log, new_record
 from teamdeck.protocol.teams import read_team
-from teamdeck.store.inbox import Delivery, append_message
 from teamdeck.store.workspace import Workspace
 
 
@@ -120,12 +121,13 @@ def _deliver(
     with intent(ws, "send", team=team, record=record.id):
         log(ws, team, record)
         deliveries: list[Delivery] = []
+        files = team_format(ws, team)
         for recipient in recipients:
             try:
-                delivery = append_message(ws.inbox(team, recipient), entry)
+                delivery = files.append_message(files.inbox(ws, team, recipient), entry)
             except TeamdeckError as err:
                 _note(ws, team, "delivery_failed", ref=record.id, to=[recipient], error=str(err))
-                done = ", ".join(d.path.stem for d in deliveries) or "none"
+                done = ", ".join(files.recipient_of(d.path) for d in deliveries) or "none"
                 raise WriteFailed(
                     f"Could not deliver to '{recipient}': {err}. The send is logged in "
                     f"{ws.rel(ws.messages_log(team))} as {record.id}; delivered so far: {done}"

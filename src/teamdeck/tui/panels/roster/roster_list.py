@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import datetime
 
-from teamdeck.model.claude import COLORS
+from teamdeck.model.team import COLORS
 from teamdeck.tui.render import cell
 from teamdeck.tui.widgets.line_list import Cell, LineList, Row, header_text
 from teamdeck.view.overview import age

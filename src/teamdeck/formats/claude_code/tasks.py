@@ -26,19 +26,21 @@ import json
 import os
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from teamdeck.clock import iso
 from teamdeck.errors import Busy, InvalidFile, NotFound, WriteFailed
-from teamdeck.model.claude import ClaudeTask
+from teamdeck.formats.claude_code.json_files import encode_pretty, read_json_with_bytes
+from teamdeck.formats.claude_code.teamfiles import TASK_FILE_RE
+from teamdeck.formats.task_lists import TaskList, TaskListing
+from teamdeck.model.team import ClaudeTask
 from teamdeck.store.atomic import atomic_replace, is_temp_name
-from teamdeck.store.claude_json import read_json_with_bytes
 from teamdeck.store.dirlock import LOCK_STALE_S, dir_locked
+from teamdeck.store.loaders import validate_raw
 from teamdeck.store.locks import LOCK_TIMEOUT_S, release_flock, take_flock
 from teamdeck.store.paths import shown
-from teamdeck.store.teamfiles import TASK_FILE_RE, validate_raw
 from teamdeck.store.workspace import Workspace
 
 TASK_FILE_MAX_BYTES = 1024 * 1024
@@ -67,15 +69,6 @@ def task_file_name(task_id: str) -> str:
 def task_id_of(name: str) -> int:
     """The numeric id of a task file name (for sorting)."""
     return int(name[: -len(".json")])
-
-
-@dataclass(frozen=True)
-class TaskListing:
-    """The files of a list directory: task files by numeric id, and one line per JSON
-    file whose name is not a task id (reported, never read)."""
-
-    names: tuple[str, ...]
-    misnamed: tuple[str, ...]
 
 
 def list_task_files(ws: Workspace, team: str) -> TaskListing:
@@ -173,6 +166,23 @@ def update_task_file(
     return before, after
 
 
+def write_task_file(ws: Workspace, team: str, task: dict[str, Any]) -> Path:
+    """Write ``tasks/<team>/<id>.json`` of a team's task list as Claude Code's TaskCreate
+    and TaskUpdate tools do (the whole file, 2-space JSON).
+
+    Raises:
+        InvalidId: a bad team name; ValueError: an id that is not a number.
+        WriteFailed: the disk refused.
+    """
+    task_id = str(task["id"])
+    if not task_id.isdigit():
+        raise ValueError(f"Claude Code task ids are numbers, not '{task_id}'")
+    path = ws.claude_tasks_dir(team) / f"{task_id}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_replace(path, encode_pretty(task), crash_prefix="claude-task")
+    return path
+
+
 @contextmanager
 def list_locked(ws: Workspace, team: str, *, stale_after: float = LOCK_STALE_S) -> Iterator[None]:
     """Hold the task list's lock (both forms, see the module) during the block.
@@ -216,26 +226,6 @@ def encode_like(original: bytes, value: Any) -> bytes:
         return (json.dumps(value, ensure_ascii=True, allow_nan=False, **layout) + tail).encode("ascii")
 
 
-@dataclass
-class ClaudeTaskList:
-    """A Claude Code task list as read.
-
-    Attributes:
-        team: the list's directory name (the team).
-        tasks: every task file that is a valid task, by numeric id (internal ones too).
-        problems: one line per file that is not (naming it and what is wrong).
-    """
-
-    team: str
-    tasks: list[ClaudeTask] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
-
-    @property
-    def visible(self) -> list[ClaudeTask]:
-        """The tasks a task list shows: ``metadata._internal`` ones hidden."""
-        return [task for task in self.tasks if not task.internal]
-
-
 def misnamed_problem(ws: Workspace, team: str, name: str) -> InvalidFile:
     """The problem of a JSON file in a task list whose name is not a task id."""
     return InvalidFile(
@@ -243,9 +233,9 @@ def misnamed_problem(ws: Workspace, team: str, name: str) -> InvalidFile:
     )
 
 
-def read_claude_tasks(ws: Workspace, team: str) -> ClaudeTaskList:
+def read_claude_tasks(ws: Workspace, team: str) -> TaskList:
     """Read every file of ``tasks/<team>/``; a bad file is reported, the others still read."""
-    result = ClaudeTaskList(team)
+    result = TaskList(team)
     listing = list_task_files(ws, team)
     for name in listing.names:
         try:

@@ -17,19 +17,16 @@ import re
 import shutil
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
-from teamdeck.errors import InvalidFile, NotFound, Refused, WriteFailed
-from teamdeck.model.claude import TeamConfig
-from teamdeck.model.shape import Shape, validation_error
+from teamdeck.errors import NotFound, Refused, WriteFailed
+from teamdeck.formats.claude_code.json_files import encode_pretty, read_json_retrying
+from teamdeck.model.team import TeamConfig
 from teamdeck.store.atomic import atomic_replace, is_temp_name
-from teamdeck.store.claude_json import encode_pretty, read_json_retrying
 from teamdeck.store.dirlock import LOCK_STALE_S, HeldLock, rewrite_locked
+from teamdeck.store.loaders import validate_raw
 from teamdeck.store.paths import InvalidId, beneath, check_id, check_member, shown
 from teamdeck.store.workspace import Workspace
-
-if TYPE_CHECKING:
-    from pydantic import BaseModel, ValidationError
 
 T = TypeVar("T")
 
@@ -37,26 +34,6 @@ TaskDirKind = Literal["teamdeck", "claude", "empty", "other"]
 
 TASK_FILE_RE = re.compile(r"^(0|[1-9][0-9]{0,8})\.json$")
 """A Claude Code task file name: the task id (a decimal number) plus ``.json``."""
-
-
-def model_problem(err: ValidationError) -> str:
-    """The first pydantic error as ``members.1.name: Field required`` (+N more)."""
-    first = err.errors()[0]
-    where = ".".join(str(part) for part in first["loc"])
-    more = len(err.errors()) - 1
-    return (f"{where}: {first['msg']}" if where else first["msg"]) + (f" (+{more} more)" if more else "")
-
-
-def validate_raw(model: type[BaseModel] | type[Shape], raw: Any, shown_path: Path | str) -> Any:
-    """``raw`` validated as ``model`` (pydantic is imported only when it raises).
-
-    Raises:
-        InvalidFile: naming the first problem.
-    """
-    try:
-        return model.model_validate(raw)
-    except validation_error() as err:
-        raise InvalidFile(shown_path, "", model_problem(err)) from None
 
 
 # --- teams ----------------------------------------------------------------------
@@ -258,6 +235,12 @@ def list_inbox_paths(ws: Workspace, team: str) -> tuple[list[Path], list[str]]:
 # --- tasks/<team>/ : Claude Code task lists ---------------------------------------
 
 
+def holds_task_list(names: list[str]) -> bool:
+    """Whether a directory holding ``names`` is a Claude Code task list: numbered JSON
+    task files or Claude Code's ``.lock``."""
+    return ".lock" in names or any(TASK_FILE_RE.match(name) for name in names)
+
+
 def task_dir_kind(path: Path) -> TaskDirKind | Literal["missing"]:
     """What a directory under ``tasks/`` is.
 
@@ -272,6 +255,6 @@ def task_dir_kind(path: Path) -> TaskDirKind | Literal["missing"]:
         return "missing"
     if "task.yaml" in names or "events.jsonl" in names:
         return "teamdeck"
-    if ".lock" in names or any(TASK_FILE_RE.match(name) for name in names):
+    if holds_task_list(names):
         return "claude"
     return "empty" if not names else "other"

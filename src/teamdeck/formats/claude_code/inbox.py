@@ -12,8 +12,8 @@ confirm the message landed, appending again if another writer lost it (C10). Onl
 entries we mean to change are touched; every other entry, and every field we do not
 know, is written back as it was read (B13).
 
-The records here are NamedTuples and a slotted class, not dataclasses: every ``send``
-reads an inbox, and importing ``dataclasses`` would cost it ~8 ms.
+An element is handed over as it is: Claude Code's inbox entries are teamdeck's
+message shape (formats/inboxes.py holds the records they are read into).
 """
 
 from __future__ import annotations
@@ -22,16 +22,12 @@ import copy
 import errno
 import os
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, TypeVar
 
 from teamdeck.errors import InvalidFile, WriteFailed
-from teamdeck.model.claude import InboxMessage, Kind, decode
-from teamdeck.model.shape import validation_error
-from teamdeck.store import fs as fs_seam
-from teamdeck.store.atomic import atomic_replace, tmp_prefix
-from teamdeck.store.claude_json import (
+from teamdeck.formats.claude_code.json_files import (
     CLAUDE_MAX_BYTES,
     RETRY_DELAYS_S,
     append_pretty,
@@ -39,6 +35,9 @@ from teamdeck.store.claude_json import (
     pretty_element,
     read_json_with_bytes,
 )
+from teamdeck.formats.inboxes import Delivery, Inbox, UnreadableInbox, parse_entries, same_message
+from teamdeck.store import fs as fs_seam
+from teamdeck.store.atomic import atomic_replace, tmp_prefix
 from teamdeck.store.dirlock import LOCK_STALE_S, HeldLock, rewrite_locked
 from teamdeck.store.loaders import parse_json, read_capped
 from teamdeck.store.paths import beneath
@@ -50,96 +49,6 @@ os.umask(_UMASK)  # read once at import, as store/atomic.py does
 
 CONFIRM_ATTEMPTS = 3
 """Appends tried before a message that keeps vanishing is reported unconfirmed."""
-
-
-class UnreadableInbox(InvalidFile):
-    """An inbox that is not a JSON array after retries:
-    ``inbox team-lead.json unreadable: expected a JSON array (got object)``."""
-
-    def __init__(self, path: Path, why: str) -> None:
-        super().__init__(path, "", why)
-        self.args = (f"inbox {path.name} unreadable: {why}",)
-
-
-_UNDECODED: Any = object()
-"""An :class:`InboxEntry`'s kind before its first use."""
-
-
-class InboxEntry:
-    """One element of an inbox array, valid or not (not changed once made).
-
-    Attributes:
-        index: its position in the array.
-        raw: the element exactly as read.
-        message: the element as a message, or None when it is not one.
-        problem: why it is not a message (``"entry 3: text: Field required"``).
-        drained: no longer in the file: Claude Code removed it after delivering it,
-            and it is known from teamdeck's record of what it saw (protocol/observed.py).
-    """
-
-    __slots__ = ("index", "raw", "message", "problem", "drained", "_kind")
-
-    def __init__(
-        self, index: int, raw: Any, message: InboxMessage | None, problem: str | None = None, drained: bool = False
-    ) -> None:
-        self.index = index
-        self.raw = raw
-        self.message = message
-        self.problem = problem
-        self.drained = drained
-        self._kind: Kind | None = _UNDECODED
-
-    @property
-    def kind(self) -> Kind | None:
-        """The decoded protocol kind (computed on first use; None for a bad entry)."""
-        if self._kind is _UNDECODED:
-            self._kind = decode(self.message) if self.message is not None else None
-        return self._kind
-
-
-class Inbox(NamedTuple):
-    """An inbox as read: its recipient (the file name) and its entries in file order."""
-
-    path: Path
-    recipient: str
-    entries: list[InboxEntry]
-
-    @property
-    def messages(self) -> list[InboxEntry]:
-        """The entries that are messages."""
-        return [entry for entry in self.entries if entry.message is not None]
-
-    @property
-    def unread(self) -> list[InboxEntry]:
-        """The messages not yet marked read."""
-        return [entry for entry in self.entries if entry.message is not None and not entry.message.read]
-
-    @property
-    def problems(self) -> list[str]:
-        """One line per entry that is not a message."""
-        return [entry.problem for entry in self.entries if entry.problem]
-
-    def extends(self, earlier: Inbox) -> bool:
-        """Whether this read holds every entry of an ``earlier`` read of the file as the
-        same objects in the same places (see :func:`read_inbox`), perhaps with more
-        after them: what was derived from ``earlier`` still holds for that part."""
-        return len(self.entries) >= len(earlier.entries) and all(
-            mine is theirs for mine, theirs in zip(self.entries[: len(earlier.entries)], earlier.entries, strict=True)
-        )
-
-
-class Delivery(NamedTuple):
-    """What an append did.
-
-    Attributes:
-        path: the inbox written.
-        confirmed: the message was seen in the file after the write.
-        attempts: how many appends it took (more than 1: another writer lost ours).
-    """
-
-    path: Path
-    confirmed: bool
-    attempts: int
 
 
 def recipient_of(path: Path) -> str:
@@ -164,35 +73,6 @@ def _load_with_bytes(path: Path, delays: tuple[float, ...] = RETRY_DELAYS_S) -> 
         return b"[]", []
     except InvalidFile as err:
         raise UnreadableInbox(path, f"{err.where + ': ' if err.where else ''}{err.why}") from None
-
-
-def parse_entries(array: list[Any], known: Sequence[InboxEntry] = ()) -> list[InboxEntry]:
-    """Each element of an inbox array as an :class:`InboxEntry`.
-
-    Args:
-        array: the inbox as read.
-        known: the entries of an earlier read of the same file; an element equal to
-            the known one at its place is taken over as it is (with its decoded kind)
-            instead of being validated again.
-    """
-    entries = []
-    for index, raw in enumerate(array):
-        if index < len(known) and known[index].raw == raw:
-            entries.append(known[index])
-            continue
-        try:
-            entries.append(InboxEntry(index, raw, InboxMessage.model_validate(raw)))
-        except validation_error() as err:
-            first = err.errors()[0]
-            where = ".".join(str(part) for part in first["loc"])
-            why = "not a JSON object" if not isinstance(raw, dict) else f"{where}: {first['msg']}"
-            entries.append(InboxEntry(index, raw, None, f"{entry_name(index)}: {why}"))
-    return entries
-
-
-def entry_name(index: int) -> str:
-    """How an entry is named in messages (``entry 3``, counting from 1)."""
-    return f"entry {index + 1}"
 
 
 def read_inbox(path: Path, earlier: Inbox | None = None) -> Inbox:
@@ -306,14 +186,6 @@ def transact_inbox(
         return result
 
     return rewrite_locked(path, attempt, stale_after=stale_after, what=f"inbox {path.name}")
-
-
-def same_message(a: Any, b: Any) -> bool:
-    """Whether two entries are the same message: every field equal except ``read``
-    (the recipient may have marked it read since)."""
-    if not isinstance(a, dict) or not isinstance(b, dict):
-        return False
-    return {k: v for k, v in a.items() if k != "read"} == {k: v for k, v in b.items() if k != "read"}
 
 
 def append_message(
