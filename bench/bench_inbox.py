@@ -19,8 +19,8 @@ from pathlib import Path
 
 from teamdeck.clock import iso
 from teamdeck.model.claude import IdleNotification
-from teamdeck.protocol.ledger.build import build_ledger
-from teamdeck.protocol.teams import add_member, create_team
+from teamdeck.protocol.team.ledger.build import build_ledger
+from teamdeck.protocol.team.teams import add_member, create_team
 from teamdeck.store.claude_json import encode_pretty
 from teamdeck.store.inbox import append_message, mark_read, read_inbox
 from teamdeck.store.workspace import Workspace

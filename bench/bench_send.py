@@ -20,8 +20,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from teamdeck.protocol.messaging.sending import send_message
-from teamdeck.protocol.teams import add_member, create_team
+from teamdeck.protocol.team.messaging.sending import send_message
+from teamdeck.protocol.team.teams import add_member, create_team
 from teamdeck.store import inbox
 from teamdeck.store.claude_json import encode_pretty
 from teamdeck.store.inbox import append_message

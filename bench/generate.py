@@ -33,8 +33,8 @@ from teamdeck.clock import iso
 from teamdeck.model.claude import COLORS, TeamConfig
 from teamdeck.model.event import Event
 from teamdeck.model.worker_output import WorkerOutput
-from teamdeck.protocol.replay import replay
-from teamdeck.protocol.taskfile import dump_task
+from teamdeck.protocol.task.replay import replay
+from teamdeck.protocol.task.taskfile import dump_task
 from teamdeck.store.claude_json import encode_pretty
 
 BASE_TIME = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)

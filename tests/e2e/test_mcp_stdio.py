@@ -13,7 +13,7 @@ import yaml
 from mcp_clients import TEAM, call, make_workspace, refused, stdio_session, workspace_bytes
 
 from teamdeck.mcp_server.catalog import TOOLS
-from teamdeck.protocol.gates import decide_gate
+from teamdeck.protocol.effects.gate_decisions import decide_gate
 from teamdeck.store.workspace import Workspace
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from teamdeck.protocol.teams import add_member, create_team
+from teamdeck.protocol.team.teams import add_member, create_team
 from teamdeck.store.workspace import Workspace
 
 pytestmark = pytest.mark.e2e

@@ -9,7 +9,7 @@ import asyncio
 import pytest
 from pilot_helpers import SIZE, make_app, run, until
 
-from teamdeck.protocol.gates import decide_gate
+from teamdeck.protocol.effects.gate_decisions import decide_gate
 from teamdeck.tui.app import MAX_NOTICES
 from teamdeck.tui.widgets.gate_list import GateList
 

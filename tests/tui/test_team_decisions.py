@@ -11,7 +11,7 @@ import decision_world as world
 import pytest
 from pilot_helpers import busy, make_app, run, showing, type_text, until
 
-from teamdeck.protocol.messaging.handshakes import request_shutdown
+from teamdeck.protocol.team.messaging.handshake_writes import request_shutdown
 from teamdeck.store.inbox import read_inbox
 from teamdeck.store.workspace import Workspace
 from teamdeck.tui.widgets.confirm_bar import ConfirmBar

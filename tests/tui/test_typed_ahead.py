@@ -8,7 +8,7 @@ from __future__ import annotations
 from pilot_helpers import busy, make_app, run, showing, until
 from textual import events
 
-from teamdeck.protocol.taskfile import load_task
+from teamdeck.protocol.task.taskfile import load_task
 from teamdeck.tui.widgets.confirm_bar import ConfirmBar
 from teamdeck.tui.widgets.gate_list import GateList
 

@@ -12,9 +12,10 @@ from locations import FIXTURES
 
 from teamdeck.errors import Refused, WriteFailed
 from teamdeck.model.claude import IdleNotification, PlanApprovalRequest
-from teamdeck.protocol import teams
-from teamdeck.protocol.ledger.build import build_ledger
-from teamdeck.protocol.messaging import handshakes, injection, sending
+from teamdeck.protocol.team import teams
+from teamdeck.protocol.team.ledger.build import build_ledger
+from teamdeck.protocol.team.messaging import handshake_writes as handshakes
+from teamdeck.protocol.team.messaging import injection, sending
 from teamdeck.store import inbox as inbox_store
 from teamdeck.store.inbox import Delivery
 from teamdeck.store.workspace import Workspace
@@ -282,7 +283,7 @@ def test_inboxes_are_read_not_written_by_the_ledger(team_ws: Workspace) -> None:
 
 def test_team_log_reads_only_what_was_appended_and_starts_over_on_a_new_file(tmp_path):
     """The live view's TeamLog: appended records are added, a replaced log is read afresh."""
-    from teamdeck.protocol.teamlog import TeamLog, log, new_record
+    from teamdeck.protocol.team.teamlog import TeamLog, log, new_record
     from teamdeck.store.workspace import Workspace
 
     ws = Workspace.at(tmp_path)

@@ -20,7 +20,7 @@ from locations import FIXED_NOW, FIXTURES
 from teamdeck.clock import fixed_clock
 from teamdeck.errors import Busy, NotFound, Refused
 from teamdeck.model.claude import decode_text
-from teamdeck.protocol.team_tasks import update_team_task
+from teamdeck.protocol.team.task_list import update_team_task
 from teamdeck.shapes.snapshot import snapshot_json
 from teamdeck.store.claude_tasks import encode_like, read_claude_tasks, update_task_file
 from teamdeck.store.workspace import Workspace

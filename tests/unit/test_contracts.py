@@ -22,10 +22,10 @@ PLANTS = {
     "layers-exhaustive": ("unplaced.py", "", "teamdeck.unplaced"),
     "acyclic": (
         "protocol/guardians/registry.py",
-        "import teamdeck.protocol.plans.store",
+        "import teamdeck.protocol.task.planfile",
         ".guardians -> .plans",
     ),
-    "no-textual": ("protocol/events.py", "import rich.text", "teamdeck.protocol.events -> rich"),
+    "no-textual": ("protocol/common/events.py", "import rich.text", "teamdeck.protocol.common.events -> rich"),
     "live-headless": ("live/workspace.py", "import textual.app", "teamdeck.live.workspace -> textual"),
     "no-network": ("protocol/forge/round_review.py", "import httpx2", "teamdeck.protocol.forge.round_review -> httpx2"),
     "no-adapter": (
@@ -40,8 +40,8 @@ PLANTS = {
     ),
     "view-reads": (
         "view/tasks.py",
-        "import teamdeck.protocol.gates",
-        "teamdeck.view.tasks -> teamdeck.protocol.gates",
+        "import teamdeck.protocol.effects.gate_decisions",
+        "teamdeck.view.tasks -> teamdeck.protocol.effects.gate_decisions",
     ),
     "tui-layers": ("tui/render.py", "import teamdeck.tui.widgets.gates_panel", "teamdeck.tui.render -> teamdeck.tui"),
     "tui-exhaustive": ("tui/unplaced.py", "", "teamdeck.tui.unplaced"),

@@ -13,15 +13,16 @@ import pytest
 
 from teamdeck.errors import Conflict, NotFound
 from teamdeck.model.guardian import Flag, GuardianResult
-from teamdeck.protocol.events import new_event
+from teamdeck.protocol.common.events import new_event
 from teamdeck.protocol.guardians import registry
 from teamdeck.protocol.guardians.command import CommandGuardian
+from teamdeck.protocol.guardians.context import GuardianContext
 from teamdeck.protocol.guardians.diff import DiffGuardian, normalise_path
-from teamdeck.protocol.guardians.registry import GuardianContext, check_code, guardian_codes, register_guardian
-from teamdeck.protocol.guardians.runner import run_guardian
+from teamdeck.protocol.guardians.process import run_guardian
+from teamdeck.protocol.guardians.registry import check_code, guardian_codes, register_guardian
 from teamdeck.protocol.guardians.schema import SchemaGuardian
-from teamdeck.protocol.taskfile import load_task, transact
-from teamdeck.protocol.tasks import create_task
+from teamdeck.protocol.task.create import create_task
+from teamdeck.protocol.task.taskfile import load_task, transact
 from teamdeck.store.write_once import write_once
 
 
@@ -89,7 +90,7 @@ def test_schema_without_any_output_is_no_evidence(ws):
 
 
 def test_schema_notes_a_stale_joined_summary(ws):
-    from teamdeck.protocol.join import join_task
+    from teamdeck.protocol.task.join import join_task
 
     create_task(ws, "t1", "T")
     _final(ws, "t1", "w1")

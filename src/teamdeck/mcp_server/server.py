@@ -25,12 +25,13 @@ from pydantic import Field, StringConstraints, ValidationError
 from teamdeck import __version__
 from teamdeck.errors import Refused, TeamdeckError
 from teamdeck.mcp_server.catalog import TOOLS
-from teamdeck.protocol import agent_watch, decisions, delegation, roles, teams
-from teamdeck.protocol.connections import Heartbeat
-from teamdeck.protocol.conversation import MAX_LIMIT, read_conversation
-from teamdeck.protocol.messaging import injection, reading, sending
-from teamdeck.protocol.messaging.names import resolve_member
-from teamdeck.protocol.taskfile import load_task
+from teamdeck.protocol.coordination import agent_watch, decisions, delegation, roles
+from teamdeck.protocol.coordination.conversation import MAX_LIMIT, read_conversation
+from teamdeck.protocol.task.taskfile import load_task
+from teamdeck.protocol.team import teams
+from teamdeck.protocol.team.connections import Heartbeat
+from teamdeck.protocol.team.messaging import injection, reading, sending
+from teamdeck.protocol.team.messaging.names import resolve_member
 from teamdeck.shapes.coordination import delegation_json, report_json
 from teamdeck.store.workspace import Workspace
 from teamdeck.view import agents as agent_views
@@ -60,7 +61,7 @@ class Seat:
     team: str
     member: str
     role: str = "none"
-    """Its role in the roster (protocol/roles.py): which tools the server offers."""
+    """Its role in the roster (protocol/coordination/roles.py): which tools the server offers."""
 
     @property
     def worker_id(self) -> str:

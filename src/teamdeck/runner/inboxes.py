@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from teamdeck.errors import TeamdeckError
 from teamdeck.model.claude import ShutdownApproved
-from teamdeck.protocol.messaging.injection import SHUTDOWN_FIRST, format_block
+from teamdeck.protocol.team.messaging.injection import SHUTDOWN_FIRST, format_block
 from teamdeck.runtime.spec import Message
 from teamdeck.store.inbox import InboxEntry, UnreadableInbox, read_inbox
 from teamdeck.store.workspace import Workspace

@@ -18,9 +18,9 @@ from teamdeck.model.claude import (
     PlanApprovalRequest,
     TaskAssignment,
 )
-from teamdeck.protocol.messaging.injection import Injected, inject
-from teamdeck.protocol.messaging.sending import Sent, send_message, send_structured
-from teamdeck.protocol.teams import epoch_ms
+from teamdeck.protocol.team.messaging.injection import Injected, inject
+from teamdeck.protocol.team.messaging.sending import Sent, send_message, send_structured
+from teamdeck.protocol.team.teams import epoch_ms
 from teamdeck.store.workspace import Workspace
 
 

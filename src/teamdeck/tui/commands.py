@@ -13,7 +13,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 from textual.style import Style
 
-from teamdeck.protocol.allowed import can_shutdown, can_update_team_task
+from teamdeck.protocol.team.allowed import can_shutdown, can_update_team_task
 from teamdeck.tui import registry
 from teamdeck.tui.render import cell
 from teamdeck.tui.task_actions import plan_allows_run, task_allows

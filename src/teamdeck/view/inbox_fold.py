@@ -23,7 +23,7 @@ from teamdeck.model.claude import (
     TaskAssignment,
     Unknown,
 )
-from teamdeck.protocol.ledger.moments import moment_of
+from teamdeck.protocol.team.ledger.moments import moment_of
 from teamdeck.store.inbox import Inbox
 from teamdeck.store.loaders import dumps_json
 from teamdeck.view.frames import describe_frame

@@ -5,7 +5,7 @@ view/build.py, which calls these on each build and refresh)."""
 from __future__ import annotations
 
 from teamdeck.errors import TeamdeckError
-from teamdeck.protocol.team_archive import SESSION_TEAM
+from teamdeck.protocol.team.archive import SESSION_TEAM
 from teamdeck.store.files import list_entries
 from teamdeck.store.teamfiles import task_dir_kind
 from teamdeck.view.read_state import ReadState

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TypeVar
 
 from teamdeck.model.claude import Kind, PermissionRequest, PlanApprovalRequest, SandboxPermissionRequest
-from teamdeck.protocol.ledger.results import Handshake
+from teamdeck.protocol.team.ledger.results import Handshake
 from teamdeck.store.inbox import Inbox
 from teamdeck.view.inbox_fold import raw_text
 from teamdeck.view.snapshot import Decision, TeamView

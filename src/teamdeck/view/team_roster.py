@@ -12,9 +12,9 @@ from typing import NamedTuple
 from teamdeck.clock import iso
 from teamdeck.model.claude import MEMBER_ROLES
 from teamdeck.model.connection import STALE_S
-from teamdeck.protocol.ledger.moments import moment_of
-from teamdeck.protocol.ledger.results import FAILURE_CLASSES, Handshake, Ledger
-from teamdeck.protocol.team_archive import session_of
+from teamdeck.protocol.team.archive import session_of
+from teamdeck.protocol.team.ledger.moments import moment_of
+from teamdeck.protocol.team.ledger.results import FAILURE_CLASSES, Handshake, Ledger
 from teamdeck.store.inbox import Inbox
 from teamdeck.view.frames import departed, reports_of, task_reports, termination_of
 from teamdeck.view.inbox_fold import InboxRows

@@ -22,7 +22,7 @@ from datetime import datetime, timedelta
 from teamdeck.clock import iso, parse_iso
 from teamdeck.errors import InvalidFile
 from teamdeck.model.claude import ClaudeTask
-from teamdeck.protocol.team_task_checks import dependency_problems
+from teamdeck.protocol.team.task_list_checks import dependency_problems
 from teamdeck.store.claude_tasks import list_task_files, misnamed_problem, read_task_file, shown_task_path
 from teamdeck.store.workspace import Workspace
 from teamdeck.view.overview import age

@@ -23,15 +23,16 @@ from pathlib import Path
 import pytest
 from forge_world import STORY, delivery, make_team
 
-from teamdeck.protocol.delegation import delegate, report
+from teamdeck.protocol.common.intents import pending
+from teamdeck.protocol.coordination.delegation import delegate, report
+from teamdeck.protocol.effects.gate_decisions import decide_gate
+from teamdeck.protocol.effects.interrupted import complete_pending
 from teamdeck.protocol.forge.deliveries import receive
-from teamdeck.protocol.gates import decide_gate
-from teamdeck.protocol.intents import complete_pending, pending
-from teamdeck.protocol.join import join_task
-from teamdeck.protocol.messaging.sending import send_message
-from teamdeck.protocol.taskfile import load_task
-from teamdeck.protocol.tasks import create_task
-from teamdeck.protocol.teams import add_member, create_team
+from teamdeck.protocol.task.create import create_task
+from teamdeck.protocol.task.join import join_task
+from teamdeck.protocol.task.taskfile import load_task
+from teamdeck.protocol.team.messaging.sending import send_message
+from teamdeck.protocol.team.teams import add_member, create_team
 from teamdeck.store import fs as fs_seam
 from teamdeck.store.fs import CRASH_ENV
 from teamdeck.store.workspace import Workspace

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from teamdeck.errors import TeamdeckError
-from teamdeck.protocol.messaging.sending import send_message
-from teamdeck.protocol.teams import add_member, create_team
+from teamdeck.protocol.team.messaging.sending import send_message
+from teamdeck.protocol.team.teams import add_member, create_team
 from teamdeck.store.inbox import read_inbox
 from teamdeck.store.paths import EscapesWorkspace, open_beneath, parent_beneath
 from teamdeck.store.workspace import Workspace
