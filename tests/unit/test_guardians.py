@@ -249,6 +249,13 @@ def plugin_path(tmp_path: Path) -> Path:
     return root
 
 
+def test_the_built_ins_are_the_classes_the_registry_imports_each_under_its_own_code():
+    """protocol/guardians/registry.py lists the built-ins as classes it imports (a string
+    naming a module would hide an import that points back up), each under its ``code``."""
+    assert list(registry.BUILTINS) == ["schema", "command", "diff", "plan"]
+    assert all(isinstance(found, type) and found.code == code for code, found in registry.BUILTINS.items())
+
+
 def test_entry_point_plugins_are_found_run_and_contained(ws, plugin_path, monkeypatch):
     monkeypatch.syspath_prepend(str(plugin_path))
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(plugin_path), os.environ.get("PYTHONPATH", "")]))

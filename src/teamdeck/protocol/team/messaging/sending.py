@@ -1,5 +1,5 @@
 """Sending: plain messages, broadcasts and structured protocol messages to a team's
-members (seed 004 §4); the handshakes (handshakes.py) build on :func:`send_kind`.
+members (seed 004 §4); the handshakes (handshake_writes.py) build on :func:`send_kind`.
 
 Every send is checked completely before anything is written (a refused send writes
 nothing), then logged first in ``teams/<team>/messages.jsonl`` and only then appended
@@ -246,7 +246,7 @@ def send_structured(
     (once per ``key``, see protocol/team/keyed_sends.py).
 
     Simulators use this for kinds a teammate sends (idle notifications, plan approval
-    requests); the handshakes (handshakes.py) go through :func:`send_kind` after their
+    requests); the handshakes (handshake_writes.py) go through :func:`send_kind` after their
     own checks. ``reason`` goes into the log record only (a person's note the wire
     format has no field for).
 
