@@ -23,8 +23,9 @@ from teamdeck.cli.main import disk_refusal
 from teamdeck.errors import ReadOnly, Refused, WriteFailed
 from teamdeck.protocol.checks.hygiene import STALE_TEMP_S, sweep_temp_files
 from teamdeck.protocol.checks.validate import validate_workspace
-from teamdeck.protocol.effects.gate_decisions import decide_gate, list_gates
+from teamdeck.protocol.effects.gate_decisions import decide_gate
 from teamdeck.protocol.task.create import create_task
+from teamdeck.protocol.task.gates import list_gates
 from teamdeck.protocol.task.join import join_task
 from teamdeck.protocol.team.messaging.sending import send_message
 from teamdeck.protocol.team.teams import add_member, create_team

@@ -1,4 +1,5 @@
-"""Gate decisions: ``teamdeck gate list | approve | reject`` (spec 000).
+"""Deciding a gate: ``teamdeck gate approve | reject`` (spec 000); the gates as they are
+(``teamdeck gate list``) are read by protocol/task/gates.py.
 
 A gate is a point where a person must decide (task.yaml ``gates[]``). Deciding one
 appends ``gate.approved`` / ``gate.rejected`` (payload ``gateId``, ``agentInstance``,
@@ -8,7 +9,8 @@ the gate's section of ``shared/human-notes.md``.
 What a decision does beyond recording itself depends on the gate's kind: each kind has
 a rule in protocol/effects/gate_kinds.py (``GATE_RULES``, one visible table) whose effect returns
 the extra events. ``worker-blocked`` returns the task to ``working`` once no gate waits
-any more (a kind without a rule behaves like it).
+any more (a kind without a rule behaves like it). The decision is here, above the task
+files, the delegation and every kind's rule, because it reaches into all of them.
 
 When the task belongs to a team, the worker the gate names (``agentInstance``; for a
 gate that names none, every delegated worker) is then told in its Claude Code inbox,
@@ -26,19 +28,20 @@ from __future__ import annotations
 
 import logging
 from contextlib import ExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from teamdeck.errors import Conflict, NotFound, Refused, TeamdeckError, WriteFailed
 from teamdeck.model.event import Event
-from teamdeck.model.task import Gate, GateAnswer, GateState, Task
+from teamdeck.model.task import GateAnswer, GateState, Task
 from teamdeck.protocol.common.events import new_event
 from teamdeck.protocol.common.intents import intent
 from teamdeck.protocol.coordination.delegation import tell_gate_decision
 from teamdeck.protocol.effects.gate_kinds import rule_of
-from teamdeck.protocol.task.human_notes import sync_human_notes, when
+from teamdeck.protocol.task.gates import already_decided
+from teamdeck.protocol.task.human_notes import sync_human_notes
 from teamdeck.protocol.task.replay import apply_event
-from teamdeck.protocol.task.taskfile import TaskChange, load_task, task_ids, transact
+from teamdeck.protocol.task.taskfile import TaskChange, load_task, transact
 from teamdeck.store.paths import shown
 from teamdeck.store.workspace import Workspace
 
@@ -186,52 +189,3 @@ def _follow_up(ws: Workspace, task: Task, gate_id: str, decision: GateAnswer) ->
         notice = f"the decision is recorded, but what follows it did not run ({err})"
         log.warning("%s", notice)
         return [], [notice]
-
-
-def already_decided(ws: Workspace, gate: Gate) -> str:
-    """``gate g1 already approved by human:x at 2026-03-01 10:42:03 UTC`` ("by you" for us)."""
-    who = gate.decidedBy or "someone"
-    if who == ws.actor:
-        who = f"you ({who})"
-    moment = when(gate.decidedAt) if gate.decidedAt else "an unknown time"
-    return f"gate {gate.id} already {gate.state} by {who} at {moment}"
-
-
-@dataclass(frozen=True)
-class GateEntry:
-    """A gate together with the task it belongs to."""
-
-    task_id: str
-    task_title: str
-    task_state: str
-    gate: Gate
-
-
-@dataclass(frozen=True)
-class GateListing:
-    """Gates found, and the tasks that could not be read (one line each)."""
-
-    gates: list[GateEntry] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
-
-
-def list_gates(ws: Workspace, task_id: str | None = None) -> GateListing:
-    """Every gate of one task, or of every task in the workspace (task id order, then
-    gate order within a task).
-
-    Raises:
-        NotFound, InvalidFile: only when ``task_id`` is given and cannot be read; when
-            listing every task, unreadable ones are listed in ``problems`` instead.
-    """
-    if task_id is not None:
-        task = load_task(ws, task_id)
-        return GateListing([GateEntry(task.id, task.title, task.state, gate) for gate in task.gates])
-    listing = GateListing()
-    for each in task_ids(ws):
-        try:
-            task = load_task(ws, each)
-        except TeamdeckError as err:
-            listing.problems.append(str(err))
-            continue
-        listing.gates.extend(GateEntry(task.id, task.title, task.state, gate) for gate in task.gates)
-    return listing
