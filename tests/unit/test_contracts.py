@@ -22,9 +22,20 @@ PLANTS = {
     "layers-exhaustive": ("unplaced.py", "", "teamdeck.unplaced"),
     "acyclic": (
         "protocol/guardians/registry.py",
-        "import teamdeck.protocol.task.planfile",
+        "import teamdeck.protocol.plans.machine",
         ".guardians -> .plans",
     ),
+    "protocol-layers": (
+        "protocol/common/events.py",
+        "import teamdeck.protocol.task.replay",
+        "teamdeck.protocol.common.events -> teamdeck.protocol.task.replay",
+    ),
+    "protocol-siblings": (
+        "protocol/task/human_notes.py",
+        "import teamdeck.protocol.team.observed",
+        "teamdeck.protocol.task.human_notes -> teamdeck.protocol.team.observed",
+    ),
+    "protocol-exhaustive": ("protocol/unplaced.py", "", "teamdeck.protocol.unplaced"),
     "no-textual": ("protocol/common/events.py", "import rich.text", "teamdeck.protocol.common.events -> rich"),
     "live-headless": ("live/workspace.py", "import textual.app", "teamdeck.live.workspace -> textual"),
     "no-network": ("protocol/forge/round_review.py", "import httpx2", "teamdeck.protocol.forge.round_review -> httpx2"),
@@ -56,6 +67,9 @@ CONTRACT = {
     "no-adapter": "no-network",
     "fronts-store": "fronts-store",
     "view-reads": "view-reads",
+    "protocol-layers": "protocol-layers",
+    "protocol-siblings": "protocol-layers",
+    "protocol-exhaustive": "protocol-layers",
     "tui-layers": "tui-layers",
     "tui-exhaustive": "tui-layers",
 }

@@ -1,4 +1,4 @@
-"""The built-in guardians, the runner's hard timeout, plug-ins, and write-once records."""
+"""The built-in guardians, the hard timeout of a guardian's process, plug-ins, and write-once records."""
 
 from __future__ import annotations
 
@@ -164,7 +164,7 @@ def test_command_needs_a_configuration_and_a_real_directory(ws):
     assert missing.flags[0].code == "not-runnable"
 
 
-# --- runner and registry ----------------------------------------------------------------
+# --- process and registry ---------------------------------------------------------------
 class _Hang:
     def verify(self, context):
         time.sleep(60)

@@ -40,7 +40,7 @@ from teamdeck.store.workspace import Workspace
 log = logging.getLogger(__name__)
 
 Completer = Callable[[Workspace, dict[str, Any]], list[str]]
-"""``complete(ws, args) -> what it did`` (lines for the person); ``args`` are the
+"""``finish(ws, args) -> what it did`` (lines for the person); ``args`` are the
 intent's, plus ``intent``, its id (what the action yielded, to key its effects).
 Raises TeamdeckError when it cannot finish now (the intent stays for the next try)."""
 
