@@ -21,8 +21,8 @@ from teamdeck.clock import iso
 from teamdeck.formats.claude_code.inbox import append_message, mark_read, read_inbox
 from teamdeck.formats.claude_code.json_files import encode_pretty
 from teamdeck.model.team import IdleNotification
-from teamdeck.protocol.ledger.build import build_ledger
-from teamdeck.protocol.teams import add_member, create_team
+from teamdeck.protocol.team.ledger.build import build_ledger
+from teamdeck.protocol.team.teams import add_member, create_team
 from teamdeck.store.workspace import Workspace
 
 START = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)

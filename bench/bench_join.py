@@ -20,10 +20,10 @@ from pathlib import Path
 
 from common import Result, latency_result, print_table
 
-from teamdeck.protocol.gates import decide_gate
-from teamdeck.protocol.join import join_task
-from teamdeck.protocol.tasks import create_task
-from teamdeck.protocol.validate import validate_workspace
+from teamdeck.protocol.checks.validate import validate_workspace
+from teamdeck.protocol.effects.gate_decisions import decide_gate
+from teamdeck.protocol.task.create import create_task
+from teamdeck.protocol.task.join import join_task
 from teamdeck.store.workspace import Workspace
 
 WORKERS = (10, 100, 500)

@@ -23,8 +23,8 @@ from pathlib import Path
 from teamdeck.formats.claude_code import inbox
 from teamdeck.formats.claude_code.inbox import append_message
 from teamdeck.formats.claude_code.json_files import encode_pretty
-from teamdeck.protocol.messaging.sending import send_message
-from teamdeck.protocol.teams import add_member, create_team
+from teamdeck.protocol.team.messaging.sending import send_message
+from teamdeck.protocol.team.teams import add_member, create_team
 from teamdeck.store.workspace import Workspace
 
 INBOX_BYTES = 1024 * 1024

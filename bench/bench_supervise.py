@@ -18,7 +18,7 @@ from pathlib import Path
 
 from teamdeck.protocol.autowork.step import supervise
 from teamdeck.protocol.forge.deliveries import receive
-from teamdeck.protocol.teams import add_member, create_team
+from teamdeck.protocol.team.teams import add_member, create_team
 from teamdeck.store.workspace import Workspace
 
 ASSIGNED = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "gitea" / "issues-opened-sub-101"

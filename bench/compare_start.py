@@ -59,7 +59,7 @@ def measure(root: Path, size: str, sides: dict[str, Path | None], rounds: int) -
         term.close()
         return ms
 
-    launch(sides[names[0]])  # not counted: the first start records every inbox message (protocol/observed.py)
+    launch(sides[names[0]])  # not counted: the first start records every inbox message (protocol/team/observed.py)
     for n in range(rounds):
         for name in names[n % len(names) :] + names[: n % len(names)]:
             times[name].append(launch(sides[name]))

@@ -34,8 +34,8 @@ from teamdeck.formats.claude_code.json_files import encode_pretty
 from teamdeck.model.event import Event
 from teamdeck.model.team import COLORS, TeamConfig
 from teamdeck.model.worker_output import WorkerOutput
-from teamdeck.protocol.replay import replay
-from teamdeck.protocol.taskfile import dump_task
+from teamdeck.protocol.task.replay import replay
+from teamdeck.protocol.task.taskfile import dump_task
 
 BASE_TIME = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 """Every generated timestamp counts from here (so runs are reproducible)."""

@@ -31,8 +31,8 @@ import yaml
 from common import Result, cpu_seconds, latency_result, percentile, print_table
 
 from teamdeck.clock import parse_iso
-from teamdeck.protocol.messaging.sending import send_message
-from teamdeck.protocol.teams import add_member, create_team
+from teamdeck.protocol.team.messaging.sending import send_message
+from teamdeck.protocol.team.teams import add_member, create_team
 from teamdeck.store.workspace import Workspace
 from teamdeck.view.runs import all_runs
 

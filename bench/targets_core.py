@@ -137,7 +137,7 @@ def refresh_in_long_team(layout: Layout, changes: int) -> Result:
 def approve_durable(layout: Layout, changes: int) -> Result:
     """decide_gate(approve) from call to return: event appended (fsync), task.yaml
     replaced (fsync), human-notes.md updated - what the TUI's action worker waits for."""
-    from teamdeck.protocol.gates import decide_gate
+    from teamdeck.protocol.effects.gate_decisions import decide_gate
 
     ws = Workspace.at(layout.root, actor="human:bench")
     samples = []
@@ -157,7 +157,7 @@ def approve_in_big_task(layout: Layout, repeat: int) -> Result:
     clock starts, or the first fsync of events.jsonl would flush the copy's 243 MB of
     dirty pages and measure the copy, not the approval (60-100 ms of the 108 ms
     reported before this was done)."""
-    from teamdeck.protocol.gates import decide_gate
+    from teamdeck.protocol.effects.gate_decisions import decide_gate
 
     assert layout.big_log is not None
     os.sync()

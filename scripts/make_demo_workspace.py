@@ -50,14 +50,14 @@ from teamdeck.clock import iso
 from teamdeck.formats.claude_code.tasks import write_task_file
 from teamdeck.formats.claude_code.teamfiles import transact_config
 from teamdeck.model.team import LEAD_NAME
+from teamdeck.protocol.effects.gate_decisions import decide_gate
 from teamdeck.protocol.forge.deliveries import receive
-from teamdeck.protocol.gates import decide_gate
-from teamdeck.protocol.join import join_task
-from teamdeck.protocol.lifecycle import transition
-from teamdeck.protocol.messaging.handshakes import request_shutdown, respond_shutdown
-from teamdeck.protocol.messaging.sending import send_message
-from teamdeck.protocol.tasks import create_task
-from teamdeck.protocol.teams import add_member, create_team
+from teamdeck.protocol.task.create import create_task
+from teamdeck.protocol.task.join import join_task
+from teamdeck.protocol.task.lifecycle import transition
+from teamdeck.protocol.team.messaging.handshake_writes import request_shutdown, respond_shutdown
+from teamdeck.protocol.team.messaging.sending import send_message
+from teamdeck.protocol.team.teams import add_member, create_team
 from teamdeck.sim.acts import as_member, ask_plan_approval, assign_task, go_idle, take_messages, tell_lead
 from teamdeck.sim.clock import DEMO_NOW
 from teamdeck.sim.outputs import write_final_output
@@ -712,7 +712,7 @@ def build(out: Path) -> None:
     tell(Story(out))
     remove_lock_files(out)
     # What teamdeck recorded of the inboxes while the story was written is session
-    # state (protocol/observed.py), not demo content: a demo run records its own.
+    # state (protocol/team/observed.py), not demo content: a demo run records its own.
     shutil.rmtree(out / ".teamdeck", ignore_errors=True)
 
 

@@ -40,10 +40,10 @@ from test_claude_code_mcp import use
 from test_claude_code_runtime import prompt_of, runner, runs_of, teamdeck, wait_until
 
 from teamdeck.protocol.autowork.steps import ACTOR
-from teamdeck.protocol.plans.store import load_plan, plan_events
-from teamdeck.protocol.roles import role_prompt
-from teamdeck.protocol.taskfile import read_events
-from teamdeck.protocol.teams import add_member, create_team
+from teamdeck.protocol.coordination.roles import role_prompt
+from teamdeck.protocol.task.planfile import load_plan, plan_events
+from teamdeck.protocol.task.taskfile import read_events
+from teamdeck.protocol.team.teams import add_member, create_team
 from teamdeck.store.workspace import Workspace
 
 pytestmark = pytest.mark.slow

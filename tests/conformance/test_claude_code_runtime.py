@@ -354,7 +354,7 @@ def test_a_member_s_role_prompt_is_in_its_session_s_first_request_and_not_repeat
     """Seed 002: a crafter's first run appends templates/roles/crafter.md to the session's
     system prompt; the client keeps it in the session, so the resumed run's request still
     carries it (once) although teamdeck does not pass it again, and it is in no message."""
-    from teamdeck.protocol.teams import add_member
+    from teamdeck.protocol.team.teams import add_member
 
     ws = make_workspace(tmp_path / "ws")
     root = ws.root

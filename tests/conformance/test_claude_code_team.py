@@ -47,9 +47,9 @@ from support.claude_format import not_in_format
 from support.claude_team_recorder import Recorder, load_history
 from support.scripted_model import Reply, Request, ScriptedModel, call, calls, say
 
-from teamdeck.protocol.messaging.handshakes import answer_plan
-from teamdeck.protocol.messaging.sending import send_message
-from teamdeck.protocol.permissions import answer_permission
+from teamdeck.protocol.team.messaging.handshake_writes import answer_plan
+from teamdeck.protocol.team.messaging.sending import send_message
+from teamdeck.protocol.team.permissions import answer_permission
 from teamdeck.store.workspace import Workspace
 from teamdeck.view.build import build_snapshot, refresh
 from teamdeck.view.snapshot import WorkspaceSnapshot

@@ -17,10 +17,10 @@ from pathlib import Path
 
 from support.parser_plan import CRAFTER, GRAMMAR, LEXER, PLAN
 
-from teamdeck.protocol.messaging.reading import list_inbox
-from teamdeck.protocol.plans.store import load_plan, plan_events
-from teamdeck.protocol.taskfile import load_task, read_events
-from teamdeck.protocol.teams import add_member, create_team
+from teamdeck.protocol.task.planfile import load_plan, plan_events
+from teamdeck.protocol.task.taskfile import load_task, read_events
+from teamdeck.protocol.team.messaging.reading import list_inbox
+from teamdeck.protocol.team.teams import add_member, create_team
 from teamdeck.store.workspace import Workspace
 
 

@@ -14,8 +14,8 @@ from pathlib import Path
 from support.parser_plan import CRAFTER, GRAMMAR, LEXER, PLAN
 from support.runner_world import World, wait_for
 
-from teamdeck.protocol.plans.store import load_plan, plan_events
-from teamdeck.protocol.taskfile import load_task, read_events
+from teamdeck.protocol.task.planfile import load_plan, plan_events
+from teamdeck.protocol.task.taskfile import load_task, read_events
 
 
 def test_the_runner_takes_a_plan_to_completed_with_a_changes_round_and_a_reassigned_stall(tmp_path: Path) -> None:

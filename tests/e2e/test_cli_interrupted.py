@@ -11,9 +11,9 @@ import signal
 
 import pytest
 
-from teamdeck.protocol.delegation import delegate, report
-from teamdeck.protocol.tasks import create_task
-from teamdeck.protocol.teams import add_member, create_team
+from teamdeck.protocol.coordination.delegation import delegate, report
+from teamdeck.protocol.task.create import create_task
+from teamdeck.protocol.team.teams import add_member, create_team
 from teamdeck.store.fs import CRASH_ENV
 from teamdeck.store.workspace import Workspace
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from support import small_worlds as worlds
 
 from teamdeck.cli.status import render_status
-from teamdeck.protocol.messaging.sending import send_message
+from teamdeck.protocol.team.messaging.sending import send_message
 from teamdeck.view.build import build_snapshot
 
 

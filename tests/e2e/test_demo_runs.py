@@ -15,10 +15,10 @@ import pytest
 from support.runner_world import wait_for
 
 from teamdeck.model.run import RunRecord
-from teamdeck.protocol.gates import decide_gate
-from teamdeck.protocol.messaging.handshakes import request_shutdown
-from teamdeck.protocol.shutdown_resend import resend_shutdown
-from teamdeck.protocol.teams import read_team
+from teamdeck.protocol.effects.gate_decisions import decide_gate
+from teamdeck.protocol.team.messaging.handshake_writes import request_shutdown
+from teamdeck.protocol.team.shutdown_resend import resend_shutdown
+from teamdeck.protocol.team.teams import read_team
 from teamdeck.runner.hosting import RunnerHost
 from teamdeck.sim.outputs import output_status
 from teamdeck.sim.setup import environment, install_agents

@@ -24,10 +24,10 @@ from teamdeck.adapters.forge_outbox import deliver_if_configured, deliver_outbox
 from teamdeck.adapters.gitea_api import GiteaApi
 from teamdeck.decisions.registry import answer_decision
 from teamdeck.errors import WriteFailed
+from teamdeck.protocol.effects.gate_decisions import decide_gate
 from teamdeck.protocol.forge.issues import load_issue
 from teamdeck.protocol.forge.outbox import read_outbox
-from teamdeck.protocol.gates import decide_gate
-from teamdeck.protocol.taskfile import load_task
+from teamdeck.protocol.task.taskfile import load_task
 from teamdeck.view.build import build_snapshot
 
 TOKEN = "test-token-123"

@@ -13,7 +13,7 @@ from teamdeck.clock import iso
 from teamdeck.model.team import InboxMessage
 from teamdeck.protocol.forge.deliveries import read_deliveries
 from teamdeck.protocol.forge.issues import issue_events, load_issue
-from teamdeck.protocol.taskfile import load_task
+from teamdeck.protocol.task.taskfile import load_task
 from teamdeck.view.build import build_snapshot
 from teamdeck.view.issues import read_issue_tree
 

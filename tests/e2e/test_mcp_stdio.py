@@ -13,7 +13,7 @@ import yaml
 from support.mcp_clients import TEAM, call, make_workspace, refused, stdio_session, workspace_bytes
 
 from teamdeck.mcp_server.tools import TOOLS as DECLARED
-from teamdeck.protocol.gates import decide_gate
+from teamdeck.protocol.effects.gate_decisions import decide_gate
 from teamdeck.store.workspace import Workspace
 
 TOOLS = {tool.name: tool.description for tool in DECLARED}

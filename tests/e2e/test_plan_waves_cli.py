@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from teamdeck.protocol.teams import add_member, create_team
+from teamdeck.protocol.team.teams import add_member, create_team
 from teamdeck.store.workspace import Workspace
 
 PLAN = """# Release 1.0

@@ -1,4 +1,4 @@
-"""Roles (seed 002, protocol/roles.py): a member's role in the roster decides which MCP
+"""Roles (seed 002, protocol/coordination/roles.py): a member's role in the roster decides which MCP
 tools its server offers and which protocol calls it may make; a refusal is one clear
 line over MCP and over the CLI, and nothing is written (B-series: bad input refused
 with one message naming what and why)."""
@@ -11,10 +11,10 @@ import anyio
 from support.mcp_clients import TEAM, call, refused, stdio_session, workspace_bytes
 
 from teamdeck.mcp_server.tools import TOOLS as DECLARED
-from teamdeck.protocol.delegation import delegate
-from teamdeck.protocol.roles import ROLES, member_role_prompt, role_of, role_prompt
-from teamdeck.protocol.tasks import create_task
-from teamdeck.protocol.teams import add_member, create_team, read_team, set_role
+from teamdeck.protocol.coordination.delegation import delegate
+from teamdeck.protocol.coordination.roles import ROLES, member_role_prompt, role_of, role_prompt
+from teamdeck.protocol.task.create import create_task
+from teamdeck.protocol.team.teams import add_member, create_team, read_team, set_role
 from teamdeck.store.workspace import Workspace
 
 TOOLS = {tool.name: tool.description for tool in DECLARED}

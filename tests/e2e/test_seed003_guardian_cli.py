@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from teamdeck.protocol.delegation import delegate
-from teamdeck.protocol.tasks import create_task
-from teamdeck.protocol.teams import add_member, create_team
+from teamdeck.protocol.coordination.delegation import delegate
+from teamdeck.protocol.task.create import create_task
+from teamdeck.protocol.team.teams import add_member, create_team
 from teamdeck.store.workspace import Workspace
 
 SEED_EVENTS = [

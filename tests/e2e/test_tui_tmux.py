@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from teamdeck.protocol.taskfile import load_task
+from teamdeck.protocol.task.taskfile import load_task
 from teamdeck.sim.outputs import write_final_output
 from teamdeck.store.workspace import Workspace
 

@@ -13,7 +13,7 @@ import time
 
 from support.runner_world import AGENT, TEAM, alive, wait_for
 
-from teamdeck.protocol.teams import add_member, read_team
+from teamdeck.protocol.team.teams import add_member, read_team
 
 COMMAND = [sys.executable, str(AGENT), "{team}", "{member}", "{run_id}"]
 

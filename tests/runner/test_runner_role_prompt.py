@@ -8,7 +8,7 @@ import sys
 
 from support.runner_world import TEAM, World
 
-from teamdeck.protocol.teams import add_member, create_team
+from teamdeck.protocol.team.teams import add_member, create_team
 
 SHOW = (
     "import os, sys, pathlib; named = os.environ.get('TEAMDECK_ROLE_PROMPT'); "

@@ -12,8 +12,8 @@ import time
 from support import forge_world
 from support.runner_world import AGENT, World, wait_for
 
-from teamdeck.protocol.delegation import delegate
-from teamdeck.protocol.tasks import create_task
+from teamdeck.protocol.coordination.delegation import delegate
+from teamdeck.protocol.task.create import create_task
 
 COMMAND = [sys.executable, str(AGENT), "{team}", "{member}", "{run_id}"]
 

@@ -10,8 +10,8 @@ from typing import Any
 
 from teamdeck.clock import iso
 from teamdeck.model.team import IdleNotification, PermissionRequest
-from teamdeck.protocol.messaging.sending import Sent, send_structured
-from teamdeck.protocol.teams import add_member, create_team
+from teamdeck.protocol.team.messaging.sending import Sent, send_structured
+from teamdeck.protocol.team.teams import add_member, create_team
 from teamdeck.store.workspace import Workspace
 
 START = datetime(2026, 3, 1, 12, 0, 0, tzinfo=UTC)

@@ -21,7 +21,7 @@ import httpx2
 import uvicorn
 
 from support.locations import REPO
-from teamdeck.protocol.teams import add_member, create_team
+from teamdeck.protocol.team.teams import add_member, create_team
 from teamdeck.store.workspace import Workspace
 from teamdeck.webhook.app import create_app
 

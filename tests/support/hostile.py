@@ -15,10 +15,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from teamdeck.model.team import PlanApprovalRequest
-from teamdeck.protocol.join import join_task
-from teamdeck.protocol.messaging.sending import send_message, send_structured
-from teamdeck.protocol.tasks import create_task
-from teamdeck.protocol.teams import add_member, create_team
+from teamdeck.protocol.task.create import create_task
+from teamdeck.protocol.task.join import join_task
+from teamdeck.protocol.team.messaging.sending import send_message, send_structured
+from teamdeck.protocol.team.teams import add_member, create_team
 from teamdeck.sim.outputs import write_final_output
 from teamdeck.store.workspace import Workspace
 

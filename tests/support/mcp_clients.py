@@ -20,8 +20,8 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
-from teamdeck.protocol.tasks import create_task
-from teamdeck.protocol.teams import add_member, create_team
+from teamdeck.protocol.task.create import create_task
+from teamdeck.protocol.team.teams import add_member, create_team
 from teamdeck.store.workspace import Workspace
 
 TEAM = "alpha"

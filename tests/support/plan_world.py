@@ -19,13 +19,13 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from teamdeck import ids
-from teamdeck.protocol.delegation import report
-from teamdeck.protocol.gates import decide_gate
+from teamdeck.protocol.coordination.delegation import report
+from teamdeck.protocol.effects.gate_decisions import decide_gate
+from teamdeck.protocol.guardians.verification import configure_guardian
 from teamdeck.protocol.plans.importer import import_plan
 from teamdeck.protocol.plans.machine import Advance, advance
-from teamdeck.protocol.taskfile import load_task
-from teamdeck.protocol.teams import add_member, create_team
-from teamdeck.protocol.verification import configure_guardian
+from teamdeck.protocol.task.taskfile import load_task
+from teamdeck.protocol.team.teams import add_member, create_team
 from teamdeck.store.loaders import dumps_json
 from teamdeck.store.workspace import Workspace
 

@@ -17,8 +17,8 @@ from typing import Any
 import yaml
 
 from teamdeck.model.run import RunRecord
-from teamdeck.protocol.messaging.sending import send_message
-from teamdeck.protocol.teams import add_member, create_team
+from teamdeck.protocol.team.messaging.sending import send_message
+from teamdeck.protocol.team.teams import add_member, create_team
 from teamdeck.store.workspace import Workspace
 from teamdeck.view.runs import all_runs
 

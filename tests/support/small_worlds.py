@@ -8,11 +8,11 @@ two teammates, alice and bob, and a few messages.
 from __future__ import annotations
 
 from teamdeck.model.team import IdleNotification, PlanApprovalRequest, ShutdownApproved
-from teamdeck.protocol.join import join_task
-from teamdeck.protocol.messaging.handshakes import request_shutdown
-from teamdeck.protocol.messaging.sending import send_message, send_structured
-from teamdeck.protocol.tasks import create_task
-from teamdeck.protocol.teams import add_member, create_team
+from teamdeck.protocol.task.create import create_task
+from teamdeck.protocol.task.join import join_task
+from teamdeck.protocol.team.messaging.handshake_writes import request_shutdown
+from teamdeck.protocol.team.messaging.sending import send_message, send_structured
+from teamdeck.protocol.team.teams import add_member, create_team
 from teamdeck.sim.outputs import write_final_output
 from teamdeck.store.workspace import Workspace
 

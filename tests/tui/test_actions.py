@@ -12,9 +12,9 @@ from teamdeck.live import actions as runner_module
 from teamdeck.live.actions import Action
 from teamdeck.live.workspace import LiveWorkspace
 from teamdeck.model.team import ShutdownApproved
-from teamdeck.protocol.messaging.handshakes import request_shutdown
-from teamdeck.protocol.messaging.sending import send_message, send_structured
-from teamdeck.protocol.taskfile import load_task
+from teamdeck.protocol.task.taskfile import load_task
+from teamdeck.protocol.team.messaging.handshake_writes import request_shutdown
+from teamdeck.protocol.team.messaging.sending import send_message, send_structured
 from teamdeck.sim.outputs import write_final_output
 from teamdeck.tui.dialogs.compose import ComposeScreen
 from teamdeck.tui.dialogs.text_view import TextScreen
@@ -219,7 +219,7 @@ def test_shutdown_request_then_the_handshake_progresses_live(world) -> None:
         request = json.loads(_inbox(world, "alice")[-1]["text"])
         assert request["type"] == "shutdown_request" and request["reason"] == "done"
         # alice answers from another process's point of view: a file change only.
-        from teamdeck.protocol.messaging.handshakes import respond_shutdown
+        from teamdeck.protocol.team.messaging.handshake_writes import respond_shutdown
 
         respond_shutdown(world, "alpha", request["requestId"], approve=True, sender="alice")
         await until(pilot, lambda: app.snapshot.member("alpha/alice").status == "offline", "offline")
@@ -326,7 +326,7 @@ def test_a_refused_action_is_a_notice_not_a_crash(world) -> None:
     app.notify = record
 
     async def scenario(pilot):
-        from teamdeck.protocol.gates import decide_gate
+        from teamdeck.protocol.effects.gate_decisions import decide_gate
 
         await _open(pilot, app, DecisionList, TASK_GATE, "a", ConfirmBar)
         decide_gate(world, "t1", "g-w1-1", "reject", note="someone else was faster")

@@ -12,7 +12,7 @@ import pytest
 from support.pilot_helpers import make_app, run, until
 
 from teamdeck.clock import fixed_clock
-from teamdeck.protocol.teams import add_member
+from teamdeck.protocol.team.teams import add_member
 from teamdeck.sim.clock import DEMO_NOW
 from teamdeck.store.workspace import Workspace
 from teamdeck.tui.app import create_app

@@ -10,7 +10,7 @@ import json
 import pytest
 from support.pilot_helpers import lines_of, make_app, run, until
 
-from teamdeck.protocol.messaging.sending import send_message
+from teamdeck.protocol.team.messaging.sending import send_message
 from teamdeck.store.workspace import Workspace
 from teamdeck.tui.dialogs.text_view import TextScreen
 from teamdeck.tui.panels.events.event_list import EventList

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from support.pilot_helpers import make_app, run, until
 
-from teamdeck.protocol.messaging.sending import send_message
-from teamdeck.protocol.written import recorded
+from teamdeck.protocol.common.written import recorded
+from teamdeck.protocol.team.messaging.sending import send_message
 from teamdeck.tui.panels.events.event_list import EventList
 
 SMALL = (100, 24)

@@ -10,7 +10,7 @@ import time
 
 from support.pilot_helpers import make_app, run, until
 
-from teamdeck.protocol.messaging.sending import send_message
+from teamdeck.protocol.team.messaging.sending import send_message
 from teamdeck.store.workspace import Workspace
 from teamdeck.tui.first_read import FirstRead
 from teamdeck.view.build import build_snapshot, check_outputs, with_state

@@ -10,7 +10,7 @@ import pytest
 from support import decision_world as world
 from support.pilot_helpers import busy, make_app, run, showing, until
 
-from teamdeck.protocol.taskfile import load_task
+from teamdeck.protocol.task.taskfile import load_task
 from teamdeck.store.workspace import Workspace
 from teamdeck.tui import registry
 from teamdeck.tui.dialogs.compose import ComposeScreen
@@ -101,7 +101,7 @@ def team_ws(tmp_path: Path) -> Workspace:
 def test_i_hides_idle_notifications_in_the_inbox(team_ws, size) -> None:
     world.idle(team_ws, "alpha", "bob")
     team_ws.clock.advance(5)
-    from teamdeck.protocol.messaging.sending import send_message
+    from teamdeck.protocol.team.messaging.sending import send_message
 
     send_message(team_ws, "alpha", "team-lead", "the parser is done", summary="done", sender="alice")
     team_ws.clock.advance(5)

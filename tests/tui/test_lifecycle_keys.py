@@ -11,9 +11,9 @@ from support import plan_world as world
 from support.pilot_helpers import busy, make_app, run, showing, type_text, until
 
 from teamdeck.formats.claude_code.inbox import read_inbox
-from teamdeck.protocol.allowed import next_states
-from teamdeck.protocol.plans.store import load_plan
-from teamdeck.protocol.taskfile import load_task
+from teamdeck.protocol.task.allowed import next_states
+from teamdeck.protocol.task.planfile import load_plan
+from teamdeck.protocol.task.taskfile import load_task
 from teamdeck.tui.dialogs.transition import TransitionScreen
 from teamdeck.tui.dialogs.verdicts import VerdictsScreen
 from teamdeck.tui.panels.decisions.decision_list import DecisionList
@@ -69,7 +69,7 @@ def test_approving_the_plan_in_the_queue_makes_it_ready(tmp_path: Path) -> None:
 
 def test_running_the_plan_starts_wave_one_and_delegates(tmp_path: Path) -> None:
     ws = world.build(tmp_path / "ws", "imported")
-    from teamdeck.protocol.gates import decide_gate
+    from teamdeck.protocol.effects.gate_decisions import decide_gate
 
     decide_gate(ws, "release", "plan-approval", "approve", "go")
     app = make_app(ws)

@@ -9,7 +9,7 @@ import asyncio
 import pytest
 from support.pilot_helpers import SIZE, make_app, run, until
 
-from teamdeck.protocol.gates import decide_gate
+from teamdeck.protocol.effects.gate_decisions import decide_gate
 from teamdeck.tui.app import MAX_NOTICES
 from teamdeck.tui.panels.decisions.decision_list import DecisionList
 

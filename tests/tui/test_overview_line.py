@@ -8,7 +8,7 @@ import re
 
 from support.pilot_helpers import busy, make_app, run, until
 
-from teamdeck.protocol.messaging.sending import send_message
+from teamdeck.protocol.team.messaging.sending import send_message
 from teamdeck.store.workspace import Workspace
 from teamdeck.tui.widgets.overview_line import OverviewLine
 

@@ -7,7 +7,7 @@ import pytest
 from support.pilot_helpers import make_app, run, until
 from textual.widgets import TabbedContent
 
-from teamdeck.protocol.messaging.sending import send_message
+from teamdeck.protocol.team.messaging.sending import send_message
 from teamdeck.tui.dialogs.text_view import TextScreen
 from teamdeck.tui.panels.decisions.decision_list import DecisionList
 from teamdeck.tui.panels.inbox.inbox_list import InboxList
@@ -84,8 +84,8 @@ def test_s1_s7_hostile_message_is_shown_harmlessly(world) -> None:
 
 
 def test_s4_markup_in_a_gate_question_does_not_crash(ws) -> None:
-    from teamdeck.protocol.join import join_task
-    from teamdeck.protocol.tasks import create_task
+    from teamdeck.protocol.task.create import create_task
+    from teamdeck.protocol.task.join import join_task
     from teamdeck.sim.outputs import write_final_output
 
     create_task(ws, "t9", "[bold]title[/]")

@@ -12,7 +12,7 @@ from support import decision_world as world
 from support.pilot_helpers import busy, make_app, palette_gathered, run, showing, type_text, until
 
 from teamdeck.formats.claude_code.inbox import read_inbox
-from teamdeck.protocol.messaging.handshakes import request_shutdown
+from teamdeck.protocol.team.messaging.handshake_writes import request_shutdown
 from teamdeck.store.workspace import Workspace
 from teamdeck.tui.panels.decisions.decision_list import DecisionList
 from teamdeck.tui.panels.inbox.inbox_list import InboxList

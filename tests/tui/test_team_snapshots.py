@@ -17,8 +17,8 @@ from support.pilot_helpers import SIZE, showing, until
 from test_snapshots import prepared
 
 from teamdeck.clock import fixed_clock
-from teamdeck.protocol.messaging.handshakes import request_shutdown
-from teamdeck.protocol.messaging.sending import send_message
+from teamdeck.protocol.team.messaging.handshake_writes import request_shutdown
+from teamdeck.protocol.team.messaging.sending import send_message
 from teamdeck.store.workspace import Workspace
 from teamdeck.tui.app import TeamdeckApp, create_app
 from teamdeck.tui.widgets.confirm_bar import ConfirmBar

@@ -12,10 +12,10 @@ from support.locations import FIXED_NOW, FIXTURES
 from support.pilot_helpers import busy, make_app, run, showing, type_text, until
 
 from teamdeck.clock import fixed_clock
-from teamdeck.protocol.delegation import delegate
-from teamdeck.protocol.messaging.injection import inject
-from teamdeck.protocol.tasks import create_task
-from teamdeck.protocol.teams import add_member, create_team
+from teamdeck.protocol.coordination.delegation import delegate
+from teamdeck.protocol.task.create import create_task
+from teamdeck.protocol.team.messaging.injection import inject
+from teamdeck.protocol.team.teams import add_member, create_team
 from teamdeck.sim.outputs import write_final_output
 from teamdeck.store.workspace import Workspace
 from teamdeck.tui.dialogs.reassign import ReassignScreen

@@ -8,7 +8,7 @@ from __future__ import annotations
 from support.pilot_helpers import busy, make_app, run, showing, until
 from textual import events
 
-from teamdeck.protocol.taskfile import load_task
+from teamdeck.protocol.task.taskfile import load_task
 from teamdeck.tui.panels.decisions.decision_list import DecisionList
 from teamdeck.tui.widgets.confirm_bar import ConfirmBar
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from teamdeck.protocol.teams import add_member, create_team
+from teamdeck.protocol.team.teams import add_member, create_team
 
 
 @pytest.fixture

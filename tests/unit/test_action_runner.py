@@ -15,8 +15,8 @@ from support import small_worlds as worlds
 
 from teamdeck.errors import Refused
 from teamdeck.live.actions import Action, ActionRunner, Outcome
-from teamdeck.protocol.gates import decide_gate
-from teamdeck.protocol.messaging.sending import send_message
+from teamdeck.protocol.effects.gate_decisions import decide_gate
+from teamdeck.protocol.team.messaging.sending import send_message
 from teamdeck.store.workspace import Workspace
 
 DEADLINE_S = 20.0

@@ -1,4 +1,4 @@
-"""The may-I predicates (protocol/allowed.py) say exactly what the protocol functions
+"""The may-I predicates (protocol/task/allowed.py, protocol/team/allowed.py) say exactly what the protocol functions
 do: a front that offers an action only when ``can_*`` holds never offers one the
 protocol refuses, and never hides one it would do."""
 
@@ -7,16 +7,10 @@ from __future__ import annotations
 import pytest
 
 from teamdeck.errors import Refused
-from teamdeck.protocol.allowed import (
-    can_deactivate,
-    can_retry,
-    can_shutdown,
-    can_update_team_task,
-    task_actions_allowed,
-    why_not_retry,
-)
-from teamdeck.protocol.lifecycle import STATES
-from teamdeck.protocol.task_retry import retry
+from teamdeck.protocol.effects.task_retry import retry
+from teamdeck.protocol.task.allowed import can_retry, task_actions_allowed, why_not_retry
+from teamdeck.protocol.task.lifecycle import STATES
+from teamdeck.protocol.team.allowed import can_deactivate, can_shutdown, can_update_team_task
 
 
 @pytest.mark.parametrize("state", STATES)
@@ -29,7 +23,7 @@ def test_retry_is_allowed_only_for_a_blocked_task_without_a_waiting_question(sta
 def test_the_retry_refusal_and_the_predicate_agree_on_disk(ws) -> None:
     from test_lifecycle import _block_with_gate
 
-    from teamdeck.protocol.tasks import create_task
+    from teamdeck.protocol.task.create import create_task
 
     create_task(ws, "t1", "Blocked by a question")
     _block_with_gate(ws, "t1", "g1", "worker-blocked")

@@ -16,12 +16,12 @@ from teamdeck.decisions.registry import answer_decision, find_decision
 from teamdeck.errors import Refused
 from teamdeck.protocol.autowork.step import supervise
 from teamdeck.protocol.autowork.steps import ACTOR
-from teamdeck.protocol.delegation import delegate, report
-from teamdeck.protocol.messaging.reading import list_inbox
-from teamdeck.protocol.taskfile import load_task, read_events
-from teamdeck.protocol.tasks import create_task
-from teamdeck.protocol.teams import add_member, create_team
-from teamdeck.protocol.verification import configure_guardian
+from teamdeck.protocol.coordination.delegation import delegate, report
+from teamdeck.protocol.guardians.verification import configure_guardian
+from teamdeck.protocol.task.create import create_task
+from teamdeck.protocol.task.taskfile import load_task, read_events
+from teamdeck.protocol.team.messaging.reading import list_inbox
+from teamdeck.protocol.team.teams import add_member, create_team
 from teamdeck.store.workspace import Workspace
 from teamdeck.view.build import build_snapshot
 
@@ -205,9 +205,9 @@ def test_c7_c13_two_supervisors_at_once_nudge_and_ask_once(tmp_path: Path) -> No
 def test_a_plan_task_that_fails_is_retried_by_policy_then_waits_in_needs_fix(tmp_path: Path) -> None:
     """FAIL with a retry left: back to the crafter by itself; FAIL again: the plan waits in
     NEEDS_FIX on the task's FAIL decision, which a person's retry resolves."""
-    from teamdeck.protocol.gates import decide_gate
+    from teamdeck.protocol.effects.gate_decisions import decide_gate
     from teamdeck.protocol.plans.importer import import_plan
-    from teamdeck.protocol.plans.store import load_plan
+    from teamdeck.protocol.task.planfile import load_plan
 
     ws, clock = _world(tmp_path / "ws")
     plan = "@@@task\n# Only\n## Objective\nx\n## Definition of Done\n- y\n## Verification\n- z\n@@@\n"
@@ -250,7 +250,7 @@ def test_f12_a_nudge_cut_by_a_crash_is_sent_once_by_the_next_command(tmp_path: P
 def test_roles_decide_who_is_given_work_and_who_is_offered(tmp_path: Path) -> None:
     """Seed 002's roles: a plan's tasks go to crafters only (never a gate or coordinator),
     and a stall decision offers only idle crafters."""
-    from teamdeck.protocol.gates import decide_gate
+    from teamdeck.protocol.effects.gate_decisions import decide_gate
     from teamdeck.protocol.plans.importer import import_plan
 
     root = tmp_path / "ws"

@@ -23,14 +23,14 @@ from teamdeck.formats.claude_code.inbox import take_unread
 from teamdeck.model.settings import AutoworkSettings
 from teamdeck.model.team import decode_text
 from teamdeck.protocol.autowork.step import ACTOR, supervise
-from teamdeck.protocol.delegation import report
-from teamdeck.protocol.gates import decide_gate
-from teamdeck.protocol.owed import stalled_work
+from teamdeck.protocol.coordination.delegation import report
+from teamdeck.protocol.effects.gate_decisions import decide_gate
+from teamdeck.protocol.effects.owed import stalled_work
+from teamdeck.protocol.guardians.verification import configure_guardian
 from teamdeck.protocol.plans.importer import import_plan
-from teamdeck.protocol.plans.store import load_plan, plan_events
-from teamdeck.protocol.taskfile import load_task, read_events
-from teamdeck.protocol.teams import add_member, create_team
-from teamdeck.protocol.verification import configure_guardian
+from teamdeck.protocol.task.planfile import load_plan, plan_events
+from teamdeck.protocol.task.taskfile import load_task, read_events
+from teamdeck.protocol.team.teams import add_member, create_team
 from teamdeck.store.workspace import Workspace
 from teamdeck.view.build import build_snapshot
 

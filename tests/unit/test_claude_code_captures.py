@@ -20,8 +20,8 @@ from support.claude_team_recorder import Version, live_replay, load_history, tea
 from support.locations import FIXTURES
 
 from teamdeck.model.team import KINDS
-from teamdeck.protocol.conversation import read_conversation
-from teamdeck.protocol.ledger.build import build_ledger
+from teamdeck.protocol.coordination.conversation import read_conversation
+from teamdeck.protocol.team.ledger.build import build_ledger
 from teamdeck.view.build import build_snapshot
 
 CAPTURES = FIXTURES / "2.1.332"

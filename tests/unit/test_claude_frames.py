@@ -35,10 +35,10 @@ from teamdeck.model.team import (
     Unknown,
     decode_text,
 )
-from teamdeck.protocol.channel_push import answers_to_relay
-from teamdeck.protocol.ledger.build import build_ledger
-from teamdeck.protocol.session_log import prompts, read_log
-from teamdeck.protocol.sessions import record_prompt
+from teamdeck.protocol.team.channel_push import answers_to_relay
+from teamdeck.protocol.team.ledger.build import build_ledger
+from teamdeck.protocol.team.session_log import prompts, read_log
+from teamdeck.protocol.team.sessions import record_prompt
 from teamdeck.store.workspace import Workspace
 from teamdeck.view.build import build_snapshot
 from teamdeck.view.snapshot import WorkspaceSnapshot

@@ -14,9 +14,10 @@ from teamdeck.errors import Refused, WriteFailed
 from teamdeck.formats.claude_code import inbox as inbox_store
 from teamdeck.formats.inboxes import Delivery
 from teamdeck.model.team import IdleNotification, PlanApprovalRequest
-from teamdeck.protocol import teams
-from teamdeck.protocol.ledger.build import build_ledger
-from teamdeck.protocol.messaging import handshakes, injection, sending
+from teamdeck.protocol.team import teams
+from teamdeck.protocol.team.ledger.build import build_ledger
+from teamdeck.protocol.team.messaging import handshake_writes as handshakes
+from teamdeck.protocol.team.messaging import injection, sending
 from teamdeck.store.workspace import Workspace
 
 TEAM = "team-smoke"
@@ -284,7 +285,7 @@ def test_inboxes_are_read_not_written_by_the_ledger(team_ws: Workspace) -> None:
 
 def test_team_log_reads_only_what_was_appended_and_starts_over_on_a_new_file(tmp_path):
     """The live view's TeamLog: appended records are added, a replaced log is read afresh."""
-    from teamdeck.protocol.teamlog import TeamLog, log, new_record
+    from teamdeck.protocol.team.teamlog import TeamLog, log, new_record
     from teamdeck.store.workspace import Workspace
 
     ws = Workspace.at(tmp_path)

@@ -21,7 +21,7 @@ from teamdeck.clock import fixed_clock
 from teamdeck.errors import Busy, NotFound, Refused
 from teamdeck.formats.claude_code.tasks import encode_like, read_claude_tasks, update_task_file
 from teamdeck.model.team import decode_text
-from teamdeck.protocol.team_tasks import update_team_task
+from teamdeck.protocol.team.task_list import update_team_task
 from teamdeck.shapes.snapshot import snapshot_json
 from teamdeck.store.workspace import Workspace
 from teamdeck.view.build import build_snapshot, refresh, retime

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from support.locations import FIXTURES
 
-from teamdeck.protocol.validate import validate_workspace
+from teamdeck.protocol.checks.validate import validate_workspace
 from teamdeck.store.workspace import Workspace
 
 

@@ -56,8 +56,8 @@ def test_help_imports_no_command_and_no_model() -> None:
 @pytest.mark.parametrize(
     ("argv", "runs"),
     [
-        (["send", "alpha", "alice", "--summary", "s", "hello"], "teamdeck.protocol.messaging.sending"),
-        (["inbox", "alpha", "alice", "--inject"], "teamdeck.protocol.messaging.injection"),
+        (["send", "alpha", "alice", "--summary", "s", "hello"], "teamdeck.protocol.team.messaging.sending"),
+        (["inbox", "alpha", "alice", "--inject"], "teamdeck.protocol.team.messaging.injection"),
     ],
 )
 def test_the_commands_agents_run_every_turn_import_neither_the_read_model_nor_the_task_files(ws, argv, runs) -> None:
@@ -65,7 +65,11 @@ def test_the_commands_agents_run_every_turn_import_neither_the_read_model_nor_th
     loaded = _modules_after(["--workspace", str(ws.root), *argv])
     assert runs in loaded  # it did run
     assert not loaded & set(HEAVY_FOR_EVERY_COMMAND)
-    assert not loaded & {"teamdeck.protocol.ledger.build", "teamdeck.protocol.taskfile", "teamdeck.cli.status"}
+    assert not loaded & {
+        "teamdeck.protocol.team.ledger.build",
+        "teamdeck.protocol.task.taskfile",
+        "teamdeck.cli.status",
+    }
     assert not loaded & set(NOT_ON_THE_MESSAGE_PATH)
 
 
@@ -75,10 +79,10 @@ NOT_ON_THE_MESSAGE_PATH = (
     "teamdeck.model.settings",  # the defaults, when there is no .teamdeck.yaml
     "teamdeck.model.task",  # teamdeck's task files and their guardian models
     "teamdeck.model.guardian",
-    "teamdeck.protocol.roles",
-    "teamdeck.protocol.team_tasks",  # `team task` and its Claude Code task files
+    "teamdeck.protocol.coordination.roles",
+    "teamdeck.protocol.team.task_list",  # `team task` and its Claude Code task files
     "teamdeck.formats.claude_code.tasks",
-    "teamdeck.protocol.messaging.handshakes",  # shutdown, plan and deactivation answers
+    "teamdeck.protocol.team.messaging.handshake_writes",  # shutdown, plan and deactivation answers
     "importlib.metadata",  # python-ulid read its own version with it: ~20 ms (teamdeck.ids)
     "email",
 )
@@ -88,12 +92,12 @@ NOT_ON_THE_MESSAGE_PATH = (
 def test_inbox_inject_writes_no_log_and_so_imports_neither_the_sending_nor_the_log_writer(ws) -> None:
     worlds.team(ws)
     loaded = _modules_after(["--workspace", str(ws.root), "inbox", "alpha", "alice", "--inject"])
-    assert "teamdeck.protocol.messaging.injection" in loaded  # it did run
+    assert "teamdeck.protocol.team.messaging.injection" in loaded  # it did run
     assert not loaded & {
-        "teamdeck.protocol.messaging.sending",
-        "teamdeck.protocol.keyed_sends",
-        "teamdeck.protocol.observed",
-        "teamdeck.protocol.teamlog",
+        "teamdeck.protocol.team.messaging.sending",
+        "teamdeck.protocol.team.keyed_sends",
+        "teamdeck.protocol.team.observed",
+        "teamdeck.protocol.team.teamlog",
         "teamdeck.model.team_log",
     }
 
@@ -114,7 +118,7 @@ def test_a_hook_imports_no_model_and_no_yaml(ws) -> None:
     )
     exit_code, modules = json.loads(done.stderr.strip().splitlines()[-1])
     loaded = set(modules)
-    assert exit_code == 0 and "teamdeck.protocol.hooks" in loaded  # it did run
+    assert exit_code == 0 and "teamdeck.protocol.team.hooks" in loaded  # it did run
     assert not loaded & {"pydantic", "yaml", *HEAVY_FOR_EVERY_COMMAND}
 
 
@@ -163,9 +167,13 @@ IDLE_HOOK = {"hook_event_name": "TeammateIdle", "session_id": "s-1", "cwd": "/tm
 @pytest.mark.parametrize(
     ("argv", "stdin", "runs"),
     [
-        (["send", "checkout-revamp", "ui-dev", "--summary", "s", "hello"], "", "teamdeck.protocol.messaging.sending"),
-        (["inbox", "checkout-revamp", "team-lead", "--inject"], "", "teamdeck.protocol.messaging.injection"),
-        (["hook"], json.dumps({**IDLE_HOOK, "team_name": "checkout-revamp"}), "teamdeck.protocol.hooks"),
+        (
+            ["send", "checkout-revamp", "ui-dev", "--summary", "s", "hello"],
+            "",
+            "teamdeck.protocol.team.messaging.sending",
+        ),
+        (["inbox", "checkout-revamp", "team-lead", "--inject"], "", "teamdeck.protocol.team.messaging.injection"),
+        (["hook"], json.dumps({**IDLE_HOOK, "team_name": "checkout-revamp"}), "teamdeck.protocol.team.hooks"),
     ],
     ids=["send", "inject", "hook"],
 )

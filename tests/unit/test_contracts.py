@@ -22,10 +22,21 @@ PLANTS = {
     "layers-exhaustive": ("unplaced.py", "", "teamdeck.unplaced"),
     "acyclic": (
         "protocol/guardians/registry.py",
-        "import teamdeck.protocol.plans.store",
+        "import teamdeck.protocol.plans.machine",
         ".guardians -> .plans",
     ),
-    "no-textual": ("protocol/events.py", "import rich.text", "teamdeck.protocol.events -> rich"),
+    "protocol-layers": (
+        "protocol/common/events.py",
+        "import teamdeck.protocol.task.replay",
+        "teamdeck.protocol.common.events -> teamdeck.protocol.task.replay",
+    ),
+    "protocol-siblings": (
+        "protocol/task/human_notes.py",
+        "import teamdeck.protocol.team.observed",
+        "teamdeck.protocol.task.human_notes -> teamdeck.protocol.team.observed",
+    ),
+    "protocol-exhaustive": ("protocol/unplaced.py", "", "teamdeck.protocol.unplaced"),
+    "no-textual": ("protocol/common/events.py", "import rich.text", "teamdeck.protocol.common.events -> rich"),
     "live-headless": ("live/workspace.py", "import textual.app", "teamdeck.live.workspace -> textual"),
     "no-network": ("protocol/forge/round_review.py", "import httpx2", "teamdeck.protocol.forge.round_review -> httpx2"),
     "no-adapter": (
@@ -45,8 +56,8 @@ PLANTS = {
     ),
     "view-reads": (
         "view/tasks.py",
-        "import teamdeck.protocol.gates",
-        "teamdeck.view.tasks -> teamdeck.protocol.gates",
+        "import teamdeck.protocol.effects.gate_decisions",
+        "teamdeck.view.tasks -> teamdeck.protocol.effects.gate_decisions",
     ),
     "tui-layers": (
         "tui/render.py",
@@ -71,6 +82,9 @@ CONTRACT = {
     "fronts-store": "fronts-store",
     "team-format-seam": "team-format-seam",
     "view-reads": "view-reads",
+    "protocol-layers": "protocol-layers",
+    "protocol-siblings": "protocol-layers",
+    "protocol-exhaustive": "protocol-layers",
     "tui-layers": "tui-layers",
     "tui-exhaustive": "tui-layers",
     "tui-panels": "tui-panels",

@@ -21,7 +21,7 @@ from support.locations import FIXTURES
 from teamdeck.cli.common import Output
 from teamdeck.cli.main import build_parser
 from teamdeck.errors import NotFound, Refused
-from teamdeck.protocol.messaging.handshakes import request_shutdown
+from teamdeck.protocol.team.messaging.handshake_writes import request_shutdown
 from teamdeck.store.workspace import Workspace
 from teamdeck.view.build import build_snapshot
 

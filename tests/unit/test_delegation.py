@@ -8,10 +8,10 @@ import pytest
 
 from teamdeck.errors import NotFound, Refused
 from teamdeck.model.team import decode_text
-from teamdeck.protocol.delegation import delegate, member_roles, notify_workers, report
-from teamdeck.protocol.lifecycle import transition
-from teamdeck.protocol.taskfile import load_task, read_events
-from teamdeck.protocol.tasks import create_task
+from teamdeck.protocol.coordination.delegation import delegate, member_roles, notify_workers, report
+from teamdeck.protocol.task.create import create_task
+from teamdeck.protocol.task.lifecycle import transition
+from teamdeck.protocol.task.taskfile import load_task, read_events
 
 
 def inbox(ws, member: str) -> list[dict]:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from teamdeck.clock import fixed_clock
 from teamdeck.model.team import decode_text
-from teamdeck.protocol.teams import read_team
+from teamdeck.protocol.team.teams import read_team
 from teamdeck.sim.clock import DEMO_NOW
 from teamdeck.sim.personas import STATUS_CHECK
 from teamdeck.sim.scenario import ASSIGNMENTS, CRASH_CHECK_AT, WORKER_EVERY, WORKERS_AT, Scenario, pending_workers

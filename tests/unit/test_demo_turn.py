@@ -15,14 +15,14 @@ from pathlib import Path
 import pytest
 
 from teamdeck.model.team import decode_text
-from teamdeck.protocol.gates import decide_gate
-from teamdeck.protocol.join import join_task
-from teamdeck.protocol.messaging.handshakes import answer_plan, request_shutdown
-from teamdeck.protocol.messaging.sending import send_message
-from teamdeck.protocol.permissions import answer_permission
-from teamdeck.protocol.shutdown_resend import resend_shutdown
-from teamdeck.protocol.taskfile import load_task
-from teamdeck.protocol.teams import add_member, read_team
+from teamdeck.protocol.effects.gate_decisions import decide_gate
+from teamdeck.protocol.task.join import join_task
+from teamdeck.protocol.task.taskfile import load_task
+from teamdeck.protocol.team.messaging.handshake_writes import answer_plan, request_shutdown
+from teamdeck.protocol.team.messaging.sending import send_message
+from teamdeck.protocol.team.permissions import answer_permission
+from teamdeck.protocol.team.shutdown_resend import resend_shutdown
+from teamdeck.protocol.team.teams import add_member, read_team
 from teamdeck.sim.acts import assign_task
 from teamdeck.sim.clock import DEMO_NOW
 from teamdeck.sim.personas import STATUS_CHECK

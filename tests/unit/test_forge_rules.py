@@ -7,10 +7,10 @@ import json
 
 from support.forge_world import STORY, delivery, inbox, make_team, signed
 
+from teamdeck.protocol.checks.validate import validate_workspace
 from teamdeck.protocol.forge.deliveries import read_deliveries, receive
 from teamdeck.protocol.forge.issues import issue_events, load_issue
-from teamdeck.protocol.teams import add_member, create_team
-from teamdeck.protocol.validate import validate_workspace
+from teamdeck.protocol.team.teams import add_member, create_team
 from teamdeck.store.workspace import Workspace
 
 

@@ -21,11 +21,11 @@ from support.forge_world import delivery, inbox, make_team, signed
 from teamdeck.decisions.registry import answer_decision, find_decision
 from teamdeck.errors import Refused
 from teamdeck.protocol.autowork.step import supervise
+from teamdeck.protocol.effects.owed import stalls_now
 from teamdeck.protocol.forge.deliveries import receive
 from teamdeck.protocol.forge.issues import load_issue
 from teamdeck.protocol.forge.outbox import read_outbox
-from teamdeck.protocol.owed import stalls_now
-from teamdeck.protocol.taskfile import load_task, read_events
+from teamdeck.protocol.task.taskfile import load_task, read_events
 from teamdeck.store.workspace import Workspace
 from teamdeck.view.build import build_snapshot
 

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import json
 
-from teamdeck.protocol.delegation import delegate, report
-from teamdeck.protocol.events import new_event
-from teamdeck.protocol.gates import decide_gate
-from teamdeck.protocol.join import join_task
-from teamdeck.protocol.messaging.injection import inject
-from teamdeck.protocol.task_retry import retry
-from teamdeck.protocol.taskfile import load_task, transact
-from teamdeck.protocol.tasks import create_task
+from teamdeck.protocol.common.events import new_event
+from teamdeck.protocol.coordination.delegation import delegate, report
+from teamdeck.protocol.effects.gate_decisions import decide_gate
+from teamdeck.protocol.effects.task_retry import retry
+from teamdeck.protocol.task.create import create_task
+from teamdeck.protocol.task.join import join_task
+from teamdeck.protocol.task.taskfile import load_task, transact
+from teamdeck.protocol.team.messaging.injection import inject
 from teamdeck.store.loaders import dumps_json
 
 

@@ -1,5 +1,5 @@
 """Deciding a plan-approval gate moves its plan at once, from any front (a follow-up of
-the decision in protocol/gates.py), and a follow-up that fails never undoes a decision."""
+the decision in protocol/effects/gate_decisions.py), and a follow-up that fails never undoes a decision."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from pathlib import Path
 
 from support import plan_world as world
 
-from teamdeck.protocol.gates import decide_gate
-from teamdeck.protocol.plans.store import load_plan, plan_events
-from teamdeck.protocol.taskfile import load_task
+from teamdeck.protocol.effects.gate_decisions import decide_gate
+from teamdeck.protocol.task.planfile import load_plan, plan_events
+from teamdeck.protocol.task.taskfile import load_task
 
 
 def test_approving_the_plan_makes_it_ready_with_its_tasks_approved(tmp_path: Path) -> None:

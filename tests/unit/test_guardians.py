@@ -1,4 +1,4 @@
-"""The built-in guardians, the runner's hard timeout, plug-ins, and write-once records."""
+"""The built-in guardians, the hard timeout of a guardian's process, plug-ins, and write-once records."""
 
 from __future__ import annotations
 
@@ -13,15 +13,16 @@ import pytest
 
 from teamdeck.errors import Conflict, NotFound
 from teamdeck.model.guardian import Flag, GuardianResult
-from teamdeck.protocol.events import new_event
+from teamdeck.protocol.common.events import new_event
 from teamdeck.protocol.guardians import registry
 from teamdeck.protocol.guardians.command import CommandGuardian
+from teamdeck.protocol.guardians.context import GuardianContext
 from teamdeck.protocol.guardians.diff import DiffGuardian, normalise_path
-from teamdeck.protocol.guardians.registry import GuardianContext, check_code, guardian_codes, register_guardian
-from teamdeck.protocol.guardians.runner import run_guardian
+from teamdeck.protocol.guardians.process import run_guardian
+from teamdeck.protocol.guardians.registry import check_code, guardian_codes, register_guardian
 from teamdeck.protocol.guardians.schema import SchemaGuardian
-from teamdeck.protocol.taskfile import load_task, transact
-from teamdeck.protocol.tasks import create_task
+from teamdeck.protocol.task.create import create_task
+from teamdeck.protocol.task.taskfile import load_task, transact
 from teamdeck.store.write_once import write_once
 
 
@@ -89,7 +90,7 @@ def test_schema_without_any_output_is_no_evidence(ws):
 
 
 def test_schema_notes_a_stale_joined_summary(ws):
-    from teamdeck.protocol.join import join_task
+    from teamdeck.protocol.task.join import join_task
 
     create_task(ws, "t1", "T")
     _final(ws, "t1", "w1")
@@ -163,7 +164,7 @@ def test_command_needs_a_configuration_and_a_real_directory(ws):
     assert missing.flags[0].code == "not-runnable"
 
 
-# --- runner and registry ----------------------------------------------------------------
+# --- process and registry ---------------------------------------------------------------
 class _Hang:
     def verify(self, context):
         time.sleep(60)
@@ -246,6 +247,13 @@ def plugin_path(tmp_path: Path) -> Path:
     )
     (root / "fakeguard.py").write_text(PLUGIN)
     return root
+
+
+def test_the_built_ins_are_the_classes_the_registry_imports_each_under_its_own_code():
+    """protocol/guardians/registry.py lists the built-ins as classes it imports (a string
+    naming a module would hide an import that points back up), each under its ``code``."""
+    assert list(registry.BUILTINS) == ["schema", "command", "diff", "plan"]
+    assert all(isinstance(found, type) and found.code == code for code, found in registry.BUILTINS.items())
 
 
 def test_entry_point_plugins_are_found_run_and_contained(ws, plugin_path, monkeypatch):

@@ -30,10 +30,10 @@ from support.locations import FIXTURES
 from teamdeck.cli.main import main
 from teamdeck.decisions.registry import answer_decision, find_decision
 from teamdeck.errors import Refused
-from teamdeck.protocol.hook_settings import EVENTS, install
-from teamdeck.protocol.hooks import handle, parse_payload
-from teamdeck.protocol.session_log import prompts, read_log
-from teamdeck.protocol.teams import add_member, create_team
+from teamdeck.protocol.team.hook_settings import EVENTS, install
+from teamdeck.protocol.team.hooks import handle, parse_payload
+from teamdeck.protocol.team.session_log import prompts, read_log
+from teamdeck.protocol.team.teams import add_member, create_team
 from teamdeck.store.workspace import Workspace
 from teamdeck.view.build import build_snapshot
 from teamdeck.view.snapshot import Decision

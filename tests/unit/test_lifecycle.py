@@ -6,10 +6,12 @@ from __future__ import annotations
 import pytest
 
 from teamdeck.errors import Refused
-from teamdeck.protocol import lifecycle
-from teamdeck.protocol.events import new_event
-from teamdeck.protocol.gates import decide_gate
-from teamdeck.protocol.lifecycle import (
+from teamdeck.protocol.common.events import new_event
+from teamdeck.protocol.effects.gate_decisions import decide_gate
+from teamdeck.protocol.effects.task_retry import retry
+from teamdeck.protocol.task import lifecycle
+from teamdeck.protocol.task.create import create_task
+from teamdeck.protocol.task.lifecycle import (
     SEED_NAMES,
     STATES,
     TERMINAL,
@@ -20,9 +22,7 @@ from teamdeck.protocol.lifecycle import (
     normalise_state,
     transition,
 )
-from teamdeck.protocol.task_retry import retry
-from teamdeck.protocol.taskfile import load_task, read_events, transact
-from teamdeck.protocol.tasks import create_task
+from teamdeck.protocol.task.taskfile import load_task, read_events, transact
 
 SEED_003_ROWS = [
     ("RUNNING", "VERIFYING"),

@@ -28,10 +28,13 @@ from teamdeck.clock import fixed_clock
 from teamdeck.errors import TeamdeckError
 from teamdeck.model.guardian import GuardianResult
 from teamdeck.model.task import Task
-from teamdeck.protocol.gates import decide_gate
+from teamdeck.protocol.effects.gate_decisions import decide_gate
+from teamdeck.protocol.effects.task_retry import retry
 from teamdeck.protocol.guardians import registry
-from teamdeck.protocol.join import join_task
-from teamdeck.protocol.lifecycle import (
+from teamdeck.protocol.guardians.verification import _assign, verify
+from teamdeck.protocol.task.create import create_task
+from teamdeck.protocol.task.join import join_task
+from teamdeck.protocol.task.lifecycle import (
     STATES,
     TRANSITIONS,
     can_transition,
@@ -41,11 +44,8 @@ from teamdeck.protocol.lifecycle import (
     transition,
     transition_event,
 )
-from teamdeck.protocol.replay import replay
-from teamdeck.protocol.task_retry import retry
-from teamdeck.protocol.taskfile import load_task, read_events, transact
-from teamdeck.protocol.tasks import create_task
-from teamdeck.protocol.verification import _assign, verify
+from teamdeck.protocol.task.replay import replay
+from teamdeck.protocol.task.taskfile import load_task, read_events, transact
 from teamdeck.store import fs as fs_seam
 from teamdeck.store.jsonl import append_record
 from teamdeck.store.workspace import Workspace

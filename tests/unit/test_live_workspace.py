@@ -16,7 +16,7 @@ from support import small_worlds as worlds
 from teamdeck.live import workspace as live_module
 from teamdeck.live.actions import Action, ActionRunner
 from teamdeck.live.workspace import LiveWorkspace
-from teamdeck.protocol.messaging.sending import send_message
+from teamdeck.protocol.team.messaging.sending import send_message
 from teamdeck.sim.outputs import write_final_output
 from teamdeck.store.workspace import Workspace
 from teamdeck.view.build import unchecked_outputs

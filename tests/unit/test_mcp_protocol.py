@@ -14,19 +14,19 @@ from teamdeck.clock import fixed_clock, iso
 from teamdeck.errors import NotFound, Refused
 from teamdeck.model.connection import STALE_S
 from teamdeck.model.team import IdleNotification
-from teamdeck.protocol import agent_watch
-from teamdeck.protocol.connections import announce
-from teamdeck.protocol.conversation import read_conversation
-from teamdeck.protocol.decisions import get_decision, request_decision
-from teamdeck.protocol.delegation import delegate, report
-from teamdeck.protocol.gates import decide_gate
-from teamdeck.protocol.join import MAX_GATE_QUESTIONS, join_task
-from teamdeck.protocol.lifecycle import transition
-from teamdeck.protocol.messaging.sending import broadcast, send_message, send_structured
-from teamdeck.protocol.taskfile import load_task
-from teamdeck.protocol.tasks import create_task
-from teamdeck.protocol.teamlog import log, new_record
-from teamdeck.protocol.teams import add_member, create_team
+from teamdeck.protocol.coordination import agent_watch
+from teamdeck.protocol.coordination.conversation import read_conversation
+from teamdeck.protocol.coordination.decisions import get_decision, request_decision
+from teamdeck.protocol.coordination.delegation import delegate, report
+from teamdeck.protocol.effects.gate_decisions import decide_gate
+from teamdeck.protocol.task.create import create_task
+from teamdeck.protocol.task.join import MAX_GATE_QUESTIONS, join_task
+from teamdeck.protocol.task.lifecycle import transition
+from teamdeck.protocol.task.taskfile import load_task
+from teamdeck.protocol.team.connections import announce
+from teamdeck.protocol.team.messaging.sending import broadcast, send_message, send_structured
+from teamdeck.protocol.team.teamlog import log, new_record
+from teamdeck.protocol.team.teams import add_member, create_team
 from teamdeck.sim.outputs import write_final_output
 from teamdeck.store.workspace import Workspace
 from teamdeck.view.build import build_snapshot, refresh

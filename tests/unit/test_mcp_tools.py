@@ -13,8 +13,8 @@ import pytest
 from teamdeck.mcp_server.seat import take_seat
 from teamdeck.mcp_server.server import build_server
 from teamdeck.mcp_server.tools import TOOLS
-from teamdeck.protocol import roles
-from teamdeck.protocol.teams import add_member, create_team
+from teamdeck.protocol.coordination import roles
+from teamdeck.protocol.team.teams import add_member, create_team
 from teamdeck.store.workspace import Workspace
 
 

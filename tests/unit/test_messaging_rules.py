@@ -9,8 +9,9 @@ import pytest
 
 from teamdeck.errors import NotFound, ReadOnly, Refused
 from teamdeck.model.team import IdleNotification, PlanApprovalRequest, ShutdownRequest
-from teamdeck.protocol import teams
-from teamdeck.protocol.messaging import handshakes, injection, reading, sending
+from teamdeck.protocol.team import teams
+from teamdeck.protocol.team.messaging import handshake_writes as handshakes
+from teamdeck.protocol.team.messaging import injection, reading, sending
 from teamdeck.store.workspace import Workspace
 
 TEAM = "team-smoke"

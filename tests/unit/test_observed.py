@@ -1,4 +1,4 @@
-"""teamdeck's record of the inbox messages it saw (protocol/observed.py): what Claude
+"""teamdeck's record of the inbox messages it saw (protocol/team/observed.py): what Claude
 Code drains (removes once delivered) stays in status, conversation and the ledger."""
 
 from __future__ import annotations
@@ -7,11 +7,11 @@ import json
 from pathlib import Path
 
 from teamdeck.model.team import IdleNotification
-from teamdeck.protocol.conversation import read_conversation
-from teamdeck.protocol.inboxes import read_inboxes
-from teamdeck.protocol.messaging.sending import send_message
-from teamdeck.protocol.observed import Observed, message_key
-from teamdeck.protocol.teams import add_member, create_team
+from teamdeck.protocol.coordination.conversation import read_conversation
+from teamdeck.protocol.team.inboxes import read_inboxes
+from teamdeck.protocol.team.messaging.sending import send_message
+from teamdeck.protocol.team.observed import Observed, message_key
+from teamdeck.protocol.team.teams import add_member, create_team
 from teamdeck.store.workspace import Workspace
 from teamdeck.view.build import build_snapshot, refresh
 
@@ -126,7 +126,7 @@ def test_a_read_only_live_view_remembers_but_writes_nothing(ws: Workspace) -> No
 
 def test_a_send_teamdeck_saw_land_is_not_lost_when_drained(ws: Workspace) -> None:
     """A confirmed send is recorded: the recipient's client draining it is no failure."""
-    from teamdeck.protocol.ledger.build import build_ledger
+    from teamdeck.protocol.team.ledger.build import build_ledger
 
     team_ws(ws)
     send_message(ws, TEAM, "bob", "rebase first", summary="rebase")

@@ -15,9 +15,9 @@ from support.locations import FIXTURES
 
 from teamdeck.errors import NotFound, Refused
 from teamdeck.formats.claude_code.inbox import read_inbox
-from teamdeck.protocol.ledger.build import build_ledger
-from teamdeck.protocol.messaging.handshakes import deactivate_member
-from teamdeck.protocol.permissions import answer_permission
+from teamdeck.protocol.team.ledger.build import build_ledger
+from teamdeck.protocol.team.messaging.handshake_writes import deactivate_member
+from teamdeck.protocol.team.permissions import answer_permission
 from teamdeck.store.workspace import Workspace
 from teamdeck.view.build import build_snapshot
 

@@ -10,15 +10,15 @@ import pytest
 from support.locations import FIXED_NOW
 
 from teamdeck.errors import Refused
-from teamdeck.protocol.gates import decide_gate
-from teamdeck.protocol.lifecycle import transition
+from teamdeck.protocol.effects.gate_decisions import decide_gate
 from teamdeck.protocol.plans.importer import import_plan
 from teamdeck.protocol.plans.machine import PLAN_TRANSITIONS, advance, cancel_plan, plan_transition_event
 from teamdeck.protocol.plans.overview import plan_overview
 from teamdeck.protocol.plans.parser import PlanProblems, parse_blocks
-from teamdeck.protocol.plans.store import list_plans, load_plan, plan_events
 from teamdeck.protocol.plans.waves import compute_waves
-from teamdeck.protocol.taskfile import load_task
+from teamdeck.protocol.task.lifecycle import transition
+from teamdeck.protocol.task.planfile import list_plans, load_plan, plan_events
+from teamdeck.protocol.task.taskfile import load_task
 from teamdeck.store.workspace import Workspace
 
 
@@ -248,7 +248,7 @@ def test_needs_fix_waits_for_new_reports_then_verifies_again(ticking):
     advance(ws, "one", isolation="thread")
     _report(ws, "one.01-a", "w1", changedFiles=["x.py"])
     _report(ws, "one.01-a", "w2", changedFiles=["x.py"])
-    from teamdeck.protocol.verification import configure_guardian
+    from teamdeck.protocol.guardians.verification import configure_guardian
 
     configure_guardian(ws, "one.01-a", code="diff")
     fix = advance(ws, "one", isolation="thread")

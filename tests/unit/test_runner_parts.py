@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from teamdeck.model.agents import AgentConfig
-from teamdeck.protocol.run_decisions import fold_decisions
+from teamdeck.protocol.runs.decisions import fold_decisions
 from teamdeck.runner.budgets import overrun
 from teamdeck.runner.changes import classify
 from teamdeck.runner.wakes import Wake, WakeQueue

@@ -19,7 +19,7 @@ from support.claude_code import option as argv_option
 
 from teamdeck.errors import Refused
 from teamdeck.model.agents import AgentConfig
-from teamdeck.protocol.messaging.injection import format_block
+from teamdeck.protocol.team.messaging.injection import format_block
 from teamdeck.runtime.claude.headless import CLAUDE_CODE, NOTHING_UNREAD
 from teamdeck.runtime.config import AgentsConfigError, check_agents
 from teamdeck.runtime.registry import BUILT_IN_RUNTIMES

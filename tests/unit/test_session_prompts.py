@@ -1,4 +1,4 @@
-"""Live sessions' permission prompts (protocol/sessions.py): one decision per request,
+"""Live sessions' permission prompts (protocol/team/sessions.py): one decision per request,
 whatever paths it came by; the first answer wins; the queue and ``decisions decide``.
 
 Fixtures: tests/fixtures/claude-code/2.1.332/channel/permission_request.json and
@@ -17,11 +17,11 @@ from support.locations import FIXTURES
 
 from teamdeck.cli.main import main
 from teamdeck.errors import NotFound, Refused
-from teamdeck.protocol.channel_push import answers_to_relay, delivered, unpushed
-from teamdeck.protocol.messaging.sending import send_message
-from teamdeck.protocol.session_log import fingerprint, prompts, read_log
-from teamdeck.protocol.sessions import answer_prompt, close_prompts, record_prompt
-from teamdeck.protocol.teams import add_member, create_team
+from teamdeck.protocol.team.channel_push import answers_to_relay, delivered, unpushed
+from teamdeck.protocol.team.messaging.sending import send_message
+from teamdeck.protocol.team.session_log import fingerprint, prompts, read_log
+from teamdeck.protocol.team.sessions import answer_prompt, close_prompts, record_prompt
+from teamdeck.protocol.team.teams import add_member, create_team
 from teamdeck.store.workspace import Workspace
 from teamdeck.view.build import build_snapshot
 from teamdeck.view.sessions import session_decisions

@@ -19,7 +19,7 @@ import pytest
 from support.claude_team_recorder import live_replay, load_history, until_cleanup
 from support.locations import FIXTURES
 
-from teamdeck.protocol.team_archive import archive_path, session_of
+from teamdeck.protocol.team.archive import archive_path, session_of
 from teamdeck.store.workspace import Workspace
 from teamdeck.view.build import build_snapshot, refresh
 

@@ -17,12 +17,12 @@ from pathlib import Path
 import pytest
 
 from teamdeck.model.team import decode_text
-from teamdeck.protocol.inboxes import read_inboxes
-from teamdeck.protocol.taskfile import load_task, read_events, task_ids
-from teamdeck.protocol.teamlog import read_log
-from teamdeck.protocol.teams import list_teams, read_task_list, read_team
-from teamdeck.protocol.validate import validate_workspace
-from teamdeck.protocol.worker_outputs import read_worker_outputs
+from teamdeck.protocol.checks.validate import validate_workspace
+from teamdeck.protocol.task.taskfile import load_task, read_events, task_ids
+from teamdeck.protocol.task.worker_outputs import read_worker_outputs
+from teamdeck.protocol.team.inboxes import read_inboxes
+from teamdeck.protocol.team.teamlog import read_log
+from teamdeck.protocol.team.teams import list_teams, read_task_list, read_team
 from teamdeck.resources import data_dir
 from teamdeck.store.workspace import Workspace
 

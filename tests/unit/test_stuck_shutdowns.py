@@ -14,10 +14,10 @@ from support import decision_world as world
 from teamdeck.errors import Refused
 from teamdeck.formats.claude_code.inbox import read_inbox
 from teamdeck.model.team import ShutdownApproved
-from teamdeck.protocol.ledger.build import build_ledger
-from teamdeck.protocol.messaging.handshakes import deactivate_member, request_shutdown
-from teamdeck.protocol.messaging.sending import send_structured
-from teamdeck.protocol.shutdown_resend import resend_shutdown
+from teamdeck.protocol.team.ledger.build import build_ledger
+from teamdeck.protocol.team.messaging.handshake_writes import deactivate_member, request_shutdown
+from teamdeck.protocol.team.messaging.sending import send_structured
+from teamdeck.protocol.team.shutdown_resend import resend_shutdown
 from teamdeck.store.workspace import Workspace
 from teamdeck.view.build import build_snapshot, refresh, retime
 

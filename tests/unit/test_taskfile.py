@@ -6,11 +6,11 @@ import pytest
 
 from teamdeck.errors import NotFound, ReadOnly, Refused
 from teamdeck.model.task import Task
-from teamdeck.protocol.events import new_event
-from teamdeck.protocol.lifecycle import transition_event
-from teamdeck.protocol.replay import replay
-from teamdeck.protocol.taskfile import load_task, read_events, transact
-from teamdeck.protocol.tasks import create_task
+from teamdeck.protocol.common.events import new_event
+from teamdeck.protocol.task.create import create_task
+from teamdeck.protocol.task.lifecycle import transition_event
+from teamdeck.protocol.task.replay import replay
+from teamdeck.protocol.task.taskfile import load_task, read_events, transact
 from teamdeck.store.jsonl import append_record
 from teamdeck.store.workspace import Workspace
 

@@ -12,11 +12,11 @@ import json
 import pytest
 
 from teamdeck.model.guardian import Flag, GuardianResult
+from teamdeck.protocol.checks.validate import validate_workspace
 from teamdeck.protocol.guardians import registry
-from teamdeck.protocol.tasks import create_task
-from teamdeck.protocol.validate import validate_workspace
-from teamdeck.protocol.verdict_history import list_verdicts
-from teamdeck.protocol.verification import verify
+from teamdeck.protocol.guardians.verdict_history import list_verdicts
+from teamdeck.protocol.guardians.verification import verify
+from teamdeck.protocol.task.create import create_task
 
 
 class Failing:

@@ -8,13 +8,13 @@ import pytest
 
 from teamdeck.errors import NotFound, Refused
 from teamdeck.model.guardian import GuardianResult
-from teamdeck.protocol.events import new_event
+from teamdeck.protocol.common.events import new_event
 from teamdeck.protocol.guardians import registry
-from teamdeck.protocol.lifecycle import transition, transition_event
-from teamdeck.protocol.taskfile import load_task, read_events, transact
-from teamdeck.protocol.tasks import create_task
-from teamdeck.protocol.verdict_history import list_assignments, list_verdicts
-from teamdeck.protocol.verification import configure_guardian, fail_gate_id, verify
+from teamdeck.protocol.guardians.verdict_history import list_assignments, list_verdicts
+from teamdeck.protocol.guardians.verification import configure_guardian, fail_gate_id, verify
+from teamdeck.protocol.task.create import create_task
+from teamdeck.protocol.task.lifecycle import transition, transition_event
+from teamdeck.protocol.task.taskfile import load_task, read_events, transact
 from teamdeck.store.jsonl import append_record
 
 SEED_EVENTS = [
@@ -114,7 +114,7 @@ def test_needs_changes_sends_the_task_back_to_working(ws, scripted):
 
 
 def test_a_failed_task_can_be_retried_and_verified_again(ws, scripted):
-    from teamdeck.protocol.task_retry import retry
+    from teamdeck.protocol.effects.task_retry import retry
 
     scripted.answer = GuardianResult(status="FAIL")
     create_task(ws, "t1", "T")
@@ -286,7 +286,7 @@ def test_an_open_assignment_is_not_replaced_by_another_guardian(ws, scripted):
 def test_a_person_moving_the_task_meanwhile_keeps_their_state(ws, scripted, monkeypatch):
     """The task is canceled while its guardian runs: the verdict is recorded and marked
     applied, but the task stays canceled."""
-    from teamdeck.protocol.lifecycle import cancel
+    from teamdeck.protocol.task.lifecycle import cancel
 
     create_task(ws, "t1", "T")
 
@@ -325,7 +325,7 @@ def test_guardian_settings_are_events_and_used_by_default(ws, scripted):
 
 
 def test_validate_checks_guardian_records_and_plans(ws, scripted):
-    from teamdeck.protocol.validate import validate_workspace
+    from teamdeck.protocol.checks.validate import validate_workspace
 
     create_task(ws, "t1", "T")
     run = _verify(ws)

@@ -8,11 +8,11 @@ import pytest
 from support import small_worlds as worlds
 
 from teamdeck.errors import NotFound
-from teamdeck.protocol.delegation import delegate, report
-from teamdeck.protocol.gates import decide_gate
-from teamdeck.protocol.messaging.sending import send_message
-from teamdeck.protocol.tasks import create_task
-from teamdeck.protocol.written import recorded, stamps
+from teamdeck.protocol.common.written import recorded, stamps
+from teamdeck.protocol.coordination.delegation import delegate, report
+from teamdeck.protocol.effects.gate_decisions import decide_gate
+from teamdeck.protocol.task.create import create_task
+from teamdeck.protocol.team.messaging.sending import send_message
 from teamdeck.store.workspace import Workspace
 
 

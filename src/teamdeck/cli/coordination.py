@@ -6,7 +6,7 @@ import argparse
 
 from teamdeck.cli.commands import summary
 from teamdeck.cli.common import Output
-from teamdeck.protocol import delegation
+from teamdeck.protocol.coordination import delegation
 from teamdeck.shapes.coordination import delegation_json, report_json
 from teamdeck.store.workspace import Workspace
 from teamdeck.text import one_line

@@ -1,5 +1,5 @@
 """``teamdeck doctor``: each team's roster, handshakes, folded idles and delivery
-problems, from the ledger (protocol/ledger/); exit 1 when a failure is found. A team
+problems, from the ledger (protocol/team/ledger/); exit 1 when a failure is found. A team
 that ended (Claude Code removed its directory when its session ended) is read from its
 archived roster and the messages teamdeck recorded, as the TUI reads it; what it shows
 is history and does not fail doctor.
@@ -16,14 +16,15 @@ from typing import TYPE_CHECKING
 from teamdeck.cli.commands import summary
 from teamdeck.cli.common import Output
 from teamdeck.errors import NotFound
-from teamdeck.protocol import teams
-from teamdeck.protocol.hygiene import find_leftovers, sweep_temp_files
-from teamdeck.protocol.intents import complete_pending, pending
-from teamdeck.protocol.ledger.build import build_ledger
-from teamdeck.protocol.ledger.results import FAILURE_CLASSES, NOTICES, Ledger
-from teamdeck.protocol.taskfile import task_ids
-from teamdeck.protocol.team_archive import archived_teams
-from teamdeck.protocol.verdict_history import edited_verdicts
+from teamdeck.protocol.checks.hygiene import find_leftovers, sweep_temp_files
+from teamdeck.protocol.common.intents import pending
+from teamdeck.protocol.effects.interrupted import complete_pending
+from teamdeck.protocol.guardians.verdict_history import edited_verdicts
+from teamdeck.protocol.task.taskfile import task_ids
+from teamdeck.protocol.team import teams
+from teamdeck.protocol.team.archive import archived_teams
+from teamdeck.protocol.team.ledger.build import build_ledger
+from teamdeck.protocol.team.ledger.results import FAILURE_CLASSES, NOTICES, Ledger
 from teamdeck.store.settings import load_settings
 from teamdeck.store.workspace import Workspace
 from teamdeck.text import one_line
@@ -102,7 +103,7 @@ def _doctor(args: argparse.Namespace, ws: Workspace) -> Output:
 
 
 def _interrupted(ws: Workspace, *, repair: bool) -> list[str]:
-    """The actions a crash interrupted (protocol/intents.py): listed, or with ``repair``
+    """The actions a crash interrupted (protocol/common/intents.py): listed, or with ``repair``
     finished, one line each."""
     if repair:
         return complete_pending(ws)
@@ -117,7 +118,7 @@ def _interrupted(ws: Workspace, *, repair: bool) -> list[str]:
 
 
 def _leftovers(ws: Workspace, *, repair: bool) -> list[str]:
-    """Temp files a crash left and lock directories left held (protocol/hygiene.py),
+    """Temp files a crash left and lock directories left held (protocol/checks/hygiene.py),
     one line each; with ``repair`` the temp files are removed first and said so."""
     removed = [f"removed {path}: a temp file left by a crash" for path in sweep_temp_files(ws)] if repair else []
     found = [f"{leftover.path}: {leftover.message}" for leftover in find_leftovers(ws) if leftover.kind != "link"]

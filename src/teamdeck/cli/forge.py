@@ -14,9 +14,9 @@ from teamdeck.cli.commands import summary
 from teamdeck.cli.common import Output, command_group
 from teamdeck.errors import Refused
 from teamdeck.listen import bind
+from teamdeck.protocol.checks.hygiene import sweep_temp_files
 from teamdeck.protocol.forge.catchup import catch_up
 from teamdeck.protocol.forge.outbox import pending, read_outbox
-from teamdeck.protocol.hygiene import sweep_temp_files
 from teamdeck.store.workspace import Workspace
 from teamdeck.text import one_line
 from teamdeck.view.issues import IssueView, read_issue_tree

@@ -1,14 +1,14 @@
 """``teamdeck hook``: the one command for Claude Code's hooks, and ``hook install``.
 
 ``teamdeck hook`` reads a hook's payload on stdin, records it as an event of the team's
-session log (protocol/hooks.py says what each event does), prints what the client
+session log (protocol/team/hooks.py says what each event does), prints what the client
 should take (nothing, unless ``--gate`` got a person's answer in time) and exits: it
 never blocks the session unless ``--gate`` asks it to. It imports little, so a session
 that fires it on every tool call does not wait for it (bench/: ``hook`` vs
 ``python -c pass``).
 
 ``teamdeck hook install --project|--user`` merges its entries into Claude Code's
-settings.json (protocol/hook_settings.py).
+settings.json (protocol/team/hook_settings.py).
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ def register_hook(
 def _run(args: argparse.Namespace, ws: Workspace) -> Output:
     if args.action == "install":
         return _install(args, ws)
-    from teamdeck.protocol.hooks import handle, parse_payload
+    from teamdeck.protocol.team.hooks import handle, parse_payload
 
     result = handle(ws, parse_payload(sys.stdin.read()), team=args.team, member=args.member, gate_s=args.gate)
     if result.output:
@@ -86,7 +86,7 @@ def hook_command(ws: Workspace, extra: list[str]) -> str:
 
 def _install(args: argparse.Namespace, ws: Workspace) -> Output:
     from teamdeck.clock import utc_now
-    from teamdeck.protocol.hook_settings import install
+    from teamdeck.protocol.team.hook_settings import install
 
     if args.user:
         path = Path.home() / ".claude" / "settings.json"

@@ -10,10 +10,11 @@ import argparse
 
 from teamdeck.cli.commands import summary
 from teamdeck.cli.common import Output, command_group
-from teamdeck.protocol.gates import GateEntry, decide_gate, list_gates
-from teamdeck.protocol.hygiene import STALE_TEMP_S, sweep_temp_files
-from teamdeck.protocol.join import join_task
-from teamdeck.protocol.validate import validate_workspace
+from teamdeck.protocol.checks.hygiene import STALE_TEMP_S, sweep_temp_files
+from teamdeck.protocol.checks.validate import validate_workspace
+from teamdeck.protocol.effects.gate_decisions import decide_gate
+from teamdeck.protocol.task.gates import GateEntry, list_gates
+from teamdeck.protocol.task.join import join_task
 from teamdeck.store.workspace import Workspace
 from teamdeck.text import one_line
 

@@ -84,9 +84,9 @@ def command_named(argv: Sequence[str]) -> str | None:
 
 
 def _finish_interrupted(ws: Workspace) -> list[str]:
-    """Finish the actions a crash interrupted (protocol/intents.py), before the command
-    runs, so it sees their result; what was done becomes warnings."""
-    from teamdeck.protocol.intents import complete_pending
+    """Finish the actions a crash interrupted (protocol/effects/interrupted.py), before the
+    command runs, so it sees their result; what was done becomes warnings."""
+    from teamdeck.protocol.effects.interrupted import complete_pending
 
     return complete_pending(ws)
 

@@ -16,7 +16,7 @@ from teamdeck.protocol.plans.importer import import_plan, read_plan_file
 from teamdeck.protocol.plans.machine import Advance, advance, cancel_plan
 from teamdeck.protocol.plans.overview import plan_overview
 from teamdeck.protocol.plans.parser import PlanProblems
-from teamdeck.protocol.plans.store import list_plans
+from teamdeck.protocol.task.planfile import list_plans
 from teamdeck.store.workspace import Workspace
 from teamdeck.text import one_line
 

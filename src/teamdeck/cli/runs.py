@@ -94,7 +94,7 @@ def _stop(args: argparse.Namespace, ws: Workspace) -> Output:
 
 
 def _wake(args: argparse.Namespace, ws: Workspace) -> Output:
-    from teamdeck.protocol.run_requests import request
+    from teamdeck.protocol.runs.requests import request
     from teamdeck.view.runs import runner_holder as holder_of
 
     record = request(ws, "wake", args.team, args.member)

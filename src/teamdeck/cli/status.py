@@ -36,7 +36,7 @@ def register_status(
 
 
 def _status(args: argparse.Namespace, ws: Workspace) -> Output:
-    from teamdeck.protocol.owed import stalls_now
+    from teamdeck.protocol.effects.owed import stalls_now
 
     snapshot = build_snapshot(ws)
     stalls = stalls_now(ws)
@@ -68,7 +68,7 @@ def render_status(
     Member counts are of the derived state (view/liveness.py): ``active`` is working,
     awaiting or shutting down, and not stale; config.json's ``isActive`` flag is named
     as such where it is shown. ``stalled``: (team, member lower-cased) -> why the member
-    counts as stalled (protocol/stall_scan.py), said on its line.
+    counts as stalled (protocol/coordination/stall_scan.py), said on its line.
     """
     counts = overview(snapshot)
     head = (

@@ -6,9 +6,9 @@ import argparse
 
 from teamdeck.cli.commands import summary
 from teamdeck.cli.common import Output
-from teamdeck.protocol import lifecycle
-from teamdeck.protocol.taskfile import TaskChange
-from teamdeck.protocol.tasks import create_task
+from teamdeck.protocol.task import lifecycle
+from teamdeck.protocol.task.create import create_task
+from teamdeck.protocol.task.taskfile import TaskChange
 from teamdeck.store.workspace import Workspace
 
 
@@ -85,6 +85,6 @@ def _cancel(args: argparse.Namespace, ws: Workspace) -> Output:
 
 
 def _retry(args: argparse.Namespace, ws: Workspace) -> Output:
-    from teamdeck.protocol.task_retry import retry
+    from teamdeck.protocol.effects.task_retry import retry
 
     return _changed(retry(ws, args.task_id, note=args.note), ws)

@@ -1,6 +1,6 @@
 """``teamdeck team task TEAM ID --owner MEMBER | --status STATUS``: change a task of a
 team's Claude Code task list (``tasks/<team>/<n>.json``) as Claude Code's TaskUpdate
-does (protocol/team_tasks.py). Listing the tasks is ``teamdeck status``'s job."""
+does (protocol/team/task_list.py). Listing the tasks is ``teamdeck status``'s job."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ def register_team_task(
 
 
 def _team_task(args: argparse.Namespace, ws: Workspace) -> Output:
-    from teamdeck.protocol.team_tasks import update_team_task  # imported by this command alone
+    from teamdeck.protocol.team.task_list import update_team_task  # imported by this command alone
 
     done = update_team_task(ws, args.team, args.task_id, owner=args.owner, status=args.status)
     after = done.after

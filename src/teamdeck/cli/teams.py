@@ -18,14 +18,14 @@ from teamdeck.cli.common import Output, command_group
 from teamdeck.cli.team_tasks import register_team_task
 from teamdeck.errors import NotFound, Refused
 from teamdeck.model.team import COLORS, MEMBER_ROLES
-from teamdeck.protocol import teams
-from teamdeck.protocol.messaging.names import resolve_member
+from teamdeck.protocol.team import teams
+from teamdeck.protocol.team.messaging.names import resolve_member
 from teamdeck.store.workspace import Workspace
 from teamdeck.text import one_line, sanitize
 
 if TYPE_CHECKING:
     from teamdeck.formats.inboxes import InboxEntry
-    from teamdeck.protocol.messaging.sending import Sent
+    from teamdeck.protocol.team.messaging.sending import Sent
 
 
 class _IntermixedParser(argparse.ArgumentParser):
@@ -303,7 +303,9 @@ def _team_list(_args: argparse.Namespace, ws: Workspace) -> Output:
 
 def _send(args: argparse.Namespace, ws: Workspace) -> Output:
     if args.send_type == "shutdown_response":
-        from teamdeck.protocol.messaging import handshakes  # a plain send does not load the handshakes
+        from teamdeck.protocol.team.messaging import (
+            handshake_writes as handshakes,  # a plain send does not load the handshakes
+        )
 
         if not args.sender or not args.request_id or not (args.approve or args.reject):
             # The teammate asked to shut down answers: the lead is never the sender, so
@@ -322,25 +324,25 @@ def _send(args: argparse.Namespace, ws: Workspace) -> Output:
             to=args.to,
         )
         return _sent(sent, "shutdown approved:" if args.approve else "shutdown rejected:")
-    from teamdeck.protocol.messaging.sending import send_message  # `inbox --inject` does not send
+    from teamdeck.protocol.team.messaging.sending import send_message  # `inbox --inject` does not send
 
     sent = send_message(ws, args.team, args.to, _text(args.text), summary=args.summary, sender=args.sender)
     return _sent(sent, "sent message")
 
 
 def _broadcast(args: argparse.Namespace, ws: Workspace) -> Output:
-    from teamdeck.protocol.messaging.sending import broadcast
+    from teamdeck.protocol.team.messaging.sending import broadcast
 
     sent = broadcast(ws, args.team, _text(args.text), summary=args.summary, sender=args.sender)
     return _sent(sent, "broadcast")
 
 
 def _shutdown(args: argparse.Namespace, ws: Workspace) -> Output:
-    from teamdeck.protocol.messaging import handshakes  # imported by the command that uses it
+    from teamdeck.protocol.team.messaging import handshake_writes as handshakes  # imported by the command that uses it
 
     superseded: tuple[str, ...] = ()
     if args.resend:
-        from teamdeck.protocol.shutdown_resend import resend_shutdown
+        from teamdeck.protocol.team.shutdown_resend import resend_shutdown
 
         resent = resend_shutdown(ws, args.team, args.member, reason=args.reason)
         sent, superseded = resent.sent, resent.superseded
@@ -356,7 +358,7 @@ def _shutdown(args: argparse.Namespace, ws: Workspace) -> Output:
 
 
 def _plan(args: argparse.Namespace, ws: Workspace) -> Output:
-    from teamdeck.protocol.messaging import handshakes  # imported by the command that uses it
+    from teamdeck.protocol.team.messaging import handshake_writes as handshakes  # imported by the command that uses it
 
     sent = handshakes.answer_plan(
         ws, args.team, args.member, approve=args.approve, feedback=args.feedback, request_id=args.request_id
@@ -365,7 +367,7 @@ def _plan(args: argparse.Namespace, ws: Workspace) -> Output:
 
 
 def _permission(args: argparse.Namespace, ws: Workspace) -> Output:
-    from teamdeck.protocol.permissions import answer_permission
+    from teamdeck.protocol.team.permissions import answer_permission
 
     sent = answer_permission(ws, args.team, args.member, args.request_id, approve=args.approve, note=args.note)
     return _sent(sent, f"permission {'allowed' if args.approve else 'denied'} ({one_line(args.request_id, 100)}):")
@@ -398,7 +400,10 @@ def _entry_lines(entry: InboxEntry, recipient: str) -> list[str]:
 
 
 def _inbox(args: argparse.Namespace, ws: Workspace) -> Output:
-    from teamdeck.protocol.messaging import injection, reading  # imported by the command that uses it
+    from teamdeck.protocol.team.messaging import (
+        injection,
+        reading,  # imported by the command that uses it
+    )
 
     if args.inject:
         try:
@@ -468,7 +473,7 @@ def _role(args: argparse.Namespace, ws: Workspace) -> Output:
 
 
 def _deactivate(args: argparse.Namespace, ws: Workspace) -> Output:
-    from teamdeck.protocol.messaging import handshakes  # imported by the command that uses it
+    from teamdeck.protocol.team.messaging import handshake_writes as handshakes  # imported by the command that uses it
 
     name = handshakes.deactivate_member(ws, args.team, args.member, force=args.force, reason=args.reason)
     return Output(

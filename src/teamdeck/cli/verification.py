@@ -6,7 +6,7 @@ import argparse
 
 from teamdeck.cli.commands import summary
 from teamdeck.cli.common import Output
-from teamdeck.protocol import verdict_history, verification
+from teamdeck.protocol.guardians import verdict_history, verification
 from teamdeck.protocol.guardians.registry import BUILTINS, guardian_codes
 from teamdeck.store.workspace import Workspace
 from teamdeck.text import one_line

@@ -44,7 +44,7 @@ FAIL_GATE = "verification-failed"
 
 def _decide_gate(answer: GateAnswer, *, done: str) -> Run:
     def run(ws: Workspace, decision: Decision, note: str | None) -> Answered:
-        from teamdeck.protocol.gates import decide_gate
+        from teamdeck.protocol.effects.gate_decisions import decide_gate
 
         task_id, gate_id = decision.task_id or "", decision.gate_id or ""
         change = decide_gate(ws, task_id, gate_id, answer, note)
@@ -188,7 +188,7 @@ TASK_GATE = DecisionSpec(
 
 def _answer_plan(*, approve: bool) -> Run:
     def run(ws: Workspace, decision: Decision, note: str | None) -> Answered:
-        from teamdeck.protocol.messaging.handshakes import answer_plan
+        from teamdeck.protocol.team.messaging.handshake_writes import answer_plan
 
         member = decision.member or ""
         sent = answer_plan(
@@ -242,8 +242,8 @@ PLAN_APPROVAL = DecisionSpec(
 
 def _answer_permission(*, approve: bool) -> Run:
     def run(ws: Workspace, decision: Decision, note: str | None) -> Answered:
-        from teamdeck.protocol.permissions import answer_permission
-        from teamdeck.protocol.sessions import answer_same_request
+        from teamdeck.protocol.team.permissions import answer_permission
+        from teamdeck.protocol.team.sessions import answer_same_request
 
         member, request_id = decision.member or "", decision.request_id or ""
         sent = answer_permission(ws, decision.team or "", member, request_id, approve=approve, note=note)
@@ -312,8 +312,8 @@ PERMISSION = DecisionSpec(
 
 def _answer_sandbox(*, allow: bool) -> Run:
     def run(ws: Workspace, decision: Decision, note: str | None) -> Answered:
-        from teamdeck.protocol.sandbox_permissions import answer_sandbox_permission
-        from teamdeck.protocol.sessions import answer_same_request
+        from teamdeck.protocol.team.sandbox_permissions import answer_sandbox_permission
+        from teamdeck.protocol.team.sessions import answer_same_request
 
         member, request_id = decision.member or "", decision.request_id or ""
         sent = answer_sandbox_permission(ws, decision.team or "", member, request_id, allow=allow, note=note)
@@ -384,7 +384,7 @@ in the ledger; ``reason`` holds the host."""
 
 
 def _resend(ws: Workspace, decision: Decision, note: str | None) -> Answered:
-    from teamdeck.protocol.shutdown_resend import resend_shutdown
+    from teamdeck.protocol.team.shutdown_resend import resend_shutdown
 
     member = decision.member or ""
     resent = resend_shutdown(ws, decision.team or "", member, reason=note)
@@ -401,7 +401,7 @@ def forced_offline_reason(decision: Decision) -> str:
 
 
 def _force_offline(ws: Workspace, decision: Decision, note: str | None) -> Answered:
-    from teamdeck.protocol.messaging.handshakes import deactivate_member
+    from teamdeck.protocol.team.messaging.handshake_writes import deactivate_member
 
     name = deactivate_member(
         ws, decision.team or "", decision.member or "", force=True, reason=note or forced_offline_reason(decision)

@@ -1,5 +1,5 @@
 """The kinds of decision ``teamdeck run`` asks (runs/decisions.jsonl, answered by
-protocol/run_requests.py): a run that failed every retry, a budget reached. Listed in
+protocol/runs/requests.py): a run that failed every retry, a budget reached. Listed in
 :data:`SPECS`, which decisions/registry.py registers with every other kind's."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from teamdeck.view.snapshot import Decision
 
 def _run_answer(word: str, *, done: str) -> Run:
     def run(ws: Workspace, decision: Decision, note: str | None) -> Answered:
-        from teamdeck.protocol.run_requests import answer
+        from teamdeck.protocol.runs.requests import answer
 
         answered = answer(ws, decision.key, word, note)
         raised = f" by ${answered.raise_usd:g}" if answered.raise_usd else ""

@@ -27,7 +27,7 @@ from teamdeck.view.snapshot import Decision
 
 def _answer_session_prompt(*, approve: bool) -> Run:
     def run(ws: Workspace, decision: Decision, note: str | None) -> Answered:
-        from teamdeck.protocol.sessions import answer_prompt
+        from teamdeck.protocol.team.sessions import answer_prompt
 
         team, member, prompt_id = decision.team or "", decision.member or "", decision.request_id or ""
         behavior: Literal["allow", "deny"] = "allow" if approve else "deny"
@@ -91,7 +91,7 @@ SESSION_PERMISSION = DecisionSpec(
     ),
     json=lambda decision: {**team_json(decision), "tool": decision.tool, "input": decision.body},
 )
-"""A live session's permission prompt (protocol/sessions.py): relayed by its channel
+"""A live session's permission prompt (protocol/team/sessions.py): relayed by its channel
 or seen by a hook, answered back over the channel."""
 
 
@@ -124,7 +124,7 @@ def content_for(decision: Decision, note: str | None) -> dict[str, Any]:
 
 def _answer_elicitation(*, accept: bool) -> Run:
     def run(ws: Workspace, decision: Decision, note: str | None) -> Answered:
-        from teamdeck.protocol.sessions import answer_prompt
+        from teamdeck.protocol.team.sessions import answer_prompt
 
         team, member, prompt_id = decision.team or "", decision.member or "", decision.request_id or ""
         content = content_for(decision, note) if accept else None

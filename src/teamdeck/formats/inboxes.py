@@ -44,7 +44,7 @@ class InboxEntry:
         message: the element as a message, or None when it is not one.
         problem: why it is not a message (``"entry 3: text: Field required"``).
         drained: no longer in the file: Claude Code removed it after delivering it,
-            and it is known from teamdeck's record of what it saw (protocol/observed.py).
+            and it is known from teamdeck's record of what it saw (protocol/team/observed.py).
     """
 
     __slots__ = ("index", "raw", "message", "problem", "drained", "_kind")

@@ -7,7 +7,7 @@ way the format names it, a Claude Code task file ``3.json``), reads one entry at
 :class:`~teamdeck.model.team.ClaudeTask` record: the fields of a task as the agent-team
 tools share them (subject, status, owner, blocks, blockedBy, metadata).
 
-Dataclasses here, imported only off the path of a ``send`` (protocol/teams.py imports
+Dataclasses here, imported only off the path of a ``send`` (protocol/team/teams.py imports
 this module for its types alone).
 """
 

@@ -4,7 +4,7 @@ of exactly what it wrote.
 An :class:`Action` is one protocol call on the workspace (the TUI's panels build them: tui/panels/*/actions.py).
 The :class:`ActionRunner` runs them on one long-lived thread (a key press starts its
 call at once: no thread to start first), records what each wrote through the store's
-seam (protocol/written.py) and hands those paths down to an :class:`OwnWrites` (the
+seam (protocol/common/written.py) and hands those paths down to an :class:`OwnWrites` (the
 :class:`~teamdeck.live.workspace.LiveWorkspace`), which reads them and drops the
 watcher's echo. There is no optimistic update: what the person sees is what is on
 disk. How each action went is an :class:`Outcome` for the front to show.
@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from teamdeck.errors import TeamdeckError
-from teamdeck.protocol.written import recorded, stamps
+from teamdeck.protocol.common.written import recorded, stamps
 
 if TYPE_CHECKING:
     from teamdeck.store.files import Stamp

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from teamdeck.protocol.written import stamps
+from teamdeck.protocol.common.written import stamps
 from teamdeck.view.file_record import changed_between, file_record
 from teamdeck.watch import watch_batches
 
@@ -281,7 +281,7 @@ class LiveWorkspace:
         """Watch until :meth:`stop`: hand each batch of changed paths (echoes dropped)
         straight to the refresher, and the tasks whose final.json it holds to
         ``on_join`` (the auto-join rule). Blocks; run it on a thread."""
-        from teamdeck.protocol.worker_outputs import tasks_with_final_output  # JSON Schema: only here, off the UI
+        from teamdeck.protocol.task.worker_outputs import tasks_with_final_output  # JSON Schema: only here, off the UI
 
         try:
             for batch in watch_batches(

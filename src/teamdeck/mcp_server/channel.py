@@ -19,7 +19,7 @@ Claude Code 2.1.332 (what the binary does, tests/conformance/test_claude_code_ch
 
 So while a session is attached: every unread entry of the member's inbox (a message,
 a decision's answer, a shutdown request) is pushed once and then marked read (the
-inbox stays the record; protocol/sessions.py records the push); every permission prompt
+inbox stays the record; protocol/team/sessions.py records the push); every permission prompt
 is a ``session-permission`` decision in the queue, and a person's answer to it is
 relayed back. The roster shows the member connected (a heartbeat, as ``--http``).
 """
@@ -41,8 +41,8 @@ from teamdeck.errors import TeamdeckError
 from teamdeck.mcp_server.heartbeat import announced, ended, keep_beating
 from teamdeck.mcp_server.seat import Seat
 from teamdeck.mcp_server.server import build_server
-from teamdeck.protocol import channel_push, sessions
-from teamdeck.protocol.session_log import Behavior
+from teamdeck.protocol.team import channel_push, sessions
+from teamdeck.protocol.team.session_log import Behavior
 from teamdeck.watch_hub import wait_until
 
 log = logging.getLogger(__name__)

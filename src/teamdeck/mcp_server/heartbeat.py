@@ -10,7 +10,7 @@ import anyio
 from teamdeck.errors import TeamdeckError
 from teamdeck.mcp_server.seat import Seat
 from teamdeck.model.connection import HEARTBEAT_S
-from teamdeck.protocol.connections import Heartbeat, announce
+from teamdeck.protocol.team.connections import Heartbeat, announce
 
 log = logging.getLogger(__name__)
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from teamdeck.protocol import delegation, roles, teams
-from teamdeck.protocol.messaging.names import resolve_member
+from teamdeck.protocol.coordination import delegation, roles
+from teamdeck.protocol.team import teams
+from teamdeck.protocol.team.messaging.names import resolve_member
 from teamdeck.store.workspace import Workspace
 
 
@@ -22,7 +23,7 @@ class Seat:
     team: str
     member: str
     role: str = "none"
-    """Its role in the roster (protocol/roles.py): which tools the server offers."""
+    """Its role in the roster (protocol/coordination/roles.py): which tools the server offers."""
 
     @property
     def worker_id(self) -> str:

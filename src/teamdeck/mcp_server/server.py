@@ -26,8 +26,9 @@ from teamdeck import __version__
 from teamdeck.errors import TeamdeckError
 from teamdeck.mcp_server.seat import Seat
 from teamdeck.mcp_server.tools import TOOLS, Desk, Tool
-from teamdeck.protocol import roles, teams
-from teamdeck.protocol.connections import Heartbeat
+from teamdeck.protocol.coordination import roles
+from teamdeck.protocol.team import teams
+from teamdeck.protocol.team.connections import Heartbeat
 
 log = logging.getLogger(__name__)
 

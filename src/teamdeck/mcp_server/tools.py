@@ -1,7 +1,7 @@
 """The ten tools ``teamdeck mcp`` serves, each declared once: its name, the description
 agents read, its arguments (the function's signature, from which the MCP SDK derives
 the input schema: names, types, limits, defaults and each argument's description), the
-role rule it follows (protocol/roles.py) and the protocol call it makes.
+role rule it follows (protocol/coordination/roles.py) and the protocol call it makes.
 
 A tool is a function of a :class:`Desk` (who calls, as the server's seat; the call's
 progress) and its arguments; ``@tool`` adds it to :data:`TOOLS`, in the order they are
@@ -27,10 +27,11 @@ from pydantic import Field, StringConstraints
 
 from teamdeck.errors import Refused
 from teamdeck.mcp_server.seat import Seat
-from teamdeck.protocol import agent_watch, decisions, delegation, roles, teams
-from teamdeck.protocol.conversation import MAX_LIMIT, read_conversation
-from teamdeck.protocol.messaging import injection, reading, sending
-from teamdeck.protocol.taskfile import load_task
+from teamdeck.protocol.coordination import agent_watch, decisions, delegation, roles
+from teamdeck.protocol.coordination.conversation import MAX_LIMIT, read_conversation
+from teamdeck.protocol.task.taskfile import load_task
+from teamdeck.protocol.team import teams
+from teamdeck.protocol.team.messaging import injection, reading, sending
 from teamdeck.shapes.coordination import delegation_json, report_json
 from teamdeck.view import agents as agent_views
 from teamdeck.watch_hub import wait_until
@@ -98,7 +99,7 @@ class Tool:
         description: what agents read.
         call: ``call(desk, **arguments)``, plain or async; its signature after ``desk``
             is the input schema.
-        rule: the operation of protocol/roles.py whose rule says which roles may use
+        rule: the operation of protocol/coordination/roles.py whose rule says which roles may use
             it (None: every role).
     """
 

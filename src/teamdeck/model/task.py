@@ -1,6 +1,6 @@
 """``tasks/<task-id>/task.yaml``: a task, its workers and its gates.
 
-task.yaml is the folded state of the task's ``events.jsonl`` (see protocol/replay.py):
+task.yaml is the folded state of the task's ``events.jsonl`` (see protocol/task/replay.py):
 ``lastEventId`` names the last event applied, so a crash between appending an event
 and replacing task.yaml is repaired on the next command (F12).
 """

@@ -46,7 +46,7 @@ class ClaudeModel(Shape):
 
 
 MEMBER_ROLES = ("coordinator", "crafter", "gate", "none")
-"""teamdeck's roles for a member (seed 002; protocol/roles.py says what each may do)."""
+"""teamdeck's roles for a member (seed 002; protocol/coordination/roles.py says what each may do)."""
 
 
 class Member(ClaudeModel):
@@ -72,7 +72,7 @@ class Member(ClaudeModel):
     role: str | None = None
     """teamdeck's role for the member (seed 002: coordinator, crafter, gate; absent: none),
     which decides what its MCP server offers and which protocol calls it may make
-    (protocol/roles.py). Claude Code does not read it."""
+    (protocol/coordination/roles.py). Claude Code does not read it."""
 
 
 class TeamConfig(ClaudeModel):

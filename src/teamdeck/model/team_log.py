@@ -28,7 +28,7 @@ SEND_TYPES = (
     "structured",
 )
 """Records of a message delivered to inboxes (``to``); ``structured`` is any other
-protocol kind sent through :func:`teamdeck.protocol.messaging.sending.send_structured`."""
+protocol kind sent through :func:`teamdeck.protocol.team.messaging.sending.send_structured`."""
 
 NOTE_TYPES = (
     "delivery_failed",
@@ -87,7 +87,7 @@ class TeamLogRecord(Shape):
             answer...).
         error: why a delivery failed.
         blockers: the active members that blocked a team delete.
-        key: what makes a send happen once (protocol/keyed_sends.py): a second send
+        key: what makes a send happen once (protocol/team/keyed_sends.py): a second send
             with the same key only finishes the first.
     """
 

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from teamdeck.model.agents import AgentConfig
-from teamdeck.protocol.run_decisions import RUN_BUDGET, RunDecision, raised_usd
+from teamdeck.protocol.runs.decisions import RUN_BUDGET, RunDecision, raised_usd
 from teamdeck.runtime.config import AgentsConfig
 
 

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from teamdeck.errors import TeamdeckError
 from teamdeck.formats.inboxes import InboxEntry, UnreadableInbox
 from teamdeck.model.team import ShutdownApproved
-from teamdeck.protocol.inboxes import read_inbox
-from teamdeck.protocol.messaging.injection import SHUTDOWN_FIRST, format_block
+from teamdeck.protocol.team.inboxes import read_inbox
+from teamdeck.protocol.team.messaging.injection import SHUTDOWN_FIRST, format_block
 from teamdeck.runtime.spec import Message
 from teamdeck.store.workspace import Workspace
 

@@ -9,7 +9,7 @@ the role prompt in a file its environment names.
 from __future__ import annotations
 
 from teamdeck.model.team import TeamConfig
-from teamdeck.protocol.roles import member_role_prompt
+from teamdeck.protocol.coordination.roles import member_role_prompt
 
 
 def roster_prompt(roster: TeamConfig, member: str) -> str:

@@ -8,7 +8,7 @@ import asyncio
 import time
 
 from teamdeck.clock import iso
-from teamdeck.protocol.run_requests import request
+from teamdeck.protocol.runs.requests import request
 from teamdeck.runner.lock import describe
 from teamdeck.runner.process import Identity, stop_group
 from teamdeck.runtime.config import load_agents

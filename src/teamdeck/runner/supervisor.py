@@ -35,9 +35,9 @@ from teamdeck.errors import TeamdeckError
 from teamdeck.model.agents import AgentConfig
 from teamdeck.model.run import RunRecord
 from teamdeck.model.team import TeamConfig
-from teamdeck.protocol.run_decisions import RUN_BUDGET, RUN_FAILED, RunDecision, run_decisions
-from teamdeck.protocol.run_requests import ask
-from teamdeck.protocol.teams import list_teams, read_team
+from teamdeck.protocol.runs.decisions import RUN_BUDGET, RUN_FAILED, RunDecision, run_decisions
+from teamdeck.protocol.runs.requests import ask
+from teamdeck.protocol.team.teams import list_teams, read_team
 from teamdeck.runner.adoption import recover
 from teamdeck.runner.budgets import overrun
 from teamdeck.runner.changes import classify
@@ -454,7 +454,7 @@ class Runner:
             or approved_shutdown(self.ws, record.team, roster.lead_name, record.member, record.createdAt) is None
         ):
             return
-        from teamdeck.protocol.messaging.handshakes import deactivate_member
+        from teamdeck.protocol.team.messaging.handshake_writes import deactivate_member
 
         try:
             deactivate_member(self.ws, record.team, record.member, reason=f"shutdown approved; run {record.id} ended")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from teamdeck.protocol.delegation import Delegation, Report
+from teamdeck.protocol.coordination.delegation import Delegation, Report
 
 
 def delegation_json(done: Delegation) -> dict[str, Any]:

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from teamdeck.clock import iso
 from teamdeck.model.team import LEAD_NAME, IdleNotification, PermissionRequest, PlanApprovalRequest, TaskAssignment
-from teamdeck.protocol.messaging.injection import Injected, inject
-from teamdeck.protocol.messaging.sending import Sent, send_message, send_structured
-from teamdeck.protocol.teams import epoch_ms
+from teamdeck.protocol.team.messaging.injection import Injected, inject
+from teamdeck.protocol.team.messaging.sending import Sent, send_message, send_structured
+from teamdeck.protocol.team.teams import epoch_ms
 from teamdeck.store.workspace import Workspace
 
 

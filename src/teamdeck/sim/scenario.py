@@ -36,11 +36,11 @@ from functools import partial
 
 from teamdeck.errors import TeamdeckError
 from teamdeck.model.team import LEAD_NAME
-from teamdeck.protocol.delegation import worker_id_for
-from teamdeck.protocol.messaging.reading import list_inbox
-from teamdeck.protocol.messaging.sending import send_message
-from teamdeck.protocol.taskfile import load_task, task_ids
-from teamdeck.protocol.teams import add_member, list_teams, read_team
+from teamdeck.protocol.coordination.delegation import worker_id_for
+from teamdeck.protocol.task.taskfile import load_task, task_ids
+from teamdeck.protocol.team.messaging.reading import list_inbox
+from teamdeck.protocol.team.messaging.sending import send_message
+from teamdeck.protocol.team.teams import add_member, list_teams, read_team
 from teamdeck.runtime.config import load_agents
 from teamdeck.sim.acts import assign_task
 from teamdeck.sim.engine import Scheduler

@@ -22,7 +22,7 @@ the agents"), and the demo's agent program (teamdeck/sim/agent.py) plays one tur
    not written yet (blocked with two questions, or completed: its persona says), and,
    when a person decided the gate its blocked output raised, the one that follows
    (completed after an approval, failed after a rejection); either way it tells the lead.
-   The message telling it a gate's decision (protocol/delegation.py) is what woke it.
+   The message telling it a gate's decision (protocol/coordination/delegation.py) is what woke it.
 4. It ends with an idle notification, as Claude Code does at the end of every turn.
 
 Everything is written through protocol functions (teamdeck/sim/acts.py, outputs.py), as
@@ -40,11 +40,11 @@ from dataclasses import dataclass, field
 from teamdeck.errors import TeamdeckError
 from teamdeck.model.task import Task, Worker
 from teamdeck.model.team import PermissionResponse, PlanApprovalResponse, decode_text
-from teamdeck.protocol.delegation import worker_id_for
-from teamdeck.protocol.messaging.handshakes import respond_shutdown
-from teamdeck.protocol.messaging.injection import Injected
-from teamdeck.protocol.messaging.reading import list_inbox
-from teamdeck.protocol.taskfile import load_task, task_ids
+from teamdeck.protocol.coordination.delegation import worker_id_for
+from teamdeck.protocol.task.taskfile import load_task, task_ids
+from teamdeck.protocol.team.messaging.handshake_writes import respond_shutdown
+from teamdeck.protocol.team.messaging.injection import Injected
+from teamdeck.protocol.team.messaging.reading import list_inbox
 from teamdeck.sim.acts import as_member, ask_permission, ask_plan_approval, go_idle, take_messages, tell_lead
 from teamdeck.sim.outputs import output_status, write_final_output
 from teamdeck.sim.personas import PROGRESS, QUESTIONS, RESULTS, STATUS_CHECK, persona_for

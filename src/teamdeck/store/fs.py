@@ -144,7 +144,7 @@ def current() -> OsFs:
 @contextmanager
 def observing(observer: Observer) -> Iterator[None]:
     """Tell ``observer`` every change the seam makes inside the ``with`` block, in this
-    thread or task only (protocol/written.py records what a call wrote)."""
+    thread or task only (protocol/common/written.py records what a call wrote)."""
     token = _observer.set(observer)
     try:
         yield

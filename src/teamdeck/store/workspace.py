@@ -210,7 +210,7 @@ class Workspace(_WorkspaceFields):
 
     def observed_log(self, team: str) -> Path:
         """teamdeck's append-only record of every inbox message of ``team`` it saw
-        (protocol/observed.py): outside ``teams/``, which Claude Code deletes."""
+        (protocol/team/observed.py): outside ``teams/``, which Claude Code deletes."""
         return self.root / ".teamdeck" / "observed" / f"{check_id(team, 'team name')}.jsonl"
 
     def connections_dir(self, team: str) -> Path:
@@ -228,7 +228,7 @@ class Workspace(_WorkspaceFields):
 
     def session_log(self, team: str) -> Path:
         """``sessions/<team>.jsonl``: the team's session events and permission prompts
-        (protocol/sessions.py); outside ``teams/``, which Claude Code deletes."""
+        (protocol/team/sessions.py); outside ``teams/``, which Claude Code deletes."""
         return self.sessions_dir / f"{check_id(team, 'team name')}.jsonl"
 
     def claude_tasks_dir(self, team: str) -> Path:

@@ -14,7 +14,7 @@ from textual.content import Content
 from textual.style import Style
 
 import teamdeck.tui.registry as registry
-from teamdeck.protocol.allowed import can_shutdown, can_update_team_task
+from teamdeck.protocol.team.allowed import can_shutdown, can_update_team_task
 from teamdeck.tui.host import deck_host
 from teamdeck.tui.keys import Action
 from teamdeck.tui.panels.decisions.panel import answers

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from teamdeck.errors import NotFound
-from teamdeck.protocol.lifecycle import TERMINAL
+from teamdeck.protocol.task.lifecycle import TERMINAL
 from teamdeck.store.workspace import Workspace
 from teamdeck.view.build import build_snapshot
 from teamdeck.view.runs import RunState, run_state

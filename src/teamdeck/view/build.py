@@ -27,8 +27,8 @@ from pathlib import Path
 from teamdeck.errors import TeamdeckError
 from teamdeck.formats import registry as team_formats
 from teamdeck.formats.registry import task_dir_kind
-from teamdeck.protocol.session_log import read_log, session_teams
-from teamdeck.protocol.team_archive import archived_teams
+from teamdeck.protocol.team.archive import archived_teams
+from teamdeck.protocol.team.session_log import read_log, session_teams
 from teamdeck.store.files import list_entries
 from teamdeck.store.paths import InvalidId, check_id
 from teamdeck.store.settings import load_settings
@@ -81,7 +81,7 @@ def build_snapshot(
             import and validator included) was a twelfth of a start and panel 1 does
             not show them.
         record: keep every inbox message read in teamdeck's record (the live view,
-            whose refreshes then record too; protocol/observed.py).
+            whose refreshes then record too; protocol/team/observed.py).
 
     Returns:
         The snapshot; files that could not be read are in its ``problems``.

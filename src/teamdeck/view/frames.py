@@ -20,7 +20,7 @@ from teamdeck.model.team import (
     TeammateTerminated,
     TeamPermissionUpdate,
 )
-from teamdeck.protocol.ledger.results import Ledger
+from teamdeck.protocol.team.ledger.results import Ledger
 from teamdeck.store.loaders import dumps_json
 from teamdeck.store.workspace import Workspace
 from teamdeck.view.snapshot import MemberView, Problem

@@ -24,7 +24,7 @@ from teamdeck.model.team import (
     TaskAssignment,
     Unknown,
 )
-from teamdeck.protocol.ledger.moments import moment_of
+from teamdeck.protocol.team.ledger.moments import moment_of
 from teamdeck.store.loaders import dumps_json
 from teamdeck.view.frames import describe_frame
 from teamdeck.view.snapshot import MessageView

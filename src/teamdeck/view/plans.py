@@ -3,7 +3,7 @@
 A :class:`PlanView` is :func:`~teamdeck.protocol.plans.overview.plan_overview` kept for a
 snapshot: the plan's state, its waves with each task's state and what blocks it, and
 the next step. A :class:`TaskVerdicts` is a task's verdict history as
-:func:`~teamdeck.protocol.verdict_history.list_verdicts` reads it. Both are read again only
+:func:`~teamdeck.protocol.guardians.verdict_history.list_verdicts` reads it. Both are read again only
 when their files change (view/build.py maps changed paths here with :func:`plan_of_path`
 and :func:`verdict_task_of_path`); a plan is also read again when one of its tasks
 changes, since it shows their states.
@@ -20,9 +20,9 @@ from typing import Any
 
 from teamdeck.errors import NotFound, TeamdeckError
 from teamdeck.model.guardian import GuardianVerdictSnapshot
+from teamdeck.protocol.guardians.verdict_history import list_verdicts
 from teamdeck.protocol.plans.overview import PlanOverview, PlanTaskRow, plan_overview
-from teamdeck.protocol.plans.store import plan_ids
-from teamdeck.protocol.verdict_history import list_verdicts
+from teamdeck.protocol.task.planfile import plan_ids
 from teamdeck.store.paths import InvalidId, check_id
 from teamdeck.store.workspace import Workspace
 

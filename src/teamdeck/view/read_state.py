@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from teamdeck.protocol.ledger.results import DEFAULT_SHUTDOWN_TIMEOUT
+from teamdeck.protocol.team.ledger.results import DEFAULT_SHUTDOWN_TIMEOUT
 from teamdeck.view.eventlog import EventRow
 from teamdeck.view.snapshot import DEFAULT_STALE_AFTER, same_items
 
@@ -65,7 +65,7 @@ class ReadState:
     read_only: bool = False
     read_only_reason: str = ""
     record: bool = False
-    """Record every inbox message read (protocol/observed.py): the live view does,
+    """Record every inbox message read (protocol/team/observed.py): the live view does,
     a command that only reads does not."""
     auto_join: bool = True
     shutdown_timeout: timedelta = DEFAULT_SHUTDOWN_TIMEOUT

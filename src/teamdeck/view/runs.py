@@ -13,7 +13,7 @@ from datetime import datetime
 from teamdeck.clock import parse_iso
 from teamdeck.errors import InvalidFile, TeamdeckError
 from teamdeck.model.run import RunRecord
-from teamdeck.protocol.run_decisions import RunDecision, run_decisions
+from teamdeck.protocol.runs.decisions import RunDecision, run_decisions
 from teamdeck.runtime.registry import runtime_of_run
 from teamdeck.store.lock_owner import is_running
 from teamdeck.store.runs import (

@@ -1,9 +1,9 @@
-"""Live sessions' permission prompts (protocol/sessions.py) as decisions of the queue:
+"""Live sessions' permission prompts (protocol/team/sessions.py) as decisions of the queue:
 one ``session-permission`` decision per open prompt, whatever paths it came by.
 
 A teammate's request that also reached the lead's mailbox is already a ``permission``
 decision (view/team_decisions.py): the session prompt for the same request (same team,
-tool and input: :func:`~teamdeck.protocol.session_log.fingerprint`; from the member's
+tool and input: :func:`~teamdeck.protocol.team.session_log.fingerprint`; from the member's
 own session, or the lead's, whose dialog shows its teammates' prompts) is then left
 out, so the queue shows the request once; answering that decision answers the session
 prompt too (decisions/kinds.py).
@@ -17,7 +17,7 @@ from dataclasses import replace
 from typing import Any
 
 from teamdeck.errors import TeamdeckError
-from teamdeck.protocol.session_log import LEAD, OURS, Prompt, fingerprint, prompts, read_log, session_teams
+from teamdeck.protocol.team.session_log import LEAD, OURS, Prompt, fingerprint, prompts, read_log, session_teams
 from teamdeck.store.workspace import Workspace
 from teamdeck.view.snapshot import Decision, TeamView
 

@@ -295,7 +295,7 @@ class TeamView:
     """``(task id, member, at)`` of each ``task_completed`` frame, oldest first."""
     session: str = ""
     """The Claude Code session an implicit session team belongs to (its lead's
-    ``leadSessionId``; protocol/team_archive.py), ``""`` for a team made by name."""
+    ``leadSessionId``; protocol/team/archive.py), ``""`` for a team made by name."""
     ended: bool = False
     """The team's directory is gone: what is shown is its last known roster and what
     teamdeck recorded of its inboxes."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from teamdeck.errors import TeamdeckError
 from teamdeck.formats.registry import task_dir_kind
-from teamdeck.protocol.team_archive import SESSION_TEAM
+from teamdeck.protocol.team.archive import SESSION_TEAM
 from teamdeck.store.files import list_entries
 from teamdeck.view.read_state import ReadState
 from teamdeck.view.team_tasks import read_task_list_files, reread_task_files, task_list_view

@@ -13,8 +13,8 @@ from dataclasses import replace
 
 from teamdeck.errors import InvalidFile, NotFound, TeamdeckError
 from teamdeck.model.task import Gate, Task
-from teamdeck.protocol.taskfile import TASK, load_task, parse_task_dict
-from teamdeck.protocol.worker_outputs import WorkerResult, read_worker_outputs
+from teamdeck.protocol.task.taskfile import TASK, load_task, parse_task_dict
+from teamdeck.protocol.task.worker_outputs import WorkerResult, read_worker_outputs
 from teamdeck.store.files import read_optional
 from teamdeck.store.workspace import Workspace
 from teamdeck.view.snapshot import Decision, Problem, TaskView, WorkerView
@@ -154,7 +154,7 @@ def _workers(task: Task, outputs: Outputs) -> tuple[tuple[WorkerView, ...], Prob
 
 
 def worker_view(result: WorkerResult, member: str | None = None) -> WorkerView:
-    """A worker output as read by protocol/worker_outputs.py, as a :class:`WorkerView`."""
+    """A worker output as read by protocol/task/worker_outputs.py, as a :class:`WorkerView`."""
     output = result.output
     return WorkerView(
         id=result.agent_id,

@@ -3,7 +3,7 @@ config.json, every inbox, the MCP heartbeats and the team's handshake ledger.
 
 A change to one inbox re-reads that inbox alone (taking over its unchanged entries),
 a change to config.json re-reads it alone; then :func:`with_ledger` builds the ledger
-(protocol/ledger/) again from the ledger state the files keep, which folds only the
+(protocol/team/ledger/) again from the ledger state the files keep, which folds only the
 inbox that changed and the log records appended since - a member's status depends on
 what it sent to others as much as on what it received. What the roster makes of the
 files is team_roster.py; the decisions the team waits for, team_decisions.py.
@@ -20,12 +20,12 @@ from teamdeck.formats.inboxes import Inbox, UnreadableInbox
 from teamdeck.formats.registry import team_format
 from teamdeck.model.connection import Connection
 from teamdeck.model.team import TeamConfig
-from teamdeck.protocol.inboxes import TeamInboxes, read_inboxes
-from teamdeck.protocol.ledger.build import build_ledger
-from teamdeck.protocol.ledger.fold import LedgerFold
-from teamdeck.protocol.ledger.results import DEFAULT_SHUTDOWN_TIMEOUT, Ledger
-from teamdeck.protocol.observed import Observed
-from teamdeck.protocol.team_archive import archived_roster, keep_roster
+from teamdeck.protocol.team.archive import archived_roster, keep_roster
+from teamdeck.protocol.team.inboxes import TeamInboxes, read_inboxes
+from teamdeck.protocol.team.ledger.build import build_ledger
+from teamdeck.protocol.team.ledger.fold import LedgerFold
+from teamdeck.protocol.team.ledger.results import DEFAULT_SHUTDOWN_TIMEOUT, Ledger
+from teamdeck.protocol.team.observed import Observed
 from teamdeck.store.connections import read_connections
 from teamdeck.store.paths import InvalidId
 from teamdeck.store.workspace import Workspace
@@ -42,17 +42,17 @@ class TeamFiles:
         name: the team (its directory name).
         config: config.json, or None when it could not be read (``problem`` says why).
         problem: why config.json could not be read (the previous roster is kept).
-        inboxes: every inbox as protocol/inboxes.py reads them (readable ones, the
+        inboxes: every inbox as protocol/team/inboxes.py reads them (readable ones, the
             unreadable ones with their problem, ignored file names).
-        ledger: the team's handshake ledger (protocol/ledger/build.py), or None when
+        ledger: the team's handshake ledger (protocol/team/ledger/build.py), or None when
             config.json cannot be read.
-        fold: the team's ledger state (protocol/ledger/fold.py), shared by every later
+        fold: the team's ledger state (protocol/team/ledger/fold.py), shared by every later
             version of these files: the next ledger folds only the inboxes read
             since and the log records appended since.
         rows: recipient → the inbox it was made from, its rows (:func:`fold_inbox`)
             and when each name last sent or received in it; shared like ``fold``,
             so an inbox is turned into rows once per read.
-        observed: the team's record of every inbox message seen (protocol/observed.py),
+        observed: the team's record of every inbox message seen (protocol/team/observed.py),
             shared like ``fold``: inboxes are read through it, so what Claude Code
             drained stays.
         connections: member name → the heartbeat of an MCP server acting as it
@@ -61,7 +61,7 @@ class TeamFiles:
             it overdue (the workspace setting).
         ended: the team's directory is gone (Claude Code removes a session's team
             when the session ends): ``config`` is its archived roster and the inboxes
-            are what was recorded of them (protocol/team_archive.py).
+            are what was recorded of them (protocol/team/archive.py).
     """
 
     name: str
@@ -104,7 +104,7 @@ def read_team_files(
         previous: what was read before; a config.json that is now unreadable keeps the
             previous roster (and carries the problem).
         shutdown_timeout: the shutdown timeout (default: the previous one's, else 2 min).
-        record: record every inbox message read (the live view; protocol/observed.py).
+        record: record every inbox message read (the live view; protocol/team/observed.py).
 
     Returns:
         The files, or None when the team is gone.
@@ -199,7 +199,7 @@ def with_ledger(ws: Workspace, files: TeamFiles) -> TeamFiles:
 
 def _archive(ws: Workspace, files: TeamFiles) -> None:
     """Keep the roster just read as the team's last known one (the live view only:
-    the reader that records; protocol/team_archive.py)."""
+    the reader that records; protocol/team/archive.py)."""
     if files.config is not None and files.problem is None and files.observed is not None and files.observed.recording:
         keep_roster(ws, files.name, files.config)
 

@@ -13,9 +13,9 @@ from teamdeck.clock import iso
 from teamdeck.formats.inboxes import Inbox
 from teamdeck.model.connection import STALE_S
 from teamdeck.model.team import MEMBER_ROLES
-from teamdeck.protocol.ledger.moments import moment_of
-from teamdeck.protocol.ledger.results import FAILURE_CLASSES, Handshake, Ledger
-from teamdeck.protocol.team_archive import session_of
+from teamdeck.protocol.team.archive import session_of
+from teamdeck.protocol.team.ledger.moments import moment_of
+from teamdeck.protocol.team.ledger.results import FAILURE_CLASSES, Handshake, Ledger
 from teamdeck.view.frames import departed, reports_of, task_reports, termination_of
 from teamdeck.view.inbox_fold import InboxRows
 from teamdeck.view.snapshot import MemberStatus, MemberView, Problem, TeamView

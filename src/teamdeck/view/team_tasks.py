@@ -24,7 +24,7 @@ from teamdeck.clock import iso, parse_iso
 from teamdeck.errors import InvalidFile
 from teamdeck.formats.registry import team_format
 from teamdeck.model.team import ClaudeTask
-from teamdeck.protocol.team_task_checks import dependency_problems
+from teamdeck.protocol.team.task_list_checks import dependency_problems
 from teamdeck.store.workspace import Workspace
 from teamdeck.view.overview import age
 from teamdeck.view.snapshot import MemberView, Problem, TeamTaskListView, TeamTaskView, TeamView

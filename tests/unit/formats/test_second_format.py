@@ -17,9 +17,10 @@ from support.fixture_format.format import FixtureFormat
 from teamdeck.decisions.registry import answer_decision, find_decision
 from teamdeck.formats import registry
 from teamdeck.model.team import PlanApprovalRequest
-from teamdeck.protocol.messaging import handshakes, injection, reading
-from teamdeck.protocol.messaging.sending import send_message, send_structured
-from teamdeck.protocol.teams import add_member, list_teams, read_team
+from teamdeck.protocol.team.messaging import handshake_writes as handshakes
+from teamdeck.protocol.team.messaging import injection, reading
+from teamdeck.protocol.team.messaging.sending import send_message, send_structured
+from teamdeck.protocol.team.teams import add_member, list_teams, read_team
 from teamdeck.store.workspace import Workspace
 from teamdeck.view.build import build_snapshot, refresh
 from teamdeck.view.snapshot import WorkspaceSnapshot

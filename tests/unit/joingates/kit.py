@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from teamdeck.protocol.tasks import create_task
+from teamdeck.protocol.task.create import create_task
 from teamdeck.store.workspace import Workspace
 
 

@@ -8,13 +8,14 @@ import pytest
 from reliability.faults import Fault, FaultyFs
 
 from teamdeck.errors import Conflict, InvalidFile, NotFound, Refused, WriteFailed
-from teamdeck.protocol.events import new_event
-from teamdeck.protocol.gate_kinds import GATE_RULES, GateRule
-from teamdeck.protocol.gates import decide_gate, list_gates
-from teamdeck.protocol.intents import pending
-from teamdeck.protocol.join import join_task
-from teamdeck.protocol.lifecycle import transition_event
-from teamdeck.protocol.taskfile import load_task, read_events, transact
+from teamdeck.protocol.common.events import new_event
+from teamdeck.protocol.common.intents import pending
+from teamdeck.protocol.effects.gate_decisions import decide_gate
+from teamdeck.protocol.effects.gate_kinds import GATE_RULES, GateRule
+from teamdeck.protocol.task.gates import list_gates
+from teamdeck.protocol.task.join import join_task
+from teamdeck.protocol.task.lifecycle import transition_event
+from teamdeck.protocol.task.taskfile import load_task, read_events, transact
 from teamdeck.store import fs
 
 from .kit import blocked, file_bytes, new_task, write_output

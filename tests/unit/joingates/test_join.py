@@ -10,11 +10,11 @@ from markdown_it import MarkdownIt
 
 from teamdeck.errors import InvalidFile, NotFound, ReadOnly
 from teamdeck.model.report import JoinedSummary
-from teamdeck.protocol.gates import decide_gate
-from teamdeck.protocol.join import join_task
-from teamdeck.protocol.joined_report import load_template, render_markdown
-from teamdeck.protocol.lifecycle import transition_event
-from teamdeck.protocol.taskfile import load_task, read_events, transact
+from teamdeck.protocol.effects.gate_decisions import decide_gate
+from teamdeck.protocol.task.join import join_task
+from teamdeck.protocol.task.joined_report import load_template, render_markdown
+from teamdeck.protocol.task.lifecycle import transition_event
+from teamdeck.protocol.task.taskfile import load_task, read_events, transact
 from teamdeck.resources import data_dir
 from teamdeck.store.workspace import Workspace
 

@@ -17,11 +17,11 @@ from reliability.faults import Fault, FaultyFs
 
 from teamdeck.errors import Conflict, WriteFailed
 from teamdeck.model.task import Task
-from teamdeck.protocol.gates import decide_gate
-from teamdeck.protocol.join import join_task
-from teamdeck.protocol.lifecycle import can_transition
-from teamdeck.protocol.replay import replay
-from teamdeck.protocol.taskfile import load_task, parse_task_dict, read_events
+from teamdeck.protocol.effects.gate_decisions import decide_gate
+from teamdeck.protocol.task.join import join_task
+from teamdeck.protocol.task.lifecycle import can_transition
+from teamdeck.protocol.task.replay import replay
+from teamdeck.protocol.task.taskfile import load_task, parse_task_dict, read_events
 from teamdeck.store import fs
 from teamdeck.store.workspace import Workspace
 

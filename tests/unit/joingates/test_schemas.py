@@ -63,7 +63,7 @@ def test_every_format_our_schemas_use_has_a_checker():
     used = {fmt for schema in SCHEMAS.values() for fmt in _formats(schema)}
     assert "date-time" in used
     code = (
-        "from teamdeck.protocol.worker_outputs import import_jsonschema; import_jsonschema(); "
+        "from teamdeck.protocol.task.worker_outputs import import_jsonschema; import_jsonschema(); "
         "from jsonschema import Draft202012Validator as V; print(' '.join(sorted(V.FORMAT_CHECKER.checkers)))"
     )
     registered = set(

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from teamdeck.protocol.join import join_task
-from teamdeck.protocol.validate import CHECKERS, ValidationProblem, validate_workspace
+from teamdeck.protocol.checks.validate import CHECKERS, ValidationProblem, validate_workspace
+from teamdeck.protocol.task.join import join_task
 
 from .kit import blocked, completed, new_task, write_output
 
@@ -79,5 +79,5 @@ def test_a_checker_that_cannot_run_becomes_a_problem(ws, monkeypatch):
 
         raise InvalidFile("teams", "", "cannot list: Permission denied")
 
-    monkeypatch.setattr("teamdeck.protocol.validate.CHECKERS", (*CHECKERS, broken))
+    monkeypatch.setattr("teamdeck.protocol.checks.validate.CHECKERS", (*CHECKERS, broken))
     assert validate_workspace(ws) == [ValidationProblem("teams", "", "cannot list: Permission denied")]

@@ -9,7 +9,7 @@ import sys
 
 from jsonschema import Draft202012Validator
 
-from teamdeck.protocol.worker_outputs import read_worker_outputs
+from teamdeck.protocol.task.worker_outputs import read_worker_outputs
 
 from .kit import blocked, completed, new_task, write_output
 
@@ -130,7 +130,7 @@ def test_jsonschema_is_not_imported_by_the_cli_until_needed():
     code = (
         "import sys; from teamdeck.cli.main import build_parser; from teamdeck.cli.commands import COMMANDS; "
         "[build_parser(command.name) for command in COMMANDS]; "
-        "import teamdeck.protocol.join, teamdeck.protocol.gates, teamdeck.protocol.validate; "
+        "import teamdeck.protocol.task.join, teamdeck.protocol.effects.gate_decisions, teamdeck.protocol.checks.validate; "
         "print('jsonschema' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
@@ -139,7 +139,7 @@ def test_jsonschema_is_not_imported_by_the_cli_until_needed():
 
 def test_jsonschema_is_imported_without_rfc3987_syntax_but_with_date_time():
     code = (
-        "import sys; from teamdeck.protocol.worker_outputs import check_output; "
+        "import sys; from teamdeck.protocol.task.worker_outputs import check_output; "
         'r = check_output(\'w1\', \'f\', b\'{"status": "completed", "summary": "x", "finishedAt": "soon"}\'); '
         "from jsonschema import Draft202012Validator as V; "
         "print(r.status, 'date-time' in V.FORMAT_CHECKER.checkers, 'rfc3987_syntax' in sys.modules, 'iri' in V.FORMAT_CHECKER.checkers)"

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from teamdeck.errors import InvalidFile, NotFound, WriteFailed
-from teamdeck.protocol.taskfile import load_task, read_events, transact
-from teamdeck.protocol.tasks import create_task
+from teamdeck.protocol.task.create import create_task
+from teamdeck.protocol.task.taskfile import load_task, read_events, transact
 from teamdeck.store.jsonl import Tail, append_record, read_records
 from teamdeck.store.loaders import MAX_FILE_BYTES, dumps_json, parse_json, read_capped
 from teamdeck.store.yaml_text import dump_yaml, parse_yaml

@@ -19,9 +19,9 @@ from collections import Counter
 import pytest
 
 from teamdeck.errors import Busy, Conflict, InvalidFile
-from teamdeck.protocol.events import new_event
-from teamdeck.protocol.taskfile import load_task, parse_task_dict, read_events, transact
-from teamdeck.protocol.tasks import create_task
+from teamdeck.protocol.common.events import new_event
+from teamdeck.protocol.task.create import create_task
+from teamdeck.protocol.task.taskfile import load_task, parse_task_dict, read_events, transact
 from teamdeck.store import locks
 from teamdeck.store.jsonl import MAX_RECORD_BYTES
 from teamdeck.store.locks import lock_path_for, locked
@@ -106,7 +106,7 @@ def test_c6_external_writer_between_our_read_and_replace_is_detected_and_ours_re
 
 
 def test_c6_a_writer_that_keeps_interfering_gets_a_conflict_and_nothing_is_lost(ws, monkeypatch):
-    from teamdeck.protocol import taskfile
+    from teamdeck.protocol.task import taskfile
 
     create_task(ws, "t1", "Busy file")
     path = ws.task_file("t1")

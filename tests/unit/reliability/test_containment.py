@@ -17,12 +17,13 @@ import pytest
 
 from teamdeck.errors import TeamdeckError
 from teamdeck.formats.claude_code.inbox import read_inbox
-from teamdeck.protocol.gates import decide_gate, list_gates
-from teamdeck.protocol.join import join_task
-from teamdeck.protocol.messaging.sending import send_message
-from teamdeck.protocol.tasks import create_task
-from teamdeck.protocol.teams import add_member, create_team, read_team
-from teamdeck.protocol.validate import validate_workspace
+from teamdeck.protocol.checks.validate import validate_workspace
+from teamdeck.protocol.effects.gate_decisions import decide_gate
+from teamdeck.protocol.task.create import create_task
+from teamdeck.protocol.task.gates import list_gates
+from teamdeck.protocol.task.join import join_task
+from teamdeck.protocol.team.messaging.sending import send_message
+from teamdeck.protocol.team.teams import add_member, create_team, read_team
 from teamdeck.sim.outputs import write_final_output
 from teamdeck.store.paths import EscapesWorkspace, beneath
 from teamdeck.store.workspace import Workspace

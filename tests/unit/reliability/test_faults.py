@@ -17,10 +17,10 @@ import subprocess
 import pytest
 
 from teamdeck.errors import WriteFailed
-from teamdeck.protocol.events import new_event
-from teamdeck.protocol.lifecycle import transition_event
-from teamdeck.protocol.taskfile import load_task, parse_task_dict, read_events, transact
-from teamdeck.protocol.tasks import create_task
+from teamdeck.protocol.common.events import new_event
+from teamdeck.protocol.task.create import create_task
+from teamdeck.protocol.task.lifecycle import transition_event
+from teamdeck.protocol.task.taskfile import load_task, parse_task_dict, read_events, transact
 from teamdeck.store import fs
 from teamdeck.store.fs import CRASH_ENV
 from teamdeck.store.jsonl import Tail, append_line, append_record, encode_record, read_records, repair_torn_tail
@@ -392,7 +392,7 @@ def test_f9_directory_fsync_einval_warns_once_per_mount_and_continues(ws, monkey
 
 def test_f2_team_log_append_moves_a_torn_tail_aside_first(ws):
     """F2 for teams/<team>/messages.jsonl: the next record is not glued onto a fragment."""
-    from teamdeck.protocol.teamlog import log, new_record, read_log
+    from teamdeck.protocol.team.teamlog import log, new_record, read_log
     from teamdeck.store.jsonl import read_records
 
     path = ws.messages_log("alpha")

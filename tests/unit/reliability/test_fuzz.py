@@ -22,8 +22,8 @@ from teamdeck.model.team import decode_text
 from teamdeck.protocol.forge import parse as forge_parse
 from teamdeck.protocol.forge.deliveries import receive
 from teamdeck.protocol.plans.parser import parse_blocks
-from teamdeck.protocol.taskfile import parse_task_dict
-from teamdeck.protocol.worker_outputs import check_output
+from teamdeck.protocol.task.taskfile import parse_task_dict
+from teamdeck.protocol.task.worker_outputs import check_output
 from teamdeck.store.jsonl import decode_line, read_records, records_after
 from teamdeck.store.loaders import parse_json
 from teamdeck.store.workspace import Workspace

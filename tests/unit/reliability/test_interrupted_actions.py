@@ -12,6 +12,7 @@ or, when it was never acknowledged, not done at all.
 
 from __future__ import annotations
 
+import ast
 import json
 import shutil
 import signal
@@ -23,20 +24,42 @@ from pathlib import Path
 import pytest
 from support.forge_world import STORY, delivery, make_team
 
-from teamdeck.protocol.delegation import delegate, report
+from teamdeck.protocol.common.intents import pending
+from teamdeck.protocol.coordination.delegation import delegate, report
+from teamdeck.protocol.effects.gate_decisions import decide_gate
+from teamdeck.protocol.effects.interrupted import complete_pending, completers
 from teamdeck.protocol.forge.deliveries import receive
-from teamdeck.protocol.gates import decide_gate
-from teamdeck.protocol.intents import complete_pending, pending
-from teamdeck.protocol.join import join_task
-from teamdeck.protocol.messaging.sending import send_message
-from teamdeck.protocol.taskfile import load_task
-from teamdeck.protocol.tasks import create_task
-from teamdeck.protocol.teams import add_member, create_team
+from teamdeck.protocol.task.create import create_task
+from teamdeck.protocol.task.join import join_task
+from teamdeck.protocol.task.taskfile import load_task
+from teamdeck.protocol.team.messaging.sending import send_message
+from teamdeck.protocol.team.teams import add_member, create_team
 from teamdeck.store import fs as fs_seam
 from teamdeck.store.fs import CRASH_ENV
 from teamdeck.store.workspace import Workspace
 
 from .procs import WORKER
+
+PROTOCOL = Path(__file__).parents[3] / "src" / "teamdeck" / "protocol"
+
+
+def test_every_action_that_records_an_intent_has_its_completer_in_the_one_table() -> None:
+    """protocol/effects/interrupted.py lists who finishes each action: one that records an
+    intent (``intent(ws, "action", ...)`` anywhere in protocol/) without its row there
+    would stay unfinished after a crash, and an action no module registers is no hidden
+    import away."""
+    actions = {
+        node.args[1].value
+        for path in PROTOCOL.rglob("*.py")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "intent"
+        and len(node.args) >= 2
+        and isinstance(node.args[1], ast.Constant)
+    }
+    assert actions == set(completers()) == {"gate.decide", "send", "delegate", "report", "join", "nudge"}
+
 
 pytestmark = pytest.mark.slow
 

@@ -17,8 +17,8 @@ import pytest
 
 from teamdeck.errors import TeamdeckError
 from teamdeck.formats.claude_code.inbox import read_inbox
-from teamdeck.protocol.messaging.sending import send_message
-from teamdeck.protocol.teams import add_member, create_team
+from teamdeck.protocol.team.messaging.sending import send_message
+from teamdeck.protocol.team.teams import add_member, create_team
 from teamdeck.store.paths import EscapesWorkspace, open_beneath, parent_beneath
 from teamdeck.store.workspace import Workspace
 

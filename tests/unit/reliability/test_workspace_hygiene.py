@@ -21,13 +21,14 @@ import pytest
 
 from teamdeck.cli.main import disk_refusal
 from teamdeck.errors import ReadOnly, Refused, WriteFailed
-from teamdeck.protocol.gates import decide_gate, list_gates
-from teamdeck.protocol.hygiene import STALE_TEMP_S, sweep_temp_files
-from teamdeck.protocol.join import join_task
-from teamdeck.protocol.messaging.sending import send_message
-from teamdeck.protocol.tasks import create_task
-from teamdeck.protocol.teams import add_member, create_team
-from teamdeck.protocol.validate import validate_workspace
+from teamdeck.protocol.checks.hygiene import STALE_TEMP_S, sweep_temp_files
+from teamdeck.protocol.checks.validate import validate_workspace
+from teamdeck.protocol.effects.gate_decisions import decide_gate
+from teamdeck.protocol.task.create import create_task
+from teamdeck.protocol.task.gates import list_gates
+from teamdeck.protocol.task.join import join_task
+from teamdeck.protocol.team.messaging.sending import send_message
+from teamdeck.protocol.team.teams import add_member, create_team
 from teamdeck.sim.outputs import write_final_output
 from teamdeck.store import locks, workspace
 from teamdeck.store.lock_owner import read_owner

@@ -13,9 +13,9 @@ import os
 import sys
 from pathlib import Path
 
-from teamdeck.protocol.events import new_event
-from teamdeck.protocol.lifecycle import transition_event
-from teamdeck.protocol.taskfile import load_task, transact
+from teamdeck.protocol.common.events import new_event
+from teamdeck.protocol.task.lifecycle import transition_event
+from teamdeck.protocol.task.taskfile import load_task, transact
 from teamdeck.store.jsonl import MAX_RECORD_BYTES, append_record, encode_record
 from teamdeck.store.locks import lock_path_for, locked
 from teamdeck.store.workspace import Workspace
@@ -107,7 +107,7 @@ def state(root: str, task_id: str) -> None:
 
 def decide(root: str, task_id: str, gate_id: str) -> None:
     """Approve a gate (the multi-file action of F17); prints ``done`` once acknowledged."""
-    from teamdeck.protocol.gates import decide_gate
+    from teamdeck.protocol.effects.gate_decisions import decide_gate
 
     decide_gate(Workspace.at(root, actor="human:tester"), task_id, gate_id, "approve", "go ahead")
     _say("done")
@@ -115,7 +115,7 @@ def decide(root: str, task_id: str, gate_id: str) -> None:
 
 def delegate_to(root: str, task_id: str, member: str) -> None:
     """Delegate a task (F17); prints ``done`` once acknowledged."""
-    from teamdeck.protocol.delegation import delegate
+    from teamdeck.protocol.coordination.delegation import delegate
 
     delegate(Workspace.at(root, actor="human:tester"), task_id, member)
     _say("done")
@@ -123,7 +123,7 @@ def delegate_to(root: str, task_id: str, member: str) -> None:
 
 def report_blocked(root: str, task_id: str, agent_id: str) -> None:
     """A worker reports blocked (F17: final.json, the join, the gate, the delegator told)."""
-    from teamdeck.protocol.delegation import report
+    from teamdeck.protocol.coordination.delegation import report
 
     report(
         Workspace.at(root, actor=f"agent:{agent_id}"),
@@ -138,7 +138,7 @@ def report_blocked(root: str, task_id: str, agent_id: str) -> None:
 
 def join(root: str, task_id: str) -> None:
     """Join a task (F17: gates, human-notes.md, the reports); prints ``done`` once acknowledged."""
-    from teamdeck.protocol.join import join_task
+    from teamdeck.protocol.task.join import join_task
 
     join_task(Workspace.at(root, actor="human:tester"), task_id)
     _say("done")
@@ -146,7 +146,7 @@ def join(root: str, task_id: str) -> None:
 
 def send(root: str, team: str, to: str, text: str) -> None:
     """Send one message (F17); prints ``done`` once acknowledged."""
-    from teamdeck.protocol.messaging.sending import send_message
+    from teamdeck.protocol.team.messaging.sending import send_message
 
     send_message(Workspace.at(root, actor="human:tester"), team, to, text, summary="crash test")
     _say("done")

@@ -7,11 +7,11 @@ import json
 import pytest
 from support import small_worlds as worlds
 
-from teamdeck.protocol.delegation import delegate
-from teamdeck.protocol.gates import decide_gate
-from teamdeck.protocol.messaging.handshakes import request_shutdown, respond_shutdown
-from teamdeck.protocol.messaging.sending import send_message
-from teamdeck.protocol.tasks import create_task
+from teamdeck.protocol.coordination.delegation import delegate
+from teamdeck.protocol.effects.gate_decisions import decide_gate
+from teamdeck.protocol.task.create import create_task
+from teamdeck.protocol.team.messaging.handshake_writes import request_shutdown, respond_shutdown
+from teamdeck.protocol.team.messaging.sending import send_message
 from teamdeck.sim.outputs import write_final_output
 from teamdeck.store.workspace import Workspace
 from teamdeck.view.build import build_snapshot, check_outputs, load_older, refresh, unchecked_outputs
@@ -109,7 +109,7 @@ def test_an_inbox_change_uses_the_roster_read_at_its_own_change(ws: Workspace) -
 
 def test_shutdown_approved_but_still_active_is_marked(ws: Workspace) -> None:
     from teamdeck.model.team import ShutdownApproved
-    from teamdeck.protocol.messaging.sending import send_structured
+    from teamdeck.protocol.team.messaging.sending import send_structured
 
     worlds.team(ws)
     sent = request_shutdown(ws, "alpha", "alice")
@@ -137,7 +137,7 @@ def test_refresh_sees_a_new_blocked_worker_and_a_decision(ws: Workspace) -> None
     snapshot = build_snapshot(ws)
     assert snapshot.gates == ()
     write_final_output(ws, "t2", "w9", {"status": "blocked", "summary": "stuck", "questions": ["Which format?"]})
-    from teamdeck.protocol.join import join_task
+    from teamdeck.protocol.task.join import join_task
 
     join_task(ws, "t2")
     snapshot = refresh(snapshot, [ws.task_file("t2"), ws.events_file("t2")])

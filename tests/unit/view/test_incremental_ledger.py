@@ -3,7 +3,7 @@ again, records appended to messages.jsonl) and must give exactly what a build fr
 scratch gives: checked after every step of generated sequences of inbox writes,
 mark-reads, broken entries, log appends, a replaced log and roster changes.
 
-The kept build records what it reads, as the live view does (protocol/observed.py):
+The kept build records what it reads, as the live view does (protocol/team/observed.py):
 a build that records nothing keeps in memory the messages it saw before they went
 from the file, which a build from scratch cannot know, so only a recording view can
 equal a fresh build."""
@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from teamdeck.clock import fixed_clock
 from teamdeck.ids import new_ulid
-from teamdeck.protocol import teams
+from teamdeck.protocol.team import teams
 from teamdeck.store.workspace import Workspace
 from teamdeck.view.team_files import TeamFiles, read_team_files, reread_config, reread_inbox, with_ledger
 from teamdeck.view.team_roster import team_view

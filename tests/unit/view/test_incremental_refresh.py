@@ -8,12 +8,12 @@ from datetime import UTC, datetime
 
 from support import small_worlds as worlds
 
-from teamdeck.protocol.delegation import delegate
-from teamdeck.protocol.gates import decide_gate
-from teamdeck.protocol.join import join_task
-from teamdeck.protocol.messaging.sending import send_message
-from teamdeck.protocol.tasks import create_task
-from teamdeck.protocol.written import recorded
+from teamdeck.protocol.common.written import recorded
+from teamdeck.protocol.coordination.delegation import delegate
+from teamdeck.protocol.effects.gate_decisions import decide_gate
+from teamdeck.protocol.task.create import create_task
+from teamdeck.protocol.task.join import join_task
+from teamdeck.protocol.team.messaging.sending import send_message
 from teamdeck.sim.outputs import write_final_output
 from teamdeck.store.workspace import Workspace
 from teamdeck.tui.alerts import arrivals

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from support import plan_world as world
 
-from teamdeck.protocol.gates import decide_gate
+from teamdeck.protocol.effects.gate_decisions import decide_gate
 from teamdeck.view.build import build_snapshot, refresh
 
 
@@ -78,7 +78,7 @@ def test_a_new_verdict_is_read_when_the_guardian_directory_changes(tmp_path: Pat
     before = build_snapshot(ws)
     decide_gate(ws, world.IDS["Package"], world.fail_gate(ws), "approve", "retry")
     (ws.root / "dist-ok").write_text("")
-    from teamdeck.protocol.verification import verify
+    from teamdeck.protocol.guardians.verification import verify
 
     run = verify(ws, world.IDS["Package"], isolation="thread")
     assert run.verdict.status == "PASS"

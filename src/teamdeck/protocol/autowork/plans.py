@@ -12,12 +12,12 @@ from __future__ import annotations
 from teamdeck.errors import TeamdeckError
 from teamdeck.model.plan import Plan
 from teamdeck.protocol.autowork.steps import AutoStep
-from teamdeck.protocol.guardians.runner import Isolation
-from teamdeck.protocol.owed import idle_members
+from teamdeck.protocol.coordination.stall_scan import crafters_of
+from teamdeck.protocol.effects.owed import idle_members
+from teamdeck.protocol.guardians.process import Isolation
 from teamdeck.protocol.plans.machine import PLAN_FINAL, advance
-from teamdeck.protocol.plans.store import list_plans
-from teamdeck.protocol.stall_scan import crafters_of
-from teamdeck.protocol.teams import read_team
+from teamdeck.protocol.task.planfile import list_plans
+from teamdeck.protocol.team.teams import read_team
 from teamdeck.store.workspace import Workspace
 
 
@@ -44,7 +44,7 @@ def advance_plans(ws: Workspace, isolation: Isolation, steps: list[AutoStep], pr
 
 def crafters(ws: Workspace, plan: Plan) -> list[str]:
     """Who the plan's undelegated tasks go to: the team's idle crafters, then the others
-    (never the lead, a coordinator or a gate: protocol/stall_scan.py ``crafters_of``)."""
+    (never the lead, a coordinator or a gate: protocol/coordination/stall_scan.py ``crafters_of``)."""
     if plan.team is None:
         return []
     try:

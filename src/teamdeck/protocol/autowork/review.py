@@ -16,7 +16,7 @@ from __future__ import annotations
 from teamdeck.errors import TeamdeckError
 from teamdeck.model.task import Task
 from teamdeck.protocol.autowork.steps import ACTOR, AutoStep
-from teamdeck.protocol.guardians.runner import Isolation
+from teamdeck.protocol.guardians.process import Isolation
 from teamdeck.protocol.plans.machine import work_missing
 from teamdeck.store.workspace import Workspace
 
@@ -27,7 +27,7 @@ def review_reported(
     ws: Workspace, tasks: list[Task], isolation: Isolation, steps: list[AutoStep], problems: list[str]
 ) -> None:
     """Verify every ``onReview`` task whose workers all reported; retry FAILs with retries left."""
-    from teamdeck.protocol.verification import verify
+    from teamdeck.protocol.guardians.verification import verify
 
     for task in tasks:
         if task.guardian is None:
@@ -63,7 +63,7 @@ def automatic_retries(task: Task) -> int:
 
 def _retry_failed(ws: Workspace, task: Task, steps: list[AutoStep]) -> bool:
     """Approve the task's open FAIL gate when the retry policy has retries left."""
-    from teamdeck.protocol.gates import decide_gate
+    from teamdeck.protocol.effects.gate_decisions import decide_gate
 
     assert task.guardian is not None
     gate = next((gate for gate in task.open_gates if gate.kind == FAIL_GATE), None)

@@ -1,7 +1,7 @@
 """Stalls caught: a member that leaves assigned work untouched is
 nudged, nudged again after a longer wait, then a ``member-stalled`` decision waits for a
 person: nudge again, reassign (to one of the team's idle members, offered in the
-question), or give up (protocol/stall_gates.py). protocol/owed.py says what is due (a
+question), or give up (protocol/effects/stall_gates.py). protocol/effects/owed.py says what is due (a
 task's report, or work on Gitea: protocol/forge/stalls.py); this module does it, the
 same way for both: Gitea work's nudges and decision live on the task that follows it.
 """
@@ -13,12 +13,12 @@ from teamdeck.model.event import Event
 from teamdeck.model.settings import AutoworkSettings
 from teamdeck.model.task import Task, Worker
 from teamdeck.protocol.autowork.steps import AutoStep
-from teamdeck.protocol.events import new_event
+from teamdeck.protocol.common.events import new_event
+from teamdeck.protocol.coordination.nudges import nudge
+from teamdeck.protocol.coordination.stall_scan import STALL_GATE, Stall, owing_workers, span
+from teamdeck.protocol.effects.owed import idle_members, owed_work
 from teamdeck.protocol.forge.stalls import ensure_holder, forge_issue_of, nudge_text, owed_forge_work
-from teamdeck.protocol.nudges import nudge
-from teamdeck.protocol.owed import idle_members, owed_work
-from teamdeck.protocol.stall_scan import STALL_GATE, Stall, owing_workers, span
-from teamdeck.protocol.taskfile import load_task, transact
+from teamdeck.protocol.task.taskfile import load_task, transact
 from teamdeck.store.workspace import Workspace
 
 QUESTION = (
@@ -166,7 +166,7 @@ def retire_followers(ws: Workspace, tasks: list[Task], steps: list[AutoStep], pr
     follow, and the tasks list does not show it ``working`` for ever. An issue reopened
     later is followed by a new task (``stall-...-2``)."""
     from teamdeck.protocol.forge.issues import load_issue
-    from teamdeck.protocol.lifecycle import transition_event
+    from teamdeck.protocol.task.lifecycle import transition_event
 
     for task in tasks:
         key = forge_issue_of(task)

@@ -18,8 +18,8 @@ from teamdeck.protocol.autowork.plans import advance_plans
 from teamdeck.protocol.autowork.review import review_reported
 from teamdeck.protocol.autowork.stalls import catch_stalls, close_moot_decisions, retire_followers
 from teamdeck.protocol.autowork.steps import ACTOR, AutoStep
-from teamdeck.protocol.guardians.runner import Isolation
-from teamdeck.protocol.taskfile import load_task, task_ids
+from teamdeck.protocol.guardians.process import Isolation
+from teamdeck.protocol.task.taskfile import load_task, task_ids
 from teamdeck.store.settings import load_settings
 from teamdeck.store.workspace import Workspace
 

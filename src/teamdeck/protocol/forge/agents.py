@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from teamdeck.errors import TeamdeckError
 from teamdeck.model.team import Member, TeamConfig
-from teamdeck.protocol.teams import list_teams, read_team
+from teamdeck.protocol.team.teams import list_teams, read_team
 from teamdeck.store.settings import load_settings
 from teamdeck.store.workspace import Workspace
 
@@ -31,7 +31,7 @@ class Agent:
     capabilities: str
     """The first line of the member's ``prompt`` on the roster, if any."""
     team_role: str = "none"
-    """Its role in the roster (protocol/roles.py): a ``gate`` reviews pull requests."""
+    """Its role in the roster (protocol/coordination/roles.py): a ``gate`` reviews pull requests."""
 
 
 @dataclass(frozen=True)

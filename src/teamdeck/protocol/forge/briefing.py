@@ -16,8 +16,8 @@ import re
 import unicodedata
 
 from teamdeck.model.forge import ForgeIssue
+from teamdeck.protocol.common.markdown import code_span, fenced
 from teamdeck.protocol.forge.issues import find_issue
-from teamdeck.protocol.markdown import code_span, fenced
 from teamdeck.store.workspace import Workspace
 
 BRANCH_TYPES = {

@@ -13,12 +13,12 @@ from __future__ import annotations
 import re
 
 from teamdeck.model.forge import ForgeIssue, GiteaComment, GiteaPayload
+from teamdeck.protocol.common.markdown import code_span, fenced
 from teamdeck.protocol.forge import parse
 from teamdeck.protocol.forge.context import RuleContext
 from teamdeck.protocol.forge.issue_rules import sync_issue
 from teamdeck.protocol.forge.issues import cut, find_issue
 from teamdeck.protocol.forge.pull_rules import linked_issues
-from teamdeck.protocol.markdown import code_span, fenced
 
 _MARKS = re.compile(r"^[\s#>*_\[\]`-]+")
 

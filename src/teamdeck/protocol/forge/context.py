@@ -15,11 +15,11 @@ from typing import Any
 from teamdeck.clock import iso
 from teamdeck.model.event import Event
 from teamdeck.model.forge import ForgeIssue
+from teamdeck.protocol.common.markdown import code_span, fenced
 from teamdeck.protocol.forge.agents import Agent, Agents
 from teamdeck.protocol.forge.issues import change_issue, event, find_issue, issue_key
 from teamdeck.protocol.forge.notify import send
-from teamdeck.protocol.keyed_sends import logged_with_key
-from teamdeck.protocol.markdown import code_span, fenced
+from teamdeck.protocol.team.keyed_sends import logged_with_key
 from teamdeck.store.workspace import Workspace
 from teamdeck.text import one_line
 

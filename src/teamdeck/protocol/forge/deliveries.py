@@ -31,7 +31,7 @@ from teamdeck.errors import Busy, InvalidFile, ReadOnly, TeamdeckError
 from teamdeck.ids import new_ulid
 from teamdeck.model.forge import GiteaPayload
 from teamdeck.protocol.forge.rules import apply_delivery, handles
-from teamdeck.protocol.taskfile import validation_message
+from teamdeck.protocol.task.taskfile import validation_message
 from teamdeck.store.files import ensure_dir
 from teamdeck.store.jsonl import append_record, read_records
 from teamdeck.store.loaders import parse_json

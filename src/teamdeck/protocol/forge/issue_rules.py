@@ -9,13 +9,13 @@ from typing import Any, cast
 
 from teamdeck.model.event import Event
 from teamdeck.model.forge import ForgeIssue, GiteaIssue
+from teamdeck.protocol.common.markdown import code_span, fenced
 from teamdeck.protocol.forge import parse
 from teamdeck.protocol.forge.agents import Agent
 from teamdeck.protocol.forge.briefing import assigned_values
 from teamdeck.protocol.forge.context import RuleContext, issue_values
 from teamdeck.protocol.forge.issues import TITLE_CHARS, change_issue, cut, event, find_issue, issue_key, list_issues
 from teamdeck.protocol.forge.round_review import open_round_review
-from teamdeck.protocol.markdown import code_span, fenced
 
 
 def _fields(gitea: GiteaIssue) -> dict[str, Any]:

@@ -1,6 +1,6 @@
 """The issue documents: ``forge/<owner>__<repo>/issues/<n>/issue.yaml`` + ``events.jsonl``.
 
-An issue is one more :class:`~teamdeck.protocol.taskfile.DocumentKind`: every change is
+An issue is one more :class:`~teamdeck.protocol.task.taskfile.DocumentKind`: every change is
 an ``issue.*`` event appended (fsync) before issue.yaml is replaced, under its lock,
 and a crash in between is repaired by the next command (F12), exactly like tasks and
 plans. Its id (the *key*) is ``<owner>__<repo>/<n>``, lowercased, each part checked
@@ -15,9 +15,9 @@ from typing import Any, cast
 from teamdeck.errors import TeamdeckError
 from teamdeck.model.event import Event
 from teamdeck.model.forge import FINAL_STATUSES, ForgeIssue
-from teamdeck.protocol.events import new_event
-from teamdeck.protocol.replay import DocumentFold
-from teamdeck.protocol.taskfile import DocumentKind, TaskChange, load_document, read_events, transact
+from teamdeck.protocol.common.events import new_event
+from teamdeck.protocol.task.replay import DocumentFold
+from teamdeck.protocol.task.taskfile import DocumentKind, TaskChange, load_document, read_events, transact
 from teamdeck.store.files import list_entries
 from teamdeck.store.paths import ID_RE, check_id
 from teamdeck.store.workspace import Workspace
@@ -179,7 +179,7 @@ IssueDecide = Callable[[ForgeIssue | None], list[Event]]
 
 
 def change_issue(ws: Workspace, key: str, decide: IssueDecide, *, action: str, create: bool = False) -> TaskChange:
-    """:func:`~teamdeck.protocol.taskfile.transact` for an issue (``change.task`` is the ForgeIssue)."""
+    """:func:`~teamdeck.protocol.task.taskfile.transact` for an issue (``change.task`` is the ForgeIssue)."""
     return transact(ws, key, decide, action=action, create=create, kind=ISSUE)
 
 

@@ -11,7 +11,7 @@ from string import Template
 
 from teamdeck.errors import InvalidFile
 from teamdeck.protocol.forge.agents import Agent
-from teamdeck.protocol.messaging.sending import Sent, send_message
+from teamdeck.protocol.team.messaging.sending import Sent, send_message
 from teamdeck.resources import data_dir
 from teamdeck.store.files import read_optional
 from teamdeck.store.workspace import Workspace
@@ -73,7 +73,7 @@ def render(kind: str, values: dict[str, str]) -> tuple[str, str]:
 
 def send(ws: Workspace, agent: Agent, kind: str, values: dict[str, str], *, key: str | None = None) -> Sent:
     """Render ``kind`` and deliver it to ``agent``'s inbox (from its team's lead), once
-    per ``key`` (protocol/keyed_sends.py).
+    per ``key`` (protocol/team/keyed_sends.py).
 
     Raises:
         InvalidFile (template), and whatever ``send_message`` raises.

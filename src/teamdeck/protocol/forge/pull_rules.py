@@ -13,12 +13,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from teamdeck.model.forge import ForgeIssue, GiteaPayload, GiteaPull
+from teamdeck.protocol.common.markdown import code_span, fenced
 from teamdeck.protocol.forge import parse
 from teamdeck.protocol.forge.agents import Agent
 from teamdeck.protocol.forge.context import RuleContext, issue_values
 from teamdeck.protocol.forge.issue_rules import issues_of, message_key, round_check
 from teamdeck.protocol.forge.issues import find_issue
-from teamdeck.protocol.markdown import code_span, fenced
 from teamdeck.text import one_line
 
 FAILED_STATES = frozenset({"failure", "error"})

@@ -30,15 +30,15 @@ from teamdeck.errors import TeamdeckError
 from teamdeck.model.event import Event
 from teamdeck.model.forge import ForgeIssue
 from teamdeck.model.task import Gate, GateAnswer, Task, TaskState
-from teamdeck.protocol.events import new_event
+from teamdeck.protocol.common.events import new_event
+from teamdeck.protocol.common.markdown import code_span, fenced
 from teamdeck.protocol.forge.agents import Agent, known_agents
 from teamdeck.protocol.forge.issues import change_issue, event, issue_key, load_issue, repo_key
 from teamdeck.protocol.forge.notify import send
 from teamdeck.protocol.forge.outbox import queue_post
-from teamdeck.protocol.human_notes import sync_human_notes
-from teamdeck.protocol.lifecycle import can_transition, transition_event
-from teamdeck.protocol.markdown import code_span, fenced
-from teamdeck.protocol.taskfile import transact
+from teamdeck.protocol.task.human_notes import sync_human_notes
+from teamdeck.protocol.task.lifecycle import can_transition, transition_event
+from teamdeck.protocol.task.taskfile import transact
 from teamdeck.store.paths import ID_RE, check_id
 from teamdeck.store.workspace import Workspace
 

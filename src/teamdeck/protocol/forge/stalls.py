@@ -1,5 +1,5 @@
 """Work on Gitea an agent leaves untouched, on the same schedule as a task delegation
-(protocol/stall_scan.py): an issue ``working`` whose work item (the assignment, a CI
+(protocol/coordination/stall_scan.py): an issue ``working`` whose work item (the assignment, a CI
 failure, changes requested) the assignee has not acted on, and a discussion the agent
 was asked to join and has not commented on (seed 001 §13).
 
@@ -13,10 +13,10 @@ Once the first nudge is due, a teamdeck task follows the issue,
 ``stall-<owner>__<repo>-<n>`` (its ``forgeIssue`` names the issue; each stalled agent
 is a worker on it): it holds the ``member.nudged`` events and the ``member-stalled``
 decision, so the nudges, the decision queue, the roster and ``status`` treat Gitea work
-exactly as a task's. Its workers owe no report (protocol/stall_scan.py
+exactly as a task's. Its workers owe no report (protocol/coordination/stall_scan.py
 ``owing_workers``): what is owed is read from the issue each time.
 
-The decision (protocol/stall_gates.py): approve with no note nudges again; approve
+The decision (protocol/effects/stall_gates.py): approve with no note nudges again; approve
 naming a member reassigns the issue (:func:`reassign_issue`: on Gitea through
 forge/outbox.jsonl, and at once here through the forge rules' own assignment, which
 sends the new assignee its brief); reject gives up: teamdeck stops waiting for that
@@ -38,15 +38,15 @@ from teamdeck.model.event import Event
 from teamdeck.model.forge import ForgeIssue
 from teamdeck.model.settings import AutoworkSettings
 from teamdeck.model.task import Gate, Task, Worker
-from teamdeck.protocol.events import new_event
+from teamdeck.protocol.common.events import new_event
+from teamdeck.protocol.coordination.stall_scan import STALL_GATE, Stall, schedule
 from teamdeck.protocol.forge.agents import Agent, Agents, known_agents
 from teamdeck.protocol.forge.context import Effects, RuleContext
 from teamdeck.protocol.forge.issue_rules import assign
 from teamdeck.protocol.forge.issues import issue_events, issue_key, issue_keys, load_issue, repo_key
 from teamdeck.protocol.forge.outbox import queue_post
-from teamdeck.protocol.lifecycle import TERMINAL
-from teamdeck.protocol.stall_scan import STALL_GATE, Stall, schedule
-from teamdeck.protocol.taskfile import load_task, read_events, transact
+from teamdeck.protocol.task.lifecycle import TERMINAL
+from teamdeck.protocol.task.taskfile import load_task, read_events, transact
 from teamdeck.store.files import FileState, file_states
 from teamdeck.store.paths import ID_RE, check_id
 from teamdeck.store.workspace import Workspace

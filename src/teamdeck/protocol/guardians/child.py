@@ -1,15 +1,14 @@
-"""The child process a guardian runs in (see :mod:`.runner`).
+"""The child process a guardian runs in (see protocol/guardians/process.py).
 
 Reads ``{"code": ..., "context": {...}}`` on stdin, runs the guardian and writes one
 line ``{"ok": true, "result": {...}}`` (or ``{"ok": false, "error": "..."}``) on stdout.
 Whatever the guardian itself prints goes to stderr, so it cannot corrupt the answer.
-A SIGTERM (the runner's timeout) stops the processes the guardian registered with
-:func:`stop_on_term` and exits.
+A SIGTERM (the timeout) stops the processes the guardian registered with
+:func:`~teamdeck.protocol.guardians.process_groups.stop_on_term` and exits.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import signal
@@ -17,23 +16,11 @@ import sys
 import traceback
 from typing import Any
 
-_GROUPS: set[int] = set()
-
-
-def stop_on_term(pgid: int) -> None:
-    """Kill process group ``pgid`` too if this guardian is stopped for its timeout."""
-    _GROUPS.add(pgid)
-
-
-def forget(pgid: int) -> None:
-    """``pgid`` has ended; it need not be killed any more."""
-    _GROUPS.discard(pgid)
+from teamdeck.protocol.guardians import process_groups
 
 
 def _on_term(_signum: int, _frame: Any) -> None:
-    for pgid in list(_GROUPS):
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(pgid, signal.SIGKILL)
+    process_groups.kill_all()
     os._exit(143)
 
 
@@ -44,8 +31,9 @@ def main() -> int:
     os.dup2(2, 1)  # the guardian's own prints go to stderr
     try:
         request = json.loads(sys.stdin.read())
-        from teamdeck.protocol.guardians.registry import GuardianContext, load_guardian
-        from teamdeck.protocol.guardians.runner import coerce_result
+        from teamdeck.protocol.guardians.context import GuardianContext
+        from teamdeck.protocol.guardians.process import coerce_result
+        from teamdeck.protocol.guardians.registry import load_guardian
 
         context = GuardianContext(**request["context"])
         result = coerce_result(load_guardian(request["code"]).verify(context))
@@ -60,9 +48,7 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    # Run main() from the importable module, not from __main__: guardians register the
-    # process groups to stop in *that* module (stop_on_term), and the SIGTERM handler
-    # must see the same registry.
-    from teamdeck.protocol.guardians.child import main as imported_main
-
-    sys.exit(imported_main())
+    # The process groups to stop live in protocol/guardians/process_groups.py, one module
+    # whether this file runs as __main__ or is imported, so the SIGTERM handler sees what
+    # the guardian registered.
+    sys.exit(main())

@@ -27,8 +27,8 @@ from pydantic import ValidationError
 
 from teamdeck.model.guardian import Flag, GuardianResult
 from teamdeck.model.task import CommandCheck
-from teamdeck.protocol.guardians import child
-from teamdeck.protocol.guardians.registry import GuardianContext
+from teamdeck.protocol.guardians import process_groups
+from teamdeck.protocol.guardians.context import GuardianContext
 
 OUTPUT_TAIL_CHARS = 2000
 
@@ -73,7 +73,7 @@ def _run(
             )
         except OSError as err:
             return _fail("not-runnable", f"could not run {argv[0]}: {err.strerror or err}", evidence)
-        child.stop_on_term(proc.pid)
+        process_groups.stop_on_term(proc.pid)
         try:
             exit_code: int | None = proc.wait(timeout=timeout_s)
         except subprocess.TimeoutExpired:
@@ -82,7 +82,7 @@ def _run(
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGKILL)  # whatever it left running in its group
             proc.wait()
-            child.forget(proc.pid)
+            process_groups.forget(proc.pid)
         evidence.update(exitCode=exit_code, durationS=round(time.monotonic() - started, 3), outputTail=_tail(output))
     if exit_code is None:
         return _fail("timeout", f"{shlex.join(argv)} did not finish within {timeout_s:g} s and was stopped", evidence)

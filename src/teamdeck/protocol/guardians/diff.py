@@ -10,8 +10,8 @@ from __future__ import annotations
 import posixpath
 
 from teamdeck.model.guardian import Flag, GuardianResult
-from teamdeck.protocol.guardians.registry import GuardianContext
-from teamdeck.protocol.worker_outputs import read_worker_outputs
+from teamdeck.protocol.guardians.context import GuardianContext
+from teamdeck.protocol.task.worker_outputs import read_worker_outputs
 
 
 def normalise_path(path: str) -> str:

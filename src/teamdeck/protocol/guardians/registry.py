@@ -1,82 +1,41 @@
-"""Finding guardians by code: the built-ins and the ``teamdeck.guardians`` entry points.
+"""Finding guardians by code: the built-ins, listed here, and the ``teamdeck.guardians``
+entry points.
 
-The plug-in contract (docs/protocol.md): an entry point in the group
-``teamdeck.guardians`` whose name is the guardian's code and whose object is a class
-(instantiated with no arguments) or an instance with a ``verify(context)`` method.
-``verify`` receives a :class:`GuardianContext` and returns a
-:class:`~teamdeck.model.guardian.GuardianResult` (or a dict of the same shape). It
-must not change the task: it reads, runs checks and reports. It runs in a child
-process, so it may block, crash or hang: the supervisor turns all three into a FAIL.
+The built-ins are imported by this module (:data:`BUILTINS`), so the registry sits above
+every guardian it lists and a guardian module never imports it. The plug-in contract
+(docs/protocol.md): an entry point in the group ``teamdeck.guardians`` whose name is the
+guardian's code and whose object is a class (instantiated with no arguments) or an
+instance with a ``verify(context)`` method. ``verify`` receives a
+:class:`~teamdeck.protocol.guardians.context.GuardianContext` and returns a
+:class:`~teamdeck.model.guardian.GuardianResult` (or a dict of the same shape). It must
+not change the task: it reads, runs checks and reports. It runs in a child process, so it
+may block, crash or hang: the supervisor turns all three into a FAIL. Entry points are
+read only for a code that is no built-in, and loaded only when that guardian runs.
 """
 
 from __future__ import annotations
 
-import importlib
-from dataclasses import asdict, dataclass, field
 from importlib.metadata import entry_points
-from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from teamdeck.errors import NotFound
-from teamdeck.model.task import Task
-from teamdeck.store.workspace import Workspace
+from teamdeck.protocol.guardians.command import CommandGuardian
+from teamdeck.protocol.guardians.context import Guardian
+from teamdeck.protocol.guardians.diff import DiffGuardian
+from teamdeck.protocol.guardians.plan import PlanGuardian
+from teamdeck.protocol.guardians.schema import SchemaGuardian
 
 ENTRY_POINT_GROUP = "teamdeck.guardians"
 
-BUILTINS: dict[str, str] = {
-    "schema": "teamdeck.protocol.guardians.schema:SchemaGuardian",
-    "command": "teamdeck.protocol.guardians.command:CommandGuardian",
-    "diff": "teamdeck.protocol.guardians.diff:DiffGuardian",
-    "plan": "teamdeck.protocol.plans.guardian:PlanGuardian",
+BUILTINS: dict[str, type[Guardian]] = {
+    "schema": SchemaGuardian,
+    "command": CommandGuardian,
+    "diff": DiffGuardian,
+    "plan": PlanGuardian,
 }
-"""Built-in guardians: code → ``module:attribute``. A plug-in cannot replace them."""
+"""Built-in guardians: code → class. A plug-in cannot replace them."""
 
 _EXTRA: dict[str, Any] = {}
-
-
-@dataclass(frozen=True)
-class GuardianContext:
-    """What a guardian is told: plain data, so it crosses into the child process as JSON.
-
-    Attributes:
-        workspace: the workspace root.
-        task_id: the task to verify.
-        assignment_id: the assignment this run answers.
-        task: task.yaml as a mapping (as it was when the guardian started).
-        config: the task's guardian settings (``guardian`` in task.yaml, may be empty).
-    """
-
-    workspace: str
-    task_id: str
-    assignment_id: str
-    task: dict[str, Any]
-    config: dict[str, Any] = field(default_factory=dict)
-
-    def open_workspace(self) -> Workspace:
-        """The workspace, read-only: a guardian never writes to it."""
-        return Workspace.at(Path(self.workspace), read_only=True, read_only_reason="guardians only read")
-
-    def task_model(self) -> Task:
-        """``task`` as the model."""
-        return Task.model_validate(self.task)
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-class Guardian(Protocol):
-    """What a guardian offers (built-in or plug-in)."""
-
-    code: str
-    description: str
-
-    def verify(self, context: GuardianContext) -> Any:
-        """Check the task; return a GuardianResult or a dict of its shape."""
-
-
-def _resolve(target: str) -> Any:
-    module, _, attribute = target.partition(":")
-    return getattr(importlib.import_module(module), attribute)
 
 
 def _plugins() -> dict[str, Any]:
@@ -104,11 +63,11 @@ def load_guardian(code: str) -> Guardian:
 
     Raises:
         NotFound: no such guardian.
-        Exception: whatever importing a plug-in raises (the runner reports it as a crash).
+        Exception: whatever importing a plug-in raises (protocol/guardians/process.py reports it as a crash).
     """
     check_code(code)
     if code in BUILTINS:
-        found = _resolve(BUILTINS[code])
+        found: Any = BUILTINS[code]
     elif code in _EXTRA:
         found = _EXTRA[code]
     else:

@@ -23,9 +23,9 @@ from pydantic import ValidationError
 from teamdeck.errors import InvalidFile
 from teamdeck.model.guardian import Flag, GuardianResult
 from teamdeck.model.report import JoinedSummary
-from teamdeck.protocol.guardians.registry import GuardianContext
-from teamdeck.protocol.taskfile import load_task
-from teamdeck.protocol.worker_outputs import WorkerResult, read_worker_outputs
+from teamdeck.protocol.guardians.context import GuardianContext
+from teamdeck.protocol.task.taskfile import load_task
+from teamdeck.protocol.task.worker_outputs import WorkerResult, read_worker_outputs
 from teamdeck.store.files import read_optional
 from teamdeck.store.loaders import parse_json
 

@@ -25,15 +25,15 @@ from teamdeck.errors import InvalidFile, NotFound, Refused
 from teamdeck.model.event import Event
 from teamdeck.model.plan import Plan
 from teamdeck.model.task import Task
-from teamdeck.protocol.events import new_event
-from teamdeck.protocol.human_notes import sync_human_notes
+from teamdeck.protocol.common.events import new_event
 from teamdeck.protocol.plans.overview import autowork_on
 from teamdeck.protocol.plans.parser import HEADINGS, TaskBlock, parse_blocks
-from teamdeck.protocol.plans.store import change_plan, load_plan
 from teamdeck.protocol.plans.waves import compute_waves, resolve_dependencies, slug, task_ids
-from teamdeck.protocol.taskfile import transact
-from teamdeck.protocol.tasks import create_task
-from teamdeck.protocol.teams import read_team
+from teamdeck.protocol.task.create import create_task
+from teamdeck.protocol.task.human_notes import sync_human_notes
+from teamdeck.protocol.task.planfile import change_plan, load_plan
+from teamdeck.protocol.task.taskfile import transact
+from teamdeck.protocol.team.teams import read_team
 from teamdeck.store.loaders import read_capped
 from teamdeck.store.paths import check_id
 from teamdeck.store.workspace import Workspace

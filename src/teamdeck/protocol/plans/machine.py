@@ -28,12 +28,12 @@ from teamdeck.errors import Refused, TeamdeckError
 from teamdeck.model.event import Event
 from teamdeck.model.plan import Plan, PlanState
 from teamdeck.model.task import Task
-from teamdeck.protocol.events import new_event
-from teamdeck.protocol.guardians.runner import Isolation
-from teamdeck.protocol.lifecycle import START, TERMINAL, cancel, transition, unfinished_dependencies
-from teamdeck.protocol.plans.store import change_plan, load_plan
-from teamdeck.protocol.taskfile import load_task
-from teamdeck.protocol.worker_outputs import WorkerResult, read_worker_outputs
+from teamdeck.protocol.common.events import new_event
+from teamdeck.protocol.guardians.process import Isolation
+from teamdeck.protocol.task.lifecycle import START, TERMINAL, cancel, transition, unfinished_dependencies
+from teamdeck.protocol.task.planfile import change_plan, load_plan
+from teamdeck.protocol.task.taskfile import load_task
+from teamdeck.protocol.task.worker_outputs import WorkerResult, read_worker_outputs
 from teamdeck.store.workspace import Workspace
 
 PLAN_TRANSITIONS: dict[PlanState, frozenset[PlanState]] = {
@@ -138,7 +138,7 @@ def advance(
         members: team members to delegate the current wave's undelegated tasks to, in
             turn (none: the tasks are started without delegation).
         verify: a complete wave is verified (False: stop at WAVE_COMPLETE).
-        isolation: how guardians run (see protocol/guardians/runner.py).
+        isolation: how guardians run (see protocol/guardians/process.py).
 
     Returns:
         What moved, what was done, and what the plan now waits for.
@@ -216,7 +216,7 @@ def _wave_complete(driver: _Driver, plan: Plan) -> _Step | None:
 
 
 def _verifying(driver: _Driver, plan: Plan) -> _Step | None:
-    from teamdeck.protocol.verification import verify
+    from teamdeck.protocol.guardians.verification import verify
 
     for task in driver.wave(plan):
         if task.state == "verified":
@@ -269,7 +269,7 @@ def _needs_fix(driver: _Driver, plan: Plan) -> _Step | None:
 
 def _completed(driver: _Driver, plan: Plan) -> None:
     """The coordinator's own task is verified by the ``plan`` guardian and done."""
-    from teamdeck.protocol.verification import verify
+    from teamdeck.protocol.guardians.verification import verify
 
     coordinator = driver.task(plan.coordinator)
     _ensure_running(driver, plan.coordinator, "the plan is executing")
@@ -331,7 +331,7 @@ def _ensure_running(driver: _Driver, task_id: str, reason: str) -> None:
 
 def _join_blocked(driver: _Driver, task: Task) -> None:
     """A worker that wrote ``blocked`` by hand gets its gate now (the join is idempotent)."""
-    from teamdeck.protocol.join import join_task
+    from teamdeck.protocol.task.join import join_task
 
     if any(result.status == "blocked" for result in read_worker_outputs(driver.ws, task.id)):
         joined = join_task(driver.ws, task.id)
@@ -340,7 +340,7 @@ def _join_blocked(driver: _Driver, task: Task) -> None:
 
 
 def _start_task(driver: _Driver, task: Task, index: int) -> None:
-    from teamdeck.protocol.delegation import delegate
+    from teamdeck.protocol.coordination.delegation import delegate
 
     if unfinished_dependencies(driver.ws, task):
         return  # cannot happen for a wave whose earlier waves are done; the check stays

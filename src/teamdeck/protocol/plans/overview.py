@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from teamdeck.errors import TeamdeckError
 from teamdeck.model.plan import Plan
 from teamdeck.model.task import Gate
-from teamdeck.protocol.plans.store import load_plan
-from teamdeck.protocol.taskfile import load_task
+from teamdeck.protocol.task.planfile import load_plan
+from teamdeck.protocol.task.taskfile import load_task
 from teamdeck.store.settings import load_settings
 from teamdeck.store.workspace import Workspace
 

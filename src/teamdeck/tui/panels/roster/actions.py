@@ -2,7 +2,7 @@
 wake and stop a run): one protocol call per action, as a :class:`RunAction` message the
 widget posts; the app hands it to its action runner (live/actions.py), which
 runs the calls one at a time and has exactly the paths each wrote read (recorded by the
-store's seam, protocol/written.py). Nothing here writes a file itself, names the files
+store's seam, protocol/common/written.py). Nothing here writes a file itself, names the files
 a call touches, or shows anything optimistic.
 
 Each call imports its protocol module when it runs, on the worker: the first frame does
@@ -25,7 +25,7 @@ def message(member: MemberView, summary: str, text: str) -> RunAction:
     """Send ``member`` a message from the team lead."""
 
     def call(ws: Workspace) -> str:
-        from teamdeck.protocol.messaging.sending import send_message
+        from teamdeck.protocol.team.messaging.sending import send_message
 
         sent = send_message(ws, member.team, member.name, text, summary=summary)
         return f"message sent to {member.name}" + _warnings(sent.warnings)
@@ -37,7 +37,7 @@ def broadcast_to(team: str, summary: str, text: str) -> RunAction:
     """Send every member of ``team`` (but the lead) a message."""
 
     def call(ws: Workspace) -> str:
-        from teamdeck.protocol.messaging.sending import broadcast
+        from teamdeck.protocol.team.messaging.sending import broadcast
 
         sent = broadcast(ws, team, text, summary=summary)
         return f"broadcast sent to {len(sent.recipients)} member(s) of {team}" + _warnings(sent.warnings)
@@ -49,7 +49,7 @@ def shutdown(member: MemberView, reason: str | None) -> RunAction:
     """Ask ``member`` to shut down (the handshake then shows in the roster)."""
 
     def call(ws: Workspace) -> str:
-        from teamdeck.protocol.messaging.handshakes import request_shutdown
+        from teamdeck.protocol.team.messaging.handshake_writes import request_shutdown
 
         sent = request_shutdown(ws, member.team, member.name, reason=reason)
         return f"shutdown request sent to {member.name} ({sent.request_id})"
@@ -61,7 +61,7 @@ def deactivate(member: MemberView) -> RunAction:
     """Mark ``member`` inactive (guarded: only after it approved a shutdown)."""
 
     def call(ws: Workspace) -> str:
-        from teamdeck.protocol.messaging.handshakes import deactivate_member
+        from teamdeck.protocol.team.messaging.handshake_writes import deactivate_member
 
         name = deactivate_member(ws, member.team, member.name)
         return f"{name} marked inactive"
@@ -73,7 +73,7 @@ def run_request(member: MemberView, kind: str) -> RunAction:
     """Ask the runner (``teamdeck run``) to ``wake`` or ``stop`` ``member``."""
 
     def call(ws: Workspace) -> str:
-        from teamdeck.protocol.run_requests import request
+        from teamdeck.protocol.runs.requests import request
         from teamdeck.view.runs import runner_holder
 
         request(ws, kind, member.team, member.name)

@@ -14,7 +14,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from teamdeck.decisions.registry import spec_of
-from teamdeck.protocol.allowed import can_deactivate, can_shutdown
+from teamdeck.protocol.team.allowed import can_deactivate, can_shutdown
 from teamdeck.tui.dialogs.compose import ComposeScreen, Draft
 from teamdeck.tui.dialogs.run_log import RunLogScreen
 from teamdeck.tui.host import deck_host

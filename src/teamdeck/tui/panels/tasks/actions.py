@@ -6,7 +6,7 @@ exactly what the call wrote read); nothing here writes a file itself or shows an
 optimistic.
 
 Which actions a task allows right now (for the keys, the footer and the
-palette) is asked of the protocol's predicates (protocol/allowed.py), so every front agrees.
+palette) is asked of the protocol's predicates (protocol/task/allowed.py), so every front agrees.
 The protocol modules that write are imported by each call, on the worker (as in
 tui/panels/roster/actions.py).
 """
@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from teamdeck.live.actions import Action
-from teamdeck.protocol.allowed import task_actions_allowed
+from teamdeck.protocol.task.allowed import task_actions_allowed
 from teamdeck.tui.messages import RunAction
 from teamdeck.view.snapshot import TaskView
 
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 
 def task_allows(task: TaskView, action: str) -> bool:
-    """Whether lifecycle ``action`` (protocol/allowed.py's TASK_ACTIONS) is allowed for
+    """Whether lifecycle ``action`` (protocol/task/allowed.py's TASK_ACTIONS) is allowed for
     the task now: the protocol's predicates, asked with what the snapshot holds."""
     allowed = task_actions_allowed(
         task.state,
@@ -39,7 +39,7 @@ def move(task: TaskView, target: str, reason: str | None) -> RunAction:
     """Move ``task`` to ``target`` (the lifecycle table decides; a refusal is a notice)."""
 
     def call(ws: Workspace) -> str:
-        from teamdeck.protocol.lifecycle import transition
+        from teamdeck.protocol.task.lifecycle import transition
 
         change = transition(ws, task.id, target, reason=reason or "moved by a person in teamdeck")
         return f"task {task.id} is {change.task.state}"
@@ -51,7 +51,7 @@ def cancel_task(task: TaskView, reason: str | None) -> RunAction:
     """Cancel ``task``; its open gates are closed."""
 
     def call(ws: Workspace) -> str:
-        from teamdeck.protocol.lifecycle import cancel
+        from teamdeck.protocol.task.lifecycle import cancel
 
         change = cancel(ws, task.id, reason=reason or "")
         return f"task {task.id} is {change.task.state}"
@@ -63,7 +63,7 @@ def retry_task(task: TaskView, note: str | None) -> RunAction:
     """Retry a blocked task: its verification-failed gates are approved, it works again."""
 
     def call(ws: Workspace) -> str:
-        from teamdeck.protocol.task_retry import retry
+        from teamdeck.protocol.effects.task_retry import retry
 
         change = retry(ws, task.id, note=note or "retry")
         return f"task {task.id} is {change.task.state}"
@@ -75,7 +75,7 @@ def verify_task(task: TaskView, reason: str | None) -> RunAction:
     """Run the task's guardian (in a child process, on the action thread) and apply its verdict."""
 
     def call(ws: Workspace) -> str:
-        from teamdeck.protocol.verification import verify
+        from teamdeck.protocol.guardians.verification import verify
 
         done = verify(ws, task.id, reason=reason or "asked in teamdeck")
         gate = f"; gate {done.gate_id} waits" if done.gate_id else ""
@@ -88,7 +88,7 @@ def join(task_id: str) -> RunAction:
     """Run the join of ``task_id`` again."""
 
     def call(ws: Workspace) -> str:
-        from teamdeck.protocol.join import join_task
+        from teamdeck.protocol.task.join import join_task
 
         result = join_task(ws, task_id)
         opened = f"; opened {', '.join(result.gates_opened)}" if result.gates_opened else ""

@@ -84,7 +84,7 @@ class TasksPanel(Panel, TaskLifecycleKeys):
 
     @work(thread=True, exclusive=True, group="summary", exit_on_error=False, description="read the joined summary")
     def _load_summary(self, task_id: str, relative: str) -> None:
-        from teamdeck.protocol.join import read_joined_summary  # the join's modules: on this worker, when needed
+        from teamdeck.protocol.task.join import read_joined_summary  # the join's modules: on this worker, when needed
 
         try:
             text = read_joined_summary(deck_host(self).ws, task_id) or "*the joined summary is gone*"

@@ -12,7 +12,7 @@ from typing import Any
 from textual.content import Content
 from textual.widget import Widget
 
-from teamdeck.protocol.allowed import next_states
+from teamdeck.protocol.task.allowed import next_states
 from teamdeck.tui.dialogs.transition import Transition, TransitionScreen
 from teamdeck.tui.dialogs.verdicts import VerdictsScreen
 from teamdeck.tui.host import deck_host
