@@ -51,8 +51,8 @@ from teamdeck.protocol.messaging.handshakes import answer_plan
 from teamdeck.protocol.messaging.sending import send_message
 from teamdeck.protocol.permissions import answer_permission
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.build import build_snapshot, refresh
-from teamdeck.view.snapshot import WorkspaceSnapshot
+from teamdeck.view.refresh.build import build_snapshot, refresh
+from teamdeck.view.snapshot.workspace import WorkspaceSnapshot
 
 pytestmark = pytest.mark.slow
 

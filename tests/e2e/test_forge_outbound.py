@@ -28,7 +28,7 @@ from teamdeck.protocol.forge.issues import load_issue
 from teamdeck.protocol.forge.outbox import read_outbox
 from teamdeck.protocol.gates import decide_gate
 from teamdeck.protocol.taskfile import load_task
-from teamdeck.view.build import build_snapshot
+from teamdeck.view.refresh.build import build_snapshot
 
 TOKEN = "test-token-123"
 ROUND_TASK = "round-acme__quant-100-1"

@@ -14,8 +14,8 @@ from teamdeck.model.team import InboxMessage
 from teamdeck.protocol.forge.deliveries import read_deliveries
 from teamdeck.protocol.forge.issues import issue_events, load_issue
 from teamdeck.protocol.taskfile import load_task
-from teamdeck.view.build import build_snapshot
-from teamdeck.view.issues import read_issue_tree
+from teamdeck.view.readers.issues import read_issue_tree
+from teamdeck.view.refresh.build import build_snapshot
 
 MEMBERS = ("team-lead", "pangtong-fujunshi", "zhangfei-dev", "guanyu-risk", "simayi-review")
 ROUND_TASK = "round-acme__quant-100-1"

@@ -14,8 +14,8 @@ from teamdeck.cli.status import render_status
 from teamdeck.tui.panels.decisions.decision_list import DecisionList
 from teamdeck.tui.panels.roster.roster_list import RosterList
 from teamdeck.tui.widgets.overview_line import OverviewLine
-from teamdeck.view.build import build_snapshot
-from teamdeck.view.overview import age
+from teamdeck.view.figures.overview import age
+from teamdeck.view.refresh.build import build_snapshot
 
 SIZES = [(80, 24), (120, 36)]
 

@@ -23,7 +23,7 @@ from teamdeck.protocol.tasks import create_task
 from teamdeck.protocol.teams import add_member, create_team
 from teamdeck.protocol.verification import configure_guardian
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.build import build_snapshot
+from teamdeck.view.refresh.build import build_snapshot
 
 MINUTE = 60.0
 

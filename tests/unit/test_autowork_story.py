@@ -32,7 +32,7 @@ from teamdeck.protocol.taskfile import load_task, read_events
 from teamdeck.protocol.teams import add_member, create_team
 from teamdeck.protocol.verification import configure_guardian
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.build import build_snapshot
+from teamdeck.view.refresh.build import build_snapshot
 
 MINUTE = 60.0
 

@@ -22,7 +22,7 @@ from support.locations import FIXTURES
 from teamdeck.model.team import KINDS
 from teamdeck.protocol.conversation import read_conversation
 from teamdeck.protocol.ledger.build import build_ledger
-from teamdeck.view.build import build_snapshot
+from teamdeck.view.refresh.build import build_snapshot
 
 CAPTURES = FIXTURES / "2.1.332"
 HISTORIES = sorted(CAPTURES.glob("*/history.jsonl"))

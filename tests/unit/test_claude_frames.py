@@ -40,8 +40,8 @@ from teamdeck.protocol.ledger.build import build_ledger
 from teamdeck.protocol.session_log import prompts, read_log
 from teamdeck.protocol.sessions import record_prompt
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.build import build_snapshot
-from teamdeck.view.snapshot import WorkspaceSnapshot
+from teamdeck.view.refresh.build import build_snapshot
+from teamdeck.view.snapshot.workspace import WorkspaceSnapshot
 
 SCHEMA_FRAMES = FIXTURES / "2.1.332" / "schema-frames"
 TEAM = "session-5f3a9c1e"

@@ -23,7 +23,7 @@ from teamdeck.cli.main import build_parser
 from teamdeck.errors import NotFound, Refused
 from teamdeck.protocol.messaging.handshakes import request_shutdown
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.build import build_snapshot
+from teamdeck.view.refresh.build import build_snapshot
 
 ULID = re.compile(r"\b[0-9A-HJKMNP-TV-Z]{26}\b")
 

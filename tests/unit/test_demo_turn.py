@@ -28,7 +28,7 @@ from teamdeck.sim.clock import DEMO_NOW
 from teamdeck.sim.personas import STATUS_CHECK
 from teamdeck.sim.turn import Turn
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.build import build_snapshot
+from teamdeck.view.refresh.build import build_snapshot
 
 CHECKOUT = "checkout-revamp"
 PERF = "perf-audit"

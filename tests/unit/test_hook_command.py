@@ -35,8 +35,8 @@ from teamdeck.protocol.hooks import handle, parse_payload
 from teamdeck.protocol.session_log import prompts, read_log
 from teamdeck.protocol.teams import add_member, create_team
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.build import build_snapshot
-from teamdeck.view.snapshot import Decision
+from teamdeck.view.refresh.build import build_snapshot
+from teamdeck.view.snapshot.workspace import Decision
 
 HOOKS = FIXTURES / "2.1.332" / "hooks"
 

@@ -19,8 +19,8 @@ from teamdeck.live.workspace import LiveWorkspace
 from teamdeck.protocol.messaging.sending import send_message
 from teamdeck.sim.outputs import write_final_output
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.build import unchecked_outputs
-from teamdeck.view.snapshot import WorkspaceSnapshot
+from teamdeck.view.refresh.build import unchecked_outputs
+from teamdeck.view.snapshot.workspace import WorkspaceSnapshot
 
 DEADLINE_S = 20.0
 

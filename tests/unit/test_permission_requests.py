@@ -19,7 +19,7 @@ from teamdeck.protocol.ledger.build import build_ledger
 from teamdeck.protocol.messaging.handshakes import deactivate_member
 from teamdeck.protocol.permissions import answer_permission
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.build import build_snapshot
+from teamdeck.view.refresh.build import build_snapshot
 
 
 @pytest.fixture

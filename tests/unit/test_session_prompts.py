@@ -23,9 +23,9 @@ from teamdeck.protocol.session_log import fingerprint, prompts, read_log
 from teamdeck.protocol.sessions import answer_prompt, close_prompts, record_prompt
 from teamdeck.protocol.teams import add_member, create_team
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.build import build_snapshot
-from teamdeck.view.sessions import session_decisions
-from teamdeck.view.snapshot import Decision
+from teamdeck.view.readers.sessions import session_decisions
+from teamdeck.view.refresh.build import build_snapshot
+from teamdeck.view.snapshot.workspace import Decision
 
 CAPTURED = FIXTURES / "2.1.332"
 CHANNEL = json.loads((CAPTURED / "channel" / "permission_request.json").read_text())["params"]

@@ -21,7 +21,7 @@ from support.locations import FIXTURES
 
 from teamdeck.protocol.team_archive import archive_path, session_of
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.build import build_snapshot, refresh
+from teamdeck.view.refresh.build import build_snapshot, refresh
 
 IN_PROCESS = FIXTURES / "2.1.332" / "in-process-team" / "history.jsonl"
 TMUX = FIXTURES / "2.1.332" / "tmux-team" / "history.jsonl"

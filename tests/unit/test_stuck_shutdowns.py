@@ -19,7 +19,7 @@ from teamdeck.protocol.messaging.handshakes import deactivate_member, request_sh
 from teamdeck.protocol.messaging.sending import send_structured
 from teamdeck.protocol.shutdown_resend import resend_shutdown
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.build import build_snapshot, refresh, retime
+from teamdeck.view.refresh.build import build_snapshot, refresh, retime
 
 
 @pytest.fixture

@@ -19,8 +19,8 @@ from teamdeck.decisions.registry import answer_decision, find_decision, spec_of
 from teamdeck.shapes.decisions import answered_json, queue_json
 from teamdeck.store.workspace import Workspace
 from teamdeck.text import one_line
-from teamdeck.view.build import build_snapshot
-from teamdeck.view.overview import age, overview
+from teamdeck.view.figures.overview import age, overview
+from teamdeck.view.refresh.build import build_snapshot
 
 
 def register_decisions(

@@ -16,7 +16,7 @@ from teamdeck.decisions.spec import Answer, Answered, DecisionSpec
 from teamdeck.errors import NotFound
 from teamdeck.store.paths import shown
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.snapshot import Decision, WorkspaceSnapshot
+from teamdeck.view.snapshot.workspace import Decision, WorkspaceSnapshot
 
 
 def _by_kind(*specs: DecisionSpec) -> dict[str, DecisionSpec]:

@@ -10,9 +10,9 @@ from typing import Any
 
 from teamdeck.clock import iso
 from teamdeck.shapes.decisions import decision_json
-from teamdeck.view.overview import overview
-from teamdeck.view.runs import run_state
-from teamdeck.view.snapshot import (
+from teamdeck.view.figures.overview import overview
+from teamdeck.view.readers.runs import run_state
+from teamdeck.view.snapshot.workspace import (
     MemberView,
     Problem,
     TaskView,

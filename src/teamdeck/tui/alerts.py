@@ -25,7 +25,7 @@ from typing import Any
 from teamdeck.decisions.registry import spec_of
 from teamdeck.shapes.decisions import decision_json
 from teamdeck.text import one_line
-from teamdeck.view.snapshot import Decision, TaskView, WorkspaceSnapshot, same_items
+from teamdeck.view.snapshot.workspace import Decision, TaskView, WorkspaceSnapshot, same_items
 
 OSC_CHARS = 180
 """The longest notification text sent to the terminal (a desktop notification is a

@@ -21,8 +21,8 @@ from teamdeck.protocol.messaging import handshakes, injection, reading
 from teamdeck.protocol.messaging.sending import send_message, send_structured
 from teamdeck.protocol.teams import add_member, list_teams, read_team
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.build import build_snapshot, refresh
-from teamdeck.view.snapshot import WorkspaceSnapshot
+from teamdeck.view.refresh.build import build_snapshot, refresh
+from teamdeck.view.snapshot.workspace import WorkspaceSnapshot
 
 TEAM = "crew"
 

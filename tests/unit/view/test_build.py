@@ -14,7 +14,7 @@ from teamdeck.protocol.messaging.sending import send_message
 from teamdeck.protocol.tasks import create_task
 from teamdeck.sim.outputs import write_final_output
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.build import build_snapshot, check_outputs, load_older, refresh, unchecked_outputs
+from teamdeck.view.refresh.build import build_snapshot, check_outputs, load_older, refresh, unchecked_outputs
 
 
 def _public(snapshot):

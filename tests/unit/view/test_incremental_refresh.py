@@ -17,8 +17,8 @@ from teamdeck.protocol.written import recorded
 from teamdeck.sim.outputs import write_final_output
 from teamdeck.store.workspace import Workspace
 from teamdeck.tui.alerts import arrivals
-from teamdeck.view.build import build_snapshot, refresh
-from teamdeck.view.overview import age, age_until, ages_at
+from teamdeck.view.figures.overview import age, age_until, ages_at
+from teamdeck.view.refresh.build import build_snapshot, refresh
 
 
 def _public(snapshot):

@@ -18,8 +18,8 @@ from textual.strip import Strip
 
 from teamdeck.tui.render import cell
 from teamdeck.tui.widgets.line_style import CachedLine
-from teamdeck.view.overview import Overview, overview
-from teamdeck.view.snapshot import WorkspaceSnapshot
+from teamdeck.view.figures.overview import Overview, overview
+from teamdeck.view.snapshot.workspace import WorkspaceSnapshot
 
 Parts = tuple[tuple[str, str], ...]
 """The line as pieces of text, each with its component class (``""``: plain)."""

@@ -24,8 +24,8 @@ from teamdeck.tui.render import cell, parts_content, show_content
 from teamdeck.tui.widgets.confirm_bar import Confirmed, ConfirmRequest, ask_confirm
 from teamdeck.tui.widgets.line_list import LineList
 from teamdeck.tui.widgets.panel import Panel
-from teamdeck.view.overview import overview
-from teamdeck.view.snapshot import Decision, WorkspaceSnapshot, same_items
+from teamdeck.view.figures.overview import overview
+from teamdeck.view.snapshot.workspace import Decision, WorkspaceSnapshot, same_items
 
 ANSWERS = frozenset(answer.action for answer in all_answers())
 """Every answer's action (``answer('allow')``: one binding each, ``a`` or ``r``)."""

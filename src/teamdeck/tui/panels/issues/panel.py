@@ -17,8 +17,8 @@ from teamdeck.tui.panels.issues.issue_list import IssueList
 from teamdeck.tui.render import cell
 from teamdeck.tui.widgets.line_list import LineList
 from teamdeck.tui.widgets.panel import Panel
-from teamdeck.view.issues import IssueView
-from teamdeck.view.snapshot import WorkspaceSnapshot
+from teamdeck.view.snapshot.issues import IssueView
+from teamdeck.view.snapshot.workspace import WorkspaceSnapshot
 
 ROUND_GATE = "round-review"
 

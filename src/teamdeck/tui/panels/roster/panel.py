@@ -26,10 +26,10 @@ from teamdeck.tui.render import block, cell, show_content
 from teamdeck.tui.widgets.confirm_bar import Confirmed, ConfirmRequest, ask_confirm
 from teamdeck.tui.widgets.line_list import LineList
 from teamdeck.tui.widgets.panel import Panel
-from teamdeck.view.liveness import ended_teams, stale_members
-from teamdeck.view.overview import age
-from teamdeck.view.runs import RunState, run_state
-from teamdeck.view.snapshot import MemberView, TeamView, WorkspaceSnapshot
+from teamdeck.view.figures.liveness import ended_teams, stale_members
+from teamdeck.view.figures.overview import age
+from teamdeck.view.readers.runs import RunState, run_state
+from teamdeck.view.snapshot.workspace import MemberView, TeamView, WorkspaceSnapshot
 
 EMPTY_ROSTER = "no teams: nothing under teams/"
 WRITES = frozenset(

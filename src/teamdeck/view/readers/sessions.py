@@ -2,7 +2,7 @@
 one ``session-permission`` decision per open prompt, whatever paths it came by.
 
 A teammate's request that also reached the lead's mailbox is already a ``permission``
-decision (view/team_decisions.py): the session prompt for the same request (same team,
+decision (view/readers/team_decisions.py): the session prompt for the same request (same team,
 tool and input: :func:`~teamdeck.protocol.session_log.fingerprint`; from the member's
 own session, or the lead's, whose dialog shows its teammates' prompts) is then left
 out, so the queue shows the request once; answering that decision answers the session
@@ -19,7 +19,7 @@ from typing import Any
 from teamdeck.errors import TeamdeckError
 from teamdeck.protocol.session_log import LEAD, OURS, Prompt, fingerprint, prompts, read_log, session_teams
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.snapshot import Decision, TeamView
+from teamdeck.view.snapshot.workspace import Decision, TeamView
 
 
 def _body(prompt: Prompt) -> str:

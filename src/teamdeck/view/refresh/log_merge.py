@@ -8,8 +8,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from teamdeck.clock import parse_iso
-from teamdeck.view.eventlog import EventRow, LogSource, event_row, message_row
-from teamdeck.view.read_state import ReadState
+from teamdeck.view.readers.log_source import LogSource
+from teamdeck.view.refresh.read_state import ReadState
+from teamdeck.view.snapshot.events import EventRow, event_row, message_row
 
 MAX_EVENTS = 10_000
 """The most rows the merged events tail keeps (the newest)."""

@@ -9,9 +9,9 @@ from typing import TypeVar
 from teamdeck.formats.inboxes import Inbox
 from teamdeck.model.team import Kind, PermissionRequest, PlanApprovalRequest, SandboxPermissionRequest
 from teamdeck.protocol.ledger.results import Handshake
-from teamdeck.view.inbox_fold import raw_text
-from teamdeck.view.snapshot import Decision, TeamView
-from teamdeck.view.team_files import TeamFiles
+from teamdeck.view.readers.inbox_fold import raw_text
+from teamdeck.view.readers.team_files import TeamFiles
+from teamdeck.view.snapshot.workspace import Decision, TeamView
 
 RequestKind = TypeVar("RequestKind", bound=Kind)
 

@@ -12,8 +12,8 @@ from datetime import datetime
 from functools import lru_cache
 
 from teamdeck.clock import parse_iso
-from teamdeck.view.liveness import has_ended, stale_in
-from teamdeck.view.snapshot import WorkspaceSnapshot
+from teamdeck.view.figures.liveness import has_ended, stale_in
+from teamdeck.view.snapshot.workspace import WorkspaceSnapshot
 
 
 @dataclass(frozen=True)
@@ -26,14 +26,14 @@ class Overview:
         active, idle, offline, stale: members by liveness, from their derived
             status (``active`` counts working, awaiting and shutting-down members),
             except that a member quiet for ``staleAfterSeconds`` counts as ``stale``
-            whatever its last status (view/liveness.py).
+            whatever its last status (view/figures/liveness.py).
         ended: teams whose members are all offline or stale.
         gates: decisions waiting.
         oldest_gate_age: how long the oldest one has waited (``"12m"``), or ``""``.
         unread: unread messages in every inbox.
         problems: files that could not be read.
         team_tasks: tasks of the teams' Claude Code task lists (internal ones not counted).
-        stalled: those of them that look stuck (view/team_tasks.py).
+        stalled: those of them that look stuck (view/readers/team_tasks.py).
     """
 
     teams: int

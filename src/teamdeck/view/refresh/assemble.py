@@ -8,12 +8,12 @@ from datetime import datetime
 from typing import cast
 
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.event_tail import MAX_EVENTS, moment
-from teamdeck.view.eventlog import EventRow
-from teamdeck.view.read_state import ReadState
-from teamdeck.view.snapshot import Decision, Problem, TaskView, TeamView, WorkspaceSnapshot
-from teamdeck.view.team_files import TeamFiles, inbox_problems
-from teamdeck.view.timeline import with_team_rows
+from teamdeck.view.readers.team_files import TeamFiles, inbox_problems
+from teamdeck.view.refresh.log_merge import MAX_EVENTS, moment
+from teamdeck.view.refresh.read_state import ReadState
+from teamdeck.view.refresh.timeline import with_team_rows
+from teamdeck.view.snapshot.events import EventRow
+from teamdeck.view.snapshot.workspace import Decision, Problem, TaskView, TeamView, WorkspaceSnapshot
 
 
 def snapshot_of(state: ReadState, rows: tuple[EventRow, ...], notices: tuple[str, ...]) -> WorkspaceSnapshot:

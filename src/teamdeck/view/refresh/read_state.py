@@ -1,4 +1,4 @@
-"""The refresher's state between two snapshots (view/build.py reads into it; the
+"""The refresher's state between two snapshots (view/refresh/build.py reads into it; the
 snapshot carries it, so the next refresh starts from it)."""
 
 from __future__ import annotations
@@ -9,18 +9,18 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from teamdeck.protocol.ledger.results import DEFAULT_SHUTDOWN_TIMEOUT
-from teamdeck.view.eventlog import EventRow
-from teamdeck.view.snapshot import DEFAULT_STALE_AFTER, same_items
+from teamdeck.view.snapshot.events import EventRow
+from teamdeck.view.snapshot.workspace import DEFAULT_STALE_AFTER, same_items
 
 if TYPE_CHECKING:
     from teamdeck.store.workspace import Workspace
-    from teamdeck.view.eventlog import LogSource
-    from teamdeck.view.issues import IssueView
-    from teamdeck.view.plans import PlanView, TaskVerdicts
-    from teamdeck.view.snapshot import Decision, Problem, TaskView, TeamTaskListView, TeamView
-    from teamdeck.view.tasks import Outputs
-    from teamdeck.view.team_files import TeamFiles
-    from teamdeck.view.team_tasks import TaskListFiles
+    from teamdeck.view.readers.log_source import LogSource
+    from teamdeck.view.readers.tasks import Outputs
+    from teamdeck.view.readers.team_files import TeamFiles
+    from teamdeck.view.readers.team_tasks import TaskListFiles
+    from teamdeck.view.snapshot.issues import IssueView
+    from teamdeck.view.snapshot.plans import PlanView, TaskVerdicts
+    from teamdeck.view.snapshot.workspace import Decision, Problem, TaskView, TeamTaskListView, TeamView
 
 _T = TypeVar("_T")
 
@@ -28,7 +28,7 @@ _T = TypeVar("_T")
 @dataclass
 class ReadState:
     """What the refresher read, kept between refreshes: the private part of a snapshot
-    (``WorkspaceSnapshot.state``), for view/build.py and the modules it is made of."""
+    (``WorkspaceSnapshot.state``), for view/refresh/build.py and the modules it is made of."""
 
     ws: Workspace
     tasks: dict[str, TaskView] = field(default_factory=dict)
@@ -48,15 +48,15 @@ class ReadState:
     issues: tuple[IssueView, ...] = ()
     issue_problems: tuple[str, ...] = ()
     forge_gates: tuple[Decision, ...] = ()
-    """Deliveries to Gitea that failed, as decisions (view/outbox.py)."""
+    """Deliveries to Gitea that failed, as decisions (view/readers/outbox.py)."""
     session_gates: tuple[Decision, ...] = ()
-    """Live sessions' open permission prompts, as decisions (view/sessions.py)."""
+    """Live sessions' open permission prompts, as decisions (view/readers/sessions.py)."""
     session_events: dict[str, dict[str, str]] = field(default_factory=dict)
     """Team -> member -> its last hook event in words (the roster shows it)."""
     run_gates: tuple[Decision, ...] = ()
-    """The runner's open decisions (view/runs.py)."""
+    """The runner's open decisions (view/readers/runs.py)."""
     runs: dict[str, Any] = field(default_factory=dict)
-    """``team/member`` -> its :class:`~teamdeck.view.runs.MemberRuns`."""
+    """``team/member`` -> its :class:`~teamdeck.view.snapshot.runs.MemberRuns`."""
     task_lists: dict[str, TaskListFiles] = field(default_factory=dict)
     """Team -> what was read of its Claude Code task list (``tasks/<team>/<n>.json``)."""
     task_list_views: dict[str, TeamTaskListView] = field(default_factory=dict)
@@ -74,7 +74,7 @@ class ReadState:
     hide_ended: bool = False
     log_rows: tuple[EventRow, ...] = ()
     """The merged tail of the logs alone, as the last snapshot was made from it (its
-    events add the teams' inbox and task rows, view/timeline.py): what new log rows
+    events add the teams' inbox and task rows, view/refresh/timeline.py): what new log rows
     are merged into."""
     derived: dict[str, tuple[tuple[object, ...], object]] = field(default_factory=dict)
     """What :meth:`derive` keeps: a name -> the objects a value was derived from,
