@@ -17,7 +17,7 @@ from teamdeck.view.refresh.build import build_snapshot, check_outputs, with_stat
 
 
 def _shown(snapshot):
-    return (snapshot.teams, snapshot.tasks, snapshot.gates, snapshot.events, snapshot.problems)
+    return (snapshot.teams, snapshot.tasks, snapshot.decisions, snapshot.events, snapshot.problems)
 
 
 def test_the_child_reads_what_the_app_would_read(world: Workspace) -> None:

@@ -113,7 +113,7 @@ def test_the_first_snapshot_is_handed_to_the_front_then_the_one_with_the_outputs
 ) -> None:
     """The first snapshot comes without the workers' outputs checked (the first frame
     does not show them); the next one checks them."""
-    assert front.snapshots[0].gate("task:t1:g-w1-1") is not None
+    assert front.snapshots[0].decision("task:t1:g-w1-1") is not None
     assert front.snapshots[-1] is unwatched.newest
     assert unchecked_outputs(front.snapshots[0]) and not unchecked_outputs(unwatched.newest)
 

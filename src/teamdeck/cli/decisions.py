@@ -45,7 +45,7 @@ def register_decisions(
 def _list(_args: argparse.Namespace, ws: Workspace) -> Output:
     snapshot = build_snapshot(ws)
     lines = []
-    for decision in snapshot.gates:
+    for decision in snapshot.decisions:
         spec = spec_of(decision)
         positive, negative = spec.answers_for(decision)
         lines.append(

@@ -88,9 +88,9 @@ def render_status(
     if snapshot.read_only:
         head += f"; read-only ({one_line(snapshot.read_only_reason)})"
     lines = [head, ""]
-    if snapshot.gates:
-        lines.append(f"DECISIONS WAITING ({counts.gates}, oldest {counts.oldest_gate_age})")
-        for gate in snapshot.gates:
+    if snapshot.decisions:
+        lines.append(f"DECISIONS WAITING ({counts.decisions}, oldest {counts.oldest_decision_age})")
+        for gate in snapshot.decisions:
             what = spec_of(gate).what(gate)
             lines.append(
                 f"  {age(gate.created_at, snapshot.taken_at):>4}  {one_line(gate.source)}  "

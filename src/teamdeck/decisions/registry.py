@@ -62,7 +62,7 @@ def find_decision(snapshot: WorkspaceSnapshot, key: str) -> Decision:
     Raises:
         NotFound: nothing with that key waits (answered already, or never asked).
     """
-    decision = snapshot.gate(key)
+    decision = snapshot.decision(key)
     if decision is None or not decision.open:
         raise NotFound(f"no decision {shown(key)} is waiting (see `teamdeck decisions list`)")
     return decision

@@ -41,7 +41,7 @@ def queue_json(snapshot: WorkspaceSnapshot) -> dict[str, Any]:
         "ok": True,
         "workspace": snapshot.root,
         "takenAt": iso(snapshot.taken_at),
-        "decisions": [decision_json(decision) for decision in snapshot.gates],
+        "decisions": [decision_json(decision) for decision in snapshot.decisions],
     }
 
 

@@ -63,9 +63,9 @@ def arrivals(before: WorkspaceSnapshot, after: WorkspaceSnapshot) -> list[Alert]
     """What is new in ``after``: decisions not waiting in ``before``, workers whose
     run failed since. Cheap when nothing changed (the same tuples)."""
     alerts: list[Alert] = []
-    if after.gates is not before.gates:
-        known = {gate.key for gate in before.gates}
-        alerts += [decision_alert(gate) for gate in after.gates if gate.key not in known]
+    if after.decisions is not before.decisions:
+        known = {gate.key for gate in before.decisions}
+        alerts += [decision_alert(gate) for gate in after.decisions if gate.key not in known]
     if not same_items(after.tasks, before.tasks):  # a new tuple of the same tasks at each inbox change
         earlier = {task.id: task for task in before.tasks}
         for task in after.tasks:

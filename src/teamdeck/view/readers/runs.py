@@ -59,7 +59,7 @@ def find_run(ws: Workspace, run_id: str) -> RunRecord | None:
     return None
 
 
-def run_gates(ws: Workspace) -> tuple[Decision, ...]:
+def runner_decisions(ws: Workspace) -> tuple[Decision, ...]:
     """The runner's open decisions as rows of the decision queue."""
     try:
         decisions = run_decisions(ws)

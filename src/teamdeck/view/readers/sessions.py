@@ -56,22 +56,22 @@ def prompt_decision(prompt: Prompt) -> Decision:
     )
 
 
-def _mailbox_prints(team_gates: Iterable[Decision]) -> set[tuple[str, str, str]]:
+def _mailbox_prints(team_decisions: Iterable[Decision]) -> set[tuple[str, str, str]]:
     """(team, member, fingerprint) of every open mailbox permission or sandbox host
     request, and the same as the lead's (the lead's session dialog shows its teammates'
     prompts)."""
     prints = set()
-    for gate in team_gates:
+    for gate in team_decisions:
         if gate.kind in ("permission", "sandbox-permission") and gate.open:
             print_ = fingerprint(gate.tool, gate.body)
             prints |= {(gate.team or "", gate.member or "", print_), (gate.team or "", LEAD, print_)}
     return prints
 
 
-def session_decisions(ws: Workspace, team_gates: Iterable[Decision] = ()) -> tuple[Decision, ...]:
+def session_decisions(ws: Workspace, team_decisions: Iterable[Decision] = ()) -> tuple[Decision, ...]:
     """Every open session prompt of the workspace, as a decision (not those the mailbox
     already asks: see the module docstring)."""
-    taken = _mailbox_prints(team_gates)
+    taken = _mailbox_prints(team_decisions)
     decisions = []
     for team in session_teams(ws):
         try:

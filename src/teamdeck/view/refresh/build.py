@@ -3,7 +3,7 @@ changed paths.
 
 :func:`build_snapshot` reads everything once (event logs tail-first). :func:`refresh`
 maps each changed path to what it belongs to - one task, one team's config or inbox,
-an event log, the settings - re-reads only that, and derives the rest (gate queue,
+an event log, the settings - re-reads only that, and derives the rest (decision queue,
 member statuses, problems) in memory. Refreshing with paths that did not change gives
 an equal snapshot: our own writes come back through the watcher harmlessly.
 :func:`retime` is the one refresh no file asks for: time passing makes a shutdown
@@ -36,10 +36,10 @@ from teamdeck.store.workspace import SETTINGS_FILE, Workspace, read_only_mount
 from teamdeck.view.readers.issues import read_issue_tree
 from teamdeck.view.readers.outbox import failed_deliveries
 from teamdeck.view.readers.plans import read_plans, read_verdicts, update_plans
-from teamdeck.view.readers.runs import all_runs, member_runs, run_gates
+from teamdeck.view.readers.runs import all_runs, member_runs, runner_decisions
 from teamdeck.view.readers.sessions import last_events, session_decisions, with_session_events
 from teamdeck.view.readers.tasks import read_outputs, read_task
-from teamdeck.view.readers.team_decisions import team_gates
+from teamdeck.view.readers.team_decisions import team_decisions
 from teamdeck.view.readers.team_files import (
     read_team_files,
     reread_config,
@@ -107,7 +107,7 @@ def build_snapshot(
     derive_task_lists(state)
     state.plans = read_plans(ws)
     state.issues, state.issue_problems = read_issue_tree(ws)
-    state.forge_gates = failed_deliveries(ws)
+    state.forge_decisions = failed_deliveries(ws)
     _read_sessions(state, session_teams(ws), per_log, None)
     _annotate_sessions(state)
     _read_runs(state)
@@ -194,7 +194,7 @@ def refresh(snapshot: WorkspaceSnapshot, changed: Iterable[Path]) -> WorkspaceSn
     update_plans(ws, state.plans, work.plans, work.tasks, relist=work.relist or work.relist_plans)
     if work.forge or work.relist:
         state.issues, state.issue_problems = read_issue_tree(ws)
-        state.forge_gates = failed_deliveries(ws)
+        state.forge_decisions = failed_deliveries(ws)
     if work.sessions or teams_changed:
         rebuild |= _read_sessions(state, sorted(work.sessions), NEW_LOG_TAIL, new_rows)
     _annotate_sessions(state)
@@ -292,8 +292,8 @@ def _read_sessions(state: ReadState, teams: list[str], tail_lines: int, new_rows
         if new_rows is not None:
             rebuild |= advance(log, new_rows)
         state.session_events[team] = last_events(read_log(state.ws, team))
-    all_team_gates = [gate for gates in state.team_gates.values() for gate in gates]
-    state.session_gates = session_decisions(state.ws, all_team_gates)
+    all_team_decisions = [decision for decisions in state.team_decisions.values() for decision in decisions]
+    state.session_decisions = session_decisions(state.ws, all_team_decisions)
     return rebuild
 
 
@@ -398,7 +398,7 @@ def _read_runs(state: ReadState, changed: set[str] | None = None) -> None:
     decisions when it holds ``decisions``)."""
     if changed is None:
         state.runs = {f"{runs.team}/{runs.member}": runs for runs in all_runs(state.ws)}
-        state.run_gates = run_gates(state.ws)
+        state.runner_decisions = runner_decisions(state.ws)
         return
     for key in changed - {"decisions"}:
         team, _, member = key.partition("/")
@@ -407,7 +407,7 @@ def _read_runs(state: ReadState, changed: set[str] | None = None) -> None:
         except TeamdeckError:
             state.runs.pop(key, None)
     if "decisions" in changed:
-        state.run_gates = run_gates(state.ws)
+        state.runner_decisions = runner_decisions(state.ws)
 
 
 def _read_verdicts(state: ReadState, task_id: str) -> None:
@@ -450,7 +450,7 @@ def _refresh_team(state: ReadState, team: str, parts: set[str]) -> bool:
     if files is None:
         state.teams.pop(team, None)
         state.team_views.pop(team, None)
-        state.team_gates.pop(team, None)
+        state.team_decisions.pop(team, None)
         state.logs.pop(str(ws.rel(ws.messages_log(team))), None)
         return True
     changed = state.teams.get(team) is not files
@@ -473,7 +473,7 @@ def _derive_teams(state: ReadState, changed: set[str], *, tasks_changed: bool) -
             or state.stalled.get(team, frozenset()) != stalls
         ):
             state.team_views[team] = team_view(files, members, state.ws.clock(), stalled=dict(stalls))
-            state.team_gates[team] = tuple(team_gates(files, state.team_views[team]))
+            state.team_decisions[team] = tuple(team_decisions(files, state.team_views[team]))
     state.waiting = waiting
     state.stalled = stalled
 

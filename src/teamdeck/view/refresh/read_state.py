@@ -38,7 +38,7 @@ class ReadState:
     """Tasks whose worker outputs are not read yet (:func:`check_outputs` reads them)."""
     teams: dict[str, TeamFiles] = field(default_factory=dict)
     team_views: dict[str, TeamView] = field(default_factory=dict)
-    team_gates: dict[str, tuple[Decision, ...]] = field(default_factory=dict)
+    team_decisions: dict[str, tuple[Decision, ...]] = field(default_factory=dict)
     waiting: dict[str, frozenset[str]] = field(default_factory=dict)
     stalled: dict[str, frozenset[tuple[str, str]]] = field(default_factory=dict)
     """Team -> (member lower-cased, why) for members a stall decision waits about."""
@@ -47,13 +47,13 @@ class ReadState:
     verdicts: dict[str, TaskVerdicts] = field(default_factory=dict)
     issues: tuple[IssueView, ...] = ()
     issue_problems: tuple[str, ...] = ()
-    forge_gates: tuple[Decision, ...] = ()
+    forge_decisions: tuple[Decision, ...] = ()
     """Deliveries to Gitea that failed, as decisions (view/readers/outbox.py)."""
-    session_gates: tuple[Decision, ...] = ()
+    session_decisions: tuple[Decision, ...] = ()
     """Live sessions' open permission prompts, as decisions (view/readers/sessions.py)."""
     session_events: dict[str, dict[str, str]] = field(default_factory=dict)
     """Team -> member -> its last hook event in words (the roster shows it)."""
-    run_gates: tuple[Decision, ...] = ()
+    runner_decisions: tuple[Decision, ...] = ()
     """The runner's open decisions (view/readers/runs.py)."""
     runs: dict[str, Any] = field(default_factory=dict)
     """``team/member`` -> its :class:`~teamdeck.view.snapshot.runs.MemberRuns`."""
@@ -90,7 +90,7 @@ class ReadState:
             unchecked=set(self.unchecked),
             teams=dict(self.teams),
             team_views=dict(self.team_views),
-            team_gates=dict(self.team_gates),
+            team_decisions=dict(self.team_decisions),
             waiting=dict(self.waiting),
             stalled=dict(self.stalled),
             logs=dict(self.logs),
@@ -105,7 +105,7 @@ class ReadState:
         """``compute()``, or the value it gave last time if ``inputs`` are the very
         objects it was computed from then. The views and files held here are immutable
         and replaced when their file changes, so the same objects mean the same value:
-        one inbox change does not sort the whole gate queue again or walk every task's
+        one inbox change does not sort the whole decision queue again or walk every task's
         problems (each a few tenths of a millisecond per change at 200 tasks)."""
         kept = self.derived.get(name)
         if kept is not None and same_items(inputs, kept[0]):

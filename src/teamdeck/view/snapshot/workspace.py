@@ -400,7 +400,7 @@ class WorkspaceSnapshot:
         taken_at: the workspace clock when this snapshot was made.
         teams: teams by name order.
         tasks: teamdeck tasks by id order.
-        gates: the open decisions, oldest first (all kinds).
+        decisions: the open decisions, oldest first (all kinds).
         events: the loaded tail of every log, oldest first (see view/readers/log_source.py).
         events_complete: every line of every log is loaded.
         problems: every file that could not be read, by path.
@@ -421,7 +421,7 @@ class WorkspaceSnapshot:
     taken_at: datetime
     teams: tuple[TeamView, ...] = ()
     tasks: tuple[TaskView, ...] = ()
-    gates: tuple[Decision, ...] = ()
+    decisions: tuple[Decision, ...] = ()
     events: tuple[EventRow, ...] = ()
     events_complete: bool = True
     problems: tuple[Problem, ...] = ()
@@ -454,14 +454,16 @@ class WorkspaceSnapshot:
         """The member ``<team>/<name>``."""
         return next((member for member in self.members if member.key == key), None)
 
-    def gate(self, key: str) -> Decision | None:
-        return self._gates_by_key.get(key)
+    def decision(self, key: str) -> Decision | None:
+        return self._decisions_by_key.get(key)
 
     @functools.cached_property
-    def _gates_by_key(self) -> dict[str, Decision]:
-        """The gates by key (the gates panel looks its selected one up for each of its
-        keys, on every change)."""
-        return {gate.key: gate for gate in reversed(self.gates)}  # the first of a key wins, as a scan would
+    def _decisions_by_key(self) -> dict[str, Decision]:
+        """The decisions by key (the decisions panel looks its selected one up for each
+        of its keys, on every change)."""
+        return {
+            decision.key: decision for decision in reversed(self.decisions)
+        }  # the first of a key wins, as a scan would
 
     def plan(self, plan_id: str) -> PlanView | None:
         return next((plan for plan in self.plans if plan.id == plan_id), None)

@@ -232,7 +232,7 @@ class RosterPanel(Panel):
         if member is None or self.check_action("plan_approve", ()) is not True:
             return
         key = f"plan:{member.team}:{member.name}:{member.pending_plan}"
-        gate = self.snapshot.gate(key) if self.snapshot else None
+        gate = self.snapshot.decision(key) if self.snapshot else None
         if gate is None:
             return  # the request left the queue (answered) since the key was pressed
         answer = spec_of(gate).answers_for(gate)[0 if approve else 1]
