@@ -1,12 +1,13 @@
 """Reading plans and verdict histories into the read model.
 
-A :class:`~teamdeck.view.snapshot.plans.PlanView` is :func:`~teamdeck.protocol.plans.overview.plan_overview` kept for a
-snapshot: the plan's state, its waves with each task's state and what blocks it, and
-the next step. A :class:`~teamdeck.view.snapshot.plans.TaskVerdicts` is a task's verdict history as
-:func:`~teamdeck.protocol.verdict_history.list_verdicts` reads it. Both are read again only
-when their files change (view/refresh/build.py maps changed paths here with :func:`plan_of_path`
-and :func:`verdict_task_of_path`); a plan is also read again when one of its tasks
-changes, since it shows their states.
+A :class:`~teamdeck.view.snapshot.plans.PlanView` is
+:func:`~teamdeck.protocol.plans.overview.plan_overview` kept for a snapshot: the plan's
+state, its waves with each task's state and what blocks it, and the next step. A
+:class:`~teamdeck.view.snapshot.plans.TaskVerdicts` is a task's verdict history as
+:func:`~teamdeck.protocol.verdict_history.list_verdicts` reads it. Both are read again
+only when their files change (view/refresh/build.py maps changed paths here with
+:func:`plan_of_path` and :func:`verdict_task_of_path`); a plan is also read again when
+one of its tasks changes, since it shows their states.
 
 Text is kept raw, as in the rest of the snapshot: fronts sanitise it.
 """

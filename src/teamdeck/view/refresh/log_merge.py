@@ -1,5 +1,7 @@
-"""The events tail: every task's events.jsonl and every team's messages.jsonl read from
-their ends, merged into one time-ordered tail of at most :data:`MAX_EVENTS` rows."""
+"""The snapshot's events, merged from every log the refresher has open: each log's
+reader (view/readers/log_source.py) is kept in the read state, opened the first time
+with its last lines and then read only for what was appended, and the rows of all of
+them are merged into one time-ordered tail of at most :data:`MAX_EVENTS` rows."""
 
 from __future__ import annotations
 

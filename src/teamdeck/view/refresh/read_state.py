@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import TYPE_CHECKING, TypeVar, cast
 
 from teamdeck.protocol.ledger.results import DEFAULT_SHUTDOWN_TIMEOUT
 from teamdeck.view.snapshot.events import EventRow
@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from teamdeck.view.readers.team_tasks import TaskListFiles
     from teamdeck.view.snapshot.issues import IssueView
     from teamdeck.view.snapshot.plans import PlanView, TaskVerdicts
+    from teamdeck.view.snapshot.runs import MemberRuns
     from teamdeck.view.snapshot.workspace import Decision, Problem, TaskView, TeamTaskListView, TeamView
 
 _T = TypeVar("_T")
@@ -55,8 +56,8 @@ class ReadState:
     """Team -> member -> its last hook event in words (the roster shows it)."""
     runner_decisions: tuple[Decision, ...] = ()
     """The runner's open decisions (view/readers/runs.py)."""
-    runs: dict[str, Any] = field(default_factory=dict)
-    """``team/member`` -> its :class:`~teamdeck.view.snapshot.runs.MemberRuns`."""
+    runs: dict[str, MemberRuns] = field(default_factory=dict)
+    """``team/member`` -> what ``teamdeck run`` ran of that member."""
     task_lists: dict[str, TaskListFiles] = field(default_factory=dict)
     """Team -> what was read of its Claude Code task list (``tasks/<team>/<n>.json``)."""
     task_list_views: dict[str, TeamTaskListView] = field(default_factory=dict)
