@@ -34,7 +34,7 @@ from teamdeck.clock import parse_iso
 from teamdeck.protocol.team.messaging.sending import send_message
 from teamdeck.protocol.team.teams import add_member, create_team
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.runs import all_runs
+from teamdeck.view.readers.runs import all_runs
 
 TEAM = "bench"
 

@@ -24,7 +24,7 @@ from generate import Layout
 from ulid_transform import ulid_now
 
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.build import build_snapshot, refresh
+from teamdeck.view.refresh.build import build_snapshot, refresh
 from teamdeck.watch import watch_batches
 
 STAMP = "2026-03-01T12:00:00.000Z"
@@ -187,7 +187,7 @@ def on_gc(phase, info):
 gc.callbacks.append(on_gc)
 t0 = time.perf_counter()
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.build import build_snapshot
+from teamdeck.view.refresh.build import build_snapshot
 t1 = time.perf_counter()
 snapshot = build_snapshot(Workspace.at(sys.argv[1]))
 t2 = time.perf_counter()

@@ -4,7 +4,7 @@ A ULID is 48 bits of time in milliseconds, then 80 random bits: ids sort by time
 two writers never make the same one. Within one process they are also monotonic, as the
 ULID spec describes and python-ulid (used before) made them: an id of the same
 millisecond as the one before is that one plus one. The read model orders records of the
-same millisecond by id (view/event_tail.py), so a gate's approval shows before the state
+same millisecond by id (view/refresh/log_merge.py), so a gate's approval shows before the state
 change it caused.
 
 ulid-transform turns the 16 bytes into text (C; ~1 ms to import). python-ulid read its

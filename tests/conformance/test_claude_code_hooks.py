@@ -32,8 +32,8 @@ from support.scripted_model import ScriptedModel, call, say
 from test_claude_code_team import ALICE, BOB, LEAD, LiveView, start_lead, tmux
 
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.build import build_snapshot
-from teamdeck.view.snapshot import WorkspaceSnapshot
+from teamdeck.view.refresh.build import build_snapshot
+from teamdeck.view.snapshot.workspace import WorkspaceSnapshot
 
 pytestmark = pytest.mark.slow
 

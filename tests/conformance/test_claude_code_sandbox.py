@@ -83,16 +83,16 @@ def test_a_teammates_sandbox_host_request_is_a_decision_teamdeck_answers(
             return said[0] if said else ""
 
         live = view.wait(
-            lambda s: any(g.kind == "sandbox-permission" for g in s.gates) or bool(sandbox_failed()),
+            lambda s: any(g.kind == "sandbox-permission" for g in s.decisions) or bool(sandbox_failed()),
             "bob's sandbox request",
         )
         if sandbox_failed():
             pytest.skip(f"the client's sandbox did not start here: {sandbox_failed()}")
-        (asked,) = [gate for gate in live.gates if gate.kind == "sandbox-permission"]
+        (asked,) = [gate for gate in live.decisions if gate.kind == "sandbox-permission"]
         assert (asked.member, asked.reason) == ("bob", HOST)
         answer_decision(ws, asked, "deny", "not this host")
         answered = json.loads(ws.inbox(asked.team, "bob").read_text())
-        view.wait(lambda s: not any(g.kind == "sandbox-permission" for g in s.gates), "the decision closed")
+        view.wait(lambda s: not any(g.kind == "sandbox-permission" for g in s.decisions), "the decision closed")
         screen = tmux("capture-pane", "-p", "-t", session).stdout
     versions = load_history(history)
     requests = [

@@ -51,8 +51,8 @@ from teamdeck.protocol.team.messaging.handshake_writes import answer_plan
 from teamdeck.protocol.team.messaging.sending import send_message
 from teamdeck.protocol.team.permissions import answer_permission
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.build import build_snapshot, refresh
-from teamdeck.view.snapshot import WorkspaceSnapshot
+from teamdeck.view.refresh.build import build_snapshot, refresh
+from teamdeck.view.snapshot.workspace import WorkspaceSnapshot
 
 pytestmark = pytest.mark.slow
 
@@ -268,8 +268,8 @@ def test_a_live_team_is_read_and_answered_by_teamdeck(
     with Recorder(home / ".claude", history), LiveView(ws) as view:
         go(session)
 
-        live = view.wait(lambda s: any(g.kind == "permission" for g in s.gates), "bob's permission request")
-        (asked,) = [gate for gate in live.gates if gate.kind == "permission"]
+        live = view.wait(lambda s: any(g.kind == "permission" for g in s.decisions), "bob's permission request")
+        (asked,) = [gate for gate in live.decisions if gate.kind == "permission"]
         assert (asked.member, asked.tool) == ("bob", "Bash") and "touch bob-was-here.txt" in asked.body
         note = f"TEAMDECK-{uuid.uuid4().hex[:8]}"
         assert send_message(ws, asked.team, "bob", f"{note} from the person", summary="from teamdeck").confirmed
@@ -289,7 +289,7 @@ def test_a_live_team_is_read_and_answered_by_teamdeck(
         live = view.wait(settled, "alice's report, and the lead's inbox drained")
     model.check()
 
-    assert not [gate for gate in live.gates if gate.kind == "permission"]  # answered (by teamdeck)
+    assert not [gate for gate in live.decisions if gate.kind == "permission"]  # answered (by teamdeck)
     versions = load_history(history)
     unknown = not_in_format(versions)
     assert not unknown, f"Claude Code wrote what FORMAT.md does not list: {', '.join(unknown)}"
@@ -334,8 +334,8 @@ def test_teamdecks_plan_approval_reaches_the_teammate_as_a_rejection(
     history = tmp_path / "history.jsonl"
     with Recorder(home / ".claude", history), LiveView(ws, session) as view:
         go(session)
-        live = view.wait(lambda s: any(g.kind == "plan-approval" for g in s.gates), "carol's plan")
-        (plan,) = [gate for gate in live.gates if gate.kind == "plan-approval"]
+        live = view.wait(lambda s: any(g.kind == "plan-approval" for g in s.decisions), "carol's plan")
+        (plan,) = [gate for gate in live.decisions if gate.kind == "plan-approval"]
         assert plan.member == "carol" and "1. write x" in plan.body
         assert answer_plan(ws, plan.team, "carol", approve=True, request_id=plan.request_id).confirmed
 
@@ -353,5 +353,5 @@ def test_teamdecks_plan_approval_reaches_the_teammate_as_a_rejection(
         assert rejected or unverified, text
         live = view.wait(lambda s: ws.inbox(plan.team, "team-lead").read_text() == "[]", "the lead's inbox to drain")
     model.check()
-    assert not [gate for gate in live.gates if gate.kind == "plan-approval"]  # answered, as far as teamdeck knows
+    assert not [gate for gate in live.decisions if gate.kind == "plan-approval"]  # answered, as far as teamdeck knows
     assert not not_in_format(load_history(history))

@@ -6,7 +6,7 @@ from support import small_worlds as worlds
 
 from teamdeck.cli.status import render_status
 from teamdeck.protocol.team.messaging.sending import send_message
-from teamdeck.view.build import build_snapshot
+from teamdeck.view.refresh.build import build_snapshot
 
 
 def test_status_text_and_json(ws, run_cli) -> None:

@@ -23,7 +23,7 @@ from teamdeck.runner.hosting import RunnerHost
 from teamdeck.sim.outputs import output_status
 from teamdeck.sim.setup import environment, install_agents
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.runs import member_runs
+from teamdeck.view.readers.runs import member_runs
 
 
 @pytest.fixture

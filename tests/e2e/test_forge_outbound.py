@@ -28,7 +28,7 @@ from teamdeck.protocol.effects.gate_decisions import decide_gate
 from teamdeck.protocol.forge.issues import load_issue
 from teamdeck.protocol.forge.outbox import read_outbox
 from teamdeck.protocol.task.taskfile import load_task
-from teamdeck.view.build import build_snapshot
+from teamdeck.view.refresh.build import build_snapshot
 
 TOKEN = "test-token-123"
 ROUND_TASK = "round-acme__quant-100-1"
@@ -166,10 +166,10 @@ def test_a_delivery_that_keeps_failing_waits_in_the_queue_and_a_retry_posts_only
     [line] = deliver_outbox(ws, first, pause_s=0)
     assert first.calls == ["comment", "close", "close", "close"]
     assert "waits in the decision queue" in line and "HTTP 500" in line
-    [decision] = [d for d in build_snapshot(ws).gates if d.kind == "forge-delivery"]
+    [decision] = [d for d in build_snapshot(ws).decisions if d.kind == "forge-delivery"]
     assert decision.key.startswith("forge:") and "HTTP 500" in decision.reason
     answer_decision(ws, decision, "approve", None)  # retry
-    assert [d.kind for d in build_snapshot(ws).gates if d.kind == "forge-delivery"] == []
+    assert [d.kind for d in build_snapshot(ws).decisions if d.kind == "forge-delivery"] == []
     second = Gitea(refuse_close=False)
     assert deliver_outbox(ws, second, pause_s=0) == ["posted the outcome on acme/quant#100 and closed it"]
     assert second.calls == ["close"]
@@ -182,11 +182,11 @@ def test_a_failed_delivery_dropped_leaves_the_queue_and_gitea_alone(story_ws):
     api = GiteaApi("http://127.0.0.1:9/", TOKEN, timeout=0.5)  # nothing listens on port 9
     [line] = deliver_outbox(ws, api, tries=1, pause_s=0)
     assert "Gitea was not updated" in line
-    [decision] = [d for d in build_snapshot(ws).gates if d.kind == "forge-delivery"]
+    [decision] = [d for d in build_snapshot(ws).decisions if d.kind == "forge-delivery"]
     answer_decision(ws, decision, "drop", "Gitea is gone")
     assert [entry.state for entry in read_outbox(ws)] == ["dropped"]
     assert deliver_if_configured(ws) == []
-    assert [d for d in build_snapshot(ws).gates if d.kind == "forge-delivery"] == []
+    assert [d for d in build_snapshot(ws).decisions if d.kind == "forge-delivery"] == []
 
 
 def test_rejecting_the_round_posts_the_note_and_a_new_round_opens_when_its_subs_are_final(story_ws, monkeypatch):

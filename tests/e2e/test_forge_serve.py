@@ -14,8 +14,8 @@ from teamdeck.model.team import InboxMessage
 from teamdeck.protocol.forge.deliveries import read_deliveries
 from teamdeck.protocol.forge.issues import issue_events, load_issue
 from teamdeck.protocol.task.taskfile import load_task
-from teamdeck.view.build import build_snapshot
-from teamdeck.view.issues import read_issue_tree
+from teamdeck.view.readers.issues import read_issue_tree
+from teamdeck.view.refresh.build import build_snapshot
 
 MEMBERS = ("team-lead", "pangtong-fujunshi", "zhangfei-dev", "guanyu-risk", "simayi-review")
 ROUND_TASK = "round-acme__quant-100-1"
@@ -143,7 +143,7 @@ def test_the_story_over_http_has_exactly_the_effects_of_seed_001(team_ws):
     gate = task.gate("round-review")
     assert task.state == "verified" and gate is not None and gate.state == "blocked" and gate.kind == "round-review"
     assert len(gate.questions) == 3 and gate.agentInstance == "pangtong-fujunshi"
-    assert [g.key for g in build_snapshot(ws).gates] == [f"task:{ROUND_TASK}:round-review"]
+    assert [g.key for g in build_snapshot(ws).decisions] == [f"task:{ROUND_TASK}:round-review"]
 
     records = read_deliveries(ws)
     assert [record["outcome"] for record in records] == ["applied"] * len(STORY)

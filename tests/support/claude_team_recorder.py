@@ -32,8 +32,8 @@ from pathlib import Path
 
 from teamdeck.clock import fixed_clock, parse_iso
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.build import build_snapshot, refresh
-from teamdeck.view.snapshot import WorkspaceSnapshot
+from teamdeck.view.refresh.build import build_snapshot, refresh
+from teamdeck.view.snapshot.workspace import WorkspaceSnapshot
 
 POLL_S = 0.005
 WATCHED = ("teams", "tasks")

@@ -20,7 +20,7 @@ from teamdeck.model.run import RunRecord
 from teamdeck.protocol.team.messaging.sending import send_message
 from teamdeck.protocol.team.teams import add_member, create_team
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.runs import all_runs
+from teamdeck.view.readers.runs import all_runs
 
 AGENT = Path(__file__).with_name("runner_agent.py")
 TEAM = "crew"

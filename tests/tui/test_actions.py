@@ -262,8 +262,8 @@ def test_join_key_picks_up_a_new_blocked_worker(world) -> None:
         await pilot.press("4")
         _select(app, TaskList, "t1")
         await pilot.press("J")
-        await until(pilot, lambda: len(app.snapshot.gates) == 3, "the new gate")
-        assert any(gate.agent == "w4" for gate in app.snapshot.gates)
+        await until(pilot, lambda: len(app.snapshot.decisions) == 3, "the new gate")
+        assert any(gate.agent == "w4" for gate in app.snapshot.decisions)
         assert [event["type"] for event in _events(world)][-1] == "join.completed"
 
     run(app, scenario)
@@ -274,7 +274,7 @@ def test_auto_join_when_a_final_json_appears(world) -> None:
 
     async def scenario(pilot):
         write_final_output(world, "t1", "w5", {"status": "blocked", "summary": "need input", "questions": ["Which?"]})
-        await until(pilot, lambda: any(gate.agent == "w5" for gate in app.snapshot.gates), "the auto-joined gate")
+        await until(pilot, lambda: any(gate.agent == "w5" for gate in app.snapshot.decisions), "the auto-joined gate")
 
     run(app, scenario)
 

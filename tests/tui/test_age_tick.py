@@ -14,8 +14,8 @@ from teamdeck.cli.status import render_status
 from teamdeck.tui.panels.decisions.decision_list import DecisionList
 from teamdeck.tui.panels.roster.roster_list import RosterList
 from teamdeck.tui.widgets.overview_line import OverviewLine
-from teamdeck.view.build import build_snapshot
-from teamdeck.view.overview import age
+from teamdeck.view.figures.overview import age
+from teamdeck.view.refresh.build import build_snapshot
 
 SIZES = [(80, 24), (120, 36)]
 
@@ -37,7 +37,7 @@ def test_the_queue_and_the_overview_age_without_any_change(world, size) -> None:
         clock.advance(3 * 60)
         await until(pilot, lambda: ages(gates) != before, "the queue's ages to tick")
         assert app.snapshot is snapshot  # nothing read again: only the clock moved
-        oldest = age(snapshot.gates[0].created_at, clock())
+        oldest = age(snapshot.decisions[0].created_at, clock())
         assert ages(gates)[0] == oldest
         await until(pilot, lambda: f"oldest {oldest}" in overview.plain, "the overview's oldest to tick")
 
@@ -65,7 +65,7 @@ def test_the_roster_last_column_ticks(world, size) -> None:
 def test_the_tui_and_status_agree_at_the_same_instant(world) -> None:
     """At a moment between whole seconds the TUI (which ages at the second of its tick)
     and ``status`` (at the exact moment of its read) said 4m and 5m."""
-    created = datetime.fromisoformat(build_snapshot(world).gates[0].created_at.replace("Z", "+00:00"))
+    created = datetime.fromisoformat(build_snapshot(world).decisions[0].created_at.replace("Z", "+00:00"))
     moment = created.replace(microsecond=0) + timedelta(minutes=5, microseconds=(created.microsecond - 1) % 1_000_000)
     clock = MovableClock(moment)
     world = world._replace(clock=clock)
@@ -75,7 +75,7 @@ def test_the_tui_and_status_agree_at_the_same_instant(world) -> None:
         app.main.tick_ages()
         status = render_status(build_snapshot(world))
         shown = app.main.query_one(OverviewLine).plain
-        oldest = age(app.snapshot.gates[0].created_at, clock())
+        oldest = age(app.snapshot.decisions[0].created_at, clock())
         assert f"oldest {oldest}" in status
         assert f"oldest {oldest}" in shown
         assert ages(app.main.query_one(DecisionList))[0] == oldest

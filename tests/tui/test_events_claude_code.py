@@ -14,7 +14,7 @@ from teamdeck.protocol.team.messaging.sending import send_message
 from teamdeck.store.workspace import Workspace
 from teamdeck.tui.dialogs.text_view import TextScreen
 from teamdeck.tui.panels.events.event_list import EventList
-from teamdeck.view.build import build_snapshot, refresh, retime
+from teamdeck.view.refresh.build import build_snapshot, refresh, retime
 
 
 async def _timeline(pilot, app, shown: str) -> list[str]:

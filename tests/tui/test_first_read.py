@@ -13,11 +13,11 @@ from support.pilot_helpers import make_app, run, until
 from teamdeck.protocol.team.messaging.sending import send_message
 from teamdeck.store.workspace import Workspace
 from teamdeck.tui.first_read import FirstRead
-from teamdeck.view.build import build_snapshot, check_outputs, with_state
+from teamdeck.view.refresh.build import build_snapshot, check_outputs, with_state
 
 
 def _shown(snapshot):
-    return (snapshot.teams, snapshot.tasks, snapshot.gates, snapshot.events, snapshot.problems)
+    return (snapshot.teams, snapshot.tasks, snapshot.decisions, snapshot.events, snapshot.problems)
 
 
 def test_the_child_reads_what_the_app_would_read(world: Workspace) -> None:
@@ -151,7 +151,7 @@ def test_a_hanging_child_is_stopped(world: Workspace) -> None:
 def test_no_record_no_read_elsewhere(world: Workspace, monkeypatch) -> None:
     """The app records the files' state while the child imports; if it cannot, the child
     is told nothing, exits without reading, and the app reads the workspace itself."""
-    import teamdeck.view.file_record as file_record_module
+    import teamdeck.view.refresh.file_record as file_record_module
 
     def failing(ws):
         raise OSError("no stat today")

@@ -18,7 +18,7 @@ from test_snapshots import prepared, select
 from teamdeck.clock import fixed_clock, parse_iso
 from teamdeck.store.workspace import Workspace
 from teamdeck.tui.app import TeamdeckApp, create_app
-from teamdeck.view.build import build_snapshot
+from teamdeck.view.refresh.build import build_snapshot
 
 TEAM = "session-5f3a9c1e"
 NOW = parse_iso("2026-11-26T16:21:00Z")

@@ -31,7 +31,7 @@ def test_the_same_gates_in_the_same_second_are_not_aged_again(world, monkeypatch
 
     async def scenario(pilot):
         gates = app.main.query_one(DecisionList)
-        shown = app.snapshot.gates
+        shown = app.snapshot.decisions
         assert shown, "the world has open gates"
         aged.clear()  # the first snapshot's
         # A new snapshot of the same gates (a new tuple of the very same objects).

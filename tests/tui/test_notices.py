@@ -61,7 +61,7 @@ def test_an_action_notice_comes_after_the_frame_that_shows_its_write(world) -> N
         show = app.main.show
 
         def recording_show(snapshot):
-            if snapshot.gate(gate) is None:
+            if snapshot.decision(gate) is None:
                 notices_when_drawn.append(len(app._notifications))
             show(snapshot)
 
@@ -89,7 +89,7 @@ def test_an_answered_confirm_bar_goes_once_the_answer_is_drawn(world) -> None:
         hide = bar.hide_answered
 
         def recording_hide():
-            if app._newest is not None and app._newest.gate(gate) is None:
+            if app._newest is not None and app._newest.decision(gate) is None:
                 drawn_when_answered.append(bar.display)
             hide()
 

@@ -69,7 +69,7 @@ def test_fail_gate_in_the_queue_with_retry_and_give_up(tmp_path: Path, snap_comp
     app = phase_app(tmp_path, "failed")
 
     async def scenario(pilot) -> None:
-        gate = next(gate for gate in app.snapshot.gates if gate.subkind == "verification-failed")
+        gate = next(gate for gate in app.snapshot.decisions if gate.subkind == "verification-failed")
         await show(pilot, app, "1", "#gate-list", gate.key)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=prepared(app, scenario))
@@ -79,7 +79,7 @@ def test_retry_dialog_of_a_fail_gate(tmp_path: Path, snap_compare) -> None:
     app = phase_app(tmp_path, "failed")
 
     async def scenario(pilot) -> None:
-        gate = next(gate for gate in app.snapshot.gates if gate.subkind == "verification-failed")
+        gate = next(gate for gate in app.snapshot.decisions if gate.subkind == "verification-failed")
         await show(pilot, app, "1", "#gate-list", gate.key)
         await pilot.press("a")
         await until(pilot, lambda: showing(app, ConfirmBar), "the retry dialog")

@@ -51,7 +51,7 @@ def test_a_task_reassigned_to_an_idle_member_is_not_stalled(demo: Path, size) ->
 def test_idle_time_counts_from_the_assignment(demo: Path) -> None:
     """The read model alone: before, ``stalled: owner profiler idle for 15m`` at once."""
     from teamdeck.protocol.team.task_list import update_team_task
-    from teamdeck.view.build import build_snapshot
+    from teamdeck.view.refresh.build import build_snapshot
 
     ws = Workspace.at(demo, clock=fixed_clock(DEMO_NOW), actor="human:tester")
     update_team_task(ws, "perf-audit", "3", owner="profiler")

@@ -145,7 +145,7 @@ def test_a_fail_gate_offers_retry_and_give_up_in_the_palette_and_the_command_ask
         names = [name for name, _run, _help in registry_commands(app)]
         assert "Retry the selected FAIL gate" in names and "Give up the selected FAIL gate" in names
         assert "Approve the selected decision" not in names and "Reject the selected decision" not in names
-        gate = app.snapshot.gate(key)
+        gate = app.snapshot.decision(key)
         items = {name: run for name, run, _help in item_commands(app)}
         label = next(name for name in items if name.startswith("Retry ") and gate.gate_id in name)
         assert not any(name.startswith("Approve ") and gate.gate_id in name for name in items)

@@ -7,7 +7,7 @@ from support.locations import FIXED_NOW
 
 from teamdeck.tui.panels.roster.panel import member_detail
 from teamdeck.tui.panels.roster.roster_list import CONNECTED, member_row
-from teamdeck.view.snapshot import MemberView
+from teamdeck.view.snapshot.workspace import MemberView
 
 URL = "http://127.0.0.1:8765/mcp"
 

@@ -143,7 +143,7 @@ def test_a_snapshot_that_arrives_while_the_app_closes_is_dropped(world) -> None:
     app whose screens are already gone; it is dropped, not drawn (it raised, and the
     app ended with a traceback)."""
     from teamdeck.tui.messages import SnapshotChanged
-    from teamdeck.view.build import build_snapshot
+    from teamdeck.view.refresh.build import build_snapshot
 
     app = make_app(world)
     run(app, lambda pilot: pilot.pause())

@@ -81,7 +81,7 @@ def test_stuck_shutdown_in_the_queue(tmp_path: Path, snap_compare) -> None:
     app = team_app(tmp_path)
 
     async def scenario(pilot) -> None:
-        [stuck] = [gate for gate in app.snapshot.gates if gate.kind == "shutdown-stuck"]
+        [stuck] = [gate for gate in app.snapshot.decisions if gate.kind == "shutdown-stuck"]
         assert app.main.query_one("#gate-list").select_key(stuck.key)
         await pilot.pause()
 

@@ -38,14 +38,14 @@ def test_a_decision_in_the_tui_reaches_the_blocked_workers_inject(ws, run_cli) -
 
     async def scenario(pilot):
         write_final_output(ws, "t1", "bob", {"status": "blocked", "summary": "stuck", "questions": ["LALR or PEG?"]})
-        await until(pilot, lambda: app.snapshot.gate("task:t1:g-bob-1") is not None, "the gate from the auto-join")
+        await until(pilot, lambda: app.snapshot.decision("task:t1:g-bob-1") is not None, "the gate from the auto-join")
         await pilot.press("1")
         assert app.main.query_one(DecisionList).select_key("task:t1:g-bob-1")
         await pilot.press("a")
         await until(pilot, lambda: showing(app, ConfirmBar), "the confirm dialog")
         await type_text(pilot, "PEG, keep it small")
         await pilot.press("enter")
-        await until(pilot, lambda: app.snapshot.gate("task:t1:g-bob-1") is None, "the gate to leave the queue")
+        await until(pilot, lambda: app.snapshot.decision("task:t1:g-bob-1") is None, "the gate to leave the queue")
         await until(pilot, lambda: not busy(app), "the action to finish")
 
     run(app, scenario)

@@ -23,7 +23,7 @@ from teamdeck.protocol.task.taskfile import load_task, read_events
 from teamdeck.protocol.team.messaging.reading import list_inbox
 from teamdeck.protocol.team.teams import add_member, create_team
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.build import build_snapshot
+from teamdeck.view.refresh.build import build_snapshot
 
 MINUTE = 60.0
 

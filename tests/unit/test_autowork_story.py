@@ -32,7 +32,7 @@ from teamdeck.protocol.task.planfile import load_plan, plan_events
 from teamdeck.protocol.task.taskfile import load_task, read_events
 from teamdeck.protocol.team.teams import add_member, create_team
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.build import build_snapshot
+from teamdeck.view.refresh.build import build_snapshot
 
 MINUTE = 60.0
 

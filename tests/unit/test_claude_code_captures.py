@@ -22,7 +22,7 @@ from support.locations import FIXTURES
 from teamdeck.model.team import KINDS
 from teamdeck.protocol.coordination.conversation import read_conversation
 from teamdeck.protocol.team.ledger.build import build_ledger
-from teamdeck.view.build import build_snapshot
+from teamdeck.view.refresh.build import build_snapshot
 
 CAPTURES = FIXTURES / "2.1.332"
 HISTORIES = sorted(CAPTURES.glob("*/history.jsonl"))
@@ -103,7 +103,7 @@ def test_a_tmux_teammates_permission_request_waits_in_the_queue_after_the_drain(
     ws, snapshot = live_replay(until_cleanup(load_history(TMUX)), tmp_path / "claude")
     team = team_of(ws)
     assert ws.inbox(team, "team-lead").read_text() == "[]"
-    (gate,) = [gate for gate in snapshot.gates if gate.kind == "permission"]
+    (gate,) = [gate for gate in snapshot.decisions if gate.kind == "permission"]
     assert gate.member == "bob" and gate.tool == "Bash" and gate.request_id.startswith("perm-")
     assert "touch bob-was-here.txt" in gate.body
 
@@ -115,8 +115,8 @@ def test_a_plan_request_is_in_the_queue_and_teamdecks_answer_leaves_it(tmp_path:
     versions = until_cleanup(load_history(CAPTURES / "plan-mode-team" / "history.jsonl"))
     asked = until_first(versions, "messages.jsonl")
     _ws, snapshot = live_replay(asked, tmp_path / "asked")
-    (gate,) = [gate for gate in snapshot.gates if gate.kind == "plan-approval"]
+    (gate,) = [gate for gate in snapshot.decisions if gate.kind == "plan-approval"]
     assert gate.member == "carol" and gate.request_id.startswith("plan_approval-") and "1. write x" in gate.body
     ws, snapshot = live_replay(versions, tmp_path / "answered")
-    assert not [gate for gate in snapshot.gates if gate.kind == "plan-approval"]
+    assert not [gate for gate in snapshot.decisions if gate.kind == "plan-approval"]
     assert ws.inbox(team_of(ws), "team-lead").read_text() == "[]"

@@ -40,8 +40,8 @@ from teamdeck.protocol.team.ledger.build import build_ledger
 from teamdeck.protocol.team.session_log import prompts, read_log
 from teamdeck.protocol.team.sessions import record_prompt
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.build import build_snapshot
-from teamdeck.view.snapshot import WorkspaceSnapshot
+from teamdeck.view.refresh.build import build_snapshot
+from teamdeck.view.snapshot.workspace import WorkspaceSnapshot
 
 SCHEMA_FRAMES = FIXTURES / "2.1.332" / "schema-frames"
 TEAM = "session-5f3a9c1e"
@@ -162,7 +162,7 @@ def test_the_task_list_follows_task_completed(ws: Workspace) -> None:
 
 
 def test_the_open_sandbox_request_is_one_decision_the_answered_one_none(ws: Workspace) -> None:
-    gates = [gate for gate in build_snapshot(ws).gates if gate.kind == "sandbox-permission"]
+    gates = [gate for gate in build_snapshot(ws).decisions if gate.kind == "sandbox-permission"]
     assert [gate.key for gate in gates] == [OPEN]
     (gate,) = gates
     assert (gate.member, gate.reason, gate.tool) == ("bob", "registry.npmjs.org", "SandboxNetworkAccess")
@@ -185,7 +185,7 @@ def test_answering_writes_the_clients_sandbox_permission_response(ws: Workspace,
     }
     assert list(frame) == ["type", "requestId", "host", "allow", "timestamp"]
     assert isinstance(decode_text(last["text"]), SandboxPermissionResponse)
-    assert OPEN not in [gate.key for gate in build_snapshot(ws).gates]
+    assert OPEN not in [gate.key for gate in build_snapshot(ws).decisions]
     record = json.loads(ws.messages_log(TEAM).read_text().splitlines()[-1])
     assert record["reason"] == "checked the host"  # the frame has no field for it
     with pytest.raises(Refused):  # answered: not again
@@ -203,7 +203,7 @@ def test_the_captured_sandbox_request_is_queued_and_answered_as_teamdeck_did(tmp
     write, is one decision; answering it writes the frame teamdeck wrote in the run."""
     versions = load_history(SANDBOX_TEAM)
     ws, live = live_replay(until_first(versions, "messages.jsonl"), tmp_path / "claude")
-    (gate,) = [gate for gate in live.gates if gate.kind == "sandbox-permission"]
+    (gate,) = [gate for gate in live.decisions if gate.kind == "sandbox-permission"]
     assert (gate.member, gate.reason) == ("bob", "sandbox-probe.example")
     answer_decision(ws, gate, "deny", None)
     ours = json.loads(json.loads(ws.inbox(gate.team, "bob").read_text())[-1]["text"])
@@ -234,7 +234,7 @@ def test_a_sandbox_request_relayed_by_the_leads_session_is_one_decision_and_one_
         ws, TEAM, "team-lead", tool="SandboxNetworkAccess", tool_input={"host": "registry.npmjs.org"},
         source="channel", request_id="abcde",
     )  # fmt: skip
-    assert [gate.key for gate in build_snapshot(ws).gates if gate.key.startswith(("sandbox", "session"))] == [OPEN]
+    assert [gate.key for gate in build_snapshot(ws).decisions if gate.key.startswith(("sandbox", "session"))] == [OPEN]
     answer_decision(ws, find_decision(build_snapshot(ws), OPEN), "deny", None)
     [answered] = prompts(read_log(ws, TEAM), TEAM)
     assert (answered.id, answered.answer) == (relayed.id, "deny")

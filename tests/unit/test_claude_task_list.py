@@ -24,7 +24,7 @@ from teamdeck.model.team import decode_text
 from teamdeck.protocol.team.task_list import update_team_task
 from teamdeck.shapes.snapshot import snapshot_json
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.build import build_snapshot, refresh, retime
+from teamdeck.view.refresh.build import build_snapshot, refresh, retime
 
 TEAM = "analysis-team"
 

@@ -23,7 +23,7 @@ from teamdeck.cli.main import build_parser
 
 DEMO = Path(__file__).resolve().parents[2] / "demo-workspace"
 
-HEAVY_FOR_EVERY_COMMAND = ("teamdeck.view.build", "textual", "mcp", "uvicorn", "jsonschema")
+HEAVY_FOR_EVERY_COMMAND = ("teamdeck.view.refresh.build", "textual", "mcp", "uvicorn", "jsonschema")
 """Modules no command below may import: the read model, the TUI, the servers."""
 
 

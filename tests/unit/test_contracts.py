@@ -18,7 +18,11 @@ REPO = Path(__file__).resolve().parents[2]
 
 # contract id -> (module file under src/teamdeck, the line planted in it, what the report names)
 PLANTS = {
-    "layers": ("view/overview.py", "import teamdeck.cli.main", "teamdeck.view.overview -> teamdeck.cli.main"),
+    "layers": (
+        "view/figures/overview.py",
+        "import teamdeck.cli.main",
+        "teamdeck.view.figures.overview -> teamdeck.cli.main",
+    ),
     "layers-exhaustive": ("unplaced.py", "", "teamdeck.unplaced"),
     "acyclic": (
         "protocol/guardians/registry.py",
@@ -40,9 +44,9 @@ PLANTS = {
     "live-headless": ("live/workspace.py", "import textual.app", "teamdeck.live.workspace -> textual"),
     "no-network": ("protocol/forge/round_review.py", "import httpx2", "teamdeck.protocol.forge.round_review -> httpx2"),
     "no-adapter": (
-        "view/outbox.py",
+        "view/readers/outbox.py",
         "import teamdeck.adapters.forge_outbox",
-        "teamdeck.view.outbox -> teamdeck.adapters.forge_outbox",
+        "teamdeck.view.readers.outbox -> teamdeck.adapters.forge_outbox",
     ),
     "fronts-store": (
         "mcp_server/server.py",
@@ -50,15 +54,21 @@ PLANTS = {
         "teamdeck.mcp_server.server -> teamdeck.store.jsonl",
     ),
     "team-format-seam": (
-        "view/team_roster.py",
+        "view/readers/team_roster.py",
         "import teamdeck.formats.claude_code.inbox",
-        "teamdeck.view.team_roster -> teamdeck.formats.claude_code.inbox",
+        "teamdeck.view.readers.team_roster -> teamdeck.formats.claude_code.inbox",
     ),
     "view-reads": (
-        "view/tasks.py",
+        "view/readers/tasks.py",
         "import teamdeck.protocol.effects.gate_decisions",
-        "teamdeck.view.tasks -> teamdeck.protocol.effects.gate_decisions",
+        "teamdeck.view.readers.tasks -> teamdeck.protocol.effects.gate_decisions",
     ),
+    "view-layers": (
+        "view/snapshot/workspace.py",
+        "import teamdeck.view.readers.tasks",
+        "teamdeck.view.snapshot.workspace -> teamdeck.view.readers.tasks",
+    ),
+    "view-exhaustive": ("view/unplaced.py", "", "teamdeck.view.unplaced"),
     "tui-layers": (
         "tui/render.py",
         "import teamdeck.tui.panels.decisions.panel",
@@ -85,6 +95,8 @@ CONTRACT = {
     "protocol-layers": "protocol-layers",
     "protocol-siblings": "protocol-layers",
     "protocol-exhaustive": "protocol-layers",
+    "view-layers": "view-layers",
+    "view-exhaustive": "view-layers",
     "tui-layers": "tui-layers",
     "tui-exhaustive": "tui-layers",
     "tui-panels": "tui-panels",

@@ -8,7 +8,7 @@ import pytest
 
 from teamdeck.decisions.registry import SPECS
 from teamdeck.tui.alerts import decision_alert
-from teamdeck.view.snapshot import Decision
+from teamdeck.view.snapshot.workspace import Decision
 
 LINES = {
     ("task-gate", "worker-blocked"): "alice is blocked (task t1): Which dialect?",

@@ -23,7 +23,7 @@ from teamdeck.cli.main import build_parser
 from teamdeck.errors import NotFound, Refused
 from teamdeck.protocol.team.messaging.handshake_writes import request_shutdown
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.build import build_snapshot
+from teamdeck.view.refresh.build import build_snapshot
 
 ULID = re.compile(r"\b[0-9A-HJKMNP-TV-Z]{26}\b")
 
@@ -66,18 +66,18 @@ def team_ws(tmp_path: Path) -> Workspace:
 
 def test_decide_a_task_gate_writes_what_gate_reject_writes(team_ws: Workspace, tmp_path: Path) -> None:
     small_worlds.blocked_task(team_ws)
-    [gate] = build_snapshot(team_ws).gates
+    [gate] = build_snapshot(team_ws).decisions
     old, new = twins(team_ws, tmp_path)
     cli(old, "gate", "reject", gate.task_id or "", gate.gate_id or "", "--note", "use LALR")
     out = cli(new, "decisions", "decide", gate.key, "reject", "--note", "use LALR")
     assert out.data["kind"] == "task-gate" and out.data["answer"] == "reject"
     assert files(old.root) == files(new.root)
-    assert build_snapshot(new).gates == ()
+    assert build_snapshot(new).decisions == ()
 
 
 def test_decide_a_plan_writes_what_plan_approve_writes(team_ws: Workspace, tmp_path: Path) -> None:
     small_worlds.plan_request(team_ws, "alpha", "bob")
-    [plan] = build_snapshot(team_ws).gates
+    [plan] = build_snapshot(team_ws).decisions
     old, new = twins(team_ws, tmp_path)
     cli(old, "plan", "approve", "alpha", "bob", "--request-id", "plan-1", "--feedback", "go")
     out = cli(new, "decisions", "decide", plan.key, "approve", "--note", "go")
@@ -90,12 +90,12 @@ def test_decide_a_permission_request_writes_what_permission_verbs_write(
     team_ws: Workspace, tmp_path: Path, word: str, old_verb: str
 ) -> None:
     world.ask_permission(team_ws, "alpha", "bob", "perm-1")
-    [request] = build_snapshot(team_ws).gates
+    [request] = build_snapshot(team_ws).decisions
     old, new = twins(team_ws, tmp_path)
     cli(old, "permission", old_verb, "alpha", "bob", "perm-1", "--note", "careful")
     cli(new, "decisions", "decide", request.key, word, "--note", "careful")
     assert files(old.root) == files(new.root)
-    assert build_snapshot(new).gates == ()
+    assert build_snapshot(new).decisions == ()
 
 
 def test_decide_a_stuck_shutdown_resend_and_force_write_what_the_old_verbs_write(
@@ -103,7 +103,7 @@ def test_decide_a_stuck_shutdown_resend_and_force_write_what_the_old_verbs_write
 ) -> None:
     request_shutdown(team_ws, "alpha", "alice")
     team_ws.clock.advance(121)
-    [stuck] = build_snapshot(team_ws).gates
+    [stuck] = build_snapshot(team_ws).decisions
     assert stuck.kind == "shutdown-stuck"
     old, new = twins(team_ws, tmp_path / "resend")
     cli(old, "shutdown", "alpha", "alice", "--resend", "--reason", "still there?")
@@ -120,7 +120,7 @@ def test_a_missing_required_note_and_a_wrong_answer_write_nothing(team_ws: Works
     small_worlds.blocked_task(team_ws)
     world.ask_permission(team_ws, "alpha", "bob", "perm-1")
     before = files(team_ws.root)
-    by_kind = {decision.kind: decision for decision in build_snapshot(team_ws).gates}
+    by_kind = {decision.kind: decision for decision in build_snapshot(team_ws).decisions}
     gate, permission = by_kind["task-gate"], by_kind["permission"]
     with pytest.raises(Refused, match="note is required"):
         cli(team_ws, "decisions", "decide", gate.key, "reject")
@@ -137,7 +137,7 @@ def test_list_is_the_queue_oldest_first_with_stable_keys_on_the_captured_fixture
     listed = run_cli(root, "decisions", "list", "--json").json
     keys = [decision["key"] for decision in listed["decisions"]]
     assert "permission:fixture-team:worker-b:perm-fixture-0001" in keys
-    assert keys == [gate.key for gate in build_snapshot(Workspace.at(root, read_only=True)).gates]
+    assert keys == [gate.key for gate in build_snapshot(Workspace.at(root, read_only=True)).decisions]
     times = [decision["createdAt"] for decision in listed["decisions"]]
     assert times == sorted(times)
     [permission] = [decision for decision in listed["decisions"] if decision["kind"] == "permission"]

@@ -28,7 +28,7 @@ from teamdeck.sim.clock import DEMO_NOW
 from teamdeck.sim.personas import STATUS_CHECK
 from teamdeck.sim.turn import Turn
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.build import build_snapshot
+from teamdeck.view.refresh.build import build_snapshot
 
 CHECKOUT = "checkout-revamp"
 PERF = "perf-audit"
@@ -111,7 +111,7 @@ def test_the_stuck_shutdown_stays_stuck_until_it_is_resent_then_is_approved(demo
     assert any("left unanswered (approve-when-resent)" in line for line in log)
     assert not kinds(inbox(demo, CHECKOUT, "team-lead"), "shutdown_approved", "test-writer")
     assert read_team(human, CHECKOUT).member("test-writer").isActive
-    assert build_snapshot(human).gate(f"shutdown:{CHECKOUT}:test-writer:{request.requestId}") is not None
+    assert build_snapshot(human).decision(f"shutdown:{CHECKOUT}:test-writer:{request.requestId}") is not None
     resent = resend_shutdown(human, CHECKOUT, "test-writer", reason="wrapping up")
     before = len(inbox(demo, CHECKOUT, "team-lead"))
     play(demo, CHECKOUT, "test-writer")
@@ -148,7 +148,7 @@ def test_an_assigned_task_brings_a_permission_request_whose_later_answer_is_acte
     assert any(line.startswith("no answer within 30 s") for line in log)
     requests = kinds(inbox(demo, PERF, "team-lead"), "permission_request", "profiler")
     assert len(requests) == 1 and requests[0].tool_name == "Bash"
-    gate = next(gate for gate in build_snapshot(human).gates if gate.kind == "permission")
+    gate = next(gate for gate in build_snapshot(human).decisions if gate.kind == "permission")
     assert gate.member == "profiler" and gate.request_id == requests[0].request_id
     answer_permission(human, PERF, "profiler", requests[0].request_id, approve=True)
     play(demo, PERF, "profiler")

@@ -27,7 +27,7 @@ from teamdeck.protocol.forge.issues import load_issue
 from teamdeck.protocol.forge.outbox import read_outbox
 from teamdeck.protocol.task.taskfile import load_task, read_events
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.build import build_snapshot
+from teamdeck.view.refresh.build import build_snapshot
 
 MINUTE = 60.0
 SETTINGS = "autowork:\n  stallAfterSeconds: 600\n  nudges: 2\n  backoff: 2\n"

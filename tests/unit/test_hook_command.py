@@ -35,8 +35,8 @@ from teamdeck.protocol.team.hooks import handle, parse_payload
 from teamdeck.protocol.team.session_log import prompts, read_log
 from teamdeck.protocol.team.teams import add_member, create_team
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.build import build_snapshot
-from teamdeck.view.snapshot import Decision
+from teamdeck.view.refresh.build import build_snapshot
+from teamdeck.view.snapshot.workspace import Decision
 
 HOOKS = FIXTURES / "2.1.332" / "hooks"
 
@@ -79,11 +79,11 @@ def test_a_teammates_tool_event_is_its_own_once_it_said_who_it_is(ws: Workspace)
 def test_a_permission_request_waits_and_the_tool_running_closes_it(ws: Workspace) -> None:
     asked = payload("PermissionRequest")
     done = handle(ws, asked, team="alpha", member="coder")
-    [decision] = build_snapshot(ws).gates
+    [decision] = build_snapshot(ws).decisions
     assert (decision.kind, decision.member, decision.tool) == ("session-permission", "coder", "Bash")
     ran = payload("PostToolUse", tool_input=asked["tool_input"])
     handle(ws, ran, team="alpha", member="coder")
-    assert build_snapshot(ws).gates == ()
+    assert build_snapshot(ws).decisions == ()
     [prompt] = prompts(read_log(ws, done.team), done.team)
     assert prompt.closed.startswith("the tool ran")
     other = payload("PostToolUse", tool_input={"command": "something else"})
@@ -98,7 +98,7 @@ def as_a_person(ws: Workspace, act: Callable[[Decision], None]) -> threading.Thr
     def person() -> None:
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
-            gates = build_snapshot(ws).gates
+            gates = build_snapshot(ws).decisions
             if gates:
                 act(gates[0])
                 return
@@ -254,7 +254,7 @@ def test_a_gated_elicitation_returns_the_persons_answer(ws: Workspace) -> None:
         "hookSpecificOutput": {"hookEventName": "Elicitation", "action": "accept", "content": {"branch": "main"}}
     }
     ungated = handle(ws, payload("Elicitation"), team="alpha", member="coder")
-    assert ungated.output == {} and build_snapshot(ws).gates == ()  # an event only: the client shows its form
+    assert ungated.output == {} and build_snapshot(ws).decisions == ()  # an event only: the client shows its form
 
 
 def decide(ws: Workspace, key: str, word: str, note: str) -> None:

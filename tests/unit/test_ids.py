@@ -30,7 +30,7 @@ def test_ids_sort_by_their_moment() -> None:
 
 
 def test_ids_of_one_millisecond_are_made_in_order() -> None:
-    """The read model orders records of one millisecond by id (view/event_tail.py): a
+    """The read model orders records of one millisecond by id (view/refresh/log_merge.py): a
     gate's approval must show before the state change it caused."""
     made = [ids.new_ulid(MOMENT) for _ in range(10_000)]
     assert sorted(made) == made and len(set(made)) == len(made)

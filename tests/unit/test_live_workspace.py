@@ -19,8 +19,8 @@ from teamdeck.live.workspace import LiveWorkspace
 from teamdeck.protocol.team.messaging.sending import send_message
 from teamdeck.sim.outputs import write_final_output
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.build import unchecked_outputs
-from teamdeck.view.snapshot import WorkspaceSnapshot
+from teamdeck.view.refresh.build import unchecked_outputs
+from teamdeck.view.snapshot.workspace import WorkspaceSnapshot
 
 DEADLINE_S = 20.0
 
@@ -113,7 +113,7 @@ def test_the_first_snapshot_is_handed_to_the_front_then_the_one_with_the_outputs
 ) -> None:
     """The first snapshot comes without the workers' outputs checked (the first frame
     does not show them); the next one checks them."""
-    assert front.snapshots[0].gate("task:t1:g-w1-1") is not None
+    assert front.snapshots[0].decision("task:t1:g-w1-1") is not None
     assert front.snapshots[-1] is unwatched.newest
     assert unchecked_outputs(front.snapshots[0]) and not unchecked_outputs(unwatched.newest)
 

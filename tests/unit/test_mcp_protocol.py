@@ -29,7 +29,7 @@ from teamdeck.protocol.team.teamlog import log, new_record
 from teamdeck.protocol.team.teams import add_member, create_team
 from teamdeck.sim.outputs import write_final_output
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.build import build_snapshot, refresh
+from teamdeck.view.refresh.build import build_snapshot, refresh
 
 TEAM = "alpha"
 

@@ -13,7 +13,7 @@ from teamdeck.protocol.team.messaging.sending import send_message
 from teamdeck.protocol.team.observed import Observed, message_key
 from teamdeck.protocol.team.teams import add_member, create_team
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.build import build_snapshot, refresh
+from teamdeck.view.refresh.build import build_snapshot, refresh
 
 TEAM = "alpha"
 

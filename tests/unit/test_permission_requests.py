@@ -19,7 +19,7 @@ from teamdeck.protocol.team.ledger.build import build_ledger
 from teamdeck.protocol.team.messaging.handshake_writes import deactivate_member
 from teamdeck.protocol.team.permissions import answer_permission
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.build import build_snapshot
+from teamdeck.view.refresh.build import build_snapshot
 
 
 @pytest.fixture
@@ -36,13 +36,13 @@ def log(ws: Workspace, team: str = "alpha") -> list[dict]:
 
 
 def queue(ws: Workspace) -> list[str]:
-    return [gate.key for gate in build_snapshot(ws).gates]
+    return [gate.key for gate in build_snapshot(ws).decisions]
 
 
 def test_the_fixture_request_is_in_the_queue_with_its_tool_and_input() -> None:
     """The synthesized capture (Claude Code's field names): worker-b asks to run Bash."""
     snapshot = build_snapshot(Workspace.at(FIXTURES / "synthesized", read_only=True))
-    [gate] = [gate for gate in snapshot.gates if gate.kind == "permission"]
+    [gate] = [gate for gate in snapshot.decisions if gate.kind == "permission"]
     assert gate.key == "permission:fixture-team:worker-b:perm-fixture-0001"
     assert (gate.tool, gate.member, gate.request_id, gate.reason) == (
         "Bash",

@@ -14,7 +14,7 @@ from teamdeck.clock import iso
 from teamdeck.model.run import RunRecord
 from teamdeck.runtime.config import AgentsConfigError, check_agents
 from teamdeck.store.runs import write_run
-from teamdeck.view.runs import run_output
+from teamdeck.view.readers.runs import run_output
 
 SAID = json.dumps({"type": "assistant", "message": {"content": [{"type": "text", "text": "parsed it"}]}})
 

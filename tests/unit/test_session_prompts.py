@@ -23,9 +23,9 @@ from teamdeck.protocol.team.session_log import fingerprint, prompts, read_log
 from teamdeck.protocol.team.sessions import answer_prompt, close_prompts, record_prompt
 from teamdeck.protocol.team.teams import add_member, create_team
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.build import build_snapshot
-from teamdeck.view.sessions import session_decisions
-from teamdeck.view.snapshot import Decision
+from teamdeck.view.readers.sessions import session_decisions
+from teamdeck.view.refresh.build import build_snapshot
+from teamdeck.view.snapshot.workspace import Decision
 
 CAPTURED = FIXTURES / "2.1.332"
 CHANNEL = json.loads((CAPTURED / "channel" / "permission_request.json").read_text())["params"]
@@ -111,7 +111,7 @@ def test_decisions_decide_answers_a_session_prompt(ws: Workspace, capsys: pytest
     assert main(["--workspace", str(ws.root), "decisions", "decide", prompt.key, "approve", "--note", "ok"]) == 0
     [settled] = prompts(read_log(ws, "alpha"), "alpha")
     assert (settled.answer, settled.note) == ("allow", "ok") and settled.by.startswith("human:")
-    assert build_snapshot(ws).gates == ()
+    assert build_snapshot(ws).decisions == ()
 
 
 def test_inbox_entries_are_pushed_once_and_marked_read(ws: Workspace) -> None:
@@ -139,10 +139,10 @@ def test_a_mailbox_request_relayed_by_the_leads_session_is_one_decision_and_one_
     relayed = record_prompt(
         ws, "alpha", "team-lead", tool="Bash", tool_input=CHANNEL["input_preview"], source="channel", request_id="abcde"
     )
-    [decision] = build_snapshot(ws).gates
+    [decision] = build_snapshot(ws).decisions
     assert (decision.kind, decision.member) == ("permission", "bob")
     assert main(["--workspace", str(ws.root), "decisions", "decide", decision.key, "reject", "--note", "no"]) == 0
     [answered] = prompts(read_log(ws, "alpha"), "alpha")
     assert (answered.id, answered.answer, answered.note) == (relayed.id, "deny", "no")
     assert answers_to_relay(ws, "alpha", {"abcde"}) == [("abcde", "deny")]
-    assert build_snapshot(ws).gates == ()
+    assert build_snapshot(ws).decisions == ()

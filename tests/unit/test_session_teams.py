@@ -21,7 +21,7 @@ from support.locations import FIXTURES
 
 from teamdeck.protocol.team.archive import archive_path, session_of
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.build import build_snapshot, refresh
+from teamdeck.view.refresh.build import build_snapshot, refresh
 
 IN_PROCESS = FIXTURES / "2.1.332" / "in-process-team" / "history.jsonl"
 TMUX = FIXTURES / "2.1.332" / "tmux-team" / "history.jsonl"
@@ -42,7 +42,7 @@ def test_a_session_team_stays_readable_after_the_client_removes_it(tmp_path: Pat
     assert {m.status for m in team.members} == {"offline"}
     lead = next(m for m in team.members if m.lead)
     assert any("bob" in row.sender for row in lead.inbox)  # what was said, from the observed record
-    assert not [gate for gate in live.gates if gate.team == team.name]  # nobody is there to answer
+    assert not [gate for gate in live.decisions if gate.team == team.name]  # nobody is there to answer
     (listing,) = live.team_tasks  # tasks/session-.../ stays
     assert listing.team == team.name and [task.id for task in listing.tasks] == ["1", "2"]
     again = build_snapshot(ws)  # a later start (status, a new tui) reads the same

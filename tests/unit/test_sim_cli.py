@@ -17,7 +17,7 @@ from teamdeck.cli.main import main
 from teamdeck.clock import parse_iso
 from teamdeck.sim.clock import DEMO_NOW
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.runs import all_runs
+from teamdeck.view.readers.runs import all_runs
 
 
 class StandInApp:

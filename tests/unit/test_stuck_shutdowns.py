@@ -19,7 +19,7 @@ from teamdeck.protocol.team.messaging.handshake_writes import deactivate_member,
 from teamdeck.protocol.team.messaging.sending import send_structured
 from teamdeck.protocol.team.shutdown_resend import resend_shutdown
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.build import build_snapshot, refresh, retime
+from teamdeck.view.refresh.build import build_snapshot, refresh, retime
 
 
 @pytest.fixture
@@ -60,10 +60,10 @@ def test_overdue_at_the_timeout_and_reported_as_not_offline(team_ws: Workspace) 
 def test_the_queue_and_roster_show_it_once_time_has_passed(team_ws: Workspace) -> None:
     sent = request_shutdown(team_ws, "alpha", "alice")
     snapshot = build_snapshot(team_ws)
-    assert snapshot.gates == () and snapshot.member("alpha/alice").status == "shutdown-requested"
+    assert snapshot.decisions == () and snapshot.member("alpha/alice").status == "shutdown-requested"
     team_ws.clock.advance(121)
     later = retime(snapshot)  # no file changed: the clock alone
-    [gate] = later.gates
+    [gate] = later.decisions
     assert (gate.key, gate.kind, gate.member, gate.request_id) == (
         f"shutdown:alpha:alice:{sent.request_id}",
         "shutdown-stuck",
@@ -83,9 +83,9 @@ def test_the_timeout_is_a_workspace_setting(team_ws: Workspace) -> None:
     settings.write_text("shutdownTimeoutSeconds: 600\n")
     team_ws.clock.advance(300)
     snapshot = build_snapshot(team_ws)
-    assert snapshot.gates == ()
+    assert snapshot.decisions == ()
     settings.write_text("shutdownTimeoutSeconds: 30\n")
-    assert [gate.kind for gate in refresh(snapshot, [settings]).gates] == ["shutdown-stuck"]
+    assert [gate.kind for gate in refresh(snapshot, [settings]).decisions] == ["shutdown-stuck"]
 
 
 def test_a_reply_in_time_is_never_stuck(team_ws: Workspace) -> None:
@@ -94,7 +94,7 @@ def test_a_reply_in_time_is_never_stuck(team_ws: Workspace) -> None:
         team_ws, "alpha", "team-lead", ShutdownApproved(requestId=sent.request_id, from_="alice"), sender="alice"
     )
     team_ws.clock.advance(3600)
-    assert [gate.kind for gate in build_snapshot(team_ws).gates] == []
+    assert [gate.kind for gate in build_snapshot(team_ws).decisions] == []
 
 
 def test_resend_supersedes_the_old_request_in_messages_jsonl(team_ws: Workspace) -> None:
@@ -113,7 +113,7 @@ def test_resend_supersedes_the_old_request_in_messages_jsonl(team_ws: Workspace)
     )
     states = {h.request_id: (h.state, h.overdue) for h in build_ledger(team_ws, "alpha").handshakes}
     assert states == {old.request_id: ("superseded", False), resent.sent.request_id: ("awaiting_response", False)}
-    assert build_snapshot(team_ws).gates == ()  # the new one has its own two minutes
+    assert build_snapshot(team_ws).decisions == ()  # the new one has its own two minutes
 
 
 def test_resend_is_refused_when_nothing_awaits_a_reply(team_ws: Workspace) -> None:
@@ -136,7 +136,7 @@ def test_force_offline_records_the_reason_and_closes_the_handshake(team_ws: Work
     )
     [handshake] = build_ledger(team_ws, "alpha").handshakes
     assert (handshake.request_id, handshake.state, handshake.failure) == (sent.request_id, "offline", None)
-    assert build_snapshot(team_ws).gates == ()
+    assert build_snapshot(team_ws).decisions == ()
 
 
 def test_cli_doctor_resend_and_force(tmp_path: Path, run_cli) -> None:

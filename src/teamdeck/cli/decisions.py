@@ -19,8 +19,8 @@ from teamdeck.decisions.registry import answer_decision, find_decision, spec_of
 from teamdeck.shapes.decisions import answered_json, queue_json
 from teamdeck.store.workspace import Workspace
 from teamdeck.text import one_line
-from teamdeck.view.build import build_snapshot
-from teamdeck.view.overview import age, overview
+from teamdeck.view.figures.overview import age, overview
+from teamdeck.view.refresh.build import build_snapshot
 
 
 def register_decisions(
@@ -45,7 +45,7 @@ def register_decisions(
 def _list(_args: argparse.Namespace, ws: Workspace) -> Output:
     snapshot = build_snapshot(ws)
     lines = []
-    for decision in snapshot.gates:
+    for decision in snapshot.decisions:
         spec = spec_of(decision)
         positive, negative = spec.answers_for(decision)
         lines.append(

@@ -56,7 +56,7 @@ from teamdeck.sim.clock import ShiftedClock, shift_to
 from teamdeck.sim.scenario import Scenario
 from teamdeck.sim.setup import environment, install_agents
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.runs import all_runs
+from teamdeck.view.readers.runs import all_runs
 
 READY_WAIT_S = 15.0
 """How long the demo waits for the runner's first look before it goes on without it."""

@@ -128,11 +128,11 @@ def _leftovers(ws: Workspace, *, repair: bool) -> list[str]:
 def _ledger(ws: Workspace, team: str, timeout: timedelta) -> tuple[Ledger, bool]:
     """The team's ledger, and whether the team has ended: a team whose directory is gone
     is read from its archived roster and the messages recorded of it, as the TUI reads
-    it (view/team_files.py); the NotFound stands when nothing of it was kept."""
+    it (view/readers/team_files.py); the NotFound stands when nothing of it was kept."""
     try:
         return build_ledger(ws, team, shutdown_timeout=timeout), False
     except NotFound:
-        from teamdeck.view.team_files import read_ended_team
+        from teamdeck.view.readers.team_files import read_ended_team
 
         files = read_ended_team(ws, team, timeout)
         if files is None or files.ledger is None:

@@ -19,7 +19,8 @@ from teamdeck.protocol.forge.catchup import catch_up
 from teamdeck.protocol.forge.outbox import pending, read_outbox
 from teamdeck.store.workspace import Workspace
 from teamdeck.text import one_line
-from teamdeck.view.issues import IssueView, read_issue_tree
+from teamdeck.view.readers.issues import read_issue_tree
+from teamdeck.view.snapshot.issues import IssueView
 
 ENV_SECRET = "TEAMDECK_FORGE_SECRET"
 DEFAULT_LISTEN = "127.0.0.1:8787"

@@ -95,7 +95,7 @@ def _stop(args: argparse.Namespace, ws: Workspace) -> Output:
 
 def _wake(args: argparse.Namespace, ws: Workspace) -> Output:
     from teamdeck.protocol.runs.requests import request
-    from teamdeck.view.runs import runner_holder as holder_of
+    from teamdeck.view.readers.runs import runner_holder as holder_of
 
     record = request(ws, "wake", args.team, args.member)
     note = "" if holder_of(ws) else " (no runner runs this workspace: start `teamdeck run`)"
@@ -103,7 +103,7 @@ def _wake(args: argparse.Namespace, ws: Workspace) -> Output:
 
 
 def _list(args: argparse.Namespace, ws: Workspace) -> Output:
-    from teamdeck.view.runs import all_runs
+    from teamdeck.view.readers.runs import all_runs
 
     rows: list[RunRecord] = []
     for member in all_runs(ws, args.team):
@@ -121,7 +121,7 @@ def _line(run: RunRecord) -> str:
 
 
 def _show(args: argparse.Namespace, ws: Workspace) -> Output:
-    from teamdeck.view.runs import find_run, run_events, run_output
+    from teamdeck.view.readers.runs import find_run, run_events, run_output
 
     run = find_run(ws, args.run_id)
     if run is None:

@@ -15,11 +15,18 @@ from teamdeck.decisions.registry import spec_of
 from teamdeck.shapes.snapshot import snapshot_json
 from teamdeck.store.workspace import Workspace
 from teamdeck.text import one_line
-from teamdeck.view.build import build_snapshot
-from teamdeck.view.liveness import has_ended, is_stale, quiet_since, stale_in
-from teamdeck.view.overview import age, overview
-from teamdeck.view.runs import run_state
-from teamdeck.view.snapshot import MemberView, TaskView, TeamTaskListView, TeamTaskView, TeamView, WorkspaceSnapshot
+from teamdeck.view.figures.liveness import has_ended, is_stale, quiet_since, stale_in
+from teamdeck.view.figures.overview import age, overview
+from teamdeck.view.readers.runs import run_state
+from teamdeck.view.refresh.build import build_snapshot
+from teamdeck.view.snapshot.workspace import (
+    MemberView,
+    TaskView,
+    TeamTaskListView,
+    TeamTaskView,
+    TeamView,
+    WorkspaceSnapshot,
+)
 
 
 def register_status(
@@ -65,7 +72,7 @@ def render_status(
 ) -> str:
     """The status as text for a terminal (every agent-written value sanitised).
 
-    Member counts are of the derived state (view/liveness.py): ``active`` is working,
+    Member counts are of the derived state (view/figures/liveness.py): ``active`` is working,
     awaiting or shutting down, and not stale; config.json's ``isActive`` flag is named
     as such where it is shown. ``stalled``: (team, member lower-cased) -> why the member
     counts as stalled (protocol/coordination/stall_scan.py), said on its line.
@@ -81,9 +88,9 @@ def render_status(
     if snapshot.read_only:
         head += f"; read-only ({one_line(snapshot.read_only_reason)})"
     lines = [head, ""]
-    if snapshot.gates:
-        lines.append(f"DECISIONS WAITING ({counts.gates}, oldest {counts.oldest_gate_age})")
-        for gate in snapshot.gates:
+    if snapshot.decisions:
+        lines.append(f"DECISIONS WAITING ({counts.decisions}, oldest {counts.oldest_decision_age})")
+        for gate in snapshot.decisions:
             what = spec_of(gate).what(gate)
             lines.append(
                 f"  {age(gate.created_at, snapshot.taken_at):>4}  {one_line(gate.source)}  "

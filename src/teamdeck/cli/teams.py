@@ -437,8 +437,8 @@ def _inbox_output(args: argparse.Namespace, recipient: str, entries: list[InboxE
 def _ended_inbox(args: argparse.Namespace, ws: Workspace, missing: NotFound) -> Output:
     """A member's messages in a team that ended (Claude Code removed its directory when
     its session ended): what teamdeck recorded of them, as the TUI shows them
-    (view/team_files.py); ``missing`` again when nothing of the team was kept."""
-    from teamdeck.view.team_files import read_ended_team
+    (view/readers/team_files.py); ``missing`` again when nothing of the team was kept."""
+    from teamdeck.view.readers.team_files import read_ended_team
 
     files = read_ended_team(ws, args.team)
     if files is None or files.config is None:
@@ -455,7 +455,7 @@ def _ended_inbox(args: argparse.Namespace, ws: Workspace, missing: NotFound) -> 
 def _refuse_ended(ws: Workspace, team: str, missing: NotFound) -> None:
     """Refuse ``inbox --inject`` on a team that ended, in one line (nobody reads its
     inboxes any more); nothing when the team was never seen (``missing`` stands)."""
-    from teamdeck.view.team_files import read_ended_team
+    from teamdeck.view.readers.team_files import read_ended_team
 
     if read_ended_team(ws, team) is not None:
         raise Refused(

@@ -31,7 +31,7 @@ from teamdeck.decisions.spec import (
     team_json,
 )
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.snapshot import Decision
+from teamdeck.view.snapshot.workspace import Decision
 
 if TYPE_CHECKING:
     from teamdeck.model.task import GateAnswer

@@ -16,7 +16,7 @@ from teamdeck.decisions.spec import Answer, Answered, DecisionSpec
 from teamdeck.errors import NotFound
 from teamdeck.store.paths import shown
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.snapshot import Decision, WorkspaceSnapshot
+from teamdeck.view.snapshot.workspace import Decision, WorkspaceSnapshot
 
 
 def _by_kind(*specs: DecisionSpec) -> dict[str, DecisionSpec]:
@@ -62,7 +62,7 @@ def find_decision(snapshot: WorkspaceSnapshot, key: str) -> Decision:
     Raises:
         NotFound: nothing with that key waits (answered already, or never asked).
     """
-    decision = snapshot.gate(key)
+    decision = snapshot.decision(key)
     if decision is None or not decision.open:
         raise NotFound(f"no decision {shown(key)} is waiting (see `teamdeck decisions list`)")
     return decision

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from teamdeck.decisions.spec import Answer, Answered, DecisionSpec, Part, Run, detail, ours, question_about, team_json
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.snapshot import Decision
+from teamdeck.view.snapshot.workspace import Decision
 
 
 def _run_answer(word: str, *, done: str) -> Run:

@@ -1,4 +1,4 @@
-"""The decision kinds of live sessions (view/sessions.py builds their rows): a session's
+"""The decision kinds of live sessions (view/readers/sessions.py builds their rows): a session's
 permission prompt, and an MCP server's question to the person (an elicitation) that a
 gating ``teamdeck hook`` holds for an answer. Listed in :data:`SPECS`, which
 decisions/registry.py registers with every other kind's.
@@ -22,7 +22,7 @@ from teamdeck.decisions.spec import (
 )
 from teamdeck.errors import Refused
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.snapshot import Decision
+from teamdeck.view.snapshot.workspace import Decision
 
 
 def _answer_session_prompt(*, approve: bool) -> Run:

@@ -2,7 +2,7 @@
 (the specs are in decisions/kinds.py, decisions/run_kinds.py and decisions/session_kinds.py;
 decisions/registry.py registers them and holds the lookups every front uses).
 
-The view builds :class:`~teamdeck.view.snapshot.Decision` rows from the files; how a
+The view builds :class:`~teamdeck.view.snapshot.workspace.Decision` rows from the files; how a
 row of a kind is named, shown, serialised and answered is its spec's business. The
 queue and the detail of the TUI, its keys, footer and palette, ``teamdeck status``,
 ``teamdeck decisions``, the JSON shapes and the alerts all ask the spec, so a new kind is
@@ -21,7 +21,7 @@ from typing import Any, Literal
 from teamdeck.errors import Refused
 from teamdeck.store.paths import shown
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.snapshot import Decision
+from teamdeck.view.snapshot.workspace import Decision
 
 Style = Literal["", "bold", "accent", "warning", "muted"]
 """A style role: the TUI maps it to its theme (``warning`` → ``$warning``); plain text
@@ -132,7 +132,7 @@ class DecisionSpec:
     """Everything about a kind of decision but where it comes from (the view).
 
     Attributes:
-        kind: the :data:`~teamdeck.view.snapshot.DecisionKind` it describes.
+        kind: the :data:`~teamdeck.view.snapshot.workspace.DecisionKind` it describes.
         label: the queue's short name (``permit``).
         heading: the detail's first words (``permission request``).
         answers: the positive and the negative answer.

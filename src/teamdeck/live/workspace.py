@@ -23,13 +23,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from teamdeck.protocol.common.written import stamps
-from teamdeck.view.file_record import changed_between, file_record
+from teamdeck.view.refresh.file_record import changed_between, file_record
 from teamdeck.watch import watch_batches
 
 if TYPE_CHECKING:
     from teamdeck.store.files import Stamp
     from teamdeck.store.workspace import Workspace
-    from teamdeck.view.build import (
+    from teamdeck.view.refresh.build import (
         build_snapshot,
         check_outputs,
         load_older,
@@ -38,18 +38,18 @@ if TYPE_CHECKING:
         unchecked_outputs,
         with_state,
     )
-    from teamdeck.view.file_record import FileRecord
-    from teamdeck.view.read_state import ReadState
-    from teamdeck.view.snapshot import WorkspaceSnapshot
+    from teamdeck.view.refresh.file_record import FileRecord
+    from teamdeck.view.refresh.read_state import ReadState
+    from teamdeck.view.snapshot.workspace import WorkspaceSnapshot
 else:
 
     def _from_build(name: str) -> Callable[..., Any]:
-        """view/build.py's ``name``, imported at its first call: the readers and all they
+        """view/refresh/build.py's ``name``, imported at its first call: the readers and all they
         read with (the models, YAML, pydantic) are a third of the TUI's start, and its
         first frame needs none of them when the first snapshot was read elsewhere."""
 
         def call(*args: Any, **kwargs: Any) -> Any:
-            from teamdeck.view import build
+            from teamdeck.view.refresh import build
 
             return getattr(build, name)(*args, **kwargs)
 
@@ -387,7 +387,7 @@ class LiveWorkspace:
         refresher state, which only refreshes need; after the front's first frame
         (which they would slow down, holding the GIL; at most
         :data:`FIRST_FRAME_WAIT_S`) the state is taken, the readers are imported with
-        it (view/build.py and all it reads with: a third of a start), and once the
+        it (view/refresh/build.py and all it reads with: a third of a start), and once the
         watch is in place every file that changed since the child's record is read
         again: whatever changes later, the watch reports."""
         first_read, self._first_read = self._first_read, None

@@ -11,8 +11,8 @@ default cannot say (the wire name ``from``, a pattern, a check, a factory).
 Two ways to validate the same definition:
 
 - **pydantic, the validator of record**: :meth:`Shape.pydantic_model` derives a pydantic
-  model from the fields (model/shape_model.py, made on first use; the committed JSON
-  schemas, coercion and error messages are its), and :meth:`Shape.model_validate`
+  model from the fields (made on first use, at the end of this module; the committed
+  JSON schemas, coercion and error messages are its), and :meth:`Shape.model_validate`
   raises its ``ValidationError`` as before.
 - **the exact check**, tried first: it accepts only input the pydantic model would take
   unchanged (a ``str`` field holds exactly a ``str``, a ``bool`` exactly a ``bool``,
@@ -36,10 +36,12 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import (
     TYPE_CHECKING,
+    Annotated,
     Any,
     ClassVar,
     Literal,
     Self,
+    TypeVar,
     Union,
     dataclass_transform,
     get_args,
@@ -344,17 +346,13 @@ class Shape:
 
     @classmethod
     def pydantic_model(cls) -> type[BaseModel]:
-        """The pydantic model of this shape, made on first use (model/shape_model.py)."""
-        from teamdeck.model.shape_model import model_of  # pydantic: only when asked
-
-        return model_of(cls)
+        """The pydantic model of this shape, made on first use (pydantic: only when asked)."""
+        return _model_of(cls)
 
     @classmethod
     def _validated(cls, values: Any) -> Self:
         """``values`` validated by the pydantic model (its ``ValidationError`` if not valid)."""
-        from teamdeck.model.shape_model import validated
-
-        return validated(cls, _unshaped(values))
+        return _model_validated(cls, _unshaped(values))
 
     @classmethod
     def exactly(cls, values: Any, *, by_name: bool = False) -> Self | None:
@@ -382,9 +380,7 @@ class Shape:
     @classmethod
     def model_validate_json(cls, data: str | bytes) -> Self:
         """The record a JSON document holds (pydantic parses and validates it)."""
-        from teamdeck.model.shape_model import record_of
-
-        return record_of(cls, cls.pydantic_model().model_validate_json(data))
+        return _record_of(cls, cls.pydantic_model().model_validate_json(data))
 
     @classmethod
     def model_json_schema(cls, mode: Literal["validation", "serialization"] = "validation") -> dict[str, Any]:
@@ -475,4 +471,112 @@ def _unshaped(value: Any) -> Any:
         return [_unshaped(item) for item in value]
     if type(value) is dict:
         return {key: _unshaped(item) for key, item in value.items()}
+    return value
+
+
+# --- the pydantic model of a shape: the validator of record ------------------------------
+#
+# A shape's exact check takes the well-formed input of every turn without pydantic; all
+# else comes here: the model derived from the shape's fields (same name, docstring,
+# fields, defaults, aliases, constraints and configuration, so the committed JSON schemas
+# are its) validates it, coerces it and words its errors, and the record it makes keeps
+# the model instance, which writes it (:meth:`Shape.to_json`) exactly as pydantic does.
+# pydantic is imported only when such input is met (or a schema is asked for).
+
+AShape = TypeVar("AShape", bound=Shape)
+"""The shape a record is made of, and so the type of the record."""
+
+_MODELS: dict[type, type[BaseModel]] = {}
+"""Each shape's pydantic model, made on first use."""
+_SHAPE_OF: dict[type, type[Shape]] = {}
+"""Each pydantic model made here → its shape."""
+
+
+def _model_of(shape: type[Shape]) -> type[BaseModel]:
+    """The pydantic model of ``shape``, made once."""
+    model = _MODELS.get(shape)
+    if model is not None:
+        return model
+    from pydantic import AfterValidator, ConfigDict, Field, create_model  # only now: odd input, or a schema
+
+    definitions: dict[str, Any] = {}
+    for spot in shape.fields():
+        options: dict[str, Any] = {}
+        if spot.spec.default_factory is not None:
+            options["default_factory"] = spot.spec.default_factory
+        elif not spot.required:
+            options["default"] = spot.spec.default
+        if spot.wire != spot.name:
+            options["alias"] = spot.wire
+        if spot.spec.pattern is not None:
+            options["pattern"] = spot.spec.pattern
+        if spot.spec.max_length is not None:
+            options["max_length"] = spot.spec.max_length
+        if spot.spec.schema is not None:
+            options["json_schema_extra"] = spot.spec.schema
+        kind = _as_pydantic(spot.kind)
+        if spot.spec.check is not None:
+            kind = Annotated[kind, AfterValidator(spot.spec.check)]
+        definitions[spot.name] = (kind, Field(**options))
+    model = create_model(
+        shape.__name__,
+        __config__=ConfigDict(**shape.MODEL_CONFIG),  # type: ignore[typeddict-item]
+        __doc__=shape.__doc__,
+        __module__=shape.__module__,
+        **definitions,
+    )
+    _MODELS[shape] = model
+    _SHAPE_OF[model] = shape
+    return model
+
+
+def _model_validated(shape: type[AShape], values: Any) -> AShape:
+    """``values`` (wire or attribute names; plain JSON and pydantic models, no record)
+    as a record of ``shape``, by its model.
+
+    Raises:
+        pydantic.ValidationError: as the model raises it.
+    """
+    return _record_of(shape, _model_of(shape).model_validate(values))
+
+
+def _record_of(shape: type[AShape], model: BaseModel) -> AShape:
+    """The record of ``shape`` holding what the pydantic model instance ``model`` holds."""
+    record = shape.__new__(shape)
+    state = record.__dict__
+    for spot in shape.fields():
+        state[spot.name] = _from_pydantic(getattr(model, spot.name))
+    extra = {key: _from_pydantic(value) for key, value in (model.__pydantic_extra__ or {}).items()}
+    state["_set"] = frozenset(model.model_fields_set)
+    state["_extra"] = extra
+    state["_model"] = model  # it writes the record: NaN, tuples, bytes... as pydantic does
+    for key, value in extra.items():
+        if not hasattr(shape, key):
+            state.setdefault(key, value)
+    return record
+
+
+def _as_pydantic(kind: Any) -> Any:
+    """``kind`` with every shape in it replaced by its pydantic model."""
+    if isinstance(kind, type) and hasattr(kind, "pydantic_model"):  # a shape
+        return _model_of(kind)
+    args = get_args(kind)
+    origin = get_origin(kind)
+    if not args or origin is Literal:
+        return kind
+    converted = tuple(_as_pydantic(arg) for arg in args)
+    if converted == args:
+        return kind
+    if origin is Union or origin is types.UnionType:
+        return Union[converted]  # noqa: UP007 - built from a tuple
+    return origin[converted]
+
+
+def _from_pydantic(value: Any) -> Any:
+    """``value`` with every pydantic model of a shape in it made that shape's record."""
+    shape = _SHAPE_OF.get(type(value))
+    if shape is not None:
+        return _record_of(shape, value)
+    if type(value) is list:
+        return [_from_pydantic(item) for item in value]
     return value

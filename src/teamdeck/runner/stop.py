@@ -14,7 +14,7 @@ from teamdeck.runner.process import Identity, stop_group
 from teamdeck.runtime.config import load_agents
 from teamdeck.store.runs import write_run
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.runs import member_runs, runner_holder
+from teamdeck.view.readers.runs import member_runs, runner_holder
 
 WAIT_S = 30.0
 

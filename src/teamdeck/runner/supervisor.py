@@ -52,7 +52,7 @@ from teamdeck.runtime.spec import RunRequest
 from teamdeck.store.jsonl import Tail
 from teamdeck.store.runs import requests_log
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.runs import all_runs, member_runs
+from teamdeck.view.readers.runs import all_runs, member_runs
 from teamdeck.watch import watch_batches
 
 log = logging.getLogger(__name__)

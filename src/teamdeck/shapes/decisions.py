@@ -8,7 +8,7 @@ from typing import Any
 from teamdeck.clock import iso
 from teamdeck.decisions.registry import spec_of
 from teamdeck.decisions.spec import Answer, Answered
-from teamdeck.view.snapshot import Decision, WorkspaceSnapshot
+from teamdeck.view.snapshot.workspace import Decision, WorkspaceSnapshot
 
 
 def decision_json(decision: Decision) -> dict[str, Any]:
@@ -41,7 +41,7 @@ def queue_json(snapshot: WorkspaceSnapshot) -> dict[str, Any]:
         "ok": True,
         "workspace": snapshot.root,
         "takenAt": iso(snapshot.taken_at),
-        "decisions": [decision_json(decision) for decision in snapshot.gates],
+        "decisions": [decision_json(decision) for decision in snapshot.decisions],
     }
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from teamdeck.model.run import RunRecord
-from teamdeck.view.runs import process_alive
+from teamdeck.view.readers.runs import process_alive
 
 
 def run_json(run: RunRecord) -> dict[str, Any]:

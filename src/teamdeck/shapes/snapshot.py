@@ -10,9 +10,9 @@ from typing import Any
 
 from teamdeck.clock import iso
 from teamdeck.shapes.decisions import decision_json
-from teamdeck.view.overview import overview
-from teamdeck.view.runs import run_state
-from teamdeck.view.snapshot import (
+from teamdeck.view.figures.overview import overview
+from teamdeck.view.readers.runs import run_state
+from teamdeck.view.snapshot.workspace import (
     MemberView,
     Problem,
     TaskView,
@@ -41,15 +41,15 @@ def snapshot_json(snapshot: WorkspaceSnapshot) -> dict[str, Any]:
             "active": counts.active,
             "idle": counts.idle,
             "offline": counts.offline,
-            "gatesWaiting": counts.gates,
-            "oldestGateAge": counts.oldest_gate_age or None,
+            "gatesWaiting": counts.decisions,
+            "oldestGateAge": counts.oldest_decision_age or None,
             "unread": counts.unread,
             "problems": counts.problems,
             "teamTasks": counts.team_tasks,
             "stalled": counts.stalled,
         },
         "tasks": [_task(task) for task in snapshot.tasks],
-        "gates": [decision_json(decision) for decision in snapshot.gates],
+        "gates": [decision_json(decision) for decision in snapshot.decisions],
         "teams": [_team(team, snapshot) for team in snapshot.teams],
         "teamTasks": [_task_list(listing) for listing in snapshot.team_tasks],
         "problems": [_problem(problem) for problem in snapshot.problems],

@@ -48,7 +48,7 @@ from teamdeck.sim.outputs import output_status
 from teamdeck.sim.personas import STATUS_CHECK, persona_for
 from teamdeck.sim.turn import ACTIVE_TASK_STATES
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.runs import member_runs
+from teamdeck.view.readers.runs import member_runs
 
 LEAD_ACTOR = f"agent:{LEAD_NAME}"
 

@@ -12,7 +12,7 @@ from textual.notifications import Notification, Notify
 from teamdeck.tui.alerts import Alert, NewMarks, arrivals, terminal_alert
 from teamdeck.tui.notify_command import NotifyCommand
 from teamdeck.tui.render import cell
-from teamdeck.view.snapshot import WorkspaceSnapshot
+from teamdeck.view.snapshot.workspace import WorkspaceSnapshot
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -95,6 +95,6 @@ class Alerter:
 def _notify_settings(ws: Workspace) -> tuple[NotifySettings, str | None]:
     """The workspace's notify settings, read when an alert is due (imported then: the
     settings' YAML reader and model are not needed for the first frame)."""
-    from teamdeck.view.notify_settings import notify_settings
+    from teamdeck.view.readers.notify_settings import notify_settings
 
     return notify_settings(ws)

@@ -25,7 +25,7 @@ from typing import Any
 from teamdeck.decisions.registry import spec_of
 from teamdeck.shapes.decisions import decision_json
 from teamdeck.text import one_line
-from teamdeck.view.snapshot import Decision, TaskView, WorkspaceSnapshot, same_items
+from teamdeck.view.snapshot.workspace import Decision, TaskView, WorkspaceSnapshot, same_items
 
 OSC_CHARS = 180
 """The longest notification text sent to the terminal (a desktop notification is a
@@ -63,9 +63,9 @@ def arrivals(before: WorkspaceSnapshot, after: WorkspaceSnapshot) -> list[Alert]
     """What is new in ``after``: decisions not waiting in ``before``, workers whose
     run failed since. Cheap when nothing changed (the same tuples)."""
     alerts: list[Alert] = []
-    if after.gates is not before.gates:
-        known = {gate.key for gate in before.gates}
-        alerts += [decision_alert(gate) for gate in after.gates if gate.key not in known]
+    if after.decisions is not before.decisions:
+        known = {gate.key for gate in before.decisions}
+        alerts += [decision_alert(gate) for gate in after.decisions if gate.key not in known]
     if not same_items(after.tasks, before.tasks):  # a new tuple of the same tasks at each inbox change
         earlier = {task.id: task for task in before.tasks}
         for task in after.tasks:

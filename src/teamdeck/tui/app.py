@@ -40,7 +40,7 @@ from teamdeck.tui.messages import LoadOlderEvents, RunAction, SnapshotChanged
 from teamdeck.tui.render import cell
 from teamdeck.tui.screens.main import MainScreen, main_screen
 from teamdeck.tui.widgets.panel import Panel
-from teamdeck.view.snapshot import WorkspaceSnapshot
+from teamdeck.view.snapshot.workspace import WorkspaceSnapshot
 
 if TYPE_CHECKING:
     from teamdeck.store.workspace import Workspace

@@ -87,7 +87,7 @@ def item_commands(app: App[Any]) -> list[Command]:
         entry = registry.find(scope, action, *parameters)
         commands.append((name, _on_item(main, entry, key), entry.key_text))
 
-    for gate in snapshot.gates:
+    for gate in snapshot.decisions:
         label = cell(f"{gate.gate_id or gate.request_id} ({gate.source}): {gate.title}", 120)
         add(f"Read decision {label}", "gates", gate.key, "open")
         if writable:

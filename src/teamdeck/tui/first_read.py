@@ -31,9 +31,9 @@ from typing import IO, TYPE_CHECKING, NoReturn
 
 if TYPE_CHECKING:
     from teamdeck.store.workspace import Workspace
-    from teamdeck.view.file_record import FileRecord
-    from teamdeck.view.read_state import ReadState
-    from teamdeck.view.snapshot import WorkspaceSnapshot
+    from teamdeck.view.refresh.file_record import FileRecord
+    from teamdeck.view.refresh.read_state import ReadState
+    from teamdeck.view.snapshot.workspace import WorkspaceSnapshot
 
 TAKE_TIMEOUT_S = 30.0
 """The longest the app waits for the child (both parts) before reading the workspace itself."""
@@ -71,7 +71,7 @@ class FirstRead:
         or any worker starts."""
         if not hasattr(os, "fork") or threading.active_count() > 1:
             return None
-        from teamdeck.view.file_record import file_record
+        from teamdeck.view.refresh.file_record import file_record
 
         read_fd, write_fd = os.pipe()
         go_fd, going_fd = os.pipe()
@@ -152,7 +152,7 @@ def _read_and_send(ws: Workspace, fd: int, go_fd: int) -> NoReturn:
     exit (never back into the caller's code)."""
     status = 1
     try:
-        from teamdeck.view.build import build_snapshot
+        from teamdeck.view.refresh.build import build_snapshot
 
         if os.read(go_fd, 1) != _RECORDED:
             raise RuntimeError("the app took no record of the files")  # (it failed): no answer, it reads itself

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
     from teamdeck.store.workspace import Workspace
     from teamdeck.tui.alerter import Alerter
-    from teamdeck.view.snapshot import WorkspaceSnapshot
+    from teamdeck.view.snapshot.workspace import WorkspaceSnapshot
 
 
 class DeckHost(Protocol):

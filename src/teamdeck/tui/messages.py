@@ -6,7 +6,7 @@ from __future__ import annotations
 from textual.message import Message
 
 from teamdeck.live.actions import Action
-from teamdeck.view.snapshot import WorkspaceSnapshot
+from teamdeck.view.snapshot.workspace import WorkspaceSnapshot
 
 
 class SnapshotChanged(Message):

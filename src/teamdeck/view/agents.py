@@ -1,5 +1,5 @@
 """A team's members as an agent asks for them (seed 002's ``list_agents``): name,
-role, model, the derived status the roster shows (view/team_roster.py), unread messages,
+role, model, the derived status the roster shows (view/readers/team_roster.py), unread messages,
 whether an MCP server acts as it, and the tasks it works on."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from typing import Any
 from teamdeck.errors import NotFound
 from teamdeck.protocol.task.lifecycle import TERMINAL
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.build import build_snapshot
-from teamdeck.view.runs import RunState, run_state
-from teamdeck.view.snapshot import MemberView, TaskView, WorkspaceSnapshot
+from teamdeck.view.readers.runs import RunState, run_state
+from teamdeck.view.refresh.build import build_snapshot
+from teamdeck.view.snapshot.workspace import MemberView, TaskView, WorkspaceSnapshot
 
 TAIL_BUDGET = 0
 """No event log is needed for the roster: read only the minimum of each."""

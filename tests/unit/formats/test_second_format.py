@@ -22,8 +22,8 @@ from teamdeck.protocol.team.messaging import injection, reading
 from teamdeck.protocol.team.messaging.sending import send_message, send_structured
 from teamdeck.protocol.team.teams import add_member, list_teams, read_team
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.build import build_snapshot, refresh
-from teamdeck.view.snapshot import WorkspaceSnapshot
+from teamdeck.view.refresh.build import build_snapshot, refresh
+from teamdeck.view.snapshot.workspace import WorkspaceSnapshot
 
 TEAM = "crew"
 
@@ -126,10 +126,10 @@ def test_a_plan_request_is_a_decision_and_answering_it_writes_the_response(crew:
     request = PlanApprovalRequest(from_="alice", requestId="plan-1", planFilePath="p.md", planContent="1. parse")
     send_structured(crew, TEAM, "team-lead", request, sender="alice")
     snapshot = build_snapshot(crew)
-    (decision,) = [decision for decision in snapshot.gates if decision.kind == "plan-approval"]
+    (decision,) = [decision for decision in snapshot.decisions if decision.kind == "plan-approval"]
     assert decision.team == TEAM and decision.member == "alice" and decision.request_id == "plan-1"
     answer_decision(crew, find_decision(snapshot, decision.key), "approve", "go")
     (response,) = letters(crew, "alice")
     assert response["kind"] == "plan_approval_response"
     assert response["fields"] == {"requestId": "plan-1", "approved": True, "feedback": "go", **response["fields"]}
-    assert not [decision for decision in build_snapshot(crew).gates if decision.kind == "plan-approval"]
+    assert not [decision for decision in build_snapshot(crew).decisions if decision.kind == "plan-approval"]

@@ -176,7 +176,7 @@ def test_s16_validate_names_every_link_out_once(world, tmp_path):
 
 
 def test_s16_the_live_view_names_a_linked_log_and_shows_none_of_its_lines(world, tmp_path):
-    from teamdeck.view.build import build_snapshot
+    from teamdeck.view.refresh.build import build_snapshot
 
     target = move_out(world, "tasks/t1/events.jsonl", tmp_path / "outside")
     target.write_bytes(target.read_bytes() + b'{"id":"01OUTSIDE0000000000000000","type":"secret"}\n')

@@ -86,7 +86,7 @@ def test_f7_forge_serve_refuses_to_start_on_a_read_only_mount(world, monkeypatch
 
 
 def test_f7_the_live_view_opens_read_only_and_says_why(world, monkeypatch):
-    from teamdeck.view.build import build_snapshot
+    from teamdeck.view.refresh.build import build_snapshot
 
     real = os.statvfs
     monkeypatch.setattr(workspace.os, "statvfs", lambda path: SimpleNamespace(f_flag=real(path).f_flag | os.ST_RDONLY))

@@ -14,17 +14,17 @@ from teamdeck.protocol.team.messaging.handshake_writes import request_shutdown, 
 from teamdeck.protocol.team.messaging.sending import send_message
 from teamdeck.sim.outputs import write_final_output
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.build import build_snapshot, check_outputs, load_older, refresh, unchecked_outputs
+from teamdeck.view.refresh.build import build_snapshot, check_outputs, load_older, refresh, unchecked_outputs
 
 
 def _public(snapshot):
     """The snapshot's visible content (without its time and private state)."""
-    return (snapshot.teams, snapshot.tasks, snapshot.gates, snapshot.events, snapshot.problems)
+    return (snapshot.teams, snapshot.tasks, snapshot.decisions, snapshot.events, snapshot.problems)
 
 
 def test_empty_workspace(ws: Workspace) -> None:
     snapshot = build_snapshot(ws)
-    assert snapshot.tasks == () and snapshot.teams == () and snapshot.gates == () and snapshot.problems == ()
+    assert snapshot.tasks == () and snapshot.teams == () and snapshot.decisions == () and snapshot.problems == ()
     assert snapshot.taken_at == ws.clock()
 
 
@@ -35,7 +35,7 @@ def test_tasks_workers_and_gates(ws: Workspace) -> None:
     assert (task.id, task.state, task.team) == ("t1", "input-required", "alpha")
     assert task.workers_by_status() == {"blocked": 1, "completed": 1, "invalid": 1}
     assert task.summary_path == "tasks/t1/shared/reports/joined-summary.md"
-    (gate,) = snapshot.gates
+    (gate,) = snapshot.decisions
     assert gate.kind == "task-gate" and gate.task_id == "t1" and gate.agent == "w1"
     assert gate.questions == ("Which grammar?", "May I add a dependency?")
     assert gate.notes_path == "tasks/t1/shared/human-notes.md"
@@ -71,7 +71,7 @@ def test_plan_request_is_a_gate_and_the_member_awaits(ws: Workspace) -> None:
     worlds.team(ws)
     worlds.plan_request(ws, "alpha", "bob")
     snapshot = build_snapshot(ws)
-    (gate,) = snapshot.gates
+    (gate,) = snapshot.decisions
     assert gate.kind == "plan-approval" and gate.member == "bob" and gate.request_id == "plan-1"
     assert gate.body == "1. parse\n2. test" and gate.reason == "plans/p.md"
     assert snapshot.member("alpha/bob").status == "awaiting"
@@ -135,18 +135,18 @@ def test_refresh_sees_a_new_blocked_worker_and_a_decision(ws: Workspace) -> None
     worlds.team(ws)
     create_task(ws, "t2", "Write docs", team="alpha")
     snapshot = build_snapshot(ws)
-    assert snapshot.gates == ()
+    assert snapshot.decisions == ()
     write_final_output(ws, "t2", "w9", {"status": "blocked", "summary": "stuck", "questions": ["Which format?"]})
     from teamdeck.protocol.task.join import join_task
 
     join_task(ws, "t2")
     snapshot = refresh(snapshot, [ws.task_file("t2"), ws.events_file("t2")])
-    (gate,) = snapshot.gates
+    (gate,) = snapshot.decisions
     assert gate.task_id == "t2" and snapshot.task("t2").state == "input-required"
     events_before = len(snapshot.events)
     decide_gate(ws, "t2", gate.gate_id, "approve", note="markdown")
     snapshot = refresh(snapshot, [ws.events_file("t2"), ws.task_file("t2")])
-    assert snapshot.gates == () and snapshot.task("t2").gates[0].state == "approved"
+    assert snapshot.decisions == () and snapshot.task("t2").gates[0].state == "approved"
     assert [row.kind for row in snapshot.events[events_before:]] == ["gate.approved", "task.state_changed"]
 
 

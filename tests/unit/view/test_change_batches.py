@@ -1,5 +1,5 @@
 """A batch of changed paths that touches nothing a snapshot reads costs no refresh
-(view/changes.py ``Work.empty``); every other batch must be read. Found trying the
+(view/refresh/changes.py ``Work.empty``); every other batch must be read. Found trying the
 runner: a TUI started before ``runs/`` existed never showed a run, because run records
 and session logs were missing from the list of parts that count."""
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from teamdeck.view.changes import classify
+from teamdeck.view.refresh.changes import classify
 
 READ = (
     "runs/alpha/alice/r-01/run.yaml",

@@ -6,7 +6,8 @@ import json
 import os
 from pathlib import Path
 
-from teamdeck.view.eventlog import LogSource, event_row, message_row
+from teamdeck.view.readers.log_source import LogSource
+from teamdeck.view.snapshot.events import event_row, message_row
 
 
 def _line(n: int, **extra) -> bytes:

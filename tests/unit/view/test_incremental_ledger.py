@@ -22,8 +22,8 @@ from teamdeck.clock import fixed_clock
 from teamdeck.ids import new_ulid
 from teamdeck.protocol.team import teams
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.team_files import TeamFiles, read_team_files, reread_config, reread_inbox, with_ledger
-from teamdeck.view.team_roster import team_view
+from teamdeck.view.readers.team_files import TeamFiles, read_team_files, reread_config, reread_inbox, with_ledger
+from teamdeck.view.readers.team_roster import team_view
 
 TEAM = "alpha"
 NAMES = ("team-lead", "ann", "bob", "ghost")  # ghost is never a member
@@ -171,7 +171,7 @@ def _last_send_id(ws: Workspace) -> str | None:
 
 
 def _refresh(ws: Workspace, files: TeamFiles, part: str) -> TeamFiles:
-    """What view/build.py does with one changed part of a team."""
+    """What view/refresh/build.py does with one changed part of a team."""
     if part == "config":
         again = reread_config(ws, files)
         assert again is not None

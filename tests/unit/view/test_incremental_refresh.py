@@ -17,12 +17,12 @@ from teamdeck.protocol.team.messaging.sending import send_message
 from teamdeck.sim.outputs import write_final_output
 from teamdeck.store.workspace import Workspace
 from teamdeck.tui.alerts import arrivals
-from teamdeck.view.build import build_snapshot, refresh
-from teamdeck.view.overview import age, age_until, ages_at
+from teamdeck.view.figures.overview import age, age_until, ages_at
+from teamdeck.view.refresh.build import build_snapshot, refresh
 
 
 def _public(snapshot):
-    return (snapshot.teams, snapshot.tasks, snapshot.gates, snapshot.events, snapshot.problems)
+    return (snapshot.teams, snapshot.tasks, snapshot.decisions, snapshot.events, snapshot.problems)
 
 
 def _awaiting(snapshot) -> dict[str, int]:
@@ -41,7 +41,7 @@ def test_refreshes_after_decisions_and_sends_equal_a_fresh_build(ws: Workspace) 
     worlds.blocked_task(ws, "t4", None)
     send_message(ws, "alpha", "alice", "Please start on the lexer", summary="start lexer")
     snapshot = build_snapshot(ws)
-    for gate in snapshot.gates:
+    for gate in snapshot.decisions:
         gates[gate.task_id] = gate.gate_id
     assert sorted(gates) == ["t1", "t2", "t3", "t4"]
     assert _awaiting(snapshot) == {"alpha": 2, "beta": 1}
@@ -56,7 +56,7 @@ def test_refreshes_after_decisions_and_sends_equal_a_fresh_build(ws: Workspace) 
         recorded(step, written)
         snapshot = refresh(snapshot, sorted(written))
         assert _public(snapshot) == _public(build_snapshot(ws))
-    assert [gate.task_id for gate in snapshot.gates] == ["t4"]
+    assert [gate.task_id for gate in snapshot.decisions] == ["t4"]
     assert _awaiting(snapshot) == {"alpha": 0, "beta": 0}
 
 

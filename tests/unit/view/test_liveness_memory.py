@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from teamdeck.view.liveness import has_ended, is_stale, stale_in
-from teamdeck.view.snapshot import MemberView, TeamView
+from teamdeck.view.figures.liveness import has_ended, is_stale, stale_in
+from teamdeck.view.snapshot.workspace import MemberView, TeamView
 
 AFTER = timedelta(hours=6)
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)

@@ -8,7 +8,7 @@ from pathlib import Path
 from support import plan_world as world
 
 from teamdeck.protocol.effects.gate_decisions import decide_gate
-from teamdeck.view.build import build_snapshot, refresh
+from teamdeck.view.refresh.build import build_snapshot, refresh
 
 
 def test_a_failed_wave_shows_in_the_plan_and_the_verdict_history(tmp_path: Path) -> None:

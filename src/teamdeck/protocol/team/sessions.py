@@ -10,7 +10,7 @@ Two fronts write it, each from its own process:
   relays (``notifications/claude/channel/permission_request``), and each message it
   pushed (``channel_push``, so a restarted server never pushes one twice).
 
-A prompt is a decision in the queue (view/sessions.py, kind ``session-permission``)
+A prompt is a decision in the queue (view/readers/sessions.py, kind ``session-permission``)
 until a person answers it (``permission_answer``: ``teamdeck decisions decide``, the
 TUI) or the session settles it without us (``permission_closed``: the person answered
 in the terminal, seen by a hook as the tool running or being denied). The channel

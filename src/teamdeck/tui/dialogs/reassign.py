@@ -15,7 +15,7 @@ from textual.widgets.option_list import Option
 
 from teamdeck.tui.host import deck_host
 from teamdeck.tui.render import cell
-from teamdeck.view.snapshot import MemberView
+from teamdeck.view.snapshot.workspace import MemberView
 
 
 class ReassignScreen(ModalScreen[str | None]):

@@ -17,7 +17,7 @@ from textual.widgets import Footer, Static
 
 from teamdeck.errors import TeamdeckError
 from teamdeck.tui.render import block, cell
-from teamdeck.view.runs import member_runs, run_events, run_output
+from teamdeck.view.readers.runs import member_runs, run_events, run_output
 
 if TYPE_CHECKING:
     from teamdeck.store.workspace import Workspace

@@ -12,7 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
 from teamdeck.tui.render import block, cell
-from teamdeck.view.plans import TaskVerdicts, VerdictView
+from teamdeck.view.snapshot.plans import TaskVerdicts, VerdictView
 
 STATUS_STYLES = {"PASS": "bold $text-success", "FAIL": "bold $text-error", "NEEDS_CHANGES": "bold $text-warning"}
 SEVERITY_STYLES = {"fail": "$text-error", "needs-changes": "$text-warning", "info": "$text-muted"}

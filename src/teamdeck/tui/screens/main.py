@@ -31,7 +31,7 @@ from teamdeck.tui.widgets.deck_footer import DeckFooter
 from teamdeck.tui.widgets.notice_line import NoticeLine
 from teamdeck.tui.widgets.overview_line import OverviewLine
 from teamdeck.tui.widgets.panel import Panel
-from teamdeck.view.snapshot import WorkspaceSnapshot
+from teamdeck.view.snapshot.workspace import WorkspaceSnapshot
 
 AGE_TICK_S = 1.0
 """How often the ages on screen (the queue's, the roster's "last", the overview's

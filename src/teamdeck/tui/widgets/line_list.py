@@ -26,7 +26,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from teamdeck.view.snapshot import same_items
+from teamdeck.view.snapshot.workspace import same_items
 
 
 @dataclass(frozen=True)

@@ -18,8 +18,8 @@ from textual.strip import Strip
 
 from teamdeck.tui.render import cell
 from teamdeck.tui.widgets.line_style import CachedLine
-from teamdeck.view.overview import Overview, overview
-from teamdeck.view.snapshot import WorkspaceSnapshot
+from teamdeck.view.figures.overview import Overview, overview
+from teamdeck.view.snapshot.workspace import WorkspaceSnapshot
 
 Parts = tuple[tuple[str, str], ...]
 """The line as pieces of text, each with its component class (``""``: plain)."""
@@ -118,11 +118,11 @@ def overview_parts(
     if counts.stale:  # quiet for staleAfterSeconds: their last status is no longer believed
         parts += [(" ", ""), (f"{counts.stale} stale", MUTED)]
     parts.append(separator)
-    if counts.gates:
+    if counts.decisions:
         waiting = (
-            f"{counts.gates} waiting, oldest {counts.oldest_gate_age}"
+            f"{counts.decisions} waiting, oldest {counts.oldest_decision_age}"
             if compact
-            else f"{counts.gates} decision{_s(counts.gates)} waiting (oldest {counts.oldest_gate_age})"
+            else f"{counts.decisions} decision{_s(counts.decisions)} waiting (oldest {counts.oldest_decision_age})"
         )
         parts.append((waiting, WARNING))
     elif compact:

@@ -19,7 +19,7 @@ from teamdeck.tui.host import deck_host
 from teamdeck.tui.keys import Action
 from teamdeck.tui.messages import SelectionMoved
 from teamdeck.tui.widgets.line_list import LineList
-from teamdeck.view.snapshot import WorkspaceSnapshot
+from teamdeck.view.snapshot.workspace import WorkspaceSnapshot
 
 
 class Panel(Vertical):

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from teamdeck.decisions import registry as decisions
 from teamdeck.live.actions import Action
 from teamdeck.tui.messages import RunAction
-from teamdeck.view.snapshot import Decision
+from teamdeck.view.snapshot.workspace import Decision
 
 if TYPE_CHECKING:
     from teamdeck.decisions.spec import Answer

@@ -8,8 +8,8 @@ from datetime import datetime
 from teamdeck.decisions.registry import spec_of
 from teamdeck.tui.render import cell
 from teamdeck.tui.widgets.line_list import Cell, LineList, Row
-from teamdeck.view.overview import age_until
-from teamdeck.view.snapshot import Decision, same_items
+from teamdeck.view.figures.overview import age_until
+from teamdeck.view.snapshot.workspace import Decision, same_items
 
 
 class DecisionList(LineList):

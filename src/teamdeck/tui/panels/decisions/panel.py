@@ -24,8 +24,8 @@ from teamdeck.tui.render import cell, parts_content, show_content
 from teamdeck.tui.widgets.confirm_bar import Confirmed, ConfirmRequest, ask_confirm
 from teamdeck.tui.widgets.line_list import LineList
 from teamdeck.tui.widgets.panel import Panel
-from teamdeck.view.overview import overview
-from teamdeck.view.snapshot import Decision, WorkspaceSnapshot, same_items
+from teamdeck.view.figures.overview import overview
+from teamdeck.view.snapshot.workspace import Decision, WorkspaceSnapshot, same_items
 
 ANSWERS = frozenset(answer.action for answer in all_answers())
 """Every answer's action (``answer('allow')``: one binding each, ``a`` or ``r``)."""
@@ -53,20 +53,20 @@ class DecisionsPanel(Panel):
     def show(self, snapshot: WorkspaceSnapshot) -> None:
         before, self.snapshot = self.snapshot, snapshot
         decisions = self.query_one(DecisionList)
-        if not snapshot.gates:
+        if not snapshot.decisions:
             decisions.empty = f"no decisions waiting — {overview(snapshot).scanned()}"
-        decisions.show(snapshot.gates, deck_host(self).ws.clock(), deck_host(self).alerter.marks.keys)
-        if before is None or not same_items(snapshot.gates, before.gates):
+        decisions.show(snapshot.decisions, deck_host(self).ws.clock(), deck_host(self).alerter.marks.keys)
+        if before is None or not same_items(snapshot.decisions, before.decisions):
             self._show_detail()  # (the same decisions: the same one selected, the same detail)
 
     def tick(self, now: datetime) -> None:
         if self.snapshot is not None:
-            self.query_one(DecisionList).show(self.snapshot.gates, now, deck_host(self).alerter.marks.keys)
+            self.query_one(DecisionList).show(self.snapshot.decisions, now, deck_host(self).alerter.marks.keys)
 
     @property
     def selected(self) -> Decision | None:
         key = self.list.current_key
-        return self.snapshot.gate(key) if self.snapshot is not None and key else None
+        return self.snapshot.decision(key) if self.snapshot is not None and key else None
 
     @on(LineList.Highlighted, "#gate-list")
     def _moved(self, event: LineList.Highlighted) -> None:

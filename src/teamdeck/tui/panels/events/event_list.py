@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from teamdeck.tui.render import cell
 from teamdeck.tui.widgets.line_list import Cell, LineList, Row
-from teamdeck.view.eventlog import EventRow
+from teamdeck.view.snapshot.events import EventRow
 
 
 class EventList(LineList):

@@ -16,8 +16,8 @@ from teamdeck.tui.panels.events.event_list import EventList
 from teamdeck.tui.render import cell
 from teamdeck.tui.widgets.line_list import LineList
 from teamdeck.tui.widgets.panel import Panel
-from teamdeck.view.eventlog import EventRow, pretty_record
-from teamdeck.view.snapshot import WorkspaceSnapshot
+from teamdeck.view.snapshot.events import EventRow, pretty_record
+from teamdeck.view.snapshot.workspace import WorkspaceSnapshot
 
 
 class EventsPanel(Panel):

@@ -8,8 +8,8 @@ from datetime import datetime
 
 from teamdeck.tui.render import cell
 from teamdeck.tui.widgets.line_list import Cell, LineList, Row
-from teamdeck.view.overview import age
-from teamdeck.view.snapshot import MessageView
+from teamdeck.view.figures.overview import age
+from teamdeck.view.snapshot.workspace import MessageView
 
 KIND_LABELS = {
     "plain": "message",

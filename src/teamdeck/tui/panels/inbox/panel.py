@@ -21,7 +21,7 @@ from teamdeck.tui.panels.inbox.inbox_list import KIND_LABELS, InboxList
 from teamdeck.tui.render import block, cell
 from teamdeck.tui.widgets.line_list import LineList
 from teamdeck.tui.widgets.panel import Panel
-from teamdeck.view.snapshot import MemberView, MessageView, WorkspaceSnapshot
+from teamdeck.view.snapshot.workspace import MemberView, MessageView, WorkspaceSnapshot
 
 PREVIEW_CHARS = 600
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from teamdeck.tui.render import cell
 from teamdeck.tui.widgets.line_list import Cell, LineList, Row
-from teamdeck.view.issues import IssueView
+from teamdeck.view.snapshot.issues import IssueView
 
 STATUS_STYLES = {
     "discussion": "line-list--accent",

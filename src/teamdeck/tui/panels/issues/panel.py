@@ -17,8 +17,8 @@ from teamdeck.tui.panels.issues.issue_list import IssueList
 from teamdeck.tui.render import cell
 from teamdeck.tui.widgets.line_list import LineList
 from teamdeck.tui.widgets.panel import Panel
-from teamdeck.view.issues import IssueView
-from teamdeck.view.snapshot import WorkspaceSnapshot
+from teamdeck.view.snapshot.issues import IssueView
+from teamdeck.view.snapshot.workspace import WorkspaceSnapshot
 
 ROUND_GATE = "round-review"
 
@@ -68,7 +68,7 @@ class IssuesPanel(Panel):
         if issue is None or issue.round_task is None or self.snapshot is None:
             return None
         key = f"task:{issue.round_task}:{ROUND_GATE}"
-        return key if any(gate.key == key for gate in self.snapshot.gates) else None
+        return key if any(gate.key == key for gate in self.snapshot.decisions) else None
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "decision":

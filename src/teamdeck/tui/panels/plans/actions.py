@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from teamdeck.live.actions import Action
 from teamdeck.tui.messages import RunAction
-from teamdeck.view.plans import PlanView
+from teamdeck.view.snapshot.plans import PlanView
 
 if TYPE_CHECKING:
     from teamdeck.store.workspace import Workspace

@@ -19,8 +19,8 @@ from teamdeck.tui.render import cell
 from teamdeck.tui.widgets.confirm_bar import Confirmed, ConfirmRequest, ask_confirm
 from teamdeck.tui.widgets.line_list import LineList
 from teamdeck.tui.widgets.panel import Panel
-from teamdeck.view.plans import PlanView
-from teamdeck.view.snapshot import WorkspaceSnapshot
+from teamdeck.view.snapshot.plans import PlanView
+from teamdeck.view.snapshot.workspace import WorkspaceSnapshot
 
 PLAN_STATE_STYLES = {
     "PLANNING": "$text-warning",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from teamdeck.tui.render import cell
 from teamdeck.tui.widgets.line_list import Cell, LineList, Row
-from teamdeck.view.plans import PlanView
+from teamdeck.view.snapshot.plans import PlanView
 
 PLAN_STATE_STYLES = {
     "PLANNING": "line-list--warning",

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from teamdeck.live.actions import Action
 from teamdeck.tui.messages import RunAction
-from teamdeck.view.snapshot import MemberView
+from teamdeck.view.snapshot.workspace import MemberView
 
 if TYPE_CHECKING:
     from teamdeck.store.workspace import Workspace
@@ -74,7 +74,7 @@ def run_request(member: MemberView, kind: str) -> RunAction:
 
     def call(ws: Workspace) -> str:
         from teamdeck.protocol.runs.requests import request
-        from teamdeck.view.runs import runner_holder
+        from teamdeck.view.readers.runs import runner_holder
 
         request(ws, kind, member.team, member.name)
         done = "wake of" if kind == "wake" else "stop of the run of"

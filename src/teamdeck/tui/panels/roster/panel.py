@@ -26,10 +26,10 @@ from teamdeck.tui.render import block, cell, show_content
 from teamdeck.tui.widgets.confirm_bar import Confirmed, ConfirmRequest, ask_confirm
 from teamdeck.tui.widgets.line_list import LineList
 from teamdeck.tui.widgets.panel import Panel
-from teamdeck.view.liveness import ended_teams, stale_members
-from teamdeck.view.overview import age
-from teamdeck.view.runs import RunState, run_state
-from teamdeck.view.snapshot import MemberView, TeamView, WorkspaceSnapshot
+from teamdeck.view.figures.liveness import ended_teams, stale_members
+from teamdeck.view.figures.overview import age
+from teamdeck.view.readers.runs import RunState, run_state
+from teamdeck.view.snapshot.workspace import MemberView, TeamView, WorkspaceSnapshot
 
 EMPTY_ROSTER = "no teams: nothing under teams/"
 WRITES = frozenset(
@@ -232,7 +232,7 @@ class RosterPanel(Panel):
         if member is None or self.check_action("plan_approve", ()) is not True:
             return
         key = f"plan:{member.team}:{member.name}:{member.pending_plan}"
-        gate = self.snapshot.gate(key) if self.snapshot else None
+        gate = self.snapshot.decision(key) if self.snapshot else None
         if gate is None:
             return  # the request left the queue (answered) since the key was pressed
         answer = spec_of(gate).answers_for(gate)[0 if approve else 1]

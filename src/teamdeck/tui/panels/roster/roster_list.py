@@ -10,8 +10,8 @@ from datetime import datetime
 from teamdeck.model.team import COLORS
 from teamdeck.tui.render import cell
 from teamdeck.tui.widgets.line_list import Cell, LineList, Row, header_text
-from teamdeck.view.overview import age
-from teamdeck.view.snapshot import MemberView
+from teamdeck.view.figures.overview import age
+from teamdeck.view.snapshot.workspace import MemberView
 
 STATUS_STYLES = {
     "working": "line-list--success",
@@ -70,7 +70,7 @@ class RosterList(LineList):
         stale: frozenset[str] = frozenset(),
         running: Mapping[str, str] | None = None,
     ) -> None:
-        """Show ``members``; those whose keys are in ``stale`` (view/liveness.py) say so;
+        """Show ``members``; those whose keys are in ``stale`` (view/figures/liveness.py) say so;
         ``running``: key -> since when its run goes (``▶``)."""
         going = running or {}
         self.set_rows(

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from teamdeck.live.actions import Action
 from teamdeck.protocol.task.allowed import task_actions_allowed
 from teamdeck.tui.messages import RunAction
-from teamdeck.view.snapshot import TaskView
+from teamdeck.view.snapshot.workspace import TaskView
 
 if TYPE_CHECKING:
     from teamdeck.store.workspace import Workspace

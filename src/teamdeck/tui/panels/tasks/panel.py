@@ -23,7 +23,7 @@ from teamdeck.tui.render import block, cell
 from teamdeck.tui.widgets.confirm_bar import Confirmed, ConfirmRequest, ask_confirm
 from teamdeck.tui.widgets.line_list import LineList
 from teamdeck.tui.widgets.panel import Panel
-from teamdeck.view.snapshot import TaskView, TeamTaskView, WorkspaceSnapshot
+from teamdeck.view.snapshot.workspace import TaskView, TeamTaskView, WorkspaceSnapshot
 
 SUMMARY_CHARS = 200_000
 TEAM_TASK_WRITES = frozenset({"reassign", "mark_pending"})

@@ -20,7 +20,7 @@ from teamdeck.tui.messages import RunAction
 from teamdeck.tui.panels.tasks import actions as task_actions
 from teamdeck.tui.render import cell
 from teamdeck.tui.widgets.confirm_bar import Confirmed, ConfirmRequest, NoteRule, ask_confirm
-from teamdeck.view.snapshot import TaskView
+from teamdeck.view.snapshot.workspace import TaskView
 
 LIFECYCLE_WRITES = frozenset({"transition", "verify", "retry", "cancel_task"})
 WHAT_HAPPENS = {

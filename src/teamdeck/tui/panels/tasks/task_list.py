@@ -8,7 +8,7 @@ from rich.cells import cell_len
 
 from teamdeck.tui.render import cell
 from teamdeck.tui.widgets.line_list import Cell, LineList, Row
-from teamdeck.view.snapshot import Problem, TaskView, TeamTaskListView, TeamTaskView
+from teamdeck.view.snapshot.workspace import Problem, TaskView, TeamTaskListView, TeamTaskView
 
 STATE_STYLES = {
     "input-required": "line-list--warning",

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from teamdeck.live.actions import Action
 from teamdeck.protocol.team.allowed import can_update_team_task
 from teamdeck.tui.messages import RunAction
-from teamdeck.view.snapshot import TeamTaskView
+from teamdeck.view.snapshot.workspace import TeamTaskView
 
 if TYPE_CHECKING:
     from teamdeck.store.workspace import Workspace

@@ -1,4 +1,4 @@
-"""The snapshot made from the refresher's state: tasks and teams in order, the gate
+"""The snapshot made from the refresher's state: tasks and teams in order, the decision
 queue oldest first, every problem in one list."""
 
 from __future__ import annotations
@@ -8,12 +8,12 @@ from datetime import datetime
 from typing import cast
 
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.event_tail import MAX_EVENTS, moment
-from teamdeck.view.eventlog import EventRow
-from teamdeck.view.read_state import ReadState
-from teamdeck.view.snapshot import Decision, Problem, TaskView, TeamView, WorkspaceSnapshot
-from teamdeck.view.team_files import TeamFiles, inbox_problems
-from teamdeck.view.timeline import with_team_rows
+from teamdeck.view.readers.team_files import TeamFiles, inbox_problems
+from teamdeck.view.refresh.log_merge import MAX_EVENTS, moment
+from teamdeck.view.refresh.read_state import ReadState
+from teamdeck.view.refresh.timeline import with_team_rows
+from teamdeck.view.snapshot.events import EventRow
+from teamdeck.view.snapshot.workspace import Decision, Problem, TaskView, TeamView, WorkspaceSnapshot
 
 
 def snapshot_of(state: ReadState, rows: tuple[EventRow, ...], notices: tuple[str, ...]) -> WorkspaceSnapshot:
@@ -21,20 +21,20 @@ def snapshot_of(state: ReadState, rows: tuple[EventRow, ...], notices: tuple[str
     one-time ``notices``."""
     tasks = tuple(state.tasks[task_id] for task_id in sorted(state.tasks))
     teams = tuple(state.team_views[name] for name in sorted(state.team_views))
-    team_gates = (
-        *(state.team_gates[name] for name in sorted(state.team_gates)),
-        state.forge_gates,
-        state.session_gates,
-        state.run_gates,
+    other_sources = (
+        *(state.team_decisions[name] for name in sorted(state.team_decisions)),
+        state.forge_decisions,
+        state.session_decisions,
+        state.runner_decisions,
     )
-    gates = _gates(state, (*tasks, *team_gates))
+    decisions = _queue(state, (*tasks, *other_sources))
     state.log_rows = rows
     return WorkspaceSnapshot(
         root=str(state.ws.root),
         taken_at=state.ws.clock(),
         teams=teams,
         tasks=tasks,
-        gates=gates,
+        decisions=decisions,
         events=with_team_rows(state, rows),
         events_complete=all(log.complete for log in state.logs.values()) and len(rows) < MAX_EVENTS,
         problems=_problems(state, tasks, teams),
@@ -62,40 +62,40 @@ FEW = 8
 """At most this many changed sources update the last queue in place; more sort it all."""
 
 
-def _gates(state: ReadState, sources: tuple[Source, ...]) -> tuple[Decision, ...]:
-    """The gate queue (:func:`_gate_queue`) of ``sources``: the last one when they are
+def _queue(state: ReadState, sources: tuple[Source, ...]) -> tuple[Decision, ...]:
+    """The decision queue (:func:`_sorted_queue`) of ``sources``: the last one when they are
     the same objects; when a few of them changed (a decision changes one task), the
     last one without their old decisions and with their new ones put in order, where
     sorting 2,500 decisions again took most of a refresh at 10x."""
-    kept = state.derived.get("gates")
+    kept = state.derived.get("decisions")
     if kept is not None and len(kept[0]) == len(sources):
         old_sources, queue = cast(tuple[tuple[Source, ...], tuple[Decision, ...]], kept)
         changed = [index for index, (was, now) in enumerate(zip(old_sources, sources, strict=True)) if was is not now]
         if len(changed) <= FEW:
             queue = _updated(queue, [old_sources[i] for i in changed], [sources[i] for i in changed])
-            state.derived["gates"] = (sources, queue)
+            state.derived["decisions"] = (sources, queue)
             return queue
-    queue = _gate_queue(sources)
-    state.derived["gates"] = (sources, queue)
+    queue = _sorted_queue(sources)
+    state.derived["decisions"] = (sources, queue)
     return queue
 
 
-def _gate_queue(sources: tuple[Source, ...]) -> tuple[Decision, ...]:
+def _sorted_queue(sources: tuple[Source, ...]) -> tuple[Decision, ...]:
     """Every open gate of the tasks, and every decision of the teams and of the forge
     outbox, oldest first."""
-    gates = [gate for source in sources for gate in _decisions(source)]
-    gates.sort(key=_order)
-    return tuple(gates)
+    decisions = [decision for source in sources for decision in _decisions(source)]
+    decisions.sort(key=_order)
+    return tuple(decisions)
 
 
 def _updated(queue: tuple[Decision, ...], old: list[Source], new: list[Source]) -> tuple[Decision, ...]:
     """``queue`` without the decisions of the ``old`` sources, with those of the ``new``."""
     if not old:
         return queue
-    gone = {id(gate) for source in old for gate in _decisions(source)}
-    kept = [gate for gate in queue if id(gate) not in gone] if gone else list(queue)
-    for gate in (gate for source in new for gate in _decisions(source)):
-        bisect.insort(kept, gate, key=_order)
+    gone = {id(decision) for source in old for decision in _decisions(source)}
+    kept = [decision for decision in queue if id(decision) not in gone] if gone else list(queue)
+    for decision in (decision for source in new for decision in _decisions(source)):
+        bisect.insort(kept, decision, key=_order)
     return tuple(kept)
 
 
@@ -103,8 +103,8 @@ def _decisions(source: Source) -> tuple[Decision, ...]:
     return source.open_gates if isinstance(source, TaskView) else source
 
 
-def _order(gate: Decision) -> tuple[datetime, str]:
-    return (moment(gate.created_at), gate.key)
+def _order(decision: Decision) -> tuple[datetime, str]:
+    return (moment(decision.created_at), decision.key)
 
 
 def _problems(state: ReadState, tasks: tuple[TaskView, ...], teams: tuple[TeamView, ...]) -> tuple[Problem, ...]:

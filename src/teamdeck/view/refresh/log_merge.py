@@ -1,5 +1,7 @@
-"""The events tail: every task's events.jsonl and every team's messages.jsonl read from
-their ends, merged into one time-ordered tail of at most :data:`MAX_EVENTS` rows."""
+"""The snapshot's events, merged from every log the refresher has open: each log's
+reader (view/readers/log_source.py) is kept in the read state, opened the first time
+with its last lines and then read only for what was appended, and the rows of all of
+them are merged into one time-ordered tail of at most :data:`MAX_EVENTS` rows."""
 
 from __future__ import annotations
 
@@ -8,8 +10,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from teamdeck.clock import parse_iso
-from teamdeck.view.eventlog import EventRow, LogSource, event_row, message_row
-from teamdeck.view.read_state import ReadState
+from teamdeck.view.readers.log_source import LogSource
+from teamdeck.view.refresh.read_state import ReadState
+from teamdeck.view.snapshot.events import EventRow, event_row, message_row
 
 MAX_EVENTS = 10_000
 """The most rows the merged events tail keeps (the newest)."""

@@ -1,4 +1,4 @@
-"""The refresher's state between two snapshots (view/build.py reads into it; the
+"""The refresher's state between two snapshots (view/refresh/build.py reads into it; the
 snapshot carries it, so the next refresh starts from it)."""
 
 from __future__ import annotations
@@ -6,21 +6,22 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import TYPE_CHECKING, TypeVar, cast
 
 from teamdeck.protocol.team.ledger.results import DEFAULT_SHUTDOWN_TIMEOUT
-from teamdeck.view.eventlog import EventRow
-from teamdeck.view.snapshot import DEFAULT_STALE_AFTER, same_items
+from teamdeck.view.snapshot.events import EventRow
+from teamdeck.view.snapshot.workspace import DEFAULT_STALE_AFTER, same_items
 
 if TYPE_CHECKING:
     from teamdeck.store.workspace import Workspace
-    from teamdeck.view.eventlog import LogSource
-    from teamdeck.view.issues import IssueView
-    from teamdeck.view.plans import PlanView, TaskVerdicts
-    from teamdeck.view.snapshot import Decision, Problem, TaskView, TeamTaskListView, TeamView
-    from teamdeck.view.tasks import Outputs
-    from teamdeck.view.team_files import TeamFiles
-    from teamdeck.view.team_tasks import TaskListFiles
+    from teamdeck.view.readers.log_source import LogSource
+    from teamdeck.view.readers.tasks import Outputs
+    from teamdeck.view.readers.team_files import TeamFiles
+    from teamdeck.view.readers.team_tasks import TaskListFiles
+    from teamdeck.view.snapshot.issues import IssueView
+    from teamdeck.view.snapshot.plans import PlanView, TaskVerdicts
+    from teamdeck.view.snapshot.runs import MemberRuns
+    from teamdeck.view.snapshot.workspace import Decision, Problem, TaskView, TeamTaskListView, TeamView
 
 _T = TypeVar("_T")
 
@@ -28,7 +29,7 @@ _T = TypeVar("_T")
 @dataclass
 class ReadState:
     """What the refresher read, kept between refreshes: the private part of a snapshot
-    (``WorkspaceSnapshot.state``), for view/build.py and the modules it is made of."""
+    (``WorkspaceSnapshot.state``), for view/refresh/build.py and the modules it is made of."""
 
     ws: Workspace
     tasks: dict[str, TaskView] = field(default_factory=dict)
@@ -38,7 +39,7 @@ class ReadState:
     """Tasks whose worker outputs are not read yet (:func:`check_outputs` reads them)."""
     teams: dict[str, TeamFiles] = field(default_factory=dict)
     team_views: dict[str, TeamView] = field(default_factory=dict)
-    team_gates: dict[str, tuple[Decision, ...]] = field(default_factory=dict)
+    team_decisions: dict[str, tuple[Decision, ...]] = field(default_factory=dict)
     waiting: dict[str, frozenset[str]] = field(default_factory=dict)
     stalled: dict[str, frozenset[tuple[str, str]]] = field(default_factory=dict)
     """Team -> (member lower-cased, why) for members a stall decision waits about."""
@@ -47,16 +48,16 @@ class ReadState:
     verdicts: dict[str, TaskVerdicts] = field(default_factory=dict)
     issues: tuple[IssueView, ...] = ()
     issue_problems: tuple[str, ...] = ()
-    forge_gates: tuple[Decision, ...] = ()
-    """Deliveries to Gitea that failed, as decisions (view/outbox.py)."""
-    session_gates: tuple[Decision, ...] = ()
-    """Live sessions' open permission prompts, as decisions (view/sessions.py)."""
+    forge_decisions: tuple[Decision, ...] = ()
+    """Deliveries to Gitea that failed, as decisions (view/readers/outbox.py)."""
+    session_decisions: tuple[Decision, ...] = ()
+    """Live sessions' open permission prompts, as decisions (view/readers/sessions.py)."""
     session_events: dict[str, dict[str, str]] = field(default_factory=dict)
     """Team -> member -> its last hook event in words (the roster shows it)."""
-    run_gates: tuple[Decision, ...] = ()
-    """The runner's open decisions (view/runs.py)."""
-    runs: dict[str, Any] = field(default_factory=dict)
-    """``team/member`` -> its :class:`~teamdeck.view.runs.MemberRuns`."""
+    runner_decisions: tuple[Decision, ...] = ()
+    """The runner's open decisions (view/readers/runs.py)."""
+    runs: dict[str, MemberRuns] = field(default_factory=dict)
+    """``team/member`` -> what ``teamdeck run`` ran of that member."""
     task_lists: dict[str, TaskListFiles] = field(default_factory=dict)
     """Team -> what was read of its Claude Code task list (``tasks/<team>/<n>.json``)."""
     task_list_views: dict[str, TeamTaskListView] = field(default_factory=dict)
@@ -74,7 +75,7 @@ class ReadState:
     hide_ended: bool = False
     log_rows: tuple[EventRow, ...] = ()
     """The merged tail of the logs alone, as the last snapshot was made from it (its
-    events add the teams' inbox and task rows, view/timeline.py): what new log rows
+    events add the teams' inbox and task rows, view/refresh/timeline.py): what new log rows
     are merged into."""
     derived: dict[str, tuple[tuple[object, ...], object]] = field(default_factory=dict)
     """What :meth:`derive` keeps: a name -> the objects a value was derived from,
@@ -90,7 +91,7 @@ class ReadState:
             unchecked=set(self.unchecked),
             teams=dict(self.teams),
             team_views=dict(self.team_views),
-            team_gates=dict(self.team_gates),
+            team_decisions=dict(self.team_decisions),
             waiting=dict(self.waiting),
             stalled=dict(self.stalled),
             logs=dict(self.logs),
@@ -105,7 +106,7 @@ class ReadState:
         """``compute()``, or the value it gave last time if ``inputs`` are the very
         objects it was computed from then. The views and files held here are immutable
         and replaced when their file changes, so the same objects mean the same value:
-        one inbox change does not sort the whole gate queue again or walk every task's
+        one inbox change does not sort the whole decision queue again or walk every task's
         problems (each a few tenths of a millisecond per change at 200 tasks)."""
         kept = self.derived.get(name)
         if kept is not None and same_items(inputs, kept[0]):

@@ -2,7 +2,7 @@
 one ``session-permission`` decision per open prompt, whatever paths it came by.
 
 A teammate's request that also reached the lead's mailbox is already a ``permission``
-decision (view/team_decisions.py): the session prompt for the same request (same team,
+decision (view/readers/team_decisions.py): the session prompt for the same request (same team,
 tool and input: :func:`~teamdeck.protocol.team.session_log.fingerprint`; from the member's
 own session, or the lead's, whose dialog shows its teammates' prompts) is then left
 out, so the queue shows the request once; answering that decision answers the session
@@ -19,7 +19,7 @@ from typing import Any
 from teamdeck.errors import TeamdeckError
 from teamdeck.protocol.team.session_log import LEAD, OURS, Prompt, fingerprint, prompts, read_log, session_teams
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.snapshot import Decision, TeamView
+from teamdeck.view.snapshot.workspace import Decision, TeamView
 
 
 def _body(prompt: Prompt) -> str:
@@ -56,22 +56,22 @@ def prompt_decision(prompt: Prompt) -> Decision:
     )
 
 
-def _mailbox_prints(team_gates: Iterable[Decision]) -> set[tuple[str, str, str]]:
+def _mailbox_prints(team_decisions: Iterable[Decision]) -> set[tuple[str, str, str]]:
     """(team, member, fingerprint) of every open mailbox permission or sandbox host
     request, and the same as the lead's (the lead's session dialog shows its teammates'
     prompts)."""
     prints = set()
-    for gate in team_gates:
+    for gate in team_decisions:
         if gate.kind in ("permission", "sandbox-permission") and gate.open:
             print_ = fingerprint(gate.tool, gate.body)
             prints |= {(gate.team or "", gate.member or "", print_), (gate.team or "", LEAD, print_)}
     return prints
 
 
-def session_decisions(ws: Workspace, team_gates: Iterable[Decision] = ()) -> tuple[Decision, ...]:
+def session_decisions(ws: Workspace, team_decisions: Iterable[Decision] = ()) -> tuple[Decision, ...]:
     """Every open session prompt of the workspace, as a decision (not those the mailbox
     already asks: see the module docstring)."""
-    taken = _mailbox_prints(team_gates)
+    taken = _mailbox_prints(team_decisions)
     decisions = []
     for team in session_teams(ws):
         try:

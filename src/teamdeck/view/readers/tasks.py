@@ -2,7 +2,7 @@
 its gates and its joined summary.
 
 task.yaml is read directly when its ``lastEventId`` is the last record of events.jsonl
-(the common case: the log's tail is already loaded by view/eventlog.py), so a task with
+(the common case: the log's tail is already loaded by view/readers/log_source.py), so a task with
 a million events is not replayed to be shown; otherwise :func:`load_task` folds the
 events a crashed writer left unapplied (F12), exactly as the writers do.
 """
@@ -17,7 +17,7 @@ from teamdeck.protocol.task.taskfile import TASK, load_task, parse_task_dict
 from teamdeck.protocol.task.worker_outputs import WorkerResult, read_worker_outputs
 from teamdeck.store.files import read_optional
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.snapshot import Decision, Problem, TaskView, WorkerView
+from teamdeck.view.snapshot.workspace import Decision, Problem, TaskView, WorkerView
 
 SUMMARY_MD = "joined-summary.md"
 

@@ -2,7 +2,7 @@
 read through the team's format (formats/format.py).
 
 What was read is kept per file as a :class:`TaskListFiles`, so a change to one task
-file re-reads that file alone (view/build.py maps the watcher's paths here). The view
+file re-reads that file alone (view/refresh/build.py maps the watcher's paths here). The view
 is derived again at every refresh - it is a handful of rows - because part of it
 depends on the clock and on the roster: a task ``in_progress`` whose owner is offline
 (or gone from the roster), or idle for longer than the workspace's
@@ -26,8 +26,8 @@ from teamdeck.formats.registry import team_format
 from teamdeck.model.team import ClaudeTask
 from teamdeck.protocol.team.task_list_checks import dependency_problems
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.overview import age
-from teamdeck.view.snapshot import MemberView, Problem, TeamTaskListView, TeamTaskView, TeamView
+from teamdeck.view.figures.overview import age
+from teamdeck.view.snapshot.workspace import MemberView, Problem, TeamTaskListView, TeamTaskView, TeamView
 
 DONE_STATUSES = frozenset({"completed", "deleted"})
 """A blocker in one of these statuses no longer blocks."""

@@ -1,6 +1,6 @@
 """The state of every file a snapshot is read from, at one moment: taken before a read
 that no watcher covers (the TUI's first read, in a forked child), it tells later what
-changed since. Apart from view/build.py so that the TUI can compare two records before
+changed since. Apart from view/refresh/build.py so that the TUI can compare two records before
 it imports the readers (it imports them after its first frame)."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The Claude Code task lists kept in the read state: which ``tasks/<team>/`` are shown,
 re-reading what changed of one, and deriving their views again (split out of
-view/build.py, which calls these on each build and refresh)."""
+view/refresh/build.py, which calls these on each build and refresh)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from teamdeck.errors import TeamdeckError
 from teamdeck.formats.registry import task_dir_kind
 from teamdeck.protocol.team.archive import SESSION_TEAM
 from teamdeck.store.files import list_entries
-from teamdeck.view.read_state import ReadState
-from teamdeck.view.team_tasks import read_task_list_files, reread_task_files, task_list_view
+from teamdeck.view.readers.team_tasks import read_task_list_files, reread_task_files, task_list_view
+from teamdeck.view.refresh.read_state import ReadState
 
 
 def task_list_names(state: ReadState) -> list[str]:

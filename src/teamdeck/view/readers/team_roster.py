@@ -16,10 +16,10 @@ from teamdeck.model.team import MEMBER_ROLES
 from teamdeck.protocol.team.archive import session_of
 from teamdeck.protocol.team.ledger.moments import moment_of
 from teamdeck.protocol.team.ledger.results import FAILURE_CLASSES, Handshake, Ledger
-from teamdeck.view.frames import departed, reports_of, task_reports, termination_of
-from teamdeck.view.inbox_fold import InboxRows
-from teamdeck.view.snapshot import MemberStatus, MemberView, Problem, TeamView
-from teamdeck.view.team_files import TeamFiles
+from teamdeck.view.readers.frames import departed, reports_of, task_reports, termination_of
+from teamdeck.view.readers.inbox_fold import InboxRows
+from teamdeck.view.readers.team_files import TeamFiles
+from teamdeck.view.snapshot.workspace import MemberStatus, MemberView, Problem, TeamView
 
 
 def inbox_rows(files: TeamFiles, inbox: Inbox) -> InboxRows:
@@ -104,7 +104,7 @@ def team_view(
                 connected=connected(files, member.name, now),
             )
         )
-    members += departed(files, {member.name.lower() for member in members})
+    members += departed(files.name, files.ledger, {member.name.lower() for member in members})
     markers = (
         tuple(
             f"{FAILURE_CLASSES[finding.code]}: {finding.detail}"

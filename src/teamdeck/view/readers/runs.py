@@ -10,8 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from teamdeck.clock import parse_iso
-from teamdeck.errors import InvalidFile, TeamdeckError
+from teamdeck.errors import InvalidFile
 from teamdeck.model.run import RunRecord
 from teamdeck.protocol.runs.decisions import RunDecision, run_decisions
 from teamdeck.runtime.registry import runtime_of_run
@@ -28,61 +27,8 @@ from teamdeck.store.runs import (
     tail_text,
 )
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.read_state import ReadState
-from teamdeck.view.snapshot import Decision
-
-
-@dataclass(frozen=True)
-class MemberRuns:
-    """A member's runs, newest last.
-
-    Attributes:
-        runs: every readable run.yaml, oldest first.
-        problems: run.yaml files that could not be read (one line each).
-    """
-
-    team: str
-    member: str
-    runs: tuple[RunRecord, ...] = ()
-    problems: tuple[str, ...] = ()
-
-    @property
-    def live(self) -> RunRecord | None:
-        """The run still going, if any (at most one: the runner starts one per member)."""
-        return next((run for run in reversed(self.runs) if run.live), None)
-
-    @property
-    def last(self) -> RunRecord | None:
-        return self.runs[-1] if self.runs else None
-
-    @property
-    def cost_usd(self) -> float:
-        """Every run's reported cost, added up."""
-        return round(sum(run.costUsd or 0.0 for run in self.runs), 6)
-
-    @property
-    def session_id(self) -> str | None:
-        """The session of the latest run that reported one (resumed by the next run)."""
-        return next((run.sessionId for run in reversed(self.runs) if run.sessionId), None)
-
-    def runs_on(self, day: datetime) -> int:
-        """How many runs started on ``day`` (UTC)."""
-        return sum(1 for run in self.runs if _day(run.createdAt) == day.date())
-
-    def ran_since(self, moment: str) -> bool:
-        """Whether a run was created at or after ``moment`` (ISO)."""
-        return any(run.createdAt >= moment for run in self.runs)
-
-    def owed_keys(self) -> set[str]:
-        """The messages some run was woken for: no run is owed for them again."""
-        return {message.key for run in self.runs for message in run.messages}
-
-
-def _day(stamp: str) -> object:
-    try:
-        return parse_iso(stamp).date()
-    except ValueError:
-        return None
+from teamdeck.view.snapshot.runs import MemberRuns
+from teamdeck.view.snapshot.workspace import Decision
 
 
 def member_runs(ws: Workspace, team: str, member: str) -> MemberRuns:
@@ -113,7 +59,7 @@ def find_run(ws: Workspace, run_id: str) -> RunRecord | None:
     return None
 
 
-def run_gates(ws: Workspace) -> tuple[Decision, ...]:
+def runner_decisions(ws: Workspace) -> tuple[Decision, ...]:
     """The runner's open decisions as rows of the decision queue."""
     try:
         decisions = run_decisions(ws)
@@ -156,24 +102,6 @@ def run_output(ws: Workspace, run: RunRecord, limit: int = 4000) -> dict[str, st
         OUTPUT_FILE: runtime_of_run(run.runtime).read_log(run_dir / OUTPUT_FILE, limit),
         STDERR_FILE: tail_text(run_dir / STDERR_FILE, limit).rstrip("\n"),
     }
-
-
-def read_runs(state: ReadState, changed: set[str] | None = None) -> None:
-    """Read the members' runs and the runner's open decisions into ``state``: every
-    member's (``changed`` None), or only those of ``changed`` (``team/member``; the
-    decisions when it holds ``decisions``)."""
-    if changed is None:
-        state.runs = {f"{runs.team}/{runs.member}": runs for runs in all_runs(state.ws)}
-        state.run_gates = run_gates(state.ws)
-        return
-    for key in changed - {"decisions"}:
-        team, _, member = key.partition("/")
-        try:
-            state.runs[key] = member_runs(state.ws, team, member)
-        except TeamdeckError:
-            state.runs.pop(key, None)
-    if "decisions" in changed:
-        state.run_gates = run_gates(state.ws)
 
 
 @dataclass(frozen=True)

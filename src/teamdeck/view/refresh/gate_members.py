@@ -8,8 +8,8 @@ at 10x, which changes one task of 1,000, does not walk every task's workers agai
 
 from __future__ import annotations
 
-from teamdeck.view.read_state import ReadState
-from teamdeck.view.snapshot import TaskView
+from teamdeck.view.refresh.read_state import ReadState
+from teamdeck.view.snapshot.workspace import TaskView
 
 Part = tuple[frozenset[str], frozenset[tuple[str, str]]]
 """Members (lower-cased) waiting on a task's open gates; (member, reason) of its stall decisions."""

@@ -3,7 +3,7 @@ changed paths.
 
 :func:`build_snapshot` reads everything once (event logs tail-first). :func:`refresh`
 maps each changed path to what it belongs to - one task, one team's config or inbox,
-an event log, the settings - re-reads only that, and derives the rest (gate queue,
+an event log, the settings - re-reads only that, and derives the rest (decision queue,
 member statuses, problems) in memory. Refreshing with paths that did not change gives
 an equal snapshot: our own writes come back through the watcher harmlessly.
 :func:`retime` is the one refresh no file asks for: time passing makes a shutdown
@@ -14,7 +14,7 @@ readers, which advance); always refresh the newest snapshot. One thread at a tim
 
 This module reads; the rest of the refresh is in its own modules: what a changed path
 belongs to (changes.py), the state kept between refreshes (read_state.py), the merged
-events tail (event_tail.py) and the snapshot made from the state (assemble.py).
+events tail (log_merge.py) and the snapshot made from the state (assemble.py).
 """
 
 from __future__ import annotations
@@ -33,31 +33,33 @@ from teamdeck.store.files import list_entries
 from teamdeck.store.paths import InvalidId, check_id
 from teamdeck.store.settings import load_settings
 from teamdeck.store.workspace import SETTINGS_FILE, Workspace, read_only_mount
-from teamdeck.view.assemble import snapshot_of
-from teamdeck.view.changes import classify
-from teamdeck.view.event_tail import advance, merge, merge_all, open_log, take_notice
-from teamdeck.view.eventlog import EventRow
-from teamdeck.view.gate_members import gate_members
-from teamdeck.view.issues import read_issue_tree
-from teamdeck.view.outbox import failed_deliveries
-from teamdeck.view.plans import (
-    read_plans,
-    read_verdicts,
-    update_plans,
+from teamdeck.view.readers.issues import read_issue_tree
+from teamdeck.view.readers.outbox import failed_deliveries
+from teamdeck.view.readers.plans import read_plans, read_verdicts, update_plans
+from teamdeck.view.readers.runs import all_runs, member_runs, runner_decisions
+from teamdeck.view.readers.sessions import last_events, session_decisions, with_session_events
+from teamdeck.view.readers.tasks import read_outputs, read_task
+from teamdeck.view.readers.team_decisions import team_decisions
+from teamdeck.view.readers.team_files import (
+    read_team_files,
+    reread_config,
+    reread_connections,
+    reread_inbox,
+    with_ledger,
 )
-from teamdeck.view.read_state import ReadState
-from teamdeck.view.runs import read_runs
-from teamdeck.view.sessions import last_events, session_decisions, with_session_events
-from teamdeck.view.snapshot import (
+from teamdeck.view.readers.team_roster import connected, team_view
+from teamdeck.view.readers.team_tasks import read_task_list_files
+from teamdeck.view.refresh.assemble import snapshot_of
+from teamdeck.view.refresh.changes import classify
+from teamdeck.view.refresh.gate_members import gate_members
+from teamdeck.view.refresh.log_merge import advance, merge, merge_all, open_log, take_notice
+from teamdeck.view.refresh.read_state import ReadState
+from teamdeck.view.refresh.task_list_state import derive_task_lists, drop_task_list, refresh_task_list, task_list_names
+from teamdeck.view.snapshot.events import EventRow
+from teamdeck.view.snapshot.workspace import (
     Problem,
     WorkspaceSnapshot,
 )
-from teamdeck.view.task_list_state import derive_task_lists, drop_task_list, refresh_task_list, task_list_names
-from teamdeck.view.tasks import read_outputs, read_task
-from teamdeck.view.team_decisions import team_gates
-from teamdeck.view.team_files import read_team_files, reread_config, reread_connections, reread_inbox, with_ledger
-from teamdeck.view.team_roster import connected, team_view
-from teamdeck.view.team_tasks import read_task_list_files
 
 TAIL_BUDGET = 1000
 """Log lines read at start over all logs together (each log gets its share)."""
@@ -105,10 +107,10 @@ def build_snapshot(
     derive_task_lists(state)
     state.plans = read_plans(ws)
     state.issues, state.issue_problems = read_issue_tree(ws)
-    state.forge_gates = failed_deliveries(ws)
+    state.forge_decisions = failed_deliveries(ws)
     _read_sessions(state, session_teams(ws), per_log, None)
     _annotate_sessions(state)
-    read_runs(state)
+    _read_runs(state)
     for task_id in state.tasks:
         _read_verdicts(state, task_id)
     rows = merge_all(state)
@@ -192,12 +194,12 @@ def refresh(snapshot: WorkspaceSnapshot, changed: Iterable[Path]) -> WorkspaceSn
     update_plans(ws, state.plans, work.plans, work.tasks, relist=work.relist or work.relist_plans)
     if work.forge or work.relist:
         state.issues, state.issue_problems = read_issue_tree(ws)
-        state.forge_gates = failed_deliveries(ws)
+        state.forge_decisions = failed_deliveries(ws)
     if work.sessions or teams_changed:
         rebuild |= _read_sessions(state, sorted(work.sessions), NEW_LOG_TAIL, new_rows)
     _annotate_sessions(state)
     if work.runs or work.relist:
-        read_runs(state, None if work.relist or "*" in work.runs else work.runs)
+        _read_runs(state, None if work.relist or "*" in work.runs else work.runs)
     notices = tuple(notice for log in state.logs.values() if (notice := take_notice(log)))
     if rebuild:
         rows = merge_all(state)
@@ -277,7 +279,7 @@ def _load_settings(state: ReadState) -> None:
 
 
 def _read_sessions(state: ReadState, teams: list[str], tail_lines: int, new_rows: list[EventRow] | None) -> bool:
-    """Tail the session logs of ``teams`` (view/sessions.py: opened only, at the first
+    """Tail the session logs of ``teams`` (view/readers/sessions.py: opened only, at the first
     build; read into ``new_rows`` after) and rebuild the queue's session prompts;
     returns whether the events tail must be merged again."""
     rebuild = False
@@ -290,8 +292,8 @@ def _read_sessions(state: ReadState, teams: list[str], tail_lines: int, new_rows
         if new_rows is not None:
             rebuild |= advance(log, new_rows)
         state.session_events[team] = last_events(read_log(state.ws, team))
-    all_team_gates = [gate for gates in state.team_gates.values() for gate in gates]
-    state.session_gates = session_decisions(state.ws, all_team_gates)
+    all_team_decisions = [decision for decisions in state.team_decisions.values() for decision in decisions]
+    state.session_decisions = session_decisions(state.ws, all_team_decisions)
     return rebuild
 
 
@@ -390,6 +392,24 @@ def _drop_task(state: ReadState, task_id: str) -> None:
     state.logs.pop(str(state.ws.rel(state.ws.events_file(task_id))), None)
 
 
+def _read_runs(state: ReadState, changed: set[str] | None = None) -> None:
+    """Read the members' runs and the runner's open decisions into ``state``: every
+    member's (``changed`` None), or only those of ``changed`` (``team/member``; the
+    decisions when it holds ``decisions``)."""
+    if changed is None:
+        state.runs = {f"{runs.team}/{runs.member}": runs for runs in all_runs(state.ws)}
+        state.runner_decisions = runner_decisions(state.ws)
+        return
+    for key in changed - {"decisions"}:
+        team, _, member = key.partition("/")
+        try:
+            state.runs[key] = member_runs(state.ws, team, member)
+        except TeamdeckError:
+            state.runs.pop(key, None)
+    if "decisions" in changed:
+        state.runner_decisions = runner_decisions(state.ws)
+
+
 def _read_verdicts(state: ReadState, task_id: str) -> None:
     if task_id not in state.tasks:
         state.verdicts.pop(task_id, None)
@@ -430,7 +450,7 @@ def _refresh_team(state: ReadState, team: str, parts: set[str]) -> bool:
     if files is None:
         state.teams.pop(team, None)
         state.team_views.pop(team, None)
-        state.team_gates.pop(team, None)
+        state.team_decisions.pop(team, None)
         state.logs.pop(str(ws.rel(ws.messages_log(team))), None)
         return True
     changed = state.teams.get(team) is not files
@@ -453,7 +473,7 @@ def _derive_teams(state: ReadState, changed: set[str], *, tasks_changed: bool) -
             or state.stalled.get(team, frozenset()) != stalls
         ):
             state.team_views[team] = team_view(files, members, state.ws.clock(), stalled=dict(stalls))
-            state.team_gates[team] = tuple(team_gates(files, state.team_views[team]))
+            state.team_decisions[team] = tuple(team_decisions(files, state.team_views[team]))
     state.waiting = waiting
     state.stalled = stalled
 

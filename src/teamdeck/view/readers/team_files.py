@@ -29,9 +29,9 @@ from teamdeck.protocol.team.observed import Observed
 from teamdeck.store.connections import read_connections
 from teamdeck.store.paths import InvalidId
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.frames import frame_problems
-from teamdeck.view.inbox_fold import InboxRows
-from teamdeck.view.snapshot import Problem
+from teamdeck.view.readers.frames import frame_problems
+from teamdeck.view.readers.inbox_fold import InboxRows
+from teamdeck.view.snapshot.workspace import Problem
 
 
 @dataclass(frozen=True)
@@ -259,7 +259,7 @@ def inbox_problems(ws: Workspace, files: TeamFiles) -> list[Problem]:
     ]
     inboxes_dir = ws.rel(files_format.inboxes_dir(ws, files.name))
     problems += [Problem(str(inboxes_dir), "", line) for line in files.inboxes.ignored]
-    problems += frame_problems(ws, files)
+    problems += frame_problems(ws, files.name, files.ledger)
     return problems + [
         Problem(str(ws.rel(ws.connections_dir(files.name))), "", line) for line in files.connection_problems
     ]

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from teamdeck.formats.registry import team_file
 from teamdeck.store.workspace import SETTINGS_FILE
-from teamdeck.view.plans import plan_of_path, verdict_task_of_path
+from teamdeck.view.readers.plans import plan_of_path, verdict_task_of_path
 
 
 @dataclass

@@ -26,12 +26,12 @@ from teamdeck.formats.inboxes import Inbox
 from teamdeck.formats.registry import team_format
 from teamdeck.model.team import ClaudeTask, IdleNotification, TaskAssignment
 from teamdeck.store.loaders import dumps_json
-from teamdeck.view.event_tail import MAX_EVENTS, moment, order_of
-from teamdeck.view.eventlog import DETAIL_CHARS, EventRow
-from teamdeck.view.inbox_fold import describe, idle_detail
-from teamdeck.view.read_state import ReadState
-from teamdeck.view.snapshot import same_items
-from teamdeck.view.team_files import TeamFiles
+from teamdeck.view.readers.inbox_fold import describe, idle_detail
+from teamdeck.view.readers.team_files import TeamFiles
+from teamdeck.view.refresh.log_merge import MAX_EVENTS, moment, order_of
+from teamdeck.view.refresh.read_state import ReadState
+from teamdeck.view.snapshot.events import DETAIL_CHARS, EventRow
+from teamdeck.view.snapshot.workspace import same_items
 
 
 def with_team_rows(state: ReadState, rows: tuple[EventRow, ...]) -> tuple[EventRow, ...]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from teamdeck.errors import TeamdeckError
 from teamdeck.protocol.forge.outbox import read_outbox
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.snapshot import Decision
+from teamdeck.view.snapshot.workspace import Decision
 
 
 def failed_deliveries(ws: Workspace) -> tuple[Decision, ...]:

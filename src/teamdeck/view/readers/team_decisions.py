@@ -9,29 +9,26 @@ from typing import TypeVar
 from teamdeck.formats.inboxes import Inbox
 from teamdeck.model.team import Kind, PermissionRequest, PlanApprovalRequest, SandboxPermissionRequest
 from teamdeck.protocol.team.ledger.results import Handshake
-from teamdeck.view.inbox_fold import raw_text
-from teamdeck.view.snapshot import Decision, TeamView
-from teamdeck.view.team_files import TeamFiles
+from teamdeck.view.readers.inbox_fold import raw_text
+from teamdeck.view.readers.team_files import TeamFiles
+from teamdeck.view.snapshot.workspace import Decision, TeamView
 
 RequestKind = TypeVar("RequestKind", bound=Kind)
 
 
-def team_gates(files: TeamFiles, team: TeamView) -> list[Decision]:
+def team_decisions(files: TeamFiles, team: TeamView) -> list[Decision]:
     """Every decision the team waits for: plan approvals, permission requests and
     stuck shutdowns (the caller sorts the whole queue, oldest first). An ended team
     waits for nothing: nobody is there to take an answer."""
     if files.ended:
         return []
     return (
-        pending_plan_gates(files, team)
-        + pending_permission_gates(files)
-        + sandbox_gates(files)
-        + stuck_shutdown_gates(files)
+        plan_decisions(files, team) + permission_decisions(files) + sandbox_decisions(files) + shutdown_decisions(files)
     )
 
 
-def pending_plan_gates(files: TeamFiles, team: TeamView) -> list[Decision]:
-    """The team's unanswered plan approval requests as gates, one per request."""
+def plan_decisions(files: TeamFiles, team: TeamView) -> list[Decision]:
+    """The team's unanswered plan approval requests as decisions, one per request."""
     if files.ledger is None:
         return []
     gates = []
@@ -49,8 +46,8 @@ def pending_plan_gates(files: TeamFiles, team: TeamView) -> list[Decision]:
     return gates
 
 
-def pending_permission_gates(files: TeamFiles) -> list[Decision]:
-    """The team's open permission requests as gates: the tool, what it is for, and its
+def permission_decisions(files: TeamFiles) -> list[Decision]:
+    """The team's open permission requests as decisions: the tool, what it is for, and its
     input (raw here; fronts sanitise)."""
     if files.ledger is None:
         return []
@@ -72,8 +69,8 @@ def pending_permission_gates(files: TeamFiles) -> list[Decision]:
     return gates
 
 
-def stuck_shutdown_gates(files: TeamFiles) -> list[Decision]:
-    """Shutdown requests that waited past the timeout with no reply, as gates whose
+def shutdown_decisions(files: TeamFiles) -> list[Decision]:
+    """Shutdown requests that waited past the timeout with no reply, as decisions whose
     two answers are "resend" and "force offline"."""
     if files.ledger is None:
         return []
@@ -97,7 +94,7 @@ sandbox decision's ``tool``, so a prompt for the same host seen through a channe
 hook is recognised as the same request (its input: ``{"host": ...}``)."""
 
 
-def sandbox_gates(files: TeamFiles) -> list[Decision]:
+def sandbox_decisions(files: TeamFiles) -> list[Decision]:
     """The team's open sandbox host requests as decisions (``reason`` is the host)."""
     if files.ledger is None:
         return []

@@ -12,8 +12,8 @@ from datetime import datetime
 from functools import lru_cache
 
 from teamdeck.clock import parse_iso
-from teamdeck.view.liveness import has_ended, stale_in
-from teamdeck.view.snapshot import WorkspaceSnapshot
+from teamdeck.view.figures.liveness import has_ended, stale_in
+from teamdeck.view.snapshot.workspace import WorkspaceSnapshot
 
 
 @dataclass(frozen=True)
@@ -26,14 +26,14 @@ class Overview:
         active, idle, offline, stale: members by liveness, from their derived
             status (``active`` counts working, awaiting and shutting-down members),
             except that a member quiet for ``staleAfterSeconds`` counts as ``stale``
-            whatever its last status (view/liveness.py).
+            whatever its last status (view/figures/liveness.py).
         ended: teams whose members are all offline or stale.
-        gates: decisions waiting.
-        oldest_gate_age: how long the oldest one has waited (``"12m"``), or ``""``.
+        decisions: decisions waiting.
+        oldest_decision_age: how long the oldest one has waited (``"12m"``), or ``""``.
         unread: unread messages in every inbox.
         problems: files that could not be read.
         team_tasks: tasks of the teams' Claude Code task lists (internal ones not counted).
-        stalled: those of them that look stuck (view/team_tasks.py).
+        stalled: those of them that look stuck (view/readers/team_tasks.py).
     """
 
     teams: int
@@ -42,8 +42,8 @@ class Overview:
     active: int
     idle: int
     offline: int
-    gates: int
-    oldest_gate_age: str
+    decisions: int
+    oldest_decision_age: str
     unread: int
     problems: int
     team_tasks: int = 0
@@ -65,7 +65,7 @@ def overview(snapshot: WorkspaceSnapshot, now: datetime | None = None) -> Overvi
     stale_by_team = [stale_in(team, at, snapshot.stale_after) for team in snapshot.teams]
     stale = [member for members in stale_by_team for member in members]
     idle = sum(team.statuses["idle"] for team in snapshot.teams) - sum(member.status == "idle" for member in stale)
-    oldest = age(snapshot.gates[0].created_at, at) if snapshot.gates else ""
+    oldest = age(snapshot.decisions[0].created_at, at) if snapshot.decisions else ""
     return Overview(
         teams=len(snapshot.teams),
         tasks=len(snapshot.tasks),
@@ -73,8 +73,8 @@ def overview(snapshot: WorkspaceSnapshot, now: datetime | None = None) -> Overvi
         active=members - idle - offline - len(stale),
         idle=idle,
         offline=offline,
-        gates=len(snapshot.gates),
-        oldest_gate_age=oldest,
+        decisions=len(snapshot.decisions),
+        oldest_decision_age=oldest,
         unread=snapshot.unread,
         problems=len(snapshot.problems),
         team_tasks=sum(len(listing.visible) for listing in snapshot.team_tasks),

@@ -1,14 +1,13 @@
 """What the roster, inbox and queue make of the frames Claude Code 2.1.332 added
-(FORMAT.md "Mailbox frames"; a sandbox host request is a decision: view/team_decisions.py); ``task_completed``
-and ``teammate_terminated`` change what the roster and the task list say; the frames
-the client drops from inboxes (``mode_set_request``, ``team_permission_update``) are
-shown as such. view/team_roster.py, team_decisions.py, inbox_fold.py and team_files.py call these, so each frame is handled
-in one place.
+(FORMAT.md "Mailbox frames"; a sandbox host request is a decision:
+view/readers/team_decisions.py); ``task_completed`` and ``teammate_terminated`` change
+what the roster and the task list say; the frames the client drops from inboxes
+(``mode_set_request``, ``team_permission_update``) are shown as such.
+view/readers/team_roster.py, team_decisions.py, inbox_fold.py and team_files.py call
+these, so each frame is handled in one place.
 """
 
 from __future__ import annotations
-
-from typing import TYPE_CHECKING
 
 from teamdeck.formats.registry import team_format
 from teamdeck.model.team import (
@@ -23,10 +22,7 @@ from teamdeck.model.team import (
 from teamdeck.protocol.team.ledger.results import Ledger
 from teamdeck.store.loaders import dumps_json
 from teamdeck.store.workspace import Workspace
-from teamdeck.view.snapshot import MemberView, Problem
-
-if TYPE_CHECKING:
-    from teamdeck.view.team_files import TeamFiles
+from teamdeck.view.snapshot.workspace import MemberView, Problem
 
 DROPPED = "Claude Code 2.1.332 drops it from the inbox unread"
 
@@ -69,34 +65,34 @@ def task_reports(ledger: Ledger | None) -> tuple[tuple[str, str, str], ...]:
     return tuple((report.task_id, report.member, report.at) for report in (ledger.reports if ledger else ()))
 
 
-def departed(files: TeamFiles, present: set[str]) -> list[MemberView]:
-    """A roster row for each teammate a ``teammate_terminated`` names that is no longer
-    in config.json (2.1.332 removes a teammate that shut down): offline, the message as
-    its reason. ``present``: the lower-cased names already on the roster."""
-    if files.ledger is None:
+def departed(team: str, ledger: Ledger | None, present: set[str]) -> list[MemberView]:
+    """A roster row for each teammate of ``team`` a ``teammate_terminated`` names that is
+    no longer in config.json (2.1.332 removes a teammate that shut down): offline, the
+    message as its reason. ``present``: the lower-cased names already on the roster."""
+    if ledger is None:
         return []
     return [
         MemberView(
-            team=files.name,
+            team=team,
             name=termination.member,
             active=False,
             status="offline",
             since=termination.at,
             detail=termination.message,
         )
-        for key, termination in sorted(files.ledger.terminations.items())
+        for key, termination in sorted(ledger.terminations.items())
         if key not in present
     ]
 
 
-def frame_problems(ws: Workspace, files: TeamFiles) -> list[Problem]:
-    """A problem for each known frame whose fields do not fit its schema (it is shown
-    raw in the inbox): the inbox file, the entry, the frame type and what is wrong (the
-    ledger's fold found them, once per inbox read)."""
-    if files.ledger is None:
+def frame_problems(ws: Workspace, team: str, ledger: Ledger | None) -> list[Problem]:
+    """A problem for each known frame of ``team`` whose fields do not fit its schema (it
+    is shown raw in the inbox): the inbox file, the entry, the frame type and what is
+    wrong (the ledger's fold found them, once per inbox read)."""
+    if ledger is None:
         return []
-    team_files = team_format(ws, files.name)
+    team_files = team_format(ws, team)
     return [
-        Problem(str(ws.rel(team_files.inbox(ws, files.name, recipient))), f"entry {index}", f"{kind} frame: {why}")
-        for recipient, index, kind, why in files.ledger.bad_frames
+        Problem(str(ws.rel(team_files.inbox(ws, team, recipient))), f"entry {index}", f"{kind} frame: {why}")
+        for recipient, index, kind, why in ledger.bad_frames
     ]

@@ -1,6 +1,6 @@
 """Whether a team and its members are still alive, judged by their activity.
 
-A member's derived status (view/team_roster.py) comes from what the files say happened:
+A member's derived status (view/readers/team_roster.py) comes from what the files say happened:
 a teammate whose last turn never ended shows ``working`` forever. On real Claude Code
 data that is a lie after a while: teams from months ago still count as active. A
 member is **stale** when nothing it sent or received is younger than the workspace's
@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
-from teamdeck.view.snapshot import MemberView, TeamView
+from teamdeck.view.snapshot.workspace import MemberView, TeamView
 
 _EARLIEST = datetime.min.replace(tzinfo=UTC)
 _LATEST = datetime.max.replace(tzinfo=UTC)

@@ -22,21 +22,21 @@ from typing import TYPE_CHECKING, Any, Literal
 from teamdeck.clock import moment_of
 from teamdeck.errors import InvalidFile
 
-# Types only: the TUI draws its first snapshot before it imports the readers (view/plans.py
-# and the pydantic models under it), so this module must not import them.
+# Types only: the TUI draws its first snapshot before it imports the readers, with this
+# module alone of the view; the other rows come with the readers that make them.
 if TYPE_CHECKING:
-    from teamdeck.view.eventlog import EventRow
-    from teamdeck.view.issues import IssueView
-    from teamdeck.view.plans import PlanView, TaskVerdicts
-    from teamdeck.view.runs import MemberRuns
+    from teamdeck.view.snapshot.events import EventRow
+    from teamdeck.view.snapshot.issues import IssueView
+    from teamdeck.view.snapshot.plans import PlanView, TaskVerdicts
+    from teamdeck.view.snapshot.runs import MemberRuns
 
 DEFAULT_STALE_AFTER = timedelta(hours=6)
-"""``staleAfterSeconds`` when the workspace does not set it (view/liveness.py)."""
+"""``staleAfterSeconds`` when the workspace does not set it (view/figures/liveness.py)."""
 
 MemberStatus = Literal[
     "working", "idle", "awaiting", "shutdown-requested", "shutdown-stuck", "shutdown-approved", "offline"
 ]
-"""Derived from the roster and the messages (see view/team_roster.py):
+"""Derived from the roster and the messages (see view/readers/team_roster.py):
 
 - ``offline``: ``isActive`` is false.
 - ``shutdown-approved``: the member approved a shutdown request but is still active
@@ -178,7 +178,7 @@ class TaskView:
     outputs_checked: bool = True
     """False while the workers' final.json files are not read yet (``workers`` are then
     the ones task.yaml names, status ``checking``): the first moment of a TUI start,
-    see view/build.py ``check_outputs``."""
+    see view/refresh/build.py ``check_outputs``."""
     summary_path: str | None = None
     problem: Problem | None = None
 
@@ -252,7 +252,7 @@ class MemberView:
         connected: the URL of a live ``teamdeck mcp --http`` server acting as this
             member (its heartbeat is fresh), else ``""``.
         session_event: what the member's live session last told a hook
-            (``TaskCompleted "Write notes" at …``; view/sessions.py), else ``""``.
+            (``TaskCompleted "Write notes" at …``; view/readers/sessions.py), else ``""``.
     """
 
     team: str
@@ -313,7 +313,7 @@ class TeamView:
     @functools.cached_property
     def quiet_since(self) -> tuple[datetime | None, ...]:
         """Each member's last activity, in member order; for a member with none, the
-        team's newest; None when no member has any (view/liveness.py judges staleness
+        team's newest; None when no member has any (view/figures/liveness.py judges staleness
         by it). Worked out once per view: the overview judges every member again at
         each change and each tick of the clock."""
         own = [moment_of(member.last_activity) if member.last_activity else None for member in self.members]
@@ -322,7 +322,7 @@ class TeamView:
 
     @functools.cached_property
     def judged(self) -> dict[timedelta, tuple[datetime, datetime, list[MemberView]]]:
-        """view/liveness.py's memory of who is stale in this view, per stale time, with
+        """view/figures/liveness.py's memory of who is stale in this view, per stale time, with
         the span of clock times it holds for (the overview asks at every change and
         every tick of the clock; the answer changes only when a member's quiet time
         crosses the stale time)."""
@@ -400,28 +400,28 @@ class WorkspaceSnapshot:
         taken_at: the workspace clock when this snapshot was made.
         teams: teams by name order.
         tasks: teamdeck tasks by id order.
-        gates: the open decisions, oldest first (all kinds).
-        events: the loaded tail of every log, oldest first (see view/eventlog.py).
+        decisions: the open decisions, oldest first (all kinds).
+        events: the loaded tail of every log, oldest first (see view/readers/log_source.py).
         events_complete: every line of every log is loaded.
         problems: every file that could not be read, by path.
         notices: one-line messages worth showing once (a log was replaced...).
         read_only: writes are off (and why, in ``read_only_reason``).
         auto_join: the workspace setting autoJoin.
-        stale_after: the workspace setting staleAfterSeconds (view/liveness.py).
+        stale_after: the workspace setting staleAfterSeconds (view/figures/liveness.py).
         hide_ended: the workspace setting hideEndedTeams.
-        plans: coordinator plans by id order (see view/plans.py).
+        plans: coordinator plans by id order (see view/readers/plans.py).
         verdicts: task id -> its verdict history (tasks that have one).
-        issues: issue-driven teams' issues as a tree, parents before their subs (view/issues.py).
+        issues: issue-driven teams' issues as a tree, parents before their subs (view/readers/issues.py).
         issue_problems: one line per issue file that could not be read.
         team_tasks: the Claude Code task list of each team that has one, by team.
-        runs: ``team/member`` -> what ``teamdeck run`` ran of that member (view/runs.py).
+        runs: ``team/member`` -> what ``teamdeck run`` ran of that member (view/readers/runs.py).
     """
 
     root: str
     taken_at: datetime
     teams: tuple[TeamView, ...] = ()
     tasks: tuple[TaskView, ...] = ()
-    gates: tuple[Decision, ...] = ()
+    decisions: tuple[Decision, ...] = ()
     events: tuple[EventRow, ...] = ()
     events_complete: bool = True
     problems: tuple[Problem, ...] = ()
@@ -454,14 +454,16 @@ class WorkspaceSnapshot:
         """The member ``<team>/<name>``."""
         return next((member for member in self.members if member.key == key), None)
 
-    def gate(self, key: str) -> Decision | None:
-        return self._gates_by_key.get(key)
+    def decision(self, key: str) -> Decision | None:
+        return self._decisions_by_key.get(key)
 
     @functools.cached_property
-    def _gates_by_key(self) -> dict[str, Decision]:
-        """The gates by key (the gates panel looks its selected one up for each of its
-        keys, on every change)."""
-        return {gate.key: gate for gate in reversed(self.gates)}  # the first of a key wins, as a scan would
+    def _decisions_by_key(self) -> dict[str, Decision]:
+        """The decisions by key (the decisions panel looks its selected one up for each
+        of its keys, on every change)."""
+        return {
+            decision.key: decision for decision in reversed(self.decisions)
+        }  # the first of a key wins, as a scan would
 
     def plan(self, plan_id: str) -> PlanView | None:
         return next((plan for plan in self.plans if plan.id == plan_id), None)

@@ -1,12 +1,14 @@
-"""The events tail: every task's ``events.jsonl`` and every team's ``messages.jsonl``,
-read tail-first (a full parse of 100k lines costs ~0.5 s and three times the memory).
+"""One log (a task's ``events.jsonl`` or a team's ``messages.jsonl``) read tail-first,
+as the rows the Events panel lists (view/snapshot/events.py): a full parse of 100k lines
+costs ~0.5 s and three times the memory.
 
 A log can hold a million lines; parsing them all at start costs seconds and a gigabyte
 of dicts. So a :class:`LogSource` reads only the last lines at start (a block read
 backwards from the end), remembers the byte offset where that tail begins, reads
 older lines only when asked (:meth:`LogSource.load_older`, again backwards from that
 offset), and reads what is appended with :class:`teamdeck.store.jsonl.Tail`. Each
-record becomes a small immutable :class:`EventRow`; the raw dicts are dropped.
+record becomes a small immutable :class:`~teamdeck.view.snapshot.events.EventRow`; the
+raw dicts are dropped.
 
 A replaced or truncated log (new inode, or smaller than what was read, F14) is read
 again from its tail; ids already seen are skipped (C9).
@@ -14,120 +16,18 @@ again from its tail; ids already seen are skipped (C9).
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from teamdeck.errors import InvalidFile
 from teamdeck.store.jsonl import Tail, decode_records
-from teamdeck.store.loaders import dumps_json
 from teamdeck.store.paths import EscapesWorkspace, open_beneath
+from teamdeck.view.snapshot.events import EventRow
 
 BLOCK_BYTES = 64 * 1024
-DETAIL_CHARS = 4000
 MAX_PROBLEMS = 20
-
-
-@dataclass(frozen=True)
-class EventRow:
-    """One line of a log, reduced to what a list shows.
-
-    Attributes:
-        ts: when (ISO-8601 as written; ``""`` if the record has none).
-        id: the record id (``""`` if none).
-        source: which log, for people: ``task t1`` or ``team alpha``.
-        kind: the event ``type`` or message ``type``.
-        actor: who: the event ``actor`` or the message ``from`` (→ ``to``).
-        text: a one-line summary of the payload (raw, not sanitised).
-        detail: the whole record as compact JSON, capped (raw, not sanitised).
-        path: the log, relative to the workspace.
-    """
-
-    ts: str
-    id: str
-    source: str
-    kind: str
-    actor: str
-    text: str
-    detail: str
-    path: str
-
-    @property
-    def sort_key(self) -> tuple[str, str]:
-        return (self.ts, self.id)
-
-
-def _scalar_pairs(payload: dict[str, Any], skip: tuple[str, ...] = ()) -> str:
-    parts = []
-    for key, value in payload.items():
-        if key in skip or value is None or value == "" or value == [] or value == {}:
-            continue
-        if isinstance(value, (dict, list)):
-            value = dumps_json(value)
-        parts.append(f"{key}={value}")
-    return " ".join(parts)
-
-
-def event_row(record: dict[str, Any], source: str, path: str) -> EventRow:
-    """An :class:`EventRow` from one ``events.jsonl`` record (any shape is accepted)."""
-    payload = record.get("payload")
-    text = _scalar_pairs(payload) if isinstance(payload, dict) else ("" if payload is None else str(payload))
-    return EventRow(
-        ts=str(record.get("ts", "")),
-        id=str(record.get("id", "")),
-        source=source,
-        kind=str(record.get("type", "?")),
-        actor=str(record.get("actor", "")),
-        text=text,
-        detail=_detail(record),
-        path=path,
-    )
-
-
-def message_row(record: dict[str, Any], source: str, path: str) -> EventRow:
-    """An :class:`EventRow` from one ``messages.jsonl`` record (any shape is accepted)."""
-    sender, recipients = record.get("from") or record.get("actor", ""), record.get("to") or []
-    if isinstance(recipients, str):
-        recipients = [recipients]
-    actor = f"{sender} → {', '.join(str(name) for name in recipients)}" if recipients else str(sender)
-    text = _scalar_pairs(record, skip=("id", "ts", "type", "from", "to", "timestamp", "actor"))
-    return EventRow(
-        ts=str(record.get("ts", record.get("timestamp", ""))),
-        id=str(record.get("id", "")),
-        source=source,
-        kind=str(record.get("type", "message")),
-        actor=actor,
-        text=text,
-        detail=_detail(record),
-        path=path,
-    )
-
-
-def _detail(record: dict[str, Any]) -> str:
-    try:
-        text = dumps_json(record)
-    except (TypeError, ValueError):
-        text = repr(record)
-    return text if len(text) <= DETAIL_CHARS else text[:DETAIL_CHARS] + f"… ({len(text):,} characters)"
-
-
-def pretty_record(detail: str) -> str:
-    """A row's record indented for reading, a protocol message in its ``text``
-    decoded too; a record cut to :data:`DETAIL_CHARS` (not JSON any more) as it is."""
-    try:
-        record = json.loads(detail)
-    except ValueError:
-        return detail
-    if isinstance(record, dict) and isinstance(record.get("text"), str) and record["text"].lstrip().startswith("{"):
-        try:
-            record["text"] = json.loads(record["text"])
-        except ValueError:
-            pass
-    return json.dumps(record, indent=2, ensure_ascii=False)
-
 
 RowMaker = Callable[[dict[str, Any], str, str], EventRow]
 

@@ -26,8 +26,8 @@ from teamdeck.model.team import (
 )
 from teamdeck.protocol.team.ledger.moments import moment_of
 from teamdeck.store.loaders import dumps_json
-from teamdeck.view.frames import describe_frame
-from teamdeck.view.snapshot import MessageView
+from teamdeck.view.readers.frames import describe_frame
+from teamdeck.view.snapshot.workspace import MessageView
 
 
 @dataclass(frozen=True)
