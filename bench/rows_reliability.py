@@ -32,7 +32,7 @@ from teamdeck.text import sanitize
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from support.mcp_clients import call, make_workspace, stdio_session
+from support.mcp_clients import make_workspace, time_waits
 
 TEN_MB = 10_485_760
 WAITERS = 150
@@ -98,25 +98,7 @@ def mcp_under_load(waiters: int) -> list[Result]:
         make_workspace(root)
 
         async def main() -> None:
-            async with stdio_session(root, "team-lead") as lead:
-                started = time.monotonic()
-                await call(lead, "list_agents")
-                timings["idle"] = time.monotonic() - started
-
-                async def wait() -> None:
-                    await call(lead, "wait_for_agent", member="coder", timeout_s=30)
-
-                async with anyio.create_task_group() as waits:
-                    for _ in range(waiters):
-                        waits.start_soon(wait)
-                    await anyio.sleep(3)  # every wait has started and is asleep
-                    started = time.monotonic()
-                    await call(lead, "list_agents")
-                    timings["loaded"] = time.monotonic() - started
-                    started = time.monotonic()
-                    await call(lead, "wait_for_agent", member="reviewer", timeout_s=2)
-                    timings["wait"] = time.monotonic() - started
-                    waits.cancel_scope.cancel()
+            timings.update(await time_waits(root, waiters))
 
         anyio.run(main)
     late = timings["wait"] - 2

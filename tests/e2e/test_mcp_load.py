@@ -5,12 +5,11 @@ anything is written. How close to idle and to the timeout: bench/rows_reliabilit
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import anyio
 import pytest
-from support.mcp_clients import call, make_workspace, refused, stdio_session, workspace_bytes
+from support.mcp_clients import make_workspace, refused, stdio_session, time_waits, workspace_bytes
 
 pytestmark = pytest.mark.slow
 
@@ -24,36 +23,19 @@ def test_c18_a_hundred_and_fifty_waits_hold_no_thread_and_timeouts_are_kept(tmp_
 
     async def main() -> None:
         with anyio.fail_after(120):
-            async with stdio_session(root, "team-lead") as lead:
-                started = time.monotonic()
-                await call(lead, "list_agents")
-                timings["idle"] = time.monotonic() - started
-
-                async def wait() -> None:
-                    await call(lead, "wait_for_agent", member="coder", timeout_s=30)
-
-                async with anyio.create_task_group() as waits:
-                    for _ in range(WAITERS):
-                        waits.start_soon(wait)
-                    await anyio.sleep(3)  # every wait has started and is asleep
-                    started = time.monotonic()
-                    await call(lead, "list_agents")
-                    timings["loaded"] = time.monotonic() - started
-                    started = time.monotonic()
-                    result = await call(lead, "wait_for_agent", member="reviewer", timeout_s=2)
-                    timings["wait 2 s"] = time.monotonic() - started
-                    assert result["event"] == "timeout", result
-                    waits.cancel_scope.cancel()
+            measured = await time_waits(root, WAITERS)
+        assert measured.result["event"] == "timeout", measured.result
+        timings.update(measured)
 
     anyio.run(main)
     print(
         f"C18: list_agents idle {timings['idle']:.3f} s, with {WAITERS} waits {timings['loaded']:.3f} s; "
-        f"wait_for_agent(timeout_s=2) returned after {timings['wait 2 s']:.3f} s"
+        f"wait_for_agent(timeout_s=2) returned after {timings['wait']:.3f} s"
     )
     # Bounds that only the old bugs cross, however busy the machine; how close to idle and
     # to the timeout the answers come is measured in bench/rows_reliability.py.
     assert timings["loaded"] < 10.0  # not queued behind the waits for a free thread (it was 25 s)
-    assert 2.0 <= timings["wait 2 s"] < 4.5  # its own timeout, not a later check (it was 5 s)
+    assert 2.0 <= timings["wait"] < 4.5  # its own timeout, not a later check (it was 5 s)
 
 
 def test_c18_a_field_over_its_cap_is_refused_before_anything_is_written(tmp_path: Path) -> None:

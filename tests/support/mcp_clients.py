@@ -10,11 +10,13 @@ import os
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
+import anyio
 import httpx2
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
@@ -136,3 +138,38 @@ def workspace_bytes(root: Path, *, skip: tuple[str, ...] = ()) -> dict[str, str]
         and not path.name.endswith(".lock")
         and not any(str(path.relative_to(root)).startswith(prefix) for prefix in skip)
     }
+
+
+class WaitTimings(dict[str, float]):
+    """What :func:`time_waits` measured, in seconds: ``idle`` (list_agents alone),
+    ``loaded`` (list_agents with the waits asleep) and ``wait`` (a 2 s wait_for_agent
+    among them), with ``result`` the last wait's answer."""
+
+    result: dict[str, Any]
+
+
+async def time_waits(root: Path, waiters: int) -> WaitTimings:
+    """C18's scenario, shared by its test (tests/e2e/test_mcp_load.py) and its bench row
+    (bench/rows_reliability.py): ``waiters`` calls of wait_for_agent asleep at once, then
+    list_agents and a wait with a 2 s timeout, each timed."""
+    timings = WaitTimings()
+    async with stdio_session(root, "team-lead") as lead:
+        started = time.monotonic()
+        await call(lead, "list_agents")
+        timings["idle"] = time.monotonic() - started
+
+        async def wait() -> None:
+            await call(lead, "wait_for_agent", member="coder", timeout_s=30)
+
+        async with anyio.create_task_group() as waits:
+            for _ in range(waiters):
+                waits.start_soon(wait)
+            await anyio.sleep(3)  # every wait has started and is asleep
+            started = time.monotonic()
+            await call(lead, "list_agents")
+            timings["loaded"] = time.monotonic() - started
+            started = time.monotonic()
+            timings.result = await call(lead, "wait_for_agent", member="reviewer", timeout_s=2)
+            timings["wait"] = time.monotonic() - started
+            waits.cancel_scope.cancel()
+    return timings
