@@ -89,8 +89,8 @@ def frame_problems(ws: Workspace, team: str, ledger: Ledger | None) -> list[Prob
     """A problem for each known frame of ``team`` whose fields do not fit its schema (it
     is shown raw in the inbox): the inbox file, the entry, the frame type and what is
     wrong (the ledger's fold found them, once per inbox read)."""
-    if ledger is None:
-        return []
+    if ledger is None or not ledger.bad_frames:
+        return []  # the usual case, asked of every team on every refresh: no format lookup
     team_files = team_format(ws, team)
     return [
         Problem(str(ws.rel(team_files.inbox(ws, team, recipient))), f"entry {index}", f"{kind} frame: {why}")

@@ -252,13 +252,15 @@ def _read_config(ws: Workspace, team: str, previous: TeamFiles | None) -> tuple[
 def inbox_problems(ws: Workspace, files: TeamFiles) -> list[Problem]:
     """The team's unreadable inboxes, ignored inbox files and unreadable MCP heartbeats,
     as problems."""
-    files_format = team_format(ws, files.name)
-    problems = [
-        Problem(str(ws.rel(files_format.inbox(ws, files.name, recipient))), "", why)
-        for recipient, why in files.inboxes.unreadable.items()
-    ]
-    inboxes_dir = ws.rel(files_format.inboxes_dir(ws, files.name))
-    problems += [Problem(str(inboxes_dir), "", line) for line in files.inboxes.ignored]
+    problems: list[Problem] = []
+    if files.inboxes.unreadable or files.inboxes.ignored:  # rare: the format is looked up only then
+        files_format = team_format(ws, files.name)
+        problems += [
+            Problem(str(ws.rel(files_format.inbox(ws, files.name, recipient))), "", why)
+            for recipient, why in files.inboxes.unreadable.items()
+        ]
+        inboxes_dir = ws.rel(files_format.inboxes_dir(ws, files.name))
+        problems += [Problem(str(inboxes_dir), "", line) for line in files.inboxes.ignored]
     problems += frame_problems(ws, files.name, files.ledger)
     return problems + [
         Problem(str(ws.rel(ws.connections_dir(files.name))), "", line) for line in files.connection_problems
