@@ -17,6 +17,7 @@ from teamdeck.cli.commands import summary
 from teamdeck.cli.common import Output, command_group
 from teamdeck.cli.team_tasks import register_team_task
 from teamdeck.errors import NotFound, Refused
+from teamdeck.formats.registry import log_file
 from teamdeck.model.team import COLORS, MEMBER_ROLES
 from teamdeck.protocol.team import teams
 from teamdeck.protocol.team.messaging.names import resolve_member
@@ -478,5 +479,5 @@ def _deactivate(args: argparse.Namespace, ws: Workspace) -> Output:
     name = handshakes.deactivate_member(ws, args.team, args.member, force=args.force, reason=args.reason)
     return Output(
         {"ok": True, "team": args.team, "member": name, "isActive": False},
-        f"{name} is now inactive in {args.team} (logged in {ws.rel(ws.messages_log(args.team))})",
+        f"{name} is now inactive in {args.team} (logged in {ws.rel(log_file(ws, args.team))})",
     )

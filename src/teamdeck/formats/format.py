@@ -44,12 +44,13 @@ class TeamFile(NamedTuple):
     Attributes:
         team: the team it belongs to.
         what: ``"team"`` (the team directory itself or something in it no part
-            below names), ``"roster"``, ``"inbox"`` or ``"inboxes"`` (the directory).
+            below names), ``"roster"``, ``"inbox"``, ``"inboxes"`` (the directory) or
+            ``"log"`` (teamdeck's own log of the team, :meth:`TeamFormat.log_file`).
         member: for an inbox, the recipient whose inbox it is.
     """
 
     team: str
-    what: Literal["team", "roster", "inbox", "inboxes"]
+    what: Literal["team", "roster", "inbox", "inboxes", "log"]
     member: str | None = None
 
 
@@ -97,6 +98,11 @@ class TeamFormat(Protocol):
 
     def recipient_of(self, path: Path) -> str:
         """The member an inbox file belongs to."""
+        ...
+
+    def log_file(self, ws: Workspace, team: str) -> Path:
+        """Where teamdeck keeps its own log of what it did in the team (sends, handshakes,
+        roster changes: model/team_log.py), a file the agent tool never reads as its own."""
         ...
 
     def task_list_dir(self, ws: Workspace, team: str) -> Path:

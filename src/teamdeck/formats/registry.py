@@ -82,6 +82,12 @@ def team_names(ws: Workspace) -> tuple[list[str], list[str]]:
     return sorted(names), ignored
 
 
+def log_file(ws: Workspace, team: str) -> Path:
+    """teamdeck's own log of ``team``, where the team's format keeps it (see
+    :meth:`~teamdeck.formats.format.TeamFormat.log_file`)."""
+    return team_format(ws, team).log_file(ws, team)
+
+
 def task_dir_kind(path: Path) -> Literal["teamdeck", "task-list", "empty", "other", "missing"]:
     """What a directory under ``tasks/`` is: a teamdeck task (it holds ``task.yaml`` or
     ``events.jsonl``), a team's task list in some format, ``empty``, ``other``, or

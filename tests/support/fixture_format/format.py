@@ -181,6 +181,9 @@ class FixtureFormat:
     def recipient_of(self, path: Path) -> str:
         return path.name[: -len(SUFFIX)]
 
+    def log_file(self, ws: Workspace, team: str) -> Path:
+        return ws.messages_log(team)
+
     def task_list_dir(self, ws: Workspace, team: str) -> Path:
         return ws.team_dir(team)
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from teamdeck.formats.claude_code import inbox, teamfiles
 from teamdeck.formats.format import TeamFile
+from teamdeck.formats.layout import teams_layout_file
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -30,6 +31,7 @@ T = TypeVar("T")
 
 ROSTER = "config.json"
 INBOXES = "inboxes"
+LOG = "messages.jsonl"
 
 
 class ClaudeCodeFormat:
@@ -59,6 +61,9 @@ class ClaudeCodeFormat:
     def recipient_of(self, path: Path) -> str:
         return inbox.recipient_of(path)
 
+    def log_file(self, ws: Workspace, team: str) -> Path:
+        return ws.messages_log(team)
+
     def task_list_dir(self, ws: Workspace, team: str) -> Path:
         return ws.claude_tasks_dir(team)
 
@@ -66,21 +71,7 @@ class ClaudeCodeFormat:
         return teamfiles.holds_task_list(names)
 
     def file_of(self, parts: tuple[str, ...]) -> TeamFile | None:
-        if len(parts) < 2 or parts[0] != "teams":
-            return None
-        team = parts[1]
-        if len(parts) == 2:
-            return TeamFile(team, "team")
-        if parts[2] == ROSTER and len(parts) == 3:
-            return TeamFile(team, "roster")
-        if parts[2] == INBOXES:
-            if len(parts) == 3:
-                return TeamFile(team, "inboxes")
-            name = parts[3]
-            return TeamFile(
-                team, "inbox", name[: -len(".json")] if name.endswith(".json") and len(parts) == 4 else None
-            )
-        return None
+        return teams_layout_file(parts, roster=ROSTER, inboxes=INBOXES, log=LOG)
 
     def read_roster(self, ws: Workspace, team: str) -> TeamConfig:
         return teamfiles.read_team_config(ws, team)

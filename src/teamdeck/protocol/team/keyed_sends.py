@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from teamdeck.formats.inboxes import same_message
-from teamdeck.formats.registry import team_format
+from teamdeck.formats.registry import log_file, team_format
 from teamdeck.model.team import TeamConfig
 from teamdeck.model.team_log import TeamLogRecord
 from teamdeck.protocol.team.observed import Observed, record_delivered
@@ -51,7 +51,7 @@ def logged_with_key(ws: Workspace, team: str, key: str) -> TeamLogRecord | None:
 
 
 def _logged(ws: Workspace, team: str, field: str, value: str) -> TeamLogRecord | None:
-    found = find_record(ws.messages_log(team), field, value)
+    found = find_record(log_file(ws, team), field, value)
     return TeamLogRecord.model_validate(found) if found is not None else None
 
 

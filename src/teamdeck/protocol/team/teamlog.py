@@ -6,6 +6,7 @@ import logging
 from typing import Any
 
 from teamdeck.clock import iso
+from teamdeck.formats.registry import log_file
 from teamdeck.ids import new_ulid
 from teamdeck.model.shape import validation_error
 from teamdeck.model.team_log import LogType, TeamLogRecord
@@ -39,7 +40,7 @@ def log(ws: Workspace, team: str, record: TeamLogRecord) -> TeamLogRecord:
         WriteFailed: the disk refused, or the torn line could not be saved; nothing was written.
         Busy: another writer held the log's lock past the timeout.
     """
-    path = ws.messages_log(team)
+    path = log_file(ws, team)
     with locked(path, what=str(ws.rel(path))):
         banner = repair_torn_tail(path, ws.clock().strftime("%Y%m%dT%H%M%SZ"))
         if banner:
@@ -56,7 +57,7 @@ class TeamLog:
     """
 
     def __init__(self, ws: Workspace, team: str) -> None:
-        self._path = ws.messages_log(team)
+        self._path = log_file(ws, team)
         self._rel = ws.rel(self._path)
         self.generation = -1
         """How many times the file was found replaced (what was read before no longer holds)."""

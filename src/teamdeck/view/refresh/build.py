@@ -97,7 +97,7 @@ def build_snapshot(
         open_log(state, ws.events_file(task_id), f"task {task_id}", per_log, event=True)
         _read_task(state, task_id, outputs_changed=check_outputs)
     for team in team_names:
-        open_log(state, ws.messages_log(team), f"team {team}", per_log, event=False)
+        open_log(state, team_formats.log_file(ws, team), f"team {team}", per_log, event=False)
         files = read_team_files(ws, team, shutdown_timeout=state.shutdown_timeout, record=state.record)
         if files is not None:
             state.teams[team] = files
@@ -180,7 +180,7 @@ def refresh(snapshot: WorkspaceSnapshot, changed: Iterable[Path]) -> WorkspaceSn
         if _refresh_team(state, team, parts):
             teams_changed.add(team)
         if team in state.teams:
-            log = open_log(state, ws.messages_log(team), f"team {team}", NEW_LOG_TAIL, event=False)
+            log = open_log(state, team_formats.log_file(ws, team), f"team {team}", NEW_LOG_TAIL, event=False)
             rebuild |= advance(log, new_rows)
     _derive_teams(state, teams_changed, tasks_changed=bool(work.tasks) or work.relist)
     for team in teams_changed:  # a team that appeared or went: its task list with it
@@ -451,7 +451,7 @@ def _refresh_team(state: ReadState, team: str, parts: set[str]) -> bool:
         state.teams.pop(team, None)
         state.team_views.pop(team, None)
         state.team_decisions.pop(team, None)
-        state.logs.pop(str(ws.rel(ws.messages_log(team))), None)
+        state.logs.pop(str(ws.rel(team_formats.log_file(ws, team))), None)
         return True
     changed = state.teams.get(team) is not files
     state.teams[team] = files

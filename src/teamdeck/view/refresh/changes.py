@@ -97,6 +97,8 @@ def classify(root: Path, changed: Iterable[Path]) -> Work:
                 team.add("all")
             elif found.what == "roster":
                 team.add("config")
+            elif found.what == "log":
+                team.add("messages")
             elif found.member is not None:
                 team.add(f"inbox:{found.member}")
         elif parts[0] == "teams":  # teamdeck's own files beside a team's (store/workspace.py)
@@ -104,8 +106,6 @@ def classify(root: Path, changed: Iterable[Path]) -> Work:
                 work.relist = True
                 continue
             team = work.teams.setdefault(parts[1], set())
-            if len(parts) > 2 and parts[2] == "messages.jsonl":
-                team.add("messages")
-            elif len(parts) > 2 and parts[2] == "connections":
+            if len(parts) > 2 and parts[2] == "connections":
                 team.add("connections")
     return work

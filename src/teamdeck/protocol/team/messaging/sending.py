@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 from teamdeck.clock import iso
 from teamdeck.errors import Refused, TeamdeckError, WriteFailed
 from teamdeck.formats.inboxes import Delivery
-from teamdeck.formats.registry import team_format
+from teamdeck.formats.registry import log_file, team_format
 from teamdeck.model.team import Kind, TeamConfig, decode_text, is_structured
 from teamdeck.model.team_log import LogType, TeamLogRecord
 from teamdeck.protocol.common.intents import intent
@@ -130,7 +130,7 @@ def _deliver(
                 done = ", ".join(files.recipient_of(d.path) for d in deliveries) or "none"
                 raise WriteFailed(
                     f"Could not deliver to '{recipient}': {err}. The send is logged in "
-                    f"{ws.rel(ws.messages_log(team))} as {record.id}; delivered so far: {done}"
+                    f"{ws.rel(log_file(ws, team))} as {record.id}; delivered so far: {done}"
                 ) from err
             if delivery.confirmed:  # seen in the inbox: kept even after Claude Code drains it
                 record_delivered(ws, team, recipient, entry)
