@@ -6,7 +6,7 @@ an object with :class:`~teamdeck.formats.format.TeamFormat`'s members, or a clas
 makes one without arguments)::
 
     [project.entry-points."teamdeck.team_formats"]
-    ripperdoc = "teamdeck_ripperdoc:RipperdocFormat"
+    acme = "teamdeck_acme:AcmeFormat"
 
 A workspace may hold teams of several formats: each team is detected on its own
 (:func:`team_format`), the built-in formats asked first. Entry points are scanned only
@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from teamdeck.formats.claude_code.format import ClaudeCodeFormat
+from teamdeck.formats.ripperdoc.format import RipperdocFormat
 
 if TYPE_CHECKING:
     from teamdeck.formats.format import TeamFile, TeamFormat
@@ -31,8 +32,11 @@ ENTRY_POINT_GROUP = "teamdeck.team_formats"
 
 CLAUDE_CODE: TeamFormat = ClaudeCodeFormat()
 
-BUILTINS: tuple[TeamFormat, ...] = (CLAUDE_CODE,)
-"""The formats that come with teamdeck, asked in this order."""
+RIPPERDOC: TeamFormat = RipperdocFormat()
+
+BUILTINS: tuple[TeamFormat, ...] = (RIPPERDOC, CLAUDE_CODE)
+"""The formats that come with teamdeck, asked in this order: Ripperdoc's first, because
+its team directories are Claude Code's layout plus Ripperdoc's ``.lock``."""
 
 DEFAULT = CLAUDE_CODE
 """The format of a team no format has (yet): what ``team create`` makes, and what

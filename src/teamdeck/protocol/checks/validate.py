@@ -288,13 +288,45 @@ def _check_events(path: Path, rel: str) -> Iterator[ValidationProblem]:
 
 
 def check_teams(ws: Workspace) -> Iterator[ValidationProblem]:
-    """Every Claude Code team under ``teams/``: config.json, each inbox, messages.jsonl
-    (a team of another format is read, and its problems shown, by its format alone)."""
+    """Every team under ``teams/``: its roster, each inbox, teamdeck's log of it (a
+    Claude Code team at each raw JSON path, a team of another format as its format
+    reads it)."""
     names, ignored = team_names(ws)
     yield from (ValidationProblem("teams", "", clean_message(line)) for line in ignored)
     for team in names:
         if team_format(ws, team) is CLAUDE_CODE:
             yield from check_team(ws, team)
+        else:
+            yield from check_team_of_format(ws, team)
+
+
+def check_team_of_format(ws: Workspace, team: str) -> Iterator[ValidationProblem]:
+    """A team of a format other than Claude Code's, through that format: the roster's
+    first problem, each inbox's unreadable file or bad entries, bad log lines."""
+    files = team_format(ws, team)
+    try:
+        files.read_roster(ws, team)
+    except InvalidFile as err:
+        yield ValidationProblem.of(err, str(ws.rel(files.roster_file(ws, team))))
+    paths, ignored = files.inbox_paths(ws, team)
+    inboxes = str(ws.rel(files.inboxes_dir(ws, team)))
+    yield from (ValidationProblem(inboxes, "", clean_message(line)) for line in ignored)
+    for path in paths:
+        rel = str(ws.rel(path))
+        try:
+            inbox = files.read_inbox(path)
+        except InvalidFile as err:
+            yield ValidationProblem(rel, "", clean_message(err.why))
+            continue
+        for entry in inbox.entries:
+            if entry.problem:
+                yield ValidationProblem(rel, f"$[{entry.index}]", clean_message(entry.problem))
+            elif isinstance(entry.kind, Unknown) and entry.kind.problem:
+                yield ValidationProblem(
+                    rel, f"$[{entry.index}]", clean_message(f"{entry.kind.type} message: {entry.kind.problem}")
+                )
+    _records, bad = read_log(ws, team)
+    yield from (ValidationProblem(str(ws.rel(files.log_file(ws, team))), "", clean_message(line)) for line in bad)
 
 
 def check_team(ws: Workspace, team: str) -> Iterator[ValidationProblem]:
