@@ -29,6 +29,13 @@ MCP_SERVER = "teamdeck"
 """The name teamdeck's MCP server has in the session: its tools are ``mcp__teamdeck__*``."""
 MCP_CONFIG = "mcp.json"
 """Written in the run's directory: the session's MCP config."""
+MCP_TOOLS = (
+    "list_agents", "read_agent_conversation", "create_agent", "delegate", "message_agent", "wait_for_agent",
+    "report_to_parent", "request_decision", "get_decision", "read_inbox",
+)  # fmt: skip
+"""The tools teamdeck's MCP server offers (teamdeck/mcp_server/tools.py declares them; a
+unit test holds the two lists equal), for a CLI that allows MCP tools only by their full
+names (``mcp__teamdeck__message_agent``): the runtime layer is below the server's."""
 NOTHING_UNREAD = "You have no unread messages. Carry on with your work, or stop if it is done."
 """The prompt of a run woken with nothing unread (the CLIs refuse an empty prompt)."""
 
@@ -40,6 +47,11 @@ def prompt_of(request: RunRequest) -> str:
     first = [request.prompt] if request.session_id is None and request.prompt.strip() else []
     blocks = "\n".join(message.block for message in request.messages)
     return "\n\n".join([*first, *([blocks] if blocks else [])]) or NOTHING_UNREAD
+
+
+def mcp_tool_names() -> tuple[str, ...]:
+    """Every tool of teamdeck's MCP server as the session names it (``mcp__teamdeck__<tool>``)."""
+    return tuple(f"mcp__{MCP_SERVER}__{tool}" for tool in MCP_TOOLS)
 
 
 def write_mcp_config(request: RunRequest, env: Mapping[str, str] | None = None) -> Path:
