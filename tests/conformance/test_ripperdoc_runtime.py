@@ -29,11 +29,13 @@ import jsonschema
 import pytest
 from support.claude_code import option
 from support.mcp_clients import TEAM, make_workspace
-from support.ripperdoc_client import binary
 from support.scripted_model import INPUT_TOKENS, Reply, Request, ScriptedModel, call, refuse, say
 from test_claude_code_runtime import configure, injected, prompt_of, run_once, runs_of, teamdeck
 
 pytestmark = pytest.mark.slow
+ripperdoc_client = pytest.importorskip(
+    "support.ripperdoc_client", reason="the Ripperdoc pin's harness (make ripperdoc, tests/support/ripperdoc_client.py)"
+)
 
 MODEL = "claude-sonnet-4-5-20250929"
 """A model Ripperdoc's catalog prices: the run reports a cost."""
@@ -41,7 +43,9 @@ MODEL = "claude-sonnet-4-5-20250929"
 
 @pytest.fixture
 def ripperdoc() -> Path:
-    return binary()
+    """The installed pinned ``ripperdoc`` (the harness skips, or fails under CI, without it)."""
+    exe: Path = ripperdoc_client.binary()
+    return exe
 
 
 def ripperdoc_env(home: Path, exe: Path) -> dict[str, str]:
