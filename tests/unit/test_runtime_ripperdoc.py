@@ -22,14 +22,19 @@ from support.claude_code import option as argv_option
 from support.locations import REPO
 
 import teamdeck
+from teamdeck.clock import iso
 from teamdeck.errors import Refused
 from teamdeck.model.agents import AgentConfig
+from teamdeck.model.run import RunRecord
 from teamdeck.protocol.team.messaging.injection import format_block
 from teamdeck.runtime.config import AgentsConfigError, check_agents
 from teamdeck.runtime.registry import BUILT_IN_RUNTIMES, runtime_of_run
 from teamdeck.runtime.ripperdoc.headless import RIPPERDOC, project_dir_name
 from teamdeck.runtime.spec import Launch, Message, RunRequest
 from teamdeck.runtime.wake import MCP_TOOLS, NOTHING_UNREAD
+from teamdeck.store.runs import write_run
+from teamdeck.store.workspace import Workspace
+from teamdeck.view.readers.runs import run_output
 
 CAPTURES = REPO / "tests" / "fixtures" / "ripperdoc" / "0.6.2" / "runtime"
 SESSION = "0b5c3c51-5d0c-4a47-9a53-3c2f6f0a1d11"
@@ -337,10 +342,20 @@ def test_the_captured_log_reads_as_its_session_tool_calls_and_result(tmp_path: P
     assert failed[-1].startswith("result (error, 1 turns, $0.0000): [API Error] Invalid request")
 
 
-def test_a_runs_log_reads_through_the_ripperdoc_runtime_it_ran_with(tmp_path: Path) -> None:
+def test_the_runs_view_reads_a_ripperdoc_runs_log_through_its_runtime(ws: Workspace) -> None:
+    """What ``runs show`` and the TUI's run log show (view/readers/runs.run_output): the
+    runtime recorded in run.yaml reads the log."""
+    record = RunRecord(
+        id="r-01", team="alpha", member="coder", runtime="ripperdoc", trigger="message", state="ended",
+        createdAt=iso(ws.clock()),
+    )  # fmt: skip
+    shutil.copyfile(CAPTURES / "resumed-run.log", write_run(ws, record) / "output.log")
+    shown = run_output(ws, record)["output.log"]
     assert runtime_of_run("ripperdoc") is RIPPERDOC
-    log = captured(tmp_path, "resumed-run").output_log
-    assert runtime_of_run("ripperdoc").read_log(log, 4000).endswith("): second run done")
+    assert shown.endswith(
+        "assistant: second run done\nresult (done, 1 turns, $0.0032, 1000 in / 11 out tokens): second run done"
+    )
+    assert "control_response" not in shown
 
 
 # --- settings -------------------------------------------------------------------------
