@@ -71,8 +71,8 @@ agents:
         '.teamdeck.yaml agents."quant/x".max_concurrent: applies to defaults (the workspace) or a team/* entry, '
         "not to one member",
         '.teamdeck.yaml agents."quant/y".colour: unknown setting (known: runtime, command, cwd, env, model, '
-        "permission_mode, dangerously_skip_permissions, timeout_s, grace_s, retries, backoff_s, budget_usd, "
-        "max_concurrent, team_budget_usd)",
+        "permission_mode, dangerously_skip_permissions, protocol, base_url, api_key_env, profile, timeout_s, "
+        "grace_s, retries, backoff_s, budget_usd, max_concurrent, team_budget_usd)",
         '.teamdeck.yaml agents."a/*": must be a mapping of settings (runtime, command, timeout_s...)',
     ]
     assert lines[6].startswith(".teamdeck.yaml agents.\"quant/z\".runtime: unknown runtime 'nope' (known: ")

@@ -20,10 +20,11 @@ from support.claude_code import option as argv_option
 from teamdeck.errors import Refused
 from teamdeck.model.agents import AgentConfig
 from teamdeck.protocol.team.messaging.injection import format_block
-from teamdeck.runtime.claude.headless import CLAUDE_CODE, NOTHING_UNREAD
+from teamdeck.runtime.claude.headless import CLAUDE_CODE
 from teamdeck.runtime.config import AgentsConfigError, check_agents
 from teamdeck.runtime.registry import BUILT_IN_RUNTIMES
 from teamdeck.runtime.spec import Launch, Message, RunRequest
+from teamdeck.runtime.wake import NOTHING_UNREAD
 
 SESSION = "0b5c3c51-5d0c-4a47-9a53-3c2f6f0a1d11"
 

@@ -6,6 +6,7 @@ agents:
   quant/*:            {runtime: claude-code, cwd: ~/src/quant, permission_mode: acceptEdits}
   quant/zhangfei-dev: {model: sonnet, budget_usd: 5}
   perf-audit/*:       {runtime: command, command: [python3, agents/worker.py, "{team}", "{member}"]}
+  docs/*:             {runtime: ripperdoc, model: gpt-4o-mini, protocol: openai_compatible, api_key_env: OPENAI_API_KEY}
 ```
 
 Every key but ``defaults`` is a ``team/member`` pattern (``*`` and ``?`` as in shell
@@ -84,6 +85,37 @@ class ClaudeCodeOptions(RuntimeOptions):
     )
 
 
+class RipperdocOptions(RuntimeOptions):
+    """``runtime: ripperdoc`` (teamdeck/runtime/ripperdoc/headless.py). The model and its
+    provider are Ripperdoc's own ``RIPPERDOC_*`` variables, set for the run; a key is never
+    an option (a key in ``.teamdeck.yaml`` is a key in a file): ``api_key_env`` names the
+    variable of ``teamdeck run``'s environment that holds it."""
+
+    cwd: WorkingDir = None
+    env: Environment = Field(default_factory=dict)
+    model: str | None = Field(
+        default=None, description="runtime ripperdoc: the provider's model name (RIPPERDOC_MODEL)"
+    )
+    protocol: str | None = Field(
+        default=None,
+        description="runtime ripperdoc: the provider's API: anthropic, openai_compatible, gemini, oauth "
+        "(RIPPERDOC_PROTOCOL)",
+    )
+    base_url: str | None = Field(default=None, description="runtime ripperdoc: the provider's URL (RIPPERDOC_BASE_URL)")
+    api_key_env: str | None = Field(
+        default=None,
+        description="runtime ripperdoc: the variable of teamdeck run's environment holding the key "
+        "(given to the run as RIPPERDOC_API_KEY)",
+    )
+    profile: str | None = Field(
+        default=None, description="runtime ripperdoc: a model profile of Ripperdoc's own config (--model)"
+    )
+    permission_mode: str | None = Field(default=None, description="runtime ripperdoc: --permission-mode")
+    dangerously_skip_permissions: bool = Field(
+        default=False, description="runtime ripperdoc: pass --yolo (never unless true)"
+    )
+
+
 class RunSettings(ClosedModel):
     """The runner's settings of an entry, the same for every runtime; unset: inherited."""
 
@@ -140,15 +172,21 @@ class ClaudeCodeEntry(RunSettings, ClaudeCodeOptions):
     runtime: Literal["claude-code"] | None = None
 
 
+class RipperdocEntry(RunSettings, RipperdocOptions):
+    """An entry of a ``runtime: ripperdoc`` member, as the schema shows it."""
+
+    runtime: Literal["ripperdoc"] | None = None
+
+
 class PluggedRuntimeEntry(RunSettings):
     """An entry of a runtime an entry point adds: its settings are its own."""
 
     model_config = ConfigDict(extra="allow")
-    runtime: Annotated[str, Field(json_schema_extra={"not": {"enum": ["command", "claude-code"]}})]
+    runtime: Annotated[str, Field(json_schema_extra={"not": {"enum": ["command", "claude-code", "ripperdoc"]}})]
 
 
 AgentsSection = Annotated[
-    dict[str, CommandEntry | ClaudeCodeEntry | PluggedRuntimeEntry] | None,
+    dict[str, CommandEntry | ClaudeCodeEntry | RipperdocEntry | PluggedRuntimeEntry] | None,
     SkipValidation,
     Field(
         description="who `teamdeck run` runs and how: 'defaults' and 'team/member' patterns, each an entry of "

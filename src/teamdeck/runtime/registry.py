@@ -17,9 +17,10 @@ from __future__ import annotations
 from teamdeck.errors import Refused
 from teamdeck.runtime.claude.headless import CLAUDE_CODE
 from teamdeck.runtime.command import COMMAND
+from teamdeck.runtime.ripperdoc.headless import RIPPERDOC
 from teamdeck.runtime.spec import Runtime
 
-BUILT_IN_RUNTIMES: dict[str, Runtime] = {runtime.name: runtime for runtime in (COMMAND, CLAUDE_CODE)}
+BUILT_IN_RUNTIMES: dict[str, Runtime] = {runtime.name: runtime for runtime in (COMMAND, CLAUDE_CODE, RIPPERDOC)}
 """The runtimes teamdeck brings."""
 ENTRY_POINT_GROUP = "teamdeck.runtimes"
 """Where another package registers a runtime (the entry point's name is the runtime's)."""

@@ -52,7 +52,6 @@ import json
 import math
 import os
 import shutil
-import sys
 import uuid
 from collections.abc import Mapping
 from dataclasses import replace
@@ -63,13 +62,10 @@ from teamdeck.model.agents import AgentConfig, ClaudeCodeOptions
 from teamdeck.runtime.claude.results import last_result, outcome_from
 from teamdeck.runtime.claude.stream_json import readable_tail
 from teamdeck.runtime.spec import Launch, Outcome, Problem, RunRequest, working_dir
+from teamdeck.runtime.wake import MCP_SERVER, prompt_of, write_mcp_config
 
 BINARY_ENV = "TEAMDECK_CLAUDE"
 """Names the ``claude`` binary; without it, ``claude`` is looked up on PATH."""
-MCP_SERVER = "teamdeck"
-"""The name teamdeck's MCP server has in the session: its tools are ``mcp__teamdeck__*``."""
-MCP_CONFIG = "mcp.json"
-"""Written in the run's directory: the ``--mcp-config`` of the session."""
 SESSION_SO_FAR = "session.json"
 """Written in the run's directory of a resumed session: its cost before this run."""
 AGENT_TEAMS_ENV = "CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS"
@@ -78,8 +74,6 @@ PERMISSION_MODES = ("acceptEdits", "auto", "bypassPermissions", "manual", "dontA
 """``--permission-mode`` choices of the pinned client (``claude --help``)."""
 INIT_LINE_BYTES = 256 * 1024
 """The most read of the log's first line (the init line lists every tool and skill)."""
-NOTHING_UNREAD = "You have no unread messages. Carry on with your work, or stop if it is done."
-"""The prompt of a run woken with nothing unread (``-p`` refuses an empty prompt)."""
 
 
 class ClaudeCodeRuntime:
@@ -181,19 +175,6 @@ def claude_binary(env: Mapping[str, str]) -> str:
     return found
 
 
-def write_mcp_config(request: RunRequest) -> Path:
-    """``mcp.json`` in the run's directory: teamdeck's MCP server acting as the member,
-    run by this Python (the client starts it without the runner's shell)."""
-    server = {
-        "command": sys.executable,
-        "args": ["-m", "teamdeck", "mcp", "--workspace", str(request.workspace), "--team", request.team]
-        + ["--as", request.member],
-    }
-    path = request.run_dir / MCP_CONFIG
-    path.write_text(json.dumps({"mcpServers": {MCP_SERVER: server}}, indent=2) + "\n", encoding="utf-8")
-    return path
-
-
 def claude_config_dir(env: Mapping[str, str]) -> Path | None:
     """The client's config directory: ``$CLAUDE_CONFIG_DIR``, else ``$HOME/.claude``
     (None without either). Its teams are where the teammate flags look; its
@@ -218,15 +199,6 @@ def session_kept(claude_dir: Path | None, session_id: str) -> bool:
     if claude_dir is None:
         return True
     return any((claude_dir / "projects").glob(f"*/{glob.escape(session_id)}.jsonl"))
-
-
-def prompt_of(request: RunRequest) -> str:
-    """The session's prompt: the roster prompt on the member's first run, then each
-    unread message's ``<teammate-message>`` block, one per line as ``inbox --inject``
-    prints them."""
-    first = [request.prompt] if request.session_id is None and request.prompt.strip() else []
-    blocks = "\n".join(message.block for message in request.messages)
-    return "\n\n".join([*first, *([blocks] if blocks else [])]) or NOTHING_UNREAD
 
 
 def note_session_so_far(request: RunRequest) -> None:

@@ -34,11 +34,12 @@ def readable(text: str) -> str:
 
 def readable_lines(raw: str) -> list[str]:
     """One line of the log: a stream-json frame's readable lines, else the line as it is."""
-    frame = _frame(raw)
-    return _lines(frame) if frame is not None else log_text.plain_lines(raw)
+    frame = frame_of(raw)
+    return frame_lines(frame) if frame is not None else log_text.plain_lines(raw)
 
 
-def _frame(raw: str) -> dict[str, Any] | None:
+def frame_of(raw: str) -> dict[str, Any] | None:
+    """The stream-json frame one line of the log holds (a JSON object with a ``type``), or None."""
     if not raw.lstrip().startswith("{"):
         return None
     try:
@@ -48,7 +49,10 @@ def _frame(raw: str) -> dict[str, Any] | None:
     return value if isinstance(value, dict) and isinstance(value.get("type"), str) else None
 
 
-def _lines(frame: dict[str, Any]) -> list[str]:
+def frame_lines(frame: dict[str, Any]) -> list[str]:
+    """One frame's readable lines: ``system/init``, ``assistant`` and ``user`` blocks, the
+    ``result``; any other frame as its ``[type/subtype]``. Ripperdoc writes the same
+    ``init``, ``assistant`` and ``user`` frames (runtime/ripperdoc/stream_json.py)."""
     kind = frame["type"]
     if kind == "system" and frame.get("subtype") == "init":
         servers = ", ".join(
