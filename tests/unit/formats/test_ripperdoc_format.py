@@ -25,6 +25,7 @@ from teamdeck.protocol.team.messaging.sending import send_message
 from teamdeck.protocol.team.task_list import update_team_task
 from teamdeck.protocol.team.teams import add_member, create_team, list_teams, read_task_list, read_team
 from teamdeck.store.workspace import Workspace
+from teamdeck.view.refresh.build import build_snapshot, refresh
 
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "ripperdoc" / "0.6.2" / "library-team"
 TEAM = "rd-team"
@@ -196,3 +197,20 @@ def test_a_workspace_holds_ripperdoc_and_claude_code_teams_side_by_side(rd: Work
     send_message(rd, "cc-team", "team-lead", "hi", summary="hi", sender="team-lead")
     assert (rd.root / "teams" / "cc-team" / "messages.jsonl").is_file()  # teamdeck's log, as before
     assert not (rd.root / "teams" / "cc-team" / files.TEAMDECK_LOG).exists()
+
+
+def test_a_team_ripperdoc_deletes_while_watched_stays_readable_and_ended(rd: Workspace) -> None:
+    """TeamDelete (or a session's end) removes teams/<team>/ and its task list whole:
+    the team stays, ended, with what was said, as a Claude Code session team does."""
+    live = build_snapshot(rd, record=True)
+    (team,) = live.teams
+    said = {member.name: [row.summary for row in member.inbox] for member in team.members}
+    assert said["team-lead"] and said["alice"]
+    team_dir = rd.root / "teams" / TEAM
+    changed = [path for path in team_dir.rglob("*") if path.is_file()]
+    shutil.rmtree(team_dir)  # what Ripperdoc's cleanup_team_directories does
+    shutil.rmtree(rd.root / "tasks" / TEAM)
+    live = refresh(live, changed)
+    (team,) = live.teams
+    assert team.ended
+    assert {member.name: [row.summary for row in member.inbox] for member in team.members} == said
