@@ -21,11 +21,12 @@ from typing import Any, Literal, TypeVar
 
 from teamdeck.errors import NotFound, Refused, WriteFailed
 from teamdeck.formats.claude_code.json_files import encode_pretty, read_json_retrying
+from teamdeck.formats.layout import bury_team_dir, list_inbox_files
 from teamdeck.model.team import TeamConfig
-from teamdeck.store.atomic import atomic_replace, is_temp_name
+from teamdeck.store.atomic import atomic_replace
 from teamdeck.store.dirlock import LOCK_STALE_S, HeldLock, rewrite_locked
 from teamdeck.store.loaders import validate_raw
-from teamdeck.store.paths import InvalidId, beneath, check_id, check_member, shown
+from teamdeck.store.paths import InvalidId, beneath, check_id, shown
 from teamdeck.store.workspace import Workspace
 
 T = TypeVar("T")
@@ -189,16 +190,7 @@ def remove_team_files(ws: Workspace, team: str, *, tombstone: str) -> list[str]:
         NotFound: the team does not exist.
         WriteFailed: the rename was refused; nothing was removed.
     """
-    team_dir = ws.team_dir(team)
-    grave = ws.teams_dir / f".{team}.deleted-{tombstone}"
-    try:
-        os.rename(team_dir, grave)
-    except FileNotFoundError:
-        raise NotFound(f"team '{team}' not found: no {ws.rel(team_dir)}") from None
-    except OSError as err:
-        raise WriteFailed(f"could not delete team '{team}': {err.strerror or err}; nothing was removed") from err
-    shutil.rmtree(grave, ignore_errors=True)
-    removed = [str(ws.rel(team_dir))]
+    removed = [bury_team_dir(ws, team, ws.team_dir(team), tombstone=tombstone)]
     tasks_dir = ws.claude_tasks_dir(team)
     if task_dir_kind(tasks_dir) in ("claude", "empty"):
         shutil.rmtree(tasks_dir, ignore_errors=True)
@@ -216,20 +208,7 @@ def list_inbox_paths(ws: Workspace, team: str) -> tuple[list[Path], list[str]]:
         ``(paths, ignored)``: inboxes whose names are usable member names, sorted, and
         one line per file whose name fails the member allow-list (B17).
     """
-    directory = ws.inboxes_dir(team)
-    try:
-        names = sorted(os.listdir(directory))
-    except (FileNotFoundError, NotADirectoryError):
-        return [], []
-    paths, ignored = [], []
-    for name in names:
-        if not name.endswith(".json") or is_temp_name(name) or name.startswith("."):
-            continue
-        try:
-            paths.append(ws.inbox(team, check_member(name[: -len(".json")])))
-        except InvalidId as err:
-            ignored.append(f"{ws.rel(directory)}/{shown(name)}: ignored: {err}")
-    return paths, ignored
+    return list_inbox_files(ws, ws.inboxes_dir(team), lambda member: ws.inbox(team, member))
 
 
 # --- tasks/<team>/ : Claude Code task lists ---------------------------------------

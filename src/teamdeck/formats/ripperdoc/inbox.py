@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -30,6 +29,7 @@ from typing import Any
 from teamdeck.clock import iso, parse_iso
 from teamdeck.errors import InvalidFile, NotFound
 from teamdeck.formats.inboxes import Delivery, Inbox, InboxEntry, UnreadableInbox, entry_name, parse_entries
+from teamdeck.formats.layout import list_inbox_files
 from teamdeck.formats.ripperdoc.files import (
     RIPPERDOC_LOG,
     ROSTER,
@@ -41,7 +41,6 @@ from teamdeck.formats.ripperdoc.files import (
     write_json,
 )
 from teamdeck.store.jsonl import append_line
-from teamdeck.store.paths import InvalidId, check_member, shown
 from teamdeck.store.workspace import Workspace
 
 MESSAGE_TYPES = {
@@ -63,22 +62,9 @@ def recipient_of(path: Path) -> str:
 
 
 def list_inbox_paths(ws: Workspace, team: str) -> tuple[list[Path], list[str]]:
-    """The team's inbox files (``inboxes/*.json``; Ripperdoc's temp files, hidden, are
-    skipped), and one line per file whose name fails the member allow-list."""
-    directory = inboxes_dir(ws, team)
-    try:
-        names = sorted(os.listdir(directory))
-    except (FileNotFoundError, NotADirectoryError):
-        return [], []
-    paths, ignored = [], []
-    for name in names:
-        if not name.endswith(".json") or name.startswith("."):
-            continue
-        try:
-            paths.append(inbox_file(ws, team, check_member(name[: -len(".json")])))
-        except InvalidId as err:
-            ignored.append(f"{ws.rel(directory)}/{shown(name)}: ignored: {err}")
-    return paths, ignored
+    """The team's inbox files (``inboxes/*.json``; Ripperdoc's temp files, ``.team_*.tmp``,
+    are hidden), and one line per file whose name fails the member allow-list."""
+    return list_inbox_files(ws, inboxes_dir(ws, team), lambda member: inbox_file(ws, team, member))
 
 
 def _seconds_iso(value: Any) -> Any:

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from teamdeck.errors import InvalidFile, NotFound, Refused, WriteFailed
+from teamdeck.formats.layout import bury_team_dir
 from teamdeck.formats.ripperdoc.files import (
     INBOXES,
     TEAM_LOCK,
@@ -289,16 +290,8 @@ def remove_team(ws: Workspace, team: str, *, tombstone: str) -> list[str]:
     """
     directory = team_dir(ws, team)
     list_dir = ws.tasks_dir / task_list_id(ws, team)
-    grave = ws.teams_dir / f".{team}.deleted-{tombstone}"
-    try:
-        os.rename(directory, grave)
-    except FileNotFoundError:
-        raise NotFound(f"team '{team}' not found: no {ws.rel(directory)}") from None
-    except OSError as err:
-        raise WriteFailed(f"could not delete team '{team}': {err.strerror or err}; nothing was removed") from err
-    shutil.rmtree(grave, ignore_errors=True)
-    removed = [str(ws.rel(directory))]
-    if list_dir.is_dir() and not (list_dir / "task.yaml").exists():
+    removed = [bury_team_dir(ws, team, directory, tombstone=tombstone)]
+    if list_dir.is_dir() and not {"task.yaml", "events.jsonl"} & set(os.listdir(list_dir)):  # never a teamdeck task
         shutil.rmtree(list_dir, ignore_errors=True)
         removed.append(str(ws.rel(list_dir)))
     return removed
