@@ -7,7 +7,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-fast check lock venv claude-code claude-code-lock
+.PHONY: demo test test-fast check lock venv claude-code claude-code-lock ripperdoc ripperdoc-lock
 
 demo: $(STAMP)
 	$(BIN)/teamdeck demo
@@ -16,7 +16,7 @@ demo: $(STAMP)
 # --durations=25) or what it selects (-k, a path).
 PYTEST_ARGS ?=
 
-test: $(STAMP) claude-code
+test: $(STAMP) claude-code ripperdoc
 	$(BIN)/python -m pytest -n 2 $(PYTEST_ARGS)
 
 # The unit lane (tests/unit, marked unit by its folder), for feedback while editing;
@@ -78,3 +78,31 @@ claude-code-lock:
 	cd $(CC_PIN) && npm pkg set "dependencies.@anthropic-ai/claude-code=$(VERSION)" \
 		&& npm install --package-lock-only --ignore-scripts --no-audit --no-fund --loglevel=error
 	$(MAKE) --no-print-directory $(CC_STAMP)
+
+# The Ripperdoc version the conformance tests run (tests/conformance/test_ripperdoc_*.py),
+# a Python client: its own venv in .cache/ripperdoc from its own hashed lock, rebuilt
+# only when the lock is newer than the install. Offline (pip fails) those tests skip,
+# saying why; under CI=true that fails the run instead.
+RD_PIN := tests/conformance/ripperdoc
+RD_DIR := .cache/ripperdoc
+RD_STAMP := $(RD_DIR)/.installed
+
+ripperdoc:
+	@if ! $(MAKE) -s --no-print-directory $(RD_STAMP); then \
+		echo "installing Ripperdoc failed: the Ripperdoc conformance tests will skip" >&2; \
+		[ "$$CI" != true ]; \
+	fi
+
+$(RD_STAMP): $(RD_PIN)/requirements.lock
+	rm -rf $(RD_DIR)
+	$(PYTHON) -m venv $(RD_DIR)
+	$(RD_DIR)/bin/python -m pip install -q --disable-pip-version-check --require-hashes --no-deps -r $(RD_PIN)/requirements.lock
+	touch $@
+
+# Pin another Ripperdoc version: edit $(RD_PIN)/requirements.in, then
+# `make ripperdoc-lock` rewrites the hashed lock and installs it.
+ripperdoc-lock: $(STAMP)
+	$(BIN)/python -m pip install -q --disable-pip-version-check uv
+	$(BIN)/uv pip compile $(RD_PIN)/requirements.in --universal --python-version 3.11 \
+		--generate-hashes -o $(RD_PIN)/requirements.lock
+	$(MAKE) --no-print-directory $(RD_STAMP)
