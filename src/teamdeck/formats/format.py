@@ -100,6 +100,13 @@ class TeamFormat(Protocol):
         """The member an inbox file belongs to."""
         ...
 
+    def shutdown_request_id(self, member: str, stamp_ms: int) -> str:
+        """A new ``requestId`` for a shutdown request to ``member``, in the tool's own
+        form (its agents answer with the id they were shown, and its code may parse it).
+        ``stamp_ms`` is the clock's epoch milliseconds, moved on by one while the id is
+        taken, so a format whose ids come from the clock stays distinct."""
+        ...
+
     def log_file(self, ws: Workspace, team: str) -> Path:
         """Where teamdeck keeps its own log of what it did in the team (sends, handshakes,
         roster changes: model/team_log.py), a file the agent tool never reads as its own."""

@@ -184,7 +184,8 @@ class TaskAssignment(Kind):
 
 
 class ShutdownRequest(Kind):
-    """Lead → teammate: please shut down. ``requestId`` is ``shutdown-<epochMs>@<member>``."""
+    """Lead → teammate: please shut down. ``requestId`` is in the team format's form
+    (Claude Code: ``shutdown-<epochMs>@<member>``; Ripperdoc: ``req_<10 hex>``)."""
 
     KIND: ClassVar[str] = "shutdown_request"
     type: Literal["shutdown_request"] = "shutdown_request"

@@ -181,6 +181,9 @@ class FixtureFormat:
     def recipient_of(self, path: Path) -> str:
         return path.name[: -len(SUFFIX)]
 
+    def shutdown_request_id(self, member: str, stamp_ms: int) -> str:
+        return f"shutdown-{stamp_ms}@{member}"
+
     def log_file(self, ws: Workspace, team: str) -> Path:
         return ws.messages_log(team)
 

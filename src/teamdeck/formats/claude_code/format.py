@@ -61,6 +61,9 @@ class ClaudeCodeFormat:
     def recipient_of(self, path: Path) -> str:
         return inbox.recipient_of(path)
 
+    def shutdown_request_id(self, member: str, stamp_ms: int) -> str:
+        return f"shutdown-{stamp_ms}@{member}"  # what Claude Code's own lead writes
+
     def log_file(self, ws: Workspace, team: str) -> Path:
         return ws.messages_log(team)
 

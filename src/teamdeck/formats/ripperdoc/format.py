@@ -57,6 +57,9 @@ class RipperdocFormat:
     def recipient_of(self, path: Path) -> str:
         return inbox.recipient_of(path)
 
+    def shutdown_request_id(self, member: str, stamp_ms: int) -> str:
+        return inbox.new_request_id()
+
     def log_file(self, ws: Workspace, team: str) -> Path:
         return files.team_dir(ws, team) / files.TEAMDECK_LOG
 

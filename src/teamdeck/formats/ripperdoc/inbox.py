@@ -56,6 +56,11 @@ MESSAGE_TYPES = {
 other text is a ``message``."""
 
 
+def new_request_id() -> str:
+    """A request id as Ripperdoc's ``SendMessage`` makes one: ``req_`` and 10 hex digits."""
+    return f"req_{uuid.uuid4().hex[:10]}"
+
+
 def recipient_of(path: Path) -> str:
     """The recipient an inbox file belongs to: its name without ``.json``."""
     return path.name[: -len(".json")] if path.name.endswith(".json") else path.name

@@ -71,8 +71,9 @@ def _replies(inbox: Inbox, kinds: tuple[type[Kind], ...], request_id: str) -> li
 def request_shutdown(
     ws: Workspace, team: str, member: str, *, reason: str | None = None, sender: str | None = None
 ) -> Sent:
-    """Ask a teammate to shut down: a ``shutdown_request`` with requestId
-    ``shutdown-<epochMs>@<member>`` (the id is in the result).
+    """Ask a teammate to shut down: a ``shutdown_request`` with a requestId in the team
+    format's form (Claude Code's ``shutdown-<epochMs>@<member>``, Ripperdoc's
+    ``req_<10 hex>``; the id is in the result).
 
     Raises:
         ReadOnly, NotFound: nothing was written.
@@ -102,9 +103,12 @@ def request_shutdown(
         for entry in read_inbox(ws, team, target).messages
         if isinstance(entry.kind, ShutdownRequest)
     }
-    while f"shutdown-{stamp}@{target}" in taken:
+    new_id = team_format(ws, team).shutdown_request_id
+    request_id = new_id(target, stamp)
+    while request_id in taken:
         stamp += 1  # two requests in one millisecond (or under a fixed clock) stay distinct
-    fields: dict[str, Any] = {"requestId": f"shutdown-{stamp}@{target}", "from": source}
+        request_id = new_id(target, stamp)
+    fields: dict[str, Any] = {"requestId": request_id, "from": source}
     if reason:
         fields["reason"] = reason
     fields["timestamp"] = iso(ws.clock())
