@@ -33,7 +33,8 @@ ID_RE = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
 """Our own ids: tasks, gates, agents (workers), teams."""
 
 MEMBER_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
-"""Claude Code member names, which may carry capitals; still a single safe path part."""
+"""Names an agent tool gives: members and teams (Claude Code's member names, Ripperdoc's
+team names keep case); still a single safe path part."""
 
 ID_RULE = "use a-z, 0-9, '.', '_', '-' (max 64, starting with a letter or digit)"
 
@@ -67,7 +68,14 @@ def check_id(value: object, kind: str = "id", *, pattern: re.Pattern[str] = ID_R
 
 
 def check_member(value: object, kind: str = "member name") -> str:
-    """:func:`check_id` with the Claude Code member-name allow-list."""
+    """:func:`check_id` with the allow-list of names agent tools give (capitals kept)."""
+    return check_id(value, kind, pattern=MEMBER_RE)
+
+
+def check_team(value: object, kind: str = "team name") -> str:
+    """A team name, as an agent tool keeps it on disk (Ripperdoc keeps case): the
+    allow-list of :func:`check_member`, for every path built from it (``teams/``,
+    ``runs/``, ``.teamdeck/``, ``sessions/``)."""
     return check_id(value, kind, pattern=MEMBER_RE)
 
 

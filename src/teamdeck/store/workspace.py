@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 
 from teamdeck.clock import Clock, utc_now
 from teamdeck.errors import ReadOnly
-from teamdeck.store.paths import check_id, check_member, confine_to, inside
+from teamdeck.store.paths import check_id, check_member, check_team, confine_to, inside
 
 SETTINGS_FILE = ".teamdeck.yaml"
 ENV_WORKSPACE = "TEAMDECK_WORKSPACE"
@@ -193,7 +193,7 @@ class Workspace(_WorkspaceFields):
         return self.root / "teams"
 
     def team_dir(self, team: str) -> Path:
-        return self.teams_dir / check_id(team, "team name")
+        return self.teams_dir / check_team(team)
 
     def team_config(self, team: str) -> Path:
         return self.team_dir(team) / "config.json"
@@ -211,7 +211,7 @@ class Workspace(_WorkspaceFields):
     def observed_log(self, team: str) -> Path:
         """teamdeck's append-only record of every inbox message of ``team`` it saw
         (protocol/team/observed.py): outside ``teams/``, which Claude Code deletes."""
-        return self.root / ".teamdeck" / "observed" / f"{check_id(team, 'team name')}.jsonl"
+        return self.root / ".teamdeck" / "observed" / f"{check_team(team)}.jsonl"
 
     def connections_dir(self, team: str) -> Path:
         """``teams/<team>/connections/``: heartbeats of ``teamdeck mcp --http`` servers."""
@@ -229,11 +229,11 @@ class Workspace(_WorkspaceFields):
     def session_log(self, team: str) -> Path:
         """``sessions/<team>.jsonl``: the team's session events and permission prompts
         (protocol/team/sessions.py); outside ``teams/``, which Claude Code deletes."""
-        return self.sessions_dir / f"{check_id(team, 'team name')}.jsonl"
+        return self.sessions_dir / f"{check_team(team)}.jsonl"
 
     def claude_tasks_dir(self, team: str) -> Path:
         """``tasks/<team>/``: a Claude Code task list (numbered JSON files)."""
-        return self.tasks_dir / check_id(team, "team name")
+        return self.tasks_dir / check_team(team)
 
     # --- runs of the agents (teamdeck run) ---------------------------------------
     @property
@@ -242,7 +242,7 @@ class Workspace(_WorkspaceFields):
         return self.root / "runs"
 
     def member_runs_dir(self, team: str, member: str) -> Path:
-        return self.runs_dir / check_id(team, "team name") / check_member(member)
+        return self.runs_dir / check_team(team) / check_member(member)
 
     def run_dir(self, team: str, member: str, run_id: str) -> Path:
         """``runs/<team>/<member>/<run_id>/``: run.yaml, events.jsonl, output.log, stderr.log."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import fcntl
 import json
+import re
 import shutil
 import threading
 from pathlib import Path
@@ -122,6 +123,7 @@ def test_a_shutdown_request_is_filed_under_ripperdocs_kind_with_its_request_id(r
     frame = json.loads(entry["content"])
     assert frame["type"] == "shutdown_request" and frame["requestId"] == sent.request_id
     assert entry["metadata"]["requestId"] == entry["metadata"]["request_id"] == sent.request_id
+    assert re.fullmatch(r"req_[0-9a-f]{10}", sent.request_id)  # the form Ripperdoc's agents are shown
 
 
 def test_delivering_marks_entries_read_and_keeps_them_as_ripperdoc_does(rd: Workspace) -> None:
@@ -214,3 +216,18 @@ def test_a_team_ripperdoc_deletes_while_watched_stays_readable_and_ended(rd: Wor
     (team,) = live.teams
     assert team.ended
     assert {member.name: [row.summary for row in member.inbox] for member in team.members} == said
+
+
+def test_a_team_name_with_capitals_as_ripperdoc_keeps_it_is_read_and_written(rd: Workspace) -> None:
+    """Ripperdoc keeps a team's name as given (``Parser-Fixes``): teamdeck reads it,
+    sends to it and keeps its runs under that name, instead of refusing the id."""
+    (rd.root / "teams" / TEAM).rename(rd.root / "teams" / "Parser-Fixes")
+    roster = rd.root / "teams" / "Parser-Fixes" / "config.json"
+    roster.write_text(roster.read_text().replace(f'"{TEAM}"', '"Parser-Fixes"'))
+    assert list_teams(rd) == ["Parser-Fixes"]
+    assert {member.name for member in read_team(rd, "Parser-Fixes").members} == {"team-lead", "alice", "bob"}
+    send_message(rd, "Parser-Fixes", "alice", "the CRLF case too", summary="crlf")
+    inbox = json.loads((rd.root / "teams" / "Parser-Fixes" / "inboxes" / "alice.json").read_text())
+    assert (inbox[-1]["team_name"], inbox[-1]["content"]) == ("Parser-Fixes", "the CRLF case too")
+    assert rd.member_runs_dir("Parser-Fixes", "alice") == rd.runs_dir / "Parser-Fixes" / "alice"
+    assert list(validate_workspace(rd)) == []

@@ -259,7 +259,7 @@ def test_b21_validate_reports_a_task_that_already_hides_a_team_task_list(world):
         ("a\nb", r"invalid team name 'a\\nb': control or invisible character U\+000A is not allowed"),
         ("ok\u202eexe", r"invalid team name 'ok\\u202eexe': control or invisible character U\+202E is not allowed"),
         ("zero\u200bwidth", r".* U\+200B is not allowed"),
-        (".hidden", r"invalid team name '.hidden' \(as a directory: '-hidden'\): use a-z"),
+        (".hidden", r"invalid team name '.hidden' \(as a directory: '-hidden'\): use A-Z, a-z"),
     ],
 )
 def test_s17_team_create_refuses_a_hostile_name_instead_of_renaming_it(ws, name, message):

@@ -26,7 +26,7 @@ from teamdeck.model.team import TeamConfig
 from teamdeck.store.atomic import atomic_replace
 from teamdeck.store.dirlock import LOCK_STALE_S, HeldLock, rewrite_locked
 from teamdeck.store.loaders import validate_raw
-from teamdeck.store.paths import InvalidId, beneath, check_id, shown
+from teamdeck.store.paths import InvalidId, beneath, check_team, shown
 from teamdeck.store.workspace import Workspace
 
 T = TypeVar("T")
@@ -70,7 +70,7 @@ def list_team_names(ws: Workspace) -> tuple[list[str], list[str]]:
         if not path.is_dir() or not (path / "config.json").is_file():
             continue
         try:
-            names.append(check_id(child, "team name"))
+            names.append(check_team(child))
         except InvalidId as err:
             ignored.append(f"teams/{shown(child)}: ignored: {err}")
     return names, ignored

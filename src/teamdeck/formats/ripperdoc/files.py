@@ -28,7 +28,7 @@ from teamdeck.errors import Busy, InvalidFile, WriteFailed
 from teamdeck.store.atomic import atomic_replace
 from teamdeck.store.loaders import parse_json, read_capped
 from teamdeck.store.locks import LOCK_TIMEOUT_S, release_flock, take_flock
-from teamdeck.store.paths import check_id, check_member
+from teamdeck.store.paths import check_member, check_team
 from teamdeck.store.workspace import Workspace
 
 ROSTER = "config.json"
@@ -48,7 +48,7 @@ a team lives."""
 
 def team_dir(ws: Workspace, team: str) -> Path:
     """``teams/<team>/``."""
-    return ws.teams_dir / check_id(team, "team name")
+    return ws.teams_dir / check_team(team)
 
 
 def roster_file(ws: Workspace, team: str) -> Path:

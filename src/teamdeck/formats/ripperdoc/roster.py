@@ -34,7 +34,7 @@ from teamdeck.formats.ripperdoc.files import (
 )
 from teamdeck.model.team import TeamConfig
 from teamdeck.store.loaders import validate_raw
-from teamdeck.store.paths import InvalidId, check_id, shown
+from teamdeck.store.paths import InvalidId, check_team, shown
 from teamdeck.store.workspace import Workspace
 
 T = TypeVar("T")
@@ -313,7 +313,7 @@ def list_team_names(ws: Workspace) -> tuple[list[str], list[str]]:
         if not (path / TEAM_LOCK).is_file() or not (path / "config.json").is_file():
             continue
         try:
-            names.append(check_id(child, "team name"))
+            names.append(check_team(child))
         except InvalidId as err:
             ignored.append(f"teams/{shown(child)}: ignored: {err}")
     return names, ignored

@@ -14,7 +14,7 @@ from teamdeck.errors import NotFound, Refused
 from teamdeck.ids import new_ulid
 from teamdeck.protocol.runs.decisions import RUN_BUDGET, RunDecision, run_decisions
 from teamdeck.protocol.team.teams import read_team
-from teamdeck.store.paths import check_id, check_member, shown
+from teamdeck.store.paths import check_member, check_team, shown
 from teamdeck.store.runs import append_log, requests_log
 from teamdeck.store.workspace import Workspace
 
@@ -33,7 +33,7 @@ def request(ws: Workspace, kind: str, team: str, member: str) -> dict[str, Any]:
         ReadOnly, NotFound (no such team or member), WriteFailed: nothing written.
     """
     ws.require_writable(f"ask the runner to {kind} {shown(team)}/{shown(member)}")
-    check_id(team, "team name")
+    check_team(team)
     check_member(member)
     if read_team(ws, team).member(member) is None:
         raise NotFound(f"team {team} has no member '{shown(member)}'")

@@ -9,7 +9,7 @@ from teamdeck.model.task import Task, TaskState
 from teamdeck.protocol.common.events import new_event
 from teamdeck.protocol.task.taskfile import TaskChange, transact
 from teamdeck.store.files import ensure_dir
-from teamdeck.store.paths import check_id
+from teamdeck.store.paths import check_id, check_team
 from teamdeck.store.workspace import Workspace
 
 INITIAL_STATE: TaskState = "working"
@@ -42,7 +42,7 @@ def create_task(
             "is its task list; choose another task id"
         )
     if team is not None:
-        check_id(team, "team name")
+        check_team(team)
     if not title.strip():
         raise Refused("Could not create the task: the title is empty")
 

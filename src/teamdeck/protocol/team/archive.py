@@ -28,7 +28,7 @@ from pydantic import ValidationError
 from teamdeck.errors import TeamdeckError
 from teamdeck.model.team import TeamConfig
 from teamdeck.store.atomic import atomic_replace
-from teamdeck.store.paths import InvalidId, check_id
+from teamdeck.store.paths import InvalidId, check_team
 from teamdeck.store.workspace import Workspace
 
 logger = logging.getLogger(__name__)
@@ -50,7 +50,7 @@ def session_of(team: str, config: TeamConfig | None) -> str:
 
 def archive_path(ws: Workspace, team: str) -> Path:
     """``.teamdeck/archive/<team>/config.json``."""
-    return ws.root / ".teamdeck" / "archive" / check_id(team, "team name") / "config.json"
+    return ws.root / ".teamdeck" / "archive" / check_team(team) / "config.json"
 
 
 def keep_roster(ws: Workspace, team: str, config: TeamConfig) -> None:
@@ -95,7 +95,7 @@ def archived_teams(ws: Workspace) -> list[str]:
     names = []
     for child in children:
         try:
-            names.append(check_id(child, "team name"))
+            names.append(check_team(child))
         except InvalidId:
             continue
     return names

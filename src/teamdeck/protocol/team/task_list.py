@@ -20,7 +20,7 @@ from teamdeck.model.team import ClaudeTask, TaskAssignment
 from teamdeck.protocol.team.messaging.names import resolve_member
 from teamdeck.protocol.team.messaging.sending import send_structured
 from teamdeck.protocol.team.teams import read_team
-from teamdeck.store.paths import check_id, shown
+from teamdeck.store.paths import check_team, shown
 from teamdeck.store.workspace import Workspace
 
 
@@ -66,7 +66,7 @@ def update_team_task(
         member or task), InvalidFile (the task file is not a task): nothing written.
         Busy, WriteFailed: the list's lock or the disk refused; nothing written.
     """
-    check_id(team, "team name")
+    check_team(team)
     action = f"change task {shown(task_id)} of team '{team}'"
     if owner is None and status is None:
         raise Refused(f"Could not {action}: say what to change (--owner MEMBER and/or --status STATUS)")

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from teamdeck.errors import NotFound, Refused
 from teamdeck.formats.registry import team_format, team_names
 from teamdeck.model.team import COLORS, LEAD_NAME, MEMBER_ROLES, Member, TeamConfig
-from teamdeck.store.paths import InvalidId, check_id, check_member, shown
+from teamdeck.store.paths import InvalidId, check_member, check_team, shown
 from teamdeck.store.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -58,7 +58,7 @@ def sanitize_team_name(name: str) -> str:
         )
     directory = re.sub(r"[^A-Za-z0-9]", "-", name).lower()
     try:
-        return check_id(directory, "team name")
+        return check_team(directory)
     except InvalidId as err:
         given = f"'{shown(name)}'" + (f" (as a directory: '{shown(directory)}')" if directory != name else "")
         raise InvalidId(str(err).replace(f"'{shown(directory)}'", given, 1)) from None
@@ -83,13 +83,13 @@ def read_team(ws: Workspace, team: str) -> TeamConfig:
         NotFound: no such team.
         InvalidFile: config.json is not a team config (after retries).
     """
-    return team_format(ws, team).read_roster(ws, check_id(team, "team name"))
+    return team_format(ws, team).read_roster(ws, check_team(team))
 
 
 def read_task_list(ws: Workspace, team: str) -> TaskList:
     """The team's task list, as its format reads it (Claude Code's: ``tasks/<team>/<n>.json``;
     use ``.visible`` to hide ``_internal`` tasks; statuses are kept as written)."""
-    return team_format(ws, team).read_task_list(ws, check_id(team, "team name"))
+    return team_format(ws, team).read_task_list(ws, check_team(team))
 
 
 def _log(ws: Workspace, team: str, type_: LogType, **fields: Any) -> None:
@@ -184,7 +184,7 @@ def add_member(
             colour is not one of Claude Code's.
     """
     ws.require_writable(f"add '{shown(name)}' to team '{team}'")
-    check_id(team, "team name")
+    check_team(team)
     check_member(name)
     if color is not None and color not in COLORS:
         raise Refused(f"Could not add '{name}': colour '{shown(color)}' is not one of {', '.join(COLORS)}")
@@ -295,7 +295,7 @@ def delete_team(ws: Workspace, team: str) -> list[str]:
             logged in messages.jsonl for the ledger's "TeamDelete blocked").
     """
     ws.require_writable(f"delete team '{team}'")
-    check_id(team, "team name")
+    check_team(team)
     tombstone = str(epoch_ms(ws))
 
     def change(raw: dict[str, Any]) -> tuple[list[str], bool]:

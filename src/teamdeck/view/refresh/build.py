@@ -30,7 +30,7 @@ from teamdeck.formats.registry import task_dir_kind
 from teamdeck.protocol.team.archive import archived_teams
 from teamdeck.protocol.team.session_log import read_log, session_teams
 from teamdeck.store.files import list_entries
-from teamdeck.store.paths import InvalidId, check_id
+from teamdeck.store.paths import InvalidId, check_id, check_team
 from teamdeck.store.settings import load_settings
 from teamdeck.store.workspace import SETTINGS_FILE, Workspace, read_only_mount
 from teamdeck.view.readers.issues import read_issue_tree
@@ -425,7 +425,7 @@ def _refresh_team(state: ReadState, team: str, parts: set[str]) -> bool:
     """Re-read the parts of a team that changed; returns whether its files changed."""
     ws = state.ws
     try:
-        check_id(team, "team name")
+        check_team(team)
     except InvalidId:
         return False
     files = state.teams.get(team)
