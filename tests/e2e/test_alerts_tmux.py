@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from support import decision_world as world
-from test_tui_tmux import DEADLINE_S, Tmux, tui_command
+from support.tmux import DEADLINE_S, Tmux, tui_command
 
 from teamdeck.store.workspace import Workspace
 

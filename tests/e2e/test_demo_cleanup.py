@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from test_tui_tmux import Tmux
+from support.tmux import Tmux
 
 
 def _demo(tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
