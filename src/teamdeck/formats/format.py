@@ -62,10 +62,16 @@ class TeamFormat(Protocol):
             messages name it.
         areas: the directories at the workspace root that hold its files (``teams``,
             ``tasks``): what ``validate`` and ``doctor`` walk for leftovers.
+        inbox_wakes_inactive: whether a member marked inactive (``isActive: false``)
+            is still woken by a message in its inbox. Claude Code's inactive tmux
+            teammate is only waiting, and its next message wakes it; a Ripperdoc
+            teammate is inactive once its run loop has ended, and nothing reads its
+            inbox until the lead spawns it again (doctor's ``not_injected``).
     """
 
     name: str
     areas: tuple[str, ...]
+    inbox_wakes_inactive: bool
 
     # --- where things are --------------------------------------------------------
 

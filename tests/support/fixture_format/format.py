@@ -128,6 +128,7 @@ class FixtureFormat:
 
     name = "fixture"
     areas: tuple[str, ...] = ("teams",)
+    inbox_wakes_inactive = True
 
     def __init__(self) -> None:
         self.lock_takes = 0  # the tests check the format's own lock was taken

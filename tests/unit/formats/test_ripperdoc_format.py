@@ -231,3 +231,17 @@ def test_a_team_name_with_capitals_as_ripperdoc_keeps_it_is_read_and_written(rd:
     assert (inbox[-1]["team_name"], inbox[-1]["content"]) == ("Parser-Fixes", "the CRLF case too")
     assert rd.member_runs_dir("Parser-Fixes", "alice") == rd.runs_dir / "Parser-Fixes" / "alice"
     assert list(validate_workspace(rd)) == []
+
+
+def test_a_message_to_a_teammate_whose_run_ended_is_not_injected_until_it_is_spawned_again(rd: Workspace) -> None:
+    """Ripperdoc reads a teammate's inbox only inside its run loop: bob's run has ended
+    (``isActive: false``), so what is sent to him waits until the lead spawns him again.
+    doctor says so at once, where a Claude Code member marked inactive is only waiting."""
+    assert not [f for f in build_ledger(rd, TEAM).findings if f.code == "not_injected"]
+    send_message(rd, TEAM, "bob", "one more review, please", summary="review")
+    (finding,) = [f for f in build_ledger(rd, TEAM).findings if f.code == "not_injected"]
+    assert finding.member == "bob"
+    assert "run has ended" in finding.detail and "spawned again" in finding.detail
+
+    send_message(rd, TEAM, "alice", "and the CRLF case", summary="crlf")  # alice's run is going
+    assert [f.member for f in build_ledger(rd, TEAM).findings if f.code == "not_injected"] == ["bob"]

@@ -39,6 +39,7 @@ class ClaudeCodeFormat:
 
     name = "claude-code"
     areas: tuple[str, ...] = ("teams", "tasks")
+    inbox_wakes_inactive = True
 
     def has_team(self, ws: Workspace, team: str) -> bool:
         return not teamfiles.is_tombstone(team) and ws.team_config(team).is_file()

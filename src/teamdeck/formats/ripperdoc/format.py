@@ -34,6 +34,7 @@ class RipperdocFormat:
 
     name = "ripperdoc"
     areas: tuple[str, ...] = ("teams", "tasks")
+    inbox_wakes_inactive = False
 
     def has_team(self, ws: Workspace, team: str) -> bool:
         directory = files.team_dir(ws, team)

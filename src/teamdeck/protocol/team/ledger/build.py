@@ -11,6 +11,7 @@ from __future__ import annotations
 from datetime import timedelta
 from functools import cache
 
+from teamdeck.formats.registry import team_format
 from teamdeck.model.team import TeamConfig
 from teamdeck.protocol.team.inboxes import TeamInboxes, read_inboxes
 from teamdeck.protocol.team.ledger.fold import LedgerFold, idle_folds
@@ -62,7 +63,8 @@ def build_ledger(
         fold = LedgerFold(ws, team)
     log, bad_records = fold.log()
     folds = {recipient: fold.inbox(inbox) for recipient, inbox in inboxes.inboxes.items()}
-    ctx = Context(config, folds, ws.clock(), shutdown_timeout)
+    wakes = cache(lambda: team_format(ws, team).inbox_wakes_inactive)
+    ctx = Context(config, folds, ws.clock(), shutdown_timeout, inbox_wakes_inactive=wakes)
     ledger = Ledger(team, config, delete_blockers=delete_blockers(config))
     for member in config.members:
         inbox = folds.get(member.name)

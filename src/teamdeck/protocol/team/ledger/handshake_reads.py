@@ -39,7 +39,10 @@ _Request = TypeVar("_Request", ShutdownRequest, PlanApprovalRequest, PermissionR
 
 class Context:
     """What the classification rules share: the roster, the folded inboxes (their
-    requests and replies), when each member last went idle, and the clock."""
+    requests and replies), when each member last went idle, the clock, and whether the
+    team's tool wakes an inactive member with its inbox (the format's
+    ``inbox_wakes_inactive``, asked only when an inactive member has unread messages:
+    finding the format is a stat)."""
 
     def __init__(
         self,
@@ -47,8 +50,11 @@ class Context:
         folds: dict[str, InboxFold],
         now: datetime,
         shutdown_timeout: timedelta,
+        *,
+        inbox_wakes_inactive: Callable[[], bool] = lambda: True,
     ) -> None:
         self.config = config
+        self.inbox_wakes_inactive = inbox_wakes_inactive
         self.folds = folds
         self.now = now
         self.shutdown_timeout = shutdown_timeout
@@ -395,6 +401,11 @@ def unread_after_idle(ctx: Context, completed_in_list: Callable[[], Mapping[str,
     list says so), ``unread_offline`` (it went offline since: the message no longer
     matters), ``unread_reported`` (it sent messages afterwards: it was working).
 
+    Where the team's tool never wakes an inactive member with its inbox (Ripperdoc: a
+    teammate whose run loop has ended), every ordinary message still unread in such a
+    member's inbox is ``not_injected`` at once, idle or not: nothing will read it until
+    the lead spawns the member again.
+
     Args:
         completed_in_list: task id → owner of each completed task of the team's task
             list, called only when a message needs it.
@@ -404,6 +415,17 @@ def unread_after_idle(ctx: Context, completed_in_list: Callable[[], Mapping[str,
         for entry in fold.ordinary_unread:
             message, kind = entry.message, entry.kind
             assert message is not None and kind is not None
+            if (
+                ctx.config.member(recipient) is not None
+                and ctx.is_offline(recipient)
+                and not ctx.inbox_wakes_inactive()
+            ):
+                detail = (
+                    f"{kind.KIND} from {message.from_} at {message.timestamp} is still unread and {recipient}'s "
+                    f"run has ended: not injected until it is spawned again (its inbox does not wake it)"
+                )
+                findings.append(Finding("not_injected", detail, member=recipient))
+                continue
             if not ctx.idle_after(recipient, message.timestamp):
                 continue
             what = f"{kind.KIND} from {message.from_} at {message.timestamp} is still unread"
