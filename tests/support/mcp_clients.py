@@ -43,8 +43,8 @@ def make_workspace(root: Path) -> Workspace:
     return ws
 
 
-def server_args(root: Path, member: str, *extra: str) -> list[str]:
-    return ["-m", "teamdeck", "mcp", "--workspace", str(root), "--team", TEAM, "--as", member, *extra]
+def server_args(root: Path, member: str, *extra: str, team: str = TEAM) -> list[str]:
+    return ["-m", "teamdeck", "mcp", "--workspace", str(root), "--team", team, "--as", member, *extra]
 
 
 def server_env(**extra: str) -> dict[str, str]:
@@ -52,9 +52,9 @@ def server_env(**extra: str) -> dict[str, str]:
 
 
 @asynccontextmanager
-async def stdio_session(root: Path, member: str) -> AsyncIterator[ClientSession]:
-    """A client session with ``teamdeck mcp --as member`` started over stdio."""
-    params = StdioServerParameters(command=sys.executable, args=server_args(root, member), env=server_env())
+async def stdio_session(root: Path, member: str, *, team: str = TEAM) -> AsyncIterator[ClientSession]:
+    """A client session with ``teamdeck mcp --team team --as member`` started over stdio."""
+    params = StdioServerParameters(command=sys.executable, args=server_args(root, member, team=team), env=server_env())
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write, read_timeout_seconds=CALL_TIMEOUT_S) as session:
             await session.initialize()

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from teamdeck.decisions.registry import answer_decision, find_decision
 from teamdeck.formats import registry
 from teamdeck.formats.ripperdoc import files
 from teamdeck.protocol.checks.validate import validate_workspace
@@ -264,3 +265,26 @@ def test_a_body_opening_with_ripperdocs_wrapper_tag_cannot_speak_as_another_memb
 
     send_message(rd, TEAM, "bob", "plain <teammate-message> in the middle", summary="plain")
     assert team_file(rd, "inboxes", "bob.json")[-1]["content"] == "plain <teammate-message> in the middle"
+
+
+def test_a_teammates_plan_is_a_decision_answered_in_ripperdocs_shape(rd: Workspace) -> None:
+    """Ripperdoc files a plan request a teammate sends (its SendMessage with the frame as
+    content) under ``plan_approval_request``: teamdeck queues it as a plan decision, and
+    the answer, by its key as every front gives it, is the ``plan_approval_response``
+    only the lead may send, with the request id and answer in the metadata Ripperdoc reads."""
+    frame = {"type": "plan_approval_request", "from": "alice", "requestId": "plan_a1b2c3d4e5", "planContent": "1. fix"}
+    rd_format = registry.team_format(rd, TEAM)
+    message = {"from": "alice", "text": json.dumps(frame), "summary": "plan", "timestamp": "2026-12-02T06:20:00Z"}
+    rd_format.append_message(rd_format.inbox(rd, TEAM, "team-lead"), message)  # as Ripperdoc's send does
+    assert team_file(rd, "inboxes", "team-lead.json")[-1]["message_type"] == "plan_approval_request"
+
+    (decision,) = [d for d in build_snapshot(rd).decisions if d.kind == "plan-approval"]
+    assert decision.agent == "alice" and "1. fix" in (decision.body or "")
+    answer_decision(rd, find_decision(build_snapshot(rd), decision.key), "reject", "tests first")
+
+    entry = team_file(rd, "inboxes", "alice.json")[-1]
+    assert (entry["sender"], entry["message_type"]) == ("team-lead", "plan_approval_response")
+    assert json.loads(entry["content"])["feedback"] == "tests first"
+    assert entry["metadata"]["requestId"] == "plan_a1b2c3d4e5" and entry["metadata"]["approve"] is False
+    assert team_file(rd, "inboxes", "team-lead.json")[-1]["read"] is True  # the person has seen it
+    assert not [d for d in build_snapshot(rd).decisions if d.kind == "plan-approval"]
