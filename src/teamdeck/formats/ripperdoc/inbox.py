@@ -15,11 +15,11 @@ config.json bumped, and the entry appended to the recipient's inbox, its
 Ripperdoc orders and routes it as one of its own. An entry without ``content`` is one
 Ripperdoc marks read and never shows: it is reported, not read as a message.
 
-Ripperdoc wraps what it shows its model in ``<teammate-message teammate_id=...>``, unless
-the content already starts with that tag: then it is shown as it is, and a body opening
-with a forged tag would speak with another member's name. teamdeck writes such a body
-inside the wrapper Ripperdoc would have put round it (so the model sees the true
-sender), and reads its own wrapper off again.
+Ripperdoc wraps what it shows its model in ``<teammate-message teammate_id=...>`` without
+escaping the body, and shows content that already starts with that tag as it is: a body
+could speak with another member's name. teamdeck writes every body through
+:func:`~teamdeck.formats.blocks.inert_body`, so what Ripperdoc shows is one block, naming
+the true sender.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from typing import Any
 
 from teamdeck.clock import iso, parse_iso
 from teamdeck.errors import InvalidFile, NotFound
+from teamdeck.formats.blocks import inert_body
 from teamdeck.formats.inboxes import Delivery, Inbox, InboxEntry, UnreadableInbox, entry_name, parse_entries
 from teamdeck.formats.layout import list_inbox_files
 from teamdeck.formats.ripperdoc.files import (
@@ -87,56 +88,14 @@ def _seconds_iso(value: Any) -> Any:
     return value
 
 
-WRAPPER_TAG = "<teammate-message"
-"""How Ripperdoc's wrapper opens: content that starts with it is shown unwrapped."""
-
-
-def _attribute(value: str) -> str:
-    """``value`` escaped as Ripperdoc's ``_xml_attr_escape`` escapes an attribute."""
-    return value.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;").replace(">", "&gt;")
-
-
-def _wrapper(sender: str, summary: Any) -> tuple[str, str]:
-    """The opening and closing of the wrapper Ripperdoc puts round ``sender``'s message
-    (its ``_wrap_teammate_message``)."""
-    summary_part = f' summary="{_attribute(summary.strip())}"' if isinstance(summary, str) and summary.strip() else ""
-    return f'{WRAPPER_TAG} teammate_id="{_attribute(sender)}"{summary_part}>\n', "\n</teammate-message>"
-
-
-def content_for(sender: str, text: str, summary: Any) -> str:
-    """The ``content`` that makes Ripperdoc show ``text`` as ``sender``'s: the text
-    itself, or, when it opens with Ripperdoc's wrapper tag (which Ripperdoc would show
-    as it is, whoever it names), the text inside the wrapper Ripperdoc would add."""
-    if not text.lstrip().startswith(WRAPPER_TAG):
-        return text
-    opening, closing = _wrapper(sender, summary)
-    return opening + text + closing
-
-
-def text_of(sender: str, content: str, summary: Any) -> str:
-    """The text a ``content`` carries: :func:`content_for` undone (a wrapper naming the
-    entry's own sender, round a body that opens with the tag); any other content as it is."""
-    opening, closing = _wrapper(sender, summary)
-    if content.startswith(opening) and content.endswith(closing):
-        inner = content[len(opening) : len(content) - len(closing)]
-        if inner.lstrip().startswith(WRAPPER_TAG):
-            return inner
-    return content
-
-
 def to_teamdeck(entry: dict[str, Any]) -> dict[str, Any]:
     """One Ripperdoc inbox entry in teamdeck's message shape (``content`` that is not a
     string is given as its JSON, as Ripperdoc shows it to the model)."""
     metadata = object_at(entry, "metadata")
     content = entry.get("content")
-    sender = entry.get("sender")
-    if isinstance(content, str):
-        text = text_of(sender, content, metadata.get("summary")) if isinstance(sender, str) else content
-    else:
-        text = json.dumps(content, ensure_ascii=False)
     mine: dict[str, Any] = {
-        "from": sender,
-        "text": text,
+        "from": entry.get("sender"),
+        "text": content if isinstance(content, str) else json.dumps(content, ensure_ascii=False),
         "timestamp": _seconds_iso(entry.get("created_at")),
         "read": entry.get("read") is True,
     }
@@ -262,7 +221,7 @@ def append_message(path: Path, message: dict[str, Any]) -> Delivery:
     recipient = recipient_of(path)
     text = message["text"]
     sender = message.get("from") or "system"
-    content = content_for(sender, text, message.get("summary"))
+    content = inert_body(text)
     try:
         created = parse_iso(message["timestamp"]).timestamp()
     except (KeyError, TypeError, ValueError):

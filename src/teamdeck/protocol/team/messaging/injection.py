@@ -7,6 +7,7 @@ from __future__ import annotations
 import html
 from typing import Any, NamedTuple
 
+from teamdeck.formats.blocks import inert_body
 from teamdeck.formats.registry import team_format
 from teamdeck.model.team import decode_text
 from teamdeck.protocol.team.messaging.names import resolve_member
@@ -53,13 +54,14 @@ class Injected(NamedTuple):
 
 
 def format_block(sender: str, text: str, *, color: str | None = None, summary: str | None = None) -> str:
-    """A message as Claude Code shows it to an agent; attribute values are escaped."""
+    """A message as Claude Code shows it to an agent; attribute values are escaped, and
+    the body cannot open or close a block of its own (formats/blocks.py)."""
     attributes = [f'teammate_id="{html.escape(sender)}"']
     if color:
         attributes.append(f'color="{html.escape(color)}"')
     if summary:
         attributes.append(f'summary="{html.escape(summary)}"')
-    return f"<teammate-message {' '.join(attributes)}>\n{text}\n</teammate-message>"
+    return f"<teammate-message {' '.join(attributes)}>\n{inert_body(text)}\n</teammate-message>"
 
 
 def inject(ws: Workspace, team: str, member: str) -> list[Injected]:
