@@ -135,3 +135,27 @@ def test_a_wake_asked_while_no_runner_ran_is_run_by_the_next_one_once(world) -> 
     w.start()
     time.sleep(1)
     assert len(w.runs("dev")) == 1
+
+
+def test_b21_a_member_name_that_cannot_name_a_file_stops_only_that_member(world) -> None:
+    """One roster name outside the allow-list, present at the start and another added
+    while the runner runs: those members are not run (said once each), every other is."""
+    w = world(["dev"])
+    config_file = w.root / "teams" / TEAM / "config.json"
+
+    def add_raw(name: str) -> None:
+        config = json.loads(config_file.read_text())
+        config["members"].append({**config["members"][-1], "name": name, "agentId": f"{name}@{TEAM}"})
+        config_file.write_text(json.dumps(config, indent=2))
+
+    add_raw("bob smith")
+    runner = w.start()
+    w.send("dev", "first")
+    wait_for(lambda: [r for r in w.runs("dev") if not r.live], 20)
+    add_raw("zhang-\u98de\x1b[2J")
+    w.send("dev", "second")
+    wait_for(lambda: len([r for r in w.runs("dev") if not r.live]) == 2, 20)
+    assert runner.poll() is None  # still running
+    out = w.output()
+    assert out.count(f"{TEAM}/bob smith: not run: invalid member name") == 1
+    assert f"{TEAM}/zhang-\\u98de\\x1b[2J: not run" in out and "\x1b" not in out

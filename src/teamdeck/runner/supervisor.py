@@ -50,6 +50,7 @@ from teamdeck.runtime.config import AgentsConfig, load_agents
 from teamdeck.runtime.registry import runtime_named
 from teamdeck.runtime.spec import RunRequest
 from teamdeck.store.jsonl import Tail
+from teamdeck.store.paths import InvalidId, check_member, shown
 from teamdeck.store.runs import requests_log
 from teamdeck.store.workspace import Workspace
 from teamdeck.view.readers.runs import all_runs, member_runs
@@ -99,6 +100,7 @@ class Runner:
         self.started_at = time.time()
         self.decided: list[RunDecision] | None = None
         self.seen: set[Key] = set()
+        self.unusable: set[Key] = set()
 
     # --- the loop ---------------------------------------------------------------------
 
@@ -245,6 +247,8 @@ class Runner:
         """Queue a wake for ``team/member`` when it has new work and nothing going, or
         when it joined the roster with a prompt while this runner watched (create_agent)."""
         key = (team, member)
+        if not self._usable(key):
+            return
         joined = self.looked and key not in self.seen
         self.seen.add(key)
         if self.once and self.accepting_done:
@@ -261,6 +265,19 @@ class Runner:
             self.queue.push(Wake(team, member, trigger, time.time()))
         elif entry.prompt and joined and key not in self.owed:
             self.queue.push(Wake(team, member, "created", time.time()))
+
+    def _usable(self, key: Key) -> bool:
+        """Whether the member's name can name its files (inbox, runs). A roster any agent
+        writes may hold one that cannot (``bob smith``): that member is not run, said once,
+        and every other member still is."""
+        try:
+            check_member(key[1])
+        except InvalidId as err:
+            if key not in self.unusable:
+                self.unusable.add(key)
+                self.say(f"{key[0]}/{shown(key[1])}: not run: {err}")
+            return False
+        return True
 
     accepting_done = False
     """With ``once``: set after the first look, so later messages wait for the next runner."""
