@@ -137,7 +137,7 @@ def test_a_wake_asked_while_no_runner_ran_is_run_by_the_next_one_once(world) -> 
     assert len(w.runs("dev")) == 1
 
 
-def test_b21_a_member_name_that_cannot_name_a_file_stops_only_that_member(world) -> None:
+def test_b22_a_member_name_that_cannot_name_a_file_stops_only_that_member(world) -> None:
     """One roster name outside the allow-list, present at the start and another added
     while the runner runs: those members are not run (said once each), every other is."""
     w = world(["dev"])

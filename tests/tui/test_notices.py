@@ -8,6 +8,7 @@ import asyncio
 
 import pytest
 from support.pilot_helpers import SIZE, make_app, run, until
+from textual.notifications import Notification
 
 from teamdeck.protocol.effects.gate_decisions import decide_gate
 from teamdeck.tui.app import MAX_NOTICES
@@ -161,3 +162,36 @@ def test_a_notice_never_covers_the_detail_or_the_note_being_typed(world, size) -
             assert covering(note.region, app.main.confirm_bar.region, detail.region) == []
 
     asyncio.run(main())
+
+
+class ExpiresWhenAskedTwice(Notification):
+    """A notice that expires between two looks at it: the moment a storm of notices
+    hits at random, made certain."""
+
+    looks = 0
+
+    @property
+    def has_expired(self) -> bool:
+        self.looks += 1
+        return self.looks > 1
+
+
+def test_f19_a_notice_expiring_while_the_notices_are_read_does_not_stop_the_app(world) -> None:
+    """Textual's collection of notices drops expired ones whenever its length is asked,
+    and ``list()`` asks it after taking the iterator: a notice expiring in between
+    raised "dictionary changed size during iteration" and ended the app (a file
+    replaced every few dozen ms for 20 s did it)."""
+    app = make_app(world)
+
+    async def scenario(pilot):
+        app._notifications.add(Notification("live", timeout=60))
+        app._notifications.add(ExpiresWhenAskedTwice("going"))
+        with pytest.raises(RuntimeError):
+            list(app._notifications)  # the trap itself
+        app._notifications.add(ExpiresWhenAskedTwice("going"))
+        assert [n.message for n in app.notices()] == ["live", "going"]
+        app.notify("one more", markup=False)
+        await until(pilot, lambda: any(n.message == "one more" for n in app.notices()))
+        assert app.is_running
+
+    run(app, scenario)

@@ -31,4 +31,6 @@ def _tui(args: argparse.Namespace, ws: Workspace) -> Output:
 
     app = open_app(ws, watch=not args.no_watch, force_polling=True if args.poll else None)
     app.run()
+    if app.return_code:  # Textual printed what stopped it; a shell must not read success
+        return Output(data={"ok": False}, exit_code=70, warnings=["the TUI stopped on an internal error (above)"])
     return Output(data={"ok": True})

@@ -246,11 +246,21 @@ class TeamdeckApp(App[None]):
     def _on_notify(self, event: Notify) -> None:
         """Show a notice, first dropping the oldest information notices beyond
         :data:`MAX_NOTICES` (Textual keeps every notice until its timeout)."""
-        shown = list(self._notifications)
+        shown = self.notices()
         excess = len(shown) + 1 - MAX_NOTICES
         for notice in [notice for notice in shown if notice.severity == "information"][: max(0, excess)]:
             self._drop_notice(notice)
         super()._on_notify(event)
+
+    def notices(self) -> list[Notification]:
+        """The notices not yet expired, oldest first.
+
+        Not ``list(self._notifications)``: ``list()`` asks the collection its length after
+        taking its iterator, Textual's ``__len__`` drops expired notices from the dict
+        that iterator walks, and a notice expiring in between raised "dictionary changed
+        size during iteration" (a storm of notices killed the app). Iterating first and
+        collecting from the iterator never asks the collection again."""
+        return [*iter(self._notifications)]
 
     def _drop_notice(self, notice: Notification) -> None:
         """Take ``notice`` off the screen before its timeout."""
@@ -268,7 +278,7 @@ class TeamdeckApp(App[None]):
             return
         main = self.main
         if main.is_mounted:
-            main.notice_line.show(list(self._notifications))
+            main.notice_line.show(self.notices())
 
     def on_app_focus(self) -> None:
         self.alerter.focus_changed()
