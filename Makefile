@@ -7,7 +7,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-fast check lock venv claude-code claude-code-lock ripperdoc ripperdoc-lock
+.PHONY: demo test test-fast check lock venv claude-code claude-code-lock ripperdoc ripperdoc-lock stress
 
 demo: $(STAMP)
 	$(BIN)/teamdeck demo
@@ -18,6 +18,10 @@ PYTEST_ARGS ?=
 
 test: $(STAMP) claude-code ripperdoc
 	$(BIN)/python -m pytest -n 2 $(PYTEST_ARGS)
+
+# C17 at the catalogue's size (8 writers x 1,000 sends into one inbox; make test runs 400 each).
+stress: $(STAMP)
+	TEAMDECK_STRESS_SENDS=1000 $(BIN)/python -m pytest -n 0 tests/unit/reliability/test_inbox_stress.py $(PYTEST_ARGS)
 
 # The unit lane (tests/unit, marked unit by its folder), for feedback while editing;
 # make test is what CI runs.

@@ -339,13 +339,19 @@ def test_teamdecks_plan_approval_reaches_the_teammate_as_a_rejection(
         assert plan.member == "carol" and "1. write x" in plan.body
         assert answer_plan(ws, plan.team, "carol", approve=True, request_id=plan.request_id).confirmed
 
-        told = model.wait_for(lambda r: r.agent == "carol" and "[Plan " in last_user_text(r), timeout=DEADLINE_S)
-        text = last_user_text(told)
         # Which verdict carol hears depends on a race: when teamdeck's answer lands first,
         # the client turns it into "[Plan Rejected]"; when the lead's own client reads the
         # request first, its answer is the one taken and teamdeck's copy is shown to
         # carol's model as an unverified peer message. Either way teamdeck's approval is
-        # not taken as the lead's.
+        # not taken as the lead's. (The wait takes either: waiting for "[Plan " alone
+        # missed the second order.)
+        told = model.wait_for(
+            lambda r: (
+                r.agent == "carol" and ("[Plan " in last_user_text(r) or "plan_approval_response" in last_user_text(r))
+            ),
+            timeout=DEADLINE_S,
+        )
+        text = last_user_text(told)
         rejected = '<teammate-message teammate_id="team-lead">\n[Plan Rejected]' in text
         unverified = re.search(
             r'teammate_id="team-lead"[^>]*verified="false">\s*\{"type":"plan_approval_response"', text
