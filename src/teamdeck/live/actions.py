@@ -36,10 +36,13 @@ class Action:
     Attributes:
         what: what is being done, for the notice ("approve gate g1").
         call: the protocol call; returns a line for the person (or None).
+        ref: who asked for it, handed back in its :class:`Outcome` (``teamdeck serve``:
+            the request's id; the TUI needs none).
     """
 
     what: str
     call: Callable[[Workspace], str | None]
+    ref: str = ""
 
 
 @dataclass(frozen=True)
@@ -52,12 +55,14 @@ class Outcome:
         failed: the call was refused (a TeamdeckError) or raised.
         wrote: it changed files; they are read right after this outcome is reported,
             so a notice can wait for the frame that shows them.
+        ref: the action's ``ref``.
     """
 
     what: str
     text: str
     failed: bool = False
     wrote: bool = False
+    ref: str = ""
 
 
 SHOWN_WAIT_S = 0.1
@@ -128,7 +133,7 @@ class ActionRunner:
             try:
                 self._perform(action)
             except Exception as err:  # noqa: BLE001 - a bug in one action must not stop the others
-                self._report(Outcome(action.what, f"{type(err).__name__}: {err}", failed=True))
+                self._report(Outcome(action.what, f"{type(err).__name__}: {err}", failed=True, ref=action.ref))
             finally:
                 with self._lock:
                     self._waiting -= 1
@@ -158,12 +163,12 @@ class ActionRunner:
             ).result
         except TeamdeckError as err:
             self._wrote_rest(written, read_early)
-            self._report(Outcome(action.what, str(err), failed=True))
+            self._report(Outcome(action.what, str(err), failed=True, ref=action.ref))
             return
         except BaseException:
             self._wrote_rest(written, read_early)
             raise
-        self._report(Outcome(action.what, done or f"done: {action.what}", wrote=bool(written)))
+        self._report(Outcome(action.what, done or f"done: {action.what}", wrote=bool(written), ref=action.ref))
         self._wrote_rest(written, read_early)
 
     def _wrote_rest(self, written: set[Path], read_early: dict[Path, Stamp | None]) -> None:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Protocol, TypeVar
 
 import anyio
-from pydantic import Field, StringConstraints
+from pydantic import Field
 
 from teamdeck.errors import Refused
 from teamdeck.mcp_server.seat import Seat
@@ -32,6 +32,7 @@ from teamdeck.protocol.coordination.conversation import MAX_LIMIT, read_conversa
 from teamdeck.protocol.task.taskfile import load_task
 from teamdeck.protocol.team import teams
 from teamdeck.protocol.team.messaging import injection, reading, sending
+from teamdeck.shapes.arguments import ITEMS, Id, Short, Text
 from teamdeck.shapes.coordination import delegation_json, report_json
 from teamdeck.view import agents as agent_views
 from teamdeck.watch_hub import wait_until
@@ -146,19 +147,6 @@ def _own_task(seat: Seat, task_id: str, action: str) -> None:
         )
 
 
-ID_CHARS = 130
-"""An id or a member (``name@team``: two names of at most 64)."""
-SHORT_CHARS = 500
-"""A summary, a reason, a role, a model."""
-TEXT_CHARS = 10_000
-"""A message, a note, a prompt, a report: well under the 64 KiB log record even when
-every character is escaped."""
-ITEMS = 50
-"""Questions, next actions, changed files."""
-
-Id = Annotated[str, StringConstraints(max_length=ID_CHARS)]
-Short = Annotated[str, StringConstraints(max_length=SHORT_CHARS)]
-Text = Annotated[str, StringConstraints(max_length=TEXT_CHARS)]
 MemberArg = Annotated[Id, Field(description="a member of your team: name, NAME, name@team or team-lead")]
 TaskArg = Annotated[Id, Field(description="a teamdeck task id (the directory tasks/<id>/ holding task.yaml)")]
 
