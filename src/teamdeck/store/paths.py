@@ -32,6 +32,10 @@ from teamdeck.errors import InvalidFile, TeamdeckError
 ID_RE = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
 """Our own ids: tasks, gates, agents (workers), teams."""
 
+REQUEST_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{7,63}$")
+"""A client's request id (``teamdeck serve``): 8 to 64 letters, digits, ``-`` and ``_``
+(a ULID is 26)."""
+
 MEMBER_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 """Names an agent tool gives: members and teams (Claude Code's member names, Ripperdoc's
 team names keep case); still a single safe path part."""

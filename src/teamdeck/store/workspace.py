@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 
 from teamdeck.clock import Clock, utc_now
 from teamdeck.errors import ReadOnly
-from teamdeck.store.paths import check_id, check_member, check_team, confine_to, inside
+from teamdeck.store.paths import REQUEST_ID_RE, check_id, check_member, check_team, confine_to, inside
 
 SETTINGS_FILE = ".teamdeck.yaml"
 ENV_WORKSPACE = "TEAMDECK_WORKSPACE"
@@ -212,6 +212,17 @@ class Workspace(_WorkspaceFields):
         """teamdeck's append-only record of every inbox message of ``team`` it saw
         (protocol/team/observed.py): outside ``teams/``, which Claude Code deletes."""
         return self.root / ".teamdeck" / "observed" / f"{check_team(team)}.jsonl"
+
+    def request_record(self, request_id: str, part: str) -> Path:
+        """``.teamdeck/requests/<id>.<part>.json``: that a client's request was taken
+        (``taken``) and how it ended (``done``), so that a request sent again is
+        recognised (protocol/common/requests.py)."""
+        return (
+            self.root
+            / ".teamdeck"
+            / "requests"
+            / f"{check_id(request_id, 'request id', pattern=REQUEST_ID_RE)}.{part}.json"
+        )
 
     def connections_dir(self, team: str) -> Path:
         """``teams/<team>/connections/``: heartbeats of ``teamdeck mcp --http`` servers."""

@@ -1,0 +1,131 @@
+"""The stream's frames: one JSON object per line, each naming itself with ``"frame"``.
+
+docs/serve.md is the contract a client may rely on; this module is its code. The
+client opens with ``hello`` (the protocol it speaks and the workspace it wants); the
+server answers with its own ``hello``, a first ``state`` with every section, then a
+``state`` with the sections that changed whenever the workspace changes, and one
+``result`` per ``request``. A line the server cannot take is answered with a
+``problem`` naming the line and what is wrong; the stream goes on.
+
+A client's frames are parsed strictly (unknown fields refused, every string capped): a
+peer is untrusted input like any file.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+
+from teamdeck import __version__
+from teamdeck.shapes.arguments import SHORT_CHARS, Short
+
+PROTOCOL = 1
+"""The stream's version. A client and a server speak to each other only when they
+speak the same one; both say which they speak in their ``hello``."""
+MAX_LINE_BYTES = 256 * 1024
+"""The longest line a server reads from a client (a request is a few KiB at most)."""
+
+REQUEST_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{7,63}$")
+"""A request's id: 8 to 64 letters, digits, ``-`` and ``_`` (a ULID is 26): it names
+the record that makes a resent request recognised, so it must be a safe file name."""
+
+
+class FrameError(ValueError):
+    """A line that is not a frame this side accepts; the text says what is wrong."""
+
+
+class ClientHello(BaseModel):
+    """The client's first frame: the protocol it speaks and the workspace to serve."""
+
+    model_config = ConfigDict(extra="forbid")
+    frame: Literal["hello"]
+    protocol: int
+    workspace: Annotated[str, StringConstraints(max_length=4096)] | None = None
+    client: Short = ""
+
+
+class Request(BaseModel):
+    """An action asked of the workspace: ``op`` with its ``args`` (serve/requests.py
+    says which ops there are and what each takes); ``id`` is the client's, the same
+    when a request is sent again."""
+
+    model_config = ConfigDict(extra="forbid")
+    frame: Literal["request"]
+    id: Annotated[str, StringConstraints(pattern=REQUEST_ID.pattern)]
+    op: Annotated[str, StringConstraints(max_length=40)]
+    args: dict[str, Any] = Field(default_factory=dict)
+
+
+ClientFrame = ClientHello | Request
+
+
+def parse_client_line(line: bytes) -> ClientFrame:
+    """One line from a client as its frame.
+
+    Raises:
+        FrameError: too long, not JSON, not an object, or not a frame a client sends
+            (the message names the field and the problem).
+    """
+    if len(line) > MAX_LINE_BYTES:
+        raise FrameError(f"line of {len(line):,} bytes, over the limit of {MAX_LINE_BYTES:,}")
+    try:
+        data = json.loads(line)
+    except ValueError as err:
+        raise FrameError(f"invalid JSON: {err}") from None
+    if not isinstance(data, dict):
+        raise FrameError("not a JSON object")
+    kind = data.get("frame")
+    model: type[ClientHello] | type[Request]
+    if kind == "hello":
+        model = ClientHello
+    elif kind == "request":
+        model = Request
+    else:
+        raise FrameError(f"unknown frame {str(kind)[:40]!r} (a client sends hello or request)")
+    try:
+        return model.model_validate(data)
+    except ValidationError as err:
+        first = err.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "frame"
+        raise FrameError(f"{kind}: {where}: {first['msg']}") from None
+
+
+def encode(frame: dict[str, Any]) -> bytes:
+    """A frame as one line (compact JSON, non-ASCII kept, a newline at the end)."""
+    return json.dumps(frame, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+
+
+def server_hello(workspace: str, *, read_only: bool, host: str) -> dict[str, Any]:
+    """The server's ``hello``: the protocol and teamdeck it runs, and what it serves."""
+    return {
+        "frame": "hello",
+        "protocol": PROTOCOL,
+        "teamdeck": __version__,
+        "host": host[:SHORT_CHARS],
+        "workspace": workspace,
+        "readOnly": read_only,
+    }
+
+
+def state_frame(seq: int, sections: dict[str, Any], *, full: bool) -> dict[str, Any]:
+    """A ``state``: the snapshot's sections (``teamdeck status --json``'s keys); ``full``
+    when it holds every one (the first), else only those that changed since ``seq - 1``."""
+    return {"frame": "state", "seq": seq, "full": full, "state": sections}
+
+
+def result_frame(
+    request_id: str, *, ok: bool, text: str, repeated: bool = False, unknown: bool = False
+) -> dict[str, Any]:
+    """A ``result`` for request ``request_id``: ``ok`` and the line for the person
+    (the action's, or its one-line refusal). ``repeated``: the request was taken
+    before and this is its recorded result (nothing was done again); ``unknown``: it was
+    taken before and its outcome was never recorded (check the workspace)."""
+    return {"frame": "result", "id": request_id, "ok": ok, "text": text, "repeated": repeated, "unknown": unknown}
+
+
+def problem_frame(text: str) -> dict[str, Any]:
+    """A ``problem``: a line that could not be taken, or a refresh that failed."""
+    return {"frame": "problem", "text": text}
