@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from teamdeck.errors import InvalidFile, TeamdeckError
+from teamdeck.errors import InvalidFile, Refused, TeamdeckError
 from teamdeck.store.workspace import SETTINGS_FILE, Workspace, resolve_root
 
 WORKSPACE_MARKERS = ("tasks", "teams", SETTINGS_FILE)
@@ -39,6 +39,18 @@ class Output:
         self.warnings = [] if warnings is None else warnings
 
 
+class _Workspaces(argparse.Action):
+    """``-w DIR``: the workspace (the last given), and every one given, in order
+    (``args.workspaces``): ``status``, ``decisions`` and ``hosts`` take several
+    (cli/hosts.py); every other command refuses a second (:func:`workspace_from`)."""
+
+    def __call__(
+        self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any, option: str | None = None
+    ) -> None:
+        namespace.workspace = values
+        namespace.workspaces = [*getattr(namespace, "workspaces", []), values]
+
+
 def common_options() -> argparse.ArgumentParser:
     """Options accepted before or after the command name (defaults suppressed so the
     value given at either place wins)."""
@@ -47,6 +59,7 @@ def common_options() -> argparse.ArgumentParser:
         "--workspace",
         "-w",
         metavar="DIR",
+        action=_Workspaces,
         default=argparse.SUPPRESS,
         help="the workspace directory (default: $TEAMDECK_WORKSPACE, else the current directory)",
     )
@@ -59,7 +72,14 @@ def common_options() -> argparse.ArgumentParser:
 
 
 def workspace_from(args: argparse.Namespace) -> Workspace:
-    """The :class:`Workspace` the options name, with read-only mode applied."""
+    """The :class:`Workspace` the options name, with read-only mode applied.
+
+    Raises:
+        Refused: ``-w`` given more than once to a command that works on one workspace.
+    """
+    named = list(dict.fromkeys(getattr(args, "workspaces", [])))
+    if len(named) > 1 and not getattr(args, "several_workspaces", False):
+        raise Refused(f"this command works on one workspace; -w was given {len(named)} times ({', '.join(named)})")
     root = resolve_root(getattr(args, "workspace", None))
     check_root(root, may_create=getattr(args, "creates_workspace", False))
     if not os.path.lexists(root / SETTINGS_FILE):  # a link goes the long way: it may be refused

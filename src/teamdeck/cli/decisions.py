@@ -15,7 +15,9 @@ import argparse
 
 from teamdeck.cli.commands import summary
 from teamdeck.cli.common import Output, command_group
+from teamdeck.cli.hosts import add_host_options, decide_on_host, decisions_of_hosts, hosts_asked
 from teamdeck.decisions.registry import answer_decision, find_decision, spec_of
+from teamdeck.errors import Refused
 from teamdeck.shapes.decisions import answered_json, queue_json
 from teamdeck.store.workspace import Workspace
 from teamdeck.text import one_line
@@ -30,7 +32,8 @@ def register_decisions(
     listing = actions.add_parser(
         "list", parents=[common], help="every decision waiting, oldest first (the TUI's queue)"
     )
-    listing.set_defaults(handler=_list)
+    add_host_options(listing)
+    listing.set_defaults(handler=_list, several_workspaces=True)
     decide = actions.add_parser("decide", parents=[common], help="answer a decision by its key (see decisions list)")
     decide.add_argument(
         "key", metavar="KEY", help="the decision's key, e.g. task:t1:g-w1-1 or permission:team:member:id"
@@ -39,10 +42,17 @@ def register_decisions(
         "answer", metavar="ANSWER", help="approve or reject (a kind's own words too: allow, deny, retry, give-up...)"
     )
     decide.add_argument("--note", help="the note, feedback or reason (required where the kind says so)")
-    decide.set_defaults(handler=_decide)
+    decide.add_argument(
+        "--on", metavar="HOST", help="answer it on this host (of --host, -w given twice, or the hosts file)"
+    )
+    add_host_options(decide)
+    decide.set_defaults(handler=_decide, several_workspaces=True)
 
 
-def _list(_args: argparse.Namespace, ws: Workspace) -> Output:
+def _list(args: argparse.Namespace, ws: Workspace) -> Output:
+    hosts = hosts_asked(args)
+    if hosts is not None:
+        return decisions_of_hosts(hosts)
     snapshot = build_snapshot(ws)
     lines = []
     for decision in snapshot.decisions:
@@ -59,6 +69,10 @@ def _list(_args: argparse.Namespace, ws: Workspace) -> Output:
 
 
 def _decide(args: argparse.Namespace, ws: Workspace) -> Output:
+    if args.on is not None:
+        return decide_on_host(hosts_asked(args) or [], args.on, args.key, args.answer, args.note)
+    if getattr(args, "host", None) or len(getattr(args, "workspaces", [])) > 1:
+        raise Refused("several workspaces are named: say which one answers with --on HOST")
     decision = find_decision(build_snapshot(ws), args.key)
     answer, answered = answer_decision(ws, decision, args.answer, args.note)
     from teamdeck.adapters.forge_outbox import deliver_if_configured  # the HTTP client only when deciding

@@ -11,6 +11,7 @@ from datetime import timedelta
 
 from teamdeck.cli.commands import summary
 from teamdeck.cli.common import Output
+from teamdeck.cli.hosts import add_host_options, hosts_asked, status_of_hosts
 from teamdeck.decisions.registry import spec_of
 from teamdeck.shapes.snapshot import snapshot_json
 from teamdeck.store.workspace import Workspace
@@ -39,10 +40,14 @@ def register_status(
         help="leave out teams that have ended (every member offline, or quiet for staleAfterSeconds); "
         "hideEndedTeams in .teamdeck.yaml makes it the default",
     )
-    status.set_defaults(handler=_status)
+    add_host_options(status)
+    status.set_defaults(handler=_status, several_workspaces=True)
 
 
 def _status(args: argparse.Namespace, ws: Workspace) -> Output:
+    hosts = hosts_asked(args)
+    if hosts is not None:
+        return status_of_hosts(hosts)
     from teamdeck.protocol.effects.owed import stalls_now
 
     snapshot = build_snapshot(ws)

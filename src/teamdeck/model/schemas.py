@@ -15,6 +15,7 @@ from pydantic import BaseModel
 from teamdeck.model.event import Event
 from teamdeck.model.forge import ForgeIssue
 from teamdeck.model.guardian import GuardianAssignment, GuardianVerdictSnapshot
+from teamdeck.model.hosts import HostsFile
 from teamdeck.model.plan import Plan
 from teamdeck.model.report import JoinedSummary
 from teamdeck.model.settings import Settings
@@ -43,6 +44,7 @@ SCHEMA_MODELS: dict[str, type[BaseModel] | type[Shape]] = {
     "claude-task.schema.json": ClaudeTask,
     "team-log-record.schema.json": TeamLogRecord,
     "forge-issue.schema.json": ForgeIssue,
+    "hosts.schema.json": HostsFile,
 }
 """File name under schemas/ → the model it describes."""
 
