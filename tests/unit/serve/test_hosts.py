@@ -79,7 +79,7 @@ def test_the_hosts_file_holds_every_field(tmp_path: Path) -> None:
         ),
         ("hosts:\n  - name: b\n    ssh: box\n    workspace: relative\n", "hosts.0.workspace"),
         (
-            "hosts:\n  - name: b\n    workspace: /ws\n    ssh_options: [\"Port=22\\nProxyCommand x\"]\n",
+            'hosts:\n  - name: b\n    workspace: /ws\n    ssh_options: ["Port=22\\nProxyCommand x"]\n',
             "hosts.0.ssh_options.0",
         ),
         ("hosts:\n  - {name: b, workspace: /a}\n  - {name: b, workspace: /b}\n", "hosts"),
