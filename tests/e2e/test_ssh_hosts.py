@@ -18,7 +18,7 @@ from support.locations import DEMO
 from support.sshd import SshHost, need_sshd
 
 from teamdeck.protocol.team.messaging.sending import send_message
-from teamdeck.serve.remote import Link
+from teamdeck.remote.link import Link
 from teamdeck.store.workspace import Workspace
 
 pytestmark = pytest.mark.slow

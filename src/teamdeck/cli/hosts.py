@@ -1,9 +1,9 @@
 """Several workspaces at once: ``--host NAME=ssh://[user@]box[:port]/path`` (repeatable),
-``-w DIR`` given more than once, or the hosts file (serve/hosts.py), for ``teamdeck
+``-w DIR`` given more than once, or the hosts file (remote/hosts.py), for ``teamdeck
 status``, ``decisions list`` and ``decisions decide``, and ``teamdeck hosts``, which lists
 them with how each link is.
 
-Each workspace is read through ``teamdeck serve --stdio`` (serve/remote.py): over ssh
+Each workspace is read through ``teamdeck serve --stdio`` (remote/link.py): over ssh
 for a remote host, as a child process here for a local one, so every host is read and
 answered the same way. Remote text is printed through the same sanitising as local
 text: it is agent text, from further away.
@@ -27,7 +27,7 @@ from teamdeck.view.figures.overview import age
 
 if TYPE_CHECKING:
     from teamdeck.model.hosts import Host
-    from teamdeck.serve.remote import Link
+    from teamdeck.remote.link import Link
     from teamdeck.store.workspace import Workspace
 
 FIRST_STATE_S = 20.0
@@ -73,7 +73,7 @@ def hosts_asked(args: argparse.Namespace) -> list[Host] | None:
         Refused: a ``--host`` that is not valid (which part, and why).
         InvalidFile: the hosts file is broken (file, place, problem).
     """
-    from teamdeck.serve.hosts import hosts_file_path, load_hosts_file, local_host, parse_host_option
+    from teamdeck.remote.hosts import hosts_file_path, load_hosts_file, local_host, parse_host_option
 
     remote = [parse_host_option(text) for text in getattr(args, "host", [])]
     workspaces = list(getattr(args, "workspaces", []))
@@ -95,7 +95,7 @@ def hosts_asked(args: argparse.Namespace) -> list[Host] | None:
 def connect(hosts: Iterable[Host], *, timeout: float = FIRST_STATE_S) -> list[Link]:
     """A live link to each host, once each has sent its first state or failed (all at
     once: the slowest host sets the wait)."""
-    from teamdeck.serve.remote import Link
+    from teamdeck.remote.link import Link
 
     links = [Link(host).start() for host in hosts]
     for link in links:
@@ -136,7 +136,7 @@ def link_json(link: Link) -> dict[str, Any]:
 def _hosts(args: argparse.Namespace, ws: Workspace) -> Output:
     hosts = hosts_asked(args)
     if not hosts:
-        from teamdeck.serve.hosts import hosts_file_path
+        from teamdeck.remote.hosts import hosts_file_path
 
         raise NotFound(f"no hosts: give --host NAME=ssh://box/path, or list them in {hosts_file_path()}")
     links = connect(hosts)

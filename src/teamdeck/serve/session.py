@@ -27,8 +27,8 @@ from teamdeck.errors import TeamdeckError
 from teamdeck.live.actions import Action, ActionRunner, Outcome
 from teamdeck.live.workspace import LiveWorkspace
 from teamdeck.protocol.common.requests import Earlier, earlier_request, record_outcome, take_request
-from teamdeck.serve import frames
 from teamdeck.serve.requests import build_action
+from teamdeck.shapes import stream
 from teamdeck.shapes.snapshot import snapshot_json
 
 if TYPE_CHECKING:
@@ -119,23 +119,23 @@ class Session:
             return None
         line = first[1]
         try:
-            hello = frames.parse_client_line(line)
-        except frames.FrameError as err:
-            self._write(frames.problem_frame(f"line 1: {err}"))
+            hello = stream.parse_client_line(line)
+        except stream.FrameError as err:
+            self._write(stream.problem_frame(f"line 1: {err}"))
             return None
-        if not isinstance(hello, frames.ClientHello):
-            self._write(frames.problem_frame("line 1: the first frame must be hello"))
+        if not isinstance(hello, stream.ClientHello):
+            self._write(stream.problem_frame("line 1: the first frame must be hello"))
             return None
         try:
             ws = self._open_workspace(hello.workspace)
         except TeamdeckError as err:
-            self._write(frames.problem_frame(f"cannot serve {hello.workspace or 'the workspace'}: {err}"))
+            self._write(stream.problem_frame(f"cannot serve {hello.workspace or 'the workspace'}: {err}"))
             return None
-        self._write(frames.server_hello(str(ws.root), read_only=ws.read_only, host=socket.gethostname()))
-        if hello.protocol != frames.PROTOCOL:
+        self._write(stream.server_hello(str(ws.root), read_only=ws.read_only, host=socket.gethostname()))
+        if hello.protocol != stream.PROTOCOL:
             self._write(
-                frames.problem_frame(
-                    f"this teamdeck speaks protocol {frames.PROTOCOL}, the client {hello.protocol}: "
+                stream.problem_frame(
+                    f"this teamdeck speaks protocol {stream.PROTOCOL}, the client {hello.protocol}: "
                     "upgrade the older of the two"
                 )
             )
@@ -146,15 +146,15 @@ class Session:
         """The client's lines with their numbers (blank ones skipped); a line over the
         limit is skipped to its end and answered with a problem, never held whole."""
         while True:
-            line = self._reader.readline(frames.MAX_LINE_BYTES + 1)
+            line = self._reader.readline(stream.MAX_LINE_BYTES + 1)
             if not line:
                 return
             self._line_number += 1
             number = self._line_number
-            if len(line) > frames.MAX_LINE_BYTES and not line.endswith(b"\n"):
+            if len(line) > stream.MAX_LINE_BYTES and not line.endswith(b"\n"):
                 while line and not line.endswith(b"\n"):
-                    line = self._reader.readline(frames.MAX_LINE_BYTES + 1)
-                self._write(frames.problem_frame(f"line {number}: over the limit of {frames.MAX_LINE_BYTES:,} bytes"))
+                    line = self._reader.readline(stream.MAX_LINE_BYTES + 1)
+                self._write(stream.problem_frame(f"line {number}: over the limit of {stream.MAX_LINE_BYTES:,} bytes"))
                 continue
             if line.strip():
                 yield number, line
@@ -162,23 +162,23 @@ class Session:
     def _take(self, number: int, line: bytes) -> None:
         """Line ``number`` after the hello: a request, run; anything else, a problem."""
         try:
-            request = frames.parse_client_line(line)
-        except frames.FrameError as err:
-            self._write(frames.problem_frame(f"line {number}: {err}"))
+            request = stream.parse_client_line(line)
+        except stream.FrameError as err:
+            self._write(stream.problem_frame(f"line {number}: {err}"))
             return
-        if not isinstance(request, frames.Request):
-            self._write(frames.problem_frame(f"line {number}: hello was said already"))
+        if not isinstance(request, stream.Request):
+            self._write(stream.problem_frame(f"line {number}: hello was said already"))
             return
         assert self.live is not None and self.runner is not None
         try:
             action = self._action_for(request)
         except TeamdeckError as err:
-            self._write(frames.result_frame(request.id, ok=False, text=str(err)))
+            self._write(stream.result_frame(request.id, ok=False, text=str(err)))
             return
         if action is not None:
             self.runner.submit(action)
 
-    def _action_for(self, request: frames.Request) -> Action | None:
+    def _action_for(self, request: stream.Request) -> Action | None:
         """The action ``request`` asks for, once it is taken; None when it was taken
         before (its result, or that it is unknown, is sent now)."""
         assert self.live is not None
@@ -201,8 +201,8 @@ class Session:
     def _from_record(request_id: str, earlier: Earlier) -> dict[str, Any]:
         """The result of a request taken before: its recorded outcome, or unknown."""
         if earlier.done:
-            return frames.result_frame(request_id, ok=earlier.ok, text=earlier.text, repeated=True)
-        return frames.result_frame(
+            return stream.result_frame(request_id, ok=earlier.ok, text=earlier.text, repeated=True)
+        return stream.result_frame(
             request_id,
             ok=False,
             unknown=True,
@@ -217,7 +217,7 @@ class Session:
                 record_outcome(self.live.ws, outcome.ref, ok=not outcome.failed, text=outcome.text)
             except TeamdeckError as err:
                 log.warning("the outcome of request %s was not recorded: %s", outcome.ref, err)
-            self._write(frames.result_frame(outcome.ref, ok=not outcome.failed, text=outcome.text))
+            self._write(stream.result_frame(outcome.ref, ok=not outcome.failed, text=outcome.text))
             self._running.discard(outcome.ref)
 
     # --- states ----------------------------------------------------------------------
@@ -243,11 +243,11 @@ class Session:
             if not sections:
                 continue
             self._seq += 1
-            self._write(frames.state_frame(self._seq, sections, full=self._seq == 1))
+            self._write(stream.state_frame(self._seq, sections, full=self._seq == 1))
             self._sent.update(sections)
 
     def _refresh_failed(self, err: Exception) -> None:
-        self._write(frames.problem_frame(f"could not refresh: {type(err).__name__}: {err}"))
+        self._write(stream.problem_frame(f"could not refresh: {type(err).__name__}: {err}"))
 
     def _join(self, task_ids: list[str]) -> None:
         """Workers' final outputs appeared: join their tasks, as the TUI does."""
@@ -260,7 +260,7 @@ class Session:
     def _write(self, frame: dict[str, Any]) -> None:
         """Write one frame whole (frames from several threads never interleave). A
         client that went away ends nothing here: the reader sees its end."""
-        data = frames.encode(frame)
+        data = stream.encode(frame)
         with self._write_lock:
             try:
                 self._writer.write(data)

@@ -10,7 +10,7 @@ import pytest
 
 from teamdeck.errors import InvalidFile, Refused
 from teamdeck.model.hosts import Host
-from teamdeck.serve.hosts import load_hosts_file, local_host, parse_host_option
+from teamdeck.remote.hosts import load_hosts_file, local_host, parse_host_option
 
 
 def test_an_ssh_url_names_the_box_the_user_the_port_and_the_workspace() -> None:

@@ -17,8 +17,8 @@ import pytest
 
 from teamdeck.errors import NotFound
 from teamdeck.protocol.common.requests import take_request
-from teamdeck.serve import frames
 from teamdeck.serve.session import Session
+from teamdeck.shapes import stream
 from teamdeck.store.workspace import Workspace
 
 GATE = "task:checkout-api:g-api-dev-1"
@@ -64,11 +64,11 @@ class Client:
             self.frames.put(json.loads(line))
 
     def send(self, frame: dict[str, Any] | bytes) -> None:
-        data = frame if isinstance(frame, bytes) else frames.encode(frame)
+        data = frame if isinstance(frame, bytes) else stream.encode(frame)
         os.write(self._to_server, data)
 
     def hello(self, **fields: Any) -> dict[str, Any]:
-        self.send({"frame": "hello", "protocol": frames.PROTOCOL, "workspace": str(self.root), **fields})
+        self.send({"frame": "hello", "protocol": stream.PROTOCOL, "workspace": str(self.root), **fields})
         return self.next("hello")
 
     def next(self, kind: str) -> dict[str, Any]:
@@ -106,7 +106,7 @@ def approvals(root: Path) -> int:
 
 def test_the_first_state_is_the_status_json_and_an_answer_is_the_tui_s(client: Client) -> None:
     hello = client.hello()
-    assert hello["protocol"] == frames.PROTOCOL and hello["workspace"] == str(client.root)
+    assert hello["protocol"] == stream.PROTOCOL and hello["workspace"] == str(client.root)
     state = client.next("state")
     assert state["full"] and state["seq"] == 1
     assert GATE in [gate["key"] for gate in state["state"]["gates"]]
@@ -201,15 +201,15 @@ def test_a_request_that_cannot_be_built_is_refused_and_nothing_is_taken(
 
 def test_a_client_of_another_protocol_is_told_and_the_session_ends(demo: Path) -> None:
     other = Client(demo)
-    other.send({"frame": "hello", "protocol": frames.PROTOCOL + 1, "workspace": str(demo)})
-    assert other.next("hello")["protocol"] == frames.PROTOCOL  # so the client can say which it speaks
-    assert f"protocol {frames.PROTOCOL}" in other.next("problem")["text"]
+    other.send({"frame": "hello", "protocol": stream.PROTOCOL + 1, "workspace": str(demo)})
+    assert other.next("hello")["protocol"] == stream.PROTOCOL  # so the client can say which it speaks
+    assert f"protocol {stream.PROTOCOL}" in other.next("problem")["text"]
     assert other.close() == 2
 
 
 def test_a_workspace_the_server_cannot_open_is_one_problem(demo: Path) -> None:
     other = Client(demo)
-    other.send({"frame": "hello", "protocol": frames.PROTOCOL, "workspace": "relative/path"})
+    other.send({"frame": "hello", "protocol": stream.PROTOCOL, "workspace": "relative/path"})
     assert "relative/path" in other.next("problem")["text"]
     assert other.close() == 2
 

@@ -1,4 +1,5 @@
-"""The stream's frames: one JSON object per line, each naming itself with ``"frame"``.
+"""The frames of ``teamdeck serve``'s stream: one JSON object per line, each naming
+itself with ``"frame"`` (the server: serve/; a client: remote/).
 
 docs/serve.md is the contract a client may rely on; this module is its code. The
 client opens with ``hello`` (the protocol it speaks and the workspace it wants); the

@@ -30,7 +30,7 @@ from typing import Any, Literal
 from teamdeck.clock import utc_now
 from teamdeck.ids import new_ulid
 from teamdeck.model.hosts import Host
-from teamdeck.serve import frames
+from teamdeck.shapes import stream
 from teamdeck.text import one_line
 
 LinkStatus = Literal["connecting", "live", "unreachable", "incompatible"]
@@ -163,11 +163,11 @@ class Link:
         try:
             hello = {
                 "frame": "hello",
-                "protocol": frames.PROTOCOL,
+                "protocol": stream.PROTOCOL,
                 "client": "teamdeck",
                 "workspace": self.host.workspace,
             }
-            process.stdin.write(frames.encode(hello))
+            process.stdin.write(stream.encode(hello))
             process.stdin.flush()
             for line in process.stdout:
                 self._take(line, process)
@@ -195,11 +195,11 @@ class Link:
         kind = frame.get("frame")
         if kind == "hello":
             self.server = frame
-            if frame.get("protocol") != frames.PROTOCOL:
+            if frame.get("protocol") != stream.PROTOCOL:
                 self._set_status(
                     "incompatible",
                     f"teamdeck {one_line(str(frame.get('teamdeck')), 40)} there speaks protocol "
-                    f"{one_line(str(frame.get('protocol')), 10)}, this one {frames.PROTOCOL}: upgrade the older",
+                    f"{one_line(str(frame.get('protocol')), 10)}, this one {stream.PROTOCOL}: upgrade the older",
                 )
                 _end(process)
             return
@@ -256,7 +256,7 @@ class Link:
             return  # sent when the link is back
         try:
             with self._write_lock:
-                process.stdin.write(frames.encode(asked.frame))
+                process.stdin.write(stream.encode(asked.frame))
                 process.stdin.flush()
         except (BrokenPipeError, ConnectionError, ValueError):
             pass  # the link is dropping: sent again, same id, when it is back
