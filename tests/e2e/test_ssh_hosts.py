@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from support.locations import DEMO
-from support.sshd import SshHost, need_sshd
+from support.sshd import SshHost, start_hosts
 
 from teamdeck.protocol.team.messaging.sending import send_message
 from teamdeck.remote.link import Link
@@ -30,14 +30,7 @@ WAIT_S = 30.0
 
 @pytest.fixture
 def hosts(tmp_path: Path) -> Iterator[dict[str, SshHost]]:
-    need_sshd()
-    started: dict[str, SshHost] = {}
-    for name in ("alpha", "beta"):
-        workspace = tmp_path / name / "ws"
-        import shutil
-
-        shutil.copytree(DEMO, workspace)
-        started[name] = SshHost(tmp_path / name / "sshd", name, workspace).start()
+    started = start_hosts(tmp_path, DEMO, "alpha", "beta")
     yield started
     for host in started.values():
         host.kill()

@@ -40,6 +40,17 @@ def need_sshd() -> None:
         pytest.skip("OpenSSH's sshd, ssh and ssh-keygen are not installed (apt-get install openssh-server)")
 
 
+def start_hosts(directory: Path, demo: Path, *names: str) -> dict[str, SshHost]:
+    """One sshd per name, each serving its own copy of ``demo`` (the caller kills them)."""
+    need_sshd()
+    started: dict[str, SshHost] = {}
+    for name in names:
+        workspace = directory / name / "ws"
+        shutil.copytree(demo, workspace)
+        started[name] = SshHost(directory / name / "sshd", name, workspace).start()
+    return started
+
+
 def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

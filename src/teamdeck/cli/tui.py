@@ -7,6 +7,7 @@ import os
 
 from teamdeck.cli.commands import summary
 from teamdeck.cli.common import NotAWorkspace, Output, is_workspace
+from teamdeck.cli.hosts import add_host_options, hosts_asked
 from teamdeck.store.workspace import ENV_WORKSPACE, SETTINGS_FILE, Workspace
 
 
@@ -16,10 +17,18 @@ def register_tui(
     tui = subparsers.add_parser("tui", parents=[common], help=summary("tui"))
     tui.add_argument("--no-watch", action="store_true", help="do not watch the files (refresh only after own actions)")
     tui.add_argument("--poll", action="store_true", help="poll for changes instead of inotify (network filesystems)")
-    tui.set_defaults(handler=_tui)
+    add_host_options(tui)
+    tui.set_defaults(handler=_tui, several_workspaces=True)
 
 
 def _tui(args: argparse.Namespace, ws: Workspace) -> Output:
+    hosts = hosts_asked(args)
+    if hosts is not None:
+        from teamdeck.tui.hosts.app import HostsApp  # Textual is imported only for the TUI
+
+        over_hosts = HostsApp(hosts)
+        over_hosts.run()
+        return _ended(over_hosts.return_code)
     named = getattr(args, "workspace", None) or os.environ.get(ENV_WORKSPACE)
     if not named and not is_workspace(ws.root):
         raise NotAWorkspace(
@@ -31,6 +40,10 @@ def _tui(args: argparse.Namespace, ws: Workspace) -> Output:
 
     app = open_app(ws, watch=not args.no_watch, force_polling=True if args.poll else None)
     app.run()
-    if app.return_code:  # Textual printed what stopped it; a shell must not read success
+    return _ended(app.return_code)
+
+
+def _ended(return_code: int | None) -> Output:
+    if return_code:  # Textual printed what stopped it; a shell must not read success
         return Output(data={"ok": False}, exit_code=70, warnings=["the TUI stopped on an internal error (above)"])
     return Output(data={"ok": True})

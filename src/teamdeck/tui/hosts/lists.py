@@ -1,0 +1,114 @@
+"""The rows of the hosts screen, from the hosts' states (``teamdeck status --json``'s
+sections, as each host's stream sent them): decisions and teams, each with its host,
+dimmed while that host's link is down (what it showed last)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from teamdeck.clock import parse_iso
+from teamdeck.remote.link import Link
+from teamdeck.tui.render import cell
+from teamdeck.tui.widgets.line_list import Cell, LineList, Row
+from teamdeck.view.figures.overview import age
+
+STATUS_MARK = {"live": "●", "connecting": "…", "unreachable": "✗", "incompatible": "✗"}
+
+
+@dataclass(frozen=True)
+class HostDecision:
+    """One decision waiting on one host."""
+
+    link: Link
+    gate: dict[str, Any]
+
+    @property
+    def row_key(self) -> str:
+        """Unique over every host: the host's name and the decision's key."""
+        return f"{self.link.host.name}\x1f{self.gate.get('key')}"
+
+
+def queue_of(links: list[Link]) -> list[HostDecision]:
+    """Every decision of every host, oldest first (one queue)."""
+    waiting = [HostDecision(link, gate) for link in links for gate in link.state.get("gates") or []]
+    return sorted(waiting, key=lambda item: str(item.gate.get("createdAt") or ""))
+
+
+def host_now(link: Link) -> datetime | None:
+    """The host's own now: when its newest state was taken (ages use the host's clock)."""
+    try:
+        return parse_iso(str(link.state.get("takenAt")))
+    except ValueError:
+        return None
+
+
+class HostDecisionList(LineList):
+    """One row per decision, over every host."""
+
+    def show(self, links: list[Link]) -> list[HostDecision]:
+        """Show every host's decisions; returns them in the order shown."""
+        queue = queue_of(links)
+        self.set_rows([_decision_row(item) for item in queue])
+        return queue
+
+
+def _decision_row(item: HostDecision) -> Row:
+    gate, link = item.gate, item.link
+    now = host_now(link)
+    style = "" if link.status == "live" else "line-list--dim"
+    waited = (age(str(gate.get("createdAt") or ""), now) if now else "") or "?"
+    return Row(
+        item.row_key,
+        (
+            Cell(cell(link.host.name, 16), 16, "line-list--accent" if not style else style),
+            Cell(waited, 5, style),
+            Cell(cell(str(gate.get("label") or ""), 10), 10, style or "line-list--bold"),
+            Cell(cell(str(gate.get("agent") or "-"), 24), 24, style),
+            Cell(cell(str(gate.get("title") or ""), 300), None, style),
+        ),
+    )
+
+
+class HostTeamList(LineList):
+    """One row per team, over every host: its members and their states."""
+
+    def show(self, links: list[Link]) -> None:
+        rows = []
+        for link in links:
+            style = "" if link.status == "live" else "line-list--dim"
+            for team in link.state.get("teams") or []:
+                members = ", ".join(
+                    f"{cell(str(member.get('name')), 40)} {cell(str(member.get('status')), 20)}"
+                    for member in team.get("members") or []
+                )
+                ended = " (ENDED)" if team.get("ended") else ""
+                rows.append(
+                    Row(
+                        f"{link.host.name}\x1f{team.get('name')}",
+                        (
+                            Cell(cell(link.host.name, 16), 16, style or "line-list--accent"),
+                            Cell(cell(f"{team.get('name')}{ended}", 40), 40, style or "line-list--bold"),
+                            Cell(f"{int(team.get('unread') or 0)} unread", 10, style),
+                            Cell(members or "no members", None, style),
+                        ),
+                    )
+                )
+        self.set_rows(rows)
+
+
+def host_line(link: Link) -> str:
+    """One host's link and overview, for the top of the screen (sanitised)."""
+    mark = STATUS_MARK.get(link.status, "?")
+    name = cell(link.host.name, 16)
+    if link.status == "live":
+        counts = link.state.get("overview") or {}
+        read_only = " · read-only" if link.host.read_only or link.server.get("readOnly") else ""
+        return (
+            f"{mark} {name}: {int(counts.get('gatesWaiting') or 0)} waiting · {int(counts.get('teams') or 0)} teams · "
+            f"{int(counts.get('members') or 0)} members{read_only}"
+        )
+    if link.status == "connecting":
+        return f"{mark} {name}: connecting"
+    return f"{mark} {name}: {link.status} since {link.since:%H:%M:%S}: {cell(link.why, 160)}"

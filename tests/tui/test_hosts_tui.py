@@ -1,0 +1,125 @@
+"""``teamdeck tui`` over two hosts, each a real OpenSSH server on 127.0.0.1 with its
+own copy of the demo workspace: one queue over both, a write on one shown, an answer
+sent to the host that owns the decision (and only there), a host that goes away marked
+with its keys refused while the other keeps working, and its return showing what was
+answered during the outage."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from support.locations import DEMO
+from support.pilot_helpers import SIZE, lines_of, until
+from support.sshd import SshHost, start_hosts
+
+from teamdeck.protocol.team.messaging.sending import send_message
+from teamdeck.store.workspace import Workspace
+from teamdeck.tui.hosts.app import HostsApp
+from teamdeck.tui.hosts.lists import HostDecisionList, HostTeamList
+from teamdeck.tui.widgets.confirm_bar import ConfirmBar
+
+pytestmark = pytest.mark.slow
+
+GATE = "task:checkout-api:g-api-dev-1"
+OTHER_GATE = "task:payment-retry:g-db-migrator-1"
+
+
+@pytest.fixture
+def hosts(tmp_path: Path) -> Iterator[dict[str, SshHost]]:
+    started = start_hosts(tmp_path, DEMO, "alpha", "beta")
+    yield started
+    for host in started.values():
+        host.kill()
+
+
+def approvals(workspace: Path, task: str = "checkout-api") -> int:
+    events = [json.loads(line) for line in (workspace / "tasks" / task / "events.jsonl").read_text().splitlines()]
+    return sum(1 for event in events if event["type"] == "gate.approved")
+
+
+def test_f20_two_hosts_in_one_tui_answered_where_they_live_lost_and_taken_back(hosts: dict[str, SshHost]) -> None:
+    alpha, beta = hosts["alpha"], hosts["beta"]
+    app = HostsApp([alpha.host, beta.host])
+
+    def queue_keys() -> list[str]:
+        return [row.key for row in app.hosts_screen.query_one(HostDecisionList).rows]
+
+    def host_lines() -> str:
+        return str(app.hosts_screen.query_one("#host-lines").render())
+
+    def team_row(host: str, team: str) -> str:
+        teams = app.hosts_screen.query_one(HostTeamList)
+        return next(line for line in lines_of(teams) if line.lstrip().startswith(host) and team in line)
+
+    async def answer(pilot, row_key: str, note: str) -> None:
+        assert app.hosts_screen.query_one(HostDecisionList).select_key(row_key)
+        await pilot.press("a")
+        bar = app.hosts_screen.query_one(ConfirmBar)
+        await until(pilot, lambda: bar.asking, "the confirm bar")
+        assert bar.confirm_label == "Approve"
+        for key in note:
+            await pilot.press(key)
+        await pilot.press("enter")
+        await until(pilot, lambda: not bar.display, "the answered bar to go (it keeps the keys a moment)")
+
+    async def main() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: all(link.status == "live" for link in app.links), "both hosts live")
+            await until(pilot, lambda: len(queue_keys()) == 8, "one queue of both hosts' decisions")
+            assert host_lines().count("●") == 2
+
+            send_message(Workspace.at(beta.workspace), "quant", "zhangfei-dev", "written on beta", summary="hi")
+            await until(pilot, lambda: "8 unread" in team_row("beta", "quant"), "beta's write on screen")
+            assert "7 unread" in team_row("alpha", "quant")
+
+            await answer(pilot, f"beta\x1f{GATE}", "ok")
+            await until(pilot, lambda: f"beta\x1f{GATE}" not in queue_keys(), "beta's decision answered")
+            assert approvals(beta.workspace) == 1 and approvals(alpha.workspace) == 0
+            assert f"alpha\x1f{GATE}" in queue_keys()
+
+            beta.kill()
+            await until(pilot, lambda: "✗ beta: unreachable since" in host_lines(), "beta marked unreachable")
+            assert f"beta\x1f{OTHER_GATE}" in queue_keys()  # its last state stays, dimmed
+            assert app.hosts_screen.query_one(HostDecisionList).select_key(f"beta\x1f{OTHER_GATE}")
+            await pilot.press("a")
+            assert not app.hosts_screen.query_one(ConfirmBar).asking  # its keys are refused, with why
+            await until(
+                pilot,
+                lambda: any("beta is unreachable" in str(notice.message) for notice in app._notifications),
+                "why beta's keys are refused",
+            )
+
+            await answer(pilot, f"alpha\x1f{GATE}", "")  # the other host keeps working
+            await until(pilot, lambda: approvals(alpha.workspace) == 1, "alpha's answer")
+
+            # During the outage, someone at beta's own shell answers a decision.
+            done = await asyncio.to_thread(
+                subprocess.run,
+                [
+                    sys.executable,
+                    "-m",
+                    "teamdeck",
+                    "-w",
+                    str(beta.workspace),
+                    "decisions",
+                    "decide",
+                    OTHER_GATE,
+                    "approve",
+                ],
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+            assert done.returncode == 0, done.stderr
+            beta.start()
+            await until(pilot, lambda: host_lines().count("●") == 2, "beta back")
+            await until(pilot, lambda: f"beta\x1f{OTHER_GATE}" not in queue_keys(), "the outage's answer on screen")
+            await pilot.press("q")
+
+    asyncio.run(main())
