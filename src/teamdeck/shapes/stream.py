@@ -127,6 +127,13 @@ def result_frame(
     return {"frame": "result", "id": request_id, "ok": ok, "text": text, "repeated": repeated, "unknown": unknown}
 
 
+def protocol_problem(asked: int) -> str | None:
+    """Why a client speaking protocol ``asked`` cannot be served (None: it can)."""
+    if asked == PROTOCOL:
+        return None
+    return f"this teamdeck speaks protocol {PROTOCOL}, the client {asked}: upgrade the older of the two"
+
+
 def problem_frame(text: str) -> dict[str, Any]:
     """A ``problem``: a line that could not be taken, or a refresh that failed."""
     return {"frame": "problem", "text": text}

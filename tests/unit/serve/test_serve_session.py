@@ -220,8 +220,7 @@ def test_a_reader_that_does_not_read_gets_the_newest_state_not_a_queue(demo: Pat
     slow = Client(demo, watch=True)
     slow.hello()
     slow.next("state")
-    assert slow.session.live is not None
-    until(lambda: slow.session.live is not None and slow.session.live.watching)
+    until(lambda: slow.session.hub is not None and slow.session.hub.live.watching)
     slow.reading.clear()
     inbox = demo / "teams" / "quant" / "inboxes" / "zhangfei-dev.json"
     for number in range(200):
@@ -229,7 +228,7 @@ def test_a_reader_that_does_not_read_gets_the_newest_state_not_a_queue(demo: Pat
         entries.append({"from": "team-lead", "text": f"change {number}", "timestamp": "2026-03-01T12:00:00.000Z"})
         inbox.write_text(json.dumps(entries))
         time.sleep(0.005)
-    until(lambda: slow.session.live is not None and slow.session.live.settled, timeout=WAIT_S)
+    until(lambda: slow.session.hub is not None and slow.session.hub.live.settled, timeout=WAIT_S)
     slow.reading.set()
     states = []
     deadline = time.monotonic() + 5
