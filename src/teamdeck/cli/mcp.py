@@ -73,16 +73,17 @@ def _serve(args: argparse.Namespace, ws: Workspace) -> Output:
 
         build_server(seat).run("stdio")
         return Output({"ok": True})
-    from teamdeck.mcp_server.http import parse_address, serve_http, token_from
+    from teamdeck.listen import parse_address, token_from
+    from teamdeck.mcp_server.http import PATH, serve_http
 
-    address = parse_address(args.http)
-    token = token_from(args.token_env, address)
+    address = parse_address(args.http, "--http")
+    token = token_from(args.token_env, address, "--http")
     where = f"{seat.team}/{seat.member}"
     serving: list[bool] = []
 
     def started() -> None:
         serving.append(True)
-        print(f"teamdeck: MCP tools as {where} for {ws.root} on {address.url}", flush=True)
+        print(f"teamdeck: MCP tools as {where} for {ws.root} on {address.url('http', PATH)}", flush=True)
 
     try:
         serve_http(seat, address, token, started=started)

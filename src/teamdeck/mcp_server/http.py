@@ -13,22 +13,17 @@
 
 from __future__ import annotations
 
-import hmac
-import ipaddress
-import json
 import logging
-import os
 import signal
 import socket
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import anyio
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp
 
 from teamdeck.errors import Refused
-from teamdeck.listen import bind
+from teamdeck.listen import Address, BearerAuth, bind
 from teamdeck.mcp_server.heartbeat import announced, ended, keep_beating
 from teamdeck.mcp_server.seat import Seat
 from teamdeck.mcp_server.server import build_server
@@ -37,92 +32,6 @@ log = logging.getLogger(__name__)
 
 PATH = "/mcp"
 """Where the MCP endpoint is served."""
-
-
-@dataclass(frozen=True)
-class Address:
-    """``HOST:PORT`` as given to ``--http``."""
-
-    host: str
-    port: int
-
-    @property
-    def loopback(self) -> bool:
-        """Whether only this machine can reach the address."""
-        if self.host == "localhost":
-            return True
-        try:
-            return ipaddress.ip_address(self.host).is_loopback
-        except ValueError:
-            return False
-
-    @property
-    def url(self) -> str:
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}{PATH}"
-
-
-def parse_address(text: str) -> Address:
-    """``127.0.0.1:8765``, ``:8765`` (loopback), ``[::1]:8765`` or ``0.0.0.0:8765``.
-
-    Raises:
-        Refused: not ``HOST:PORT`` with a port from 1 to 65535.
-    """
-    host, sep, port = text.rpartition(":")
-    if not sep or not port.isdigit() or not 0 < int(port) < 65536:
-        raise Refused(f"--http '{text}': expected HOST:PORT (e.g. 127.0.0.1:8765) with a port from 1 to 65535")
-    host = host.strip("[]") or "127.0.0.1"
-    return Address(host, int(port))
-
-
-def token_from(variable: str | None, address: Address) -> str | None:
-    """The bearer token in ``$variable``; required when ``address`` is not loopback.
-
-    Raises:
-        Refused: no token for a non-loopback address, or the variable is unset or empty.
-    """
-    if variable is None:
-        if not address.loopback:
-            raise Refused(
-                f"--http {address.host}:{address.port} is reachable from other machines: give a bearer token "
-                "with --token-env VAR (the token in $VAR), or bind 127.0.0.1"
-            )
-        return None
-    token = os.environ.get(variable, "")
-    if not token.strip():
-        raise Refused(f"--token-env {variable}: ${variable} is not set or empty")
-    return token
-
-
-class BearerAuth:
-    """ASGI middleware: every HTTP request must carry ``Authorization: Bearer <token>``
-    (compared in constant time); others get ``401`` and never reach ``app``."""
-
-    def __init__(self, app: ASGIApp, token: str) -> None:
-        self.app = app
-        self.expected = f"Bearer {token}".encode()
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        given = dict(scope.get("headers") or []).get(b"authorization", b"")
-        if hmac.compare_digest(given, self.expected):
-            await self.app(scope, receive, send)
-            return
-        body = json.dumps({"error": "unauthorized: send Authorization: Bearer <token>"}).encode()
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 401,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", str(len(body)).encode()),
-                    (b"www-authenticate", b'Bearer realm="teamdeck"'),
-                ],
-            }
-        )
-        await send({"type": "http.response.body", "body": body})
 
 
 def serve_http(seat: Seat, address: Address, token: str | None, *, started: Callable[[], None] = lambda: None) -> None:
@@ -136,7 +45,7 @@ def serve_http(seat: Seat, address: Address, token: str | None, *, started: Call
             the address cannot be bound (in use, not this machine's).
     """
     if token is None and not address.loopback:
-        raise Refused(f"refusing to serve {address.url} without a bearer token")
+        raise Refused(f"refusing to serve {address.url('http', PATH)} without a bearer token")
     listening = bind(address.host, address.port, f"the MCP server for {seat.member}")
     # uvicorn stops on SIGINT/SIGTERM and, once shut down, raises the signal again:
     # record it instead, so the heartbeat is removed first and the exit is quiet. A
@@ -173,7 +82,7 @@ async def _serve(
 ) -> None:
     import uvicorn
 
-    heartbeat = announced(seat, "streamable-http", address.url)
+    heartbeat = announced(seat, "streamable-http", address.url("http", PATH))
     server = build_server(seat, heartbeat)
     app: ASGIApp = server.streamable_http_app(streamable_http_path=PATH, host=address.host)
     if token is not None:
