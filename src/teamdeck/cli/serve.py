@@ -1,13 +1,15 @@
 """``teamdeck serve``: the live workspace as a stream of JSON lines, and the actions a
 client asks for (docs/serve.md). ``--stdio`` is what another machine's teamdeck starts
 over SSH: the command is fixed, and the workspace is named in the client's hello, so
-no shell text is ever built from configuration."""
+no shell text is ever built from configuration. ``--listen`` serves it over WebSocket
+to any number of clients, behind a bearer token beyond loopback."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 from teamdeck.cli.commands import summary
 from teamdeck.cli.common import NotAWorkspace, Output, is_workspace, workspace_from
@@ -26,17 +28,29 @@ def register_serve(
         ),
         parents=[common],
     )
-    serve.add_argument(
+    where = serve.add_mutually_exclusive_group(required=True)
+    where.add_argument(
         "--stdio",
         action="store_true",
-        required=True,
         help="on standard input and output (what `teamdeck tui --host` starts over SSH)",
+    )
+    where.add_argument(
+        "--listen",
+        metavar="HOST:PORT",
+        help="over WebSocket at ws://HOST:PORT/stream (e.g. 127.0.0.1:8790; other than loopback needs --token-env)",
+    )
+    serve.add_argument(
+        "--token-env",
+        metavar="VAR",
+        help="with --listen: require 'Authorization: Bearer <token>' with the token in $VAR (required beyond loopback)",
     )
     serve.add_argument("--no-watch", action="store_true", help=argparse.SUPPRESS)  # tests push changes themselves
     serve.set_defaults(handler=_serve, finish_interrupted=False)
 
 
 def _serve(args: argparse.Namespace, ws: Workspace) -> Output:
+    if args.listen is not None:
+        return _listen(args, ws)
     from teamdeck.serve.session import Session
 
     def open_workspace(named: str | None) -> Workspace:
@@ -56,3 +70,27 @@ def _serve(args: argparse.Namespace, ws: Workspace) -> Output:
 
     code = Session(open_workspace, sys.stdin.buffer, sys.stdout.buffer, watch=not args.no_watch).run()
     return Output(data={"ok": code == 0}, exit_code=code)
+
+
+def _listen(args: argparse.Namespace, ws: Workspace) -> Output:
+    import uvicorn
+
+    from teamdeck.listen import BearerAuth, bind, parse_address, token_from
+    from teamdeck.serve.websocket import PATH, create_app
+
+    address = parse_address(args.listen, "--listen")
+    token = token_from(args.token_env, address, "--listen")
+    if not is_workspace(ws.root):
+        raise NotAWorkspace(f"{ws.root} is not a teamdeck workspace (no tasks/, teams/ or settings)")
+    if not ws.read_only:
+        from teamdeck.protocol.effects.interrupted import complete_pending
+
+        complete_pending(ws)
+    app: Any = create_app(ws, watch=not args.no_watch)
+    if token is not None:
+        app = BearerAuth(app, token)
+    listening = bind(address.host, address.port, "the stream")
+    with listening:
+        print(f"teamdeck: the stream of {ws.root} on {address.url('ws', PATH)}", file=sys.stderr, flush=True)
+        uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on")).run(sockets=[listening])
+    return Output(data={"ok": True})

@@ -94,9 +94,14 @@ def parse_client_line(line: bytes) -> ClientFrame:
         raise FrameError(f"{kind}: {where}: {first['msg']}") from None
 
 
+def text_of(frame: dict[str, Any]) -> str:
+    """A frame as compact JSON text, non-ASCII kept (a WebSocket message)."""
+    return json.dumps(frame, ensure_ascii=False, separators=(",", ":"))
+
+
 def encode(frame: dict[str, Any]) -> bytes:
-    """A frame as one line (compact JSON, non-ASCII kept, a newline at the end)."""
-    return json.dumps(frame, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+    """A frame as one line of the byte stream (its text and a newline)."""
+    return text_of(frame).encode() + b"\n"
 
 
 def server_hello(workspace: str, *, read_only: bool, host: str) -> dict[str, Any]:
