@@ -51,6 +51,27 @@ def start_hosts(directory: Path, demo: Path, *names: str) -> dict[str, SshHost]:
     return started
 
 
+RUNNER_AGENT = Path(__file__).with_name("runner_agent.py")
+
+
+def start_runner(workspace: Path, member: str = "quant/zhangfei-dev") -> subprocess.Popen[bytes]:
+    """``teamdeck run`` on a host's workspace, running ``member`` (TEAM/NAME) as the
+    scripted agent of support/runner_agent.py: woken by its unread messages, it reads
+    them and obeys their directives (``reply:team-lead`` answers the lead)."""
+    (workspace / ".teamdeck.yaml").write_text(
+        "agents:\n"
+        "  defaults: {retries: 0, backoff_s: 0.2, grace_s: 1}\n"
+        f"  {member}:\n"
+        "    runtime: command\n"
+        f"    command: [{sys.executable}, {RUNNER_AGENT}, '{{team}}', '{{member}}', '{{run_id}}']\n"
+    )
+    return subprocess.Popen(
+        [sys.executable, "-m", "teamdeck", "-w", str(workspace), "run"],
+        stdout=open(workspace.parent / "runner.out", "ab"),
+        stderr=subprocess.STDOUT,
+    )
+
+
 def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from support.locations import DEMO
 from support.pilot_helpers import SIZE, lines_of, until
-from support.sshd import SshHost, start_hosts
+from support.sshd import SshHost, start_hosts, start_runner
 
 from teamdeck.protocol.team.messaging.sending import send_message
 from teamdeck.store.workspace import Workspace
@@ -32,10 +32,33 @@ OTHER_GATE = "task:payment-retry:g-db-migrator-1"
 
 @pytest.fixture
 def hosts(tmp_path: Path) -> Iterator[dict[str, SshHost]]:
+    """Two hosts, each with its own sshd, workspace and runner."""
     started = start_hosts(tmp_path, DEMO, "alpha", "beta")
+    runners = [start_runner(host.workspace) for host in started.values()]
     yield started
+    for runner in runners:
+        runner.terminate()
+        runner.wait(timeout=30)
     for host in started.values():
         host.kill()
+
+
+def unread_on_disk(workspace: Path, team: str) -> int:
+    """The team's unread count as ``teamdeck status --json`` reads it on the host itself."""
+    done = subprocess.run(
+        [sys.executable, "-m", "teamdeck", "-w", str(workspace), "status", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return next(row["unread"] for row in json.loads(done.stdout)["teams"] if row["name"] == team)
+
+
+def agent_replies(workspace: Path) -> list[str]:
+    """What the scripted agent run by the host's runner read, run by run."""
+    log = workspace / "agent-log.jsonl"
+    return [text for line in log.read_text().splitlines() for text in json.loads(line)["texts"]] if log.exists() else []
 
 
 def approvals(workspace: Path, task: str = "checkout-api") -> int:
@@ -74,9 +97,18 @@ def test_f20_two_hosts_in_one_tui_answered_where_they_live_lost_and_taken_back(h
             await until(pilot, lambda: len(queue_keys()) == 8, "one queue of both hosts' decisions")
             assert host_lines().count("●") == 2
 
-            send_message(Workspace.at(beta.workspace), "quant", "zhangfei-dev", "written on beta", summary="hi")
-            await until(pilot, lambda: "8 unread" in team_row("beta", "quant"), "beta's write on screen")
-            assert "7 unread" in team_row("alpha", "quant")
+            # Another shell on beta writes; beta's runner wakes the member, whose agent
+            # reads it and answers the lead: the screen shows what beta's files say.
+            send_message(Workspace.at(beta.workspace), "quant", "zhangfei-dev", "reply:team-lead", summary="hi")
+            await until(
+                pilot, lambda: "reply:team-lead" in agent_replies(beta.workspace), "beta's runner ran its agent"
+            )
+            await until(
+                pilot,
+                lambda: f"{unread_on_disk(beta.workspace, 'quant')} unread" in team_row("beta", "quant"),
+                "beta's state on screen",
+            )
+            assert "reply:team-lead" not in agent_replies(alpha.workspace)
 
             await answer(pilot, f"beta\x1f{GATE}", "ok")
             await until(pilot, lambda: f"beta\x1f{GATE}" not in queue_keys(), "beta's decision answered")
