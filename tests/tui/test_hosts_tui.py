@@ -96,6 +96,7 @@ def test_f20_two_hosts_in_one_tui_answered_where_they_live_lost_and_taken_back(h
             await until(pilot, lambda: all(link.status == "live" for link in app.links), "both hosts live")
             await until(pilot, lambda: len(queue_keys()) == 8, "one queue of both hosts' decisions")
             assert host_lines().count("●") == 2
+            assert host_lines().startswith("2 hosts, 2 live · 8 decisions waiting in all")
 
             # Another shell on beta writes; beta's runner wakes the member, whose agent
             # reads it and answers the lead: the screen shows what beta's files say.
@@ -117,6 +118,7 @@ def test_f20_two_hosts_in_one_tui_answered_where_they_live_lost_and_taken_back(h
 
             beta.kill()
             await until(pilot, lambda: "✗ beta: unreachable since" in host_lines(), "beta marked unreachable")
+            assert host_lines().startswith("2 hosts, 1 live, 1 not")
             assert f"beta\x1f{OTHER_GATE}" in queue_keys()  # its last state stays, dimmed
             assert app.hosts_screen.query_one(HostDecisionList).select_key(f"beta\x1f{OTHER_GATE}")
             await pilot.press("a")

@@ -98,6 +98,14 @@ class HostTeamList(LineList):
         self.set_rows(rows)
 
 
+def total_line(links: list[Link]) -> str:
+    """Every host at once: how many are live, and what waits over all of them."""
+    live = [link for link in links if link.status == "live"]
+    waiting = sum(int((link.state.get("overview") or {}).get("gatesWaiting") or 0) for link in links)
+    down = len(links) - len(live)
+    return f"{len(links)} hosts, {len(live)} live{f', {down} not' if down else ''} · {waiting} decisions waiting in all"
+
+
 def host_line(link: Link) -> str:
     """One host's link and overview, for the top of the screen (sanitised)."""
     mark = STATUS_MARK.get(link.status, "?")

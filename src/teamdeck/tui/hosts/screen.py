@@ -13,7 +13,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Label, Static
 
 from teamdeck.remote.link import Link
-from teamdeck.tui.hosts.lists import HostDecision, HostDecisionList, HostTeamList, host_line
+from teamdeck.tui.hosts.lists import HostDecision, HostDecisionList, HostTeamList, host_line, total_line
 from teamdeck.tui.render import block, cell, safe
 from teamdeck.tui.widgets.confirm_bar import ConfirmBar, Confirmed, ConfirmRequest, NoteRule, ask_confirm
 
@@ -52,7 +52,7 @@ class HostsScreen(Screen[None]):
     def redraw(self) -> None:
         """Draw every host's newest state and link."""
         lines = self.query_one("#host-lines", Static)
-        lines.update(Content("\n".join(host_line(link) for link in self.links)))
+        lines.update(Content("\n".join([total_line(self.links), *(host_line(link) for link in self.links)])))
         self.queue = self.query_one(HostDecisionList).show(self.links)
         self.query_one(HostTeamList).show(self.links)
 
