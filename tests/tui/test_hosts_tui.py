@@ -1,8 +1,9 @@
 """``teamdeck tui`` over two hosts, each a real OpenSSH server on 127.0.0.1 with its
-own copy of the demo workspace: one queue over both, a write on one shown, an answer
-sent to the host that owns the decision (and only there), a host that goes away marked
-with its keys refused while the other keeps working, and its return showing what was
-answered during the outage."""
+own copy of the demo workspace and its own runner: one queue over both; a message sent
+from here to a member on one, whose agent that host's runner wakes, and its answer
+shown; an answer and a shutdown request sent to the host that owns the item (and only
+there); a host that goes away marked with its keys refused while the other keeps
+working, and its return showing what was answered during the outage."""
 
 from __future__ import annotations
 
@@ -15,13 +16,13 @@ from pathlib import Path
 
 import pytest
 from support.locations import DEMO
-from support.pilot_helpers import SIZE, lines_of, until
+from support.pilot_helpers import SIZE, until
 from support.sshd import SshHost, start_hosts, start_runner
+from textual.widgets import Input, TextArea
 
-from teamdeck.protocol.team.messaging.sending import send_message
-from teamdeck.store.workspace import Workspace
+from teamdeck.tui.dialogs.compose import ComposeScreen
 from teamdeck.tui.hosts.app import HostsApp
-from teamdeck.tui.hosts.lists import HostDecisionList, HostTeamList
+from teamdeck.tui.hosts.lists import HostDecisionList, HostMemberList
 from teamdeck.tui.widgets.confirm_bar import ConfirmBar
 
 pytestmark = pytest.mark.slow
@@ -43,8 +44,8 @@ def hosts(tmp_path: Path) -> Iterator[dict[str, SshHost]]:
         host.kill()
 
 
-def unread_on_disk(workspace: Path, team: str) -> int:
-    """The team's unread count as ``teamdeck status --json`` reads it on the host itself."""
+def unread_on_disk(workspace: Path, team: str, member: str) -> int:
+    """A member's unread count as ``teamdeck status --json`` reads it on the host itself."""
     done = subprocess.run(
         [sys.executable, "-m", "teamdeck", "-w", str(workspace), "status", "--json"],
         capture_output=True,
@@ -52,7 +53,14 @@ def unread_on_disk(workspace: Path, team: str) -> int:
         timeout=60,
         check=True,
     )
-    return next(row["unread"] for row in json.loads(done.stdout)["teams"] if row["name"] == team)
+    (found,) = [row for row in json.loads(done.stdout)["teams"] if row["name"] == team]
+    return next(row["unread"] for row in found["members"] if row["name"] == member)
+
+
+def inbox_texts(workspace: Path, team: str, member: str) -> list[str]:
+    return [
+        entry["text"] for entry in json.loads((workspace / "teams" / team / "inboxes" / f"{member}.json").read_text())
+    ]
 
 
 def agent_replies(workspace: Path) -> list[str]:
@@ -76,12 +84,20 @@ def test_f20_two_hosts_in_one_tui_answered_where_they_live_lost_and_taken_back(h
     def host_lines() -> str:
         return str(app.hosts_screen.query_one("#host-lines").render())
 
-    def team_row(host: str, team: str) -> str:
-        teams = app.hosts_screen.query_one(HostTeamList)
-        return next(line for line in lines_of(teams) if line.lstrip().startswith(host) and team in line)
+    def member_row(host: str, team: str, member: str) -> str:
+        """What the members list draws for one member (its cells, as on screen)."""
+        members = app.hosts_screen.query_one(HostMemberList)
+        (row,) = [row for row in members.rows if row.key == f"{host}\x1f{team}\x1f{member}"]
+        return "  ".join(cell.text for cell in row.cells)
+
+    async def on_list(pilot, kind: type, row_key: str) -> None:
+        listing = app.hosts_screen.query_one(kind)
+        listing.focus()
+        assert listing.select_key(row_key)
+        await pilot.pause()
 
     async def answer(pilot, row_key: str, note: str) -> None:
-        assert app.hosts_screen.query_one(HostDecisionList).select_key(row_key)
+        await on_list(pilot, HostDecisionList, row_key)
         await pilot.press("a")
         bar = app.hosts_screen.query_one(ConfirmBar)
         await until(pilot, lambda: bar.asking, "the confirm bar")
@@ -98,18 +114,46 @@ def test_f20_two_hosts_in_one_tui_answered_where_they_live_lost_and_taken_back(h
             assert host_lines().count("●") == 2
             assert host_lines().startswith("2 hosts, 2 live · 8 decisions waiting in all")
 
-            # Another shell on beta writes; beta's runner wakes the member, whose agent
-            # reads it and answers the lead: the screen shows what beta's files say.
-            send_message(Workspace.at(beta.workspace), "quant", "zhangfei-dev", "reply:team-lead", summary="hi")
+            # The person messages beta's member from here (m); beta's runner wakes it,
+            # its agent reads the message and answers the lead: the screen shows what
+            # beta's own files say, and nothing of it reaches alpha.
+            await on_list(pilot, HostMemberList, "beta\x1fquant\x1fzhangfei-dev")
+            await pilot.press("m")
+            await until(pilot, lambda: isinstance(app.screen, ComposeScreen), "the message dialog")
+            app.screen.query_one("#summary", Input).value = "from afar"
+            app.screen.query_one("#text", TextArea).text = "reply:team-lead"
+            await pilot.press("ctrl+s")
             await until(
                 pilot, lambda: "reply:team-lead" in agent_replies(beta.workspace), "beta's runner ran its agent"
             )
             await until(
                 pilot,
-                lambda: f"{unread_on_disk(beta.workspace, 'quant')} unread" in team_row("beta", "quant"),
+                lambda: (
+                    f"{unread_on_disk(beta.workspace, 'quant', 'team-lead')} unread"
+                    in member_row("beta", "quant", "team-lead")
+                ),
                 "beta's state on screen",
             )
-            assert "reply:team-lead" not in agent_replies(alpha.workspace)
+            assert "reply:team-lead" not in inbox_texts(alpha.workspace, "quant", "zhangfei-dev")
+
+            # A shutdown asked of alpha's member (s) lands in alpha's inbox only.
+            await on_list(pilot, HostMemberList, "alpha\x1fperf-audit\x1fprofiler")
+            await pilot.press("s")
+            bar = app.hosts_screen.query_one(ConfirmBar)
+            await until(pilot, lambda: bar.asking, "the shutdown's confirm bar")
+            assert "on alpha" in str(bar.query_one("#confirm-title").render())
+            await pilot.press("enter")
+            await until(
+                pilot,
+                lambda: any(
+                    '"shutdown_request"' in text for text in inbox_texts(alpha.workspace, "perf-audit", "profiler")
+                ),
+                "alpha's shutdown request",
+            )
+            await until(pilot, lambda: not bar.display, "the answered bar to go")
+            assert not any(
+                '"shutdown_request"' in text for text in inbox_texts(beta.workspace, "perf-audit", "profiler")
+            )
 
             await answer(pilot, f"beta\x1f{GATE}", "ok")
             await until(pilot, lambda: f"beta\x1f{GATE}" not in queue_keys(), "beta's decision answered")
@@ -120,7 +164,7 @@ def test_f20_two_hosts_in_one_tui_answered_where_they_live_lost_and_taken_back(h
             await until(pilot, lambda: "✗ beta: unreachable since" in host_lines(), "beta marked unreachable")
             assert host_lines().startswith("2 hosts, 1 live, 1 not")
             assert f"beta\x1f{OTHER_GATE}" in queue_keys()  # its last state stays, dimmed
-            assert app.hosts_screen.query_one(HostDecisionList).select_key(f"beta\x1f{OTHER_GATE}")
+            await on_list(pilot, HostDecisionList, f"beta\x1f{OTHER_GATE}")
             await pilot.press("a")
             assert not app.hosts_screen.query_one(ConfirmBar).asking  # its keys are refused, with why
             await until(

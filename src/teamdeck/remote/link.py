@@ -103,6 +103,9 @@ class Link:
         self._stop = threading.Event()
         self._process: subprocess.Popen[bytes] | None = None
         self._first_state = threading.Event()
+        self._live_count = 0
+        self._problem_count = 0
+        """How many times the link went live (a connection that ends before it did was refused)."""
         self._thread: threading.Thread | None = None
 
     # --- running -------------------------------------------------------------------
@@ -169,6 +172,8 @@ class Link:
             }
             process.stdin.write(stream.encode(hello))
             process.stdin.flush()
+            problems_before = self._problem_count
+            live_before = self._live_count
             for line in process.stdout:
                 self._take(line, process)
         except (BrokenPipeError, ConnectionError, ValueError):
@@ -180,8 +185,8 @@ class Link:
             return
         said = [line for line in stderr if line.strip()]
         why = one_line(said[-1], 200) if said else f"the stream ended (exit {process.returncode})"
-        if self.problems and self.status == "connecting":
-            why = self.problems[-1]
+        if self._live_count == live_before and self._problem_count > problems_before:
+            why = self.problems[-1]  # refused before any state: the server said why
         self._set_status("unreachable", why)
 
     def _take(self, line: bytes, process: subprocess.Popen[bytes]) -> None:
@@ -213,12 +218,14 @@ class Link:
             if self.status == "live":
                 self._on_change(self)
                 return
+            self._live_count += 1
             self._set_status("live", "")
             self._resend_unanswered()
         elif kind == "result":
             self._answered(frame)
         elif kind == "problem":
             self.problems.append(one_line(str(frame.get("text")), 300))
+            self._problem_count += 1
             self._on_change(self)
 
     def _set_status(self, status: LinkStatus, why: str) -> None:

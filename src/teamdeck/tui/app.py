@@ -28,7 +28,7 @@ from textual.message import Message
 from textual.notifications import Notification, Notify
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Input, TextArea
+from textual.widgets import Input
 from textual.worker import Worker, WorkerState
 
 import teamdeck.tui.registry as registry
@@ -36,6 +36,7 @@ from teamdeck.live.actions import ActionRunner, Outcome
 from teamdeck.live.workspace import LiveWorkspace
 from teamdeck.resources import data_dir
 from teamdeck.tui.alerter import Alerter
+from teamdeck.tui.inputs import set_cursor_blink
 from teamdeck.tui.messages import LoadOlderEvents, RunAction, SnapshotChanged
 from teamdeck.tui.render import cell
 from teamdeck.tui.screens.main import MainScreen, main_screen
@@ -354,10 +355,7 @@ class TeamdeckApp(App[None]):
     def apply_cursor_blink(self, root: Widget) -> None:
         """Apply the cursor-blink setting to every text input under ``root`` (call
         from the ``on_mount`` of whatever composes inputs)."""
-        for widget in root.query(Input).results():
-            widget.cursor_blink = self.cursor_blink
-        for area in root.query(TextArea).results():
-            area.cursor_blink = self.cursor_blink
+        set_cursor_blink(root, self.cursor_blink)
 
     # --- global keys --------------------------------------------------------------------
 

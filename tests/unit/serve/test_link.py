@@ -79,3 +79,19 @@ def test_a_read_only_host_is_asked_nothing(tmp_path: Path) -> None:
     link = Link(Host(name="ro", workspace="/nowhere", read_only=True), argv=["true"])
     reply = link.ask("answer", {"key": "task:t:g", "answer": "approve"}, timeout=0.1)
     assert not reply.ok and not reply.unknown and "read-only" in reply.text
+
+
+def test_a_server_that_refuses_the_hello_gives_its_reason_every_time(tmp_path: Path) -> None:
+    argv = fake_server(
+        tmp_path,
+        """
+        say({"frame": "problem", "text": "cannot serve /nowhere: not a teamdeck workspace"})
+        """,
+    )
+    link = Link(HOST, argv=argv).start()
+    try:
+        assert not link.wait_first(10)
+        link._stop.wait(1.0)  # tried again once at least
+        assert link.status == "unreachable" and link.why == "cannot serve /nowhere: not a teamdeck workspace"
+    finally:
+        link.stop()

@@ -1,21 +1,24 @@
 """The app over several hosts: a link to each (remote/link.py), kept up on threads of
-their own; every change of any link redraws the hosts screen; each answer is a request
-to the host that owns the decision, on a worker, its reply a notice. Nothing is shown
-optimistically: an answered decision leaves the queue when its host's next state says
-so."""
+their own; every change of any link redraws the hosts screen; each action (an answer, a
+message, a shutdown request) is a request to the host that owns the item, on a worker,
+its reply a notice. Nothing is shown optimistically: an answered decision leaves the
+queue when its host's next state says so."""
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 from textual import on, work
 from textual.app import App
 from textual.binding import Binding
 from textual.message import Message
+from textual.widget import Widget
 
 from teamdeck.model.hosts import Host
 from teamdeck.remote.link import Link
 from teamdeck.resources import data_dir
-from teamdeck.tui.hosts.lists import HostDecision
 from teamdeck.tui.hosts.screen import HostsScreen
+from teamdeck.tui.inputs import set_cursor_blink
 from teamdeck.tui.render import cell
 
 NOTICE_CHARS = 400
@@ -32,14 +35,15 @@ class HostsApp(App[None]):
     CSS_PATH = [data_dir("styles") / "app.tcss", data_dir("styles") / "hosts.tcss"]
     BINDINGS = [Binding("q", "quit", "Quit", id="quit")]
 
-    def __init__(self, hosts: list[Host], *, links: list[Link] | None = None) -> None:
+    def __init__(self, hosts: list[Host], *, cursor_blink: bool = True) -> None:
         super().__init__()
-        self.links = links or [Link(host, on_change=self._link_changed) for host in hosts]
+        self.cursor_blink = cursor_blink
+        self.links = [Link(host, on_change=self._link_changed) for host in hosts]
         """One link per host, in the order given (their lines and rows keep it)."""
         self._redraw_waiting = False
 
     def on_mount(self) -> None:
-        self.push_screen(HostsScreen(self.links, self.send_answer))
+        self.push_screen(HostsScreen(self.links, self.ask))
         for link in self.links:
             link.start()
 
@@ -65,15 +69,18 @@ class HostsApp(App[None]):
         if len(self.screen_stack) > 1:
             self.hosts_screen.redraw()
 
-    def send_answer(self, item: HostDecision, action: str, note: str | None) -> None:
-        """Ask the decision's host to answer it (on a worker: the request waits for its reply)."""
-        self._ask(item, action, note)
+    def apply_cursor_blink(self, root: Widget) -> None:
+        """The dialogs' text inputs blink (tui/host.py's ``DeckHost``, which they ask)."""
+        set_cursor_blink(root, self.cursor_blink)
 
-    @work(thread=True, group="answers", exit_on_error=False)
-    def _ask(self, item: HostDecision, action: str, note: str | None) -> None:
-        host = item.link.host.name
-        reply = item.link.ask("answer", {"key": item.gate.get("key"), "answer": action, "note": note})
-        text = cell(f"{host}: {reply.text}", NOTICE_CHARS)
+    def ask(self, link: Link, op: str, args: Mapping[str, object]) -> None:
+        """Ask ``link``'s host for ``op`` (on a worker: the request waits for its reply)."""
+        self._ask(link, op, args)
+
+    @work(thread=True, group="requests", exit_on_error=False)
+    def _ask(self, link: Link, op: str, args: Mapping[str, object]) -> None:
+        reply = link.ask(op, dict(args))
+        text = cell(f"{link.host.name}: {reply.text}", NOTICE_CHARS)
         if reply.ok:
             severity, title = "information", "Done"
         elif reply.unknown:

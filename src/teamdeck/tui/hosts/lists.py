@@ -71,31 +71,58 @@ def _decision_row(item: HostDecision) -> Row:
     )
 
 
-class HostTeamList(LineList):
-    """One row per team, over every host: its members and their states."""
+@dataclass(frozen=True)
+class HostMember:
+    """One member of one team on one host."""
 
-    def show(self, links: list[Link]) -> None:
-        rows = []
-        for link in links:
-            style = "" if link.status == "live" else "line-list--dim"
-            for team in link.state.get("teams") or []:
-                members = ", ".join(
-                    f"{cell(str(member.get('name')), 40)} {cell(str(member.get('status')), 20)}"
-                    for member in team.get("members") or []
-                )
-                ended = " (ENDED)" if team.get("ended") else ""
-                rows.append(
-                    Row(
-                        f"{link.host.name}\x1f{team.get('name')}",
-                        (
-                            Cell(cell(link.host.name, 16), 16, style or "line-list--accent"),
-                            Cell(cell(f"{team.get('name')}{ended}", 40), 40, style or "line-list--bold"),
-                            Cell(f"{int(team.get('unread') or 0)} unread", 10, style),
-                            Cell(members or "no members", None, style),
-                        ),
-                    )
-                )
-        self.set_rows(rows)
+    link: Link
+    team: str
+    member: dict[str, Any]
+
+    @property
+    def row_key(self) -> str:
+        return f"{self.link.host.name}\x1f{self.team}\x1f{self.member.get('name')}"
+
+    @property
+    def name(self) -> str:
+        return str(self.member.get("name") or "")
+
+
+def members_of(links: list[Link]) -> list[HostMember]:
+    """Every member of every team of every host, host by host, team by team."""
+    return [
+        HostMember(link, str(team.get("name")), member)
+        for link in links
+        for team in link.state.get("teams") or []
+        for member in team.get("members") or []
+    ]
+
+
+class HostMemberList(LineList):
+    """One row per member, over every host: its team, state and unread messages."""
+
+    def show(self, links: list[Link]) -> list[HostMember]:
+        """Show every host's members; returns them in the order shown."""
+        members = members_of(links)
+        self.set_rows([_member_row(item) for item in members])
+        return members
+
+
+def _member_row(item: HostMember) -> Row:
+    style = "" if item.link.status == "live" else "line-list--dim"
+    member = item.member
+    lead = " (lead)" if member.get("lead") else ""
+    return Row(
+        item.row_key,
+        (
+            Cell(cell(item.link.host.name, 16), 16, style or "line-list--accent"),
+            Cell(cell(item.team, 32), 32, style),
+            Cell(cell(f"{item.name}{lead}", 40), 40, style or "line-list--bold"),
+            Cell(cell(str(member.get("status") or ""), 20), 20, style),
+            Cell(f"{int(member.get('unread') or 0)} unread", 10, style),
+            Cell(cell(str(member.get("detail") or ""), 200), None, style or "line-list--dim"),
+        ),
+    )
 
 
 def total_line(links: list[Link]) -> str:

@@ -1,10 +1,11 @@
 """The hosts screen: each host's link and overview, one decision queue over every host,
-their teams; ``a``/``r`` answer the selected decision on its own host, through the
-confirm bar, which names the host."""
+their members. On the queue, ``a``/``r`` answer the selected decision; on the members,
+``m`` messages the selected member and ``s`` asks it to shut down: each on the item's
+own host, and what asks first (the confirm bar, the message dialog) names the host."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -13,12 +14,13 @@ from textual.screen import Screen
 from textual.widgets import Footer, Label, Static
 
 from teamdeck.remote.link import Link
-from teamdeck.tui.hosts.lists import HostDecision, HostDecisionList, HostTeamList, host_line, total_line
+from teamdeck.tui.dialogs.compose import ComposeScreen, Draft
+from teamdeck.tui.hosts.lists import HostDecision, HostDecisionList, HostMember, HostMemberList, host_line, total_line
 from teamdeck.tui.render import block, cell, safe
 from teamdeck.tui.widgets.confirm_bar import ConfirmBar, Confirmed, ConfirmRequest, NoteRule, ask_confirm
 
-Answer = Callable[[HostDecision, str, str | None], None]
-"""Sends an answer (the decision, the answer's word, the note) to the decision's host."""
+Ask = Callable[[Link, str, Mapping[str, object]], None]
+"""Asks a host for an action (its link, the op, its arguments); the reply is a notice."""
 
 
 class HostsScreen(Screen[None]):
@@ -27,22 +29,25 @@ class HostsScreen(Screen[None]):
     BINDINGS = [
         Binding("a", "answer('approve')", "Approve", id="approve"),
         Binding("r", "answer('reject')", "Reject", id="reject"),
+        Binding("m", "message", "Message", id="message"),
+        Binding("s", "shutdown", "Shut down", id="shutdown"),
         Binding("tab", "app.focus_next", "Next list", show=False),
     ]
 
-    def __init__(self, links: list[Link], answer: Answer) -> None:
+    def __init__(self, links: list[Link], ask: Ask) -> None:
         super().__init__(id="hosts-screen")
         self.links = links
-        self._answer = answer
+        self._ask = ask
         self.queue: list[HostDecision] = []
+        self.members: list[HostMember] = []
 
     def compose(self) -> ComposeResult:
         yield ConfirmBar(id="confirm-bar")
         yield Static(id="host-lines")
         yield Label("Decisions waiting, every host, oldest first", classes="hosts--title")
         yield HostDecisionList(empty="no decisions waiting on any host", id="host-queue")
-        yield Label("Teams", classes="hosts--title")
-        yield HostTeamList(empty="no teams", id="host-teams")
+        yield Label("Members, every host", classes="hosts--title")
+        yield HostMemberList(empty="no teams", id="host-members")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -54,7 +59,16 @@ class HostsScreen(Screen[None]):
         lines = self.query_one("#host-lines", Static)
         lines.update(Content("\n".join([total_line(self.links), *(host_line(link) for link in self.links)])))
         self.queue = self.query_one(HostDecisionList).show(self.links)
-        self.query_one(HostTeamList).show(self.links)
+        self.members = self.query_one(HostMemberList).show(self.links)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The queue's keys on the queue, the members' keys on the members (the footer
+        shows the keys of the list that has the focus)."""
+        if action == "answer":
+            return isinstance(self.focused, HostDecisionList)
+        if action in ("message", "shutdown"):
+            return isinstance(self.focused, HostMemberList)
+        return True
 
     def selected(self) -> HostDecision | None:
         """The decision under the queue's cursor."""
@@ -100,7 +114,71 @@ class HostsScreen(Screen[None]):
         )
 
     def _confirmed(self, item: HostDecision, action: str, confirmed: Confirmed) -> None:
-        self._answer(item, action, confirmed.note)
+        self._ask(item.link, "answer", {"key": item.gate.get("key"), "answer": action, "note": confirmed.note})
+
+    def action_message(self) -> None:
+        """Message the selected member, from its team's lead, on its host."""
+        item = self._selected_member()
+        if item is None or not self._can_ask(item.link):
+            return
+        title = Content.assemble(
+            ("Message ", "bold"),
+            (cell(item.name, 64), "bold $accent"),
+            f" (team {cell(item.team, 64)} on {cell(item.link.host.name, 16)})",
+        )
+
+        def send(draft: Draft | None) -> None:
+            if draft is not None:
+                args = {"team": item.team, "member": item.name, "summary": draft.summary, "text": draft.text}
+                self._ask(item.link, "message", args)
+
+        self.app.push_screen(ComposeScreen(title, "the team's lead"), send)
+
+    def action_shutdown(self) -> None:
+        """Ask the selected member to shut down, on its host, once confirmed."""
+        item = self._selected_member()
+        if item is None or not self._can_ask(item.link):
+            return
+        host = cell(item.link.host.name, 16)
+        ask_confirm(
+            self,
+            ConfirmRequest(
+                title=Content(f"Ask {cell(item.name, 64)} on {host} to shut down?"),
+                body=Content(
+                    f"A shutdown_request goes to its inbox on {host}; its status there shows the handshake: "
+                    "requested → approved or rejected → offline."
+                ),
+                confirm="Request shutdown",
+                note="optional",
+                note_label="Reason",
+                danger=True,
+            ),
+            lambda confirmed: self._ask(
+                item.link, "shutdown", {"team": item.team, "member": item.name, "reason": confirmed.note}
+            ),
+        )
+
+    def _selected_member(self) -> HostMember | None:
+        key = self.query_one(HostMemberList).current_key
+        found = next((item for item in self.members if item.row_key == key), None)
+        if found is None:
+            self.notify("Select a member first", severity="warning")
+        return found
+
+    def _can_ask(self, link: Link) -> bool:
+        """Whether ``link``'s host can take an action now; if not, says why."""
+        host = cell(link.host.name, 16)
+        if link.status != "live":
+            self.notify(
+                f"{host} is {link.status} since {link.since:%H:%M:%S}: nothing was sent",
+                severity="warning",
+                markup=False,
+            )
+            return False
+        if link.host.read_only or link.server.get("readOnly"):
+            self.notify(f"{host} is read-only: nothing was sent", severity="warning", markup=False)
+            return False
+        return True
 
     @property
     def confirm_bar(self) -> ConfirmBar:
