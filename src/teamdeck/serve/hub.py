@@ -157,6 +157,19 @@ class Hub:
 
     # --- requests ------------------------------------------------------------------
 
+    def take_frame(self, subscriber: Subscriber, data: bytes, where: str) -> None:
+        """One frame from ``subscriber`` after its hello (``where``: ``line 3``,
+        ``message 3``, for the problem): a request, run; anything else, one problem."""
+        try:
+            request = stream.parse_client_line(data)
+        except stream.FrameError as err:
+            subscriber.send(stream.problem_frame(f"{where}: {err}"))
+            return
+        if not isinstance(request, stream.Request):
+            subscriber.send(stream.problem_frame(f"{where}: hello was said already"))
+            return
+        self.take(subscriber, request)
+
     def take(self, subscriber: Subscriber, request: stream.Request) -> None:
         """Run ``request`` for ``subscriber``: its ``result`` is sent to it now (refused,
         or answered from the record of an earlier time) or when its action ends."""

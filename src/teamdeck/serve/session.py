@@ -64,7 +64,7 @@ class Session:
         sender.start()
         try:
             for number, line in self._lines():
-                self._take(subscriber, number, line)
+                hub.take_frame(subscriber, line, f"line {number}")
         finally:
             hub.stop()  # the actions asked for finish and are answered before the end
             self._closed.set()
@@ -80,12 +80,9 @@ class Session:
             return None
         number, line = first
         try:
-            hello = stream.parse_client_line(line)
+            hello = stream.parse_hello(line)
         except stream.FrameError as err:
             self._write(stream.problem_frame(f"line {number}: {err}"))
-            return None
-        if not isinstance(hello, stream.ClientHello):
-            self._write(stream.problem_frame(f"line {number}: the first frame must be hello"))
             return None
         try:
             ws = self._open_workspace(hello.workspace)
@@ -115,19 +112,6 @@ class Session:
                 continue
             if line.strip():
                 yield number, line
-
-    def _take(self, subscriber: Subscriber, number: int, line: bytes) -> None:
-        """Line ``number`` after the hello: a request, run; anything else, a problem."""
-        try:
-            request = stream.parse_client_line(line)
-        except stream.FrameError as err:
-            self._write(stream.problem_frame(f"line {number}: {err}"))
-            return
-        if not isinstance(request, stream.Request):
-            self._write(stream.problem_frame(f"line {number}: hello was said already"))
-            return
-        assert self.hub is not None
-        self.hub.take(subscriber, request)
 
     def _send_states(self, subscriber: Subscriber) -> None:
         """Send the newest state whenever there is one the client does not have."""

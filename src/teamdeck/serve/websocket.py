@@ -84,7 +84,7 @@ class Connection:
                 text = await self._receive()
                 if text is None:
                     return
-                self._take(subscriber, text)
+                self.hub.take_frame(subscriber, text.encode(), f"message {self.message_number}")
         finally:
             self.hub.unsubscribe(subscriber)
             sender.cancel()
@@ -109,12 +109,9 @@ class Connection:
         if text is None:
             return False
         try:
-            hello = stream.parse_client_line(text.encode())
+            hello = stream.parse_hello(text.encode())
         except stream.FrameError as err:
             await self._put(stream.problem_frame(f"message 1: {err}"))
-            return False
-        if not isinstance(hello, stream.ClientHello):
-            await self._put(stream.problem_frame("message 1: the first frame must be hello"))
             return False
         ws = self.hub.ws
         await self._put(stream.server_hello(str(ws.root), read_only=ws.read_only, host=socket.gethostname()))
@@ -126,17 +123,6 @@ class Connection:
             await self._put(stream.problem_frame(problem))
             return False
         return True
-
-    def _take(self, subscriber: Subscriber, text: str) -> None:
-        try:
-            request = stream.parse_client_line(text.encode())
-        except stream.FrameError as err:
-            self._send_soon(stream.problem_frame(f"message {self.message_number}: {err}"))
-            return
-        if not isinstance(request, stream.Request):
-            self._send_soon(stream.problem_frame(f"message {self.message_number}: hello was said already"))
-            return
-        self.hub.take(subscriber, request)
 
     def _wake(self) -> None:
         """A newer state is there (from the refresher's thread)."""

@@ -99,6 +99,18 @@ def text_of(frame: dict[str, Any]) -> str:
     return json.dumps(frame, ensure_ascii=False, separators=(",", ":"))
 
 
+def parse_hello(line: bytes) -> ClientHello:
+    """A client's first line, which must be its hello.
+
+    Raises:
+        FrameError: not a frame, or another frame than hello.
+    """
+    hello = parse_client_line(line)
+    if not isinstance(hello, ClientHello):
+        raise FrameError("the first frame must be hello")
+    return hello
+
+
 def encode(frame: dict[str, Any]) -> bytes:
     """A frame as one line of the byte stream (its text and a newline)."""
     return text_of(frame).encode() + b"\n"
