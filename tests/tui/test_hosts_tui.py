@@ -22,7 +22,7 @@ from textual.widgets import Input, TextArea
 
 from teamdeck.tui.dialogs.compose import ComposeScreen
 from teamdeck.tui.hosts.app import HostsApp
-from teamdeck.tui.hosts.lists import HostDecisionList, HostMemberList
+from teamdeck.tui.hosts.lists import HostDecisionList, HostMemberList, HostTaskList
 from teamdeck.tui.widgets.confirm_bar import ConfirmBar
 
 pytestmark = pytest.mark.slow
@@ -113,6 +113,8 @@ def test_f20_two_hosts_in_one_tui_answered_where_they_live_lost_and_taken_back(h
             await until(pilot, lambda: len(queue_keys()) == 8, "one queue of both hosts' decisions")
             assert host_lines().count("●") == 2
             assert host_lines().startswith("2 hosts, 2 live · 8 decisions waiting in all")
+            tasks = [row.key for row in app.hosts_screen.query_one(HostTaskList).rows]
+            assert {"alpha\x1fcheckout-api", "beta\x1fcheckout-api"} <= set(tasks)
 
             # The person messages beta's member from here (m); beta's runner wakes it,
             # its agent reads the message and answers the lead: the screen shows what

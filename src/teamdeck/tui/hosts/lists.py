@@ -125,6 +125,34 @@ def _member_row(item: HostMember) -> Row:
     )
 
 
+class HostTaskList(LineList):
+    """One row per teamdeck task, over every host: its state, team, workers and title."""
+
+    def show(self, links: list[Link]) -> None:
+        rows = []
+        for link in links:
+            style = "" if link.status == "live" else "line-list--dim"
+            for task in link.state.get("tasks") or []:
+                workers = ", ".join(
+                    f"{int(count)} {cell(str(status), 20)}"
+                    for status, count in (task.get("workersByStatus") or {}).items()
+                )
+                rows.append(
+                    Row(
+                        f"{link.host.name}\x1f{task.get('id')}",
+                        (
+                            Cell(cell(link.host.name, 16), 16, style or "line-list--accent"),
+                            Cell(cell(str(task.get("id")), 40), 40, style or "line-list--bold"),
+                            Cell(cell(str(task.get("state")), 16), 16, style),
+                            Cell(cell(str(task.get("team") or "-"), 24), 24, style),
+                            Cell(cell(workers or "no workers", 40), 40, style),
+                            Cell(cell(str(task.get("title") or ""), 200), None, style),
+                        ),
+                    )
+                )
+        self.set_rows(rows)
+
+
 def total_line(links: list[Link]) -> str:
     """Every host at once: how many are live, and what waits over all of them."""
     live = [link for link in links if link.status == "live"]

@@ -1,5 +1,5 @@
 """The hosts screen: each host's link and overview, one decision queue over every host,
-their members. On the queue, ``a``/``r`` answer the selected decision; on the members,
+their members and their tasks. On the queue, ``a``/``r`` answer the selected decision; on the members,
 ``m`` messages the selected member and ``s`` asks it to shut down: each on the item's
 own host, and what asks first (the confirm bar, the message dialog) names the host."""
 
@@ -15,7 +15,15 @@ from textual.widgets import Footer, Label, Static
 
 from teamdeck.remote.link import Link
 from teamdeck.tui.dialogs.compose import ComposeScreen, Draft
-from teamdeck.tui.hosts.lists import HostDecision, HostDecisionList, HostMember, HostMemberList, host_line, total_line
+from teamdeck.tui.hosts.lists import (
+    HostDecision,
+    HostDecisionList,
+    HostMember,
+    HostMemberList,
+    HostTaskList,
+    host_line,
+    total_line,
+)
 from teamdeck.tui.render import block, cell, safe
 from teamdeck.tui.widgets.confirm_bar import ConfirmBar, Confirmed, ConfirmRequest, NoteRule, ask_confirm
 
@@ -48,6 +56,8 @@ class HostsScreen(Screen[None]):
         yield HostDecisionList(empty="no decisions waiting on any host", id="host-queue")
         yield Label("Members, every host", classes="hosts--title")
         yield HostMemberList(empty="no teams", id="host-members")
+        yield Label("Tasks, every host", classes="hosts--title")
+        yield HostTaskList(empty="no tasks", id="host-tasks")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -60,6 +70,7 @@ class HostsScreen(Screen[None]):
         lines.update(Content("\n".join([total_line(self.links), *(host_line(link) for link in self.links)])))
         self.queue = self.query_one(HostDecisionList).show(self.links)
         self.members = self.query_one(HostMemberList).show(self.links)
+        self.query_one(HostTaskList).show(self.links)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The queue's keys on the queue, the members' keys on the members (the footer
