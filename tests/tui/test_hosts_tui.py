@@ -21,6 +21,7 @@ from support.sshd import SshHost, start_hosts, start_runner
 from textual.widgets import Input, TextArea
 
 from teamdeck.tui.dialogs.compose import ComposeScreen
+from teamdeck.tui.dialogs.text_view import TextScreen
 from teamdeck.tui.hosts.app import HostsApp
 from teamdeck.tui.hosts.lists import HostDecisionList, HostMemberList, HostTaskList
 from teamdeck.tui.widgets.confirm_bar import ConfirmBar
@@ -137,6 +138,15 @@ def test_f20_two_hosts_in_one_tui_answered_where_they_live_lost_and_taken_back(h
                 "beta's state on screen",
             )
             assert "reply:team-lead" not in inbox_texts(alpha.workspace, "quant", "zhangfei-dev")
+
+            # Enter on beta's lead: its inbox, read from beta, holds the agent's answer.
+            await on_list(pilot, HostMemberList, "beta\x1fquant\x1fteam-lead")
+            await pilot.press("enter")
+            await until(pilot, lambda: isinstance(app.screen, TextScreen), "beta's lead's inbox")
+            assert "on beta" in str(app.screen.title_content)
+            assert "from zhangfei-dev" in app.screen.text
+            await pilot.press("escape")
+            await until(pilot, lambda: not isinstance(app.screen, TextScreen), "the inbox closed")
 
             # A shutdown asked of alpha's member (s) lands in alpha's inbox only.
             await on_list(pilot, HostMemberList, "alpha\x1fperf-audit\x1fprofiler")

@@ -62,12 +62,27 @@ class Reply:
     repeated: bool = False
 
 
+@dataclass(frozen=True)
+class Answer:
+    """What a host answered a query with.
+
+    Attributes:
+        ok: there is an answer (``data``); else ``text`` says why not.
+        data: the answer (docs/serve.md says its shape per query).
+        text: why there is none (the host's words, or that none came).
+    """
+
+    ok: bool
+    data: Any = None
+    text: str = ""
+
+
 class _Asked:
-    """A request waiting for its answer."""
+    """A request or a query waiting for its reply (the frame that answers it)."""
 
     def __init__(self, frame: dict[str, Any]) -> None:
         self.frame = frame
-        self.reply: Reply | None = None
+        self.reply: dict[str, Any] | None = None
         self.done = threading.Event()
 
 
@@ -221,7 +236,7 @@ class Link:
             self._live_count += 1
             self._set_status("live", "")
             self._resend_unanswered()
-        elif kind == "result":
+        elif kind in ("result", "answer"):
             self._answered(frame)
         elif kind == "problem":
             self.problems.append(one_line(str(frame.get("text")), 300))
@@ -241,20 +256,40 @@ class Link:
         A read-only host is asked nothing."""
         if self.host.read_only:
             return Reply(ok=False, text=f"{self.host.name} is read-only here; nothing was sent")
-        request_id = new_ulid(utc_now())
-        asked = _Asked({"frame": "request", "id": request_id, "op": op, "args": args})
-        with self._lock:
-            self._asked[request_id] = asked
-        self._send(asked)
-        if not asked.done.wait(timeout):
-            with self._lock:
-                self._asked.pop(request_id, None)
+        frame = self._wait({"frame": "request", "id": new_ulid(utc_now()), "op": op, "args": args}, timeout)
+        if frame is None:
             return Reply(
                 ok=False,
                 unknown=True,
                 text=f"unknown: check {self.host.name}: no answer within {timeout:.0f} s ({self._state_line()})",
             )
-        assert asked.reply is not None
+        return Reply(
+            ok=bool(frame.get("ok")),
+            text=str(frame.get("text") or ""),
+            unknown=bool(frame.get("unknown")),
+            repeated=bool(frame.get("repeated")),
+        )
+
+    def query(self, what: str, args: dict[str, Any], *, timeout: float = ASK_TIMEOUT_S) -> Answer:
+        """Ask the host ``what`` (a query: it changes nothing) and wait for the answer."""
+        frame = self._wait({"frame": "query", "id": new_ulid(utc_now()), "what": what, "args": args}, timeout)
+        if frame is None:
+            return Answer(
+                ok=False, text=f"{self.host.name} gave no answer within {timeout:.0f} s ({self._state_line()})"
+            )
+        return Answer(ok=bool(frame.get("ok")), data=frame.get("data"), text=str(frame.get("text") or ""))
+
+    def _wait(self, frame: dict[str, Any], timeout: float) -> dict[str, Any] | None:
+        """Send ``frame`` (again, same id, whenever the link comes back before its reply)
+        and wait for the frame that answers it; None when none came in ``timeout``."""
+        asked = _Asked(frame)
+        with self._lock:
+            self._asked[frame["id"]] = asked
+        self._send(asked)
+        if not asked.done.wait(timeout):
+            with self._lock:
+                self._asked.pop(frame["id"], None)
+            return None
         return asked.reply
 
     def _send(self, asked: _Asked) -> None:
@@ -279,12 +314,7 @@ class Link:
             asked = self._asked.pop(str(frame.get("id")), None)
         if asked is None:
             return
-        asked.reply = Reply(
-            ok=bool(frame.get("ok")),
-            text=str(frame.get("text") or ""),
-            unknown=bool(frame.get("unknown")),
-            repeated=bool(frame.get("repeated")),
-        )
+        asked.reply = frame
         asked.done.set()
 
     def _state_line(self) -> str:

@@ -29,6 +29,7 @@ from teamdeck.live import calls
 from teamdeck.live.actions import Action, ActionRunner, Outcome
 from teamdeck.live.workspace import LiveWorkspace
 from teamdeck.protocol.common.requests import Earlier, earlier_request, record_outcome, take_request
+from teamdeck.serve.queries import answer_query
 from teamdeck.serve.requests import build_action
 from teamdeck.shapes import stream
 from teamdeck.shapes.snapshot import snapshot_json
@@ -165,10 +166,24 @@ class Hub:
         except stream.FrameError as err:
             subscriber.send(stream.problem_frame(f"{where}: {err}"))
             return
+        if isinstance(request, stream.Query):
+            subscriber.send(self.answer(request))
+            return
         if not isinstance(request, stream.Request):
             subscriber.send(stream.problem_frame(f"{where}: hello was said already"))
             return
         self.take(subscriber, request)
+
+    def answer(self, query: stream.Query) -> dict[str, Any]:
+        """The ``answer`` frame to ``query``, from the newest snapshot."""
+        snapshot = self.live.newest
+        if snapshot is None:
+            return stream.answer_frame(query.id, ok=False, text="the workspace is still being read; ask again")
+        try:
+            data = answer_query(query.what, query.args, snapshot)
+        except TeamdeckError as err:
+            return stream.answer_frame(query.id, ok=False, text=str(err))
+        return stream.answer_frame(query.id, ok=True, data=data)
 
     def take(self, subscriber: Subscriber, request: stream.Request) -> None:
         """Run ``request`` for ``subscriber``: its ``result`` is sent to it now (refused,

@@ -147,3 +147,27 @@ def _member(member: MemberView, team: TeamView, snapshot: WorkspaceSnapshot) -> 
         "inboxProblem": _problem(member.inbox_problem) if member.inbox_problem else None,
         "run": runs.to_json() if runs is not None else None,
     }
+
+
+def inbox_json(member: MemberView) -> dict[str, Any]:
+    """A member's inbox as the live view holds it (oldest first, idle notifications
+    folded): what ``teamdeck serve`` answers an ``inbox`` query with."""
+    return {
+        "team": member.team,
+        "member": member.name,
+        "unread": member.unread,
+        "problem": _problem(member.inbox_problem) if member.inbox_problem else None,
+        "messages": [
+            {
+                "kind": message.kind,
+                "from": message.sender,
+                "timestamp": message.timestamp,
+                "summary": message.summary,
+                "text": message.text,
+                "read": message.read,
+                "requestId": message.request_id,
+                "count": message.count,
+            }
+            for message in member.inbox
+        ],
+    }

@@ -60,7 +60,19 @@ class Request(BaseModel):
     args: dict[str, Any] = Field(default_factory=dict)
 
 
-ClientFrame = ClientHello | Request
+class Query(BaseModel):
+    """A question about the workspace, answered from what the server shows and changing
+    nothing (so it is not recorded, and may be sent again freely): ``what`` with its
+    ``args`` (serve/queries.py says which there are)."""
+
+    model_config = ConfigDict(extra="forbid")
+    frame: Literal["query"]
+    id: Annotated[str, StringConstraints(pattern=REQUEST_ID.pattern)]
+    what: Annotated[str, StringConstraints(max_length=40)]
+    args: dict[str, Any] = Field(default_factory=dict)
+
+
+ClientFrame = ClientHello | Request | Query
 
 
 def parse_client_line(line: bytes) -> ClientFrame:
@@ -79,13 +91,14 @@ def parse_client_line(line: bytes) -> ClientFrame:
     if not isinstance(data, dict):
         raise FrameError("not a JSON object")
     kind = data.get("frame")
-    model: type[ClientHello] | type[Request]
-    if kind == "hello":
-        model = ClientHello
-    elif kind == "request":
-        model = Request
-    else:
-        raise FrameError(f"unknown frame {str(kind)[:40]!r} (a client sends hello or request)")
+    models: dict[object, type[ClientHello] | type[Request] | type[Query]] = {
+        "hello": ClientHello,
+        "request": Request,
+        "query": Query,
+    }
+    model = models.get(kind)
+    if model is None:
+        raise FrameError(f"unknown frame {str(kind)[:40]!r} (a client sends hello, request or query)")
     try:
         return model.model_validate(data)
     except ValidationError as err:
@@ -149,6 +162,11 @@ def protocol_problem(asked: int) -> str | None:
     if asked == PROTOCOL:
         return None
     return f"this teamdeck speaks protocol {PROTOCOL}, the client {asked}: upgrade the older of the two"
+
+
+def answer_frame(query_id: str, *, ok: bool, data: Any = None, text: str = "") -> dict[str, Any]:
+    """An ``answer`` to query ``query_id``: its ``data``, or why there is none (``text``)."""
+    return {"frame": "answer", "id": query_id, "ok": ok, "data": data, "text": text}
 
 
 def problem_frame(text: str) -> dict[str, Any]:

@@ -252,3 +252,23 @@ def until(check: Any, timeout: float = WAIT_S) -> None:
     while not check():
         assert time.monotonic() < deadline, "timed out"
         time.sleep(0.02)
+
+
+def test_a_query_answers_from_what_the_server_shows_and_records_nothing(client: Client) -> None:
+    client.hello()
+    client.next("state")
+    client.send(
+        {"frame": "query", "id": "query-00000001", "what": "inbox", "args": {"team": "quant", "member": "zhangfei-dev"}}
+    )
+    answer = client.next("answer")
+    assert answer["ok"] and answer["id"] == "query-00000001"
+    assert answer["data"]["member"] == "zhangfei-dev" and answer["data"]["messages"]
+    assert {"from", "kind", "text", "read", "timestamp"} <= set(answer["data"]["messages"][0])
+    client.send(
+        {"frame": "query", "id": "query-00000002", "what": "inbox", "args": {"team": "quant", "member": "nobody"}}
+    )
+    missing = client.next("answer")
+    assert not missing["ok"] and "nobody" in missing["text"]
+    client.send({"frame": "query", "id": "query-00000003", "what": "secrets", "args": {}})
+    assert "unknown query" in client.next("answer")["text"]
+    assert not (client.root / ".teamdeck" / "requests").exists()  # asked freely, never recorded

@@ -1,20 +1,23 @@
 """The hosts screen: each host's link and overview, one decision queue over every host,
-their members and their tasks. On the queue, ``a``/``r`` answer the selected decision; on the members,
-``m`` messages the selected member and ``s`` asks it to shut down: each on the item's
-own host, and what asks first (the confirm bar, the message dialog) names the host."""
+their members and their tasks. On the queue, ``a``/``r`` answer the selected decision;
+on the members, ``enter`` reads the member's inbox, ``m`` messages it and ``s`` asks it
+to shut down: each on the item's own host, and what asks first (the confirm bar, the
+message dialog) names the host."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Label, Static
 
-from teamdeck.remote.link import Link
+from teamdeck.remote.link import Answer, Link
 from teamdeck.tui.dialogs.compose import ComposeScreen, Draft
+from teamdeck.tui.dialogs.text_view import TextScreen
 from teamdeck.tui.hosts.lists import (
     HostDecision,
     HostDecisionList,
@@ -26,6 +29,7 @@ from teamdeck.tui.hosts.lists import (
 )
 from teamdeck.tui.render import block, cell, safe
 from teamdeck.tui.widgets.confirm_bar import ConfirmBar, Confirmed, ConfirmRequest, NoteRule, ask_confirm
+from teamdeck.tui.widgets.line_list import LineList
 
 Ask = Callable[[Link, str, Mapping[str, object]], None]
 """Asks a host for an action (its link, the op, its arguments); the reply is a notice."""
@@ -37,6 +41,7 @@ class HostsScreen(Screen[None]):
     BINDINGS = [
         Binding("a", "answer('approve')", "Approve", id="approve"),
         Binding("r", "answer('reject')", "Reject", id="reject"),
+        Binding("enter", "inbox", "Inbox", id="inbox"),
         Binding("m", "message", "Message", id="message"),
         Binding("s", "shutdown", "Shut down", id="shutdown"),
         Binding("tab", "app.focus_next", "Next list", show=False),
@@ -77,7 +82,7 @@ class HostsScreen(Screen[None]):
         shows the keys of the list that has the focus)."""
         if action == "answer":
             return isinstance(self.focused, HostDecisionList)
-        if action in ("message", "shutdown"):
+        if action in ("inbox", "message", "shutdown"):
             return isinstance(self.focused, HostMemberList)
         return True
 
@@ -169,6 +174,40 @@ class HostsScreen(Screen[None]):
             ),
         )
 
+    @on(LineList.Chosen, "#host-members")
+    def _chosen(self, event: LineList.Chosen) -> None:
+        """A double click on a member: its inbox."""
+        self.action_inbox()
+
+    def action_inbox(self) -> None:
+        """The selected member's inbox, asked of its host."""
+        item = self._selected_member()
+        if item is None:
+            return
+        if item.link.status != "live":
+            self.notify(
+                f"{cell(item.link.host.name, 16)} is {item.link.status}: its inbox cannot be read now",
+                severity="warning",
+                markup=False,
+            )
+            return
+        self._read(item)
+
+    @work(thread=True, group="inbox", exclusive=True, exit_on_error=False)
+    def _read(self, item: HostMember) -> None:
+        answer = item.link.query("inbox", {"team": item.team, "member": item.name})
+        self.app.call_from_thread(self._show_inbox, item, answer)
+
+    def _show_inbox(self, item: HostMember, answer: Answer) -> None:
+        host = cell(item.link.host.name, 16)
+        if not answer.ok:
+            self.notify(f"{host}: {cell(answer.text, 300)}", title="No inbox", severity="error", markup=False)
+            return
+        title = Content.assemble(
+            ("Inbox of ", "bold"), (cell(item.name, 64), "bold $accent"), f" (team {cell(item.team, 64)} on {host})"
+        )
+        self.app.push_screen(TextScreen(title, inbox_text(answer.data)))
+
     def _selected_member(self) -> HostMember | None:
         key = self.query_one(HostMemberList).current_key
         found = next((item for item in self.members if item.row_key == key), None)
@@ -194,3 +233,19 @@ class HostsScreen(Screen[None]):
     @property
     def confirm_bar(self) -> ConfirmBar:
         return self.query_one(ConfirmBar)
+
+
+def inbox_text(data: object) -> str:
+    """A member's inbox (an ``inbox`` answer) as text, oldest first; sanitised where it is
+    drawn (the text view), as every text from an agent."""
+    messages = data.get("messages") if isinstance(data, dict) else None
+    if not messages:
+        return "no messages"
+    parts = []
+    for message in messages:
+        unread = "" if message.get("read") else "  (unread)"
+        count = f" ×{message.get('count')}" if (message.get("count") or 1) > 1 else ""
+        head = f"{message.get('timestamp')}  from {message.get('from')}  [{message.get('kind')}{count}]{unread}"
+        summary = f"\n  {message.get('summary')}" if message.get("summary") else ""
+        parts.append(f"{head}{summary}\n{message.get('text') or ''}")
+    return "\n\n".join(parts)
