@@ -50,3 +50,20 @@ def test_runs_show_names_an_unknown_run(world) -> None:
     w = world(["dev"])
     done = w.cli("runs", "show", "r-nothing")
     assert done.returncode != 0 and "no run r-nothing (see `teamdeck runs`)" in done.stderr
+
+
+def test_s21_runs_show_draws_no_escape_an_agent_wrote_to_its_stderr(world) -> None:
+    """An agent's stderr is its own text: ``ESC ]52`` (a clipboard write) or ``ESC c``
+    (a terminal reset) must reach the terminal as visible marks, never as sequences."""
+    w = world(["dev"])
+    w.start()
+    w.send("dev", "hello")
+    run = wait_for(lambda: [r for r in w.runs("dev") if r.outcome == "succeeded"], 30)[0]
+    stderr = w.ws.run_dir(TEAM, "dev", run.id) / "stderr.log"
+    with stderr.open("a") as log:
+        log.write("before\x1b]52;c;ZXZpbA==\x07 after\x1bc reset\x1b[2J\n")
+    shown = w.cli("runs", "show", run.id)
+    assert shown.returncode == 0 and "before" in shown.stdout and "reset" in shown.stdout
+    assert "\x1b" not in shown.stdout and "\x07" not in shown.stdout
+    raw = json.loads(w.cli("runs", "show", run.id, "--json").stdout)
+    assert "\x1b]52" in json.dumps(raw, ensure_ascii=False) or "\\u001b]52" in json.dumps(raw)  # JSON keeps the value

@@ -14,6 +14,7 @@ from teamdeck.errors import NotFound
 from teamdeck.model.run import RunRecord
 from teamdeck.shapes.runs import run_detail_json, runs_json
 from teamdeck.store.workspace import Workspace
+from teamdeck.text import one_line, sanitize
 
 if TYPE_CHECKING:
     from teamdeck.adapters.catchup_loop import CatchUpLoop
@@ -129,13 +130,15 @@ def _show(args: argparse.Namespace, ws: Workspace) -> Output:
     run_dir = ws.run_dir(run.team, run.member, run.id)
     events = run_events(ws, run)
     tails = run_output(ws, run)
-    lines = [_line(run), f"  argv: {' '.join(run.argv)}", f"  dir:  {ws.rel(run_dir)}"]
+    # What an agent wrote (its argv, error, result, events, output and stderr) reaches the
+    # terminal sanitised (S21); --json keeps the values as they are.
+    lines = [_line(run), f"  argv: {one_line(' '.join(run.argv), 2000)}", f"  dir:  {ws.rel(run_dir)}"]
     for key in ("pid", "startedAt", "endedAt", "exitStatus", "error", "sessionId", "result"):
         value = getattr(run, key)
         if value is not None:
-            lines.append(f"  {key}: {value}")
-    lines += [f"  {event.get('at')} {event.get('type')}" for event in events]
+            lines.append(f"  {key}: {one_line(str(value), 2000)}")
+    lines += [f"  {one_line(str(event.get('at')), 40)} {one_line(str(event.get('type')), 80)}" for event in events]
     for name, tail in tails.items():
         if tail:
-            lines += [f"--- {name} (last lines)", tail]
+            lines += [f"--- {name} (last lines)", sanitize(tail, 0)]
     return Output(run_detail_json(run, events, tails), "\n".join(lines))
