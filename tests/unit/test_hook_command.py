@@ -125,9 +125,16 @@ def test_gate_gives_a_persons_answer_to_the_client(ws: Workspace) -> None:
 
 @pytest.mark.parametrize(
     ("stdin", "why"),
-    [("not json", "not JSON"), ("[1, 2]", "hook_event_name"), ('{"hook_event_name": "X"}', "no team_name")],
+    [
+        ("not json", "invalid JSON"),
+        ("[1, 2]", "hook_event_name"),
+        ('{"hook_event_name": "X"}', "no team_name"),
+        ('{"hook_event_name": "Stop", "x": ' + "[" * 900 + "]" * 900 + "}", "nesting too deep"),  # B25
+        ('{"hook_event_name": "Stop", "x": NaN}', "non-finite"),
+    ],
+    ids=["not-json", "not-an-object", "no-team", "900-deep", "nan"],
 )
-def test_bad_stdin_is_one_line_and_writes_nothing(ws: Workspace, stdin: str, why: str) -> None:
+def test_b25_bad_stdin_is_one_line_and_writes_nothing(ws: Workspace, stdin: str, why: str) -> None:
     with pytest.raises(Refused, match=why):
         handle(ws, parse_payload(stdin))
     assert not ws.sessions_dir.exists()
@@ -143,7 +150,9 @@ def test_the_command_reads_stdin_and_prints_only_what_the_client_takes(ws: Works
         [sys.executable, "-m", "teamdeck", "--workspace", str(ws.root), "hook"],
         input="{", capture_output=True, text=True, timeout=60,
     )  # fmt: skip
-    assert bad.returncode == 1 and bad.stderr.startswith("teamdeck: hook payload on stdin: not JSON")
+    assert bad.returncode == 1 and bad.stderr.startswith(
+        "teamdeck: hook payload on stdin line 1 column 2: invalid JSON"
+    )
     assert len(bad.stderr.strip().splitlines()) == 1
 
 

@@ -38,10 +38,11 @@ import time
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from teamdeck.errors import Refused
+from teamdeck.errors import InvalidFile, Refused
 from teamdeck.protocol.team.session_log import fingerprint, prompts, read_log
 from teamdeck.protocol.team.sessions import close_prompts, record_event, record_prompt
 from teamdeck.store.atomic import atomic_replace
+from teamdeck.store.loaders import parse_json
 from teamdeck.store.paths import InvalidId, check_id
 from teamdeck.store.workspace import Workspace
 
@@ -126,9 +127,9 @@ def parse_payload(text: str) -> dict[str, Any]:
         Refused: not a JSON object with a ``hook_event_name`` (one line: where and why).
     """
     try:
-        payload = json.loads(text)
-    except ValueError as err:
-        raise Refused(f"hook payload on stdin: not JSON ({err})") from err
+        payload = parse_json(text.encode("utf-8", "surrogatepass"), "hook payload on stdin")
+    except InvalidFile as err:  # not JSON, NaN, a duplicate key, or nested too deep (B25)
+        raise Refused(str(err)) from None
     if not isinstance(payload, dict) or not isinstance(payload.get("hook_event_name"), str):
         raise Refused("hook payload on stdin: not an object with a hook_event_name")
     return payload
