@@ -169,8 +169,20 @@ def test_shutdown_request_id_and_message_are_claude_codes(team_ws: Workspace) ->
         "reason": "work complete",
         "timestamp": "2026-03-01T12:00:00.000Z",
     }
-    again = handshakes.request_shutdown(team_ws, TEAM, "agent-a")
+    again = handshakes.request_shutdown(team_ws, TEAM, "agent-a", superseding=True)  # as a resend asks
     assert again.request_id == "shutdown-1772366400001@agent-a"  # same millisecond, still distinct
+
+
+def test_a_second_shutdown_request_while_one_awaits_its_reply_is_refused(team_ws: Workspace) -> None:
+    """Two requests would leave one open for good once the member answers the other;
+    asking again is ``--resend``, which supersedes the first."""
+    first = handshakes.request_shutdown(team_ws, TEAM, "agent-a")
+    refused_without_writing(
+        team_ws,
+        Refused,
+        rf"request {first.request_id} is still awaiting its reply; ask again under a new id with .*--resend",
+        lambda: handshakes.request_shutdown(team_ws, TEAM, "agent-a"),
+    )
 
 
 def test_c11_the_lead_cannot_be_shut_down(team_ws: Workspace) -> None:

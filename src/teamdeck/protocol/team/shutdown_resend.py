@@ -72,7 +72,7 @@ def resend_shutdown(ws: Workspace, team: str, member: str, *, reason: str | None
             if isinstance(entry.kind, ShutdownRequest) and entry.kind.requestId in waiting
         ]
         reason = reasons[-1] if reasons else None
-    sent = request_shutdown(ws, team, target, reason=reason)
+    sent = request_shutdown(ws, team, target, reason=reason, superseding=True)
     for old in waiting:
         log(
             ws,

@@ -69,16 +69,27 @@ def _replies(inbox: Inbox, kinds: tuple[type[Kind], ...], request_id: str) -> li
 
 
 def request_shutdown(
-    ws: Workspace, team: str, member: str, *, reason: str | None = None, sender: str | None = None
+    ws: Workspace,
+    team: str,
+    member: str,
+    *,
+    reason: str | None = None,
+    sender: str | None = None,
+    superseding: bool = False,
 ) -> Sent:
     """Ask a teammate to shut down: a ``shutdown_request`` with a requestId in the team
     format's form (Claude Code's ``shutdown-<epochMs>@<member>``, Ripperdoc's
     ``req_<10 hex>``; the id is in the result).
 
+    Args:
+        superseding: a request awaiting its reply is being replaced
+            (protocol/team/shutdown_resend.py); otherwise one waiting refuses a second.
+
     Raises:
         ReadOnly, NotFound: nothing was written.
         Refused: the target is the lead, the sender is not the lead (no member asks on
-            another's behalf), or the member is already inactive: nothing was written.
+            another's behalf), the member is already inactive, or a request to it is
+            still awaiting its reply: nothing was written.
     """
     ws.require_writable(f"request a shutdown in team '{team}'")
     config = read_team(ws, team)
@@ -97,6 +108,8 @@ def request_shutdown(
     why = why_not_shutdown(lead=False, active=_member(config, target).isActive)
     if why is not None:
         raise Refused(f"Could not request shutdown of '{target}': {why}; nothing was written")
+    if not superseding:
+        _refuse_while_waiting(ws, team, target)
     stamp = epoch_ms(ws)
     taken = {
         entry.kind.correlation_id
@@ -113,6 +126,25 @@ def request_shutdown(
         fields["reason"] = reason
     fields["timestamp"] = iso(ws.clock())
     return send_kind(ws, team, config, source, target, ShutdownRequest(**fields), "shutdown_request")
+
+
+def _refuse_while_waiting(ws: Workspace, team: str, target: str) -> None:
+    """Refuse a second request while one to ``target`` awaits its reply: the member
+    would get two, and answering one would leave the other open for good."""
+    from teamdeck.protocol.team.ledger.build import build_ledger  # the whole team's inboxes: only here
+
+    waiting = [
+        handshake
+        for handshake in build_ledger(ws, team).handshakes
+        if handshake.kind == "shutdown"
+        and handshake.state == "awaiting_response"
+        and handshake.member.lower() == target.lower()
+    ]
+    if waiting:
+        raise Refused(
+            f"Could not request shutdown of '{target}': request {waiting[-1].request_id} is still awaiting its "
+            f"reply; ask again under a new id with `teamdeck shutdown {team} {target} --resend`; nothing was written"
+        )
 
 
 def respond_shutdown(
