@@ -42,11 +42,13 @@ def approvals(workspace: Path, gate_id: str = "g-api-dev-1", task: str = "checko
     return sum(1 for event in events if event["type"] == "gate.approved" and event["payload"]["gateId"] == gate_id)
 
 
-def until(check: Callable[[], bool], what: str, timeout: float = WAIT_S) -> float:
-    """Wait for ``check``; the seconds it took."""
+def until(check: Callable[[], bool], what: str | Callable[[], str], timeout: float = WAIT_S) -> float:
+    """Wait for ``check``; the seconds it took (``what``: named on a timeout, worked
+    out then when it is a function)."""
     started = time.monotonic()
     while not check():
-        assert time.monotonic() - started < timeout, f"timed out waiting for {what}"
+        if time.monotonic() - started > timeout:
+            raise AssertionError(f"timed out waiting for {what() if callable(what) else what}")
         time.sleep(0.05)
     return time.monotonic() - started
 
@@ -126,7 +128,7 @@ def test_f20_a_write_on_a_host_shows_its_loss_is_marked_and_its_return_brings_wh
         )
         assert done.returncode == 0, done.stderr
         beta.start()
-        until(lambda: link.status == "live", "beta reconnected", timeout=WAIT_S)
+        until(lambda: link.status == "live", lambda: f"beta back (link {link.status}: {link.why})", timeout=WAIT_S)
         until(lambda: GATE not in [gate["key"] for gate in link.state["gates"]], "the answer seen on the link")
         assert changes.count("unreachable") >= 1 and changes[-1] == "live"
     finally:

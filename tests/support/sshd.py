@@ -116,6 +116,10 @@ class SshHost:
         remote.chmod(0o755)
         self.remote_teamdeck = str(remote)
         self.process: subprocess.Popen[bytes] | None = None
+        self._reserved: socket.socket | None = None
+        """While the host is down, its port, bound and not listening: a connection is
+        refused, as to a host that went away, and no other test's server takes the port
+        meanwhile (a client would then talk to the wrong server)."""
 
     @property
     def host(self) -> Host:
@@ -143,6 +147,9 @@ class SshHost:
         )
 
     def start(self) -> SshHost:
+        if self._reserved is not None:
+            self._reserved.close()
+            self._reserved = None
         if os.geteuid() == 0:
             Path("/run/sshd").mkdir(exist_ok=True)  # privilege separation, as Debian's unit makes it
         self.process = subprocess.Popen(
@@ -174,6 +181,10 @@ class SshHost:
                 pass
         self.process.wait()
         self.process = None
+        reserved = socket.socket()
+        reserved.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        reserved.bind(("127.0.0.1", self.port))
+        self._reserved = reserved
 
 
 def _descendants(root: int) -> list[int]:

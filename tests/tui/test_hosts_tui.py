@@ -208,7 +208,11 @@ def test_f20_two_hosts_in_one_tui_answered_where_they_live_lost_and_taken_back(h
             )
             assert done.returncode == 0, done.stderr
             beta.start()
-            await until(pilot, lambda: host_lines().count("●") == 2, "beta back")
+            try:
+                await until(pilot, lambda: host_lines().count("●") == 2, "beta back")
+            except AssertionError:
+                link = app.links[1]
+                raise AssertionError(f"beta not back: {link.status} since {link.since}: {link.why}") from None
             await until(pilot, lambda: f"beta\x1f{OTHER_GATE}" not in queue_keys(), "the outage's answer on screen")
             await pilot.press("q")
 

@@ -36,8 +36,12 @@ from teamdeck.text import one_line
 LinkStatus = Literal["connecting", "live", "unreachable", "incompatible"]
 
 RETRY_FIRST_S = 0.5
-RETRY_MAX_S = 15.0
-"""A dropped link is tried again after 0.5 s, then twice as long each time, up to this."""
+RETRY_MAX_S = 5.0
+"""A dropped link is tried again after 0.5 s, then twice as long each time, up to this
+(a host back from a reboot is shown within seconds, at a cost of one ssh a few seconds)."""
+HELLO_TIMEOUT_S = 30.0
+"""The longest a new link waits for the host's hello: ssh's ConnectTimeout (10 s) covers
+the connection and the key exchange, not a remote command that never answers."""
 ASK_TIMEOUT_S = 30.0
 """How long an action waits for its answer before it is unknown."""
 STDERR_LINES = 20
@@ -120,6 +124,8 @@ class Link:
         self._first_state = threading.Event()
         self._live_count = 0
         self._problem_count = 0
+        self._hello_seen: subprocess.Popen[bytes] | None = None
+        """The process of the attempt whose hello came."""
         """How many times the link went live (a connection that ends before it did was refused)."""
         self._thread: threading.Thread | None = None
 
@@ -154,7 +160,10 @@ class Link:
         pause = RETRY_FIRST_S
         while not self._stop.is_set():
             started = time.monotonic()
-            self._connect_and_read()
+            try:
+                self._connect_and_read()
+            except Exception as err:  # noqa: BLE001 - a bug in one attempt must not end the link for good
+                self._set_status("unreachable", f"{type(err).__name__}: {err}")
             if self._stop.is_set() or self.status == "incompatible":
                 return
             if time.monotonic() - started > RETRY_MAX_S:
@@ -177,7 +186,12 @@ class Link:
             return
         self._process = process
         assert process.stdin is not None and process.stdout is not None and process.stderr is not None
-        threading.Thread(target=_collect, args=(process.stderr, stderr), daemon=True).start()
+        problems_before, live_before = self._problem_count, self._live_count
+        hello_due = threading.Timer(HELLO_TIMEOUT_S, self._no_hello, args=(process,))
+        hello_due.daemon = True
+        hello_due.start()
+        collector = threading.Thread(target=_collect, args=(process.stderr, stderr), daemon=True)
+        collector.start()
         try:
             hello = {
                 "frame": "hello",
@@ -187,17 +201,17 @@ class Link:
             }
             process.stdin.write(stream.encode(hello))
             process.stdin.flush()
-            problems_before = self._problem_count
-            live_before = self._live_count
             for line in process.stdout:
                 self._take(line, process)
         except (BrokenPipeError, ConnectionError, ValueError):
             pass
         finally:
+            hello_due.cancel()
             _end(process)
             self._process = None
         if self._stop.is_set() or self.status == "incompatible":
             return
+        collector.join(timeout=2)  # ssh's last words come after its stdout closed
         said = [line for line in stderr if line.strip()]
         why = one_line(said[-1], 200) if said else f"the stream ended (exit {process.returncode})"
         if self._live_count == live_before and self._problem_count > problems_before:
@@ -215,6 +229,7 @@ class Link:
         kind = frame.get("frame")
         if kind == "hello":
             self.server = frame
+            self._hello_seen = process
             if frame.get("protocol") != stream.PROTOCOL:
                 self._set_status(
                     "incompatible",
@@ -242,6 +257,14 @@ class Link:
             self.problems.append(one_line(str(frame.get("text")), 300))
             self._problem_count += 1
             self._on_change(self)
+
+    def _no_hello(self, process: subprocess.Popen[bytes]) -> None:
+        """The host said nothing within :data:`HELLO_TIMEOUT_S`: end this attempt (the
+        next one follows after the pause)."""
+        if self._hello_seen is not process and process.poll() is None:
+            self.problems.append(f"no hello from the host within {HELLO_TIMEOUT_S:.0f} s")
+            self._problem_count += 1
+            process.kill()
 
     def _set_status(self, status: LinkStatus, why: str) -> None:
         if status != self.status or why != self.why:

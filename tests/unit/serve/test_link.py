@@ -95,3 +95,47 @@ def test_a_server_that_refuses_the_hello_gives_its_reason_every_time(tmp_path: P
         assert link.status == "unreachable" and link.why == "cannot serve /nowhere: not a teamdeck workspace"
     finally:
         link.stop()
+
+
+def test_a_host_that_never_says_hello_is_given_up_and_tried_again(tmp_path: Path, monkeypatch) -> None:
+    """ssh's ConnectTimeout covers the connection and the key exchange, not a remote
+    command that hangs: the link ends such an attempt and tries again."""
+    import teamdeck.remote.link as link_module
+
+    monkeypatch.setattr(link_module, "HELLO_TIMEOUT_S", 0.5)
+    starts = tmp_path / "starts"
+    argv = fake_server(tmp_path, f'open({str(starts)!r}, "a").write("x")\ntime.sleep(60)\n')
+    link = Link(HOST, argv=argv).start()
+    try:
+        assert not link.wait_first(3)
+        assert link.status == "unreachable" and "no hello" in link.why
+        link._stop.wait(1.5)
+        assert len(starts.read_text()) >= 2  # given up, and tried again
+    finally:
+        link.stop()
+
+
+def test_a_host_whose_command_dies_before_the_hello_is_written_is_tried_again_and_again(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """ssh refused at once can be gone before the link writes its hello (a broken pipe):
+    the link said nothing more and never came back, whatever the host did next."""
+    import teamdeck.remote.link as link_module
+
+    real = link_module.stream.encode
+
+    def broken_pipe(frame: dict) -> bytes:
+        if frame.get("frame") == "hello":
+            raise BrokenPipeError(32, "Broken pipe")
+        return real(frame)
+
+    monkeypatch.setattr(link_module.stream, "encode", broken_pipe)
+    starts = tmp_path / "starts"
+    argv = [sys.executable, "-c", f"open({str(starts)!r}, 'a').write('x')"]
+    link = Link(HOST, argv=argv).start()
+    try:
+        link._stop.wait(3.0)
+        assert link._thread is not None and link._thread.is_alive()
+        assert len(starts.read_text()) >= 3 and link.status == "unreachable"
+    finally:
+        link.stop()
