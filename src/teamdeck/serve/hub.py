@@ -101,15 +101,14 @@ class Hub:
         """Requests taken and not yet answered, with who asked: one sent again meanwhile
         is answered once, when it ends."""
         self._threads: list[threading.Thread] = []
+        self._actions: threading.Thread | None = None
 
     # --- running -------------------------------------------------------------------
 
     def start(self) -> Hub:
         """Start reading the workspace and running actions, on threads of its own."""
-        self._threads = [
-            threading.Thread(target=self.live.run_refresher, name="refresher", daemon=True),
-            threading.Thread(target=self.runner.run, name="actions", daemon=True),
-        ]
+        self._actions = threading.Thread(target=self.runner.run, name="actions", daemon=True)
+        self._threads = [threading.Thread(target=self.live.run_refresher, name="refresher", daemon=True), self._actions]
         if self._watch:
             self._threads.append(threading.Thread(target=self.live.run_watcher, name="watcher", daemon=True))
         for thread in self._threads:
@@ -119,7 +118,8 @@ class Hub:
     def stop(self) -> None:
         """Finish the actions asked for (their results are sent), then stop reading."""
         self.runner.stop()
-        self._threads[1].join()
+        if self._actions is not None:
+            self._actions.join()
         self.live.stop()
 
     def subscribe(self, send: Send, wake: Callable[[], None]) -> Subscriber:

@@ -27,7 +27,7 @@ from teamdeck.tui.hosts.lists import (
     host_line,
     total_line,
 )
-from teamdeck.tui.render import block, cell, safe
+from teamdeck.tui.render import cell, safe
 from teamdeck.tui.widgets.confirm_bar import ConfirmBar, Confirmed, ConfirmRequest, NoteRule, ask_confirm
 from teamdeck.tui.widgets.line_list import LineList
 
@@ -116,7 +116,7 @@ class HostsScreen(Screen[None]):
         note: NoteRule = asked if asked in ("none", "optional", "required") else "optional"
         what = cell(str(item.gate.get("label") or "decision"), 20)
         questions = "\n".join(f"  {question}" for question in item.gate.get("questions") or [])
-        body = safe(block(f"{item.gate.get('key')}\n{item.gate.get('title') or ''}\n{questions}".rstrip(), 2_000))
+        body = safe(f"{item.gate.get('key')}\n{item.gate.get('title') or ''}\n{questions}".rstrip(), limit=2_000)
         ask_confirm(
             self,
             ConfirmRequest(
@@ -229,10 +229,6 @@ class HostsScreen(Screen[None]):
             self.notify(f"{host} is read-only: nothing was sent", severity="warning", markup=False)
             return False
         return True
-
-    @property
-    def confirm_bar(self) -> ConfirmBar:
-        return self.query_one(ConfirmBar)
 
 
 def inbox_text(data: object) -> str:
