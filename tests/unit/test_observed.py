@@ -133,3 +133,30 @@ def test_a_send_teamdeck_saw_land_is_not_lost_when_drained(ws: Workspace) -> Non
     client_writes(ws, "bob")  # bob's client delivered it
     ledger = build_ledger(ws, TEAM)
     assert not [finding for finding in ledger.findings if finding.code == "not_enqueued"]
+
+
+def test_a_drained_message_is_listed_by_the_inbox_command_and_the_mcp_read_as_read(ws: Workspace) -> None:
+    """The live view saw a message, Claude Code drained it: ``teamdeck inbox`` (and the
+    MCP ``read_inbox``, which lists through the same call) said "no messages"."""
+    import subprocess
+    import sys
+
+    from teamdeck.protocol.team.messaging.reading import list_inbox
+
+    team_ws(ws)
+    live = build_snapshot(ws, record=True)
+    live = refresh(live, [client_writes(ws, "team-lead", hello())])
+    refresh(live, [client_writes(ws, "team-lead")])  # delivered and drained: []
+    listed = list_inbox(ws, TEAM, "team-lead")
+    assert [(entry.message.text, entry.drained) for entry in listed if entry.message] == [("parser done", True)]
+    assert list_inbox(ws, TEAM, "team-lead", unread_only=True) == []
+    shown = subprocess.run(
+        [sys.executable, "-m", "teamdeck", "-w", str(ws.root), "inbox", TEAM, "team-lead", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    listed_json = json.loads(shown.stdout)["messages"]
+    assert [(m["message"]["text"], m["drained"]) for m in listed_json] == [("parser done", True)]
+    assert not records(ws) or len(records(ws)) == 1  # listing recorded nothing more

@@ -384,13 +384,14 @@ def _entry_json(entry: InboxEntry, recipient: str) -> dict[str, Any]:
         "requestId": kind.correlation_id,
         "decoded": kind.to_payload() if kind.KIND != "plain" else None,
         "message": message.to_json(),
+        "drained": entry.drained,
     }
 
 
 def _entry_lines(entry: InboxEntry, recipient: str) -> list[str]:
     message, kind = entry.message, entry.kind
     assert message is not None and kind is not None
-    flag = "read  " if message.read else "UNREAD"
+    flag = "read  " if message.read or entry.drained else "UNREAD"
     head = f"{flag} {one_line(message.timestamp, 40)}  {one_line(message.from_, 64)} -> {one_line(recipient, 64)}  {kind.KIND}"
     if kind.correlation_id:
         head += f"  {one_line(kind.correlation_id, 100)}"

@@ -12,7 +12,10 @@ from teamdeck.store.workspace import Workspace
 
 
 def list_inbox(ws: Workspace, team: str, member: str, *, unread_only: bool = False) -> list[InboxEntry]:
-    """A member's messages in file order, without marking anything read.
+    """A member's messages in file order, without marking anything read: with what
+    teamdeck recorded of them (protocol/team/observed.py), so that messages Claude Code
+    drained from the file after delivering them are still listed, as read, as the TUI
+    shows them.
 
     Raises:
         NotFound: no such team or member.
@@ -20,5 +23,9 @@ def list_inbox(ws: Workspace, team: str, member: str, *, unread_only: bool = Fal
     """
     config = read_team(ws, team)
     files = team_format(ws, team)
-    inbox = files.read_inbox(files.inbox(ws, team, resolve_member(config, team, member, role="member")))
-    return inbox.unread if unread_only else inbox.messages
+    path = files.inbox(ws, team, resolve_member(config, team, member, role="member"))
+    if unread_only:  # a drained message was delivered: it is never unread
+        return files.read_inbox(path).unread
+    from teamdeck.protocol.team.observed import Observed  # the team's record: only for the whole inbox
+
+    return Observed(ws, team).read(path).messages
