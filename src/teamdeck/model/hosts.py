@@ -14,21 +14,23 @@ from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
-"""A host's name, as the screens show it."""
+NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
+"""A host's name, as the screens show it (``\\Z``, not ``$``, in every pattern here: ``$``
+matches before a final newline, and a newline is what the remote shell would read as
+the end of a command)."""
 SSH_RE = re.compile(
     r"^(?:(?P<user>[A-Za-z0-9_][A-Za-z0-9._-]{0,63})@)?"
     r"(?P<box>[A-Za-z0-9](?:[A-Za-z0-9.-]{0,252})|\[[0-9A-Fa-f:.]{2,45}\])"
-    r"(?::(?P<port>[0-9]{1,5}))?$"
+    r"(?::(?P<port>[0-9]{1,5}))?\Z"
 )
 """``[user@]box[:port]``: a user, a host name or address (IPv6 in brackets), a port.
 Nothing that ssh would read as an option (a leading ``-``) or a shell would read as
 syntax."""
-COMMAND_RE = re.compile(r"^(?:/[A-Za-z0-9._+-]+)+$|^[A-Za-z0-9._+-]+$")
+COMMAND_RE = re.compile(r"^(?:/[A-Za-z0-9._+-]+)+\Z|^[A-Za-z0-9._+-]+\Z")
 """The remote teamdeck: a bare command name (found on the remote PATH) or an absolute
 path, of letters, digits and ``._+-`` only: it is the one word of the remote command
 line that comes from configuration, and the remote shell reads it."""
-SSH_OPTION_RE = re.compile(r"^[A-Za-z][A-Za-z0-9]{1,63}=[^\x00-\x1f\x7f]{0,1000}$")
+SSH_OPTION_RE = re.compile(r"^[A-Za-z][A-Za-z0-9]{1,63}=[^\x00-\x1f\x7f]{0,1000}\Z")
 """One ``-o`` value for ssh: ``Key=value``, no control characters. ssh gets it as one
 argument (no shell between)."""
 

@@ -78,13 +78,22 @@ def test_the_hosts_file_holds_every_field(tmp_path: Path) -> None:
             "hosts.0.teamdeck",
         ),
         ("hosts:\n  - name: b\n    ssh: box\n    workspace: relative\n", "hosts.0.workspace"),
+        ('hosts:\n  - name: b\n    ssh: box\n    workspace: /ws\n    teamdeck: "teamdeck\\n"\n', "hosts.0.teamdeck"),
         (
             'hosts:\n  - name: b\n    workspace: /ws\n    ssh_options: ["Port=22\\nProxyCommand x"]\n',
             "hosts.0.ssh_options.0",
         ),
         ("hosts:\n  - {name: b, workspace: /a}\n  - {name: b, workspace: /b}\n", "hosts"),
     ],
-    ids=["broken-yaml", "unknown-field", "shell-in-command", "relative-workspace", "newline-in-option", "name-twice"],
+    ids=[
+        "broken-yaml",
+        "unknown-field",
+        "shell-in-command",
+        "relative-workspace",
+        "newline-ending-command",
+        "newline-in-option",
+        "name-twice",
+    ],
 )
 def test_b24_a_broken_hosts_file_is_one_line_naming_file_and_place(tmp_path: Path, text: str, where: str) -> None:
     listed = tmp_path / "hosts.yaml"
