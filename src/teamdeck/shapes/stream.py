@@ -15,12 +15,12 @@ peer is untrusted input like any file.
 from __future__ import annotations
 
 import json
-import re
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 from teamdeck import __version__
+from teamdeck.protocol.common.requests import REQUEST_ID_RE
 from teamdeck.shapes.arguments import SHORT_CHARS, Short
 
 PROTOCOL = 1
@@ -28,10 +28,6 @@ PROTOCOL = 1
 speak the same one; both say which they speak in their ``hello``."""
 MAX_LINE_BYTES = 256 * 1024
 """The longest line a server reads from a client (a request is a few KiB at most)."""
-
-REQUEST_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{7,63}$")
-"""A request's id: 8 to 64 letters, digits, ``-`` and ``_`` (a ULID is 26): it names
-the record that makes a resent request recognised, so it must be a safe file name."""
 
 
 class FrameError(ValueError):
@@ -55,7 +51,7 @@ class Request(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     frame: Literal["request"]
-    id: Annotated[str, StringConstraints(pattern=REQUEST_ID.pattern)]
+    id: Annotated[str, StringConstraints(pattern=REQUEST_ID_RE.pattern)]
     op: Annotated[str, StringConstraints(max_length=40)]
     args: dict[str, Any] = Field(default_factory=dict)
 
@@ -67,7 +63,7 @@ class Query(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     frame: Literal["query"]
-    id: Annotated[str, StringConstraints(pattern=REQUEST_ID.pattern)]
+    id: Annotated[str, StringConstraints(pattern=REQUEST_ID_RE.pattern)]
     what: Annotated[str, StringConstraints(max_length=40)]
     args: dict[str, Any] = Field(default_factory=dict)
 
