@@ -11,10 +11,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 
 from teamdeck.errors import NotFound, Refused
-from teamdeck.shapes.arguments import Id
+from teamdeck.shapes.arguments import Id, parsed_arguments
 from teamdeck.shapes.snapshot import inbox_json
 from teamdeck.view.snapshot.workspace import WorkspaceSnapshot
 
@@ -71,10 +71,4 @@ def answer_query(name: str, raw_args: dict[str, object], snapshot: WorkspaceSnap
     declared = QUERIES.get(name)
     if declared is None:
         raise Refused(f"unknown query {name!r}; the queries are: {', '.join(QUERIES)}")
-    try:
-        args = declared.args.model_validate(raw_args)
-    except ValidationError as err:
-        first = err.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "args"
-        raise Refused(f"{name}: {where}: {first['msg']}") from None
-    return declared.answer(args, snapshot)
+    return declared.answer(parsed_arguments(declared.args, raw_args, name), snapshot)

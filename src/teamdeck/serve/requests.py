@@ -11,13 +11,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from teamdeck.decisions.registry import find_decision
 from teamdeck.errors import Refused
 from teamdeck.live import calls
 from teamdeck.live.actions import Action
-from teamdeck.shapes.arguments import ITEMS, Id, Short, Text
+from teamdeck.shapes.arguments import ITEMS, Id, Short, Text, parsed_arguments
 from teamdeck.view.snapshot.workspace import WorkspaceSnapshot
 
 
@@ -177,10 +177,4 @@ def build_action(name: str, raw_args: dict[str, object], snapshot: WorkspaceSnap
     declared = OPS.get(name)
     if declared is None:
         raise Refused(f"unknown op {name!r}; the ops are: {', '.join(OPS)}")
-    try:
-        args = declared.args.model_validate(raw_args)
-    except ValidationError as err:
-        first = err.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "args"
-        raise Refused(f"{name}: {where}: {first['msg']}; nothing was done") from None
-    return declared.build(args, snapshot)
+    return declared.build(parsed_arguments(declared.args, raw_args, name), snapshot)

@@ -1,12 +1,17 @@
 """How long what a client sends may be: the caps every front that takes arguments from
 a program puts on them (the MCP tools, ``teamdeck serve``'s requests), checked before
-anything is written."""
+anything is written, and the one way those arguments are refused."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any, TypeVar
 
-from pydantic import StringConstraints
+from pydantic import BaseModel, StringConstraints, ValidationError
+
+from teamdeck.errors import Refused
+from teamdeck.store.loaders import model_problem
+
+Model = TypeVar("Model", bound=BaseModel)
 
 ID_CHARS = 130
 """An id or a member (``name@team``: two names of at most 64)."""
@@ -21,3 +26,15 @@ ITEMS = 50
 Id = Annotated[str, StringConstraints(max_length=ID_CHARS)]
 Short = Annotated[str, StringConstraints(max_length=SHORT_CHARS)]
 Text = Annotated[str, StringConstraints(max_length=TEXT_CHARS)]
+
+
+def parsed_arguments(model: type[Model], raw: Any, what: str) -> Model:
+    """``raw`` (a client's arguments) as ``model``.
+
+    Raises:
+        Refused: they do not match it: ``what``, the first field and its problem.
+    """
+    try:
+        return model.model_validate(raw)
+    except ValidationError as err:
+        raise Refused(f"{what}: {model_problem(err)}; nothing was done") from None

@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, Validation
 from teamdeck import __version__
 from teamdeck.protocol.common.requests import REQUEST_ID_RE
 from teamdeck.shapes.arguments import SHORT_CHARS, Short
+from teamdeck.store.loaders import model_problem
 
 PROTOCOL = 1
 """The stream's version. A client and a server speak to each other only when they
@@ -98,9 +99,7 @@ def parse_client_line(line: bytes) -> ClientFrame:
     try:
         return model.model_validate(data)
     except ValidationError as err:
-        first = err.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "frame"
-        raise FrameError(f"{kind}: {where}: {first['msg']}") from None
+        raise FrameError(f"{kind}: {model_problem(err)}") from None
 
 
 def text_of(frame: dict[str, Any]) -> str:
