@@ -84,7 +84,10 @@ class Connection:
                 text = await self._receive()
                 if text is None:
                     return
-                self.hub.take_frame(subscriber, text.encode(), f"message {self.message_number}")
+                # Taking a request writes its record (an fsync): off the loop every client shares.
+                await run_in_threadpool(
+                    self.hub.take_frame, subscriber, text.encode(), f"message {self.message_number}"
+                )
         finally:
             self.hub.unsubscribe(subscriber)
             sender.cancel()
