@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import shutil
+import statistics
 import sys
 import tempfile
 import threading
@@ -89,10 +90,9 @@ def _approve_ms(watched: Watched, key: str) -> float:
 
 def _row(name: str, pairs: list[tuple[float, float]]) -> Result:
     spread = median_and_iqr(ratios(pairs))
-    remote = sorted(pair[0] for pair in pairs)[len(pairs) // 2]
-    local = sorted(pair[1] for pair in pairs)[len(pairs) // 2]
     if spread is None:
         return Result(name, "no pairs")
+    remote, local = statistics.median(pair[0] for pair in pairs), statistics.median(pair[1] for pair in pairs)
     median, (low, high) = spread
     return Result(
         name,

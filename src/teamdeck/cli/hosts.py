@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -92,20 +93,25 @@ def hosts_asked(args: argparse.Namespace) -> list[Host] | None:
     return list(listed) or None
 
 
-def connect(hosts: Iterable[Host], *, timeout: float = FIRST_STATE_S) -> list[Link]:
+@contextmanager
+def connected(hosts: Iterable[Host], *, timeout: float = FIRST_STATE_S) -> Iterator[list[Link]]:
     """A live link to each host, once each has sent its first state or failed (all at
-    once: the slowest host sets the wait)."""
+    once: the slowest host sets the wait); every link is closed on the way out."""
     from teamdeck.remote.link import Link
 
     links = [Link(host).start() for host in hosts]
-    for link in links:
-        link.wait_first(timeout)
-    return links
+    try:
+        for link in links:
+            link.wait_first(timeout)
+        yield links
+    finally:
+        for link in links:
+            link.stop()
 
 
-def close(links: Iterable[Link]) -> None:
-    for link in links:
-        link.stop()
+def _exit_code(links: list[Link]) -> int:
+    """1 when a host is not live (the output says which, and why)."""
+    return 1 if any(link.status != "live" for link in links) else 0
 
 
 def link_line(link: Link) -> str:
@@ -139,19 +145,14 @@ def _hosts(args: argparse.Namespace, ws: Workspace) -> Output:
         from teamdeck.remote.hosts import hosts_file_path
 
         raise NotFound(f"no hosts: give --host NAME=ssh://box/path, or list them in {hosts_file_path()}")
-    links = connect(hosts)
-    try:
-        items = [link_json(link) for link in links]
-        lines = [link_line(link) for link in links]
-        for link, item in zip(links, items, strict=True):
-            gates = link.state.get("gates") or []
-            item["decisionsWaiting"] = len(gates)
-            if link.status == "live":
-                lines[links.index(link)] += f"  {len(gates)} decision(s) waiting"
-    finally:
-        close(links)
-    down = sum(link.status != "live" for link in links)
-    return Output(data={"ok": down == 0, "hosts": items}, text="\n".join(lines), exit_code=1 if down else 0)
+    with connected(hosts) as links:
+        items = [{**link_json(link), "decisionsWaiting": len(link.state.get("gates") or [])} for link in links]
+        lines = [
+            link_line(link) + (f"  {item['decisionsWaiting']} decision(s) waiting" if link.status == "live" else "")
+            for link, item in zip(links, items, strict=True)
+        ]
+    code = _exit_code(links)
+    return Output(data={"ok": code == 0, "hosts": items}, text="\n".join(lines), exit_code=code)
 
 
 # --- what status and decisions print for several hosts -------------------------------
@@ -159,15 +160,10 @@ def _hosts(args: argparse.Namespace, ws: Workspace) -> Output:
 
 def status_of_hosts(hosts: list[Host]) -> Output:
     """``teamdeck status`` over several hosts: each host's overview, decisions and teams."""
-    links = connect(hosts)
-    try:
+    with connected(hosts) as links:
         blocks = [_status_block(link) for link in links]
         data = {"ok": True, "hosts": [{**link_json(link), "state": dict(link.state)} for link in links]}
-    finally:
-        close(links)
-    return Output(
-        data=data, text="\n\n".join(blocks), exit_code=1 if any(link.status != "live" for link in links) else 0
-    )
+    return Output(data=data, text="\n\n".join(blocks), exit_code=_exit_code(links))
 
 
 def _status_block(link: Link) -> str:
@@ -199,8 +195,7 @@ def _status_block(link: Link) -> str:
 def decisions_of_hosts(hosts: list[Host]) -> Output:
     """``teamdeck decisions list`` over several hosts: one queue, oldest first, each
     decision with its host."""
-    links = connect(hosts)
-    try:
+    with connected(hosts) as links:
         queue = sorted(
             (
                 (str(gate.get("createdAt") or ""), link, gate)
@@ -220,10 +215,8 @@ def decisions_of_hosts(hosts: list[Host]) -> Output:
             "decisions": [{"host": link.host.name, **gate} for _, link, gate in queue],
             "hosts": [link_json(link) for link in links],
         }
-    finally:
-        close(links)
     text = "\n".join(lines) or f"no decisions waiting on {len(links)} host(s)"
-    return Output(data=data, text=text, exit_code=1 if any(link.status != "live" for link in links) else 0)
+    return Output(data=data, text=text, exit_code=_exit_code(links))
 
 
 def decide_on_host(hosts: list[Host], name: str, key: str, answer: str, note: str | None) -> Output:
@@ -232,13 +225,10 @@ def decide_on_host(hosts: list[Host], name: str, key: str, answer: str, note: st
     chosen = [host for host in hosts if host.name == name]
     if not chosen:
         raise NotFound(f"no host named {name!r} (the hosts: {', '.join(host.name for host in hosts)})")
-    (link,) = connect(chosen)
-    try:
+    with connected(chosen) as (link,):
         if link.status != "live":
             raise TeamdeckError(f"{link_line(link)}; nothing was sent")
         reply = link.ask("answer", {"key": key, "answer": answer, "note": note})
-    finally:
-        close([link])
     data = {"ok": reply.ok, "host": name, "text": reply.text, "unknown": reply.unknown, "repeated": reply.repeated}
     if reply.unknown:
         return Output(data=data, text=reply.text, exit_code=75)

@@ -55,18 +55,10 @@ def _serve(args: argparse.Namespace, ws: Workspace) -> Output:
 
     def open_workspace(named: str | None) -> Workspace:
         if named is None:
-            chosen = ws
-        else:
-            if not Path(named).is_absolute():
-                raise NotAWorkspace(f"{named} is not an absolute path; a client names the workspace by its full path")
-            chosen = workspace_from(argparse.Namespace(workspace=named, read_only=getattr(args, "read_only", False)))
-        if not is_workspace(chosen.root):
-            raise NotAWorkspace(f"{chosen.root} is not a teamdeck workspace (no tasks/, teams/ or settings)")
-        if not chosen.read_only:
-            from teamdeck.protocol.effects.interrupted import complete_pending
-
-            complete_pending(chosen)  # what a crash interrupted is finished before it is shown
-        return chosen
+            return _served(ws)
+        if not Path(named).is_absolute():
+            raise NotAWorkspace(f"{named} is not an absolute path; a client names the workspace by its full path")
+        return _served(workspace_from(argparse.Namespace(workspace=named, read_only=getattr(args, "read_only", False))))
 
     code = Session(open_workspace, sys.stdin.buffer, sys.stdout.buffer, watch=not args.no_watch).run()
     return Output(data={"ok": code == 0}, exit_code=code)
@@ -80,13 +72,7 @@ def _listen(args: argparse.Namespace, ws: Workspace) -> Output:
 
     address = parse_address(args.listen, "--listen")
     token = token_from(args.token_env, address, "--listen")
-    if not is_workspace(ws.root):
-        raise NotAWorkspace(f"{ws.root} is not a teamdeck workspace (no tasks/, teams/ or settings)")
-    if not ws.read_only:
-        from teamdeck.protocol.effects.interrupted import complete_pending
-
-        complete_pending(ws)
-    app: Any = create_app(ws, watch=not args.no_watch)
+    app: Any = create_app(_served(ws), watch=not args.no_watch)
     if token is not None:
         app = BearerAuth(app, token)
     listening = bind(address.host, address.port, "the stream")
@@ -94,3 +80,19 @@ def _listen(args: argparse.Namespace, ws: Workspace) -> Output:
         print(f"teamdeck: the stream of {ws.root} on {address.url('ws', PATH)}", file=sys.stderr, flush=True)
         uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on")).run(sockets=[listening])
     return Output(data={"ok": True})
+
+
+def _served(ws: Workspace) -> Workspace:
+    """``ws``, checked to be a workspace, with what a crash interrupted finished first
+    (unless writes are off), as every command does before it shows one.
+
+    Raises:
+        NotAWorkspace: nothing teamdeck shows is there.
+    """
+    if not is_workspace(ws.root):
+        raise NotAWorkspace(f"{ws.root} is not a teamdeck workspace (no tasks/, teams/ or settings)")
+    if not ws.read_only:
+        from teamdeck.protocol.effects.interrupted import complete_pending
+
+        complete_pending(ws)
+    return ws

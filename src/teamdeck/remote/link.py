@@ -108,7 +108,6 @@ class Link:
         self._on_change = on_change or (lambda link: None)
         self.state: dict[str, Any] = {}
         """The newest state: ``teamdeck status --json``'s sections as the host sent them."""
-        self.seq = 0
         self.server: dict[str, Any] = {}
         """The host's hello (its teamdeck, protocol and workspace)."""
         self.status: LinkStatus = "connecting"
@@ -243,7 +242,6 @@ class Link:
                 if frame.get("full"):
                     self.state = {}
                 self.state.update(frame["state"])
-                self.seq = int(frame.get("seq") or 0)
             self._first_state.set()
             if self.status == "live":
                 self._on_change(self)

@@ -20,8 +20,10 @@ server) is answered from the record and never applied twice.
 from __future__ import annotations
 
 import logging
+import socket
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from teamdeck.errors import TeamdeckError
@@ -138,10 +140,6 @@ class Hub:
             for request_id in [key for key, asker in self._asked.items() if asker is subscriber]:
                 self._asked.pop(request_id)  # still run and recorded; nobody to tell
 
-    @property
-    def subscribers(self) -> int:
-        return len(self._subscribers)
-
     def newest_state(self) -> dict[str, Any] | None:
         """The newest snapshot as state sections (None before the first is read)."""
         snapshot = self.live.newest
@@ -245,6 +243,19 @@ class Hub:
         """Workers' final outputs appeared: join their tasks, as the TUI does."""
         for task_id in task_ids:
             self.runner.submit(calls.join(task_id))
+
+
+def greeting(ws: Workspace, hello: stream.ClientHello) -> list[dict[str, Any]]:
+    """What a client's ``hello`` is answered with: the server's hello (always, so the
+    client can say what the server speaks), then a problem when the session cannot go
+    on: another protocol, or another workspace than the one served."""
+    frames = [stream.server_hello(str(ws.root), read_only=ws.read_only, host=socket.gethostname())]
+    if hello.workspace is not None and Path(hello.workspace).resolve() != ws.root:
+        frames.append(stream.problem_frame(f"this server serves {ws.root}, not {hello.workspace}"))
+    problem = stream.protocol_problem(hello.protocol)
+    if problem is not None:
+        frames.append(stream.problem_frame(problem))
+    return frames
 
 
 _NOTHING = object()

@@ -10,13 +10,12 @@ naming the line; the stream goes on.
 
 from __future__ import annotations
 
-import socket
 import threading
 from collections.abc import Callable, Iterator
 from typing import IO, TYPE_CHECKING, Any
 
 from teamdeck.errors import TeamdeckError
-from teamdeck.serve.hub import Hub, Subscriber
+from teamdeck.serve.hub import Hub, Subscriber, greeting
 from teamdeck.shapes import stream
 
 if TYPE_CHECKING:
@@ -89,12 +88,10 @@ class Session:
         except TeamdeckError as err:
             self._write(stream.problem_frame(f"cannot serve {hello.workspace or 'the workspace'}: {err}"))
             return None
-        self._write(stream.server_hello(str(ws.root), read_only=ws.read_only, host=socket.gethostname()))
-        problem = stream.protocol_problem(hello.protocol)
-        if problem is not None:
-            self._write(stream.problem_frame(problem))
-            return None
-        return ws
+        answer = greeting(ws, hello)
+        for frame in answer:
+            self._write(frame)
+        return ws if len(answer) == 1 else None
 
     def _lines(self) -> Iterator[tuple[int, bytes]]:
         """The client's lines with their numbers (blank ones skipped); a line over the

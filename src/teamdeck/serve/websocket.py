@@ -18,9 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import socket
 from contextlib import asynccontextmanager
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from starlette.applications import Starlette
@@ -28,7 +26,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.routing import WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from teamdeck.serve.hub import Hub, Subscriber
+from teamdeck.serve.hub import Hub, Subscriber, greeting
 from teamdeck.shapes import stream
 
 if TYPE_CHECKING:
@@ -116,16 +114,10 @@ class Connection:
         except stream.FrameError as err:
             await self._put(stream.problem_frame(f"message 1: {err}"))
             return False
-        ws = self.hub.ws
-        await self._put(stream.server_hello(str(ws.root), read_only=ws.read_only, host=socket.gethostname()))
-        if hello.workspace is not None and Path(hello.workspace).resolve() != ws.root:
-            await self._put(stream.problem_frame(f"this listener serves {ws.root}, not {hello.workspace}"))
-            return False
-        problem = stream.protocol_problem(hello.protocol)
-        if problem is not None:
-            await self._put(stream.problem_frame(problem))
-            return False
-        return True
+        answer = greeting(self.hub.ws, hello)
+        for frame in answer:
+            await self._put(frame)
+        return len(answer) == 1
 
     def _wake(self) -> None:
         """A newer state is there (from the refresher's thread)."""

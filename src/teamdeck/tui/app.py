@@ -38,7 +38,7 @@ from teamdeck.resources import data_dir
 from teamdeck.tui.alerter import Alerter
 from teamdeck.tui.inputs import set_cursor_blink
 from teamdeck.tui.messages import LoadOlderEvents, RunAction, SnapshotChanged
-from teamdeck.tui.render import cell
+from teamdeck.tui.render import NOTICE_CHARS, cell
 from teamdeck.tui.screens.main import MainScreen, main_screen
 from teamdeck.tui.widgets.panel import Panel
 from teamdeck.view.snapshot.workspace import WorkspaceSnapshot
@@ -48,7 +48,6 @@ if TYPE_CHECKING:
     from teamdeck.tui.first_read import FirstRead
     from teamdeck.tui.host import DeckHost
 
-NOTICE_CHARS = 400
 MAX_NOTICES = 4
 """The most notices kept up at once (the notice line shows the one that matters most
 and counts the others): a quick run of actions would otherwise keep a long tail of

@@ -16,6 +16,8 @@ from textual.widgets import Static
 from teamdeck.decisions.spec import Part
 from teamdeck.text import one_line, sanitize
 
+NOTICE_CHARS = 400
+"""The longest notice (an action's line, a refusal in a host's or an agent's words)."""
 BLOCK_CHARS = 20_000
 """The most characters a detail view shows of one text (the rest: "view raw")."""
 

@@ -19,9 +19,7 @@ from teamdeck.remote.link import Link
 from teamdeck.resources import data_dir
 from teamdeck.tui.hosts.screen import HostsScreen
 from teamdeck.tui.inputs import set_cursor_blink
-from teamdeck.tui.render import cell
-
-NOTICE_CHARS = 400
+from teamdeck.tui.render import NOTICE_CHARS, cell
 
 
 class HostsChanged(Message):
@@ -80,7 +78,7 @@ class HostsApp(App[None]):
     @work(thread=True, group="requests", exit_on_error=False)
     def _ask(self, link: Link, op: str, args: Mapping[str, object]) -> None:
         reply = link.ask(op, dict(args))
-        text = cell(f"{link.host.name}: {reply.text}", NOTICE_CHARS)
+        text = cell(f"{link.host.name}: {reply.text}", NOTICE_CHARS)  # the host's words: sanitised, never markup
         if reply.ok:
             severity, title = "information", "Done"
         elif reply.unknown:

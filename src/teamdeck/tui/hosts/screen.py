@@ -12,6 +12,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.content import Content
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.widgets import Footer, Label, Static
 
@@ -27,7 +28,7 @@ from teamdeck.tui.hosts.lists import (
     host_line,
     total_line,
 )
-from teamdeck.tui.render import cell, safe
+from teamdeck.tui.render import NOTICE_CHARS, cell, safe
 from teamdeck.tui.widgets.confirm_bar import ConfirmBar, Confirmed, ConfirmRequest, NoteRule, ask_confirm
 from teamdeck.tui.widgets.line_list import LineList
 
@@ -96,19 +97,11 @@ class HostsScreen(Screen[None]):
         confirmed; refused at once (with why) when its host cannot take it now."""
         item = self.selected()
         if item is None:
-            self.notify("Select a decision first", severity="warning")
+            self._tell("Select a decision first")
             return
-        link, host = item.link, cell(item.link.host.name, 16)
-        if link.status != "live":
-            self.notify(
-                f"{host} is {link.status} since {link.since:%H:%M:%S}: nothing was sent",
-                severity="warning",
-                markup=False,
-            )
+        if not self._can_ask(item.link):
             return
-        if link.host.read_only or link.server.get("readOnly"):
-            self.notify(f"{host} is read-only: nothing was sent", severity="warning", markup=False)
-            return
+        host = cell(item.link.host.name, 16)
         answers = item.gate.get("answers") or {}
         answer = answers.get(word) or {}
         action, label = str(answer.get("action") or word), cell(str(answer.get("label") or word), 20)
@@ -185,11 +178,7 @@ class HostsScreen(Screen[None]):
         if item is None:
             return
         if item.link.status != "live":
-            self.notify(
-                f"{cell(item.link.host.name, 16)} is {item.link.status}: its inbox cannot be read now",
-                severity="warning",
-                markup=False,
-            )
+            self._tell(f"{item.link.host.name} is {item.link.status}: its inbox cannot be read now")
             return
         self._read(item)
 
@@ -201,7 +190,7 @@ class HostsScreen(Screen[None]):
     def _show_inbox(self, item: HostMember, answer: Answer) -> None:
         host = cell(item.link.host.name, 16)
         if not answer.ok:
-            self.notify(f"{host}: {cell(answer.text, 300)}", title="No inbox", severity="error", markup=False)
+            self._tell(f"{item.link.host.name}: {answer.text}", title="No inbox", severity="error")
             return
         title = Content.assemble(
             ("Inbox of ", "bold"), (cell(item.name, 64), "bold $accent"), f" (team {cell(item.team, 64)} on {host})"
@@ -212,23 +201,22 @@ class HostsScreen(Screen[None]):
         key = self.query_one(HostMemberList).current_key
         found = next((item for item in self.members if item.row_key == key), None)
         if found is None:
-            self.notify("Select a member first", severity="warning")
+            self._tell("Select a member first")
         return found
 
     def _can_ask(self, link: Link) -> bool:
         """Whether ``link``'s host can take an action now; if not, says why."""
-        host = cell(link.host.name, 16)
         if link.status != "live":
-            self.notify(
-                f"{host} is {link.status} since {link.since:%H:%M:%S}: nothing was sent",
-                severity="warning",
-                markup=False,
-            )
+            self._tell(f"{link.host.name} is {link.status} since {link.since:%H:%M:%S}: nothing was sent")
             return False
         if link.host.read_only or link.server.get("readOnly"):
-            self.notify(f"{host} is read-only: nothing was sent", severity="warning", markup=False)
+            self._tell(f"{link.host.name} is read-only: nothing was sent")
             return False
         return True
+
+    def _tell(self, text: str, *, title: str = "", severity: SeverityLevel = "warning") -> None:
+        """A notice of ``text``, which may hold a host's words: sanitised, never markup."""
+        self.notify(cell(text, NOTICE_CHARS), title=title, severity=severity, markup=False)
 
 
 def inbox_text(data: object) -> str:
