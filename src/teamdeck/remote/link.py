@@ -22,7 +22,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
@@ -200,7 +200,7 @@ class Link:
             }
             process.stdin.write(stream.encode(hello))
             process.stdin.flush()
-            for line in process.stdout:
+            for line in _lines(process.stdout):
                 self._take(line, process)
         except (BrokenPipeError, ConnectionError, ValueError):
             pass
@@ -217,7 +217,14 @@ class Link:
             why = self.problems[-1]  # refused before any state: the server said why
         self._set_status("unreachable", why)
 
-    def _take(self, line: bytes, process: subprocess.Popen[bytes]) -> None:
+    def _take(self, line: bytes | int, process: subprocess.Popen[bytes]) -> None:
+        if isinstance(line, int):
+            self.problems.append(
+                f"the host sent a line of {line:,} bytes, over the limit of {stream.MAX_SERVER_LINE_BYTES:,}; dropped"
+            )
+            self._problem_count += 1
+            self._on_change(self)
+            return
         try:
             frame = json.loads(line)
         except ValueError:
@@ -340,6 +347,21 @@ class Link:
 
     def _state_line(self) -> str:
         return f"link {self.status}" + (f": {self.why}" if self.why else "")
+
+
+def _lines(output: Any) -> Iterator[bytes | int]:
+    """The server's lines, each at most :data:`~teamdeck.shapes.stream.MAX_SERVER_LINE_BYTES`;
+    for one longer, read to its end and dropped, its size (never held whole)."""
+    limit = stream.MAX_SERVER_LINE_BYTES
+    while line := output.readline(limit + 1):
+        if len(line) <= limit or line.endswith(b"\n"):
+            yield line
+            continue
+        size = len(line)
+        while line and not line.endswith(b"\n"):
+            line = output.readline(limit + 1)
+            size += len(line)
+        yield size
 
 
 def _collect(stream: Any, into: deque[str]) -> None:

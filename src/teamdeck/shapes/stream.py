@@ -29,6 +29,10 @@ PROTOCOL = 1
 speak the same one; both say which they speak in their ``hello``."""
 MAX_LINE_BYTES = 256 * 1024
 """The longest line a server reads from a client (a request is a few KiB at most)."""
+MAX_SERVER_LINE_BYTES = 64 * 1024 * 1024
+"""The longest line a client reads from a server: a full state of a large workspace is
+megabytes (10× of bench/: ~10 MB), never this; a longer line is dropped unparsed, so a
+host that misbehaves cannot fill the client's memory."""
 
 
 class FrameError(ValueError):

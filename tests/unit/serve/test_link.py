@@ -139,3 +139,25 @@ def test_a_host_whose_command_dies_before_the_hello_is_written_is_tried_again_an
         assert len(starts.read_text()) >= 3 and link.status == "unreachable"
     finally:
         link.stop()
+
+
+def test_a_line_over_the_limit_is_dropped_unparsed_and_the_link_goes_on(tmp_path: Path, monkeypatch) -> None:
+    """B26: a host's line longer than the client's cap is read to its end and dropped
+    (named by its size); the frames after it are taken."""
+    monkeypatch.setattr("teamdeck.shapes.stream.MAX_SERVER_LINE_BYTES", 1000)
+    argv = fake_server(
+        tmp_path,
+        """
+        say({"frame": "hello", "protocol": 1, "teamdeck": "0.1.0"})
+        sys.stdout.write('{"frame": "state", "x": "' + "x" * 5000 + '"}\\n'); sys.stdout.flush()
+        say({"frame": "state", "seq": 1, "full": True, "state": {"gates": [], "takenAt": "now"}})
+        time.sleep(30)
+        """,
+    )
+    link = Link(HOST, argv=argv).start()
+    try:
+        assert link.wait_first(10)
+        assert link.status == "live" and link.state == {"gates": [], "takenAt": "now"}
+        assert list(link.problems) == ["the host sent a line of 5,028 bytes, over the limit of 1,000; dropped"]
+    finally:
+        link.stop()
