@@ -1,27 +1,28 @@
 """Remote hosts' rows (``teamdeck tui --host``, docs/serve.md), added to the table by
-run.py or printed alone (``python bench/rows_remote.py [--quick]``):
+run.py or printed alone (``python bench/rows_remote.py [--quick]``), each on the real
+hosts TUI in a pty (bench/hosts_main.py under bench/screen.py's ``Terminal``):
 
-- write on the host → in the client's state: a message sent into a member's inbox on
-  the host, until the client's link holds the state with it (what the hosts screen
-  redraws from);
-- approve → durable and in the client's state: ``ask("answer")`` until its reply came
-  (the host wrote and recorded it) and the link's state no longer has the decision.
+- write on the host → on screen: a message sent into a member's inbox on the host,
+  until the screen's total line shows one more ``<n> unread in all``;
+- approve → durable and on screen: the person presses ``a`` on the oldest decision and
+  confirms (Enter), until the total line shows one fewer ``<n> decisions waiting``
+  (which it shows only once the host's own state, read from its files, has lost it).
 
-Each over ssh on loopback (a real sshd, tests/support/sshd.py) against its floor, the
-same stream without ssh (``teamdeck serve --stdio`` as a child process here), measured
-in pairs, one right after the other (order flipped every pair), at 1× and 10×, on two
-copies of one generated workspace; the ratio is the median of the pairs' ratios (its
-IQR beside it). Nothing here asserts a time.
+Each over ssh on loopback (a real sshd, tests/support/sshd.py) against its floor: the
+same app on the same stream without ssh (``teamdeck serve --stdio`` as its child
+process), measured in pairs, one right after the other (order flipped every pair), at
+1× and 10×, on two copies of one generated workspace; the ratio is the median of the
+pairs' ratios (its IQR beside it). Nothing here asserts a time.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import shutil
 import statistics
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -29,10 +30,9 @@ from pathlib import Path
 from common import Result, print_table
 from generate import Layout, generate
 from pairs import median_and_iqr, ratios
+from screen import Terminal
 
-from teamdeck.model.hosts import Host
 from teamdeck.protocol.team.messaging.sending import send_message
-from teamdeck.remote.link import Link
 from teamdeck.store.workspace import Workspace
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
@@ -46,46 +46,57 @@ SIZES = {
 """The ratio table's 1× and 10× (bench/run.py's SCALE)."""
 QUICK_SIZES = {"1×": dict(teams=2, members=6, tasks=4, files=40, gates=8)}
 WAIT_S = 120.0
+SETTLE_S = 1.0
+"""After the first live screen, let start-up work finish before measuring."""
+HOSTS_MAIN = Path(__file__).with_name("hosts_main.py")
+UNREAD = re.compile(rb"(?<![0-9])([0-9]+) unread in all")
+WAITING = re.compile(rb"(?<![0-9])([0-9]+) decisions waiting \xc2\xb7 ")  # "· " in UTF-8
 
 
-class Watched:
-    """A link and an event set on each of its changes."""
+def _count(pattern: re.Pattern[bytes], value: int) -> re.Pattern[bytes]:
+    return re.compile(pattern.pattern.replace(rb"([0-9]+)", str(value).encode()))
 
-    def __init__(self, host: Host) -> None:
-        self.changed = threading.Event()
-        self.link = Link(host, on_change=lambda link: self.changed.set())
 
-    def until(self, check: Callable[[], bool]) -> float:
-        """Seconds until ``check()`` holds, looked at on each change of the link."""
+class HostsScreen:
+    """The hosts TUI over one host, in a pty, and the counts of its total line."""
+
+    def __init__(self, entry: str, name: str, where: Path) -> None:
+        self.name = name
+        hosts_file = where / f"{name}-hosts.yaml"
+        hosts_file.write_text(f"hosts:\n{entry}", encoding="utf-8")
+        self.term = Terminal(hosts_file, program=HOSTS_MAIN, size=(160, 40))
+        self.term.wait_for(b"1 live", 0, WAIT_S)
+        time.sleep(SETTLE_S)
+
+    def shown(self, pattern: re.Pattern[bytes]) -> int:
+        """The newest value of ``pattern`` on screen."""
+        self.term.wait_for(pattern, 0, WAIT_S)
+        return int(self.term.matches(pattern)[-1][1].group(1))
+
+    def write_ms(self, root: Path, team: str, member: str, number: int) -> float:
+        """A message into ``team/member``'s inbox on the host, until the screen counts it."""
+        wanted = _count(UNREAD, self.shown(UNREAD) + 1)
+        mark = self.term.mark()
         started = time.perf_counter()
-        while not check():
-            if time.perf_counter() - started > WAIT_S:
-                raise TimeoutError(f"{self.link.host.name}: no such state within {WAIT_S:.0f} s")
-            self.changed.wait(0.5)
-            self.changed.clear()
-        return time.perf_counter() - started
+        send_message(Workspace.at(root, actor="human:bench"), team, member, f"bench write {number}", summary="bench")
+        arrived, _match = self.term.wait_for(wanted, mark, WAIT_S)
+        return (arrived - started) * 1000
 
+    def approve_ms(self) -> float:
+        """``a`` on the oldest decision, then Enter once its confirm question is up, until
+        the screen counts one decision fewer."""
+        wanted = _count(WAITING, self.shown(WAITING) - 1)
+        mark = self.term.mark()
+        self.term.send(b"a")
+        self.term.wait_for(re.compile(rb"on " + self.name.encode() + rb"\?"), mark, WAIT_S)
+        mark = self.term.mark()
+        started = self.term.send(b"\r")
+        arrived, _match = self.term.wait_for(wanted, mark, WAIT_S)
+        time.sleep(0.3)  # the confirm bar's answered state goes before the next a
+        return (arrived - started) * 1000
 
-def _unread(link: Link, team: str) -> int:
-    return next((int(row.get("unread") or 0) for row in link.state.get("teams") or [] if row.get("name") == team), 0)
-
-
-def _write_ms(watched: Watched, root: Path, team: str, member: str, number: int) -> float:
-    before = _unread(watched.link, team)
-    watched.changed.clear()
-    started = time.perf_counter()
-    send_message(Workspace.at(root, actor="human:bench"), team, member, f"bench write {number}", summary="bench")
-    watched.until(lambda: _unread(watched.link, team) > before)
-    return (time.perf_counter() - started) * 1000
-
-
-def _approve_ms(watched: Watched, key: str) -> float:
-    started = time.perf_counter()
-    reply = watched.link.ask("answer", {"key": key, "answer": "approve", "note": None}, timeout=WAIT_S)
-    if not reply.ok:
-        raise RuntimeError(f"{watched.link.host.name}: {reply.text}")
-    watched.until(lambda: key not in [gate.get("key") for gate in watched.link.state.get("gates") or []])
-    return (time.perf_counter() - started) * 1000
+    def close(self) -> None:
+        self.term.close()
 
 
 def _row(name: str, pairs: list[tuple[float, float]]) -> Result:
@@ -106,34 +117,30 @@ def measure(size: str, layout_of: Callable[[Path], Layout], rounds: int, where: 
     layout = layout_of(local_copy)
     shutil.copytree(local_copy, remote_copy, symlinks=True)
     sshd = SshHost(where / "sshd", "remote", remote_copy).start()
-    remote, local = Watched(sshd.host), Watched(Host(name="local", workspace=str(local_copy)))
+    screens: list[HostsScreen] = []
     try:
-        for watched in (remote, local):
-            watched.link.start()
-            if not watched.link.wait_first(WAIT_S):
-                raise RuntimeError(f"{watched.link.host.name}: {watched.link.why}")
+        screens.append(HostsScreen(sshd.hosts_yaml(), "remote", where))
+        screens.append(HostsScreen(f"  - name: local\n    workspace: {local_copy}\n", "local", where))
+        roots = {"remote": remote_copy, "local": local_copy}
         team, names = next(iter(layout.teams.items()))
         member = names[-1]
         writes: list[tuple[float, float]] = []
-        for number in range(rounds):
-            order = [(remote, remote_copy), (local, local_copy)]
-            if number % 2:
-                order.reverse()
-            times = {watched.link.host.name: _write_ms(watched, root, team, member, number) for watched, root in order}
-            writes.append((times["remote"], times["local"]))
         approvals: list[tuple[float, float]] = []
-        keys = [f"task:{task}:{gate}" for task, gate in layout.gates][:rounds]
-        for number, key in enumerate(keys):
-            order = [remote, local] if number % 2 == 0 else [local, remote]
-            times = {watched.link.host.name: _approve_ms(watched, key) for watched in order}
+        for number in range(rounds):
+            order = screens if number % 2 == 0 else screens[::-1]
+            times = {screen.name: screen.write_ms(roots[screen.name], team, member, number) for screen in order}
+            writes.append((times["remote"], times["local"]))
+        for number in range(min(rounds, len(layout.gates))):
+            order = screens if number % 2 == 0 else screens[::-1]
+            times = {screen.name: screen.approve_ms() for screen in order}
             approvals.append((times["remote"], times["local"]))
     finally:
-        for watched in (remote, local):
-            watched.link.stop()
+        for screen in screens:
+            screen.close()
         sshd.kill()
     return [
-        _row(f"remote write → in the client's state, over ssh / without, {size}", writes),
-        _row(f"remote approve → durable and in the client's state, over ssh / without, {size}", approvals),
+        _row(f"remote write → on screen, over ssh / without, {size}", writes),
+        _row(f"remote approve → durable and on screen, over ssh / without, {size}", approvals),
     ]
 
 

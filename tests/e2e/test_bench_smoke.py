@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.sshd import need_sshd
 
 REPO = Path(__file__).resolve().parents[2]
 ROWS = (
@@ -168,3 +169,20 @@ def test_the_median_interval_is_the_order_statistics_of_the_binomial() -> None:
     assert median_interval([]) is None
     narrow = {"ratio": 3.0, "spread": (2.9, 3.1), "interval": (2.0, 4.0)}
     assert verdict(narrow, {"ratio": 3.5, "spread": (3.4, 3.6), "interval": (2.5, 5.0)}) == "agree"
+
+
+@pytest.mark.slow
+def test_remote_rows_run_on_the_hosts_screen_over_a_real_sshd() -> None:
+    """bench/rows_remote.py --quick: both rows measured on the hosts TUI in a pty, over
+    a real sshd and without it (the numbers are not checked)."""
+    need_sshd()
+    run = subprocess.run(
+        [sys.executable, str(REPO / "bench" / "rows_remote.py"), "--quick"],
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    for row in ("remote write → on screen, over ssh / without, 1×", "remote approve → durable and on screen"):
+        assert f"| {row}" in run.stdout, run.stdout
+    assert "no pairs" not in run.stdout and "nan" not in run.stdout, run.stdout

@@ -113,7 +113,9 @@ def test_f20_two_hosts_in_one_tui_answered_where_they_live_lost_and_taken_back(h
             await until(pilot, lambda: all(link.status == "live" for link in app.links), "both hosts live")
             await until(pilot, lambda: len(queue_keys()) == 8, "one queue of both hosts' decisions")
             assert host_lines().count("●") == 2
-            assert host_lines().startswith("2 hosts, 2 live · 8 decisions waiting in all")
+            assert host_lines().startswith("2 hosts, 2 live · 8 decisions waiting · ")
+            unread = sum(int(link.state["overview"]["unread"]) for link in app.links)
+            assert f" · {unread} unread in all" in host_lines().splitlines()[0]
             tasks = [row.key for row in app.hosts_screen.query_one(HostTaskList).rows]
             assert {"alpha\x1fcheckout-api", "beta\x1fcheckout-api"} <= set(tasks)
 

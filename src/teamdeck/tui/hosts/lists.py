@@ -154,11 +154,21 @@ class HostTaskList(LineList):
 
 
 def total_line(links: list[Link]) -> str:
-    """Every host at once: how many are live, and what waits over all of them."""
+    """Every host at once: how many are live, and what waits over all of them (decisions,
+    and messages no member has read)."""
     live = [link for link in links if link.status == "live"]
-    waiting = sum(int((link.state.get("overview") or {}).get("gatesWaiting") or 0) for link in links)
+    waiting = sum(_count(link, "gatesWaiting") for link in links)
+    unread = sum(_count(link, "unread") for link in links)
     down = len(links) - len(live)
-    return f"{len(links)} hosts, {len(live)} live{f', {down} not' if down else ''} · {waiting} decisions waiting in all"
+    return (
+        f"{len(links)} hosts, {len(live)} live{f', {down} not' if down else ''} · "
+        f"{waiting} decisions waiting · {unread} unread in all"
+    )
+
+
+def _count(link: Link, name: str) -> int:
+    """One of the host's overview counts (0 before its first state)."""
+    return int((link.state.get("overview") or {}).get(name) or 0)
 
 
 def host_line(link: Link) -> str:
@@ -166,11 +176,10 @@ def host_line(link: Link) -> str:
     mark = STATUS_MARK.get(link.status, "?")
     name = cell(link.host.name, 16)
     if link.status == "live":
-        counts = link.state.get("overview") or {}
         read_only = " · read-only" if link.host.read_only or link.server.get("readOnly") else ""
         return (
-            f"{mark} {name}: {int(counts.get('gatesWaiting') or 0)} waiting · {int(counts.get('teams') or 0)} teams · "
-            f"{int(counts.get('members') or 0)} members{read_only}"
+            f"{mark} {name}: {_count(link, 'gatesWaiting')} waiting · {_count(link, 'teams')} teams · "
+            f"{_count(link, 'members')} members · {_count(link, 'unread')} unread{read_only}"
         )
     if link.status == "connecting":
         return f"{mark} {name}: connecting"
