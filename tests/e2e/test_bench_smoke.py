@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.bench import run_bench
 from support.sshd import need_sshd
 
 REPO = Path(__file__).resolve().parents[2]
@@ -176,13 +177,7 @@ def test_remote_rows_run_on_the_hosts_screen_over_a_real_sshd() -> None:
     """bench/rows_remote.py --quick: both rows measured on the hosts TUI in a pty, over
     a real sshd and without it (the numbers are not checked)."""
     need_sshd()
-    run = subprocess.run(
-        [sys.executable, str(REPO / "bench" / "rows_remote.py"), "--quick"],
-        capture_output=True,
-        text=True,
-        timeout=240,
-    )
-    assert run.returncode == 0, run.stderr[-3000:]
+    table = run_bench("rows_remote.py", "--quick", timeout=240)
     for row in ("remote write → on screen, over ssh / without, 1×", "remote approve → durable and on screen"):
-        assert f"| {row}" in run.stdout, run.stdout
-    assert "no pairs" not in run.stdout and "nan" not in run.stdout, run.stdout
+        assert f"| {row}" in table, table
+    assert "no pairs" not in table and "nan" not in table, table
