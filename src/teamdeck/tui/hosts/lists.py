@@ -119,7 +119,7 @@ def _member_row(item: HostMember) -> Row:
             Cell(cell(item.team, 32), 32, style),
             Cell(cell(f"{item.name}{lead}", 40), 40, style or "line-list--bold"),
             Cell(cell(str(member.get("status") or ""), 20), 20, style),
-            Cell(f"{int(member.get('unread') or 0)} unread", 10, style),
+            Cell(f"{count_of(member.get('unread'))} unread", 10, style),
             Cell(cell(str(member.get("detail") or ""), 200), None, style or "line-list--dim"),
         ),
     )
@@ -134,7 +134,7 @@ class HostTaskList(LineList):
             style = "" if link.status == "live" else "line-list--dim"
             for task in link.state.get("tasks") or []:
                 workers = ", ".join(
-                    f"{int(count)} {cell(str(status), 20)}"
+                    f"{count_of(count)} {cell(str(status), 20)}"
                     for status, count in (task.get("workersByStatus") or {}).items()
                 )
                 rows.append(
@@ -167,8 +167,16 @@ def total_line(links: list[Link]) -> str:
 
 
 def _count(link: Link, name: str) -> int:
-    """One of the host's overview counts (0 before its first state)."""
-    return int((link.state.get("overview") or {}).get(name) or 0)
+    """One of the host's overview counts (0 before its first state, or when the host
+    sent something that is no count: its text is untrusted)."""
+    overview = link.state.get("overview")
+    return count_of(overview.get(name) if isinstance(overview, dict) else None)
+
+
+def count_of(value: object) -> int:
+    """A count a host sent, or 0 when it is none (text, a negative number, a list):
+    what a host sends is untrusted, and a bad count must not stop the screen."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
 
 
 def host_line(link: Link) -> str:
