@@ -31,6 +31,7 @@ from common import Result, print_table
 from generate import Layout, generate
 from pairs import median_and_iqr, ratios
 from screen import Terminal
+from targets_screen import _shown, _value
 
 from teamdeck.protocol.team.messaging.sending import send_message
 from teamdeck.store.workspace import Workspace
@@ -53,10 +54,6 @@ UNREAD = re.compile(rb"(?<![0-9])([0-9]+) unread in all")
 WAITING = re.compile(rb"(?<![0-9])([0-9]+) decisions waiting \xc2\xb7 ")  # "· " in UTF-8
 
 
-def _count(pattern: re.Pattern[bytes], value: int) -> re.Pattern[bytes]:
-    return re.compile(pattern.pattern.replace(rb"([0-9]+)", str(value).encode()))
-
-
 class HostsScreen:
     """The hosts TUI over one host, in a pty, and the counts of its total line."""
 
@@ -68,14 +65,9 @@ class HostsScreen:
         self.term.wait_for(b"1 live", 0, WAIT_S)
         time.sleep(SETTLE_S)
 
-    def shown(self, pattern: re.Pattern[bytes]) -> int:
-        """The newest value of ``pattern`` on screen."""
-        self.term.wait_for(pattern, 0, WAIT_S)
-        return int(self.term.matches(pattern)[-1][1].group(1))
-
     def write_ms(self, root: Path, team: str, member: str, number: int) -> float:
         """A message into ``team/member``'s inbox on the host, until the screen counts it."""
-        wanted = _count(UNREAD, self.shown(UNREAD) + 1)
+        wanted = _value(UNREAD, _shown(self.term, UNREAD) + 1)
         mark = self.term.mark()
         started = time.perf_counter()
         send_message(Workspace.at(root, actor="human:bench"), team, member, f"bench write {number}", summary="bench")
@@ -85,7 +77,7 @@ class HostsScreen:
     def approve_ms(self) -> float:
         """``a`` on the oldest decision, then Enter once its confirm question is up, until
         the screen counts one decision fewer."""
-        wanted = _count(WAITING, self.shown(WAITING) - 1)
+        wanted = _value(WAITING, _shown(self.term, WAITING) - 1)
         mark = self.term.mark()
         self.term.send(b"a")
         self.term.wait_for(re.compile(rb"on " + self.name.encode() + rb"\?"), mark, WAIT_S)
