@@ -38,11 +38,14 @@ class Action:
         call: the protocol call; returns a line for the person (or None).
         ref: who asked for it, handed back in its :class:`Outcome` (``teamdeck serve``:
             the request's id; the TUI needs none).
+        actor: who the files record as acting (``human:web:ana``: a person at another
+            front of ``teamdeck serve``); empty: the workspace's own actor.
     """
 
     what: str
     call: Callable[[Workspace], str | None]
     ref: str = ""
+    actor: str = ""
 
 
 @dataclass(frozen=True)
@@ -159,7 +162,10 @@ class ActionRunner:
 
         try:
             done = recorded(
-                lambda: action.call(self.ws), written, on_replaced=replaced, on_write=before_next_write
+                lambda: action.call(self.ws._replace(actor=action.actor) if action.actor else self.ws),
+                written,
+                on_replaced=replaced,
+                on_write=before_next_write,
             ).result
         except TeamdeckError as err:
             self._wrote_rest(written, read_early)

@@ -278,13 +278,17 @@ class Link:
 
     # --- actions -------------------------------------------------------------------
 
-    def ask(self, op: str, args: dict[str, Any], *, timeout: float = ASK_TIMEOUT_S) -> Reply:
-        """Ask the host for action ``op`` and wait for its answer (see the module).
+    def ask(self, op: str, args: dict[str, Any], *, by: str | None = None, timeout: float = ASK_TIMEOUT_S) -> Reply:
+        """Ask the host for action ``op`` and wait for its answer (see the module);
+        ``by``: the person it is done for, recorded by the host as the actor.
 
         A read-only host is asked nothing."""
         if self.host.read_only:
             return Reply(ok=False, text=f"{self.host.name} is read-only here; nothing was sent")
-        frame = self._wait({"frame": "request", "id": new_ulid(utc_now()), "op": op, "args": args}, timeout)
+        request = {"frame": "request", "id": new_ulid(utc_now()), "op": op, "args": args}
+        if by is not None:
+            request["by"] = by
+        frame = self._wait(request, timeout)
         if frame is None:
             return Reply(
                 ok=False,

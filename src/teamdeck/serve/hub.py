@@ -178,7 +178,7 @@ class Hub:
         if snapshot is None:
             return stream.answer_frame(query.id, ok=False, text="the workspace is still being read; ask again")
         try:
-            data = answer_query(query.what, query.args, snapshot)
+            data = answer_query(query.what, query.args, snapshot, self.ws)
         except TeamdeckError as err:
             return stream.answer_frame(query.id, ok=False, text=str(err))
         return stream.answer_frame(query.id, ok=True, data=data)
@@ -208,7 +208,7 @@ class Hub:
             if earlier is None:
                 with self._lock:
                     self._asked[request.id] = subscriber
-                return Action(action.what, action.call, ref=request.id)
+                return Action(action.what, action.call, ref=request.id, actor=request.by or "")
         subscriber.send(_from_record(request.id, earlier))
         return None
 

@@ -1,6 +1,8 @@
 """The questions a ``teamdeck serve`` client may ask (``query`` frames), each declared
 once: its name, its arguments (a strict model) and its answer, read from the newest
-snapshot the server shows. A query changes nothing and is not recorded.
+snapshot the server shows or, for what a snapshot does not hold (a conversation, a
+run's log), from the files as the CLI reads them. A query changes nothing and is not
+recorded.
 
 To offer another: one :func:`query` here.
 """
@@ -9,14 +11,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from teamdeck.errors import NotFound, Refused
 from teamdeck.shapes.arguments import Id, parsed_arguments
+from teamdeck.shapes.runs import run_detail_json, runs_json
 from teamdeck.shapes.snapshot import inbox_json
 from teamdeck.view.snapshot.workspace import WorkspaceSnapshot
+
+if TYPE_CHECKING:
+    from teamdeck.store.workspace import Workspace
 
 
 class QueryArgs(BaseModel):
@@ -28,14 +34,23 @@ class MemberQuery(QueryArgs):
     member: Id
 
 
+class ConversationQuery(MemberQuery):
+    limit: Annotated[int, Field(ge=1, le=500)] = 50
+    before: Annotated[int, Field(ge=0)] | None = None
+
+
+class RunQuery(QueryArgs):
+    run: Id
+
+
 @dataclass(frozen=True)
 class Query:
     """One question a client may ask: its ``what``, the model its ``args`` must match,
-    and its answer from the newest snapshot."""
+    and its answer from the newest snapshot (and the workspace, for what it does not hold)."""
 
     name: str
     args: type[QueryArgs]
-    answer: Callable[[Any, WorkspaceSnapshot], Any]
+    answer: Callable[[Any, WorkspaceSnapshot, Workspace], Any]
 
 
 QUERIES: dict[str, Query] = {}
@@ -53,7 +68,7 @@ def query(*, name: str, args: type[QueryArgs]) -> Callable[[Callable[..., Any]],
 
 
 @query(name="inbox", args=MemberQuery)
-def _inbox(args: MemberQuery, snapshot: WorkspaceSnapshot) -> dict[str, Any]:
+def _inbox(args: MemberQuery, snapshot: WorkspaceSnapshot, ws: Workspace) -> dict[str, Any]:
     """A member's messages, as the TUI's inbox panel shows them."""
     member = snapshot.member(f"{args.team}/{args.member}")
     if member is None:
@@ -61,7 +76,35 @@ def _inbox(args: MemberQuery, snapshot: WorkspaceSnapshot) -> dict[str, Any]:
     return inbox_json(member)
 
 
-def answer_query(name: str, raw_args: dict[str, object], snapshot: WorkspaceSnapshot) -> Any:
+@query(name="conversation", args=ConversationQuery)
+def _conversation(args: ConversationQuery, snapshot: WorkspaceSnapshot, ws: Workspace) -> dict[str, Any]:
+    """What a member sent and received, oldest first (``teamdeck conversation --json``)."""
+    from teamdeck.protocol.coordination.conversation import read_conversation
+
+    return read_conversation(ws, args.team, args.member, limit=args.limit, before=args.before).to_json()
+
+
+@query(name="runs", args=MemberQuery)
+def _runs(args: MemberQuery, snapshot: WorkspaceSnapshot, ws: Workspace) -> dict[str, Any]:
+    """A member's runs, newest last (``teamdeck runs --json`` for one member)."""
+    from teamdeck.view.readers.runs import member_runs
+
+    runs = member_runs(ws, args.team, args.member)
+    return {**runs_json(list(runs.runs)), "problems": list(runs.problems)}
+
+
+@query(name="run-log", args=RunQuery)
+def _run_log(args: RunQuery, snapshot: WorkspaceSnapshot, ws: Workspace) -> dict[str, Any]:
+    """One run: its record, its events and the ends of its output (``teamdeck runs show RUN --json``)."""
+    from teamdeck.view.readers.runs import find_run, run_events, run_output
+
+    run = find_run(ws, args.run)
+    if run is None:
+        raise NotFound(f"no run {args.run} on this host")
+    return run_detail_json(run, run_events(ws, run), run_output(ws, run))
+
+
+def answer_query(name: str, raw_args: dict[str, object], snapshot: WorkspaceSnapshot, ws: Workspace) -> Any:
     """The answer to query ``name``.
 
     Raises:
@@ -71,4 +114,4 @@ def answer_query(name: str, raw_args: dict[str, object], snapshot: WorkspaceSnap
     declared = QUERIES.get(name)
     if declared is None:
         raise Refused(f"unknown query {name!r}; the queries are: {', '.join(QUERIES)}")
-    return declared.answer(parsed_arguments(declared.args, raw_args, name), snapshot)
+    return declared.answer(parsed_arguments(declared.args, raw_args, name), snapshot, ws)

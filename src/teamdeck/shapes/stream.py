@@ -27,6 +27,9 @@ from teamdeck.store.loaders import model_problem
 PROTOCOL = 1
 """The stream's version. A client and a server speak to each other only when they
 speak the same one; both say which they speak in their ``hello``."""
+ACTOR_RE = r"^human:[A-Za-z0-9._@-]{1,40}(:[A-Za-z0-9._@-]{1,40})?$"
+"""Who a request may say it acts for: a person (``human:<login>`` or ``human:<front>:<who>``),
+never an agent: a front speaks for the people at it."""
 MAX_LINE_BYTES = 256 * 1024
 """The longest line a server reads from a client (a request is a few KiB at most)."""
 MAX_SERVER_LINE_BYTES = 64 * 1024 * 1024
@@ -52,13 +55,15 @@ class ClientHello(BaseModel):
 class Request(BaseModel):
     """An action asked of the workspace: ``op`` with its ``args`` (serve/requests.py
     says which ops there are and what each takes); ``id`` is the client's, the same
-    when a request is sent again."""
+    when a request is sent again. ``by`` names the person a front acts for (``human:web:ana``),
+    recorded as the actor; without it the server's own actor is."""
 
     model_config = ConfigDict(extra="forbid")
     frame: Literal["request"]
     id: Annotated[str, StringConstraints(pattern=REQUEST_ID_RE.pattern)]
     op: Annotated[str, StringConstraints(max_length=40)]
     args: dict[str, Any] = Field(default_factory=dict)
+    by: Annotated[str, StringConstraints(pattern=ACTOR_RE)] | None = None
 
 
 class Query(BaseModel):

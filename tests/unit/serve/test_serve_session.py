@@ -15,10 +15,13 @@ from typing import Any
 
 import pytest
 
+from teamdeck.clock import iso
 from teamdeck.errors import NotFound
+from teamdeck.model.run import RunRecord
 from teamdeck.protocol.common.requests import take_request
 from teamdeck.serve.session import Session
 from teamdeck.shapes import stream
+from teamdeck.store.runs import write_run
 from teamdeck.store.workspace import Workspace
 
 GATE = "task:checkout-api:g-api-dev-1"
@@ -116,6 +119,29 @@ def test_the_first_state_is_the_status_json_and_an_answer_is_the_tui_s(client: C
     assert result["ok"] and not result["repeated"] and "approved" in result["text"]
     assert approvals(client.root) == 1
     assert "from afar" in (client.root / "tasks" / "checkout-api" / "shared" / "human-notes.md").read_text()
+
+
+def test_a_request_by_a_person_at_another_front_is_recorded_as_theirs(client: Client) -> None:
+    client.hello()
+    client.next("state")
+    args = {"key": GATE, "answer": "approve", "note": "from my phone"}
+    client.send({"frame": "request", "id": "req-by-000001", "op": "answer", "args": args, "by": "human:web:ana"})
+    assert client.next("result")["ok"]
+    events = (client.root / "tasks" / "checkout-api" / "events.jsonl").read_text().splitlines()
+    approved = [json.loads(line) for line in events if '"gate.approved"' in line]
+    assert [event["actor"] for event in approved] == ["human:web:ana"]
+    assert approved[0]["payload"]["by"] == "human:web:ana"
+
+
+@pytest.mark.parametrize("by", ["coder", "human:", "human:web:ana:x", "human:web:<script>", "human:" + "a" * 41])
+def test_a_request_may_name_a_person_only(client: Client, by: str) -> None:
+    """An agent's name, or text that is no login, as ``by``: the line is refused, not run."""
+    client.hello()
+    client.next("state")
+    args = {"key": GATE, "answer": "approve"}
+    client.send({"frame": "request", "id": "req-by-000002", "op": "answer", "args": args, "by": by})
+    assert "by" in client.next("problem")["text"]
+    assert approvals(client.root) == 0
 
 
 def test_a_request_sent_again_to_a_new_server_is_answered_from_its_record_and_done_once(demo: Path) -> None:
@@ -272,3 +298,31 @@ def test_a_query_answers_from_what_the_server_shows_and_records_nothing(client: 
     client.send({"frame": "query", "id": "query-00000003", "what": "secrets", "args": {}})
     assert "unknown query" in client.next("answer")["text"]
     assert not (client.root / ".teamdeck" / "requests").exists()  # asked freely, never recorded
+
+
+def test_a_conversation_and_a_run_s_log_are_read_from_the_files_as_the_cli_reads_them(client: Client) -> None:
+    """What a snapshot does not hold, asked of the server: the member's conversation,
+    its runs, and one run's record, events and output."""
+    ws = Workspace.at(client.root)
+    record = RunRecord(
+        id="r-01m8cg0000000000000000abcd", team="quant", member="zhangfei-dev", runtime="command",
+        trigger="message", argv=["true"], state="ended", outcome="succeeded", createdAt=iso(ws.clock()),
+    )  # fmt: skip
+    (write_run(ws, record) / "output.log").write_text("checked the \x1b]52;c;cGF5bG9hZA==\x07 order book\n")
+    client.hello()
+    client.next("state")
+
+    def query(query_id: str, what: str, **args: Any) -> dict[str, Any]:
+        client.send({"frame": "query", "id": query_id, "what": what, "args": args})
+        return client.next("answer")
+
+    talk = query("query-00000011", "conversation", team="quant", member="zhangfei-dev", limit=5)
+    assert talk["ok"] and talk["data"]["member"] == "zhangfei-dev" and 0 < len(talk["data"]["messages"]) <= 5
+    assert {"direction", "from", "to", "text"} <= set(talk["data"]["messages"][0])
+    runs = query("query-00000012", "runs", team="quant", member="zhangfei-dev")
+    assert [run["id"] for run in runs["data"]["runs"]] == [record.id]
+    log = query("query-00000013", "run-log", run=record.id)
+    assert log["ok"] and log["data"]["run"]["outcome"] == "succeeded"
+    assert "order book" in log["data"]["tails"]["output.log"] and "\x1b" not in log["data"]["tails"]["output.log"]
+    assert not query("query-00000014", "run-log", run="r-nothing")["ok"]
+    assert not query("query-00000015", "conversation", team="quant", member="zhangfei-dev", limit=10_000)["ok"]
