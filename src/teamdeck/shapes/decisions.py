@@ -7,13 +7,14 @@ from typing import Any
 
 from teamdeck.clock import iso
 from teamdeck.decisions.registry import spec_of
-from teamdeck.decisions.spec import Answer, Answered
+from teamdeck.decisions.spec import Answer, Answered, Part
 from teamdeck.view.snapshot.workspace import Decision, WorkspaceSnapshot
 
 
 def decision_json(decision: Decision) -> dict[str, Any]:
-    """One decision: the fields every kind has, its two answers, and its kind's own
-    fields (its spec's ``json``)."""
+    """One decision: the fields every kind has, its two answers (with the confirm
+    question and the note each asks for), what a person reads before deciding
+    (``detail``), and its kind's own fields (its spec's ``json``)."""
     spec = spec_of(decision)
     positive, negative = spec.answers_for(decision)
     return {
@@ -27,12 +28,38 @@ def decision_json(decision: Decision) -> dict[str, Any]:
         "reason": decision.reason,
         "agent": decision.agent,
         "questions": list(decision.questions),
-        "answers": {
-            "approve": {"action": positive.action, "label": positive.label, "note": positive.note},
-            "reject": {"action": negative.action, "label": negative.label, "note": negative.note},
-        },
+        "answers": {"approve": _answer_json(decision, positive), "reject": _answer_json(decision, negative)},
+        "detail": parts_json(spec.detail(decision, False)),
         **spec.json(decision),
     }
+
+
+def _answer_json(decision: Decision, answer: Answer) -> dict[str, Any]:
+    """One answer as a front offers it: its word, label, the note it asks for and what
+    the note is called, what it will do, and the question a person confirms."""
+    return {
+        "action": answer.action,
+        "label": answer.label,
+        "note": answer.note,
+        "noteLabel": answer.note_label,
+        "outcome": answer.outcome,
+        "question": parts_json(answer.question(decision)),
+    }
+
+
+def parts_json(parts: tuple[Part, ...]) -> list[dict[str, Any]]:
+    """A spec's parts (decisions/spec.py ``Part``) for a front elsewhere: each one's text
+    (the files' text cut to what sanitising it to ``limit`` reads, never more), style
+    role and form; the front sanitises ``line`` and ``block`` text as the TUI does."""
+    return [
+        {
+            "text": part.text if part.form == "ours" else part.text[: part.limit * 4],
+            "style": part.style,
+            "form": part.form,
+            "limit": part.limit,
+        }
+        for part in parts
+    ]
 
 
 def queue_json(snapshot: WorkspaceSnapshot) -> dict[str, Any]:
