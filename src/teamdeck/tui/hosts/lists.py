@@ -1,47 +1,16 @@
-"""The rows of the hosts screen, from the hosts' states (``teamdeck status --json``'s
-sections, as each host's stream sent them): decisions and teams, each with its host,
-dimmed while that host's link is down (what it showed last)."""
+"""The rows of the hosts screen, from what the hosts show as one (remote/merged.py):
+decisions and teams, each with its host, dimmed while that host's link is down (what
+it showed last)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import datetime
-from typing import Any
-
-from teamdeck.clock import parse_iso
 from teamdeck.remote.link import Link
+from teamdeck.remote.merged import HostDecision, HostMember, count_of, host_now, members_of, overview_count, queue_of
 from teamdeck.tui.render import cell
 from teamdeck.tui.widgets.line_list import Cell, LineList, Row
 from teamdeck.view.figures.overview import age
 
 STATUS_MARK = {"live": "●", "connecting": "…", "unreachable": "✗", "incompatible": "✗"}
-
-
-@dataclass(frozen=True)
-class HostDecision:
-    """One decision waiting on one host."""
-
-    link: Link
-    gate: dict[str, Any]
-
-    @property
-    def row_key(self) -> str:
-        """Unique over every host: the host's name and the decision's key."""
-        return f"{self.link.host.name}\x1f{self.gate.get('key')}"
-
-
-def queue_of(links: list[Link]) -> list[HostDecision]:
-    """Every decision of every host, oldest first (one queue)."""
-    waiting = [HostDecision(link, gate) for link in links for gate in link.state.get("gates") or []]
-    return sorted(waiting, key=lambda item: str(item.gate.get("createdAt") or ""))
-
-
-def host_now(link: Link) -> datetime | None:
-    """The host's own now: when its newest state was taken (ages use the host's clock)."""
-    try:
-        return parse_iso(str(link.state.get("takenAt")))
-    except ValueError:
-        return None
 
 
 class HostDecisionList(LineList):
@@ -69,33 +38,6 @@ def _decision_row(item: HostDecision) -> Row:
             Cell(cell(str(gate.get("title") or ""), 300), None, style),
         ),
     )
-
-
-@dataclass(frozen=True)
-class HostMember:
-    """One member of one team on one host."""
-
-    link: Link
-    team: str
-    member: dict[str, Any]
-
-    @property
-    def row_key(self) -> str:
-        return f"{self.link.host.name}\x1f{self.team}\x1f{self.member.get('name')}"
-
-    @property
-    def name(self) -> str:
-        return str(self.member.get("name") or "")
-
-
-def members_of(links: list[Link]) -> list[HostMember]:
-    """Every member of every team of every host, host by host, team by team."""
-    return [
-        HostMember(link, str(team.get("name")), member)
-        for link in links
-        for team in link.state.get("teams") or []
-        for member in team.get("members") or []
-    ]
 
 
 class HostMemberList(LineList):
@@ -157,26 +99,13 @@ def total_line(links: list[Link]) -> str:
     """Every host at once: how many are live, and what waits over all of them (decisions,
     and messages no member has read)."""
     live = [link for link in links if link.status == "live"]
-    waiting = sum(_count(link, "gatesWaiting") for link in links)
-    unread = sum(_count(link, "unread") for link in links)
+    waiting = sum(overview_count(link, "gatesWaiting") for link in links)
+    unread = sum(overview_count(link, "unread") for link in links)
     down = len(links) - len(live)
     return (
         f"{len(links)} hosts, {len(live)} live{f', {down} not' if down else ''} · "
         f"{waiting} decisions waiting · {unread} unread in all"
     )
-
-
-def _count(link: Link, name: str) -> int:
-    """One of the host's overview counts (0 before its first state, or when the host
-    sent something that is no count: its text is untrusted)."""
-    overview = link.state.get("overview")
-    return count_of(overview.get(name) if isinstance(overview, dict) else None)
-
-
-def count_of(value: object) -> int:
-    """A count a host sent, or 0 when it is none (text, a negative number, a list):
-    what a host sends is untrusted, and a bad count must not stop the screen."""
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
 
 
 def host_line(link: Link) -> str:
@@ -186,8 +115,8 @@ def host_line(link: Link) -> str:
     if link.status == "live":
         read_only = " · read-only" if link.host.read_only or link.server.get("readOnly") else ""
         return (
-            f"{mark} {name}: {_count(link, 'gatesWaiting')} waiting · {_count(link, 'teams')} teams · "
-            f"{_count(link, 'members')} members · {_count(link, 'unread')} unread{read_only}"
+            f"{mark} {name}: {overview_count(link, 'gatesWaiting')} waiting · {overview_count(link, 'teams')} teams · "
+            f"{overview_count(link, 'members')} members · {overview_count(link, 'unread')} unread{read_only}"
         )
     if link.status == "connecting":
         return f"{mark} {name}: connecting"

@@ -17,17 +17,10 @@ from textual.screen import Screen
 from textual.widgets import Footer, Label, Static
 
 from teamdeck.remote.link import Answer, Link
+from teamdeck.remote.merged import HostDecision, HostMember
 from teamdeck.tui.dialogs.compose import ComposeScreen, Draft
 from teamdeck.tui.dialogs.text_view import TextScreen
-from teamdeck.tui.hosts.lists import (
-    HostDecision,
-    HostDecisionList,
-    HostMember,
-    HostMemberList,
-    HostTaskList,
-    host_line,
-    total_line,
-)
+from teamdeck.tui.hosts.lists import HostDecisionList, HostMemberList, HostTaskList, host_line, total_line
 from teamdeck.tui.render import NOTICE_CHARS, cell, safe
 from teamdeck.tui.widgets.confirm_bar import ConfirmBar, Confirmed, ConfirmRequest, NoteRule, ask_confirm
 from teamdeck.tui.widgets.line_list import LineList
