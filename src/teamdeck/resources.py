@@ -1,4 +1,4 @@
-"""Where the shipped data directories (styles/, templates/, schemas/, demo-workspace/) are.
+"""Where the shipped data directories (styles/, templates/, schemas/, demo-workspace/, web/) are.
 
 In a wheel they live inside the package as ``teamdeck/_data/<name>``; in a source
 checkout (editable install, tests) they are the top-level directories of the repo.
@@ -13,6 +13,6 @@ _SOURCE_ROOT = Path(__file__).resolve().parents[2]
 
 
 def data_dir(name: str) -> Path:
-    """The directory of shipped data ``name`` ("styles", "templates", "schemas" or "demo-workspace")."""
+    """The directory of shipped data ``name`` ("styles", "templates", "schemas", "demo-workspace" or "web")."""
     packaged = _PACKAGE_DATA / name
     return packaged if packaged.is_dir() else _SOURCE_ROOT / name

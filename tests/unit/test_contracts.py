@@ -42,6 +42,7 @@ PLANTS = {
     "protocol-exhaustive": ("protocol/unplaced.py", "", "teamdeck.protocol.unplaced"),
     "no-textual": ("protocol/common/events.py", "import rich.text", "teamdeck.protocol.common.events -> rich"),
     "live-headless": ("live/workspace.py", "import textual.app", "teamdeck.live.workspace -> textual"),
+    "web-alone": ("web/pages.py", "import teamdeck.tui.render", "teamdeck.web.pages -> teamdeck.tui.render"),
     "no-network": ("protocol/forge/round_review.py", "import httpx2", "teamdeck.protocol.forge.round_review -> httpx2"),
     "no-adapter": (
         "view/readers/outbox.py",
@@ -87,6 +88,7 @@ CONTRACT = {
     "acyclic": "acyclic",
     "no-textual": "no-textual",
     "live-headless": "live-headless",
+    "web-alone": "web-alone",
     "no-network": "no-network",
     "no-adapter": "no-network",
     "fronts-store": "fronts-store",

@@ -58,6 +58,9 @@ COMMANDS: tuple[Command, ...] = (
     Command("report", (_COORD,), "report_to_parent: write a worker's final.json and tell its delegator"),
     Command("mcp", (_MCP,), "serve the coordination tools over MCP, acting as one member of a team"),
     Command("serve", ("teamdeck.cli.serve",), "the live workspace as a stream of JSON lines, with its actions"),
+    Command(
+        "web", ("teamdeck.cli.web",), "the decisions, teams and inboxes as a live web page, for a browser or a phone"
+    ),
     Command("hosts", ("teamdeck.cli.hosts",), "the hosts watched over ssh (--host, the hosts file) and how each is"),
     Command(
         "hook", ("teamdeck.cli.hook",), "record a Claude Code hook's payload (stdin) as a team event; install the hooks"
