@@ -13,10 +13,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from teamdeck.model.agents import AgentConfig
+from teamdeck.model.reported import all_finite, read_cost
+from teamdeck.model.run import RunRecord
+from teamdeck.protocol.runs.decisions import fold_decisions
+from teamdeck.runner.budgets import Unpriced, overrun
 from teamdeck.runtime.claude import results
 from teamdeck.runtime.claude.headless import CLAUDE_CODE
 from teamdeck.runtime.command import COMMAND
-from teamdeck.runtime.costs import read_cost
+from teamdeck.runtime.config import check_agents
 from teamdeck.runtime.ripperdoc.headless import RIPPERDOC
 from teamdeck.runtime.spec import Outcome, RunRequest
 
@@ -155,3 +159,51 @@ def test_b28_a_claude_code_run_whose_result_line_cannot_be_read_is_no_failure(
     request.output_log.write_text(_result(0.5, "y" * 20_000))
     outcome = CLAUDE_CODE.outcome(request, 0)
     assert outcome.error is None and (outcome.cost_problem or "").startswith("the result line is ")
+
+
+RUN = {"id": "r-1", "team": "crew", "member": "dev", "runtime": "command", "trigger": "message", "createdAt": "x"}
+
+
+@given(st.floats(allow_nan=True, allow_infinity=True) | st.integers() | st.text(max_size=8) | st.booleans())
+def test_b28_a_run_yaml_cost_that_is_no_cost_is_kept_as_its_problem(value: object) -> None:
+    """B28: run.yaml is agent-writable (and an older runner wrote ``costUsd: .nan``):
+    the record is still read (its messages stay owed), with no number that is no cost
+    and the problem in its place."""
+    record = RunRecord.model_validate({**RUN, "costUsd": value})
+    cost = read_cost(value, "costUsd")
+    assert (record.costUsd, record.costProblem) == (cost.usd, f"run.yaml: {cost.problem}" if cost.problem else None)
+    assert record.costUsd is None or (math.isfinite(record.costUsd) and record.costUsd >= 0)
+
+
+def test_b28_token_counts_that_are_not_finite_are_left_out() -> None:
+    """B28: ``usage`` holding NaN would make ``runs --json`` unwritable: it is dropped,
+    on reading a run.yaml as on recording a run's end."""
+    assert RunRecord.model_validate({**RUN, "usage": {"a": {"b": [1, math.inf]}}}).usage is None
+    assert RunRecord.model_validate({**RUN, "usage": {"input_tokens": 7}}).usage == {"input_tokens": 7}
+    assert all_finite([[[[{"x": 1.5}]]]] * 3) and not all_finite({"deep": [[[math.nan]]]})
+
+
+def test_b28_a_run_whose_cost_could_not_be_read_holds_a_budgeted_member_until_a_raise_accepts_it() -> None:
+    """B28: the budget check holds the member (or its team, with a team budget) at once
+    for such a run, keyed by the run; a ``raise`` answer about that run accepts it."""
+    agents = check_agents({"t/*": {"runtime": "command", "command": ["x"], "team_budget_usd": 10}})
+    member = AgentConfig(runtime="command", options={"command": ["x"]}, budget_usd=2)
+    unpriced = {("t", "a"): [Unpriced("r-9", "total_cost_usd is NaN, not a finite number")]}
+    over = overrun(agents, member, [], {("t", "a"): 0.5}, "t", "a", unpriced)
+    assert over is not None and (over.key, over.run, over.member) == ("run-budget:t/a:2:r-9", "r-9", "a")
+    assert over.title == "a: the cost of run r-9 could not be read (total_cost_usd is NaN, not a finite number): " + (
+        "raise the budget / stop"
+    )
+    team = overrun(agents, AgentConfig(runtime="command"), [], {}, "t", "b", unpriced)
+    assert team is not None and (team.member, team.run) == ("*", "r-9")
+    alone = check_agents({"t/*": {"runtime": "command", "command": ["x"]}})
+    assert overrun(alone, AgentConfig(runtime="command"), [], {}, "t", "a", unpriced) is None  # no budget: not held
+    accepted = fold_decisions(
+        [
+            {"type": "asked", "decision": over.key, "kind": "run-budget", "team": "t", "member": "a", "run": "r-9"},
+            {"type": "answered", "decision": over.key, "answer": "raise", "raiseUsd": 2},
+        ]
+    )
+    assert overrun(agents, member, accepted, {("t", "a"): 0.5}, "t", "a", unpriced) is None
+    asked = fold_decisions([{"type": "asked", "decision": over.key, "kind": "run-budget", "run": "r-9"}])
+    assert overrun(agents, member, asked, {("t", "a"): 0.5}, "t", "a", unpriced) is not None  # not answered yet

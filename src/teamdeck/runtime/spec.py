@@ -206,7 +206,7 @@ class Outcome:
         usage: token counts as the runtime reports them (``input_tokens``...), or None.
         cost_usd: the run's reported cost (counted against budgets), or None.
         cost_problem: why the cost the run reported cannot be read (a value that is
-            no cost, a result line that could not be read: runtime/costs.py), or None.
+            no cost, a result line that could not be read: model/reported.py), or None.
             The runner records it and holds a member with a budget for a person.
         error: why the run failed although it exited 0 (``is_error`` in a result), or
             None. A run with an error is retried like a non-zero exit.

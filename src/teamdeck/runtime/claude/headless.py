@@ -58,9 +58,9 @@ from pathlib import Path
 
 from teamdeck.errors import Refused
 from teamdeck.model.agents import AgentConfig, ClaudeCodeOptions
+from teamdeck.model.reported import read_cost
 from teamdeck.runtime.claude.results import find_result, last_result, outcome_from
 from teamdeck.runtime.claude.stream_json import readable_tail
-from teamdeck.runtime.costs import read_cost
 from teamdeck.runtime.spec import Launch, Outcome, Problem, RunRequest, working_dir
 from teamdeck.runtime.wake import MCP_SERVER, prompt_of, write_mcp_config
 

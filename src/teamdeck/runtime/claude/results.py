@@ -8,7 +8,7 @@ are not JSON objects are skipped, and so is a torn last line; the log is read fr
 end in bounded blocks, so neither output printed after the result line nor a long
 result text hides it. A result line that cannot be read (over :data:`RESULT_BYTES`, or
 none in the last :data:`SCAN_BYTES` of a longer log) is a problem of the run's cost
-(runtime/costs.py), never a run that cost nothing.
+(model/reported.py), never a run that cost nothing.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import re
 from pathlib import Path
 from typing import Any, BinaryIO, NamedTuple
 
-from teamdeck.runtime.costs import read_cost
+from teamdeck.model.reported import read_cost
 from teamdeck.runtime.spec import Outcome
 from teamdeck.store.jsonl import lines_backwards
 

@@ -18,8 +18,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from teamdeck.model.reported import read_cost
 from teamdeck.runtime.claude.stream_json import frame_of
-from teamdeck.runtime.costs import read_cost
 from teamdeck.runtime.spec import Outcome
 
 API_ERROR = "[API Error]"

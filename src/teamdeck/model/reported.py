@@ -1,11 +1,15 @@
-"""The cost a run reports, checked: the log it is read from is agent-written (any program
-run by ``runtime: command`` prints its own result line), so the number is untrusted.
+"""Numbers a run reports, checked: they are read from an agent-written output log (any
+program run by ``runtime: command`` prints its own result line) or from a run.yaml any
+agent could have rewritten, so they are untrusted.
 
 A cost is a finite number, 0 or more. A run that reports anything else (``NaN``,
 ``Infinity``, ``-1``, ``"0.5"``, ``true``, an integer too large for a float) has a cost
 that cannot be read: :func:`read_cost` says what was wrong, once, and the runner counts
 such a run against the member's budget as a person decides (runner/budgets.py), never as
 free. A cost left out (the key absent or ``null``) is no cost reported, as before.
+Token counts (``usage``) holding a number that is not finite are not kept
+(:func:`all_finite`): such a number cannot be written as JSON, and would make the run's
+record unwritable.
 """
 
 from __future__ import annotations
@@ -55,3 +59,18 @@ def _shown(value: object) -> str:
     if isinstance(value, float) and not math.isfinite(value):
         return "NaN" if math.isnan(value) else ("-Infinity" if value < 0 else "Infinity")
     return one_line(repr(value), SHOWN_CHARS)
+
+
+def all_finite(value: object) -> bool:
+    """Whether every float in ``value`` (nested in lists and dicts, at any depth: walked
+    without recursion) is finite."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            return False
+        if isinstance(item, dict):
+            pending.extend(item.values())
+        elif isinstance(item, list | tuple):
+            pending.extend(item)
+    return True
