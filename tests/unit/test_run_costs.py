@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import time
 from pathlib import Path
 
 import pytest
@@ -16,13 +17,17 @@ from teamdeck.model.agents import AgentConfig
 from teamdeck.model.reported import all_finite, read_cost
 from teamdeck.model.run import RunRecord
 from teamdeck.protocol.runs.decisions import fold_decisions
+from teamdeck.protocol.team.teams import add_member, create_team
 from teamdeck.runner.budgets import Unpriced, overrun
+from teamdeck.runner.execution import Execution, new_record
 from teamdeck.runtime.claude import results
 from teamdeck.runtime.claude.headless import CLAUDE_CODE
 from teamdeck.runtime.command import COMMAND
 from teamdeck.runtime.config import check_agents
 from teamdeck.runtime.ripperdoc.headless import RIPPERDOC
 from teamdeck.runtime.spec import Outcome, RunRequest
+from teamdeck.store.runs import read_run
+from teamdeck.store.workspace import Workspace
 
 JSON_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
@@ -207,3 +212,27 @@ def test_b28_a_run_whose_cost_could_not_be_read_holds_a_budgeted_member_until_a_
     assert overrun(agents, member, accepted, {("t", "a"): 0.5}, "t", "a", unpriced) is None
     asked = fold_decisions([{"type": "asked", "decision": over.key, "kind": "run-budget", "run": "r-9"}])
     assert overrun(agents, member, asked, {("t", "a"): 0.5}, "t", "a", unpriced) is not None  # not answered yet
+
+
+class _Careless:
+    """A runtime plugged in that hands over whatever its log said, unchecked."""
+
+    name = "careless"
+
+    def outcome(self, request: RunRequest, exit_status: int | None) -> Outcome:
+        return Outcome(cost_usd=math.nan, usage={"input_tokens": math.inf})
+
+
+def test_b28_the_runner_checks_a_plugged_in_runtimes_numbers_too(tmp_path: Path) -> None:
+    """B28: the run's end is recorded (run.yaml and its ended event) whatever a runtime
+    reports: a cost that is no cost becomes the run's problem, token counts that are not
+    finite are dropped."""
+    ws = Workspace.at(tmp_path, actor="human:tester")
+    create_team(ws, "crew")
+    add_member(ws, "crew", "dev")
+    request = _request(tmp_path, COMMAND_CONFIG)
+    record = new_record(ws, request, "careless", time.time(), None)
+    ended = Execution(ws, record, request, _Careless(), frozenset()).finish()  # type: ignore[arg-type]
+    assert (ended.state, ended.costUsd, ended.usage) == ("ended", None, None)
+    assert ended.costProblem == "the runtime's cost_usd is NaN, not a finite number"
+    assert read_run(ws, request.run_dir).costProblem == ended.costProblem
