@@ -116,7 +116,7 @@ def _list(args: argparse.Namespace, ws: Workspace) -> Output:
 
 def _line(run: RunRecord) -> str:
     state = "▶ running" if run.live else (run.outcome or run.state)
-    cost = f" ${run.costUsd:.4f}" if run.costUsd is not None else ""
+    cost = f" {run.cost_shown}" if run.cost_shown else ""
     unread = f" {run.unreadAfter} left unread" if run.unreadAfter else ""
     return f"{run.id}  {run.team}/{run.member}  {state:<10} {run.trigger:<8} {run.createdAt}{cost}{unread}"
 

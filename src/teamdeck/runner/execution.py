@@ -1,7 +1,9 @@
 """One run, from its record to its end: the record written before anything starts, the
 process spawned and recorded (pid, start time), the messages marked read when the
 runtime injected them, the timeout, and the outcome read back (exit status, session,
-usage, cost, the messages its agent left unread).
+usage, cost, the messages its agent left unread). What a runtime reports is checked
+again here (a finite cost, 0 or more; finite token counts: model/reported.py), whoever
+wrote the runtime: a number that is no cost is the run's ``costProblem``.
 
 A run the runner adopted after a restart (its process outlived the runner that started
 it) goes through the same end, with an unknown exit status.
@@ -19,6 +21,7 @@ from datetime import timedelta
 from teamdeck.clock import iso, parse_iso
 from teamdeck.formats.registry import team_format
 from teamdeck.ids import new_ulid
+from teamdeck.model.reported import all_finite, read_cost
 from teamdeck.model.run import RunMessage, RunnerRef, RunOutcome, RunRecord
 from teamdeck.runner.inboxes import Unread, message_key, unread
 from teamdeck.runner.process import Identity, spawn, stop_group, wait_gone
@@ -138,6 +141,7 @@ class Execution:
         except Exception as err:  # noqa: BLE001 - a runtime's parse bug must not lose the run's end
             outcome = Outcome(error=f"could not read the run's output: {err}")
         kind = _outcome_kind(self, exit_status, error or outcome.error)
+        cost = read_cost(outcome.cost_usd, "the runtime's cost_usd")  # a runtime plugged in may not check it
         left = {item.key for item in unread(self.ws, self.record.team, self.record.member)}
         self.record = self.record.model_copy(
             update={
@@ -150,14 +154,16 @@ class Execution:
                 or self.stop_reason
                 or (_exit_error(exit_status) if kind == "failed" else None),
                 "sessionId": outcome.session_id or self.record.sessionId,
-                "usage": dict(outcome.usage) if outcome.usage is not None else None,
-                "costUsd": outcome.cost_usd,
+                "usage": dict(outcome.usage) if outcome.usage is not None and all_finite(outcome.usage) else None,
+                "costUsd": cost.usd,
+                "costProblem": outcome.cost_problem or cost.problem,
                 "result": outcome.result,
                 "unreadAfter": len(self.keys & left),
             }
         )
         self.save()
-        self.event("ended", outcome=kind, exitStatus=exit_status, costUsd=outcome.cost_usd)
+        unreadable = {"costProblem": self.record.costProblem} if self.record.costProblem is not None else {}
+        self.event("ended", outcome=kind, exitStatus=exit_status, costUsd=self.record.costUsd, **unreadable)
         return self.record
 
     def tail(self) -> str:

@@ -39,7 +39,7 @@ from teamdeck.protocol.runs.decisions import RUN_BUDGET, RUN_FAILED, RunDecision
 from teamdeck.protocol.runs.requests import ask
 from teamdeck.protocol.team.teams import list_teams, read_team
 from teamdeck.runner.adoption import recover
-from teamdeck.runner.budgets import overrun
+from teamdeck.runner.budgets import Unpriced, overrun
 from teamdeck.runner.changes import classify
 from teamdeck.runner.execution import Execution, new_record, new_run_id
 from teamdeck.runner.inboxes import Unread, approved_shutdown, unread, woken_for
@@ -91,6 +91,7 @@ class Runner:
         self.backoff: dict[Key, Wake] = {}
         self.owed: dict[Key, set[str]] = {}
         self.spent: dict[Key, float] = {}
+        self.unpriced: dict[Key, list[Unpriced]] = {}
         self.rosters: dict[str, TeamConfig] = {}
         self.requests = Tail(requests_log(ws))
         self.decisions = Tail(ws.run_decisions_log)
@@ -323,9 +324,19 @@ class Runner:
         messages = [*wake.carried, *fresh]
         if wake.trigger == "message" and not fresh:
             return 0  # read meanwhile (by its agent, or a person): nothing left to do
-        over = overrun(self.config, config, self._decisions(), self.spent, wake.team, wake.member)
+        over = overrun(self.config, config, self._decisions(), self.spent, wake.team, wake.member, self.unpriced)
         if over is not None:
-            self._ask(over.key, RUN_BUDGET, over.team, over.member, over.title, reason=over.reason, allowance=over.step)
+            about = {"run": over.run} if over.run is not None else {}
+            self._ask(
+                over.key,
+                RUN_BUDGET,
+                over.team,
+                over.member,
+                over.title,
+                reason=over.reason,
+                allowance=over.step,
+                **about,
+            )
             return 0
         runtime = runtime_named(config.runtime)  # loaded when .teamdeck.yaml was checked
         if runtime is None:
@@ -371,11 +382,17 @@ class Runner:
         self._ended(execution, (), None)
 
     def _ended(self, execution: Execution, messages: tuple[Unread, ...], error: str | None) -> None:
-        record = execution.finish(error)
+        try:
+            record = execution.finish(error)
+        except (TeamdeckError, OSError) as err:  # not recorded (a full disk): still an end, the member is not left live
+            record = execution.record
+            self.say(f"could not record the end of {record.team}/{record.member} {record.id}: {err}")
         key = (record.team, record.member)
         self.live.pop(key, None)
         self.spent[key] = self.spent.get(key, 0.0) + (record.costUsd or 0.0)
-        cost = f", ${record.costUsd:.4f}" if record.costUsd is not None else ""
+        if record.costProblem is not None:
+            self.unpriced.setdefault(key, []).append(Unpriced(record.id, record.costProblem))
+        cost = f", {record.cost_shown}" if record.cost_shown else ""
         left = f", {record.unreadAfter} left unread" if record.unreadAfter else ""
         self.say(f"■ {record.team}/{record.member} {record.id} {record.outcome}{cost}{left}")
         self._after_shutdown(record)
@@ -495,6 +512,7 @@ class Runner:
         for runs in all_runs(self.ws, self.team):
             key = (runs.team, runs.member)
             self.owed[key], self.spent[key] = runs.owed_keys(), runs.cost_usd
+            self.unpriced[key] = [Unpriced(run.id, run.costProblem) for run in runs.runs if run.costProblem is not None]
             for record in runs.runs:
                 if record.live:
                     self._adopt_or_lose(record)

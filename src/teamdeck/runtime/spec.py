@@ -205,6 +205,9 @@ class Outcome:
         session_id: the session the run reported (kept for the member's next run).
         usage: token counts as the runtime reports them (``input_tokens``...), or None.
         cost_usd: the run's reported cost (counted against budgets), or None.
+        cost_problem: why the cost the run reported cannot be read (a value that is
+            no cost, a result line that could not be read: model/reported.py), or None.
+            The runner records it and holds a member with a budget for a person.
         error: why the run failed although it exited 0 (``is_error`` in a result), or
             None. A run with an error is retried like a non-zero exit.
         result: the run's last words (a result text), for the roster and ``runs show``.
@@ -213,6 +216,7 @@ class Outcome:
     session_id: str | None = None
     usage: Mapping[str, Any] | None = None
     cost_usd: float | None = None
+    cost_problem: str | None = None
     error: str | None = None
     result: str | None = None
 

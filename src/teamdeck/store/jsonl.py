@@ -272,7 +272,7 @@ def records_after(
     with handle:
         size = os.fstat(handle.fileno()).st_size
         later: list[bytes | None] = []
-        for _end, line in _lines_backwards(handle, size, block):
+        for _end, line in lines_backwards(handle, size, block):
             if line is not None and needle in line and _record_id(line) == record_id:
                 records = []
                 seen: set[str] = set()
@@ -299,7 +299,7 @@ def find_record(
     except FileNotFoundError:
         return None
     with handle:
-        for _end, line in _lines_backwards(handle, os.fstat(handle.fileno()).st_size, block):
+        for _end, line in lines_backwards(handle, os.fstat(handle.fileno()).st_size, block):
             if line is None or needle not in line:
                 continue
             try:
@@ -316,19 +316,30 @@ def _oversize(size: int) -> str:
     return f"record is {size:,} bytes, over the limit of {MAX_RECORD_BYTES:,}; skipped"
 
 
-def _lines_backwards(handle: Any, size: int, block: int) -> Iterator[tuple[int, bytes | None]]:
+def lines_backwards(
+    handle: Any,
+    size: int,
+    block: int = 64 * 1024,
+    *,
+    cap: int = MAX_RECORD_BYTES,
+    unfinished: bool = False,
+    floor: int = 0,
+) -> Iterator[tuple[int, bytes | None]]:
     """Each complete line of an open file, last first, as ``(offset after its newline,
-    its bytes)``; the bytes are None for a line over the record cap, which is never
-    held in memory. Bytes after the last newline (a torn or unfinished record) are left
-    out. Each block is read once and no buffer grows past the cap: linear in the file.
+    its bytes)``; the bytes are None for a line over ``cap`` (the record cap), which is
+    never held in memory. Bytes after the last newline (a torn or unfinished record) are
+    left out, unless ``unfinished``: then they come first, as a line ending at ``size``
+    (empty when the file ends with a newline). Nothing before ``floor`` is read (the
+    line it cuts is left out). Each block is read once and no buffer grows past the cap:
+    linear in the file.
     """
     position = size
-    end: int | None = None  # the offset after the newline ending the line being gathered
+    end: int | None = size if unfinished else None  # the offset after the newline ending the line being gathered
     gathered: list[bytes] = []  # its pieces, last first
     length = 0  # their total size; None-like when over the cap (see oversize)
     oversize = False
-    while position > 0:
-        start = max(0, position - block)
+    while position > floor:
+        start = max(floor, position - block)
         handle.seek(start)
         chunk = handle.read(position - start)
         position = start
@@ -336,15 +347,15 @@ def _lines_backwards(handle: Any, size: int, block: int) -> Iterator[tuple[int, 
         while (newline := chunk.rfind(b"\n", 0, right)) >= 0:
             if end is not None:
                 piece = chunk[newline + 1 : right]
-                too_long = oversize or length + len(piece) + 1 > MAX_RECORD_BYTES
+                too_long = oversize or length + len(piece) + 1 > cap
                 yield end, None if too_long else piece + b"".join(reversed(gathered))
             end, gathered, length, oversize = start + newline + 1, [], 0, False
             right = newline
         if end is not None and not oversize:
             length += right
-            oversize = length + 1 > MAX_RECORD_BYTES
+            oversize = length + 1 > cap
             gathered = [] if oversize else [*gathered, chunk[:right]]
-    if end is not None:
+    if end is not None and floor <= 0:
         yield end, None if oversize else b"".join(reversed(gathered))
 
 

@@ -49,7 +49,6 @@ from __future__ import annotations
 
 import glob
 import json
-import math
 import os
 import shutil
 import uuid
@@ -59,7 +58,8 @@ from pathlib import Path
 
 from teamdeck.errors import Refused
 from teamdeck.model.agents import AgentConfig, ClaudeCodeOptions
-from teamdeck.runtime.claude.results import last_result, outcome_from
+from teamdeck.model.reported import read_cost
+from teamdeck.runtime.claude.results import find_result, last_result, outcome_from
 from teamdeck.runtime.claude.stream_json import readable_tail
 from teamdeck.runtime.spec import Launch, Outcome, Problem, RunRequest, working_dir
 from teamdeck.runtime.wake import MCP_SERVER, prompt_of, write_mcp_config
@@ -143,11 +143,12 @@ class ClaudeCodeRuntime:
         )
 
     def outcome(self, request: RunRequest, exit_status: int | None) -> Outcome:
-        result = last_result(request.output_log)
-        if result is None:
-            error = "Claude Code ended without a result line" if exit_status == 0 else None
-            return Outcome(session_id=_init_session(request.output_log), error=error)
-        reported = outcome_from(result)
+        found = find_result(request.output_log)
+        if found.result is None:
+            error = "Claude Code ended without a result line" if exit_status == 0 and found.problem is None else None
+            session = _init_session(request.output_log)
+            return Outcome(session_id=session, error=error, cost_problem=found.problem)
+        reported = outcome_from(found.result)
         if reported.cost_usd is None:
             return reported
         before = _cost_before(request.run_dir / SESSION_SO_FAR)
@@ -208,18 +209,12 @@ def note_session_so_far(request: RunRequest) -> None:
     earlier = sorted((run for run in request.run_dir.parent.iterdir() if run.name != request.run_id), reverse=True)
     for run in earlier:
         result = last_result(run / request.output_log.name)
-        total = _cost(result.get("total_cost_usd")) if result else None
+        total = read_cost(result.get("total_cost_usd"), "total_cost_usd").usd if result else None
         if result and result.get("session_id") == request.session_id and total is not None:
             so_far = total
             break
     note = {"sessionId": request.session_id, "costBeforeUsd": so_far}
     (request.run_dir / SESSION_SO_FAR).write_text(json.dumps(note) + "\n", encoding="utf-8")
-
-
-def _cost(value: object) -> float | None:
-    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) and value >= 0:
-        return float(value)
-    return None
 
 
 def _cost_before(note: Path) -> float:
@@ -228,7 +223,7 @@ def _cost_before(note: Path) -> float:
         value = json.loads(note.read_text(encoding="utf-8")).get("costBeforeUsd")
     except (OSError, ValueError, AttributeError):
         return 0.0
-    return _cost(value) or 0.0
+    return read_cost(value, "costBeforeUsd").usd or 0.0
 
 
 def _init_session(log: Path) -> str | None:

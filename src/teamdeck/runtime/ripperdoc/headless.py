@@ -55,7 +55,8 @@ from pathlib import Path
 import teamdeck
 from teamdeck.errors import Refused
 from teamdeck.model.agents import AgentConfig, RipperdocOptions
-from teamdeck.runtime.ripperdoc.results import init_session, outcome_of
+from teamdeck.runtime.claude.results import find_result
+from teamdeck.runtime.ripperdoc.results import init_session, outcome_from
 from teamdeck.runtime.ripperdoc.stream_json import readable_tail
 from teamdeck.runtime.spec import Launch, Outcome, Problem, RunRequest, working_dir
 from teamdeck.runtime.wake import mcp_tool_names, prompt_of, write_mcp_config
@@ -145,11 +146,11 @@ class RipperdocRuntime:
         )
 
     def outcome(self, request: RunRequest, exit_status: int | None) -> Outcome:
-        reported = outcome_of(request.output_log)
-        if reported is not None:
-            return reported
-        error = "Ripperdoc ended without a result line" if exit_status == 0 else None
-        return Outcome(session_id=init_session(request.output_log), error=error)
+        found = find_result(request.output_log)
+        if found.result is not None:
+            return outcome_from(found.result)
+        error = "Ripperdoc ended without a result line" if exit_status == 0 and found.problem is None else None
+        return Outcome(session_id=init_session(request.output_log), error=error, cost_problem=found.problem)
 
     def read_log(self, log: Path, limit: int) -> str:
         return readable_tail(log, limit)

@@ -15,11 +15,10 @@ and no ``usage``, and the process exits 0. That prefix (Ripperdoc's
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import Any
 
-from teamdeck.runtime.claude.results import last_result
+from teamdeck.model.reported import read_cost
 from teamdeck.runtime.claude.stream_json import frame_of
 from teamdeck.runtime.spec import Outcome
 
@@ -30,12 +29,6 @@ HEAD_BYTES = 256 * 1024
 ``control_response`` line that carries the whole system prompt)."""
 SAID_CHARS = 2000
 """The most kept of a result or error text."""
-
-
-def outcome_of(log: Path) -> Outcome | None:
-    """What the log's last ``result`` line reports, or None without one."""
-    result = last_result(log)
-    return None if result is None else outcome_from(result)
 
 
 def outcome_from(result: dict[str, Any]) -> Outcome:
@@ -51,11 +44,12 @@ def outcome_from(result: dict[str, Any]) -> Outcome:
         error = said[:SAID_CHARS]
     session = result.get("sessionId")
     usage = result.get("usage")
-    cost = result.get("totalCostUsd")
+    cost = read_cost(result.get("totalCostUsd"), "totalCostUsd")
     return Outcome(
         session_id=session if isinstance(session, str) and session else None,
         usage=usage if isinstance(usage, dict) else None,
-        cost_usd=_cost(cost),
+        cost_usd=cost.usd,
+        cost_problem=cost.problem,
         error=error,
         result=said[:SAID_CHARS] if isinstance(text, str) else None,
     )
@@ -74,11 +68,4 @@ def init_session(log: Path) -> str | None:
         if frame is not None and frame["type"] == "system" and frame.get("subtype") == "init":
             session = frame.get("session_id")
             return session if isinstance(session, str) and session else None
-    return None
-
-
-def _cost(value: object) -> float | None:
-    """A reported cost: a finite number, 0 or more (anything else is no cost)."""
-    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) and value >= 0:
-        return float(value)
     return None

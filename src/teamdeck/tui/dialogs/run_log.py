@@ -65,7 +65,7 @@ class RunLogScreen(ModalScreen[None]):
             header, text = "no run recorded for this member yet", ""
         else:
             state = "▶ running" if run.live else f"{run.outcome or run.state}"
-            cost = f" · ${run.costUsd:.4f}" if run.costUsd is not None else ""
+            cost = f" · {run.cost_shown}" if run.cost_shown else ""
             header = f"{run.id} · {state} · {run.trigger} · started {run.startedAt or run.createdAt}{cost}"
             events = "\n".join(f"{event.get('at')} {event.get('type')}" for event in run_events(self.ws, run))
             tails = run_output(self.ws, run, TAIL_BYTES)

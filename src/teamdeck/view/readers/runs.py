@@ -112,6 +112,8 @@ class RunState:
         running: a run is going (``since``: when it started).
         runs_today: runs created today (UTC).
         cost_usd: every run's reported cost added up (None: none reported).
+        costs_unknown: the runs whose cost could not be read (``costProblem``): the sum
+            leaves them out, and says so.
         last_outcome: how the last ended run ended.
         left_unread: messages the last run was woken for and left unread (a finding).
         run_id: the live run, else the last one.
@@ -121,6 +123,7 @@ class RunState:
     since: str | None
     runs_today: int
     cost_usd: float | None
+    costs_unknown: int
     last_outcome: str | None
     left_unread: int
     run_id: str | None
@@ -131,6 +134,7 @@ class RunState:
             "since": self.since,
             "runsToday": self.runs_today,
             "costUsd": self.cost_usd,
+            "costsUnknown": self.costs_unknown,
             "lastOutcome": self.last_outcome,
             "leftUnread": self.left_unread,
             "run": self.run_id,
@@ -144,6 +148,8 @@ class RunState:
         parts.append(f"{self.runs_today} run{'s' if self.runs_today != 1 else ''} today")
         if self.cost_usd is not None:
             parts.append(f"${self.cost_usd:.2f}")
+        if self.costs_unknown:
+            parts.append(f"{self.costs_unknown} cost{'s' if self.costs_unknown != 1 else ''} unknown")
         if self.left_unread:
             parts.append(f"left {self.left_unread} unread")
         return " · ".join(parts)
@@ -171,6 +177,7 @@ def run_state(runs: MemberRuns | None, now: datetime) -> RunState | None:
         since=(live.startedAt or live.createdAt) if live is not None else None,
         runs_today=runs.runs_on(now),
         cost_usd=runs.cost_usd if reported else None,
+        costs_unknown=sum(1 for run in runs.runs if run.costProblem is not None),
         last_outcome=last_ended.outcome if last_ended is not None else None,
         left_unread=last_ended.unreadAfter if last_ended is not None else 0,
         run_id=(live or runs.runs[-1]).id,
