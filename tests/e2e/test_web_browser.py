@@ -19,14 +19,19 @@ from typing import Any
 
 import pytest
 from support.decision_world import ask_permission
+from support.sshd import start_hosts
 from support.web import chromium, web_server
 
+from teamdeck.clock import iso
+from teamdeck.model.run import RunRecord
 from teamdeck.protocol.team.messaging.sending import send_message
+from teamdeck.store.runs import write_run
 from teamdeck.store.workspace import Workspace
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
 GATE = "task:checkout-api:g-api-dev-1"
+RUN_ID = "r-01m8cg0000000000000000abcd"
 LIVE_S = 1.0
 """A change on disk is on the page within a second."""
 
@@ -131,6 +136,34 @@ def test_messaging_a_member_from_the_page_lands_in_its_inbox(demo: Path, tmp_pat
         page.locator("[data-live=inbox]", has_text="rerun the backtest").wait_for(timeout=5000)
 
 
+def test_one_page_over_a_workspace_here_and_a_host_over_ssh_answers_where_the_decision_lives(
+    demo: Path, tmp_path: Path, browser: Any
+) -> None:
+    """A real sshd on 127.0.0.1 serves the second host: both queues are one, and the
+    answer to the remote decision is written on that host only."""
+    remote = start_hosts(tmp_path / "hosts", demo, "far")["far"]
+    try:
+        hosts_file = tmp_path / "hosts.yaml"
+        hosts_file.write_text(f"hosts:\n  - name: near\n    workspace: {demo}\n{remote.hosts_yaml()}")
+        with web_server(None, tmp_path, hosts_file=hosts_file) as server:
+            page = open_page(browser, server.url)
+            assert page.locator("[data-live=queue] .decision").count() == 8
+            hosts_line = page.inner_text("[data-live=hosts]")
+            assert hosts_line.count("4 waiting") == 2 and "near" in hosts_line and "far" in hosts_line
+            page.click(f".decision:has(.host:text-is('far'))[data-key='{GATE}'] .answers .button:not(.danger)")
+            page.fill("#note", "answered on far")
+            page.click("form.confirm button[type=submit]")
+            page.wait_for_selector(".flash-done")
+            assert "far: " in page.inner_text(".flash-done")
+            far = [e for e in events_of(remote.workspace) if e["type"] == "gate.approved"]
+            assert len(far) == 1 and far[0]["actor"] == "human:web:tester"
+            assert not [e for e in events_of(demo) if e["type"] == "gate.approved"]
+            page.locator(".decision:has(.host:text-is('far'))").nth(2).wait_for(timeout=5000)
+            assert page.locator(".decision:has(.host:text-is('far'))").count() == 3
+    finally:
+        remote.kill()
+
+
 HOSTILE = (
     "<script>window.pwned = 'script'</script><img src=x onerror=\"window.pwned = 'img'\">"
     "<a href=\"javascript:window.pwned='link'\">click</a> [more](javascript:alert(1)) "
@@ -165,21 +198,31 @@ def test_screenshots_at_1280_and_390_and_the_phone_never_scrolls_sideways(
     demo: Path, tmp_path: Path, browser: Any
 ) -> None:
     where = shots_dir(tmp_path)
+    ws = Workspace.at(demo, actor="human:tester")
+    record = RunRecord(
+        id=RUN_ID, team="checkout-revamp", member="ui-dev", runtime="command", trigger="message",
+        argv=["make", "cart-ui"], state="ended", outcome="succeeded", createdAt=iso(ws.clock()), costUsd=0.42,
+    )  # fmt: skip
+    run_dir = write_run(ws, record)
+    (run_dir / "output.log").write_text("wired the cart page to GET /cart/v2\n" + "a long line of output " * 30 + "\n")
     pages = {
         "queue": "/",
         "confirm": f"/answer?host=demo&key={GATE.replace(':', '%3A')}&word=reject",
         "member": "/member?host=demo&team=checkout-revamp&member=ui-dev",
+        "run": f"/run?host=demo&run={RUN_ID}",
     }
     with web_server(demo, tmp_path) as server:
         for size in ((1280, 800), (390, 844)):
             page = open_page(browser, server.url, size)
+            targets: list[float] = []
             for name, path in pages.items():
                 page.goto(server.base + path)
                 page.wait_for_selector("#live-status[data-state=live]")
                 page.screenshot(path=str(where / f"{name}-{size[0]}x{size[1]}.png"))
+                assert name != "run" or "wired the cart page" in page.inner_text("[data-live=run]")
                 wide = page.evaluate("document.documentElement.scrollWidth")
                 assert wide <= size[0], f"{name} at {size[0]} px is {wide} px wide"
-            targets = page.eval_on_selector_all(
-                ".button", "buttons => buttons.map(b => b.getBoundingClientRect().height)"
-            )
+                targets += page.eval_on_selector_all(
+                    ".button", "buttons => buttons.map(b => b.getBoundingClientRect().height)"
+                )
             assert targets and min(targets) >= 44  # a thumb's target on the phone, as on the desk

@@ -48,23 +48,29 @@ def free_port() -> int:
 
 
 class WebServer:
-    """``teamdeck -w ROOT web --listen 127.0.0.1:<free port> --token-file …`` running.
+    """``teamdeck -w ROOT web --listen 127.0.0.1:<free port> --token-file …`` running, or
+    over the hosts of ``hosts_file`` (``$TEAMDECK_HOSTS``) when ``root`` is None.
 
     Attributes:
         url: the address it printed on its first line (with the token).
         base: the address without the token.
     """
 
-    def __init__(self, root: Path, scratch: Path, *extra: str, who: str = "tester") -> None:
+    def __init__(
+        self, root: Path | None, scratch: Path, *extra: str, who: str = "tester", hosts_file: Path | None = None
+    ) -> None:
         self.port = free_port()
         token_file = scratch / "web-token"
         token_file.write_text(TOKEN + "\n")
+        where = ["-w", str(root)] if root is not None else []
+        env = {**os.environ, "TEAMDECK_WORKSPACE": "", **({"TEAMDECK_HOSTS": str(hosts_file)} if hosts_file else {})}
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "teamdeck", "-w", str(root), "web", "--listen", f"127.0.0.1:{self.port}",
+            [sys.executable, "-m", "teamdeck", *where, "web", "--listen", f"127.0.0.1:{self.port}",
              "--token-file", str(token_file), "--who", who, *extra],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
+            env=env,
         )  # fmt: skip
         assert self.process.stdout is not None
         self.url = self.process.stdout.readline().strip()
@@ -81,8 +87,10 @@ class WebServer:
 
 
 @contextmanager
-def web_server(root: Path, scratch: Path, *extra: str, who: str = "tester") -> Iterator[WebServer]:
-    server = WebServer(root, scratch, *extra, who=who)
+def web_server(
+    root: Path | None, scratch: Path, *extra: str, who: str = "tester", hosts_file: Path | None = None
+) -> Iterator[WebServer]:
+    server = WebServer(root, scratch, *extra, who=who, hosts_file=hosts_file)
     try:
         yield server
     finally:
