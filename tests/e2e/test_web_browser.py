@@ -120,6 +120,19 @@ def test_a_decision_appearing_on_disk_appears_on_the_page_within_a_second_withou
         assert "permit" in page.inner_text("[data-live=queue]")
 
 
+def test_without_javascript_the_page_reads_and_its_forms_answer(demo: Path, tmp_path: Path, browser: Any) -> None:
+    with web_server(demo, tmp_path) as server:
+        context = browser.new_context(java_script_enabled=False)
+        page = context.new_page()
+        page.goto(server.url)
+        assert page.inner_text("#live-status") == "reload to update" and len(queue_keys(page)) == 4
+        page.click(f"[data-key='{GATE}'] .answers .button.danger")
+        page.fill("#note", "not without a product decision")
+        page.click("form.confirm button[type=submit]")
+        assert "rejected" in page.inner_text(".flash-done") and GATE not in queue_keys(page)
+        assert [event["type"] for event in events_of(demo)].count("gate.rejected") == 1
+
+
 def test_messaging_a_member_from_the_page_lands_in_its_inbox(demo: Path, tmp_path: Path, browser: Any) -> None:
     with web_server(demo, tmp_path) as server:
         page = open_page(browser, server.url)

@@ -45,6 +45,8 @@ MAX_STREAMS = 32
 """Open event streams at once (each is a page left open); one more is refused (503)."""
 KEEPALIVE_S = 15.0
 """A comment line this often keeps an idle stream open through proxies and tunnels."""
+ANSWERED_WAIT_S = 3.0
+"""How long an answer's redirect waits for the host's state to drop the decision."""
 FIRST_STATE_S = 10.0
 """The longest the server waits for the hosts' first states before it takes requests."""
 STATIC = {"app.js": "text/javascript", "app.css": "text/css"}
@@ -179,6 +181,8 @@ def create_app(served: list[Host], access: Access, *, who: str, read_only: bool 
         except TeamdeckError as err:
             return _html(render("problem.html", title="Refused", text=str(err)), 400)
         reply = await run_in_threadpool(lambda: link.ask(op, args, by=actor))
+        if op == "answer" and reply.ok:
+            await run_in_threadpool(_until_left, link, str(args["key"]))
         severity = "done" if reply.ok else "unknown" if reply.unknown else "refused"
         session.tell(severity, f"{link.host.name}: {reply.text}")
         return RedirectResponse(back, 303, headers=SECURITY_HEADERS)
@@ -210,6 +214,17 @@ def _wait_first(links: list[Link]) -> None:
     deadline = time.monotonic() + FIRST_STATE_S
     for link in links:
         link.wait_first(max(0.0, deadline - time.monotonic()))
+
+
+def _until_left(link: Link, key: str) -> None:
+    """Until the host's state no longer lists decision ``key`` (at most
+    :data:`ANSWERED_WAIT_S`): the page a form goes back to shows the queue the answer
+    left, also without JavaScript, and still nothing but what the host says."""
+    deadline = time.monotonic() + ANSWERED_WAIT_S
+    while time.monotonic() < deadline:
+        if not any(isinstance(gate, dict) and gate.get("key") == key for gate in link.state.get("gates") or []):
+            return
+        time.sleep(0.02)
 
 
 def _stop_all(links: list[Link]) -> None:
