@@ -10,8 +10,11 @@ tests/e2e/test_web_browser.py -k screenshots``), else into the test's tmp direct
 
 from __future__ import annotations
 
+import functools
+import http.server
 import json
 import os
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -175,6 +178,50 @@ def test_one_page_over_a_workspace_here_and_a_host_over_ssh_answers_where_the_de
             assert page.locator(".decision:has(.host:text-is('far'))").count() == 3
     finally:
         remote.kill()
+
+
+def test_s23_in_the_browser_a_wrong_or_missing_token_is_401_and_shows_no_data(
+    demo: Path, tmp_path: Path, browser: Any
+) -> None:
+    with web_server(demo, tmp_path) as server:
+        page = browser.new_context().new_page()
+        for address in (server.base + "/", server.base + "/?token=wrong-token-000000000000",
+                        server.base + "/member?host=demo&team=quant&member=zhangfei-dev"):  # fmt: skip
+            response = page.goto(address)
+            assert response.status == 401 and "zhangfei-dev" not in page.content()
+            assert "Unauthorized" in page.inner_text("h1")
+
+
+def test_s23_a_form_on_another_site_cannot_answer_nor_can_a_post_without_the_csrf_token(
+    demo: Path, tmp_path: Path, browser: Any
+) -> None:
+    """A page on another site (localhost, another port) posts an approval to the page the
+    person has open: the session cookie is SameSite=Strict, so the browser does not send
+    it and the write is refused. A POST from the person's own session without the form's
+    CSRF token is refused too."""
+    with web_server(demo, tmp_path) as server:
+        evil = tmp_path / "evil"
+        evil.mkdir()
+        (evil / "index.html").write_text(
+            f'''<form id="f" method="post" action="{server.base}/answer">
+            <input name="host" value="demo"><input name="key" value="{GATE}"><input name="action" value="approve">
+            </form><script>document.getElementById("f").submit()</script>'''
+        )
+        handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(evil))
+        elsewhere = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        threading.Thread(target=elsewhere.serve_forever, daemon=True).start()
+        try:
+            page = open_page(browser, server.url)  # the person's session is open in this browser
+            with page.expect_response(f"{server.base}/answer") as posted:
+                page.goto(f"http://localhost:{elsewhere.server_address[1]}/index.html")
+            assert posted.value.status == 401
+            refused = page.request.post(
+                server.base + "/answer", form={"host": "demo", "key": GATE, "action": "approve", "note": ""}
+            )
+            assert refused.status == 403
+            assert not [event for event in events_of(demo) if event["type"] == "gate.approved"]
+        finally:
+            elsewhere.shutdown()
 
 
 HOSTILE = (
