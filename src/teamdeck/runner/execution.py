@@ -24,7 +24,7 @@ from teamdeck.ids import new_ulid
 from teamdeck.model.reported import all_finite, read_cost
 from teamdeck.model.run import RunMessage, RunnerRef, RunOutcome, RunRecord
 from teamdeck.runner.inboxes import Unread, message_key, unread
-from teamdeck.runner.process import Identity, spawn, stop_group, wait_gone
+from teamdeck.runner.process import Identity, end_leftovers, spawn, stop_group, wait_gone
 from teamdeck.runtime.spec import Outcome, RunRequest, Runtime
 from teamdeck.store.atomic import atomic_replace
 from teamdeck.store.files import ensure_dir
@@ -114,12 +114,19 @@ class Execution:
             self.event("marked-read", count=len(marked))
 
     async def wait(self) -> None:
-        """Until the process ended; past the timeout it is stopped (``timeout``)."""
+        """Until the process ended; past the timeout it is stopped (``timeout``). Then
+        what it left running is ended too (F21: process.end_leftovers), before the run
+        is recorded as ended."""
         assert self.identity is not None
         if not await wait_gone(self.identity, self.process, self.remaining()):
             self.timed_out = True
             self.event("timeout", afterS=self.request.config.timeout_s)
             await self.stop(f"timed out after {self.request.config.timeout_s:g} s")
+        left = await end_leftovers(
+            self.identity.pid, self.request.workspace, self.record.id, self.request.config.grace_s
+        )
+        if left:
+            self.event("leftovers-ended", count=left)
 
     async def stop(self, reason: str) -> str:
         """SIGTERM the group, ``grace_s``, SIGKILL; once, however often it is asked."""

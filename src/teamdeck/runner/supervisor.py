@@ -32,7 +32,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from teamdeck.errors import TeamdeckError
-from teamdeck.model.agents import AgentConfig
+from teamdeck.model.agents import DEFAULT_GRACE_S, AgentConfig
 from teamdeck.model.run import RunRecord
 from teamdeck.model.team import TeamConfig
 from teamdeck.protocol.runs.decisions import RUN_BUDGET, RUN_FAILED, RunDecision, run_decisions
@@ -44,6 +44,7 @@ from teamdeck.runner.changes import classify
 from teamdeck.runner.execution import Execution, new_record, new_run_id
 from teamdeck.runner.inboxes import Unread, approved_shutdown, unread, woken_for
 from teamdeck.runner.lock import RunnerLock
+from teamdeck.runner.process import end_leftovers
 from teamdeck.runner.prompts import role_prompt, roster_prompt
 from teamdeck.runner.wakes import Key, Wake, WakeQueue, next_due, promote_due
 from teamdeck.runtime.config import AgentsConfig, load_agents
@@ -523,6 +524,9 @@ class Runner:
         execution = recover(self.ws, record, config)
         if execution is None:
             self.say(f"✗ {record.team}/{record.member} {record.id} lost (its process is gone)")
+            if record.pid is not None:  # what it left running while no runner watched ends now (F21)
+                grace = config.grace_s if config is not None else DEFAULT_GRACE_S
+                asyncio.ensure_future(end_leftovers(record.pid, self.ws.root, record.id, grace))
             return
         self.live[(record.team, record.member)] = execution
         self.say(f"↺ {record.team}/{record.member} {record.id} adopted (pid {record.pid})")
