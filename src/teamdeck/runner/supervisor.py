@@ -42,7 +42,7 @@ from teamdeck.runner.adoption import recover
 from teamdeck.runner.budgets import Unpriced, overrun
 from teamdeck.runner.changes import classify
 from teamdeck.runner.execution import Execution, new_record, new_run_id
-from teamdeck.runner.inboxes import Unread, approved_shutdown, unread, woken_for
+from teamdeck.runner.inboxes import Unread, approved_shutdown, named, unread, woken_for
 from teamdeck.runner.lock import RunnerLock
 from teamdeck.runner.process import end_leftovers
 from teamdeck.runner.prompts import role_prompt, roster_prompt
@@ -380,7 +380,8 @@ class Runner:
 
     async def _supervise_adopted(self, execution: Execution) -> None:
         await execution.wait()
-        self._ended(execution, (), None)
+        record = execution.record
+        self._ended(execution, woken_for(self.ws, record.team, record.member, record.id), None)
 
     def _ended(self, execution: Execution, messages: tuple[Unread, ...], error: str | None) -> None:
         try:
@@ -421,8 +422,11 @@ class Runner:
             record.member,
             f"{record.member} failed {failures} time{'s' if failures != 1 else ''}: retry / give up",
             reason=record.error or "",
-            tail=execution.tail(),
+            tail=named(messages) + "\n" + execution.tail(),
             run=record.id,
+            messages=[
+                {"from": item.message.sender, "timestamp": item.message.timestamp, "key": item.key} for item in messages
+            ],
         )
 
     def _ask(self, key: str, kind: str, team: str, member: str, title: str, **fields: object) -> None:
