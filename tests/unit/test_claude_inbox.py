@@ -18,7 +18,7 @@ from support.locations import FIXTURES
 from teamdeck.errors import Busy, InvalidFile, WriteFailed
 from teamdeck.formats.claude_code import inbox as inbox_store
 from teamdeck.formats.claude_code import json_files as claude_json
-from teamdeck.formats.claude_code.inbox import append_message, mark_read, read_inbox, take_unread
+from teamdeck.formats.claude_code.inbox import append_message, mark_read, mark_unread, read_inbox, take_unread
 from teamdeck.formats.claude_code.json_files import encode_pretty
 from teamdeck.formats.inboxes import UnreadableInbox
 from teamdeck.store import fs as fs_seam
@@ -166,6 +166,22 @@ def test_take_unread_marks_everything_read_once(lead_inbox: Path) -> None:
     assert [json.loads(raw["text"])["type"] for raw in first] == ["plan_approval_request", "permission_request"]
     assert take_unread(lead_inbox) == []
     assert read_inbox(lead_inbox).unread == []
+
+
+def test_f22_mark_unread_gives_back_only_the_selected_read_messages(lead_inbox: Path) -> None:
+    """A retry gets back the messages its failed attempt read (F22): those selected are
+    unread again, every other entry keeps its bytes' meaning, and a second call changes
+    nothing."""
+    taken = take_unread(lead_inbox)
+    marked_read = json.loads(lead_inbox.read_text())
+    given = mark_unread(lead_inbox, lambda raw: raw["text"] == taken[0]["text"])
+    assert [raw["text"] for raw in given] == [taken[0]["text"]] and given[0]["read"] is True
+    after = json.loads(lead_inbox.read_text())
+    assert [entry for entry in after if entry.get("read") is False] == [{**given[0], "read": False}]
+    assert [e for e in after if e["text"] != given[0]["text"]] == [
+        e for e in marked_read if e["text"] != given[0]["text"]
+    ]
+    assert mark_unread(lead_inbox, lambda raw: raw["text"] == taken[0]["text"]) == []
 
 
 def test_nothing_is_written_when_nothing_changes(lead_inbox: Path) -> None:

@@ -213,6 +213,16 @@ class TeamFormat(Protocol):
         """Every unread message, marked read in the same locked write (delivering them)."""
         ...
 
+    def mark_unread(self, path: Path, wanted: Callable[[dict[str, Any]], bool]) -> list[dict[str, Any]]:
+        """Mark the read messages ``wanted`` selects (offered in teamdeck's shape) as
+        unread again, under the tool's lock: the runner gives a failed run's messages
+        back to its retry this way (F22).
+
+        Returns:
+            The messages marked, as they were before, in teamdeck's shape and file order.
+        """
+        ...
+
     # --- the task list (formats/task_lists.py) -----------------------------------
 
     def task_listing(self, ws: Workspace, team: str) -> TaskListing:

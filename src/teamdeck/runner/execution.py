@@ -1,6 +1,8 @@
 """One run, from its record to its end: the record written before anything starts, the
 process spawned and recorded (pid, start time), the messages marked read when the
-runtime injected them, the timeout, and the outcome read back (exit status, session,
+runtime injected them (unread again when its agent reads them itself and an earlier
+attempt read them: a retry gets its work back), the timeout, what the agent left running
+ended, and the outcome read back (exit status, session,
 usage, cost, the messages its agent left unread). What a runtime reports is checked
 again here (a finite cost, 0 or more; finite token counts: model/reported.py), whoever
 wrote the runtime: a number that is no cost is the run's ``costProblem``.
@@ -24,7 +26,7 @@ from teamdeck.ids import new_ulid
 from teamdeck.model.reported import all_finite, read_cost
 from teamdeck.model.run import RunMessage, RunnerRef, RunOutcome, RunRecord
 from teamdeck.runner.inboxes import Unread, message_key, unread
-from teamdeck.runner.process import Identity, spawn, stop_group, wait_gone
+from teamdeck.runner.process import Identity, end_leftovers, spawn, stop_group, wait_gone
 from teamdeck.runtime.spec import Outcome, RunRequest, Runtime
 from teamdeck.store.atomic import atomic_replace
 from teamdeck.store.files import ensure_dir
@@ -91,6 +93,8 @@ class Execution:
         messages = [message.to_json() for message in self.request.messages]
         atomic_replace(self.request.messages_file, dumps_json(messages, indent=1).encode(), crash_prefix="run")
         launch = self.runtime.launch(self.request)
+        if not launch.marks_read:
+            self._give_back()
         run_dir = self.request.run_dir
         self.process = await spawn(launch, run_dir / OUTPUT_FILE, run_dir / STDERR_FILE)
         pid = self.process.pid
@@ -113,13 +117,33 @@ class Execution:
             marked = files.mark_read(inbox, lambda raw: _key(raw) in self.keys)
             self.event("marked-read", count=len(marked))
 
+    def _give_back(self) -> None:
+        """Before an agent that reads its own inbox starts: the run's messages that an
+        earlier attempt read (a retry carries them) are marked unread again, so its
+        ``inbox --inject`` (or MCP ``read_inbox``) delivers them once more (F22). A
+        run's messages stay its own until a run that received them succeeds."""
+        if not self.keys:
+            return
+        files = team_format(self.ws, self.record.team)
+        inbox = files.inbox(self.ws, self.record.team, self.record.member)
+        marked = files.mark_unread(inbox, lambda raw: _key(raw) in self.keys)
+        if marked:
+            self.event("marked-unread", count=len(marked))
+
     async def wait(self) -> None:
-        """Until the process ended; past the timeout it is stopped (``timeout``)."""
+        """Until the process ended; past the timeout it is stopped (``timeout``). Then
+        what it left running is ended too (F21: process.end_leftovers), before the run
+        is recorded as ended."""
         assert self.identity is not None
         if not await wait_gone(self.identity, self.process, self.remaining()):
             self.timed_out = True
             self.event("timeout", afterS=self.request.config.timeout_s)
             await self.stop(f"timed out after {self.request.config.timeout_s:g} s")
+        left = await end_leftovers(
+            self.identity.pid, self.request.workspace, self.record.id, self.request.config.grace_s
+        )
+        if left:
+            self.event("leftovers-ended", count=left)
 
     async def stop(self, reason: str) -> str:
         """SIGTERM the group, ``grace_s``, SIGKILL; once, however often it is asked."""

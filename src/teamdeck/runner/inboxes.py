@@ -15,6 +15,7 @@ from teamdeck.protocol.team.inboxes import read_inbox
 from teamdeck.protocol.team.messaging.injection import SHUTDOWN_FIRST, format_block
 from teamdeck.runtime.spec import Message
 from teamdeck.store.workspace import Workspace
+from teamdeck.text import one_line
 
 
 @dataclass(frozen=True)
@@ -74,6 +75,25 @@ def approved_shutdown(ws: Workspace, team: str, lead: str, member: str, since: s
             if (kind.timestamp or message.timestamp) >= since:
                 return kind.requestId
     return None
+
+
+NAMED_AT_MOST = 20
+"""The messages a give-up decision names one per line; past this many, how many more."""
+
+
+def named(messages: tuple[Unread, ...]) -> str:
+    """The messages a failed run was woken for, one line each (sender, timestamp,
+    summary or first words), for the ``run-failed`` decision that keeps them (F22)."""
+    if not messages:
+        return "--- messages: none (a wake without messages)"
+    lines = [
+        f"{one_line(item.message.sender, 64)} at {one_line(item.message.timestamp, 40)}: "
+        f"{one_line(item.message.summary or item.message.text, 120)}"
+        for item in messages[:NAMED_AT_MOST]
+    ]
+    if len(messages) > NAMED_AT_MOST:
+        lines.append(f"... and {len(messages) - NAMED_AT_MOST} more")
+    return f"--- messages ({len(messages)}), unread again for a retry\n" + "\n".join(lines)
 
 
 def woken_for(ws: Workspace, team: str, member: str, run_id: str | None) -> tuple[Unread, ...]:

@@ -4,6 +4,16 @@ next), and stopped as a group: SIGTERM, a grace period, SIGKILL.
 
 A process is known by its pid *and* its start time (read from /proc): a pid the kernel
 reused for another program is never signalled as ours.
+
+When a run ends, whatever its agent left behind ends too (:func:`end_leftovers`): the
+rest of its process group (``cmd &``, ``nohup cmd &``) and every process that carries
+the run's environment (``TEAMDECK_WORKSPACE`` and ``TEAMDECK_RUN_ID``), which is how a
+process that left the group (``setsid``, a daemon's double fork) is still known as the
+run's, wherever it was reparented. Only a process that both left the group and changed
+those two variables escapes. The runner is no child subreaper (PR_SET_CHILD_SUBREAPER):
+orphans reparented to it would have to be reaped by a process whose other children
+(asyncio's run leaders, the autowork loop's commands) are waited for by others, and they
+would still need the environment to say which run they belong to.
 """
 
 from __future__ import annotations
@@ -15,12 +25,15 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from teamdeck.runtime.spec import Launch
+from teamdeck.runtime.spec import ENV_RUN_ID, ENV_WORKSPACE, Launch
 from teamdeck.store.lock_owner import is_running
 from teamdeck.store.paths import open_beneath
 
 POLL_S = 0.1
 """How often an adopted process (not our child) is looked at to see whether it ended."""
+
+KILL_WAIT_S = 5.0
+"""How long a process SIGKILLed by :func:`end_leftovers` is waited for before it is given up."""
 
 
 @dataclass(frozen=True)
@@ -98,13 +111,13 @@ async def wait_gone(identity: Identity, process: asyncio.subprocess.Process | No
 
 
 async def stop_group(identity: Identity, process: asyncio.subprocess.Process | None, grace_s: float) -> str:
-    """SIGTERM the run's process group, wait ``grace_s``, then SIGKILL it. Returns how it
-    ended: ``gone`` (already), ``terminated`` or ``killed``."""
+    """SIGTERM the run's process group, wait ``grace_s`` for its leader, then SIGKILL the
+    group. Returns how it ended: ``gone`` (already), ``terminated`` or ``killed``. What is
+    left once the leader is gone is :func:`end_leftovers`'s."""
     if not identity.signal_group(signal.SIGTERM):
         return "gone"
     if await wait_gone(identity, process, grace_s):
-        _kill_rest(identity)
-        return "terminated"
+        return "terminated"  # the rest of its group got SIGTERM too: end_leftovers sees to it
     try:
         os.killpg(identity.pid, signal.SIGKILL)
     except ProcessLookupError:
@@ -113,9 +126,63 @@ async def stop_group(identity: Identity, process: asyncio.subprocess.Process | N
     return "killed"
 
 
-def _kill_rest(identity: Identity) -> None:
-    """After the leader left on SIGTERM, what else of its group is still there goes too."""
+def leftovers(pgid: int, workspace: Path, run_id: str) -> list[int]:
+    """The live (not zombie) processes of a run whose leader is gone: the members of its
+    process group ``pgid`` (an id the kernel does not give again while a member is left)
+    and every process whose environment names the run (``TEAMDECK_WORKSPACE`` is
+    ``workspace``, ``TEAMDECK_RUN_ID`` is ``run_id``). Never this process."""
+    marks = {os.fsencode(f"{ENV_WORKSPACE}={workspace}"), os.fsencode(f"{ENV_RUN_ID}={run_id}")}
+    found = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            stat = Path(entry.path, "stat").read_text()
+        except OSError:
+            continue  # gone meanwhile
+        fields = stat[stat.rindex(")") + 2 :].split()
+        if fields[0] in ("Z", "X"):
+            continue
+        if int(fields[2]) == pgid or _environment_has(Path(entry.path, "environ"), marks):
+            found.append(int(entry.name))
+    return found
+
+
+def _environment_has(environ: Path, marks: set[bytes]) -> bool:
     try:
-        os.killpg(identity.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
+        return marks <= set(environ.read_bytes().split(b"\0"))
+    except OSError:
+        return False  # another user's, or gone
+
+
+async def end_leftovers(pgid: int, workspace: Path, run_id: str, grace_s: float) -> int:
+    """End what a run left running once its leader is gone (:func:`leftovers`): SIGTERM,
+    up to ``grace_s`` for them to go, SIGKILL to the rest, until none is left (a child one
+    of them started meanwhile included). Returns how many there were. A process that may
+    not be signalled (another user's) is left alone, and so is one that outlives SIGKILL
+    by :data:`KILL_WAIT_S` (stuck in the kernel)."""
+    ended: set[int] = set()
+    refused: set[int] = set()
+    deadline = time.monotonic() + grace_s
+    while found := [pid for pid in leftovers(pgid, workspace, run_id) if pid not in refused]:
+        now = time.monotonic()
+        if now >= deadline + KILL_WAIT_S:
+            break
+        sig = signal.SIGTERM if now < deadline else signal.SIGKILL
+        for pid in found:
+            if (pid not in ended or sig == signal.SIGKILL) and not _signal(pid, sig):
+                refused.add(pid)
+        ended.update(found)
+        await asyncio.sleep(POLL_S)
+    return len(ended - refused)
+
+
+def _signal(pid: int, sig: int) -> bool:
+    """Send ``sig`` to ``pid``; False when it may not be (gone meanwhile counts as sent)."""
+    try:
+        os.kill(pid, sig)
+    except ProcessLookupError:
         pass
+    except PermissionError:
+        return False
+    return True

@@ -32,7 +32,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from teamdeck.errors import TeamdeckError
-from teamdeck.model.agents import AgentConfig
+from teamdeck.model.agents import DEFAULT_GRACE_S, AgentConfig
 from teamdeck.model.run import RunRecord
 from teamdeck.model.team import TeamConfig
 from teamdeck.protocol.runs.decisions import RUN_BUDGET, RUN_FAILED, RunDecision, run_decisions
@@ -42,8 +42,9 @@ from teamdeck.runner.adoption import recover
 from teamdeck.runner.budgets import Unpriced, overrun
 from teamdeck.runner.changes import classify
 from teamdeck.runner.execution import Execution, new_record, new_run_id
-from teamdeck.runner.inboxes import Unread, approved_shutdown, unread, woken_for
+from teamdeck.runner.inboxes import Unread, approved_shutdown, named, unread, woken_for
 from teamdeck.runner.lock import RunnerLock
+from teamdeck.runner.process import end_leftovers
 from teamdeck.runner.prompts import role_prompt, roster_prompt
 from teamdeck.runner.wakes import Key, Wake, WakeQueue, next_due, promote_due
 from teamdeck.runtime.config import AgentsConfig, load_agents
@@ -379,7 +380,8 @@ class Runner:
 
     async def _supervise_adopted(self, execution: Execution) -> None:
         await execution.wait()
-        self._ended(execution, (), None)
+        record = execution.record
+        self._ended(execution, woken_for(self.ws, record.team, record.member, record.id), None)
 
     def _ended(self, execution: Execution, messages: tuple[Unread, ...], error: str | None) -> None:
         try:
@@ -420,8 +422,11 @@ class Runner:
             record.member,
             f"{record.member} failed {failures} time{'s' if failures != 1 else ''}: retry / give up",
             reason=record.error or "",
-            tail=execution.tail(),
+            tail=named(messages) + "\n" + execution.tail(),
             run=record.id,
+            messages=[
+                {"from": item.message.sender, "timestamp": item.message.timestamp, "key": item.key} for item in messages
+            ],
         )
 
     def _ask(self, key: str, kind: str, team: str, member: str, title: str, **fields: object) -> None:
@@ -523,6 +528,9 @@ class Runner:
         execution = recover(self.ws, record, config)
         if execution is None:
             self.say(f"✗ {record.team}/{record.member} {record.id} lost (its process is gone)")
+            if record.pid is not None:  # what it left running while no runner watched ends now (F21)
+                grace = config.grace_s if config is not None else DEFAULT_GRACE_S
+                asyncio.ensure_future(end_leftovers(record.pid, self.ws.root, record.id, grace))
             return
         self.live[(record.team, record.member)] = execution
         self.say(f"↺ {record.team}/{record.member} {record.id} adopted (pid {record.pid})")

@@ -263,6 +263,16 @@ class FixtureFormat:
         return Delivery(path, True, 1)
 
     def mark_read(self, path: Path, wanted: Callable[[dict[str, Any]], bool]) -> list[dict[str, Any]]:
+        return self._mark(path, wanted, True)
+
+    def take_unread(self, path: Path) -> list[dict[str, Any]]:
+        return self.mark_read(path, lambda _message: True)
+
+    def mark_unread(self, path: Path, wanted: Callable[[dict[str, Any]], bool]) -> list[dict[str, Any]]:
+        return self._mark(path, wanted, False)
+
+    def _mark(self, path: Path, wanted: Callable[[dict[str, Any]], bool], seen: bool) -> list[dict[str, Any]]:
+        """Set ``seen`` on the letters not so yet that ``wanted`` selects."""
         if not path.exists():
             return []
         with self._locked(path.parent.parent):
@@ -270,15 +280,12 @@ class FixtureFormat:
             taken = []
             for letter in letters:
                 message = letter_in(letter)
-                if isinstance(letter, dict) and not letter.get("seen") and wanted(message):
+                if isinstance(letter, dict) and bool(letter.get("seen")) != seen and wanted(message):
                     taken.append(message)
-                    letter["seen"] = True
+                    letter["seen"] = seen
             if taken:
                 _save(path, letters)
         return taken
-
-    def take_unread(self, path: Path) -> list[dict[str, Any]]:
-        return self.mark_read(path, lambda _message: True)
 
     # --- the task list -------------------------------------------------------------
 

@@ -138,6 +138,21 @@ def test_delivering_marks_entries_read_and_keeps_them_as_ripperdoc_does(rd: Work
     ]
 
 
+def test_f22_a_read_message_given_back_is_unread_again_in_ripperdocs_shape(rd: Workspace) -> None:
+    """A retry gets back what its failed attempt read (F22): the entry selected is
+    unread again and nothing else of the inbox changes."""
+    injected = injection.inject(rd, TEAM, "alice")
+    before = team_file(rd, "inboxes", "alice.json")
+    formats = registry.team_format(rd, TEAM)
+    given = formats.mark_unread(formats.inbox(rd, TEAM, "alice"), lambda raw: raw["text"] == injected[0].text)
+    assert [raw["text"] for raw in given] == [injected[0].text]
+    after = team_file(rd, "inboxes", "alice.json")
+    assert all(e["read"] for e in before) and len([e for e in after if not e["read"]]) == 1
+    assert [{k: v for k, v in e.items() if k != "read"} for e in after] == [
+        {k: v for k, v in e.items() if k != "read"} for e in before
+    ]
+
+
 def test_a_roster_change_keeps_ripperdocs_fields_and_bumps_its_version(rd: Workspace) -> None:
     before = team_file(rd, "config.json")
     add_member(rd, TEAM, "carol")

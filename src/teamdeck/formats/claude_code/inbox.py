@@ -300,15 +300,29 @@ def mark_read(
         Copies of the entries marked, as they were before (``read: false``), in file order.
         An inbox that does not exist is left alone (nothing to mark).
     """
+    return _mark(path, wanted, True, stale_after)
+
+
+def mark_unread(
+    path: Path, wanted: Callable[[dict[str, Any]], bool], *, stale_after: float = LOCK_STALE_S
+) -> list[dict[str, Any]]:
+    """Mark the read messages that ``wanted`` selects as unread again, under the lock;
+    as :func:`mark_read` otherwise."""
+    return _mark(path, wanted, False, stale_after)
+
+
+def _mark(path: Path, wanted: Callable[[dict[str, Any]], bool], read: bool, stale_after: float) -> list[dict[str, Any]]:
+    """Set ``read`` on the object entries not so yet that ``wanted`` selects, in one
+    locked write (none when nothing changes); copies of them as they were before."""
     if not path.exists():
         return []
 
     def change(array: list[Any]) -> tuple[list[dict[str, Any]], bool]:
         taken = []
         for entry in array:
-            if isinstance(entry, dict) and entry.get("read") is not True and wanted(entry):
+            if isinstance(entry, dict) and (entry.get("read") is True) != read and wanted(entry):
                 taken.append(copy.deepcopy(entry))
-                entry["read"] = True
+                entry["read"] = read
         return taken, bool(taken)
 
     return transact_inbox(path, change, stale_after=stale_after, create=False)

@@ -97,6 +97,9 @@ class RipperdocFormat:
     def take_unread(self, path: Path) -> list[dict[str, Any]]:
         return inbox.take_unread(path)
 
+    def mark_unread(self, path: Path, wanted: Callable[[dict[str, Any]], bool]) -> list[dict[str, Any]]:
+        return inbox.mark_unread(path, wanted)
+
     # The task list's module imports dataclasses (formats/task_lists.py): not on the
     # path of a send.
 

@@ -271,18 +271,29 @@ def mark_read(path: Path, wanted: Callable[[dict[str, Any]], bool]) -> list[dict
     Returns:
         The messages marked, as they were before, in teamdeck's shape and file order.
     """
+    return _mark(path, wanted, True)
+
+
+def mark_unread(path: Path, wanted: Callable[[dict[str, Any]], bool]) -> list[dict[str, Any]]:
+    """Mark the read messages ``wanted`` selects unread again; as :func:`mark_read` otherwise."""
+    return _mark(path, wanted, False)
+
+
+def _mark(path: Path, wanted: Callable[[dict[str, Any]], bool], read: bool) -> list[dict[str, Any]]:
+    """Set ``read`` on the messages not so yet that ``wanted`` selects, in one locked
+    write (none when nothing changes); as they were before, in teamdeck's shape."""
     if not path.exists():
         return []
     with team_locked(path.parent.parent):
         array = _read_array(path)
         taken = []
         for entry in array:
-            if not isinstance(entry, dict) or entry.get("read") is True or entry.get("content") is None:
+            if not isinstance(entry, dict) or (entry.get("read") is True) == read or entry.get("content") is None:
                 continue
             mine = to_teamdeck(entry)
             if wanted(mine):
                 taken.append(copy.deepcopy(mine))
-                entry["read"] = True
+                entry["read"] = read
         if taken:
             write_json(path, array, crash_prefix="inbox")
     return taken
