@@ -144,7 +144,7 @@ def create_app(served: list[Host], access: Access, *, who: str, read_only: bool 
 
         async def regions() -> AsyncIterator[str]:
             streams["open"] += 1
-            sent: dict[str, str] = {}
+            drawn: dict[str, tuple[Mapping[str, Any], str]] = {}
             version = -1
             try:
                 while True:
@@ -153,9 +153,8 @@ def create_app(served: list[Host], access: Access, *, who: str, read_only: bool 
                         yield ": still here\n\n"
                         continue
                     version = seen
-                    fresh = await run_in_threadpool(_live_regions, hosts, view.path, params, session, sent)
+                    fresh = await run_in_threadpool(_live_regions, hosts, view.path, params, session, drawn)
                     if fresh:
-                        sent.update(fresh)
                         yield f"event: regions\ndata: {json.dumps(fresh)}\n\n"
             finally:
                 streams["open"] -= 1
@@ -233,9 +232,17 @@ def _stop_all(links: list[Link]) -> None:
 
 
 def _live_regions(
-    hosts: Hosts, path: str, params: Mapping[str, str], session: Session, sent: Mapping[str, str]
+    hosts: Hosts,
+    path: str,
+    params: Mapping[str, str],
+    session: Session,
+    drawn: dict[str, tuple[Mapping[str, Any], str]],
 ) -> dict[str, str]:
-    """The live regions of the page at ``path`` whose HTML differs from what was sent."""
+    """The live regions of the page at ``path`` whose HTML differs from what this stream
+    sent (``drawn``: each region's last context and HTML, updated here). A region given
+    the same context as last time is not drawn again: a message read changes the hosts
+    line and the roster, not the 250 decisions of the queue (the same objects, compared at
+    once)."""
     try:
         page = build_page(hosts, path, params)
     except TeamdeckError as err:
@@ -244,10 +251,15 @@ def _live_regions(
     shared = _shared(session, hosts.read_only)
     fresh = {}
     for region in page.regions:
-        if region.live:
-            html = region.html(shared)
-            if sent.get(region.name) != html:
-                fresh[region.name] = html
+        if not region.live:
+            continue
+        before = drawn.get(region.name)
+        if before is not None and before[0] == region.context:
+            continue
+        html = region.html(shared)
+        drawn[region.name] = (region.context, html)
+        if before is None or before[1] != html:
+            fresh[region.name] = html
     return fresh
 
 
