@@ -211,8 +211,8 @@ def _team_line(team: TeamView, snapshot: WorkspaceSnapshot) -> str:
 
 def _member_line(member: MemberView, team: TeamView, snapshot: WorkspaceSnapshot) -> str:
     role = "lead" if member.lead else one_line(member.role or member.agent_type or "member", 30)
-    status: str = member.status
-    if member.since and member.status in ("idle", "shutdown-requested", "shutdown-stuck", "awaiting"):
+    status = f"failed ×{member.run_failures}" if member.status == "failed" else member.status
+    if member.since and member.status not in ("working", "offline", "shutdown-approved"):
         status += f" {age(member.since, snapshot.taken_at)}"
     if is_stale(member, team, snapshot.taken_at, snapshot.stale_after):
         since = quiet_since(member, team)
