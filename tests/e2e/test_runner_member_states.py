@@ -56,6 +56,7 @@ def test_status_and_json_take_a_run_members_state_from_its_runs(ws, run_cli) -> 
     assert " idle " in _line(text, "carol") and "last run succeeded" in _line(text, "carol")
     assert "failed ×3" in _line(text, "dave") and "  ! run failed ×3: claude exited 1" in _line(text, "dave")
     assert "working" in _line(text, "team-lead")
+    assert "alpha — the parser team (5 members: 2 active, 3 idle, 0 offline;" in text  # never run, failed: not active
 
 
 def test_a_run_that_succeeds_ends_the_failures(ws, run_cli) -> None:

@@ -21,6 +21,7 @@ from teamdeck.view.figures.overview import age, overview
 from teamdeck.view.readers.runs import run_state
 from teamdeck.view.refresh.build import build_snapshot
 from teamdeck.view.snapshot.workspace import (
+    RESTING,
     MemberView,
     TaskView,
     TeamTaskListView,
@@ -194,7 +195,7 @@ def _team_line(team: TeamView, snapshot: WorkspaceSnapshot) -> str:
     ``ENDED`` when every member is offline or stale."""
     now, after = snapshot.taken_at, snapshot.stale_after
     stale = stale_in(team, now, after)
-    idle = sum(member.status == "idle" and member not in stale for member in team.members)
+    idle = sum(member.status in RESTING and member not in stale for member in team.members)
     offline = team.statuses["offline"]
     active = len(team.members) - len(stale) - idle - offline
     description = f" — {one_line(team.description, 80)}" if team.description else ""

@@ -69,6 +69,10 @@ For a member the runner runs, instead of ``working`` and ``idle``:
 - ``never-run``: no run of it is recorded.
 """
 
+RESTING: frozenset[MemberStatus] = frozenset({"idle", "never-run", "failed"})
+"""The statuses the overview counts as idle (not at work): a member the runner runs that
+never ran, or whose runs failed and wait for a person, is not active either."""
+
 STATUS_LABELS: Mapping[str, str] = {
     "shutdown-requested": "shutdown requested",
     "shutdown-stuck": "awaiting shutdown_response",
