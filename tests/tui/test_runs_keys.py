@@ -5,14 +5,10 @@ shows its run log live, `w` asks the runner to wake it, `x` (confirmed) to stop 
 from __future__ import annotations
 
 import json
-import subprocess
 
 from support.pilot_helpers import make_app, run, until
+from support.run_records import name_in_agents, running
 
-from teamdeck.clock import iso
-from teamdeck.model.run import RunRecord
-from teamdeck.store.lock_owner import process_started
-from teamdeck.store.runs import write_run
 from teamdeck.tui.dialogs.run_log import RunLogScreen
 from teamdeck.tui.panels.roster.panel import RosterPanel
 from teamdeck.tui.panels.roster.roster_list import RUNNING, RosterList
@@ -21,26 +17,17 @@ from teamdeck.tui.widgets.confirm_bar import ConfirmBar
 RUN_ID = "r-01m8cg0000000000000000abcd"
 
 
-def _running_alice(ws) -> subprocess.Popen[bytes]:
-    """A run of alice whose process (a sleep) is really there, with some output."""
-    process = subprocess.Popen(["sleep", "60"], start_new_session=True)
-    record = RunRecord(
-        id=RUN_ID, team="alpha", member="alice", runtime="command", trigger="message", argv=["sleep", "60"],
-        pid=process.pid, processStarted=process_started(process.pid), state="running",
-        createdAt=iso(ws.clock()), startedAt=iso(ws.clock()), costUsd=None,
-    )  # fmt: skip
-    run_dir = write_run(ws, record)
-    (run_dir / "output.log").write_text('{"type": "system", "subtype": "init"}\nworking on the parser\n')
-    return process
-
-
 def _requests(ws) -> list[dict]:
     path = ws.root / "runs" / "requests.jsonl"
     return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
 
 
 def test_a_running_member_is_marked_its_log_is_shown_and_it_can_be_woken_or_stopped(world) -> None:
-    process = _running_alice(world)
+    name_in_agents(world, "alpha/*")
+    process = running(world, "alpha", "alice", RUN_ID)
+    (world.run_dir("alpha", "alice", RUN_ID) / "output.log").write_text(
+        '{"type": "system", "subtype": "init"}\nworking on the parser\n'
+    )
     app = make_app(world)
 
     async def scenario(pilot) -> None:
@@ -49,7 +36,7 @@ def test_a_running_member_is_marked_its_log_is_shown_and_it_can_be_woken_or_stop
         assert roster.select_key("alpha/alice")
         await pilot.pause()
         row = next(row for row in roster.rows if row.key == "alpha/alice")
-        assert row.cells[0].text == RUNNING and "▶" in row.cells[2].text
+        assert row.cells[0].text == RUNNING and row.cells[2].text.startswith("running")
         other = next(row for row in roster.rows if row.key == "alpha/bob")
         assert other.cells[0].text != RUNNING
         detail = app.main.query_one(RosterPanel).query_one("#member-detail-text").render()

@@ -96,8 +96,10 @@ def _stop(args: argparse.Namespace, ws: Workspace) -> Output:
 
 def _wake(args: argparse.Namespace, ws: Workspace) -> Output:
     from teamdeck.protocol.runs.requests import request
+    from teamdeck.runtime.config import named_settings
     from teamdeck.view.readers.runs import runner_holder as holder_of
 
+    named_settings(ws, args.team, args.member)  # a wake the runner would never act on is refused
     record = request(ws, "wake", args.team, args.member)
     note = "" if holder_of(ws) else " (no runner runs this workspace: start `teamdeck run`)"
     return Output(record, f"wake of {args.team}/{args.member} asked of the runner{note}")

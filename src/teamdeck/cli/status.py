@@ -21,6 +21,7 @@ from teamdeck.view.figures.overview import age, overview
 from teamdeck.view.readers.runs import run_state
 from teamdeck.view.refresh.build import build_snapshot
 from teamdeck.view.snapshot.workspace import (
+    RESTING,
     MemberView,
     TaskView,
     TeamTaskListView,
@@ -194,7 +195,7 @@ def _team_line(team: TeamView, snapshot: WorkspaceSnapshot) -> str:
     ``ENDED`` when every member is offline or stale."""
     now, after = snapshot.taken_at, snapshot.stale_after
     stale = stale_in(team, now, after)
-    idle = sum(member.status == "idle" and member not in stale for member in team.members)
+    idle = sum(member.status in RESTING and member not in stale for member in team.members)
     offline = team.statuses["offline"]
     active = len(team.members) - len(stale) - idle - offline
     description = f" — {one_line(team.description, 80)}" if team.description else ""
@@ -211,8 +212,8 @@ def _team_line(team: TeamView, snapshot: WorkspaceSnapshot) -> str:
 
 def _member_line(member: MemberView, team: TeamView, snapshot: WorkspaceSnapshot) -> str:
     role = "lead" if member.lead else one_line(member.role or member.agent_type or "member", 30)
-    status: str = member.status
-    if member.since and member.status in ("idle", "shutdown-requested", "shutdown-stuck", "awaiting"):
+    status = f"failed ×{member.run_failures}" if member.status == "failed" else member.status
+    if member.since and member.status not in ("working", "offline", "shutdown-approved"):
         status += f" {age(member.since, snapshot.taken_at)}"
     if is_stale(member, team, snapshot.taken_at, snapshot.stale_after):
         since = quiet_since(member, team)

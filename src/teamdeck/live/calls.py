@@ -85,12 +85,17 @@ def deactivate(team: str, member: str) -> Action:
 
 
 def run_request(team: str, member: str, kind: str) -> Action:
-    """Ask the runner (``teamdeck run``) to ``wake`` or ``stop`` ``member``."""
+    """Ask the runner (``teamdeck run``) to ``wake`` or ``stop`` ``member``; a wake of a
+    member no ``agents:`` entry names is refused (the runner would never act on it). A
+    stop is not: a run may go on after its entry was removed."""
 
     def call(ws: Workspace) -> str:
         from teamdeck.protocol.runs.requests import request
+        from teamdeck.runtime.config import named_settings
         from teamdeck.view.readers.runs import runner_holder
 
+        if kind == "wake":
+            named_settings(ws, team, member)
         request(ws, kind, team, member)
         done = "wake of" if kind == "wake" else "stop of the run of"
         if runner_holder(ws) is None:

@@ -153,7 +153,8 @@ TaskArg = Annotated[Id, Field(description="a teamdeck task id (the directory tas
 
 @tool(
     description="List the members of your team: name, role, model, derived status (working, idle, awaiting a "
-    "person, shutdown-requested, shutdown-approved, offline), unread messages, whether an MCP server "
+    "person, shutdown-requested, shutdown-approved, offline; for a member `teamdeck run` runs: never-run, "
+    "running, idle, failed), unread messages, whether an MCP server "
     "acts as them over HTTP (connected), whether `teamdeck run` is running their process now "
     "(running; run: since when, runs today, cost, how the last run ended), and the open tasks they work on "
     "(currentTask is the most recently changed)."

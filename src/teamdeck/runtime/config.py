@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
-from teamdeck.errors import InvalidFile, Refused
+from teamdeck.errors import InvalidFile, NotFound, Refused
 from teamdeck.model.agents import (
     DEFAULT_MAX_CONCURRENT,
     DEFAULT_RUNTIME,
@@ -33,11 +33,12 @@ from teamdeck.model.agents import (
     AgentEntry,
     RunSettings,
 )
+from teamdeck.protocol.team.teams import read_team
 from teamdeck.runtime.registry import BUILT_IN_RUNTIMES, runtime_named, runtime_names
 from teamdeck.runtime.spec import Runtime
 from teamdeck.store.loaders import read_capped
 from teamdeck.store.paths import shown
-from teamdeck.store.workspace import SETTINGS_FILE
+from teamdeck.store.workspace import SETTINGS_FILE, Workspace
 from teamdeck.store.yaml_text import parse_yaml
 
 DEFAULTS = "defaults"
@@ -105,6 +106,11 @@ class AgentsConfig:
             or self.defaults.team_budget_usd
         )
 
+    def names(self, team: str, member: str, *, lead: str | None = None) -> bool:
+        """Whether an entry names ``member`` (it is run), as :meth:`resolve` finds it,
+        without merging its settings (the read model asks for every member)."""
+        return any(p.matches(team, member) and (p.exact or member != lead) for p in self.patterns)
+
     def resolve(self, team: str, member: str, *, lead: str | None = None) -> AgentConfig | None:
         """``member``'s merged settings, or None when no entry names it (it is not run).
         A wildcard entry never names the team's ``lead``."""
@@ -152,6 +158,29 @@ def load_agents(root: Path) -> AgentsConfig:
         return AgentsConfig()
     section = raw.get("agents") if isinstance(raw, dict) else None
     return check_agents(section)
+
+
+def not_named(team: str, member: str) -> str:
+    """Why ``teamdeck run`` never runs ``team/member``, in the words every front uses (the
+    CLI's ``run wake``, ``serve``'s wake, the roster's greyed wake key)."""
+    return f"no agents: entry in {SETTINGS_FILE} names {shown(team)}/{shown(member)}"
+
+
+def named_settings(ws: Workspace, team: str, member: str) -> AgentConfig:
+    """``team/member``'s settings, refused when no ``agents:`` entry names it: a wake of
+    a member the runner does not run would be written and then never acted on.
+
+    Raises:
+        Refused: no entry names it (:func:`not_named` says so). NotFound: no such team.
+        InvalidFile, AgentsConfigError: ``.teamdeck.yaml`` cannot be read.
+    """
+    roster = read_team(ws, team)
+    if roster.member(member) is None:
+        raise NotFound(f"team {shown(team)} has no member '{shown(member)}'")
+    config = load_agents(ws.root).resolve(team, member, lead=roster.lead_name)
+    if config is None:
+        raise Refused(not_named(team, member))
+    return config
 
 
 def check_agents(section: Any) -> AgentsConfig:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.run_records import name_in_agents
 
 from teamdeck.clock import iso
 from teamdeck.errors import NotFound
@@ -172,12 +173,22 @@ def test_a_request_taken_but_never_finished_is_unknown_and_not_run(client: Clien
 
 
 def test_the_same_id_for_another_request_is_refused(client: Client) -> None:
+    name_in_agents(Workspace.at(client.root), "perf-audit/*")
     client.hello()
     client.next("state")
     assert client.ask("req-twice-0001", "wake", team="perf-audit", member="profiler")["ok"]
     refused = client.ask("req-twice-0001", "answer", key=GATE, answer="approve")
     assert not refused["ok"] and "req-twice-0001" in refused["text"]
     assert approvals(client.root) == 0
+
+
+def test_a_wake_of_a_member_no_agents_entry_names_is_refused_with_the_reason(client: Client) -> None:
+    name_in_agents(Workspace.at(client.root), "perf-audit/*")  # a wildcard never names the lead
+    client.hello()
+    client.next("state")
+    refused = client.ask("req-wake-00001", "wake", team="perf-audit", member="team-lead")
+    assert not refused["ok"] and "no agents: entry in .teamdeck.yaml names perf-audit/team-lead" in refused["text"]
+    assert not (client.root / "runs" / "requests.jsonl").exists()
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,7 @@ from functools import lru_cache
 
 from teamdeck.clock import parse_iso
 from teamdeck.view.figures.liveness import has_ended, stale_in
-from teamdeck.view.snapshot.workspace import WorkspaceSnapshot
+from teamdeck.view.snapshot.workspace import RESTING, WorkspaceSnapshot
 
 
 @dataclass(frozen=True)
@@ -24,7 +24,8 @@ class Overview:
         teams, tasks: how many.
         members: every member of every team.
         active, idle, offline, stale: members by liveness, from their derived
-            status (``active`` counts working, awaiting and shutting-down members),
+            status (``active`` counts working, running, awaiting and shutting-down
+            members; ``idle`` the :data:`RESTING` ones: idle, never run, failed),
             except that a member quiet for ``staleAfterSeconds`` counts as ``stale``
             whatever its last status (view/figures/liveness.py).
         ended: teams whose members are all offline or stale.
@@ -64,7 +65,9 @@ def overview(snapshot: WorkspaceSnapshot, now: datetime | None = None) -> Overvi
     offline = sum(team.statuses["offline"] for team in snapshot.teams)
     stale_by_team = [stale_in(team, at, snapshot.stale_after) for team in snapshot.teams]
     stale = [member for members in stale_by_team for member in members]
-    idle = sum(team.statuses["idle"] for team in snapshot.teams) - sum(member.status == "idle" for member in stale)
+    idle = sum(team.statuses[status] for team in snapshot.teams for status in RESTING) - sum(
+        member.status in RESTING for member in stale
+    )
     oldest = age(snapshot.decisions[0].created_at, at) if snapshot.decisions else ""
     return Overview(
         teams=len(snapshot.teams),

@@ -117,6 +117,10 @@ class RunState:
         last_outcome: how the last ended run ended.
         left_unread: messages the last run was woken for and left unread (a finding).
         run_id: the live run, else the last one.
+        ended_at: when the last ended run ended.
+        failures: how many of the latest ended runs failed in a row (0: the last one
+            did not fail): the member is ``failed ×N`` until a run does not fail.
+        last_error: why the last ended run failed (its error, else its exit status).
     """
 
     running: bool
@@ -127,6 +131,9 @@ class RunState:
     last_outcome: str | None
     left_unread: int
     run_id: str | None
+    ended_at: str | None = None
+    failures: int = 0
+    last_error: str = ""
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -138,6 +145,8 @@ class RunState:
             "lastOutcome": self.last_outcome,
             "leftUnread": self.left_unread,
             "run": self.run_id,
+            "endedAt": self.ended_at,
+            "failures": self.failures,
         }
 
     def phrase(self, since_text: str = "") -> str:
@@ -170,7 +179,9 @@ def run_state(runs: MemberRuns | None, now: datetime) -> RunState | None:
     live = runs.live
     if live is not None and live.pid is not None and not process_alive(live):
         live = None
-    last_ended = next((run for run in reversed(runs.runs) if not run.live), None)
+    ended = [run for run in runs.runs if not run.live]
+    last_ended = ended[-1] if ended else None
+    failures = next((count for count, run in enumerate(reversed(ended)) if not run.failed), len(ended))
     reported = any(run.costUsd is not None for run in runs.runs)
     return RunState(
         running=live is not None,
@@ -181,7 +192,19 @@ def run_state(runs: MemberRuns | None, now: datetime) -> RunState | None:
         last_outcome=last_ended.outcome if last_ended is not None else None,
         left_unread=last_ended.unreadAfter if last_ended is not None else 0,
         run_id=(live or runs.runs[-1]).id,
+        ended_at=last_ended.endedAt if last_ended is not None else None,
+        failures=failures,
+        last_error=_why_failed(last_ended) if failures and last_ended is not None else "",
     )
+
+
+def _why_failed(run: RunRecord) -> str:
+    """What a failed run says of its failure: its error, else its exit status or outcome."""
+    if run.error:
+        return run.error
+    if run.outcome == "timeout":
+        return "timed out"
+    return f"exit status {run.exitStatus}" if run.exitStatus is not None else f"{run.outcome}"
 
 
 def runner_holder(ws: Workspace) -> dict[str, object] | None:

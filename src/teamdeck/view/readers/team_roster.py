@@ -1,7 +1,8 @@
 """The team as the roster shows it (:class:`TeamView`): each member's derived status
 (snapshot.py, :data:`MemberStatus`) with its since, detail and markers from the team's
-ledger, its unread count and last activity from its inbox rows, and whether an MCP
-server acts as it (a fresh heartbeat)."""
+ledger (and, for a member ``teamdeck run`` runs, from its runs), its unread count and
+last activity from its inbox rows, and whether an MCP server acts as it (a fresh
+heartbeat)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from teamdeck.protocol.team.ledger.moments import moment_of
 from teamdeck.protocol.team.ledger.results import FAILURE_CLASSES, Handshake, Ledger
 from teamdeck.view.readers.frames import departed, reports_of, task_reports, termination_of
 from teamdeck.view.readers.inbox_fold import InboxRows
+from teamdeck.view.readers.runs import RunState
 from teamdeck.view.readers.team_files import TeamFiles
 from teamdeck.view.snapshot.workspace import MemberStatus, MemberView, Problem, TeamView
 
@@ -59,6 +61,7 @@ def team_view(
     now: datetime | None = None,
     *,
     stalled: Mapping[str, str] | None = None,
+    run_by: Mapping[str, RunState | None] | None = None,
 ) -> TeamView:
     """The team as the roster shows it.
 
@@ -68,6 +71,8 @@ def team_view(
             task gate (they are ``awaiting``).
         now: the time heartbeats are judged fresh at (None: every heartbeat counts).
         stalled: lower-cased member name -> why a stall decision waits about it (a marker).
+        run_by: lower-cased name -> its run state (None: it never ran), for exactly the
+            members an ``agents:`` entry names: their status comes from their runs.
     """
     config = files.config
     activity = _last_activity(files)
@@ -77,6 +82,9 @@ def team_view(
         key = member.name.lower()
         rows = inbox_rows(files, inbox) if isinstance(inbox, Inbox) else None
         status = _status(key, member.isActive, files.ledger, key in waiting_on_gates)
+        runner_runs = run_by is not None and key in run_by
+        if runner_runs and status.status in ("working", "idle"):
+            status = _from_runs(run_by[key] if run_by else None, status)
         if files.ended:
             status = _Status("offline", "", status.detail if status.status == "offline" else ENDED, (), None, None)
         members.append(
@@ -102,6 +110,8 @@ def team_view(
                 pending_shutdown=status.pending_shutdown,
                 pending_plan=status.pending_plan,
                 connected=connected(files, member.name, now),
+                run_by_runner=runner_runs,
+                run_failures=status.failures,
             )
         )
     members += departed(files.name, files.ledger, {member.name.lower() for member in members})
@@ -147,6 +157,27 @@ class _Status(NamedTuple):
     markers: tuple[str, ...]
     pending_shutdown: str | None
     pending_plan: str | None
+    failures: int = 0
+
+
+def _from_runs(runs: RunState | None, ledger: _Status) -> _Status:
+    """The status of a member the runner runs, from its runs, in place of the ledger's
+    ``working`` or ``idle`` (a guess for it: nothing in its roster or its inbox says
+    when its turns end); the ledger's markers are kept, a run of failures adds one."""
+    if runs is None:
+        return ledger._replace(status="never-run", since="", detail="no run yet: teamdeck run wakes it on a message")
+    if runs.running:
+        return ledger._replace(status="running", since=runs.since or "", detail=f"run {runs.run_id}")
+    if runs.failures:
+        times = f"{runs.failures} time{'s' if runs.failures != 1 else ''}"
+        return ledger._replace(
+            status="failed",
+            since=runs.ended_at or "",
+            detail=f"its last run failed ({times} in a row): {runs.last_error}",
+            markers=(*ledger.markers, f"run failed ×{runs.failures}: {runs.last_error}"),
+            failures=runs.failures,
+        )
+    return ledger._replace(status="idle", since=runs.ended_at or "", detail=f"last run {runs.last_outcome}")
 
 
 def _status(key: str, active: bool, ledger: Ledger | None, on_gate: bool) -> _Status:

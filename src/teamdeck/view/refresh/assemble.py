@@ -111,6 +111,8 @@ def _problems(state: ReadState, tasks: tuple[TaskView, ...], teams: tuple[TeamVi
     problems = list(state.listing_problems)
     if state.settings_problem is not None:
         problems.append(state.settings_problem)
+    if state.agents_problem is not None and state.agents_problem != state.settings_problem:
+        problems.append(state.agents_problem)
     problems += state.derive("task problems", tasks, lambda: _task_problems(state, tasks))
     files = tuple(state.teams.values())
     problems += state.derive("team problems", (*teams, *files), lambda: _team_problems(state.ws, teams, files))

@@ -29,6 +29,7 @@ from teamdeck.formats import registry as team_formats
 from teamdeck.formats.registry import task_dir_kind
 from teamdeck.protocol.team.archive import archived_teams
 from teamdeck.protocol.team.session_log import read_log, session_teams
+from teamdeck.runtime.config import load_agents
 from teamdeck.store.files import list_entries
 from teamdeck.store.paths import InvalidId, check_id, check_team
 from teamdeck.store.settings import load_settings
@@ -36,7 +37,7 @@ from teamdeck.store.workspace import SETTINGS_FILE, Workspace, read_only_mount
 from teamdeck.view.readers.issues import read_issue_tree
 from teamdeck.view.readers.outbox import failed_deliveries
 from teamdeck.view.readers.plans import read_plans, read_verdicts, update_plans
-from teamdeck.view.readers.runs import all_runs, member_runs, runner_decisions
+from teamdeck.view.readers.runs import RunState, all_runs, member_runs, run_state, runner_decisions
 from teamdeck.view.readers.sessions import last_events, session_decisions, with_session_events
 from teamdeck.view.readers.tasks import read_outputs, read_task
 from teamdeck.view.readers.team_decisions import team_decisions
@@ -101,6 +102,7 @@ def build_snapshot(
         files = read_team_files(ws, team, shutdown_timeout=state.shutdown_timeout, record=state.record)
         if files is not None:
             state.teams[team] = files
+    _read_runs(state)
     _derive_teams(state, set(state.teams), tasks_changed=True)
     for team in task_list_names(state):
         state.task_lists[team] = read_task_list_files(ws, team)
@@ -110,7 +112,6 @@ def build_snapshot(
     state.forge_decisions = failed_deliveries(ws)
     _read_sessions(state, session_teams(ws), per_log, None)
     _annotate_sessions(state)
-    _read_runs(state)
     for task_id in state.tasks:
         _read_verdicts(state, task_id)
     rows = merge_all(state)
@@ -182,7 +183,10 @@ def refresh(snapshot: WorkspaceSnapshot, changed: Iterable[Path]) -> WorkspaceSn
         if team in state.teams:
             log = open_log(state, team_formats.log_file(ws, team), f"team {team}", NEW_LOG_TAIL, event=False)
             rebuild |= advance(log, new_rows)
-    _derive_teams(state, teams_changed, tasks_changed=bool(work.tasks) or work.relist)
+    if work.runs or work.relist:
+        _read_runs(state, None if work.relist or "*" in work.runs else work.runs)
+    ran = set(state.teams) if work.settings or work.relist or "*" in work.runs else _teams_of(work.runs)
+    _derive_teams(state, teams_changed, tasks_changed=bool(work.tasks) or work.relist, ran=ran)
     for team in teams_changed:  # a team that appeared or went: its task list with it
         if (team in state.teams) != (team in state.task_lists):
             work.task_lists.setdefault(team, set()).add("all")
@@ -198,8 +202,6 @@ def refresh(snapshot: WorkspaceSnapshot, changed: Iterable[Path]) -> WorkspaceSn
     if work.sessions or teams_changed:
         rebuild |= _read_sessions(state, sorted(work.sessions), NEW_LOG_TAIL, new_rows)
     _annotate_sessions(state)
-    if work.runs or work.relist:
-        _read_runs(state, None if work.relist or "*" in work.runs else work.runs)
     notices = tuple(notice for log in state.logs.values() if (notice := take_notice(log)))
     if rebuild:
         rows = merge_all(state)
@@ -237,7 +239,7 @@ def retime(snapshot: WorkspaceSnapshot) -> WorkspaceSnapshot:
             state.teams[team] = again
             changed.add(team)
     if changed:
-        _derive_teams(state, changed, tasks_changed=False)
+        _derive_teams(state, changed, tasks_changed=False, ran=set())
     if not derive_task_lists(state) and not changed:
         return snapshot
     return snapshot_of(state, state.log_rows, ())
@@ -257,6 +259,7 @@ def load_older(snapshot: WorkspaceSnapshot, count: int = 1000) -> WorkspaceSnaps
 
 def _load_settings(state: ReadState) -> None:
     ws = state.ws
+    _load_agents(state)
     try:
         settings = load_settings(ws.root)
         state.settings_problem = None
@@ -276,6 +279,15 @@ def _load_settings(state: ReadState) -> None:
         state.read_only, state.read_only_reason = True, mounted  # F7: the TUI opens read-only
     else:
         state.read_only, state.read_only_reason = False, ""
+
+
+def _load_agents(state: ReadState) -> None:
+    """``agents:`` (who ``teamdeck run`` runs): a mistake in it is a problem of the
+    snapshot and runs nobody, as the runner refuses to start on it."""
+    try:
+        state.agents, state.agents_problem = load_agents(state.ws.root), None
+    except TeamdeckError as err:
+        state.agents, state.agents_problem = None, Problem.of(err, SETTINGS_FILE)
 
 
 def _read_sessions(state: ReadState, teams: list[str], tail_lines: int, new_rows: list[EventRow] | None) -> bool:
@@ -410,6 +422,27 @@ def _read_runs(state: ReadState, changed: set[str] | None = None) -> None:
         state.runner_decisions = runner_decisions(state.ws)
 
 
+def _teams_of(keys: set[str]) -> set[str]:
+    """The teams of the ``team/member`` keys whose runs changed."""
+    return {key.partition("/")[0] for key in keys if "/" in key}
+
+
+def _run_by(state: ReadState, team: str) -> dict[str, RunState | None]:
+    """The members of ``team`` an ``agents:`` entry names (lower-cased) -> their run state
+    (None: never ran); empty when nobody of the team is run."""
+    files = state.teams.get(team)
+    config = files.config if files is not None else None
+    if state.agents is None or config is None:
+        return {}
+    now = state.ws.clock()
+    lead = config.lead_name
+    return {
+        member.name.lower(): run_state(state.runs.get(f"{team}/{member.name}"), now)
+        for member in config.members
+        if state.agents.names(team, member.name, lead=lead)
+    }
+
+
 def _read_verdicts(state: ReadState, task_id: str) -> None:
     if task_id not in state.tasks:
         state.verdicts.pop(task_id, None)
@@ -458,22 +491,26 @@ def _refresh_team(state: ReadState, team: str, parts: set[str]) -> bool:
     return changed
 
 
-def _derive_teams(state: ReadState, changed: set[str], *, tasks_changed: bool) -> None:
-    """Recompute the views of teams whose files, or whose members' gates, changed (who
-    waits on a gate, and who a stall decision is about, is worked out again only when a
-    task may have changed)."""
+def _derive_teams(state: ReadState, changed: set[str], *, tasks_changed: bool, ran: set[str] | None = None) -> None:
+    """Recompute the views of teams whose files, or whose members' gates or runs, changed
+    (who waits on a gate, and who a stall decision is about, is worked out again only
+    when a task may have changed; who the runner runs and how its runs stand, for the
+    teams in ``changed`` and ``ran``: None, every team)."""
     waiting, stalled = gate_members(state) if tasks_changed else (state.waiting, state.stalled)
     for team, files in state.teams.items():
         members = waiting.get(team, frozenset())
         stalls = stalled.get(team, frozenset())
+        run_by = _run_by(state, team) if ran is None or team in ran or team in changed else state.run_by.get(team, {})
         if (
             team in changed
             or team not in state.team_views
             or state.waiting.get(team, frozenset()) != members
             or state.stalled.get(team, frozenset()) != stalls
+            or state.run_by.get(team, {}) != run_by
         ):
-            state.team_views[team] = team_view(files, members, state.ws.clock(), stalled=dict(stalls))
+            state.team_views[team] = team_view(files, members, state.ws.clock(), stalled=dict(stalls), run_by=run_by)
             state.team_decisions[team] = tuple(team_decisions(files, state.team_views[team]))
+        state.run_by[team] = run_by
     state.waiting = waiting
     state.stalled = stalled
 

@@ -13,8 +13,10 @@ from teamdeck.view.snapshot.events import EventRow
 from teamdeck.view.snapshot.workspace import DEFAULT_STALE_AFTER, same_items
 
 if TYPE_CHECKING:
+    from teamdeck.runtime.config import AgentsConfig
     from teamdeck.store.workspace import Workspace
     from teamdeck.view.readers.log_source import LogSource
+    from teamdeck.view.readers.runs import RunState
     from teamdeck.view.readers.tasks import Outputs
     from teamdeck.view.readers.team_files import TeamFiles
     from teamdeck.view.readers.team_tasks import TaskListFiles
@@ -58,6 +60,13 @@ class ReadState:
     """The runner's open decisions (view/readers/runs.py)."""
     runs: dict[str, MemberRuns] = field(default_factory=dict)
     """``team/member`` -> what ``teamdeck run`` ran of that member."""
+    agents: AgentsConfig | None = None
+    """``agents:`` of ``.teamdeck.yaml`` (None: none, or it cannot be read: nobody is run)."""
+    agents_problem: Problem | None = None
+    """Why ``agents:`` cannot be read (the runner does not start either)."""
+    run_by: dict[str, dict[str, RunState | None]] = field(default_factory=dict)
+    """Team -> its members an ``agents:`` entry names (lower-cased) -> their run state, as
+    the team's view was derived with (view/readers/team_roster.py)."""
     task_lists: dict[str, TaskListFiles] = field(default_factory=dict)
     """Team -> what was read of its Claude Code task list (``tasks/<team>/<n>.json``)."""
     task_list_views: dict[str, TeamTaskListView] = field(default_factory=dict)
@@ -99,6 +108,7 @@ class ReadState:
             verdicts=dict(self.verdicts),
             task_lists=dict(self.task_lists),
             task_list_views=dict(self.task_list_views),
+            run_by=dict(self.run_by),
             derived=dict(self.derived),
         )
 

@@ -34,9 +34,21 @@ DEFAULT_STALE_AFTER = timedelta(hours=6)
 """``staleAfterSeconds`` when the workspace does not set it (view/figures/liveness.py)."""
 
 MemberStatus = Literal[
-    "working", "idle", "awaiting", "shutdown-requested", "shutdown-stuck", "shutdown-approved", "offline"
+    "working",
+    "idle",
+    "awaiting",
+    "shutdown-requested",
+    "shutdown-stuck",
+    "shutdown-approved",
+    "offline",
+    "never-run",
+    "running",
+    "failed",
 ]
-"""Derived from the roster and the messages (see view/readers/team_roster.py):
+"""Derived from the roster and the messages (see view/readers/team_roster.py), and for a
+member an ``agents:`` entry names (``teamdeck run`` runs it) from its runs: its roster
+says nothing of its turns (Claude Code's ``isActive`` stays true, a headless run sends
+no idle notification), so ``working`` and ``idle`` would be guesses there:
 
 - ``offline``: ``isActive`` is false.
 - ``shutdown-approved``: the member approved a shutdown request but is still active
@@ -46,9 +58,28 @@ MemberStatus = Literal[
 - ``shutdown-requested``: a shutdown request to the member has no reply yet.
 - ``awaiting``: the member waits for a human: an unanswered plan approval request, or
   a blocked gate of a task its worker belongs to.
-- ``idle``: its last word was an idle notification (``since`` says when).
-- ``working``: anything else.
+- ``idle``: its last word was an idle notification (``since`` says when); for a member
+  the runner runs, its last run ended without failing (``since``: when it ended).
+- ``working``: anything else, for a member the runner does not run.
+
+For a member the runner runs, instead of ``working`` and ``idle``:
+
+- ``running``: a run of it is going (``since``: when it started).
+- ``failed``: its latest runs failed, ``run_failures`` of them in a row (``failed ×3``).
+- ``never-run``: no run of it is recorded.
 """
+
+RESTING: frozenset[MemberStatus] = frozenset({"idle", "never-run", "failed"})
+"""The statuses the overview counts as idle (not at work): a member the runner runs that
+never ran, or whose runs failed and wait for a person, is not active either."""
+
+STATUS_LABELS: Mapping[str, str] = {
+    "shutdown-requested": "shutdown requested",
+    "shutdown-stuck": "awaiting shutdown_response",
+    "shutdown-approved": "shutdown approved",
+    "never-run": "never run",
+}
+"""A status in words, where the word is not the status itself."""
 
 DecisionKind = str
 """What kind of decision waits: ``task-gate`` (a blocked gate in a task.yaml),
@@ -253,6 +284,9 @@ class MemberView:
             member (its heartbeat is fresh), else ``""``.
         session_event: what the member's live session last told a hook
             (``TaskCompleted "Write notes" at …``; view/readers/sessions.py), else ``""``.
+        run_by_runner: an ``agents:`` entry names it: ``teamdeck run`` runs it, its
+            status comes from its runs, and a wake of it is acted on.
+        run_failures: its latest runs that failed in a row (status ``failed``).
     """
 
     team: str
@@ -275,10 +309,19 @@ class MemberView:
     pending_plan: str | None = None
     connected: str = ""
     session_event: str = ""
+    run_by_runner: bool = False
+    run_failures: int = 0
 
     @property
     def key(self) -> str:
         return f"{self.team}/{self.name}"
+
+    @property
+    def status_label(self) -> str:
+        """The status in words: ``shutdown requested``, ``never run``, ``failed ×3``."""
+        if self.status == "failed":
+            return f"failed ×{self.run_failures}"
+        return STATUS_LABELS.get(self.status, self.status)
 
 
 @dataclass(frozen=True)

@@ -73,7 +73,8 @@ KEYS = PanelKeys(
             help="deactivate a member that approved shutdown but is still active",
             confirmed=True,
         ),
-        # The footer is full: the member detail names these three keys for a member that runs.
+        # Shown, greyed when they do not apply (RosterPanel.check_action): a key that is not
+        # there cannot say why it does nothing.
         Action(
             id="member-run-log",
             scope="roster",
@@ -82,7 +83,6 @@ KEYS = PanelKeys(
             label="Run log",
             command="Show the selected member's run log (live)",
             help="its latest run (teamdeck run): record, events, output, live",
-            show=False,
         ),
         Action(
             id="member-wake",
@@ -92,7 +92,6 @@ KEYS = PanelKeys(
             label="Wake",
             command="Wake the selected member now (teamdeck run starts it)",
             help="wake it now: the runner starts a run",
-            show=False,
         ),
         Action(
             id="member-stop-run",
@@ -102,7 +101,6 @@ KEYS = PanelKeys(
             label="Stop run",
             command="Stop the selected member's run",
             help="stop its run (SIGTERM, grace, SIGKILL; not retried)",
-            show=False,
         ),
     ),
 )

@@ -15,6 +15,7 @@ from textual.widgets import Static
 
 from teamdeck.decisions.registry import spec_of
 from teamdeck.protocol.team.allowed import can_deactivate, can_shutdown
+from teamdeck.runtime.config import not_named
 from teamdeck.tui.dialogs.compose import ComposeScreen, Draft
 from teamdeck.tui.dialogs.run_log import RunLogScreen
 from teamdeck.tui.host import deck_host
@@ -98,8 +99,10 @@ class RosterPanel(Panel):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         member = self.selected
-        if action in ("open_inbox", "run_log"):
+        if action == "open_inbox":
             return True if member is not None else None
+        if action == "run_log":
+            return True if member is not None and (member.run_by_runner or member.key in self.runs) else None
         if action not in WRITES:
             return True
         if deck_host(self).read_only or member is None or self._ended(member):
@@ -114,10 +117,14 @@ class RosterPanel(Panel):
             return None
         if action == "stop_run" and not (member.key in self.runs and self.runs[member.key].running):
             return None
+        if action == "wake" and not member.run_by_runner:
+            return None
         return True
 
     def why_disabled(self, action: str) -> str:
         member = self.selected
+        if action == "run_log" and member is not None:
+            return f"{member.name} has no run recorded ({not_named(member.team, member.name)})"
         if deck_host(self).read_only or member is None:
             return super().why_disabled(action)
         if self._ended(member):
@@ -130,6 +137,8 @@ class RosterPanel(Panel):
             return "the lead is not asked to shut down" if member.lead else f"{member.name} is not active"
         if action == "stop_run":
             return f"{member.name} has no run going (teamdeck run)"
+        if action == "wake":
+            return not_named(member.team, member.name)
         return super().why_disabled(action)
 
     def _ended(self, member: MemberView) -> bool:

@@ -21,16 +21,14 @@ STATUS_STYLES = {
     "shutdown-stuck": "line-list--error",
     "shutdown-approved": "line-list--error",
     "offline": "line-list--dim",
+    "never-run": "line-list--dim",
+    "running": "line-list--success",
+    "failed": "line-list--error",
 }
 RUNNING = "▶"
 """The marker of a member whose run (``teamdeck run``) is going."""
 CONNECTED = "●"
 """The marker of a member an MCP server acts as (``teamdeck mcp --http``)."""
-STATUS_LABELS = {
-    "shutdown-requested": "shutdown requested",
-    "shutdown-stuck": "awaiting shutdown_response",
-    "shutdown-approved": "shutdown approved",
-}
 COLUMNS: tuple[tuple[str, int | None], ...] = (
     ("", 1),
     ("member", 28),
@@ -93,7 +91,7 @@ def status_text(member: MemberView, now: datetime, *, stale: bool = False) -> st
     if stale:
         quiet = age(member.last_activity, now) if member.last_activity else ""
         return f"stale {quiet} ({status_text(member, now)})" if quiet else f"stale ({status_text(member, now)})"
-    label = STATUS_LABELS.get(member.status, member.status)
+    label = member.status_label
     if member.since and member.status != "working":
         when = age(member.since, now)
         return f"{label} {when}" if when else label
@@ -104,7 +102,7 @@ def member_row(member: MemberView, now: datetime, *, stale: bool = False, runnin
     """A member's row; ``running``: since when its run goes (None: no run going)."""
     flagged = bool(member.markers or member.inbox_problem)
     status = status_text(member, now, stale=stale)
-    if running is not None:
+    if running is not None and member.status != "running":  # a status of its own says since when
         status += f" ▶ {age(running, now)}" if running else " ▶"
     color = member.color if member.color in COLORS else None
     role = "lead" if member.lead else (member.role or member.agent_type or "")  # teamdeck's role, else agentType
