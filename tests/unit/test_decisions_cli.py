@@ -145,6 +145,14 @@ def test_a_wrong_answer_names_the_kinds_own_words_only_when_they_are_other_words
     assert str(permission.value).endswith(": use approve or reject (allow or deny)")
 
 
+def test_decisions_help_says_what_the_command_is_for(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        build_parser("decisions").parse_args(["decisions", "--help"])
+    usage, description = capsys.readouterr().out.split("\n\n")[:2]
+    assert usage.startswith("usage: teamdeck decisions")
+    assert description.startswith("The decisions waiting for a person") and "decide KEY" in description
+
+
 def test_list_is_the_queue_oldest_first_with_stable_keys_on_the_captured_fixture(tmp_path: Path, run_cli) -> None:
     root = tmp_path / "synthesized"
     shutil.copytree(FIXTURES / "synthesized", root)

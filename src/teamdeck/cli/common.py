@@ -154,15 +154,18 @@ def command_group(
     common: argparse.ArgumentParser,
     *,
     help: str,
+    description: str | None = None,
 ) -> argparse._SubParsersAction[argparse.ArgumentParser]:
     """The actions of command ``name`` (``teamdeck plan ACTION``), made on first use.
 
     Several modules may add actions to one command (``plan approve`` sends a Claude Code
     plan answer, ``plan import`` imports a coordinator plan): each calls this and adds
     its own actions, so none needs to know the others or the order they register in.
+    ``description`` is what ``teamdeck NAME --help`` says above the actions (given by
+    the first module to register, as ``help`` is).
     """
     parser = subparsers.choices.get(name)
     if parser is None:
-        parser = subparsers.add_parser(name, help=help, parents=[common])
+        parser = subparsers.add_parser(name, help=help, description=description, parents=[common])
         return parser.add_subparsers(dest=f"{name}_command", metavar="ACTION", required=True)
     return next(action for action in parser._actions if isinstance(action, argparse._SubParsersAction))
