@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from teamdeck.errors import InvalidFile, Refused, TeamdeckError
-from teamdeck.store.workspace import SETTINGS_FILE, Workspace, resolve_root
+from teamdeck.store.workspace import ENV_WORKSPACE, SETTINGS_FILE, Workspace, resolve_root
 
 WORKSPACE_MARKERS = ("tasks", "teams", SETTINGS_FILE)
 """What makes a directory a workspace: any of these in it."""
@@ -105,6 +105,25 @@ def workspace_from(args: argparse.Namespace) -> Workspace:
 def is_workspace(path: Path) -> bool:
     """Whether ``path`` has anything teamdeck shows (tasks/, teams/ or settings)."""
     return any((path / name).exists() for name in WORKSPACE_MARKERS)
+
+
+def refuse_outside_a_workspace(args: argparse.Namespace, ws: Workspace, command: str) -> None:
+    """Refuse ``teamdeck COMMAND`` run where there is no workspace: none was named
+    (``--workspace`` or the environment variable) and the current directory holds
+    nothing teamdeck shows. There ``status`` reported "0 team(s)" and exited 0, and the
+    TUI opened an empty screen, as if the workspace were empty; a directory named on
+    purpose is taken as the empty workspace it is.
+
+    Raises:
+        NotAWorkspace: with how to point teamdeck at one.
+    """
+    if getattr(args, "workspace", None) or os.environ.get(ENV_WORKSPACE) or is_workspace(ws.root):
+        return
+    raise NotAWorkspace(
+        f"{ws.root} is not a teamdeck workspace (no tasks/, teams/ or {SETTINGS_FILE}). "
+        f"Point teamdeck at one with `teamdeck {command} --workspace DIR` or ${ENV_WORKSPACE}; "
+        f"for your Claude Code teams: `teamdeck {command} --workspace ~/.claude`."
+    )
 
 
 def _holds(workspace: Path, path: Path) -> bool:
