@@ -6,7 +6,7 @@ module, and importing ``dataclasses`` would cost it ~8 ms."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 
 Clock = Callable[[], datetime]
@@ -20,6 +20,16 @@ def utc_now() -> datetime:
 def iso(moment: datetime) -> str:
     """ISO-8601 UTC with milliseconds and ``Z``, the form Claude Code writes."""
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+def duration(span: timedelta) -> str:
+    """A duration in a few characters: ``90s``, ``2m``, ``1h30m`` (a shutdown's
+    timeout, how long a run took)."""
+    seconds = max(0, int(span.total_seconds()))
+    if seconds < 60 or seconds % 60:
+        return f"{seconds}s" if seconds < 60 else f"{seconds // 60}m{seconds % 60}s"
+    minutes = seconds // 60
+    return f"{minutes}m" if minutes < 60 else f"{minutes // 60}h" + (f"{minutes % 60}m" if minutes % 60 else "")
 
 
 def parse_iso(text: str) -> datetime:

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from teamdeck.cli.main import main
+
 
 @pytest.mark.parametrize("command", [["status"], ["validate"], ["doctor"], ["tui"], ["gate", "list"]])
 def test_a_missing_workspace_is_one_line_and_exit_1(tmp_path: Path, run_cli, command: list[str]) -> None:
@@ -62,6 +64,26 @@ def test_commands_that_make_a_workspace_still_may(tmp_path: Path, run_cli) -> No
     empty = tmp_path / "empty"
     empty.mkdir()
     assert run_cli(empty, "status").code == 0  # an empty directory is an empty workspace, not an error
+
+
+def test_status_run_outside_a_workspace_is_refused_as_the_tui_refuses_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``teamdeck status`` in a directory that holds no workspace, none named: exit 1
+    with the TUI's hint (it reported "0 team(s)" and exited 0); named, the empty
+    directory is still an empty workspace."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("TEAMDECK_WORKSPACE", "")
+    said = {}
+    for command in ("status", "tui"):
+        assert main([command]) == 1
+        captured = capsys.readouterr()
+        assert captured.out == ""
+        said[command] = captured.err.strip().replace(f"teamdeck {command} ", "teamdeck COMMAND ")
+    assert said["status"] == said["tui"]
+    assert said["status"].startswith(f"teamdeck: {tmp_path} is not a teamdeck workspace")
+    assert "`teamdeck COMMAND --workspace DIR`" in said["status"]
+    assert main(["--workspace", str(tmp_path), "status"]) == 0
 
 
 def test_json_mode_reports_it_too(tmp_path: Path, run_cli) -> None:

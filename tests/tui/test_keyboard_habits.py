@@ -122,6 +122,44 @@ def test_i_hides_idle_notifications_in_the_inbox(team_ws, size) -> None:
     run(app, scenario, size)
 
 
+def test_the_inbox_title_counts_the_rows_it_shows(team_ws) -> None:
+    """The title counts what the list shows: hiding the idle notifications or a filter
+    makes it "N shown of M row(s)"; an open fold's notifications are rows it counts."""
+    from teamdeck.protocol.team.messaging.sending import send_message
+
+    for _ in range(2):
+        world.idle(team_ws, "alpha", "bob")
+        team_ws.clock.advance(5)
+    send_message(team_ws, "alpha", "team-lead", "the parser is done", summary="done", sender="alice")
+    app = make_app(team_ws)
+
+    def title() -> str:
+        return str(app.main.query_one("#inbox-title").content)
+
+    async def scenario(pilot):
+        await app.main.open_inbox("alpha/team-lead")
+        inbox = app.main.query_one(InboxList)
+        await until(pilot, lambda: len(inbox.rows) == 2, "the inbox: bob's two idles folded, alice's message")
+        assert " · 2 row(s) · " in title()
+        await pilot.press("i")
+        await until(pilot, lambda: len(inbox.rows) == 1, "the idle notifications hidden")
+        assert " · 1 shown of 2 row(s) · " in title()
+        await pilot.press("i")
+        await until(pilot, lambda: len(inbox.rows) == 2, "shown again")
+        assert inbox.select_key(inbox.rows[0].key)
+        await pilot.press("e")
+        await until(pilot, lambda: len(inbox.rows) == 4, "the fold open")
+        assert " · 4 row(s) · " in title()
+        await pilot.press("slash", *"done")
+        await until(pilot, lambda: len(inbox.rows) == 1, "only alice's message")
+        assert " · 1 shown of 4 row(s) · " in title()
+        await pilot.press("escape")
+        await until(pilot, lambda: len(inbox.rows) == 4, "every row again")
+        assert " · 4 row(s) · " in title()
+
+    run(app, scenario)
+
+
 def _notices(app) -> list[str]:
     return [str(notice.message) for notice in app._notifications]
 

@@ -195,3 +195,24 @@ def test_f19_a_notice_expiring_while_the_notices_are_read_does_not_stop_the_app(
         assert app.is_running
 
     run(app, scenario)
+
+
+def test_ctrl_c_says_how_to_quit_as_a_plain_hint(world) -> None:
+    """Ctrl+C does not quit (it copies in a text input): the notice it raises tells
+    the key that quits, in plain words, as information that claims nothing was done
+    (no success tick) and shows no markup."""
+    app = make_app(world)
+
+    async def main() -> None:
+        async with app.run_test(size=SIZE, notifications=True) as pilot:
+            await until(pilot, lambda: app.main.ready)
+            await pilot.press("ctrl+c")
+            await until(pilot, lambda: app.main.notice_line.display, "the notice line")
+            [notice] = app.notices()
+            assert notice.severity == "information"
+            line = app.main.notice_line.plain
+            assert "[" not in line and "✓" not in line
+            assert line == "press ^q to quit"
+            assert app.is_running
+
+    asyncio.run(main())

@@ -131,6 +131,28 @@ def test_a_missing_required_note_and_a_wrong_answer_write_nothing(team_ws: Works
     assert files(team_ws.root) == before
 
 
+def test_a_wrong_answer_names_the_kinds_own_words_only_when_they_are_other_words(team_ws: Workspace) -> None:
+    """A gate's own answers are approve and reject: said once; a permission's are
+    allow and deny: said after approve or reject, which also answer it."""
+    small_worlds.blocked_task(team_ws)
+    world.ask_permission(team_ws, "alpha", "bob", "perm-1")
+    by_kind = {decision.kind: decision for decision in build_snapshot(team_ws).decisions}
+    with pytest.raises(Refused) as gate:
+        cli(team_ws, "decisions", "decide", by_kind["task-gate"].key, "maybe")
+    assert str(gate.value).endswith(": use approve or reject")
+    with pytest.raises(Refused) as permission:
+        cli(team_ws, "decisions", "decide", by_kind["permission"].key, "maybe")
+    assert str(permission.value).endswith(": use approve or reject (allow or deny)")
+
+
+def test_decisions_help_says_what_the_command_is_for(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        build_parser("decisions").parse_args(["decisions", "--help"])
+    usage, description = capsys.readouterr().out.split("\n\n")[:2]
+    assert usage.startswith("usage: teamdeck decisions")
+    assert description.startswith("The decisions waiting for a person") and "decide KEY" in description
+
+
 def test_list_is_the_queue_oldest_first_with_stable_keys_on_the_captured_fixture(tmp_path: Path, run_cli) -> None:
     root = tmp_path / "synthesized"
     shutil.copytree(FIXTURES / "synthesized", root)

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from teamdeck.errors import InvalidFile, Refused, TeamdeckError
-from teamdeck.store.workspace import SETTINGS_FILE, Workspace, resolve_root
+from teamdeck.store.workspace import ENV_WORKSPACE, SETTINGS_FILE, Workspace, resolve_root
 
 WORKSPACE_MARKERS = ("tasks", "teams", SETTINGS_FILE)
 """What makes a directory a workspace: any of these in it."""
@@ -107,6 +107,25 @@ def is_workspace(path: Path) -> bool:
     return any((path / name).exists() for name in WORKSPACE_MARKERS)
 
 
+def refuse_outside_a_workspace(args: argparse.Namespace, ws: Workspace, command: str) -> None:
+    """Refuse ``teamdeck COMMAND`` run where there is no workspace: none was named
+    (``--workspace`` or the environment variable) and the current directory holds
+    nothing teamdeck shows. There ``status`` reported "0 team(s)" and exited 0, and the
+    TUI opened an empty screen, as if the workspace were empty; a directory named on
+    purpose is taken as the empty workspace it is.
+
+    Raises:
+        NotAWorkspace: with how to point teamdeck at one.
+    """
+    if getattr(args, "workspace", None) or os.environ.get(ENV_WORKSPACE) or is_workspace(ws.root):
+        return
+    raise NotAWorkspace(
+        f"{ws.root} is not a teamdeck workspace (no tasks/, teams/ or {SETTINGS_FILE}). "
+        f"Point teamdeck at one with `teamdeck {command} --workspace DIR` or ${ENV_WORKSPACE}; "
+        f"for your Claude Code teams: `teamdeck {command} --workspace ~/.claude`."
+    )
+
+
 def _holds(workspace: Path, path: Path) -> bool:
     """Whether ``path`` lies in the tasks/ or teams/ of the workspace ``workspace``."""
     return is_workspace(workspace) and path.relative_to(workspace).parts[0] in ("tasks", "teams")
@@ -154,15 +173,18 @@ def command_group(
     common: argparse.ArgumentParser,
     *,
     help: str,
+    description: str | None = None,
 ) -> argparse._SubParsersAction[argparse.ArgumentParser]:
     """The actions of command ``name`` (``teamdeck plan ACTION``), made on first use.
 
     Several modules may add actions to one command (``plan approve`` sends a Claude Code
     plan answer, ``plan import`` imports a coordinator plan): each calls this and adds
     its own actions, so none needs to know the others or the order they register in.
+    ``description`` is what ``teamdeck NAME --help`` says above the actions (given by
+    the first module to register, as ``help`` is).
     """
     parser = subparsers.choices.get(name)
     if parser is None:
-        parser = subparsers.add_parser(name, help=help, parents=[common])
+        parser = subparsers.add_parser(name, help=help, description=description, parents=[common])
         return parser.add_subparsers(dest=f"{name}_command", metavar="ACTION", required=True)
     return next(action for action in parser._actions if isinstance(action, argparse._SubParsersAction))

@@ -28,7 +28,17 @@ from teamdeck.view.refresh.build import build_snapshot
 def register_decisions(
     subparsers: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
 ) -> None:
-    actions = command_group(subparsers, "decisions", common, help=summary("decisions"))
+    actions = command_group(
+        subparsers,
+        "decisions",
+        common,
+        help=summary("decisions"),
+        description=(
+            "The decisions waiting for a person, every kind, as the TUI's queue shows them: "
+            "`list` prints them oldest first, each with its key; `decide KEY approve|reject` answers one "
+            "(a kind's own words work too: allow, deny, retry, give-up...)."
+        ),
+    )
     listing = actions.add_parser(
         "list", parents=[common], help="every decision waiting, oldest first (the TUI's queue)"
     )

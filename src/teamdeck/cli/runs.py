@@ -6,10 +6,12 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from teamdeck.cli.commands import summary
 from teamdeck.cli.common import Output
+from teamdeck.clock import duration, moment_of
 from teamdeck.errors import NotFound
 from teamdeck.model.run import RunRecord
 from teamdeck.shapes.runs import run_detail_json, runs_json
@@ -112,15 +114,33 @@ def _list(args: argparse.Namespace, ws: Workspace) -> Output:
     for member in all_runs(ws, args.team):
         rows += member.runs if args.all else member.runs[-10:]
     rows.sort(key=lambda run: run.id)
-    lines = [_line(run) for run in rows] or ["no runs recorded (runs/ is empty: is `teamdeck run` running?)"]
+    now = ws.clock()
+    lines = [_line(run, now) for run in rows] or ["no runs recorded (runs/ is empty: is `teamdeck run` running?)"]
     return Output(runs_json(rows), "\n".join(lines))
 
 
-def _line(run: RunRecord) -> str:
+def _line(run: RunRecord, now: datetime) -> str:
+    """``r-…  crew/dev  failed     message  2026-…Z    1m30s  exit 2    $0.0100``: the
+    run, its state, what woke it, when, how long it ran and its exit status."""
     state = "▶ running" if run.live else (run.outcome or run.state)
     cost = f" {run.cost_shown}" if run.cost_shown else ""
     unread = f" {run.unreadAfter} left unread" if run.unreadAfter else ""
-    return f"{run.id}  {run.team}/{run.member}  {state:<10} {run.trigger:<8} {run.createdAt}{cost}{unread}"
+    status = f"exit {run.exitStatus}" if run.exitStatus is not None else "-"
+    return (
+        f"{run.id}  {run.team}/{run.member}  {state:<10} {run.trigger:<8} {run.createdAt}  "
+        f"{_took(run, now):>7}  {status:<8}{cost}{unread}"
+    ).rstrip()
+
+
+def _took(run: RunRecord, now: datetime) -> str:
+    """How long the run ran (a live one: so far); ``-`` when that is not known: it
+    never started, its times cannot be read, or it was lost (the runner that watched it
+    died: its end, recorded as its start, is not when it ended)."""
+    start = moment_of(run.startedAt or "")
+    end = now if run.live else moment_of(run.endedAt or "")
+    if start is None or end is None or run.outcome == "lost":
+        return "-"
+    return duration(end - start)
 
 
 def _show(args: argparse.Namespace, ws: Workspace) -> Output:
@@ -134,7 +154,7 @@ def _show(args: argparse.Namespace, ws: Workspace) -> Output:
     tails = run_output(ws, run)
     # What an agent wrote (its argv, error, result, events, output and stderr) reaches the
     # terminal sanitised (S21); --json keeps the values as they are.
-    lines = [_line(run), f"  argv: {one_line(' '.join(run.argv), 2000)}", f"  dir:  {ws.rel(run_dir)}"]
+    lines = [_line(run, ws.clock()), f"  argv: {one_line(' '.join(run.argv), 2000)}", f"  dir:  {ws.rel(run_dir)}"]
     for key in ("pid", "startedAt", "endedAt", "exitStatus", "error", "sessionId", "result"):
         value = getattr(run, key)
         if value is not None:

@@ -10,7 +10,7 @@ import argparse
 from datetime import timedelta
 
 from teamdeck.cli.commands import summary
-from teamdeck.cli.common import Output
+from teamdeck.cli.common import Output, refuse_outside_a_workspace
 from teamdeck.cli.hosts import add_host_options, hosts_asked, status_of_hosts
 from teamdeck.decisions.registry import spec_of
 from teamdeck.shapes.snapshot import snapshot_json
@@ -49,6 +49,7 @@ def _status(args: argparse.Namespace, ws: Workspace) -> Output:
     hosts = hosts_asked(args)
     if hosts is not None:
         return status_of_hosts(hosts)
+    refuse_outside_a_workspace(args, ws, "status")
     from teamdeck.protocol.effects.owed import stalls_now
 
     snapshot = build_snapshot(ws)

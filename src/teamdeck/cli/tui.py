@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import os
 
 from teamdeck.cli.commands import summary
-from teamdeck.cli.common import NotAWorkspace, Output, is_workspace
+from teamdeck.cli.common import Output, refuse_outside_a_workspace
 from teamdeck.cli.hosts import add_host_options, hosts_asked
-from teamdeck.store.workspace import ENV_WORKSPACE, SETTINGS_FILE, Workspace
+from teamdeck.store.workspace import Workspace
 
 
 def register_tui(
@@ -29,13 +28,7 @@ def _tui(args: argparse.Namespace, ws: Workspace) -> Output:
         over_hosts = HostsApp(hosts)
         over_hosts.run()
         return _ended(over_hosts.return_code)
-    named = getattr(args, "workspace", None) or os.environ.get(ENV_WORKSPACE)
-    if not named and not is_workspace(ws.root):
-        raise NotAWorkspace(
-            f"{ws.root} is not a teamdeck workspace (no tasks/, teams/ or {SETTINGS_FILE}). "
-            f"Point teamdeck at one with `teamdeck tui --workspace DIR` or ${ENV_WORKSPACE}; "
-            "to watch your Claude Code teams: `teamdeck tui --workspace ~/.claude`."
-        )
+    refuse_outside_a_workspace(args, ws, "tui")
     from teamdeck.tui import open_app  # Textual is imported only for the TUI
 
     app = open_app(ws, watch=not args.no_watch, force_polling=True if args.poll else None)

@@ -185,10 +185,9 @@ class DecisionSpec:
             return positive
         if word in ("reject", "no"):
             return negative
-        raise Refused(
-            f"'{shown(word)}' is no answer to {shown(decision.key)}: use approve or reject "
-            f"({positive.action} or {negative.action})"
-        )
+        own = (positive.action, negative.action)  # a gate's are approve and reject: said once, not twice
+        aliases = "" if own == ("approve", "reject") else f" ({own[0]} or {own[1]})"
+        raise Refused(f"'{shown(word)}' is no answer to {shown(decision.key)}: use approve or reject{aliases}")
 
 
 # --- parts every kind shows ------------------------------------------------------------

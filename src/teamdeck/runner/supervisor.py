@@ -53,7 +53,7 @@ from teamdeck.runtime.spec import RunRequest
 from teamdeck.store.jsonl import Tail
 from teamdeck.store.paths import InvalidId, check_member, shown
 from teamdeck.store.runs import requests_log
-from teamdeck.store.workspace import Workspace
+from teamdeck.store.workspace import SETTINGS_FILE, Workspace
 from teamdeck.view.readers.runs import all_runs, member_runs
 from teamdeck.watch import watch_batches
 
@@ -207,10 +207,15 @@ class Runner:
                 self._consider(team, member, roster)
 
     def _reload_config(self) -> None:
+        """Take the changed ``agents:`` settings, and say so either way: after a file
+        that could not be read, the last line said the old settings were kept, and it
+        stayed there once the file was fixed and taken."""
         try:
             self.config = load_agents(self.ws.root)
         except TeamdeckError as err:
             self.say(f"agents: not reloaded, the runner keeps the settings it had:\n{err}")
+        else:
+            self.say(f"agents: reloaded from {SETTINGS_FILE}")
 
     def _teams(self) -> list[str]:
         try:

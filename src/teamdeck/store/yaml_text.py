@@ -230,11 +230,28 @@ def parse_yaml(data: bytes, path: Path | str) -> Any:
     except InvalidFile as err:
         raise InvalidFile(path, err.where, err.why) from None
     except yaml.MarkedYAMLError as err:
-        mark = err.problem_mark or err.context_mark
-        where = f"line {mark.line + 1}" if mark else ""
-        raise InvalidFile(path, where, f"invalid YAML: {err.problem or err.context}") from None
+        where, why = _syntax_error(err)
+        raise InvalidFile(path, where, why) from None
     except (yaml.YAMLError, RecursionError, ValueError) as err:
         raise InvalidFile(path, "", failure_reason(err, "invalid YAML")) from None
+
+
+def _syntax_error(err: yaml.MarkedYAMLError) -> tuple[str, str]:
+    """Where PyYAML's syntax error points (the problem's line and column, counted from 1
+    as editors count) and what it says, with the construct it was in and where that
+    starts when that is another place: a flow mapping missing its closing brace is
+    refused where the text goes on, a line or more after the ``{`` to fix."""
+    mark = err.problem_mark or err.context_mark
+    why = f"invalid YAML: {err.problem or err.context}"
+    context = err.context_mark
+    if err.problem and err.context and context is not None and (mark is None or _place(context) != _place(mark)):
+        why += f" ({err.context} at {_place(context)})"
+    return (_place(mark) if mark else ""), why
+
+
+def _place(mark: yaml.Mark) -> str:
+    """``line 3 column 9``: a PyYAML mark (0-based) as a person finds it in an editor."""
+    return f"{_line(mark)} column {mark.column + 1}"
 
 
 class _QuotingDumper(_CDumper):  # type: ignore[misc, valid-type]  # a base chosen at run time (C or Python dumper)

@@ -40,6 +40,7 @@ from teamdeck.tui.inputs import set_cursor_blink
 from teamdeck.tui.messages import LoadOlderEvents, RunAction, SnapshotChanged
 from teamdeck.tui.render import NOTICE_CHARS, cell
 from teamdeck.tui.screens.main import MainScreen, main_screen
+from teamdeck.tui.widgets.notice_line import Hint
 from teamdeck.tui.widgets.panel import Panel
 from teamdeck.view.snapshot.workspace import WorkspaceSnapshot
 
@@ -388,6 +389,17 @@ class TeamdeckApp(App[None]):
                 why = default_namespace.why_disabled(name)
                 self.notify(cell(f"{label}: {why}", NOTICE_CHARS), severity="warning", timeout=4, markup=False)
         return done
+
+    def action_help_quit(self) -> None:
+        """Ctrl+C (Textual's binding: it does not quit, as it copies in a text input):
+        say which key quits, shown as the footer shows keys. Textual's own notice is
+        markup with a title the notice line drew raw, and its information severity took
+        the success tick; a :class:`Hint` is plain words and claims nothing done."""
+        for active in self.active_bindings.values():
+            if active.binding.action in ("quit", "app.quit"):
+                key = self.get_key_display(active.binding)
+                self.post_message(Notify(Hint(f"press {key} to quit", timeout=self.NOTIFICATION_TIMEOUT)))
+                return
 
     def action_help(self) -> None:
         from teamdeck.tui.screens.help import HelpScreen  # not needed for the first frame

@@ -322,3 +322,22 @@ def test_bad_lines_in_a_log_are_reported_with_their_line_and_skipped(tmp_path):
     assert [record["id"] for record in records] == ["a", "b"]
     assert [problem.where for problem in problems] == ["line 2", "line 3"]
     assert json.loads(json.dumps([str(problem) for problem in problems]))  # printable lines
+
+
+def test_a_yaml_syntax_error_names_the_line_and_column_and_where_its_construct_starts() -> None:
+    """A flow mapping missing its ``}`` on line 2 is refused where the text goes on, on
+    line 3: the message gives that place with its column, and the line and column of
+    the ``{`` the person must close."""
+    text = "agents:\n  defaults: {retries: 0\n  crew/*:\n    runtime: command\n"
+    with pytest.raises(InvalidFile) as failure:
+        parse_yaml(text.encode(), Path(".teamdeck.yaml"))
+    assert failure.value.where == "line 3 column 9"
+    assert failure.value.why.startswith("invalid YAML: ")
+    assert failure.value.why.endswith(" at line 2 column 13)")
+
+
+def test_a_yaml_syntax_error_names_one_place_when_its_construct_starts_there() -> None:
+    with pytest.raises(InvalidFile) as failure:
+        parse_yaml(b"a: b: c\n", Path("task.yaml"))
+    assert failure.value.where == "line 1 column 5"
+    assert " at line " not in failure.value.why

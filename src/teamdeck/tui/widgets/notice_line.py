@@ -9,7 +9,8 @@ so it never covers what the person reads or types.
 
 One notice is shown at a time: the newest of the most severe (an error before a
 warning before an information), with how many others are up; each goes when its
-timeout ends, as a toast would.
+timeout ends, as a toast would. A :class:`Hint` (how to do something, such as the key
+that quits) is information that reports nothing done: it has no success tick.
 """
 
 from __future__ import annotations
@@ -27,7 +28,14 @@ from teamdeck.tui.render import cell
 SEVERITY_ORDER = {"error": 0, "warning": 1, "information": 2}
 STYLES = {"error": "bold $text-error", "warning": "bold $text-warning", "information": "$text-success"}
 MARKS = {"error": "✖", "warning": "!", "information": "✓"}
+HINT_STYLE = "bold $text-primary"
 LINE_CHARS = 400
+
+
+class Hint(Notification):
+    """A notice that tells the person how to do something (the key that quits, after a
+    Ctrl+C that does not): information, shown without the tick that says an action
+    was done, as it reports none. Its message is plain text, never markup."""
 
 
 class NoticeLine(Static):
@@ -79,9 +87,11 @@ class NoticeLine(Static):
 
 
 def notice_text(notice: Notification, others: int) -> Content:
-    """``✓ gate g1 approved (+2 more)``: the mark and title styled by severity, the
-    message as plain text (never markup), one line."""
-    style = STYLES.get(notice.severity, "")
-    head = f"{MARKS.get(notice.severity, '')} " + (f"{cell(notice.title, 80)}: " if notice.title else "")
+    """``✓ gate g1 approved (+2 more)``: the mark and title styled by severity (a
+    hint: no mark), the message as plain text (never markup), one line."""
+    hint = isinstance(notice, Hint)
+    style = HINT_STYLE if hint else STYLES.get(notice.severity, "")
+    mark = "" if hint else f"{MARKS.get(notice.severity, '')} "
+    head = mark + (f"{cell(notice.title, 80)}: " if notice.title else "")
     more = f"  (+{others} more)" if others else ""
     return Content.assemble((head, style), cell(notice.message, LINE_CHARS), (more, "$text-muted"))

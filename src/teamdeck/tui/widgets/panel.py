@@ -69,6 +69,7 @@ class Panel(Vertical):
     @on(Input.Changed, ".panel-filter")
     def _filter_changed(self, event: Input.Changed) -> None:
         self.list.set_filter(event.value)
+        self.rows_filtered()
         self.selection_moved()
 
     @on(Input.Submitted, ".panel-filter")
@@ -82,8 +83,13 @@ class Panel(Vertical):
             return False
         found.remove()
         self.list.set_filter("")
+        self.rows_filtered()
         self.list.focus()
         return True
+
+    def rows_filtered(self) -> None:
+        """The filter changed which rows the list shows: a panel whose title counts
+        them (the inbox's) counts them again. Nothing by default."""
 
     def why_disabled(self, action: str) -> str:
         """Why the key of ``action`` is greyed now (its ``check_action`` says None), in

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator, Mapping
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
+from teamdeck.clock import duration
 from teamdeck.formats.inboxes import InboxEntry
 from teamdeck.model.team import (
     InboxMessage,
@@ -101,15 +102,6 @@ class Context:
         """Whether a request made at ``moment`` has waited the shutdown timeout or more."""
         made = moment_of(moment)
         return made is not None and self.now - made >= self.shutdown_timeout
-
-
-def duration(span: timedelta) -> str:
-    """A duration in a few characters: ``90s``, ``2m``, ``1h30m``."""
-    seconds = max(0, int(span.total_seconds()))
-    if seconds < 60 or seconds % 60:
-        return f"{seconds}s" if seconds < 60 else f"{seconds // 60}m{seconds % 60}s"
-    minutes = seconds // 60
-    return f"{minutes}m" if minutes < 60 else f"{minutes // 60}h" + (f"{minutes % 60}m" if minutes % 60 else "")
 
 
 def classify_handshakes(ctx: Context, superseded: dict[str, TeamLogRecord]) -> list[Handshake]:

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import datetime
 
 from teamdeck.tui.render import cell
@@ -49,16 +50,16 @@ class InboxList(LineList):
         """Show ``messages``; the folds whose index is in ``expanded`` show their
         notifications one by one below them."""
         items: list[MessageView] = []
+        inside: set[int] = set()
         self.by_key, self.parents = {}, {}
-        for message in messages:
+        for message, fold in listed(messages, expanded):
             items.append(message)
-            self.by_key[row_key(message)] = message
-            if message.folded and message.index in expanded:
-                items += message.folded
-                for one in message.folded:
-                    self.by_key[row_key(one, inside=True)] = one
-                    self.parents[row_key(one, inside=True)] = message.index
-        inside = {id(one) for message in messages if message.index in expanded for one in message.folded}
+            if fold is None:
+                self.by_key[row_key(message)] = message
+            else:
+                inside.add(id(message))
+                self.by_key[row_key(message, inside=True)] = message
+                self.parents[row_key(message, inside=True)] = fold
         self.set_rows(
             self.memo.rows(
                 items,
@@ -69,6 +70,19 @@ class InboxList(LineList):
             ),
             follow=True,
         )
+
+
+def listed(
+    messages: tuple[MessageView, ...], expanded: frozenset[int] = frozenset()
+) -> Iterator[tuple[MessageView, int | None]]:
+    """The rows ``messages`` list, in order: each message or fold, then the idle
+    notifications of a fold whose index is in ``expanded`` (each with that index;
+    None for a row of its own)."""
+    for message in messages:
+        yield message, None
+        if message.folded and message.index in expanded:
+            for one in message.folded:
+                yield one, message.index
 
 
 def row_key(message: MessageView, *, inside: bool = False) -> str:

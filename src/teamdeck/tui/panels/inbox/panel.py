@@ -17,7 +17,7 @@ from teamdeck.tui.dialogs.text_view import TextScreen
 from teamdeck.tui.host import deck_host
 from teamdeck.tui.messages import MessageMember
 from teamdeck.tui.panels.inbox import KEYS
-from teamdeck.tui.panels.inbox.inbox_list import KIND_LABELS, InboxList
+from teamdeck.tui.panels.inbox.inbox_list import KIND_LABELS, InboxList, listed
 from teamdeck.tui.render import block, cell
 from teamdeck.tui.widgets.line_list import LineList
 from teamdeck.tui.widgets.panel import Panel
@@ -70,20 +70,35 @@ class InboxPanel(Panel):
         if member is None:
             inbox.show((), deck_host(self).ws.clock())
             return
-        messages = self.shown_messages(member)
+        inbox.show(self.shown_messages(member), deck_host(self).ws.clock(), self._expanded(member))
+        self._show_title(member, title)
+        self._preview()
+
+    def _show_title(self, member: MemberView, title: Static) -> None:
+        """``inbox of bob (team alpha) · 6 shown of 14 row(s) · 2 unread``: the rows
+        counted are the ones the list shows (an open fold's notifications too); when
+        hiding the idle notifications or the filter leaves some out, how many of all."""
+        shown, rows = len(self.query_one(InboxList).rows), sum(1 for _ in listed(member.inbox, self._expanded(member)))
+        counted = f"{rows} row(s)" if shown == rows else f"{shown} shown of {rows} row(s)"
         idle = sum(message.count for message in member.inbox if message.kind == "idle")
         hidden = f" · {idle} idle notification(s) hidden (i shows them)" if self.hide_idle else ""
         parts: list[str | tuple[str, str]] = [
             ("inbox of ", "$text-muted"),
             (cell(member.name, 64), "bold"),
-            f" (team {cell(member.team, 64)}) · {len(member.inbox)} row(s) · {member.unread} unread{hidden}",
+            f" (team {cell(member.team, 64)}) · {counted} · {member.unread} unread{hidden}",
         ]
         if member.inbox_problem is not None:
             parts += ["  ", (f"! {cell(member.inbox_problem.text, 300)}", "bold $error")]
         title.update(Content.assemble(*parts))
-        expanded = frozenset(index for key, index in self.expanded if key == member.key)
-        inbox.show(messages, deck_host(self).ws.clock(), expanded)
-        self._preview()
+
+    def rows_filtered(self) -> None:
+        member = self.member
+        if member is not None:
+            self._show_title(member, self.query_one("#inbox-title", Static))
+
+    def _expanded(self, member: MemberView) -> frozenset[int]:
+        """The indexes of ``member``'s idle folds shown one by one."""
+        return frozenset(index for key, index in self.expanded if key == member.key)
 
     def shown_messages(self, member: MemberView) -> tuple[MessageView, ...]:
         """The member's inbox as listed: without the idle notifications when hidden."""
@@ -100,8 +115,7 @@ class InboxPanel(Panel):
     def tick(self, now: datetime) -> None:
         member = self.member
         if member is not None:
-            expanded = frozenset(index for key, index in self.expanded if key == member.key)
-            self.query_one(InboxList).show(self.shown_messages(member), now, expanded)
+            self.query_one(InboxList).show(self.shown_messages(member), now, self._expanded(member))
 
     @property
     def selected(self) -> MessageView | None:
