@@ -34,7 +34,7 @@ def taken_port() -> Iterator[int]:
 def test_mcp_http_on_a_port_in_use_is_one_line(tmp_path: Path, taken_port: int) -> None:
     root = tmp_path / "ws"
     make_workspace(root)
-    argv = [sys.executable, *server_args(root, "coder", "--http", f"127.0.0.1:{taken_port}")]
+    argv = [sys.executable, *server_args(root, "coder", "--http", f"127.0.0.1:{taken_port}", "--no-token")]
     _refused_in_one_line(argv, server_env(), f"the MCP server for coder on 127.0.0.1:{taken_port}")
     assert not (root / "teams" / "alpha" / "connections" / "coder.json").exists()
 
@@ -72,7 +72,7 @@ def test_mcp_http_says_where_it_serves_and_when_it_stops(tmp_path: Path, stop: s
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     proc = subprocess.Popen(
-        [sys.executable, *server_args(root, "coder", "--http", f"127.0.0.1:{port}")],
+        [sys.executable, *server_args(root, "coder", "--http", f"127.0.0.1:{port}", "--no-token")],
         env=server_env(),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

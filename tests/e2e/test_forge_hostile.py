@@ -5,6 +5,7 @@ serving (every test ends with an ordinary delivery that is applied)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import threading
@@ -13,9 +14,11 @@ from urllib.parse import urlsplit
 
 import pytest
 from support.forge_world import delivery, inbox, make_team, post, serving, signed, tree_bytes
+from support.slow_clients import HALF_HEAD, all_closed_within, open_sockets
 
 from teamdeck.protocol.forge.deliveries import read_deliveries
 from teamdeck.protocol.forge.issues import load_issue
+from teamdeck.webhook.app import MAX_CONNECTIONS
 
 FIFTY_MB = 50 * 1024 * 1024
 HOSTILE_TITLE = (
@@ -92,7 +95,8 @@ def test_a_50_mb_body_is_413_before_it_is_read_and_nothing_is_written(team_ws):
             sender = threading.Thread(target=stream, daemon=True)
             sender.start()
             assert _raw_response(sock).startswith(b"HTTP/1.1 413")
-            sock.shutdown(socket.SHUT_RDWR)
+            with contextlib.suppress(OSError):  # the server may have closed it already (it says so)
+                sock.shutdown(socket.SHUT_RDWR)
             sender.join(20)
         assert tree_bytes(ws.root) == before, "a refused body writes nothing"
         _still_serving(url, ws)
@@ -161,6 +165,38 @@ def test_b20_a_body_trickled_slower_than_the_deadline_is_408_and_the_connection_
             assert answer.startswith(b"HTTP/1.1 408"), answer[:100]
             assert 0.5 <= waited < 5
         assert tree_bytes(ws.root) == before
+        _still_serving(url, ws)
+
+
+def test_b30_heads_that_never_end_are_closed_in_time_and_a_delivery_is_applied_meanwhile(team_ws):
+    """B30: a connection whose request head never ended (the first request's, or the
+    next one's on a kept-alive connection) was held open forever; 1,100 of them took
+    every file descriptor. Now each is closed at the head timeout."""
+    ws = team_ws
+    with serving(ws, head_timeout=1.0) as url:
+        port = urlsplit(url).port
+        with open_sockets(port, 10, HALF_HEAD) as heads, open_sockets(port, 1, b"") as (kept,):
+            _still_serving(url, ws)  # answered at once while ten heads hang
+            kept.sendall(f"GET /health HTTP/1.1\r\nHost: {urlsplit(url).netloc}\r\n\r\n".encode())
+            assert _raw_response(kept).startswith(b"HTTP/1.1 200")
+            kept.sendall(HALF_HEAD)  # the next request's head, never ended
+            started = time.monotonic()
+            assert all_closed_within([*heads, kept], 1.0 + 3) == [b""] * 11
+            assert time.monotonic() - started < 4
+        _still_serving(url, ws)
+
+
+def test_b30_connections_beyond_the_cap_are_answered_503_and_closed_as_they_come(team_ws):
+    """B30: connections beyond the webhook's cap are answered 503 and closed as they are
+    accepted, before the head timeout; the held ones at the timeout; then it serves."""
+    ws = team_ws
+    with serving(ws, head_timeout=2.0) as url:
+        with open_sockets(urlsplit(url).port, 50, HALF_HEAD) as socks:
+            started = time.monotonic()
+            beyond = all_closed_within(socks[MAX_CONNECTIONS:], 1.5)
+            assert all(answer.startswith(b"HTTP/1.1 503") for answer in beyond), beyond[:2]
+            assert time.monotonic() - started < 1.5
+            assert all_closed_within(socks[:MAX_CONNECTIONS], 2.0 + 3) == [b""] * MAX_CONNECTIONS
         _still_serving(url, ws)
 
 

@@ -7,7 +7,9 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import anyio
 import httpx2
@@ -16,13 +18,16 @@ from support.mcp_clients import (
     TEAM,
     call,
     http_server,
+    http_server_process,
     http_session,
     make_workspace,
     server_args,
     server_env,
     workspace_bytes,
 )
+from support.slow_clients import HALF_HEAD, all_closed_within, open_sockets, partial_body
 
+from teamdeck.listen import BODY_TIMEOUT_S, HEAD_TIMEOUT_S, MAX_BODY
 from teamdeck.mcp_server.tools import TOOLS as DECLARED
 
 TOOLS = {tool.name: tool.description for tool in DECLARED}
@@ -169,3 +174,68 @@ def test_a_member_not_on_the_team_is_refused_at_start(tmp_path: Path) -> None:
     )
     assert result.returncode == 1
     assert "Unknown member 'stranger' in team 'alpha'" in result.stderr
+
+
+def _rss_mb(pid: int) -> float:
+    status = Path(f"/proc/{pid}/status").read_text().splitlines()
+    return int(next(line for line in status if line.startswith("VmRSS")).split()[1]) / 1024
+
+
+def test_b30_unfinished_heads_and_bodies_are_closed_in_time_in_bounded_memory(tmp_path: Path) -> None:
+    """B30: heads that never ended and bodies that stopped half-way held their
+    connections forever (1,100 took every file descriptor; partial 3 MB bodies took
+    hundreds of MB). Now: a head within the head timeout, a body within the body timeout
+    (408) and at most the body cap (413 as soon as it is declared or sent larger), and a
+    session is served meanwhile."""
+    root = tmp_path / "ws"
+    make_workspace(root)
+    with http_server_process(root, "coder", token=TOKEN) as (url, proc):
+        port = urlsplit(url).port
+        assert port is not None
+        before = _rss_mb(proc.pid)
+        started = time.monotonic()
+        with (
+            open_sockets(port, 20, HALF_HEAD) as heads,
+            open_sockets(port, 8, partial_body(3_000_000, 2_000_000)) as large,
+            open_sockets(port, 4, partial_body(MAX_BODY // 2, 100_000)) as slow,
+        ):
+            held = _rss_mb(proc.pid)
+
+            async def main() -> None:
+                with anyio.fail_after(TIMEOUT_S):
+                    async with http_session(url, TOKEN) as lead:
+                        assert len((await lead.list_tools()).tools) == len(TOOLS)
+
+            anyio.run(main)
+            assert all(answer.startswith(b"HTTP/1.1 413") for answer in all_closed_within(large, 5)), "over the cap"
+            assert all_closed_within(heads, HEAD_TIMEOUT_S + 3) == [b""] * len(heads)
+            assert HEAD_TIMEOUT_S - 1 < time.monotonic() - started < HEAD_TIMEOUT_S + 3
+            assert all(answer.startswith(b"HTTP/1.1 408") for answer in all_closed_within(slow, BODY_TIMEOUT_S + 3))
+        assert held - before < 40, (before, held)
+
+
+@pytest.mark.parametrize(
+    ("address", "flags", "said"),
+    [
+        ("127.0.0.1:8765", [], "--no-token"),  # loopback asks a token too, unless turned off by name
+        ("0.0.0.0:8765", ["--no-token"], "loopback only"),
+        ("127.0.0.1:8765", ["--no-token", "--token-env", "X"], "--no-token"),
+    ],
+)
+def test_b30_without_a_token_only_no_token_on_loopback_starts(
+    tmp_path: Path, address: str, flags: list[str], said: str
+) -> None:
+    """B30: MCP over HTTP on 127.0.0.1 asked no token: any process of any user of the
+    machine could act as the member."""
+    root = tmp_path / "ws"
+    make_workspace(root)
+    before = workspace_bytes(root)
+    result = subprocess.run(
+        [sys.executable, *server_args(root, "team-lead", "--http", address, *flags)],
+        capture_output=True,
+        text=True,
+        env=server_env(X="x"),
+        timeout=60,
+    )
+    assert result.returncode != 0 and said in result.stderr and "Traceback" not in result.stderr
+    assert workspace_bytes(root) == before

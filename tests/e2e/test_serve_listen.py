@@ -11,6 +11,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,9 @@ from typing import Any
 import pytest
 import websockets
 from support.locations import DEMO
+from support.slow_clients import HALF_HEAD, all_closed_within, open_sockets
+
+from teamdeck.listen import HEAD_TIMEOUT_S
 
 pytestmark = pytest.mark.slow
 
@@ -41,7 +45,7 @@ class Listener:
         self.port = free_port()
         self.url = f"ws://127.0.0.1:{self.port}/stream"
         env = {**os.environ, "STREAM_TOKEN": token or ""}
-        extra = ["--token-env", "STREAM_TOKEN"] if token else []
+        extra = ["--token-env", "STREAM_TOKEN"] if token else ["--no-token"]
         self.process = subprocess.Popen(
             [sys.executable, "-m", "teamdeck", "-w", str(root), "serve", "--listen", f"127.0.0.1:{self.port}", *extra],
             env=env,
@@ -113,6 +117,34 @@ def test_a_listener_beyond_loopback_without_a_token_does_not_start(workspace: Pa
     )
     assert done.returncode == 1
     assert "reachable from other machines" in done.stderr and "--token-env" in done.stderr
+
+
+def test_b30_a_listener_on_loopback_asks_a_token_unless_told_no_token(workspace: Path) -> None:
+    """B30: on loopback the stream asked no token: any process of any user of the
+    machine could read it and answer its decisions."""
+    done = subprocess.run(
+        [sys.executable, "-m", "teamdeck", "-w", str(workspace), "serve", "--listen", f"127.0.0.1:{free_port()}"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1
+    assert "--token-env" in done.stderr and "--no-token" in done.stderr
+
+
+def test_b30_handshakes_that_never_end_are_closed_in_time_and_readers_still_served(guarded: Listener) -> None:
+    """B30: a handshake whose head never ended held its connection forever; now it is
+    closed at the head timeout, and a reader with the token is served meanwhile."""
+    started = time.monotonic()
+    with open_sockets(guarded.port, 50, HALF_HEAD) as heads:
+
+        async def main() -> None:
+            connection = await opened(guarded.url, Authorization="Bearer s3cret-token")
+            await connection.close()
+
+        asyncio.run(main())
+        assert all_closed_within(heads, HEAD_TIMEOUT_S + 3) == [b""] * len(heads)
+    assert time.monotonic() - started < HEAD_TIMEOUT_S + 3
 
 
 def test_200_readers_on_one_workspace_stay_bounded_in_memory(workspace: Path) -> None:

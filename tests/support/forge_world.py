@@ -21,9 +21,10 @@ import httpx2
 import uvicorn
 
 from support.locations import REPO
+from teamdeck.listen import server_config
 from teamdeck.protocol.team.teams import add_member, create_team
 from teamdeck.store.workspace import Workspace
-from teamdeck.webhook.app import create_app
+from teamdeck.webhook.app import create_app, limits
 
 GITEA = REPO / "tests" / "fixtures" / "gitea"
 SECRET = "teamdeck-test-secret"
@@ -92,15 +93,16 @@ def tree_bytes(root: Path) -> dict[str, bytes]:
 
 @contextmanager
 def serving(ws: Workspace, *, secret: str = SECRET, max_body: int | None = None, **options: Any) -> Iterator[str]:
-    """``forge serve``'s application on Uvicorn in a thread, on a free loopback port;
-    yields the hook URL. Stops the server (and waits for it, bounded) on exit."""
-    app = create_app(ws, secret, **({"max_body": max_body} if max_body else {}), **options)
+    """``forge serve``'s application on Uvicorn in a thread, on a free loopback port,
+    held to its limits (``options`` change them: ``body_timeout=0.5``); yields the hook
+    URL. Stops the server (and waits for it, bounded) on exit."""
+    app = create_app(ws, secret)
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     sock.listen(16)
     port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
+    server = uvicorn.Server(server_config(app, limits(max_body, **options), log_level="warning", lifespan="off"))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 10

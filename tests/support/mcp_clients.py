@@ -69,10 +69,20 @@ def free_port() -> int:
 
 @contextmanager
 def http_server(root: Path, member: str, *, token: str | None = None) -> Iterator[str]:
-    """``teamdeck mcp --as member --http 127.0.0.1:<free port>`` running; yields its URL.
-    Stopped with SIGTERM (as a service manager would) on the way out."""
+    """``teamdeck mcp --as member --http 127.0.0.1:<free port>`` running, with ``token``
+    (else ``--no-token``); yields its URL. Stopped with SIGTERM (as a service manager
+    would) on the way out."""
+    with http_server_process(root, member, token=token) as (url, _proc):
+        yield url
+
+
+@contextmanager
+def http_server_process(
+    root: Path, member: str, *, token: str | None = None
+) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    """:func:`http_server`, yielding its process too."""
     port = free_port()
-    extra = ["--http", f"127.0.0.1:{port}"] + (["--token-env", TOKEN_VAR] if token else [])
+    extra = ["--http", f"127.0.0.1:{port}", *(["--token-env", TOKEN_VAR] if token else ["--no-token"])]
     env = server_env(**({TOKEN_VAR: token} if token else {}))
     proc = subprocess.Popen(
         [sys.executable, *server_args(root, member, *extra)],
@@ -88,7 +98,7 @@ def http_server(root: Path, member: str, *, token: str | None = None) -> Iterato
         if not first.startswith("teamdeck: MCP tools as"):
             proc.wait(timeout=START_TIMEOUT_S)
             raise AssertionError(f"the server exited with {proc.returncode}: {first}{proc.stderr.read()}")
-        yield f"http://127.0.0.1:{port}/mcp"
+        yield f"http://127.0.0.1:{port}/mcp", proc
     finally:
         proc.terminate()
         try:

@@ -76,7 +76,8 @@ def register_forge(
 def _serve(args: argparse.Namespace, ws: Workspace) -> Output:
     import uvicorn
 
-    from teamdeck.webhook.app import MAX_BODY, create_app, parse_listen
+    from teamdeck.listen import server_config
+    from teamdeck.webhook.app import create_app, limits, parse_listen
 
     secret = os.environ.get(ENV_SECRET, "")
     if not secret.strip():
@@ -90,7 +91,7 @@ def _serve(args: argparse.Namespace, ws: Workspace) -> Output:
     ws.require_writable("serve Gitea webhooks")
     sweep_temp_files(ws)  # what a crash left (F1), each removal logged
     logging.getLogger("teamdeck.forge").setLevel(logging.INFO)
-    app = create_app(ws, secret, max_body=args.max_body or MAX_BODY)
+    app = create_app(ws, secret)
     listening = bind(host, port, "the forge webhook server")
     print(f"teamdeck: forge webhooks for {ws.root} on http://{args.listen}/hook", flush=True)
     api = api_from_env(ws)
@@ -101,7 +102,8 @@ def _serve(args: argparse.Namespace, ws: Workspace) -> Output:
         if catching is not None:
             catching.start()
         try:
-            uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[listening])
+            config = server_config(app, limits(args.max_body), log_level="warning")
+            uvicorn.Server(config).run(sockets=[listening])
         finally:
             if catching is not None:
                 catching.stop()

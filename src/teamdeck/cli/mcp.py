@@ -34,12 +34,18 @@ def register_mcp(
     server.add_argument(
         "--http",
         metavar="HOST:PORT",
-        help="serve streamable HTTP instead of stdio (e.g. 127.0.0.1:8765; other than loopback needs --token-env)",
+        help="serve streamable HTTP instead of stdio (e.g. 127.0.0.1:8765; needs --token-env, or --no-token on loopback)",
     )
-    server.add_argument(
+    token = server.add_mutually_exclusive_group()
+    token.add_argument(
         "--token-env",
         metavar="VAR",
-        help="require 'Authorization: Bearer <token>' with the token in $VAR (required beyond loopback)",
+        help="require 'Authorization: Bearer <token>' with the token in $VAR (required unless --no-token)",
+    )
+    token.add_argument(
+        "--no-token",
+        action="store_true",
+        help="with --http on loopback: ask no token (every process and user of this machine may act as MEMBER)",
     )
     server.add_argument(
         "--channel",
@@ -67,8 +73,9 @@ def _serve(args: argparse.Namespace, ws: Workspace) -> Output:
         anyio.run(serve, seat)
         return Output({"ok": True})
     if args.http is None:
-        if args.token_env is not None:
-            raise _usage("--token-env needs --http (stdio has no requests to authenticate)")
+        if args.token_env is not None or args.no_token:
+            given = "--token-env" if args.token_env is not None else "--no-token"
+            raise _usage(f"{given} needs --http (stdio has no requests to authenticate)")
         from teamdeck.mcp_server.server import build_server
 
         build_server(seat).run("stdio")
@@ -77,7 +84,7 @@ def _serve(args: argparse.Namespace, ws: Workspace) -> Output:
     from teamdeck.mcp_server.http import PATH, serve_http
 
     address = parse_address(args.http, "--http")
-    token = token_from(args.token_env, address, "--http")
+    token = token_from(args.token_env, address, "--http", no_token=args.no_token)
     where = f"{seat.team}/{seat.member}"
     serving: list[bool] = []
 

@@ -2,7 +2,7 @@
 client asks for (docs/serve.md). ``--stdio`` is what another machine's teamdeck starts
 over SSH: the command is fixed, and the workspace is named in the client's hello, so
 no shell text is ever built from configuration. ``--listen`` serves it over WebSocket
-to any number of clients, behind a bearer token beyond loopback."""
+to any number of clients, behind a bearer token (``--no-token`` on loopback: none)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,9 @@ from typing import Any
 from teamdeck.cli.commands import summary
 from teamdeck.cli.common import NotAWorkspace, Output, is_workspace, workspace_from
 from teamdeck.store.workspace import Workspace
+
+STREAM_CONNECTIONS = 512
+"""Readers of the stream at once (each a TUI or a web page; every one shares one state)."""
 
 
 def register_serve(
@@ -37,12 +40,18 @@ def register_serve(
     where.add_argument(
         "--listen",
         metavar="HOST:PORT",
-        help="over WebSocket at ws://HOST:PORT/stream (e.g. 127.0.0.1:8790; other than loopback needs --token-env)",
+        help="over WebSocket at ws://HOST:PORT/stream (e.g. 127.0.0.1:8790; needs --token-env, or --no-token on loopback)",
     )
-    serve.add_argument(
+    token = serve.add_mutually_exclusive_group()
+    token.add_argument(
         "--token-env",
         metavar="VAR",
-        help="with --listen: require 'Authorization: Bearer <token>' with the token in $VAR (required beyond loopback)",
+        help="with --listen: require 'Authorization: Bearer <token>' with the token in $VAR (required unless --no-token)",
+    )
+    token.add_argument(
+        "--no-token",
+        action="store_true",
+        help="with --listen on loopback: ask no token (every process and user of this machine may read and act)",
     )
     serve.add_argument("--no-watch", action="store_true", help=argparse.SUPPRESS)  # tests push changes themselves
     serve.set_defaults(handler=_serve, finish_interrupted=False)
@@ -67,18 +76,19 @@ def _serve(args: argparse.Namespace, ws: Workspace) -> Output:
 def _listen(args: argparse.Namespace, ws: Workspace) -> Output:
     import uvicorn
 
-    from teamdeck.listen import BearerAuth, bind, parse_address, token_from
+    from teamdeck.listen import BearerAuth, Limits, bind, parse_address, server_config, token_from
     from teamdeck.serve.websocket import PATH, create_app
 
     address = parse_address(args.listen, "--listen")
-    token = token_from(args.token_env, address, "--listen")
+    token = token_from(args.token_env, address, "--listen", no_token=args.no_token)
     app: Any = create_app(_served(ws), watch=not args.no_watch)
     if token is not None:
         app = BearerAuth(app, token)
     listening = bind(address.host, address.port, "the stream")
     with listening:
         print(f"teamdeck: the stream of {ws.root} on {address.url('ws', PATH)}", file=sys.stderr, flush=True)
-        uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on")).run(sockets=[listening])
+        config = server_config(app, Limits(max_connections=STREAM_CONNECTIONS), log_level="warning", lifespan="on")
+        uvicorn.Server(config).run(sockets=[listening])
     return Output(data={"ok": True})
 
 

@@ -1,11 +1,14 @@
 """Serving the tools over the SDK's streamable HTTP transport (``teamdeck mcp --http``).
 
-- The address defaults to loopback. Binding anything else needs a bearer token
-  (``--token-env VAR``: the token is read from that environment variable, never from
-  the command line, where other users could see it); without one the server refuses to
-  start.
+- The address defaults to loopback. Every address needs a bearer token (``--token-env
+  VAR``: the token is read from that environment variable, never from the command line,
+  where other users could see it), loopback too: any process of any user of the machine
+  can reach a loopback port and would act as the member. Only ``--no-token``, on
+  loopback, serves without one; otherwise the server refuses to start.
 - With a token, every request must carry ``Authorization: Bearer <token>``; any other
   is answered ``401`` before it reaches the MCP app, so it can read or write nothing.
+- Every request is held to the listeners' limits (teamdeck/listen.py, B30): its head
+  within 5 s, its body 1 MiB at most within 10 s, 32 connections at once.
 - While it serves, the server keeps a heartbeat file under the team directory
   (``teams/<team>/connections/<member>.json``, model/connection.py): the roster shows
   the member as connected. The file is removed on exit.
@@ -23,7 +26,7 @@ import anyio
 from starlette.types import ASGIApp
 
 from teamdeck.errors import Refused
-from teamdeck.listen import Address, BearerAuth, bind
+from teamdeck.listen import Address, BearerAuth, Limits, bind, server_config
 from teamdeck.mcp_server.heartbeat import announced, ended, keep_beating
 from teamdeck.mcp_server.seat import Seat
 from teamdeck.mcp_server.server import build_server
@@ -32,6 +35,8 @@ log = logging.getLogger(__name__)
 
 PATH = "/mcp"
 """Where the MCP endpoint is served."""
+LIMITS = Limits(max_connections=32)
+"""One agent's client: a few connections (a request, its stream), never dozens."""
 
 
 def serve_http(seat: Seat, address: Address, token: str | None, *, started: Callable[[], None] = lambda: None) -> None:
@@ -87,7 +92,7 @@ async def _serve(
     app: ASGIApp = server.streamable_http_app(streamable_http_path=PATH, host=address.host)
     if token is not None:
         app = BearerAuth(app, token)
-    config = uvicorn.Config(app, host=address.host, port=address.port, log_level="warning", lifespan="on")
+    config = server_config(app, LIMITS, host=address.host, port=address.port, log_level="warning", lifespan="on")
     web = uvicorn.Server(config)
     servers, stopped = signalled
     servers.append(web)

@@ -6,7 +6,9 @@ writes, or stops at a named crash point, the way SQLite swaps in a failing VFS.
 
 Crash points: when the environment variable ``TEAMDECK_CRASH_AT`` names a point that
 the running code reaches (e.g. ``task.after_tmp_fsync``), the process kills itself with
-SIGKILL there, so crash tests can run a writer in a subprocess and inspect what is left.
+SIGKILL there, so crash tests can run a writer in a subprocess and inspect what is left;
+``NAME@N`` (e.g. ``issue.after_replace@3``) dies at the N-th pass of the point instead of
+the first, so a test reaches every pass of a point an action passes several times.
 ``TEAMDECK_STOP_AT`` does the same with SIGSTOP, the first time the point is reached:
 the writer freezes there (as under Ctrl-Z or a suspended laptop) until the test sends
 SIGCONT.
@@ -32,6 +34,7 @@ from teamdeck.store.paths import open_beneath, parent_beneath
 CRASH_ENV = "TEAMDECK_CRASH_AT"
 STOP_ENV = "TEAMDECK_STOP_AT"
 _stopped: set[str] = set()
+_passes: dict[str, int] = {}
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR
 
 
@@ -113,10 +116,15 @@ class OsFs:
         _seen("rmdir", path)
 
     def crash_point(self, name: str) -> None:
-        """Die here (SIGKILL) if ``$TEAMDECK_CRASH_AT`` names this point; freeze here
-        (SIGSTOP) if ``$TEAMDECK_STOP_AT`` does."""
-        if os.environ.get(CRASH_ENV) == name:
+        """Die here (SIGKILL) if ``$TEAMDECK_CRASH_AT`` names this point (or this pass of
+        it, ``NAME@N``); freeze here (SIGSTOP) if ``$TEAMDECK_STOP_AT`` does."""
+        crash_at = os.environ.get(CRASH_ENV)
+        if crash_at == name:
             os.kill(os.getpid(), signal.SIGKILL)
+        if crash_at and crash_at.startswith(f"{name}@"):
+            _passes[name] = _passes.get(name, 0) + 1
+            if crash_at == f"{name}@{_passes[name]}":
+                os.kill(os.getpid(), signal.SIGKILL)
         if os.environ.get(STOP_ENV) == name and name not in _stopped:
             _stopped.add(name)  # once: after SIGCONT the writer goes on (and may pass here again)
             os.kill(os.getpid(), signal.SIGSTOP)

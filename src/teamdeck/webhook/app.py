@@ -1,9 +1,9 @@
 """``teamdeck forge serve``: Gitea webhooks over HTTP.
 
-``POST /hook`` (also ``POST /``) takes one delivery: the body is read from the stream
-with a cap (a declared or actual size over the limit is 413 before more is read, so a
-50 MB body is never buffered) and a deadline (a body still incomplete after
-:data:`BODY_TIMEOUT_S` is 408: a client trickling bytes cannot hold a connection), its
+``POST /hook`` (also ``POST /``) takes one delivery: its body arrives through the limits
+every listener has (teamdeck/listen.py: a head within 5 s, a body of at most
+:data:`MAX_BODY` bytes, 413 before more is read, within 10 s, else 408: a client
+trickling bytes cannot hold a connection), its
 signature is checked (webhook/signature.py: 401 and nothing written when it does not
 match), then the protocol's :func:`receive` deduplicates and applies it in a worker
 thread, one delivery at a time. Its outcome is the answer, with the status
@@ -11,14 +11,20 @@ thread, one delivery at a time. Its outcome is the answer, with the status
 failed, 503 busy: the HTTP side of a delivery lives here).
 A bug in one delivery is a 500 and a logged traceback; the server keeps serving.
 ``GET /health`` answers 200 for probes.
+
+The signature is this listener's token: every delivery must carry the HMAC-SHA256 of its
+body keyed with the shared secret, which never travels, so a bearer token would add
+nothing (and Gitea would have to be told it too); ``forge serve`` refuses to start
+without the secret, on any address.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import threading
 from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -26,6 +32,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from teamdeck.listen import Limits
 from teamdeck.protocol.forge.deliveries import Outcome, event_of, receive
 from teamdeck.store.workspace import Workspace
 from teamdeck.text import one_line
@@ -37,9 +44,9 @@ MAX_BODY = 5 * 1024 * 1024
 """The largest delivery accepted, in bytes (Gitea's payloads are a few KiB; an issue
 body is cut to 8,000 characters anyway)."""
 
-
-BODY_TIMEOUT_S = 10.0
-"""How long a client may take to send the whole body (Gitea sends a few KiB at once)."""
+MAX_CONNECTIONS = 16
+"""Connections at once (Gitea sends its deliveries one after the other): with
+:data:`MAX_BODY`, at most 80 MiB of bodies held."""
 
 
 STATUS = {"applied": 200, "duplicate": 200, "ignored": 202, "invalid": 400, "failed": 500}
@@ -63,20 +70,15 @@ def _log(status: int, outcome: Outcome, headers: Mapping[str, str]) -> None:
     )
 
 
-def _too_slow(limit: float) -> JSONResponse:
-    detail = f"the body did not arrive within {limit:g} s; nothing was written"
-    return JSONResponse(Outcome("timeout", detail).to_json(), status_code=408, headers={"Connection": "close"})
+def limits(max_body: int | None = None, **others: Any) -> Limits:
+    """The webhook's limits: :data:`MAX_BODY` (or ``max_body``) and :data:`MAX_CONNECTIONS`,
+    the others as given (tests shorten the timeouts)."""
+    return replace(Limits(max_body=max_body or MAX_BODY, max_connections=MAX_CONNECTIONS), **others)
 
 
-def _too_large(limit: int) -> JSONResponse:
-    detail = f"the body is larger than {limit:,} bytes; nothing was written"
-    return JSONResponse(Outcome("too-large", detail).to_json(), status_code=413)
-
-
-def create_app(
-    ws: Workspace, secret: str, *, max_body: int = MAX_BODY, body_timeout: float = BODY_TIMEOUT_S
-) -> Starlette:
-    """The webhook application for workspace ``ws`` and the shared ``secret``."""
+def create_app(ws: Workspace, secret: str) -> Starlette:
+    """The webhook application for workspace ``ws`` and the shared ``secret``; served
+    with :func:`teamdeck.listen.server_config` and :func:`limits`, which bound its body."""
     one_at_a_time = threading.Lock()
 
     def handle(headers: Mapping[str, str], body: bytes) -> Outcome:
@@ -90,25 +92,14 @@ def create_app(
         return outcome
 
     async def hook(request: Request) -> JSONResponse:
-        declared = request.headers.get("content-length", "")
-        if declared.isdigit() and int(declared) > max_body:
-            return _too_large(max_body)
-        body = bytearray()
-        try:
-            async with asyncio.timeout(body_timeout):
-                async for chunk in request.stream():
-                    body += chunk
-                    if len(body) > max_body:
-                        return _too_large(max_body)
-        except TimeoutError:
-            return _too_slow(body_timeout)
-        if not signed(secret, request.headers, bytes(body)):
+        body = await request.body()  # bounded in size and time by the server's limits (listen.py)
+        if not signed(secret, request.headers, body):
             refused = Outcome(
                 "unauthorized", "the signature does not match the body and the secret; nothing was written"
             )
             _log(401, refused, request.headers)
             return JSONResponse(refused.to_json(), status_code=401)
-        outcome = await run_in_threadpool(handle, dict(request.headers), bytes(body))
+        outcome = await run_in_threadpool(handle, dict(request.headers), body)
         return JSONResponse(outcome.to_json(), status_code=status_of(outcome))
 
     async def health(_request: Request) -> JSONResponse:

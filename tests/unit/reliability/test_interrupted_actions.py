@@ -1,4 +1,4 @@
-"""F17, F18: a crash at any point of an action that writes several files loses nothing
+"""F17, F18, F23: a crash at any point of an action that writes several files loses nothing
 and doubles nothing.
 
 Each action is first run in-process with a seam that records every crash point it
@@ -14,21 +14,24 @@ from __future__ import annotations
 
 import ast
 import json
+import random
 import shutil
 import signal
 import subprocess
 import sys
+import time
 from collections import Counter
 from pathlib import Path
 
 import pytest
-from support.forge_world import STORY, delivery, make_team
+from support.forge_world import STORY, delivery, make_team, story_until
 
 from teamdeck.protocol.common.intents import pending
 from teamdeck.protocol.coordination.delegation import delegate, report
 from teamdeck.protocol.effects.gate_decisions import decide_gate
 from teamdeck.protocol.effects.interrupted import complete_pending, completers
 from teamdeck.protocol.forge.deliveries import receive
+from teamdeck.protocol.forge.issues import load_issue
 from teamdeck.protocol.task.create import create_task
 from teamdeck.protocol.task.join import join_task
 from teamdeck.protocol.task.taskfile import load_task
@@ -38,7 +41,7 @@ from teamdeck.store import fs as fs_seam
 from teamdeck.store.fs import CRASH_ENV
 from teamdeck.store.workspace import Workspace
 
-from .procs import WORKER
+from .procs import WORKER, expect_line, release, spawn
 
 PROTOCOL = Path(__file__).parents[3] / "src" / "teamdeck" / "protocol"
 
@@ -302,3 +305,112 @@ def test_f18_a_delivery_crashed_at_any_point_and_redelivered_sends_each_message_
         again = receive(ws, headers, body)  # Gitea redelivers what was not answered
         assert again.outcome in ("applied", "duplicate"), point
         assert _all_inboxes(ws) == expected, point
+
+
+# --- a CI failure's notice and its "already told" mark (F23) -----------------------------
+
+CI_FAILURE = "status-failure-104"
+CI_ISSUE = "acme__quant/101"
+CI_MARK = "ci:4149ba53a2f3"  # the start of the failing head commit
+
+
+class Passes(fs_seam.OsFs):
+    """The real filesystem, noting every pass of every crash point as ``NAME@N``."""
+
+    def __init__(self) -> None:
+        self.passes: list[str] = []
+
+    def crash_point(self, name: str) -> None:
+        self.passes.append(f"{name}@{sum(1 for seen in self.passes if seen.startswith(f'{name}@')) + 1}")
+
+
+def _ci_world(tmp_path: Path) -> tuple[Path, dict[str, str], bytes]:
+    """PR #104 open for issue #101 (assigned to zhangfei-dev), and the failed check's
+    delivery in files for the worker."""
+    world = tmp_path / "world"
+    world.mkdir()
+    ws = Workspace.at(world)
+    make_team(ws)
+    for name in story_until("pull-request-opened-104"):
+        assert receive(ws, *delivery(name)).outcome == "applied", name
+    headers, body = delivery(CI_FAILURE)
+    (tmp_path / "headers.json").write_text(json.dumps(headers))
+    (tmp_path / "body.json").write_bytes(body)
+    return world, headers, body
+
+
+def _ci_told(ws: Workspace) -> int:
+    return sum(1 for entry in inbox_of(ws, "quant", "zhangfei-dev") if entry.get("summary", "").startswith("CI failed"))
+
+
+def _ci_marked(ws: Workspace) -> bool:
+    return any(key.startswith(CI_MARK) for key in load_issue(ws, CI_ISSUE).notified)
+
+
+def _check_ci_after_crash(ws: Workspace, headers: dict[str, str], body: bytes, what: str) -> None:
+    """What a crash may leave, then what the restarted server makes of it: marked told
+    only with the notice in the inbox; after recovery and Gitea's redelivery, told once,
+    marked once, the issue sent back once."""
+    assert not _ci_marked(ws) or _ci_told(ws) == 1, f"{what}: marked told, the notice not in the inbox"
+    complete_pending(ws)  # what `forge serve` does at its start
+    again = receive(ws, headers, body)  # Gitea redelivers what was not answered
+    assert again.outcome in ("applied", "duplicate"), (what, again)
+    assert _ci_told(ws) == 1 and _ci_marked(ws), what
+    issue = load_issue(ws, CI_ISSUE)
+    assert issue.status == "working" and issue.work is not None and issue.work.kind == "ci_failure", what
+    events = [json.loads(line) for line in ws.forge_issue_log(CI_ISSUE).read_text().splitlines()]
+    given = [e for e in events if e["type"] == "issue.work_given" and e["payload"]["work"]["kind"] == "ci_failure"]
+    marks = [e for e in events if e["type"] == "issue.notified" and e["payload"]["key"].startswith(CI_MARK)]
+    assert len(given) == 1 and len(marks) == 1, what
+
+
+def test_f23_a_ci_failure_killed_at_every_pass_of_every_crash_point_is_told_once_after_redelivery(tmp_path):
+    """F23: the receiving process SIGKILLed at each pass of each crash point (the issue's
+    files, the inbox, the intents, the delivery log): the "already told" mark is never
+    on disk without the notice in the inbox, and the redelivery leaves it told once."""
+    world, headers, body = _ci_world(tmp_path)
+    probe = tmp_path / "probe"
+    shutil.copytree(world, probe)
+    recorder = Passes()
+    with fs_seam.installed(recorder):
+        receive(Workspace.at(probe), headers, body)
+    assert {"issue.after_replace@1", "inbox.after_replace@1", "intent.recorded@1"} <= set(recorder.passes)
+    for point in recorder.passes:
+        root = tmp_path / point.replace("@", "-")
+        shutil.copytree(world, root)
+        run_crashing(point, "receive", root, tmp_path / "headers.json", tmp_path / "body.json")
+        _check_ci_after_crash(Workspace.at(root), headers, body, point)
+
+
+def test_f23_a_ci_failure_killed_at_random_moments_is_told_once_after_redelivery(tmp_path):
+    """F23 over random kill points: the receiving process SIGKILLed a random time after it
+    starts (seeded), in several trials, then recovered and redelivered."""
+    world, headers, body = _ci_world(tmp_path)
+    files = (tmp_path / "headers.json", tmp_path / "body.json")
+
+    def started(root: Path) -> subprocess.Popen[str]:
+        shutil.copytree(world, root)
+        proc = spawn("receive-on-cue", root, *files)
+        release([proc])
+        return proc
+
+    def timed(root: Path) -> float:
+        proc = started(root)
+        begun = time.monotonic()
+        expect_line(proc, "outcome applied")
+        took = time.monotonic() - begun
+        proc.communicate(timeout=30)
+        return took
+
+    took = min(timed(tmp_path / f"timed-{n}") for n in range(3))  # the cue to the outcome, warm
+    rng = random.Random(23)
+    killed = 0
+    for trial in range(16):
+        root = tmp_path / f"trial-{trial}"
+        proc = started(root)
+        time.sleep(rng.uniform(0, took))
+        proc.kill()
+        proc.communicate(timeout=30)
+        killed += proc.returncode == -signal.SIGKILL
+        _check_ci_after_crash(Workspace.at(root), headers, body, f"trial {trial}")
+    assert killed > 0

@@ -161,6 +161,20 @@ def receive(root: str, headers_file: str, body_file: str) -> None:
     _say(f"outcome {outcome.outcome}")
 
 
+def receive_on_cue(root: str, headers_file: str, body_file: str) -> None:
+    """:func:`receive`, started when a line arrives on stdin (everything imported and read
+    before): the test kills it a measured time after the cue (F23's random kill points)."""
+    import teamdeck.protocol.forge.rules  # noqa: F401 - its rules imported before the cue, not after
+    from teamdeck.protocol.forge.deliveries import receive as receive_delivery
+
+    ws = Workspace.at(root)
+    headers = json.loads(Path(headers_file).read_text())
+    body = Path(body_file).read_bytes()
+    _start_together()
+    outcome = receive_delivery(ws, headers, body)
+    _say(f"outcome {outcome.outcome}")
+
+
 def stress_sends(path: str, writer: str, count: str, stale_after: str) -> None:
     """Append ``count`` messages ``<writer>-<n>`` to one inbox through the locked writer (C17);
     a send that never got the lock (Busy: nothing written) is tried again, and counted."""

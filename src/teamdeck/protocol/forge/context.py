@@ -9,6 +9,7 @@ API after deliveries were missed (protocol/forge/catchup.py), and it must act on
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,6 +23,9 @@ from teamdeck.protocol.forge.notify import send
 from teamdeck.protocol.team.keyed_sends import logged_with_key
 from teamdeck.store.workspace import Workspace
 from teamdeck.text import one_line
+
+Changes = list[tuple[str, dict[str, Any]]]
+"""Events to append to an issue: ``(type, payload)`` each."""
 
 
 @dataclass
@@ -64,17 +68,34 @@ class RuleContext:
         ``notified`` list, and the key is recorded with the event (in the same write), so
         a second delivery of the same change does not apply it twice (F18). Returns
         whether it was appended."""
+        changes = [] if once is not None and type_ == "issue.notified" else [(type_, payload)]
+        return self.record_all(issue, lambda _current: changes, once=once, what=type_)
+
+    def record_all(
+        self,
+        issue: ForgeIssue,
+        changes: Callable[[ForgeIssue | None], Changes],
+        *,
+        once: str | None,
+        what: str,
+    ) -> bool:
+        """Append the events ``changes(current issue)`` gives, and with ``once`` its
+        ``issue.notified`` mark, to ``issue`` in one write: all of them or none, and none
+        when the mark is already there. A rule that tells someone calls it after the
+        message is in the inbox, so a crash before it leaves nothing marked told and the
+        redelivery tells again (keyed: once), and a crash after it leaves nothing to do
+        (F23). Returns whether anything was appended."""
         key = issue_key(issue.repo, issue.number)
 
         def decide(current: ForgeIssue | None) -> list[Event]:
             if once is not None and current is not None and once in current.notified:
                 return []
-            events = [event(self.ws, type_, payload, self.actor)]
-            if once is not None and type_ != "issue.notified":
+            events = [event(self.ws, type_, payload, self.actor) for type_, payload in changes(current)]
+            if once is not None:
                 events.append(event(self.ws, "issue.notified", {"key": once}, self.actor))
             return events
 
-        return bool(change_issue(self.ws, key, decide, action=f"record {type_} on {issue.ref}").events)
+        return bool(change_issue(self.ws, key, decide, action=f"record {what} on {issue.ref}").events)
 
     def set_status(self, issue: ForgeIssue, status: str, reason: str, problem: str | None = None) -> None:
         if issue.status == status and issue.problem == problem:

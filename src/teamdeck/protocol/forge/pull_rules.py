@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from teamdeck.clock import iso
 from teamdeck.model.forge import ForgeIssue, GiteaPayload, GiteaPull
 from teamdeck.protocol.common.markdown import code_span, fenced
 from teamdeck.protocol.forge import parse
 from teamdeck.protocol.forge.agents import Agent
-from teamdeck.protocol.forge.context import RuleContext, issue_values
+from teamdeck.protocol.forge.context import Changes, RuleContext, issue_values
 from teamdeck.protocol.forge.issue_rules import issues_of, message_key, round_check
 from teamdeck.protocol.forge.issues import find_issue
 from teamdeck.text import one_line
@@ -166,7 +167,12 @@ def _ci_failed(ctx: RuleContext, sha: str, check: str, detail: str, url: str | N
     """Seed 001 §14b ⑤: once per head commit, each issue whose open PR has ``sha`` as
     head goes back to ``working`` and its assignee gets a ``ci_failure`` naming the first
     check that failed (Gitea Actions reports one failure as a commit status and as a
-    workflow run: the commit is to be fixed once, whichever arrives first)."""
+    workflow run: the commit is to be fixed once, whichever arrives first).
+
+    The assignee is told first, then the issue's change and its ``ci:<sha>`` mark are
+    recorded in one write: a crash between leaves the issue unmarked, so the redelivery
+    tells again (the message is keyed: it only finishes the first) and records it; the
+    mark never stands for a notice that is not in the inbox (F23)."""
     issues = [
         issue
         for issue in issues_of(ctx, ctx.repo)
@@ -177,15 +183,20 @@ def _ci_failed(ctx: RuleContext, sha: str, check: str, detail: str, url: str | N
             f"CI failure of {check} on {sha[:12] or '(no commit)'}: no open PR teamdeck knows has it as head"
         )
         return
+    work = {"kind": "ci_failure", "since": iso(ctx.ws.clock()), "detail": check, "url": url}
+
+    def sent_back(current: ForgeIssue | None) -> Changes:
+        status = {"to": "working", "reason": f"CI failed: {check}", "problem": None}
+        return [
+            *([("issue.status_changed", status)] if _goes_back(current) else []),
+            ("issue.work_given", {"work": work}),
+        ]
+
     for issue in issues:
         once = f"ci:{sha}"
         assert issue.pull is not None
-        if not ctx.record(issue, "issue.notified", {"key": once}, once=once):
+        if once in issue.notified:
             continue
-        ctx.effects.add(f"issue {issue.ref}: CI failure of {check} sent back")
-        if not issue.final:
-            ctx.set_status(issue, "working", f"CI failed: {check}")
-        ctx.work(issue, "ci_failure", check, url)
         for agent in _workers(ctx, issue, issue.creator):
             ctx.message(
                 agent,
@@ -202,3 +213,12 @@ def _ci_failed(ctx: RuleContext, sha: str, check: str, detail: str, url: str | N
                 },
                 key=message_key(issue, f"ci:{sha}:{agent.login}"),
             )
+        if ctx.record_all(issue, sent_back, once=once, what="a CI failure"):
+            ctx.effects.add(f"issue {issue.ref}: CI failure of {check} sent back")
+            if _goes_back(issue):
+                ctx.effects.add(f"issue {issue.ref} working")
+
+
+def _goes_back(issue: ForgeIssue | None) -> bool:
+    """Whether a CI failure changes ``issue``'s status to ``working`` (a final issue stays)."""
+    return issue is not None and not issue.final and (issue.status, issue.problem) != ("working", None)
