@@ -55,3 +55,11 @@ class WriteFailed(TeamdeckError):
 
 class Busy(TeamdeckError):
     """A lock is held by another live process past the timeout."""
+
+
+class NotDone(TeamdeckError):
+    """The action is recorded but some of its effects are not done yet (a worker not
+    told, a note not written): they are kept and finished later, and the message says
+    which and how. Exit 3, as a send not yet confirmed delivered (F24)."""
+
+    exit_code = 3

@@ -39,6 +39,18 @@ class Output:
         self.warnings = [] if warnings is None else warnings
 
 
+def not_done(owed: tuple[str, ...] | list[str]) -> list[str]:
+    """The line that says a recorded action is not done while ``owed`` (its effects that
+    failed, said in the warnings) is not empty; a command that prints it exits 3, as a
+    send not yet confirmed delivered does (F24)."""
+    if not owed:
+        return []
+    return [
+        f"NOT DONE YET: {len(owed)} of its effects failed (the warnings say which); "
+        "`teamdeck doctor --repair` or the next command finishes them"
+    ]
+
+
 class _Workspaces(argparse.Action):
     """``-w DIR``: the workspace (the last given), and every one given, in order
     (``args.workspaces``): ``status``, ``decisions`` and ``hosts`` take several

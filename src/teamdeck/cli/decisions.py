@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 
 from teamdeck.cli.commands import summary
-from teamdeck.cli.common import Output, command_group
+from teamdeck.cli.common import Output, command_group, not_done
 from teamdeck.cli.hosts import add_host_options, decide_on_host, decisions_of_hosts, hosts_asked
 from teamdeck.decisions.registry import answer_decision, find_decision, spec_of
 from teamdeck.errors import Refused
@@ -89,4 +89,5 @@ def _decide(args: argparse.Namespace, ws: Workspace) -> Output:
 
     delivered = deliver_if_configured(ws)  # what the answer queued for Gitea (a round review's outcome)
     data = {**answered_json(decision, answer, answered), "forge": delivered}
-    return Output(data=data, text="\n".join([one_line(answered.summary, 2000), *delivered]))
+    text = "\n".join([one_line(answered.summary, 2000), *delivered, *not_done(answered.owed)])
+    return Output(data=data, text=text, exit_code=3 if answered.owed else 0)  # recorded, not done (F24)

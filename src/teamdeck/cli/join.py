@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 
 from teamdeck.cli.commands import summary
-from teamdeck.cli.common import Output, command_group
+from teamdeck.cli.common import Output, command_group, not_done
 from teamdeck.protocol.checks.hygiene import STALE_TEMP_S, sweep_temp_files
 from teamdeck.protocol.checks.validate import validate_workspace
 from teamdeck.protocol.effects.gate_decisions import decide_gate
@@ -120,6 +120,7 @@ def _decide(args: argparse.Namespace, ws: Workspace) -> Output:
             f"{gate.state} gate {gate.id} of task {change.task.id}; the task is {change.task.state}",
             *change.said,
             *delivered,
+            *not_done(change.owed),
         ]
     )
     data = {
@@ -129,9 +130,11 @@ def _decide(args: argparse.Namespace, ws: Workspace) -> Output:
         "gate": gate.model_dump(mode="json"),
         "events": [event.id for event in change.events],
         "notices": list(change.notices),
+        "owed": list(change.owed),
         "forge": delivered,
     }
-    return Output(data=data, text=text)  # the other notices were logged as warnings
+    # The other notices were logged as warnings; exit 3 while an effect is owed (F24).
+    return Output(data=data, text=text, exit_code=3 if change.owed else 0)
 
 
 def _validate(args: argparse.Namespace, ws: Workspace) -> Output:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from teamdeck.cli.commands import summary
-from teamdeck.cli.common import Output
+from teamdeck.cli.common import Output, not_done
 from teamdeck.protocol.task import lifecycle
 from teamdeck.protocol.task.create import create_task
 from teamdeck.protocol.task.taskfile import TaskChange
@@ -71,8 +71,15 @@ def _changed(change: TaskChange, ws: Workspace) -> Output:
             "ok": True,
             "task": task.model_dump(mode="json"),
             "events": [event.model_dump(mode="json") for event in change.events],
+            "owed": list(change.owed),
         },
-        text=f"task {task.id}: {', '.join(moves) or 'unchanged'} ({ws.rel(ws.task_file(task.id))})",
+        text="\n".join(
+            [
+                f"task {task.id}: {', '.join(moves) or 'unchanged'} ({ws.rel(ws.task_file(task.id))})",
+                *not_done(change.owed),
+            ]
+        ),
+        exit_code=3 if change.owed else 0,  # recorded, an effect still owed (F24)
     )
 
 

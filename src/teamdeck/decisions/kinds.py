@@ -58,7 +58,9 @@ def _decide_gate(answer: GateAnswer, *, done: str) -> Run:
                 "gate": gate.model_dump(mode="json") if gate else None,
                 "events": [event.id for event in change.events],
                 "notices": list(change.notices),
+                "owed": list(change.owed),
             },
+            owed=change.owed,
         )
 
     return run

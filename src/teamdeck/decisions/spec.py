@@ -54,10 +54,13 @@ def ours(text: str, style: Style = "") -> Part:
 
 @dataclass(frozen=True, kw_only=True)
 class Answered:
-    """What answering did: one line for people, and the fields of ``--json``."""
+    """What answering did: one line for people, the fields of ``--json``, and what the
+    answer still owes (its effects that failed, kept to be finished later: not empty,
+    the answer is recorded but not done, and every front says so, F24)."""
 
     summary: str
     data: dict[str, Any] = field(default_factory=dict)
+    owed: tuple[str, ...] = ()
 
 
 Run = Callable[[Workspace, Decision, str | None], Answered]

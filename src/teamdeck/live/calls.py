@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from teamdeck.decisions import registry as decisions
+from teamdeck.errors import NotDone
 from teamdeck.live.actions import Action
 
 if TYPE_CHECKING:
@@ -24,14 +25,16 @@ if TYPE_CHECKING:
 def answer(decision: Decision, word: str, note: str | None) -> Action:
     """Answer ``decision`` (any kind) with ``word``, one of its spec's two answers: the
     spec runs its protocol call (decisions/kinds.py); what that queued for Gitea is
-    delivered when a forge is configured."""
+    delivered when a forge is configured. An answer that still owes effects is not done
+    (:func:`_done`)."""
     what = decisions.spec_of(decision).what(decision)
 
     def call(ws: Workspace) -> str:
         from teamdeck.adapters.forge_outbox import deliver_if_configured
 
-        summary = decisions.answer_decision(ws, decision, word, note)[1].summary
-        return "; ".join([summary, *deliver_if_configured(ws)])  # what it queued for Gitea, if anything
+        answered = decisions.answer_decision(ws, decision, word, note)[1]
+        line = "; ".join([answered.summary, *deliver_if_configured(ws)])  # what it queued for Gitea, if anything
+        return _done(line, answered.owed)  # the summary says what failed and what is kept
 
     return Action(f"{word.replace('_', ' ')} {what}", call)
 
@@ -136,7 +139,7 @@ def retry_task(task_id: str, note: str | None) -> Action:
         from teamdeck.protocol.effects.task_retry import retry
 
         change = retry(ws, task_id, note=note or "retry")
-        return f"task {task_id} is {change.task.state}"
+        return _done(f"task {task_id} is {change.task.state}", change.owed, change.notices)
 
     return Action(f"retry task {task_id}", call)
 
@@ -204,6 +207,16 @@ def mark_team_task_pending(team: str, task_id: str) -> Action:
         return f"task #{task_id} of {team} is {done.after.status}"
 
     return Action(f"mark task #{task_id} of {team} pending", call)
+
+
+def _done(line: str, owed: tuple[str, ...], notices: tuple[str, ...] = ()) -> str:
+    """``line``, the action done; while it still owes effects (``owed``: they failed and
+    are kept to be finished later), :class:`NotDone` with ``line`` and
+    the ``notices`` that say what failed and what is kept: the TUI shows a failure, and
+    ``teamdeck serve`` answers ``ok: false``, never "done" (F24)."""
+    if owed:
+        raise NotDone("; ".join([line, *notices]))
+    return line
 
 
 def _warnings(warnings: tuple[str, ...]) -> str:

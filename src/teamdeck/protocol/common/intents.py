@@ -14,6 +14,11 @@ protocol/team/messaging/sending.py; files are compared before replacing).
 An intent whose action never reached its decision (the gate is still blocked) is
 simply dropped: nothing was acknowledged.
 
+A crash is not the only way an action stops short: an acknowledged decision whose
+worker message or human-notes entry failed (a full disk, F24) still owes them. The
+action says so (:meth:`Running.owe`) and its intent is kept, unlocked, exactly as a
+crash would leave it: the same completers finish it once the disk allows.
+
 One file per intent (as maildir does) needs no lock between writers and no compaction.
 """
 
@@ -50,6 +55,24 @@ def intents_dir(ws: Workspace) -> Path:
     return ws.root.joinpath(*INTENTS)
 
 
+class Running:
+    """An intent while its action runs (what :func:`intent` yields): its ``id`` (to key
+    the action's effects) and what the action still owes (:meth:`owe`)."""
+
+    __slots__ = ("id", "owed", "path")
+
+    def __init__(self, intent_id: str, path: Path) -> None:
+        self.id = intent_id
+        self.path = path
+        self.owed: list[str] = []
+
+    def owe(self, *effects: str) -> None:
+        """Keep the intent when the block ends: ``effects`` (one line each, for the
+        person) of an acknowledged action failed, and its completer is to finish them
+        later (the next command, ``doctor --repair``, the TUI at start) (F24)."""
+        self.owed.extend(effects)
+
+
 class Intent(NamedTuple):
     """One recorded intent: its file, action and arguments (a NamedTuple, not a
     dataclass: importing ``dataclasses`` would cost every ``send`` ~8 ms)."""
@@ -60,15 +83,17 @@ class Intent(NamedTuple):
 
 
 @contextmanager
-def intent(ws: Workspace, action: str, *, finish: Completer | None = None, **args: Any) -> Iterator[str]:
+def intent(ws: Workspace, action: str, *, finish: Completer | None = None, **args: Any) -> Iterator[Running]:
     """Record the intent to do ``action`` before the block, remove it after.
 
     The intent file stays ``flock``-ed while the action runs, so no other process takes
-    a live action for an interrupted one. Only a crash leaves it. When the block raises
+    a live action for an interrupted one. A crash leaves it, and so does a block that
+    ends owing effects (:meth:`Running.owe`): it is then unlocked and left for the
+    completer, like a crashed one. When the block raises
     (the action failed and said so), ``finish`` says what becomes of it: None drops it
     (what failed was not acknowledged: a send the person was told did not arrive); a
     completer is run now (a decision recorded before a later write failed still gets its
-    effects; one never recorded is dropped). Yields its id.
+    effects; one never recorded is dropped). Yields the :class:`Running` intent.
 
     Raises:
         WriteFailed: the intent could not be recorded; nothing else was written.
@@ -83,8 +108,9 @@ def intent(ws: Workspace, action: str, *, finish: Completer | None = None, **arg
     path = directory / f"{intent_id}.json"
     record = {"id": intent_id, "action": action, "args": args, "ts": iso(now), "actor": ws.actor}
     fd = _create_locked(path, dumps_json(record).encode("utf-8"))
+    running = Running(intent_id, path)
     try:
-        yield intent_id
+        yield running
     except BaseException:
         os.close(fd)
         if finish is None:
@@ -93,6 +119,10 @@ def intent(ws: Workspace, action: str, *, finish: Completer | None = None, **arg
             for line in complete(ws, Intent(path, action, args), finish):
                 log.warning("%s", line)
         raise
+    if running.owed:
+        os.close(fd)  # kept for its completer, unlocked: nothing runs it any more
+        log.debug("%s is kept for its completer: %s", path.name, "; ".join(running.owed))
+        return
     fs_seam.current().crash_point("intent.before_done")
     _remove(path)
     os.close(fd)

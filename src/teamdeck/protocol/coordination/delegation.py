@@ -127,9 +127,9 @@ def delegate(
         return events
 
     ws.require_writable(f"delegate task {task_id} to {name}")
-    with intent(ws, "delegate", task=task_id, member=name, assignedAt=worker.assignedAt, note=note) as intent_id:
+    with intent(ws, "delegate", task=task_id, member=name, assignedAt=worker.assignedAt, note=note) as running:
         change = transact(ws, task_id, decide, action=f"delegate task {task_id} to {name}")
-        sent = _assign(ws, change.task, worker, note, intent_id)
+        sent = _assign(ws, change.task, worker, note, running.id)
     return Delegation(change.task, worker, change.events, sent.id, sent.confirmed, list(sent.warnings))
 
 
@@ -258,10 +258,10 @@ def report(
         raise Refused(f"Could not report: {checked.headline()}; nothing was written")
     ws.require_writable(f"report on task {task_id}")
     ensure_dir(path.parent)
-    with intent(ws, "report", task=task_id, agent=agent_id) as intent_id:
+    with intent(ws, "report", task=task_id, agent=agent_id) as running:
         atomic_replace(path, data, crash_prefix="final")
         change, joined, after, notified, notices = _recorded_joined_told(
-            ws, task_id, agent_id, checked.output, intent_id
+            ws, task_id, agent_id, checked.output, running.id
         )
     return Report(
         after,

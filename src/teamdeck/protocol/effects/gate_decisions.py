@@ -22,6 +22,14 @@ what the decision sets going in *other* documents once it is on disk, e.g. a dec
 ``plan-approval`` moves its plan at once. It runs after the task's transaction, outside
 its lock (it may take other locks), and cannot undo the decision: a failure becomes a
 notice, and the next command that drives that document catches up.
+
+A decision's effects are **owed** until done (F24). When its human-notes.md entry or a
+worker's message fails (a full disk), the decision's intent (protocol/common/intents.py)
+is kept rather than removed, and :func:`finish_decision` completes it on the next
+command, ``teamdeck doctor --repair`` or the TUI's start, as after a crash; the change
+lists what is owed (``owed``), and every front says the decision is not done (the CLI
+exits 3). Before, the intent was removed all the same: the person was told the worker
+was not sent the message, a retry said "already approved", and nothing ever sent it.
 """
 
 from __future__ import annotations
@@ -35,7 +43,7 @@ from teamdeck.errors import Conflict, NotFound, Refused, TeamdeckError, WriteFai
 from teamdeck.model.event import Event
 from teamdeck.model.task import GateAnswer, GateState, Task
 from teamdeck.protocol.common.events import new_event
-from teamdeck.protocol.common.intents import intent
+from teamdeck.protocol.common.intents import Running, intent
 from teamdeck.protocol.coordination.delegation import tell_gate_decision
 from teamdeck.protocol.effects.gate_kinds import rule_of
 from teamdeck.protocol.task.gates import already_decided
@@ -64,7 +72,8 @@ def decide_gate(ws: Workspace, task_id: str, gate_id: str, decision: GateAnswer,
         The task after the decision and the events appended; ``notices`` says if
         human-notes.md could not be updated or a worker could not be told (each also
         logged as a warning; the decision itself is recorded), and, like ``said``,
-        which workers were told and what the follow-up moved.
+        which workers were told and what the follow-up moved; ``owed`` holds the
+        effects that failed (the first two kept for the completer, F24).
 
     Raises:
         Refused: unknown decision, or a reject without a note (nothing written).
@@ -83,6 +92,7 @@ def decide_gate(ws: Workspace, task_id: str, gate_id: str, decision: GateAnswer,
         )
 
     finishing = ExitStack()
+    running: list[Running] = []
 
     def decide(task: Task) -> list[Event]:
         gate = task.gate(gate_id)
@@ -105,7 +115,9 @@ def decide_gate(ws: Workspace, task_id: str, gate_id: str, decision: GateAnswer,
         # The intent, under the task's lock, once the task is read and the gate known to
         # be open (a refused decision leaves none) and before the decision is appended:
         # from here on a crash still gets the decision its effects (F17).
-        finishing.enter_context(intent(ws, "gate.decide", finish=finish_decision, task=task_id, gate=gate_id))
+        running.append(
+            finishing.enter_context(intent(ws, "gate.decide", finish=finish_decision, task=task_id, gate=gate_id))
+        )
         return effects
 
     ws.require_writable(action)  # before the intent is recorded: a read-only mount is said as such
@@ -115,10 +127,28 @@ def decide_gate(ws: Workspace, task_id: str, gate_id: str, decision: GateAnswer,
         except WriteFailed as err:
             raise WriteFailed(f"Could not {action}: {err}") from err
         notices, said = _record_and_tell(ws, change.task, gate_id)
+        owed = [*notices]
+        if owed:
+            notices.append(_keep(ws, running, owed))
         moved, failed = _follow_up(ws, change.task, gate_id, decision)
     said += moved
+    owed += failed
     notices += [*said, *failed]
-    return GateChange(change.task, change.events, (*change.notices, *notices), tuple(said))
+    return GateChange(change.task, change.events, (*change.notices, *notices), owed=tuple(owed), said=tuple(said))
+
+
+def _keep(ws: Workspace, running: list[Running], failed: list[str]) -> str:
+    """Keep the decision's intent for the effects that ``failed`` (F24); returns the
+    line that says so (also logged as a warning)."""
+    for each in running:
+        each.owe(*failed)
+    kept = ", ".join(str(ws.rel(each.path)) for each in running)
+    line = (
+        f"the decision is not done: {kept} is kept, and `teamdeck doctor --repair` or the next "
+        "teamdeck command finishes what failed"
+    )
+    log.warning("%s", line)
+    return line
 
 
 def _record_and_tell(ws: Workspace, task: Task, gate_id: str) -> tuple[list[str], list[str]]:

@@ -22,6 +22,10 @@ def retry(ws: Workspace, task_id: str, *, note: str = RETRY_NOTE) -> TaskChange:
     still wait (``worker-blocked`` gates) is refused: answer them with
     ``teamdeck gate approve|reject``.
 
+    Returns:
+        The task after, the events of every decision, and ``owed``: the effects of
+        those decisions that failed (kept for their completer, F24).
+
     Raises:
         Refused: the task is not blocked (naming what it can do), or a worker's
             question waits; nothing was written.
@@ -34,7 +38,9 @@ def retry(ws: Workspace, task_id: str, *, note: str = RETRY_NOTE) -> TaskChange:
     if not failed:
         return transition(ws, task_id, "working", reason=note)
     events: list[Event] = []
+    owed: list[str] = []
     for gate in failed:
         change = decide_gate(ws, task_id, gate.id, "approve", note)
         events.extend(change.events)
-    return TaskChange(change.task, events, change.notices)
+        owed.extend(change.owed)
+    return TaskChange(change.task, events, change.notices, tuple(owed))

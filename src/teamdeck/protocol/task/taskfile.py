@@ -72,11 +72,16 @@ _CAS_ATTEMPTS = 3
 @dataclass(frozen=True)
 class TaskChange:
     """What :func:`transact` did: the task after the change, the events it added, and
-    notices for the person about crash debris it cleaned up first (also logged)."""
+    notices for the person about crash debris it cleaned up first (also logged).
+
+    ``owed``: what a change made through it (a gate decided) still owes, one line per
+    effect that failed: not empty, the change is recorded but not done, and every front
+    says so (the CLI exits 3, F24)."""
 
     task: Task
     events: list[Event]
     notices: tuple[str, ...] = ()
+    owed: tuple[str, ...] = ()
 
 
 def validation_message(err: ValidationError, limit: int = 3) -> str:
