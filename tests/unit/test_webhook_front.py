@@ -38,3 +38,26 @@ def test_the_signature_is_the_hmac_of_the_raw_body_under_any_header_case() -> No
     assert not signed("other", {"X-Gitea-Signature": good}, body)
     assert not signed("s3cret", {}, body)
     assert not signed("", {"X-Gitea-Signature": good}, body)
+
+
+@pytest.mark.parametrize(
+    ("header", "form"),
+    [
+        ("X-Gitea-Signature", "{hex_upper}"),
+        ("X-Gitea-Signature", "sha256={hex}"),
+        ("X-Gitea-Signature", "SHA256={hex}"),
+        ("X-Gitea-Signature", " {hex} "),
+        ("X-Gogs-Signature", "sha256={hex}"),
+        ("X-Hub-Signature-256", "{hex}"),
+        ("X-Hub-Signature-256", "sha256={hex_upper}"),
+        ("X-Hub-Signature-256", "SHA256={hex}"),
+    ],
+)
+def test_b31_only_the_exact_form_gitea_sends_is_taken(header: str, form: str) -> None:
+    """B31 (docs/reliability.md): Gitea signs with lower-case hex, bare in
+    X-Gitea-Signature and X-Gogs-Signature, after ``sha256=`` in X-Hub-Signature-256.
+    An upper-case digest or a prefix where none belongs was accepted (the check folded
+    case and dropped any ``sha256=``); no Gitea sends it, so it is refused now."""
+    body = b'{"action":"opened"}'
+    good = hmac.new(b"s3cret", body, hashlib.sha256).hexdigest()
+    assert signed("s3cret", {header: form.format(hex=good, hex_upper=good.upper())}, body) is False

@@ -4,7 +4,9 @@ Writers build the whole line in memory and hand it to the kernel in one ``write`
 ``O_APPEND`` descriptor, so concurrent writers never interleave (C4). A short write is
 rolled back by truncating to the size before it (F6). Readers parse only up to the last
 newline (F3), keep ``(inode, offset)`` and start again when the file is replaced or
-shrinks (F14), and count each record id once (C9).
+shrinks (F14), and count each record id once (C9). A log with other hard links is
+never appended to in place: it is copied, the record added, and the copy renamed over
+it (S24), so an append never writes into a file outside the workspace.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ from typing import Any, BinaryIO
 
 from teamdeck.errors import InvalidFile, WriteFailed
 from teamdeck.store import fs as fs_seam
-from teamdeck.store.atomic import fsync_dir
+from teamdeck.store.atomic import atomic_replace, fsync_dir
+from teamdeck.store.files import read_optional
 from teamdeck.store.json_text import dumps_json
 from teamdeck.store.paths import EscapesWorkspace, beneath, open_beneath
 
@@ -54,6 +57,10 @@ def append_line(path: Path, line: bytes, *, durable: bool = True) -> None:
     protocol.taskfile.transact does so. (Prefixing a newline here instead would leave
     blank lines whenever a concurrent append is seen half-way, C4.)
 
+    A file with other hard links (``st_nlink > 1``: one may be outside the workspace,
+    where ``O_NOFOLLOW`` does not look) is not written in place: see
+    :func:`_append_unlinked` (S24).
+
     Raises:
         WriteFailed: the disk refused (ENOSPC, EIO...) or wrote only part of the line,
             in which case the partial bytes are truncated away; the message says so.
@@ -64,7 +71,11 @@ def append_line(path: Path, line: bytes, *, durable: bool = True) -> None:
     except OSError as err:
         raise WriteFailed(f"could not append to {path.name}: {err.strerror}; nothing was written") from err
     try:
-        before = os.fstat(fd).st_size
+        info = os.fstat(fd)
+        if info.st_nlink > 1:
+            _append_unlinked(path, line)
+            return
+        before = info.st_size
         try:
             written = fs.write(fd, line)
         except OSError as err:
@@ -88,6 +99,29 @@ def append_line(path: Path, line: bytes, *, durable: bool = True) -> None:
                 ) from err
     finally:
         fs.close(fd)
+
+
+def _append_unlinked(path: Path, line: bytes) -> None:
+    """Append ``line`` to a file that has other hard links by replacing it (S24).
+
+    Writing in place would write into every other name of the file too, one of which
+    may be outside the workspace (a hard link, unlike a symbolic one, cannot be seen on
+    the way). Refusing would lose the record and every later one until a person
+    removed the link; instead the file's records and the new line are written to a temp
+    file beside it and renamed over it, as inbox rewrites and YAML replaces do: the
+    workspace's log keeps every record and the new one, the other names keep the bytes
+    they had, and later appends go in place again. Safe under the writer lock the
+    caller holds: no other writer appends meanwhile; readers see a replaced file and
+    read it again, each record once (F14). Costs one copy of the log, once.
+
+    Raises:
+        WriteFailed: the file could not be read or replaced; it is unchanged.
+    """
+    try:
+        current = read_optional(path, limit=None) or b""
+    except InvalidFile as err:
+        raise WriteFailed(f"could not append to {path.name}: {err}; nothing was written") from err
+    atomic_replace(path, current + line, crash_prefix="append")
 
 
 def append_record(path: Path, record: dict[str, Any], *, durable: bool = True) -> None:
@@ -309,6 +343,23 @@ def find_record(
             holder = record.get(within) if within is not None else record
             if isinstance(holder, dict) and holder.get(field) == value:
                 return record
+    return None
+
+
+def last_record_id(path: Path, *, block: int = 4096) -> object:
+    """The ``id`` of the last complete record of ``path`` (read from its end, a block
+    at a time), or None: no file, no complete line, or the last one is not a record
+    with an id. A torn tail is left out, as readers do (F3)."""
+    try:
+        handle = os.fdopen(open_beneath(path, os.O_RDONLY), "rb")
+    except OSError:
+        return None
+    with handle:
+        for _end, line in lines_backwards(handle, os.fstat(handle.fileno()).st_size, block):
+            if line is None:
+                return None
+            if line.strip():
+                return _record_id(line)
     return None
 
 

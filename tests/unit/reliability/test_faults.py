@@ -18,8 +18,10 @@ import pytest
 
 from teamdeck.errors import WriteFailed
 from teamdeck.protocol.common.events import new_event
+from teamdeck.protocol.effects.interrupted import complete_pending
 from teamdeck.protocol.task.create import create_task
 from teamdeck.protocol.task.lifecycle import transition_event
+from teamdeck.protocol.task.replay import replay
 from teamdeck.protocol.task.taskfile import load_task, parse_task_dict, read_events, transact
 from teamdeck.store import fs
 from teamdeck.store.fs import CRASH_ENV
@@ -108,6 +110,63 @@ def test_f1_kill_9_during_cli_task_create_rebuilds_from_the_log(ws, run_cli):
     assert _temps(ws, "t2") == []
     assert change.task.title == "Born in a crash"
     assert parse_task_dict(ws.task_file("t2").read_bytes(), ws.task_file("t2"))["title"] == "Born in a crash"
+
+
+# --- F26 ------------------------------------------------------------------------
+
+STALE_POINTS = ["task.after_tmp_write", "task.after_tmp_fsync", "task.before_replace"]
+"""The crash points after the event is appended and before task.yaml is replaced."""
+
+
+def _stale_after_crash(ws: Workspace, crash_at: str) -> bytes:
+    """Task t1 whose writer was killed at ``crash_at`` moving it to input-required: its
+    event is in events.jsonl, task.yaml is the old one. Returns task.yaml's bytes."""
+    create_task(ws, "t1", "Crash me")
+    assert _run_transition(ws, "input-required", crash_at).returncode == -signal.SIGKILL
+    stale = ws.task_file("t1").read_bytes()
+    assert b"state: input-required" not in stale
+    assert [event.type for event in read_events(ws, "t1")][-1] == "task.state_changed"
+    return stale
+
+
+def _replayed(ws: Workspace) -> dict:
+    """task.yaml as the full replay of its events gives it."""
+    replayed = replay(read_events(ws, "t1"))
+    assert replayed is not None
+    return replayed
+
+
+@pytest.mark.parametrize("crash_at", STALE_POINTS)
+def test_f26_doctor_repair_rewrites_a_task_yaml_a_crash_left_behind_its_events(ws, crash_at, run_cli):
+    """F26: killed between the append and the rewrite, task.yaml disagreed with its
+    events until the task's next change; ``doctor --repair`` left it so. Now the
+    repair rewrites it as the replay of its events, and says so."""
+    _stale_after_crash(ws, crash_at)
+    result = run_cli(ws.root, "doctor", "--repair")
+    assert "tasks/t1/task.yaml: rewritten with the events of events.jsonl a crash left unapplied" in result.out
+    on_disk = parse_task_dict(ws.task_file("t1").read_bytes(), ws.task_file("t1"))
+    assert on_disk == _replayed(ws)
+    assert on_disk["state"] == "input-required"
+    assert _temps(ws, "t1") == []  # the killed writer's temp file went with the rewrite
+
+    again = run_cli(ws.root, "doctor", "--repair")
+    assert "task.yaml" not in again.out  # up to date: nothing more to say
+
+
+def test_f26_any_writing_command_rewrites_it_at_its_start_and_leaves_a_current_one_alone(ws, run_cli):
+    """F26: the interrupted-action completion every writing command runs at its start
+    (protocol/effects/interrupted.py) brings a stale task.yaml up to date too; a
+    task.yaml that has applied every event is not rewritten (same inode)."""
+    _stale_after_crash(ws, "task.before_replace")
+    create_task(ws, "t2", "Untouched")
+    current = ws.task_file("t2").stat().st_ino
+
+    result = run_cli(ws.root, "team", "create", "alpha")
+    assert result.code == 0, result.err
+    assert "tasks/t1/task.yaml: rewritten" in result.err
+    assert parse_task_dict(ws.task_file("t1").read_bytes(), ws.task_file("t1")) == _replayed(ws)
+    assert ws.task_file("t2").stat().st_ino == current
+    assert complete_pending(ws) == []
 
 
 # --- F2, F16 --------------------------------------------------------------------

@@ -35,15 +35,30 @@ def completers() -> dict[str, Completer]:
 
 
 def complete_pending(ws: Workspace) -> list[str]:
-    """Finish every interrupted action (see protocol/common/intents.py); returns what was
+    """Finish every interrupted action (see protocol/common/intents.py), then rewrite
+    each task.yaml and plan.yaml a crash left behind its events (F26); returns what was
     done and what could not be, one line each. Does nothing in a read-only workspace."""
     if ws.read_only:
         return []
     found, problems = pending(ws)
-    if not found:
-        return problems
-    table = completers()
     lines = list(problems)
-    for item in found:
-        lines += complete(ws, item, table.get(item.action))
-    return lines
+    if found:
+        table = completers()
+        for item in found:
+            lines += complete(ws, item, table.get(item.action))
+    return lines + _rewrite_stale_documents(ws)
+
+
+def _rewrite_stale_documents(ws: Workspace) -> list[str]:
+    """Every task.yaml and plan.yaml brought up to date with its events (after the
+    completers: what they appended is applied too). The documents are looked at without
+    pydantic or PyYAML; the replay is imported only when one may be behind."""
+    from teamdeck.protocol.task.listing import maybe_behind
+
+    tasks, plans = maybe_behind(ws)
+    if not tasks and not plans:
+        return []
+    from teamdeck.protocol.task.planfile import PLAN
+    from teamdeck.protocol.task.taskfile import rewrite_stale
+
+    return rewrite_stale(ws, tasks) + rewrite_stale(ws, plans, PLAN)

@@ -14,10 +14,9 @@ from typing import Any, cast
 from teamdeck.errors import TeamdeckError
 from teamdeck.model.event import Event
 from teamdeck.model.plan import Plan
+from teamdeck.protocol.task.listing import plan_ids
 from teamdeck.protocol.task.replay import DocumentFold
 from teamdeck.protocol.task.taskfile import DocumentKind, TaskChange, load_document, read_events, transact
-from teamdeck.store.files import list_entries
-from teamdeck.store.paths import ID_RE
 from teamdeck.store.workspace import Workspace
 
 PLANS = DocumentFold("plan", lists=("tasks",))
@@ -53,17 +52,6 @@ def plan_events(ws: Workspace, plan_id: str) -> list[Event]:
 def change_plan(ws: Workspace, plan_id: str, decide: Any, *, action: str, create: bool = False) -> TaskChange:
     """:func:`~teamdeck.protocol.task.taskfile.transact` for a plan (``change.task`` is the Plan)."""
     return transact(ws, plan_id, decide, action=action, create=create, kind=PLAN)
-
-
-def plan_ids(ws: Workspace) -> list[str]:
-    """The ids of the plans under ``plans/`` (directories with plan.yaml or events.jsonl)."""
-    return [
-        entry.name
-        for entry in list_entries(ws.plans_dir)
-        if entry.is_dir
-        and ID_RE.fullmatch(entry.name)
-        and ((entry.path / "plan.yaml").exists() or (entry.path / "events.jsonl").exists())
-    ]
 
 
 def list_plans(ws: Workspace) -> tuple[list[Plan], list[str]]:

@@ -14,7 +14,7 @@ the document's model, its file, its log and its :class:`~teamdeck.protocol.task.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -22,16 +22,15 @@ from typing import Any, cast
 from pydantic import BaseModel, ValidationError
 
 from teamdeck.errors import Conflict, InvalidFile, NotFound, Refused, TeamdeckError, WriteFailed
-from teamdeck.formats.registry import task_dir_kind
 from teamdeck.model.event import Event
 from teamdeck.model.task import Task
+from teamdeck.protocol.task.listing import task_ids as task_ids  # re-exported: its old home
 from teamdeck.protocol.task.replay import TASKS, DocumentFold
 from teamdeck.store.atomic import atomic_replace, remove_stale_temps
-from teamdeck.store.files import ensure_dir, list_entries
+from teamdeck.store.files import ensure_dir
 from teamdeck.store.jsonl import append_record, read_records, records_after, repair_torn_tail
 from teamdeck.store.loaders import read_capped
 from teamdeck.store.locks import locked
-from teamdeck.store.paths import ID_RE
 from teamdeck.store.workspace import Workspace
 from teamdeck.store.yaml_text import dump_yaml, parse_yaml
 
@@ -316,6 +315,37 @@ def transact(
         )
 
 
+def rewrite_stale(ws: Workspace, doc_ids: Iterable[str], kind: DocumentKind = TASK) -> list[str]:
+    """Rewrite each document file that has not applied every event of its log (F26).
+
+    A writer killed after appending its events and before replacing the file (R11)
+    leaves the file behind its log: readers fold the missing events in, but the file
+    itself stayed stale until the next change to that document. This brings it up to
+    date through :func:`transact` (under the lock, nothing appended), as
+    ``teamdeck doctor --repair`` and every writing command's start do, for the ids
+    protocol/task/listing.py's ``maybe_behind`` gives. A document replayed and found
+    up to date is left alone; one that cannot be read is left to ``validate``.
+
+    Returns:
+        One line per file rewritten, or per file that could not be.
+    """
+    lines = []
+    for doc_id in doc_ids:
+        path = kind.file(ws, doc_id)
+        try:
+            if not _load_raw(ws, doc_id, kind).reconciled:
+                continue
+            change = transact(ws, doc_id, lambda _current: [], action=f"bring {ws.rel(path)} up to date", kind=kind)
+        except InvalidFile:
+            continue  # not a valid document: validate and doctor name it
+        except TeamdeckError as err:
+            lines.append(str(err))
+            continue
+        lines += change.notices
+        lines.append(f"{ws.rel(path)}: rewritten with the events of {kind.log(ws, doc_id).name} a crash left unapplied")
+    return lines
+
+
 def _clean_up_after_crash(ws: Workspace, path: Path, log_path: Path) -> tuple[str, ...]:
     """Remove a killed writer's temp files of ``path`` (F1) and move a torn last line of
     ``log_path`` aside (F2) before anything is appended after it. Call under the
@@ -345,13 +375,3 @@ def _unchanged_on_disk(path: Path, data: bytes | None) -> bool:
         return path.read_bytes() == data
     except FileNotFoundError:
         return data is None
-
-
-def task_ids(ws: Workspace) -> list[str]:
-    """The ids of the teamdeck tasks under ``tasks/`` (directories with task.yaml or
-    events.jsonl; Claude Code task lists and invalid names are left out)."""
-    return [
-        entry.name
-        for entry in list_entries(ws.tasks_dir)
-        if entry.is_dir and ID_RE.fullmatch(entry.name) and task_dir_kind(entry.path) == "teamdeck"
-    ]

@@ -20,7 +20,7 @@ from teamdeck.errors import NotFound, TeamdeckError
 from teamdeck.model.guardian import GuardianVerdictSnapshot
 from teamdeck.protocol.guardians.verdict_history import list_verdicts
 from teamdeck.protocol.plans.overview import PlanOverview, plan_overview
-from teamdeck.protocol.task.planfile import plan_ids
+from teamdeck.protocol.task.listing import plan_ids
 from teamdeck.store.paths import InvalidId, check_id
 from teamdeck.store.workspace import Workspace
 from teamdeck.view.snapshot.plans import FlagView, PlanView, TaskVerdicts, VerdictView
