@@ -26,6 +26,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from teamdeck.tui.render import cell as sanitised_cell
 from teamdeck.view.snapshot.workspace import same_items
 
 
@@ -221,6 +222,22 @@ class LineList(ScrollView, can_focus=True):
         """Show only the rows with a cell containing ``text`` (any case; ``""``: all)."""
         self.filter_text = text.strip().lower()
         self.set_rows(self.all_rows)
+        if not self.rows:
+            self.refresh()  # no rows before or after: the line saying why names the new filter
+
+    @property
+    def empty_text(self) -> str:
+        """What the list says when it shows no row: :attr:`empty`, or, when the filter
+        hides every row, that nothing matches it (the rows are there, only hidden: the
+        list must not read as empty, or as still being read)."""
+        if self.filter_text and self.all_rows:
+            return self.filtered_out(len(self.all_rows))
+        return self.empty
+
+    def filtered_out(self, total: int) -> str:
+        """The line of a list whose ``total`` rows the filter all hides (a subclass names
+        what its rows are)."""
+        return f"nothing matches “{sanitised_cell(self.filter_text, 60)}” — {total} in all (esc clears the filter)"
 
     def _filtered(self, rows: tuple[Row, ...]) -> tuple[Row, ...]:
         if not self.filter_text:
@@ -327,7 +344,8 @@ class LineList(ScrollView, can_focus=True):
         if not self.rows:
             if y == 0:
                 return Strip(
-                    [Segment(set_cell_size(f" {self.empty}", width), base + self._style("line-list--empty"))], width
+                    [Segment(set_cell_size(f" {self.empty_text}", width), base + self._style("line-list--empty"))],
+                    width,
                 )
             return Strip.blank(width, base)
         if index >= len(self.rows):

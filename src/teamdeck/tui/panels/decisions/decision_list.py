@@ -52,6 +52,10 @@ class DecisionList(LineList):
         self.set_rows(rows)
         return True
 
+    def filtered_out(self, total: int) -> str:
+        """The filter hides every decision: say so, and how many wait."""
+        return f"no decision matches “{cell(self.filter_text, 60)}” — {total} waiting in all (esc clears the filter)"
+
 
 NEW_MARK = "●"
 """After the age of a decision that arrived since the person last looked."""

@@ -29,9 +29,13 @@ from teamdeck.view.snapshot.workspace import Decision, WorkspaceSnapshot, same_i
 
 ANSWERS = frozenset(answer.action for answer in all_answers())
 """Every answer's action (``answer('allow')``: one binding each, ``a`` or ``r``)."""
-IDLE_ANSWERS = frozenset(answer.action for answer in all_answers()[:4])
-"""Shown (greyed) when nothing is selected: the task gate's answers (approve, reject,
-retry, give up), registered first."""
+IDLE_ANSWERS = frozenset(
+    next(answer.action for answer in all_answers() if answer.positive is positive) for positive in (True, False)
+)
+"""Shown (greyed) when nothing is selected: one answer per key, the first registered
+(the task gate's approve and reject). One per key, as the footer shows one per key: a
+second one greyed too (retry) was tried after approve on the same ``a``, and its
+refusal ("Retry: nothing is selected") was the one on the notice line."""
 
 
 def answers(decision: Decision) -> tuple[Answer, Answer]:
