@@ -12,6 +12,7 @@ from textual.notifications import Notification
 
 from teamdeck.protocol.effects.gate_decisions import decide_gate
 from teamdeck.tui.app import MAX_NOTICES
+from teamdeck.tui.panels.decisions import panel as decisions_panel
 from teamdeck.tui.panels.decisions.decision_list import DecisionList
 
 
@@ -127,9 +128,10 @@ def test_an_answered_confirm_bar_goes_when_nothing_is_drawn(world) -> None:
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 36)])
-def test_a_notice_never_covers_the_detail_or_the_note_being_typed(world, size) -> None:
+def test_a_notice_never_covers_the_detail_or_the_note_being_typed(world, size, monkeypatch) -> None:
     """Right after an approve, the next gate's questions and the reject note field stay
     uncovered while the notice is up."""
+    monkeypatch.setattr(decisions_panel, "ANSWER_QUIET_S", 0.0)  # the next answer is asked at once
     app = make_app(world)
 
     def covering(*regions) -> list[str]:
@@ -154,8 +156,9 @@ def test_a_notice_never_covers_the_detail_or_the_note_being_typed(world, size) -
             await pilot.pause()  # the layout the notice line asked for
             assert covering(detail.region) == []
             assert app.main.notice_line.display and "approved" in app.main.notice_line.plain
-            # The next decision's reject note, typed while the notice is still up.
-            await pilot.press("r")
+            # The next decision's reject note, typed while the notice is still up (the
+            # answered one's place selects nothing until the person moves: j).
+            await pilot.press("j", "r")
             await until(pilot, lambda: app.main.confirm_bar.asking, "the confirm bar")
             note = app.main.query_one("#confirm-note")
             await until(pilot, lambda: note.region.area > 0, "the note field on screen")
