@@ -113,6 +113,11 @@ class DecisionsPanel(Panel):
             deck_host(self).alerter.marks.selected(event.key)  # the person moved onto it: seen
         self._show_detail()
 
+    def rows_filtered(self) -> None:
+        """The filter changed which rows show: the detail follows (it says why nothing
+        is selected once rows are back after the selected decision went)."""
+        self._show_detail()
+
     def _show_detail(self) -> None:
         decision = self.selected
         if decision is not None:
