@@ -5,14 +5,19 @@ warnings and errors are never pushed out."""
 from __future__ import annotations
 
 import asyncio
+import re
 
 import pytest
-from support.pilot_helpers import SIZE, make_app, run, until
+from support.pilot_helpers import SIZE, make_app, palette_gathered, run, type_text, until
+from textual.content import Content
 from textual.notifications import Notification
 
 from teamdeck.protocol.effects.gate_decisions import decide_gate
 from teamdeck.tui.app import MAX_NOTICES
+from teamdeck.tui.panels.decisions import panel as decisions_panel
 from teamdeck.tui.panels.decisions.decision_list import DecisionList
+from teamdeck.tui.screens.help import HelpScreen
+from teamdeck.tui.screens.notices import NoticesScreen
 
 
 def test_the_oldest_information_notices_go_first_and_errors_stay(world) -> None:
@@ -127,9 +132,10 @@ def test_an_answered_confirm_bar_goes_when_nothing_is_drawn(world) -> None:
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 36)])
-def test_a_notice_never_covers_the_detail_or_the_note_being_typed(world, size) -> None:
+def test_a_notice_never_covers_the_detail_or_the_note_being_typed(world, size, monkeypatch) -> None:
     """Right after an approve, the next gate's questions and the reject note field stay
     uncovered while the notice is up."""
+    monkeypatch.setattr(decisions_panel, "ANSWER_QUIET_S", 0.0)  # the next answer is asked at once
     app = make_app(world)
 
     def covering(*regions) -> list[str]:
@@ -154,8 +160,9 @@ def test_a_notice_never_covers_the_detail_or_the_note_being_typed(world, size) -
             await pilot.pause()  # the layout the notice line asked for
             assert covering(detail.region) == []
             assert app.main.notice_line.display and "approved" in app.main.notice_line.plain
-            # The next decision's reject note, typed while the notice is still up.
-            await pilot.press("r")
+            # The next decision's reject note, typed while the notice is still up (the
+            # answered one's place selects nothing until the person moves: j).
+            await pilot.press("j", "r")
             await until(pilot, lambda: app.main.confirm_bar.asking, "the confirm bar")
             note = app.main.query_one("#confirm-note")
             await until(pilot, lambda: note.region.area > 0, "the note field on screen")
@@ -216,3 +223,49 @@ def test_ctrl_c_says_how_to_quit_as_a_plain_hint(world) -> None:
             assert app.is_running
 
     asyncio.run(main())
+
+
+def test_n_lists_every_notice_newest_first_with_its_time_and_severity(world) -> None:
+    """The notice line shows one and counts the others ("+2 more"); ``n`` lists them
+    all, the ones pushed out and timed out too, newest first, sanitised."""
+    app = make_app(world)
+
+    async def main() -> None:
+        async with app.run_test(size=SIZE, notifications=True) as pilot:
+            await until(pilot, lambda: app.main.ready and app.settled)
+            app.notify("it broke\x1b[31m", title="Could not approve", severity="error", markup=False)
+            for number in range(MAX_NOTICES + 2):
+                app.notify(f"done {number}", markup=False)
+            await until(pilot, lambda: ", n lists them)" in app.main.notice_line.plain, "the count of the others")
+            assert "it broke" in app.main.notice_line.plain  # the error is the one the line shows
+            await pilot.press("n")
+            await until(pilot, lambda: isinstance(app.screen, NoticesScreen), "the notices")
+            body = app.screen.query_one("#notices-body").render()
+            assert isinstance(body, Content)
+            lines = body.plain.splitlines()
+            assert len(lines) == MAX_NOTICES + 3  # the information notices pushed off the line too
+            assert [line.split()[1:] for line in lines[:2]] == [["info", "✓", "done", "5"], ["info", "✓", "done", "4"]]
+            assert re.fullmatch(r"\d\d:\d\d:\d\d  error   ✖ Could not approve: it broke.*", lines[-1])
+            assert "\x1b" not in body.plain
+            await pilot.press("escape")
+            await until(pilot, lambda: app.screen is app.main, "back")
+
+    asyncio.run(main())
+
+
+def test_the_notices_are_in_the_help_and_the_palette(world) -> None:
+    app = make_app(world)
+
+    async def scenario(pilot):
+        await pilot.press("question_mark")
+        await until(pilot, lambda: isinstance(app.screen, HelpScreen), "the help")
+        assert "notices: every notice so far" in str(app.screen.query_one(".dialog--body Static").render())
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is app.main, "back")
+        await pilot.press("ctrl+p")
+        await type_text(pilot, "notices")
+        await until(pilot, lambda: palette_gathered(app), "the palette's matches")
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, NoticesScreen), "the notices from the palette")
+
+    run(app, scenario)

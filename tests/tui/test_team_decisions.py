@@ -15,6 +15,7 @@ from teamdeck.formats.claude_code.inbox import read_inbox
 from teamdeck.protocol.team.messaging.handshake_writes import request_shutdown
 from teamdeck.store.workspace import Workspace
 from teamdeck.tui.panels.decisions.decision_list import DecisionList
+from teamdeck.tui.panels.decisions.panel import DecisionsPanel
 from teamdeck.tui.panels.inbox.inbox_list import InboxList
 from teamdeck.tui.panels.inbox.panel import InboxPanel
 from teamdeck.tui.panels.roster.roster_list import RosterList
@@ -44,7 +45,8 @@ async def answer(pilot, app, gate_key: str, key: str, note: str = "") -> None:
     until the action is done and read back."""
     await pilot.press("1")
     assert app.main.query_one(DecisionList).select_key(gate_key), gate_key
-    await pilot.pause()
+    gates = app.main.query_one(DecisionsPanel)
+    await until(pilot, lambda: not gates.answers_quiet, "the moment after the last answer")  # its keys are ignored
     await pilot.press(key)
     await until(pilot, lambda: showing(app, ConfirmBar), "the confirm dialog")
     if note:

@@ -13,6 +13,7 @@ failure becomes a notice, never an exit.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterable, Mapping
 from functools import partial
 from pathlib import Path
@@ -54,6 +55,9 @@ MAX_NOTICES = 4
 and counts the others): a quick run of actions would otherwise keep a long tail of
 them; the oldest information notices go first, warnings and errors stay until they
 time out."""
+NOTICE_HISTORY = 500
+"""The most notices the history keeps (``n``: tui/screens/notices.py), the oldest
+going first: the notice line shows one and counts the others, which time out."""
 NOTICE_WAIT_S = 0.5
 """The longest an action's success notice waits for the frame that draws its writes."""
 CLOCK_TICK_S = 5.0
@@ -105,6 +109,9 @@ class TeamdeckApp(App[None]):
         """The snapshot on screen (None until the first one is read)."""
         self._newest: WorkspaceSnapshot | None = None
         """The newest snapshot posted to the screen (only that one is drawn)."""
+        self.notice_history: deque[Notification] = deque(maxlen=NOTICE_HISTORY)
+        """Every notice shown, oldest first (:data:`NOTICE_HISTORY` at most): what the
+        notice line counted as "+2 more" and what timed out can be read again."""
         self._notices_waiting: list[tuple[object, str]] = []
         """Success notices of actions whose writes are not drawn yet (appended on the
         action thread, taken on the UI thread: list operations are atomic)."""
@@ -251,6 +258,7 @@ class TeamdeckApp(App[None]):
         excess = len(shown) + 1 - MAX_NOTICES
         for notice in [notice for notice in shown if notice.severity == "information"][: max(0, excess)]:
             self._drop_notice(notice)
+        self.notice_history.append(event.notification)
         super()._on_notify(event)
 
     def notices(self) -> list[Notification]:
@@ -400,6 +408,13 @@ class TeamdeckApp(App[None]):
                 key = self.get_key_display(active.binding)
                 self.post_message(Notify(Hint(f"press {key} to quit", timeout=self.NOTIFICATION_TIMEOUT)))
                 return
+
+    def action_notices(self) -> None:
+        """``n``: every notice so far, newest first."""
+        from teamdeck.tui.screens.notices import NoticesScreen  # not needed for the first frame
+
+        if not isinstance(self.screen, NoticesScreen):
+            self.push_screen(NoticesScreen(tuple(self.notice_history)))
 
     def action_help(self) -> None:
         from teamdeck.tui.screens.help import HelpScreen  # not needed for the first frame

@@ -51,6 +51,16 @@ ACTIONS: tuple[Action, ...] = (
         command="Help: every key",
         help="this help",
     ),
+    Action(
+        id="notices",
+        scope="app",
+        action="notices",
+        key="n",
+        label="Notices",
+        command="Notices: every notice so far, newest first",
+        help="notices: every notice so far with its time and severity, newest first",
+        show=False,
+    ),
     # Declaring a command_palette binding stops Textual adding its own ctrl+p: keep both.
     Action(
         id="palette",

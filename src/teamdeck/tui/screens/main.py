@@ -54,7 +54,7 @@ class MainScreen(Screen[None]):
         # or hidden, renumbered every widget and the whole screen was drawn again.
         yield ConfirmBar(id="confirm-bar")
         yield OverviewLine(id="overview")
-        yield NoticeLine(id="notice-line")
+        yield NoticeLine(history_key=registry.BY_ID["notices"].key_text, id="notice-line")
         with TabbedContent(initial="gates", id="panels"):
             for name, title in TITLES.items():
                 with TabPane(title, id=name):

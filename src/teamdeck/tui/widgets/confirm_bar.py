@@ -44,6 +44,9 @@ class ConfirmRequest:
         note: whether a note is asked, and whether it may be empty.
         note_label: what the note is called ("Reason", "Feedback").
         danger: the action cannot be undone or hurts (drawn in the error colour).
+        subject: what the answer acts on, sanitised (``gate g1 of task t1``; ``""``:
+            the title says it): it heads the title and is named again by the Enter
+            hint, so the person reads which one Enter answers right where they press it.
     """
 
     title: Content
@@ -52,6 +55,7 @@ class ConfirmRequest:
     note: NoteRule = "none"
     note_label: str = "Note"
     danger: bool = False
+    subject: str = ""
 
 
 def ask_confirm(widget: Widget, request: ConfirmRequest, on_confirm: Callable[[Confirmed], None]) -> None:
@@ -118,7 +122,10 @@ class ConfirmBar(Vertical, can_focus=True):
             focused = self.screen.focused
             self._return_to = focused if focused is not self else None
         self.set_class(request.danger, "-danger")
-        self.query_one("#confirm-title", Static).update(request.title)
+        title = (
+            Content.assemble((request.subject, "$accent"), "  ", request.title) if request.subject else request.title
+        )
+        self.query_one("#confirm-title", Static).update(title)
         self.query_one("#confirm-body-text", Static).update(request.body)
         asks_note = request.note != "none"
         required = " (required)" if request.note == "required" else " (optional)"
@@ -130,7 +137,8 @@ class ConfirmBar(Vertical, can_focus=True):
         note.placeholder = request.note_label.lower()
         note.display = asks_note
         self._problem(None)
-        hint = Content.assemble(("enter", "bold"), f" {request.confirm.lower()} · ", ("esc", "bold"), " cancel")
+        what = f" {request.confirm.lower()} {request.subject}".rstrip()
+        hint = Content.assemble(("enter", "bold"), f"{what} · ", ("esc", "bold"), " cancel")
         self.query_one("#confirm-hint", Static).update(hint)
         self.display = True
         self.screen.set_focus(note if asks_note else self)

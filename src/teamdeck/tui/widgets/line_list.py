@@ -26,6 +26,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from teamdeck.tui.render import cell as sanitised_cell
 from teamdeck.view.snapshot.workspace import same_items
 
 
@@ -130,6 +131,11 @@ class LineList(ScrollView, can_focus=True):
 
     cursor: reactive[int] = reactive(0, always_update=True)
 
+    KEEP_PLACE: ClassVar[bool] = False
+    """When the selected row's item goes (answered, decided elsewhere; not a row the
+    filter hides), select nothing, the cursor keeping its place, until the person moves
+    it (:attr:`vacant`); otherwise the cursor lands on the row that took its place."""
+
     REST_MIN: ClassVar[int] = 0
     """The fewest cells the last column (the rest of the line) keeps on a narrow
     terminal: the fixed columns before it narrow to leave it that much (0: they keep
@@ -177,6 +183,9 @@ class LineList(ScrollView, can_focus=True):
         """Only rows with a cell containing it are shown (any case; ``""``: all)."""
         self.widths: dict[Shape, Shape] = {}
         """The columns' widths now, by shape of row (fitted to the rows; see :class:`Cell`)."""
+        self._gap: int | None = None
+        """Where the selected row was, while nothing is selected since it went (see
+        :attr:`KEEP_PLACE`); None: the row under the cursor is selected."""
 
     # --- content ------------------------------------------------------------------
 
@@ -208,6 +217,9 @@ class LineList(ScrollView, can_focus=True):
         self.virtual_size = Size(self.size.width, len(self.rows))
         if self._last_key is not None and self._last_key in self._index:
             self.cursor = self._index[self._last_key]
+        elif self.KEEP_PLACE and self._last_key is not None and all(row.key != self._last_key for row in self.all_rows):
+            self._gap = self.cursor  # its place, in the rows before (the cursor is not moved yet)
+            self.cursor = min(self.cursor, max(0, len(self.rows) - 1))
         else:
             self.cursor = min(self.cursor, max(0, len(self.rows) - 1))
         if follow and at_end:
@@ -221,6 +233,22 @@ class LineList(ScrollView, can_focus=True):
         """Show only the rows with a cell containing ``text`` (any case; ``""``: all)."""
         self.filter_text = text.strip().lower()
         self.set_rows(self.all_rows)
+        if not self.rows:
+            self.refresh()  # no rows before or after: the line saying why names the new filter
+
+    @property
+    def empty_text(self) -> str:
+        """What the list says when it shows no row: :attr:`empty`, or, when the filter
+        hides every row, that nothing matches it (the rows are there, only hidden: the
+        list must not read as empty, or as still being read)."""
+        if self.filter_text and self.all_rows:
+            return self.filtered_out(len(self.all_rows))
+        return self.empty
+
+    def filtered_out(self, total: int) -> str:
+        """The line of a list whose ``total`` rows the filter all hides (a subclass names
+        what its rows are)."""
+        return f"nothing matches “{sanitised_cell(self.filter_text, 60)}” — {total} in all (esc clears the filter)"
 
     def _filtered(self, rows: tuple[Row, ...]) -> tuple[Row, ...]:
         if not self.filter_text:
@@ -230,18 +258,28 @@ class LineList(ScrollView, can_focus=True):
 
     @property
     def current_key(self) -> str | None:
-        """The key of the row under the cursor (None when empty)."""
-        if 0 <= self.cursor < len(self.rows):
+        """The key of the row under the cursor (None when empty or :attr:`vacant`)."""
+        if self._gap is None and 0 <= self.cursor < len(self.rows):
             return self.rows[self.cursor].key
         return None
+
+    @property
+    def vacant(self) -> bool:
+        """Nothing is selected since the selected row went (:attr:`KEEP_PLACE`)."""
+        return self._gap is not None
 
     def select_key(self, key: str) -> bool:
         """Move the cursor to the row with ``key``; False if there is none."""
         index = self._index.get(key)
         if index is None:
             return False
-        self.cursor = index
+        self._move(index)
         return True
+
+    def _move(self, index: int) -> None:
+        """Select the row at ``index`` (clamped): the person chose a row."""
+        self._gap = None
+        self.cursor = index  # (always set: selects the row even when the index is the same)
 
     # --- cursor ---------------------------------------------------------------------
 
@@ -266,22 +304,24 @@ class LineList(ScrollView, can_focus=True):
             self.scroll_to(y=index - height + 1, animate=False, immediate=True)
 
     def action_cursor_up(self) -> None:
-        self.cursor -= 1
+        """The row above; after the selected row went, the one above its place."""
+        self._move((self.cursor if self._gap is None else self._gap) - 1)
 
     def action_cursor_down(self) -> None:
-        self.cursor += 1
+        """The row below; after the selected row went, the one that took its place."""
+        self._move(self.cursor + 1 if self._gap is None else self._gap)
 
     def action_page_up(self) -> None:
-        self.cursor -= max(1, self.scrollable_content_region.height - 1)
+        self._move(self.cursor - max(1, self.scrollable_content_region.height - 1))
 
     def action_page_down(self) -> None:
-        self.cursor += max(1, self.scrollable_content_region.height - 1)
+        self._move(self.cursor + max(1, self.scrollable_content_region.height - 1))
 
     def action_first(self) -> None:
-        self.cursor = 0
+        self._move(0)
 
     def action_last(self) -> None:
-        self.cursor = len(self.rows) - 1
+        self._move(len(self.rows) - 1)
 
     def choose(self) -> None:
         """Post :class:`Chosen` for the row under the cursor."""
@@ -292,7 +332,7 @@ class LineList(ScrollView, can_focus=True):
     def on_click(self, event: events.Click) -> None:
         index = event.y + int(self.scroll_offset.y)
         if 0 <= index < len(self.rows):
-            self.cursor = index
+            self._move(index)
             if event.chain >= 2:
                 self.choose()
 
@@ -327,13 +367,14 @@ class LineList(ScrollView, can_focus=True):
         if not self.rows:
             if y == 0:
                 return Strip(
-                    [Segment(set_cell_size(f" {self.empty}", width), base + self._style("line-list--empty"))], width
+                    [Segment(set_cell_size(f" {self.empty_text}", width), base + self._style("line-list--empty"))],
+                    width,
                 )
             return Strip.blank(width, base)
         if index >= len(self.rows):
             return Strip.blank(width, base)
         row = self.rows[index]
-        is_cursor = index == self.cursor
+        is_cursor = index == self.cursor and self._gap is None
         cached = self._cache.get(row.key)
         if (
             cached is not None

@@ -53,8 +53,11 @@ class NoticeLine(Static):
     NoticeLine.-shown { display: block; }
     """
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, *, history_key: str = "", id: str | None = None) -> None:
+        """``history_key``: the key that lists every notice (named after the count of
+        the others; ``""``: not named)."""
         super().__init__(id=id)
+        self.history_key = history_key
         self.shown: Notification | None = None
         """The notice on the line (None: hidden)."""
         self._expiry: Timer | None = None
@@ -72,7 +75,7 @@ class NoticeLine(Static):
             return
         first = min(live, key=lambda notice: (SEVERITY_ORDER.get(notice.severity, 2), -notice.raised_at))
         self.shown = first
-        self.update(notice_text(first, len(live) - 1), layout=False)
+        self.update(notice_text(first, len(live) - 1, self.history_key), layout=False)
         self.set_class(True, "-shown")
         self._expiry = self.set_timer(max(0.05, min(notice.time_left for notice in live)), self._expired)
 
@@ -86,12 +89,19 @@ class NoticeLine(Static):
         return str(self.content) if self.shown is not None else ""
 
 
-def notice_text(notice: Notification, others: int) -> Content:
-    """``✓ gate g1 approved (+2 more)``: the mark and title styled by severity (a
-    hint: no mark), the message as plain text (never markup), one line."""
+def notice_text(notice: Notification, others: int, history_key: str = "") -> Content:
+    """``✓ gate g1 approved (+2 more, n lists them)``: the mark and title styled by
+    severity (a hint: no mark), the message as plain text (never markup), one line;
+    the count of the others names ``history_key``, which shows them."""
+    head = notice_head(notice)
+    how = f", {history_key} lists them" if history_key else ""
+    more = f"  (+{others} more{how})" if others else ""
+    return Content.assemble(head, cell(notice.message, LINE_CHARS), (more, "$text-muted"))
+
+
+def notice_head(notice: Notification) -> Content:
+    """The mark and title of ``notice``, styled by its severity (a hint: no mark)."""
     hint = isinstance(notice, Hint)
     style = HINT_STYLE if hint else STYLES.get(notice.severity, "")
     mark = "" if hint else f"{MARKS.get(notice.severity, '')} "
-    head = mark + (f"{cell(notice.title, 80)}: " if notice.title else "")
-    more = f"  (+{others} more)" if others else ""
-    return Content.assemble((head, style), cell(notice.message, LINE_CHARS), (more, "$text-muted"))
+    return Content.styled(mark + (f"{cell(notice.title, 80)}: " if notice.title else ""), style)

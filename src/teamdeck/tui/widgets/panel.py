@@ -18,6 +18,7 @@ from textual.widgets import Input
 from teamdeck.tui.host import deck_host
 from teamdeck.tui.keys import Action
 from teamdeck.tui.messages import SelectionMoved
+from teamdeck.tui.render import cell
 from teamdeck.tui.widgets.line_list import LineList
 from teamdeck.view.snapshot.workspace import WorkspaceSnapshot
 
@@ -98,6 +99,8 @@ class Panel(Vertical):
         if app.read_only and app.snapshot is not None:
             return f"writes are off (read-only: {app.snapshot.read_only_reason or 'read-only mode'})"
         if self.list.current_key is None:
+            if self.list.filter_text and self.list.all_rows and not self.list.rows:
+                return f"nothing is selected: the filter “{cell(self.list.filter_text, 60)}” hides every row"
             return "nothing is selected"
         return "not possible for the selected item now"
 

@@ -13,7 +13,14 @@ from teamdeck.view.snapshot.workspace import Decision, same_items
 
 
 class DecisionList(LineList):
-    """One row per open decision (line API)."""
+    """One row per open decision (line API).
+
+    When the selected decision goes (answered, or decided elsewhere), nothing is
+    selected until the person moves (:attr:`LineList.KEEP_PLACE`): the row that took
+    its place is one they have not looked at, and a key typed next (the rest of a
+    note, a second ``a``) must not answer it. Moving onto it is one key (``j``)."""
+
+    KEEP_PLACE = True
 
     _drawn: tuple[tuple[Decision, ...], datetime, frozenset[str]] | None = None
     """The decisions, the whole second their ages were last worked out from, the new ones."""
@@ -51,6 +58,10 @@ class DecisionList(LineList):
         self._kept = kept
         self.set_rows(rows)
         return True
+
+    def filtered_out(self, total: int) -> str:
+        """The filter hides every decision: say so, and how many wait."""
+        return f"no decision matches “{cell(self.filter_text, 60)}” — {total} waiting in all (esc clears the filter)"
 
 
 NEW_MARK = "●"
