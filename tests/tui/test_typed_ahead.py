@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from support.pilot_helpers import busy, make_app, run, showing, until
 from textual import events
+from textual.widgets import Input
 
 from teamdeck.protocol.task.taskfile import load_task
 from teamdeck.tui.panels.decisions.decision_list import DecisionList
@@ -59,5 +60,22 @@ def test_a_note_typed_right_after_a_goes_into_the_note(world) -> None:
         assert load_task(world, "t1").gates[0].note == "quick"
         assert app.is_running
         await until(pilot, lambda: not busy(app), "the action")
+
+    run(app, scenario)
+
+
+def test_a_filter_typed_right_after_slash_filters_and_answers_nothing(world) -> None:
+    """``/`` then ``par`` in one read: the letters are the filter's. The filter line is
+    mounted and focused after them; they used to reach the list, where ``a`` opened
+    Approve on the selected gate and ``r`` went into its note."""
+    app = make_app(world)
+
+    async def scenario(pilot):
+        await _on_the_gate(pilot, app)
+        _type_ahead(app, "slash", "p", "a", "r")
+        await until(pilot, lambda: isinstance(app.focused, Input) and app.focused.value == "par", "the filter")
+        await pilot.pause(0.2)
+        assert not showing(app, ConfirmBar)
+        assert load_task(world, "t1").gates[0].state == "blocked"
 
     run(app, scenario)

@@ -13,6 +13,7 @@ failure becomes a notice, never an exit.
 
 from __future__ import annotations
 
+import time
 from collections import deque
 from collections.abc import Iterable, Mapping
 from functools import partial
@@ -74,6 +75,13 @@ def _teamdeck_commands() -> type[Provider]:
     return TeamdeckCommands
 
 
+TYPE_INTO_S = 1.0
+"""The longest keys are held for a text line being opened (its action runs within a
+frame or two; a key later than this is the person's next)."""
+LINE_ACTIONS = frozenset({"filter"})
+"""The actions that open a text line the next keys are typed into (``/``)."""
+
+
 class TeamdeckApp(App[None]):
     """The live supervisor of one workspace. Build it with :func:`create_app`."""
 
@@ -113,6 +121,8 @@ class TeamdeckApp(App[None]):
         """Every notice shown, oldest first (:data:`NOTICE_HISTORY` at most): what the
         notice line counted as "+2 more" and what timed out can be read again."""
         self._notices_waiting: list[tuple[object, str]] = []
+        self._line_opening: tuple[list[events.Key], float] | None = None
+        """The keys held since a key that opens a text line, and until when (:meth:`on_event`)."""
         """Success notices of actions whose writes are not drawn yet (appended on the
         action thread, taken on the UI thread: list operations are atomic)."""
         self.live = LiveWorkspace(
@@ -366,6 +376,38 @@ class TeamdeckApp(App[None]):
         set_cursor_blink(root, self.cursor_blink)
 
     # --- global keys --------------------------------------------------------------------
+
+    def type_into(self, target: Widget) -> None:
+        """See tui/host.py's ``DeckHost.type_into``: the keys held since the key that
+        opens ``target`` go to it, in order."""
+        opening, self._line_opening = self._line_opening, None
+        for key in opening[0] if opening is not None else ():
+            target.post_message(events.Key(key.key, key.character))
+
+    async def on_event(self, event: events.Event) -> None:
+        """Printable keys that arrive after a key that opens a text line (``/``) and
+        before its action ran are held for that line (:meth:`type_into`): Textual runs a
+        binding's action after the keys one terminal read already queued, so in
+        ``/payment`` the ``a`` reached the list and opened Approve on the selected
+        decision, the rest went into its note, and an Enter would have approved it. Held
+        at most :data:`TYPE_INTO_S`; keys no line took by then go where they would have."""
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            opening = self._line_opening
+            if opening is not None and time.monotonic() > opening[1]:
+                self._line_opening = None
+                for held in opening[0]:
+                    await super().on_event(held)
+            elif opening is not None and event.is_printable:
+                opening[0].append(event)
+                return
+            elif opening is None and self._opens_a_line(event.key):
+                self._line_opening = ([], time.monotonic() + TYPE_INTO_S)
+        await super().on_event(event)
+
+    def _opens_a_line(self, key: str) -> bool:
+        """Whether ``key`` is bound here to an action that opens a text line."""
+        active = self.screen.active_bindings.get(key)
+        return active is not None and active.enabled and active.binding.action.rsplit(".", 1)[-1] in LINE_ACTIONS
 
     def on_key(self, event: events.Key) -> None:
         """A key no widget took, before the app's bindings (Textual calls this, then

@@ -49,6 +49,11 @@ class DeckHost(Protocol):
     def refresh_notices(self) -> None:
         """Draw the notices up now on the notice line."""
 
+    def type_into(self, target: Widget) -> None:
+        """The printable keys typed since the key that opened ``target`` are ``target``'s
+        (``/`` then a word in one read of the terminal: the letters filter, they do not
+        run the list's keys)."""
+
 
 def deck_host(widget: Widget) -> DeckHost:
     """The app ``widget`` runs in (every widget of teamdeck lives in a ``TeamdeckApp``)."""

@@ -60,10 +60,12 @@ class Panel(Vertical):
         """``/``: a line above the list; what is typed keeps the rows that contain it."""
         found = self.query(f"#{self.id}-filter")
         if found:
+            deck_host(self).type_into(found.first(Input))
             found.first(Input).focus()
             return
         line = Input(placeholder="filter: any text (enter: back to the list, esc: clear)", id=f"{self.id}-filter")
         line.add_class("panel-filter")
+        deck_host(self).type_into(line)  # the keys typed since / are the filter's
         self.mount(line, before=self.list)
         line.focus()
 

@@ -66,6 +66,7 @@ class EventsPanel(Panel):
     def action_filter(self) -> None:
         query = self.query_one("#events-query", Input)
         query.remove_class("-hidden")
+        deck_host(self).type_into(query)  # the keys typed since / are the query's
         query.focus()
 
     @on(Input.Changed, "#events-query")
