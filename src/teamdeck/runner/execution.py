@@ -138,12 +138,17 @@ class Execution:
         if not await wait_gone(self.identity, self.process, self.remaining()):
             self.timed_out = True
             self.event("timeout", afterS=self.request.config.timeout_s)
-            await self.stop(f"timed out after {self.request.config.timeout_s:g} s")
+            await self.stop(self.timeout_error)
         left = await end_leftovers(
             self.identity.pid, self.request.workspace, self.record.id, self.request.config.grace_s
         )
         if left:
             self.event("leftovers-ended", count=left)
+
+    @property
+    def timeout_error(self) -> str:
+        """What a run stopped at its timeout says: that it timed out, and after how long."""
+        return f"timed out after {self.request.config.timeout_s:g} s"
 
     async def stop(self, reason: str) -> str:
         """SIGTERM the group, ``grace_s``, SIGKILL; once, however often it is asked."""
@@ -174,6 +179,7 @@ class Execution:
                 "exitStatus": exit_status,
                 "outcome": kind,
                 "error": error
+                or (self.timeout_error if self.timed_out else None)
                 or outcome.error
                 or self.stop_reason
                 or (_exit_error(exit_status) if kind == "failed" else None),
