@@ -1,9 +1,10 @@
 """F25: a runner crash drops no work (docs/reliability.md F25, docs/protocol.md "Running
 the agents"). The runner is killed (SIGKILL, at a named crash point or at a random
-moment) between recording a run and starting its agent, or while recording the start;
-the next runner must run the message
+moment) between recording a run and starting its agent, while recording the start, or
+while a failed run's retry waits out its backoff; the next runner must run the message
 once, or ask the run-failed decision, never leave it undone and unsaid. Before, such a
-run was recorded as lost and nothing more happened; a run whose agent ended while no runner watched was lost with the cost and
+run was recorded as lost and nothing more happened; a retry waiting in the backoff was
+forgotten; a run whose agent ended while no runner watched was lost with the cost and
 result its output still held; a timed-out run said no error."""
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import random
 import signal
 import time
+from datetime import timedelta
 
 import pytest
 from support.runner_world import World, alive, wait_for
@@ -103,6 +105,38 @@ def test_f25_a_retry_lost_before_its_agent_started_counts_as_an_attempt(world, p
     assert [(run.attempt, run.outcome) for run in runs] == [(1, "failed"), (2, "lost")]
     assert asked["run"] == runs[1].id and asked["messages"][0]["key"] == runs[0].messages[0].key
     assert len(w.agent_log()) == 1
+
+
+def test_f25_a_runner_killed_in_a_retrys_backoff_runs_the_retry_after_a_restart(world) -> None:
+    """The runner dies while a failed run's retry waits out its backoff: the next runner
+    starts the retry when the backoff (counted from the failed run's end) is over, and
+    asks the decision once it failed too."""
+    w = world(["dev"], retries=1, backoff_s=2)
+    w.start()
+    w.send("dev", "fail")
+    wait_for(lambda: "retry 1 of 1 for crew/dev" in w.output(), 30)
+    w.kill()
+    w.start()
+    asked = wait_for(lambda: _asked(w), 15)[0]
+    first, retry = w.runs("dev")
+    assert (first.outcome, retry.outcome, retry.trigger, retry.retryOf) == ("failed", "failed", "retry", first.id)
+    assert asked["run"] == retry.id and len(w.agent_log()) == 2
+    waited = parse_iso(retry.createdAt) - parse_iso(first.endedAt or "")
+    assert waited >= timedelta(seconds=1.9)  # the backoff, though the runner was restarted meanwhile
+
+
+def test_f25_a_stop_asked_in_the_backoff_while_no_runner_ran_drops_the_retry(world) -> None:
+    """``run stop`` while the runner is down and a retry waited: the next runner does not
+    start it (the stop is about that member's failed run and its retries)."""
+    w = world(["dev"], retries=1, backoff_s=0.5)
+    w.start()
+    w.send("dev", "fail")
+    wait_for(lambda: "retry 1 of 1 for crew/dev" in w.output(), 30)
+    w.kill()
+    assert w.cli("run", "stop", "crew", "dev").returncode == 0
+    w.start()
+    time.sleep(1.5)
+    assert len(w.runs("dev")) == 1 and _asked(w) == []
 
 
 def test_f25_a_run_that_ended_while_no_runner_ran_is_recorded_with_its_output(world) -> None:

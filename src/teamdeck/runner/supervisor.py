@@ -19,7 +19,8 @@ Everything lives in the event loop's thread; the watcher's thread only hands bat
 Ending the runner (Ctrl-C, SIGTERM) stops its runs; a runner that is killed leaves them
 running, and the next one adopts those still alive (pid and start time checked), records
 the end of those whose process ended meanwhile with what their output says, and retries
-those whose agent never started, as failed runs (F25: adoption.py).
+those whose agent never started, as failed runs (F25: adoption.py). A retry that waited
+out its backoff when the runner ended is taken up again by the next one.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from teamdeck.clock import moment_of
 from teamdeck.errors import TeamdeckError
 from teamdeck.model.agents import AgentConfig
 from teamdeck.model.run import RunRecord
@@ -39,7 +41,7 @@ from teamdeck.model.team import TeamConfig
 from teamdeck.protocol.runs.decisions import RUN_BUDGET, RUN_FAILED, RunDecision, run_decisions
 from teamdeck.protocol.runs.requests import ask
 from teamdeck.protocol.team.teams import list_teams, read_team
-from teamdeck.runner.adoption import Recovered, recover
+from teamdeck.runner.adoption import Recovered, execution_of, recover
 from teamdeck.runner.budgets import Unpriced, overrun
 from teamdeck.runner.changes import classify
 from teamdeck.runner.execution import Execution, new_record, new_run_id
@@ -418,14 +420,18 @@ class Runner:
 
     def _retry_or_ask(self, execution: Execution, messages: tuple[Unread, ...]) -> None:
         """A run that failed (or was lost before its agent started) is retried after its
-        backoff, or, with no retry left, the run-failed decision is asked (once per run)."""
+        backoff, counted from its end (a runner started since waits only what is left),
+        or, with no retry left, the run-failed decision is asked (once per run)."""
         record, config = execution.record, execution.request.config
         if record.attempt <= config.retries:
-            delay = config.backoff_s * 2 ** (record.attempt - 1)
+            ended = moment_of(record.endedAt or "")
+            since = max(0.0, (self.ws.clock() - ended).total_seconds()) if ended is not None else 0.0
+            delay = max(0.0, config.backoff_s * 2 ** (record.attempt - 1) - since)
             wake = Wake(record.team, record.member, "retry", time.time(), record.attempt + 1, record.id, messages)
             wake.due = time.time() + delay
             self.backoff[(record.team, record.member)] = wake
-            self.say(f"  retry {record.attempt} of {config.retries} for {record.team}/{record.member} in {delay:g} s")
+            left = f"{round(delay, 1):g}"
+            self.say(f"  retry {record.attempt} of {config.retries} for {record.team}/{record.member} in {left} s")
             return
         failures = record.attempt
         self._ask(
@@ -462,7 +468,8 @@ class Runner:
                 continue
             if kind == "stop":
                 self.queue.drop(key)
-                self.backoff.pop(key, None)
+                if not initial or not member_runs(self.ws, team, member).ran_since(at):
+                    self.backoff.pop(key, None)  # a retry taken up again (F25) is dropped by a stop asked after its run
                 execution = self.live.get(key)
                 if execution is not None and at >= execution.record.createdAt:
                     asyncio.ensure_future(execution.stop(f"stopped by {request.get('by', 'a person')}"))
@@ -525,7 +532,8 @@ class Runner:
 
     def _load_history(self) -> None:
         """What each member's runs owe and spent; what became of the runs recorded as
-        running (:meth:`_recover`)."""
+        running (:meth:`_recover`); and the retry (or decision) a member's last run was
+        owed when it failed just before the last runner ended (F25)."""
         for runs in all_runs(self.ws, self.team):
             key = (runs.team, runs.member)
             self.owed[key], self.spent[key] = runs.owed_keys(), runs.cost_usd
@@ -533,6 +541,11 @@ class Runner:
             for record in runs.runs:
                 if record.live:
                     self._recover(record)
+            last = runs.runs[-1] if runs.runs else None
+            if last is not None and last.state == "ended" and last.failed:
+                config = self._config_of(last)
+                if config is not None:
+                    self._retry_or_ask(execution_of(self.ws, last, config), self._woken_for(last))
 
     def _config_of(self, record: RunRecord) -> AgentConfig | None:
         roster = self._roster(record.team)
