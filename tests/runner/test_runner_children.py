@@ -77,9 +77,9 @@ def test_f21_the_children_of_a_run_stopped_without_a_runner_end_with_it(world) -
     assert [pid for pid in [live.pid or 0, *children] if alive(pid)] == []
 
 
-def test_f21_the_children_of_a_run_lost_while_no_runner_ran_end_with_the_next_runner(world) -> None:
+def test_f21_the_children_of_a_run_that_ended_while_no_runner_ran_end_with_the_next_runner(world) -> None:
     """The runner is killed, then the agent exits while no runner watches: its children
-    live on until the next runner records the run as lost and ends them."""
+    live on until the next runner ends them and records the run's end (F25)."""
     w = world(["dev"], grace_s=0.5)
     w.configure(_agent("sleep 2"))
     w.start()
@@ -90,5 +90,5 @@ def test_f21_the_children_of_a_run_lost_while_no_runner_ran_end_with_the_next_ru
     wait_for(lambda: not alive(live.pid or 0), 30)
     assert all(alive(pid) for pid in children)  # nobody ends them while no runner runs
     w.start()
-    assert wait_for(lambda: w.runs("dev")[0].state == "lost", 30)
-    wait_for(lambda: not any(alive(pid) for pid in children), 30)
+    assert wait_for(lambda: w.runs("dev")[0].state == "ended", 30)
+    assert not any(alive(pid) for pid in children)  # ended before the run was recorded as ended

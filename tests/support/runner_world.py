@@ -19,6 +19,7 @@ import yaml
 from teamdeck.model.run import RunRecord
 from teamdeck.protocol.team.messaging.sending import send_message
 from teamdeck.protocol.team.teams import add_member, create_team
+from teamdeck.store.fs import CRASH_ENV
 from teamdeck.store.workspace import Workspace
 from teamdeck.view.readers.runs import all_runs
 
@@ -63,6 +64,7 @@ class World:
             f"{self.team}/*": {
                 "runtime": "command",
                 "command": [sys.executable, str(AGENT), "{team}", "{member}", "{run_id}"],
+                "env": {CRASH_ENV: ""},  # a crash point given to the runner is not its agents'
             },
             **agents,
         }
@@ -71,12 +73,14 @@ class World:
     def send(self, member: str, text: str, sender: str = "team-lead") -> None:
         send_message(self.ws, self.team, member, text, summary="work", sender=sender)
 
-    def start(self, *args: str) -> subprocess.Popen[bytes]:
+    def start(self, *args: str, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+        """Start ``teamdeck run`` and wait for its first line (``env``: added to its
+        environment, e.g. ``TEAMDECK_CRASH_AT`` to have it die at a crash point)."""
         self.runner = subprocess.Popen(
             [sys.executable, "-m", "teamdeck", "-w", str(self.root), "run", *args],
             stdout=self.runner_out.open("ab"),
             stderr=subprocess.STDOUT,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})},
         )
         started = self.output().count("runner of ")
         wait_for(lambda: self.output().count("runner of ") > started or self.runner.poll() is not None, 30)
@@ -96,6 +100,13 @@ class World:
         self.runner.kill()
         self.runner.wait(10)
         self.runner = None
+
+    def died(self, timeout: float = 30) -> int:
+        """Wait for the runner to end by itself (killed at its crash point): its exit code."""
+        assert self.runner is not None
+        code = self.runner.wait(timeout)
+        self.runner = None
+        return code
 
     def cli(self, *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
         return subprocess.run(

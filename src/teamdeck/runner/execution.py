@@ -69,6 +69,9 @@ class Execution:
     timed_out: bool = False
     started_mono: float = field(default_factory=time.monotonic)
     stopping: asyncio.Task[str] | None = None
+    ended_at: str | None = None
+    """When its end was seen to have come (a run that ended while no runner watched:
+    adoption.py); None: when :meth:`finish` records it."""
 
     def event(self, type_: str, **fields: object) -> None:
         moment = self.ws.clock()
@@ -78,6 +81,16 @@ class Execution:
     def save(self) -> None:
         write_run(self.ws, self.record)
 
+    def create(self) -> None:
+        """Record the run before anything starts: its messages.json, then its run.yaml.
+        A run on disk always has the messages it was woken for, so a run the runner lost
+        before its agent started is retried with them (F25); a messages.json without a
+        run.yaml is no run (the member is woken again: its messages are not owed)."""
+        messages = [message.to_json() for message in self.request.messages]
+        ensure_dir(self.request.run_dir)
+        atomic_replace(self.request.messages_file, dumps_json(messages, indent=1).encode(), crash_prefix="run")
+        self.save()
+
     def remaining(self) -> float:
         """Seconds left before the timeout (from the recorded start: an adopted run keeps its deadline)."""
         started = self.record.startedAt or self.record.createdAt
@@ -85,13 +98,11 @@ class Execution:
         return max(0.0, self.request.config.timeout_s - elapsed)
 
     async def start(self) -> None:
-        """Build and spawn the process and record it.
+        """Build and spawn the process and record it (after :meth:`create`).
 
         Raises:
             TeamdeckError, OSError: it could not start (the caller records it with :meth:`finish`).
         """
-        messages = [message.to_json() for message in self.request.messages]
-        atomic_replace(self.request.messages_file, dumps_json(messages, indent=1).encode(), crash_prefix="run")
         launch = self.runtime.launch(self.request)
         if not launch.marks_read:
             self._give_back()
@@ -138,10 +149,19 @@ class Execution:
         if not await wait_gone(self.identity, self.process, self.remaining()):
             self.timed_out = True
             self.event("timeout", afterS=self.request.config.timeout_s)
-            await self.stop(f"timed out after {self.request.config.timeout_s:g} s")
-        left = await end_leftovers(
-            self.identity.pid, self.request.workspace, self.record.id, self.request.config.grace_s
-        )
+            await self.stop(self.timeout_error)
+        await self.end_leftovers()
+
+    @property
+    def timeout_error(self) -> str:
+        """What a run stopped at its timeout says: that it timed out, and after how long."""
+        return f"timed out after {self.request.config.timeout_s:g} s"
+
+    async def end_leftovers(self) -> None:
+        """End what the run left running (process.end_leftovers): its process group (its
+        recorded pid's) and every process whose environment names the run."""
+        pgid = self.identity.pid if self.identity is not None else self.record.pid
+        left = await end_leftovers(pgid, self.request.workspace, self.record.id, self.request.config.grace_s)
         if left:
             self.event("leftovers-ended", count=left)
 
@@ -170,10 +190,11 @@ class Execution:
         self.record = self.record.model_copy(
             update={
                 "state": "ended",
-                "endedAt": iso(self.ws.clock()),
+                "endedAt": self.ended_at or iso(self.ws.clock()),
                 "exitStatus": exit_status,
                 "outcome": kind,
                 "error": error
+                or (self.timeout_error if self.timed_out else None)
                 or outcome.error
                 or self.stop_reason
                 or (_exit_error(exit_status) if kind == "failed" else None),

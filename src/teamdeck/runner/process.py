@@ -22,11 +22,12 @@ import asyncio
 import os
 import signal
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from teamdeck.runtime.spec import ENV_RUN_ID, ENV_WORKSPACE, Launch
-from teamdeck.store.lock_owner import is_running
+from teamdeck.store.lock_owner import is_running, process_started
 from teamdeck.store.paths import open_beneath
 
 POLL_S = 0.1
@@ -126,13 +127,9 @@ async def stop_group(identity: Identity, process: asyncio.subprocess.Process | N
     return "killed"
 
 
-def leftovers(pgid: int, workspace: Path, run_id: str) -> list[int]:
-    """The live (not zombie) processes of a run whose leader is gone: the members of its
-    process group ``pgid`` (an id the kernel does not give again while a member is left)
-    and every process whose environment names the run (``TEAMDECK_WORKSPACE`` is
-    ``workspace``, ``TEAMDECK_RUN_ID`` is ``run_id``). Never this process."""
-    marks = {os.fsencode(f"{ENV_WORKSPACE}={workspace}"), os.fsencode(f"{ENV_RUN_ID}={run_id}")}
-    found = []
+def _processes() -> Iterator[tuple[int, int, Path]]:
+    """Every live (not zombie) process but this one: its pid, its process group and the
+    path of its environment."""
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit() or int(entry.name) == os.getpid():
             continue
@@ -141,11 +138,39 @@ def leftovers(pgid: int, workspace: Path, run_id: str) -> list[int]:
         except OSError:
             continue  # gone meanwhile
         fields = stat[stat.rindex(")") + 2 :].split()
-        if fields[0] in ("Z", "X"):
-            continue
-        if int(fields[2]) == pgid or _environment_has(Path(entry.path, "environ"), marks):
-            found.append(int(entry.name))
-    return found
+        if fields[0] not in ("Z", "X"):
+            yield int(entry.name), int(fields[2]), Path(entry.path, "environ")
+
+
+def _run_marks(workspace: Path, run_id: str) -> set[bytes]:
+    """What the environment of a run's processes holds: ``TEAMDECK_WORKSPACE`` and ``TEAMDECK_RUN_ID``."""
+    return {os.fsencode(f"{ENV_WORKSPACE}={workspace}"), os.fsencode(f"{ENV_RUN_ID}={run_id}")}
+
+
+def leftovers(pgid: int | None, workspace: Path, run_id: str) -> list[int]:
+    """The live (not zombie) processes of a run whose leader is gone: the members of its
+    process group ``pgid`` (an id the kernel does not give again while a member is left;
+    None: a run whose pid was never recorded) and every process whose environment names
+    the run (``TEAMDECK_WORKSPACE`` is ``workspace``, ``TEAMDECK_RUN_ID`` is ``run_id``).
+    Never this process."""
+    marks = _run_marks(workspace, run_id)
+    return [pid for pid, group, environ in _processes() if group == pgid or _environment_has(environ, marks)]
+
+
+def run_leader(workspace: Path, run_id: str) -> Identity | None:
+    """The process a run started, found without its recorded pid (the runner was killed
+    after starting it and before recording it): the earliest started of the processes
+    that lead their own process group (as :func:`spawn` starts one) and whose environment
+    names the run; None when there is none. A process the agent moved to a session of
+    its own (``setsid``) also leads its group: it is taken only when it started first,
+    which the agent itself did."""
+    marks = _run_marks(workspace, run_id)
+    found = [
+        Identity(pid, process_started(pid))
+        for pid, group, environ in _processes()
+        if pid == group and _environment_has(environ, marks)
+    ]
+    return min(found, key=lambda identity: (identity.started or 0.0, identity.pid), default=None)
 
 
 def _environment_has(environ: Path, marks: set[bytes]) -> bool:
@@ -155,7 +180,7 @@ def _environment_has(environ: Path, marks: set[bytes]) -> bool:
         return False  # another user's, or gone
 
 
-async def end_leftovers(pgid: int, workspace: Path, run_id: str, grace_s: float) -> int:
+async def end_leftovers(pgid: int | None, workspace: Path, run_id: str, grace_s: float) -> int:
     """End what a run left running once its leader is gone (:func:`leftovers`): SIGTERM,
     up to ``grace_s`` for them to go, SIGKILL to the rest, until none is left (a child one
     of them started meanwhile included). Returns how many there were. A process that may

@@ -17,8 +17,10 @@ watches (``create_agent``) is started once.
 
 Everything lives in the event loop's thread; the watcher's thread only hands batches over.
 Ending the runner (Ctrl-C, SIGTERM) stops its runs; a runner that is killed leaves them
-running, and the next one adopts those still alive (pid and start time checked) and
-records the others as lost.
+running, and the next one adopts those still alive (pid and start time checked), records
+the end of those whose process ended meanwhile with what their output says, and retries
+those whose agent never started, as failed runs (F25: adoption.py). A retry that waited
+out its backoff when the runner ended is taken up again by the next one.
 """
 
 from __future__ import annotations
@@ -31,20 +33,20 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from teamdeck.clock import moment_of
 from teamdeck.errors import TeamdeckError
-from teamdeck.model.agents import DEFAULT_GRACE_S, AgentConfig
+from teamdeck.model.agents import AgentConfig
 from teamdeck.model.run import RunRecord
 from teamdeck.model.team import TeamConfig
 from teamdeck.protocol.runs.decisions import RUN_BUDGET, RUN_FAILED, RunDecision, run_decisions
 from teamdeck.protocol.runs.requests import ask
 from teamdeck.protocol.team.teams import list_teams, read_team
-from teamdeck.runner.adoption import recover
+from teamdeck.runner.adoption import Recovered, execution_of, recover
 from teamdeck.runner.budgets import Unpriced, overrun
 from teamdeck.runner.changes import classify
 from teamdeck.runner.execution import Execution, new_record, new_run_id
 from teamdeck.runner.inboxes import Unread, approved_shutdown, named, unread, woken_for
 from teamdeck.runner.lock import RunnerLock
-from teamdeck.runner.process import end_leftovers
 from teamdeck.runner.prompts import role_prompt, roster_prompt
 from teamdeck.runner.wakes import Key, Wake, WakeQueue, next_due, promote_due
 from teamdeck.runtime.config import AgentsConfig, load_agents
@@ -164,9 +166,10 @@ class Runner:
             key for key in self.seen if (roster := self._roster(key[0])) and self._settings(*key, roster) is not None
         ]
         teams = len({team for team, _member in members})
+        adopted = sum(1 for execution in self.live.values() if execution.identity is not None)
         self.say(
             f"runner of {self.ws.root}: {len(members)} member(s) of {teams} team(s) to run, {len(self.queue)} woken, "
-            f"{len(self.live)} adopted; " + ("--once: ends when these runs end" if self.once else "Ctrl-C stops it")
+            f"{adopted} adopted; " + ("--once: ends when these runs end" if self.once else "Ctrl-C stops it")
         )
 
     def _watch(self, loop: asyncio.AbstractEventLoop, stop: threading.Event, ready: threading.Event) -> None:
@@ -366,7 +369,7 @@ class Runner:
         )
         record = new_record(self.ws, request, runtime.name, wake.arrived, wake.retry_of)
         execution = Execution(self.ws, record, request, runtime, frozenset(item.key for item in messages))
-        execution.save()  # before anything is owed or started: a refused write leaves the wake to the next look
+        execution.create()  # before anything is owed or started: a refused write leaves the wake to the next look
         owed.update(item.key for item in messages)
         self.live[key] = execution
         asyncio.ensure_future(self._supervise(execution, tuple(messages)))
@@ -385,8 +388,13 @@ class Runner:
 
     async def _supervise_adopted(self, execution: Execution) -> None:
         await execution.wait()
-        record = execution.record
-        self._ended(execution, woken_for(self.ws, record.team, record.member, record.id), None)
+        self._ended(execution, self._woken_for(execution.record), None)
+
+    async def _record_gone(self, execution: Execution) -> None:
+        """A run whose process ended while no runner watched: what it left running ends,
+        then its end is recorded with what its output says (adoption.py), as any run's."""
+        await execution.end_leftovers()
+        self._ended(execution, self._woken_for(execution.record), None)
 
     def _ended(self, execution: Execution, messages: tuple[Unread, ...], error: str | None) -> None:
         try:
@@ -411,13 +419,19 @@ class Runner:
         self._kick()
 
     def _retry_or_ask(self, execution: Execution, messages: tuple[Unread, ...]) -> None:
+        """A run that failed (or was lost before its agent started) is retried after its
+        backoff, counted from its end (a runner started since waits only what is left),
+        or, with no retry left, the run-failed decision is asked (once per run)."""
         record, config = execution.record, execution.request.config
         if record.attempt <= config.retries:
-            delay = config.backoff_s * 2 ** (record.attempt - 1)
+            ended = moment_of(record.endedAt or "")
+            since = max(0.0, (self.ws.clock() - ended).total_seconds()) if ended is not None else 0.0
+            delay = max(0.0, config.backoff_s * 2 ** (record.attempt - 1) - since)
             wake = Wake(record.team, record.member, "retry", time.time(), record.attempt + 1, record.id, messages)
             wake.due = time.time() + delay
             self.backoff[(record.team, record.member)] = wake
-            self.say(f"  retry {record.attempt} of {config.retries} for {record.team}/{record.member} in {delay:g} s")
+            left = f"{round(delay, 1):g}"
+            self.say(f"  retry {record.attempt} of {config.retries} for {record.team}/{record.member} in {left} s")
             return
         failures = record.attempt
         self._ask(
@@ -454,7 +468,8 @@ class Runner:
                 continue
             if kind == "stop":
                 self.queue.drop(key)
-                self.backoff.pop(key, None)
+                if not initial or not member_runs(self.ws, team, member).ran_since(at):
+                    self.backoff.pop(key, None)  # a retry taken up again (F25) is dropped by a stop asked after its run
                 execution = self.live.get(key)
                 if execution is not None and at >= execution.record.createdAt:
                     asyncio.ensure_future(execution.stop(f"stopped by {request.get('by', 'a person')}"))
@@ -516,27 +531,44 @@ class Runner:
     # --- a restart --------------------------------------------------------------------
 
     def _load_history(self) -> None:
-        """What each member's runs owe and spent; runs recorded as running are adopted when
-        their process still runs (pid and start time match), else recorded as lost.
-        Nothing is started again."""
+        """What each member's runs owe and spent; what became of the runs recorded as
+        running (:meth:`_recover`); and the retry (or decision) a member's last run was
+        owed when it failed just before the last runner ended (F25)."""
         for runs in all_runs(self.ws, self.team):
             key = (runs.team, runs.member)
             self.owed[key], self.spent[key] = runs.owed_keys(), runs.cost_usd
             self.unpriced[key] = [Unpriced(run.id, run.costProblem) for run in runs.runs if run.costProblem is not None]
             for record in runs.runs:
                 if record.live:
-                    self._adopt_or_lose(record)
+                    self._recover(record)
+            last = runs.runs[-1] if runs.runs else None
+            if last is not None and last.state == "ended" and last.failed:
+                config = self._config_of(last)
+                if config is not None:
+                    self._retry_or_ask(execution_of(self.ws, last, config), self._woken_for(last))
 
-    def _adopt_or_lose(self, record: RunRecord) -> None:
+    def _config_of(self, record: RunRecord) -> AgentConfig | None:
         roster = self._roster(record.team)
-        config = self._settings(record.team, record.member, roster) if roster is not None else None
-        execution = recover(self.ws, record, config)
-        if execution is None:
-            self.say(f"✗ {record.team}/{record.member} {record.id} lost (its process is gone)")
-            if record.pid is not None:  # what it left running while no runner watched ends now (F21)
-                grace = config.grace_s if config is not None else DEFAULT_GRACE_S
-                asyncio.ensure_future(end_leftovers(record.pid, self.ws.root, record.id, grace))
+        return self._settings(record.team, record.member, roster) if roster is not None else None
+
+    def _woken_for(self, record: RunRecord) -> tuple[Unread, ...]:
+        return woken_for(self.ws, record.team, record.member, record.id)
+
+    def _recover(self, record: RunRecord) -> None:
+        """A run recorded as running (adoption.py): adopted and watched; its end recorded
+        when its process ended meanwhile; retried as a failed run when its agent never
+        started. Nothing is started twice."""
+        config = self._config_of(record)
+        found, execution = recover(self.ws, record, config)
+        if found is Recovered.LOST:
+            self.say(f"✗ {record.team}/{record.member} {record.id} lost ({execution.record.error})")
+            if config is not None:  # a member no longer run is not retried
+                self._retry_or_ask(execution, self._woken_for(record))
             return
         self.live[(record.team, record.member)] = execution
-        self.say(f"↺ {record.team}/{record.member} {record.id} adopted (pid {record.pid})")
+        if found is Recovered.GONE:
+            self.say(f"↺ {record.team}/{record.member} {record.id} ended while no runner watched")
+            asyncio.ensure_future(self._record_gone(execution))
+            return
+        self.say(f"↺ {record.team}/{record.member} {record.id} adopted (pid {execution.record.pid})")
         asyncio.ensure_future(self._supervise_adopted(execution))
