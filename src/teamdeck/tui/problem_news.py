@@ -97,12 +97,13 @@ class ProblemNotices:
         return drop, show
 
     def _broke_notice(self, broke: list[Problem]) -> Notification:
+        """The notice of the files in ``broke``: where they are listed in its title, which
+        the notice line never cuts (a problem's line can be longer than the terminal)."""
         if len(broke) == 1:
-            title, message = "File broken", f"{broke[0].text}; {self.listed_in} lists it"
+            title, message = "File broken", broke[0].text
         else:
-            title = f"{len(broke)} files broken"
-            message = f"{_named([problem.path for problem in broke])}; {self.listed_in} lists them"
-        return Notification(cell(message, NOTICE_CHARS), title, "warning", TIMEOUT_S)
+            title, message = f"{len(broke)} files broken", _named([problem.path for problem in broke])
+        return Notification(cell(message, NOTICE_CHARS), f"{title} ({self.listed_in})", "warning", TIMEOUT_S)
 
 
 def _named(paths: list[str]) -> str:
