@@ -22,6 +22,7 @@ from teamdeck.tui.panels.events.panel import EventsPanel
 from teamdeck.tui.panels.inbox.panel import InboxPanel
 from teamdeck.tui.panels.issues.panel import IssuesPanel
 from teamdeck.tui.panels.plans.panel import PlansPanel
+from teamdeck.tui.panels.problems.panel import ProblemsPanel
 from teamdeck.tui.panels.roster.panel import RosterPanel
 from teamdeck.tui.panels.tasks.panel import TasksPanel
 from teamdeck.tui.screens.help import help_content
@@ -40,6 +41,7 @@ SCOPES: dict[str, type] = {
     "events": EventsPanel,
     "plans": PlansPanel,
     "issues": IssuesPanel,
+    "problems": ProblemsPanel,
 }
 KEY_NAMES = {text: key for key, text in KEY_TEXT.items()}
 LIST_KEYS = {

@@ -40,6 +40,7 @@ from teamdeck.resources import data_dir
 from teamdeck.tui.alerter import Alerter
 from teamdeck.tui.inputs import set_cursor_blink
 from teamdeck.tui.messages import LoadOlderEvents, RunAction, SnapshotChanged
+from teamdeck.tui.problem_news import ProblemNotices
 from teamdeck.tui.render import NOTICE_CHARS, cell
 from teamdeck.tui.screens.main import MainScreen, main_screen
 from teamdeck.tui.widgets.notice_line import Hint
@@ -125,6 +126,8 @@ class TeamdeckApp(App[None]):
         """The keys held since a key that opens a text line, and until when (:meth:`on_event`)."""
         """Success notices of actions whose writes are not drawn yet (appended on the
         action thread, taken on the UI thread: list operations are atomic)."""
+        self.problem_notices = ProblemNotices(registry.PANEL_TITLES["problems"])
+        """The notices of files broken and fixed (tui/problem_news.py)."""
         self.live = LiveWorkspace(
             ws,
             on_snapshot=self._publish,
@@ -238,6 +241,12 @@ class TeamdeckApp(App[None]):
         self.snapshot = message.snapshot
         for notice in message.snapshot.notices:
             self.notify(cell(notice, NOTICE_CHARS), severity="warning", markup=False)
+        if before is not None and before.problems is not message.snapshot.problems:
+            drop, show = self.problem_notices.news(before, message.snapshot)
+            for gone in drop:
+                self._drop_notice(gone)
+            for news in show:
+                self.post_message(Notify(news))
         if first and message.snapshot.read_only:
             self.notify(
                 cell(f"read-only: {message.snapshot.read_only_reason}; actions are disabled", NOTICE_CHARS),

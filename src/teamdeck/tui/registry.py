@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from textual.binding import BindingType
 
 from teamdeck.tui.keys import Action, PanelKeys, bindings
-from teamdeck.tui.panels import decisions, events, inbox, issues, plans, roster, tasks
+from teamdeck.tui.panels import decisions, events, inbox, issues, plans, problems, roster, tasks
 
 if TYPE_CHECKING:
     from teamdeck.tui.widgets.panel import Panel
@@ -34,6 +34,7 @@ PANELS: tuple[PanelKeys, ...] = (
     events.KEYS,
     plans.KEYS,
     issues.KEYS,
+    problems.KEYS,
 )
 """The panels in tab order (the number of each is its key)."""
 PANEL_TITLES = {panel.name: f"{number} {panel.title}" for number, panel in enumerate(PANELS, 1)}
@@ -176,12 +177,13 @@ def help_sections() -> list[tuple[str, list[tuple[str, str]]]]:
 
 
 def later_panels() -> Iterator[tuple[str, type[Panel]]]:
-    """Panels 2-7 by name, their widgets imported only now (after the first frame: panel
+    """Panels 2-8 by name, their widgets imported only now (after the first frame: panel
     1's is the main screen's own import)."""
     from teamdeck.tui.panels.events.panel import EventsPanel
     from teamdeck.tui.panels.inbox.panel import InboxPanel
     from teamdeck.tui.panels.issues.panel import IssuesPanel
     from teamdeck.tui.panels.plans.panel import PlansPanel
+    from teamdeck.tui.panels.problems.panel import ProblemsPanel
     from teamdeck.tui.panels.roster.panel import RosterPanel
     from teamdeck.tui.panels.tasks.panel import TasksPanel
 
@@ -192,4 +194,5 @@ def later_panels() -> Iterator[tuple[str, type[Panel]]]:
         (events.KEYS.name, EventsPanel),
         (plans.KEYS.name, PlansPanel),
         (issues.KEYS.name, IssuesPanel),
+        (problems.KEYS.name, ProblemsPanel),
     )

@@ -2,11 +2,11 @@
 ``PANELS``), the footer.
 
 Panels: 1 decisions waiting (its DOM id: ``gates``), 2 roster, 3 inbox of the selected
-member, 4 tasks, 5 events, 6 plans, 7 issues; the confirm bar docked above the footer.
-``tab``/``shift+tab`` and ``1``-``7`` move between them; the footer shows the keys of
+member, 4 tasks, 5 events, 6 plans, 7 issues, 8 problems (the files that could not be read); the confirm bar docked above the footer.
+``tab``/``shift+tab`` and ``1``-``8`` move between them; the footer shows the keys of
 the panel that has the focus.
 
-The first frame holds the overview and panel 1 only: panels 2-7 are imported and
+The first frame holds the overview and panel 1 only: panels 2-8 are imported and
 mounted (tui/registry.py's ``later_panels``) just after the first snapshot is on screen (their modules, widgets, styles and
 layout were ~60-90 ms of a start, for panels nobody sees yet). Whatever needs one of
 them first waits for that mount (:meth:`MainScreen.mount_panels`).
@@ -73,7 +73,7 @@ class MainScreen(Screen[None]):
         """The tabs activated their first panel (until then a switch made in code can be
         undone by that first activation)."""
         self._panels_mounted: asyncio.Event | None = None
-        """Set once panels 2-7 are mounted (None until their mount started)."""
+        """Set once panels 2-8 are mounted (None until their mount started)."""
 
     @property
     def ready(self) -> bool:
@@ -83,7 +83,7 @@ class MainScreen(Screen[None]):
         return self.snapshot is not None and self.tabs_ready and mounted
 
     async def mount_panels(self) -> None:
-        """Mount panels 2-7 into their tabs, once; every caller returns when they are
+        """Mount panels 2-8 into their tabs, once; every caller returns when they are
         mounted (each draws the snapshot when it is first shown)."""
         if self._panels_mounted is not None:
             await self._panels_mounted.wait()
@@ -177,7 +177,7 @@ class MainScreen(Screen[None]):
             # The tabs' own first activation (of panel 1) arriving after a panel was
             # chosen in code: it must not take the focus back to panel 1.
             return
-        if event.pane.id != "gates":  # a tab clicked before panels 2-7 are mounted
+        if event.pane.id != "gates":  # a tab clicked before panels 2-8 are mounted
             await self.mount_panels()
         if event.pane.id in PANELS:
             self._draw_panel(event.pane.id)
@@ -215,7 +215,7 @@ class MainScreen(Screen[None]):
 
     async def open_inbox(self, member_key: str) -> None:
         """Show the inbox of ``member_key`` (``team/name``)."""
-        from teamdeck.tui.panels.inbox.panel import InboxPanel  # imported with panels 2-7
+        from teamdeck.tui.panels.inbox.panel import InboxPanel  # imported with panels 2-8
 
         await self.action_panel("inbox")
         self.query_one(InboxPanel).select_member(member_key)

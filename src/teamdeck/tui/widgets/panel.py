@@ -1,4 +1,4 @@
-"""The base of the seven panels: what the main screen, the palette and the registry may
+"""The base of the eight panels: what the main screen, the palette and the registry may
 ask of any of them, typed once (no reaching into a panel by name and ``getattr``).
 
 A panel never calls its screen: it posts a message (tui/messages.py) and the main

@@ -22,7 +22,7 @@ from teamdeck.tui.host import deck_host
 from teamdeck.tui.messages import OpenInbox
 from teamdeck.tui.panels.decisions import actions as decision_actions
 from teamdeck.tui.panels.roster import KEYS, actions
-from teamdeck.tui.panels.roster.roster_list import HEADER, RosterList, status_text
+from teamdeck.tui.panels.roster.roster_list import HEADER, RosterList, last_good_read, status_text
 from teamdeck.tui.render import block, cell, show_content
 from teamdeck.tui.widgets.confirm_bar import Confirmed, ConfirmRequest, ask_confirm
 from teamdeck.tui.widgets.line_list import LineList
@@ -78,7 +78,14 @@ class RosterPanel(Panel):
             f"{len(ended)} ended team(s) hidden (hideEndedTeams in .teamdeck.yaml)" if ended else EMPTY_ROSTER
         )
         running = {key: state.since or "" for key, state in self.runs.items() if state.running}
-        roster.show(members, now, stale=stale_members(snapshot.teams, now, snapshot.stale_after), running=running)
+        broken = frozenset(team.name for team in snapshot.teams if last_good_read(team) is not None)
+        roster.show(
+            members,
+            now,
+            stale=stale_members(snapshot.teams, now, snapshot.stale_after),
+            running=running,
+            broken=broken,
+        )
         show_content(self.query_one("#roster-header", Static), Content.styled(roster.header, "bold $text-muted"))
 
     @property
@@ -311,6 +318,8 @@ def member_detail(
     if runs is not None:
         since = age(runs.since, now) if runs.since else ""
         parts += [("runs: ", "$text-muted"), runs.phrase(since), ("  (l run log, w wake, x stop)\n", "$text-muted")]
+    if team is not None and team.problem is not None and (last_good := last_good_read(team)) is not None:
+        parts += [("! ", "bold $error"), (last_good, "bold $error"), f" ({cell(team.problem.text, 300)})\n"]
     for marker in member.markers:
         parts += [("! ", "bold $error"), f"{cell(marker, 300)}\n"]
     if member.inbox_problem is not None:
