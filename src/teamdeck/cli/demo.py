@@ -48,7 +48,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from teamdeck.cli.commands import summary
-from teamdeck.cli.common import Output
+from teamdeck.cli.common import Output, common_options
 from teamdeck.clock import iso, utc_now
 from teamdeck.errors import Refused, TeamdeckError
 from teamdeck.resources import data_dir
@@ -59,16 +59,27 @@ from teamdeck.sim.setup import environment, install_agents
 from teamdeck.store.workspace import Workspace
 from teamdeck.view.readers.runs import all_runs
 
+COPY_NAME = "demo-workspace"
+"""The copy's directory in the demo's temporary one: the name the TUI's overview line
+shows, so it says what it is a copy of."""
+WORKSPACE_HELP = (
+    "where to play (default: a new temporary directory, removed when the demo ends unless "
+    "--keep; never $TEAMDECK_WORKSPACE or the current directory): a missing or empty DIR "
+    "gets a copy of the demo, any other is played as it is"
+)
 READY_WAIT_S = 15.0
 """How long the demo waits for the runner's first look before it goes on without it."""
 
 
 def register_demo(
-    subparsers: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser], _common: argparse.ArgumentParser
 ) -> None:
+    """``teamdeck demo``, its ``--workspace`` saying what it means here (not the other
+    commands' default: the demo never plays on $TEAMDECK_WORKSPACE or the current
+    directory, so it cannot run agents on a real workspace by accident)."""
     demo = subparsers.add_parser(
         "demo",
-        parents=[common],
+        parents=[common_options(workspace_help=WORKSPACE_HELP)],
         help=summary("demo"),
         description="Copy the demo workspace into a temporary directory, run its agents with the runner "
         "(`teamdeck run`) while a scenario plays the lead's side, and open the TUI on it. Quitting stops them.",
@@ -103,7 +114,7 @@ def prepare_workspace(given: str | None, scratch: Path) -> tuple[Path, bool]:
         Refused: ``given`` exists and is not a directory.
     """
     if given is None:
-        target = scratch / "workspace"
+        target = scratch / COPY_NAME
     else:
         target = Path(given).expanduser().resolve()
         if target.exists() and not target.is_dir():
@@ -140,7 +151,7 @@ def _play(scratch: Path, given: str | None, args: argparse.Namespace) -> Output:
     kept = " (removed when you quit; --keep keeps it)" if temporary else ""
     what = "a fresh copy of the demo workspace" if fresh else "an existing workspace"
     log = scratch / "runner.log"
-    told = "" if args.no_tui else f"; the runner's lines go to {log}"
+    told = "" if args.no_tui else f"; the runner's lines go to {log}; `?` in the TUI shows the workspace again"
     print(f"teamdeck demo: {root} ({what}){kept}; runner: {agents}{told}", file=sys.stderr, flush=True)
     since = iso(utc_now())
     started = time.monotonic()
