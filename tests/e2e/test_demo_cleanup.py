@@ -18,6 +18,8 @@ from pathlib import Path
 import pytest
 from support.tmux import Tmux
 
+from teamdeck.cli.demo import COPY_NAME
+
 
 def _demo(tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "TEAMDECK_WORKSPACE": "", "TMPDIR": str(tmp)}
@@ -43,7 +45,7 @@ def test_keep_keeps_it(tmp_path: Path) -> None:
     result = _demo(tmp_path, "--keep")
     assert result.returncode == 0, result.stderr
     (made,) = tmp_path.iterdir()
-    assert made.name.startswith("teamdeck-demo-") and (made / "workspace" / "teams").is_dir()
+    assert made.name.startswith("teamdeck-demo-") and (made / COPY_NAME / "teams").is_dir()
 
 
 def agents_of(tmp: Path) -> list[int]:
@@ -92,7 +94,7 @@ def test_quitting_the_demo_with_q_removes_its_copy(tmp_path: Path, size: tuple[i
         session.wait_for("Decisions")
         assert [made.name[:14] for made in tmp.iterdir()] == ["teamdeck-demo-"]
         (made,) = tmp.iterdir()
-        runs = made / "workspace" / "runs"
+        runs = made / COPY_NAME / "runs"
         deadline = time.monotonic() + 30
         while not list(runs.glob("*/*/*/run.yaml")) and time.monotonic() < deadline:
             time.sleep(0.1)  # the runner has started runs (agent processes) before the quit

@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 from pathlib import Path
 
 import yaml
 
-from teamdeck.clock import utc_now
+from teamdeck.clock import parse_iso, utc_now
 from teamdeck.model.team import decode_text
-from teamdeck.sim.clock import DEMO_NOW
+
+
+def inbox_of(root: Path, team: str, member: str) -> list[dict]:
+    return json.loads((root / "teams" / team / "inboxes" / f"{member}.json").read_text())
 
 
 def lead_inbox(root: Path, team: str) -> list[dict]:
-    return json.loads((root / "teams" / team / "inboxes" / "team-lead.json").read_text())
+    return inbox_of(root, team, "team-lead")
 
 
 def kinds_from(root: Path, team: str, sender: str) -> list[str]:
@@ -22,7 +26,7 @@ def kinds_from(root: Path, team: str, sender: str) -> list[str]:
 
 def test_demo_copies_the_demo_into_an_empty_directory_and_the_runner_runs_its_agents(tmp_path: Path, run_cli):
     """What the demo shows is what the runner does: every answer below was written by an
-    agent process the runner started (recorded under runs/), on the demo clock."""
+    agent process the runner started (recorded under runs/), on the real clock."""
     root = tmp_path / "fresh"
     result = run_cli(root, "demo", "--no-tui", "--duration", "12", "--speed", "20", "--json")
     assert result.code == 0, result.err
@@ -36,7 +40,7 @@ def test_demo_copies_the_demo_into_an_empty_directory_and_the_runner_runs_its_ag
     assert data["lead"]["create"] == 2 and data["lead"]["assign"] == 2
     run = next(iter(all_runs_of(root, "perf-audit", "indexer")))
     assert run["argv"][1:] == ["-m", "teamdeck.sim.agent"] and run["trigger"] == "created"
-    assert DEMO_NOW.isoformat()[:13] == run["createdAt"][:13]  # the demo clock, not the wall clock
+    assert run["createdAt"][:10] == utc_now().date().isoformat()  # the real clock: the copy was rebased to now
     output = json.loads(
         (root / "tasks" / "search-index" / "agents" / "indexer" / "artifacts" / "final.json").read_text()
     )
@@ -69,6 +73,27 @@ def test_demo_on_an_existing_workspace_runs_its_agents_in_place_on_the_real_cloc
     ]
     assert idle[-1]["timestamp"][:10] == utc_now().date().isoformat()  # not the demo clock
     assert "the agents " in result.err or "agents added" in result.err or "agents written" in result.err
+
+
+def test_the_demo_copy_is_rebased_to_now_so_the_cli_beside_it_sees_the_same_world(tmp_path: Path, run_cli):
+    """The demo and a shell beside it are one world: its copy's history ends a few
+    minutes ago on the real clock, so `teamdeck status` on it counts the ages the TUI
+    shows (they used to be 275 days: the demo ran on a shifted clock the CLI did not
+    know), and a message sent into it is its newest, seconds after the rest."""
+    root = tmp_path / "copy"
+    result = run_cli(root, "demo", "--no-tui", "--duration", "0", "--json")
+    assert result.code == 0, result.err
+    status = run_cli(root, "status", "--json")
+    assert status.code == 0, status.err
+    assert status.json["overview"]["oldestGateAge"] == "45m"  # checkout-api's gate, 45 min before the capture
+
+    sent = run_cli(root, "send", "checkout-revamp", "ui-dev", "Are you there?", "--summary", "ping")
+    assert sent.code == 0, sent.err
+    (newest, *earlier) = sorted(
+        (parse_iso(message["timestamp"]) for message in inbox_of(root, "checkout-revamp", "ui-dev")), reverse=True
+    )
+    assert newest - utc_now() < timedelta(seconds=1)
+    assert timedelta(0) < newest - max(earlier) < timedelta(minutes=30)
 
 
 def test_demo_refuses_bad_options_in_one_line_and_copies_nothing(tmp_path: Path, run_cli):

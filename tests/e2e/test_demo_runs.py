@@ -30,7 +30,7 @@ from teamdeck.view.readers.runs import member_runs
 def running(demo: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Workspace]:
     """The demo copy with the demo's agents, its runner going; stopped afterwards."""
     install_agents(demo)
-    for name, value in environment(speed=50.0, seed=0, shift_s=None).items():
+    for name, value in environment(speed=50.0, seed=0).items():
         monkeypatch.setenv(name, value)
     lines: list[str] = []
     host = RunnerHost(Workspace.at(demo), lines.append, signals=False)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from support.pilot_helpers import busy, make_app, palette_gathered, run, showing, type_text, until
+from textual.widgets import Static
 
 from teamdeck.formats.claude_code.inbox import read_inbox
 from teamdeck.live import actions as runner_module
@@ -345,6 +346,8 @@ def test_help_palette_and_panels(world) -> None:
     async def scenario(pilot):
         await pilot.press("question_mark")
         await until(pilot, lambda: isinstance(app.screen, HelpScreen))
+        # the full path, which the overview line's name alone does not give
+        assert str(app.screen.query_one("#help-workspace", Static).content) == f"workspace {world.root}"
         await pilot.press("escape")
         for key, panel in (("2", "roster"), ("3", "inbox"), ("4", "tasks"), ("5", "events"), ("1", "gates")):
             await pilot.press(key)

@@ -169,10 +169,14 @@ def test_reject_dialog_asks_for_the_note(demo: Path, snap_compare) -> None:
 
 
 def test_help(demo: Path, snap_compare) -> None:
+    """Opened on a fixed path: the copy's own changes from run to run (that ``?`` shows
+    the app's workspace is tested in test_actions.py)."""
     app = demo_app(demo)
 
     async def scenario(pilot) -> None:
-        await open_screen(pilot, app, "question_mark", HelpScreen)
+        app.push_screen(HelpScreen("/home/dev/teamdeck-demo-x1y2z3/demo-workspace"))
+        await until(pilot, lambda: showing(app, HelpScreen), "the help screen")
+        await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=prepared(app, scenario))
 

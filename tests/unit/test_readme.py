@@ -9,6 +9,8 @@ from pathlib import Path
 
 from support.locations import REPO
 
+from teamdeck.model.settings import Settings
+
 README = (REPO / "README.md").read_text(encoding="utf-8")
 MAKEFILE = (REPO / "Makefile").read_text(encoding="utf-8")
 
@@ -82,3 +84,13 @@ def test_every_reliability_id_cited_is_defined():
     # C0/C1 name control-character sets, not catalogue cases; F401 and friends are lint codes.
     undefined = {c for c in cited if c not in defined and c not in {"C0", "C1"}}
     assert undefined == set()
+
+
+def test_where_the_readme_describes_join_it_says_the_tui_joins_by_itself():
+    """A person who wrote a blocked final.json by hand saw its gate open in the TUI at
+    once and then `teamdeck join` say "nothing changed": the README did not say the TUI
+    joins. Its join row says so, naming the setting that turns it off as it is spelled."""
+    (row,) = [line for line in README.splitlines() if line.startswith("| `teamdeck join TASK` |")]
+    assert "TUI joins by itself" in row and '"nothing changed"' in row
+    (setting,) = re.findall(r"`(\w+): false` in `\.teamdeck\.yaml`", row)
+    assert Settings.model_fields[setting].default is True

@@ -1,16 +1,13 @@
-"""The demo scenario's clockwork and the demo clock (teamdeck.sim.engine, teamdeck.sim.clock)."""
+"""The demo scenario's clockwork (teamdeck.sim.engine)."""
 
 from __future__ import annotations
 
 import threading
 import time
-from datetime import timedelta
 
 import pytest
 
-from teamdeck.clock import utc_now
 from teamdeck.errors import Busy
-from teamdeck.sim.clock import DEMO_NOW, ENV_SHIFT, ShiftedClock, clock_from_env, shift_to
 from teamdeck.sim.engine import Scheduler
 
 
@@ -107,23 +104,3 @@ def test_run_advances_speed_times_faster_than_real_time_and_ends_after_duration(
 def test_run_refuses_a_speed_that_is_not_positive():
     with pytest.raises(ValueError):
         Scheduler().run(threading.Event(), speed=0)
-
-
-def test_the_demo_clock_starts_at_the_demo_moment_and_follows_real_time():
-    shift = shift_to(DEMO_NOW)
-    clock = ShiftedClock(shift)
-    first = clock()
-    assert abs((first - DEMO_NOW).total_seconds()) < 1
-    time.sleep(0.05)
-    assert timedelta(seconds=0.04) < clock() - first < timedelta(seconds=1)
-
-
-def test_the_runs_of_a_demo_read_the_same_clock_from_their_environment():
-    """A run is another process: it gets the shift, not the clock; the clock it builds
-    answers what the demo's own does (to the wall clock's resolution)."""
-    demo = ShiftedClock(shift_to(DEMO_NOW))
-    run = clock_from_env({ENV_SHIFT: repr(demo.shift_s)})
-    assert abs((run() - demo()).total_seconds()) < 0.5
-    assert clock_from_env({}) is utc_now  # a demo on an existing workspace: the wall clock
-    with pytest.raises(ValueError):
-        clock_from_env({ENV_SHIFT: "soon"})

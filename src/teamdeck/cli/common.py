@@ -63,9 +63,14 @@ class _Workspaces(argparse.Action):
         namespace.workspaces = [*getattr(namespace, "workspaces", []), values]
 
 
-def common_options() -> argparse.ArgumentParser:
+WORKSPACE_HELP = "the workspace directory (default: $TEAMDECK_WORKSPACE, else the current directory)"
+
+
+def common_options(workspace_help: str = WORKSPACE_HELP) -> argparse.ArgumentParser:
     """Options accepted before or after the command name (defaults suppressed so the
-    value given at either place wins)."""
+    value given at either place wins). ``workspace_help``: what ``--workspace`` means,
+    for a command that reads it otherwise (``teamdeck demo``: a temporary copy by
+    default)."""
     parent = argparse.ArgumentParser(add_help=False)
     parent.add_argument(
         "--workspace",
@@ -73,7 +78,7 @@ def common_options() -> argparse.ArgumentParser:
         metavar="DIR",
         action=_Workspaces,
         default=argparse.SUPPRESS,
-        help="the workspace directory (default: $TEAMDECK_WORKSPACE, else the current directory)",
+        help=workspace_help,
     )
     parent.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print machine-readable JSON")
     parent.add_argument("--read-only", action="store_true", default=argparse.SUPPRESS, help="refuse every write")

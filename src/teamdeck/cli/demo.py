@@ -16,13 +16,14 @@ a run the runner started; the TUI in front shows them (▶, ``l`` for a run's lo
 The runner runs in this process, on a thread with an event loop of its own, rather than
 as a ``teamdeck run`` child process: it is the same Runner object either way, but here
 the demo ends it with a call (no signal relayed to a child that a closed terminal could
-leave behind), and it shares the demo's clock without the CLI learning a clock option.
+leave behind).
 The runs themselves are child processes in their own process groups; stopping the
 runner stops them (SIGTERM, grace, SIGKILL) before the demo returns.
 
-On a fresh copy everything — the TUI, the runner, the scenario and every run — is on the
-demo clock (teamdeck/sim/clock.py: the runs get its shift in their environment), so the
-bundled history keeps believable ages; on an existing workspace, on the real clock.
+A fresh copy is rebased to now (teamdeck/sim/clock.py): every timestamp in it moves by
+the same amount, so the bundled history keeps its believable ages ("gate waiting 45
+min") on the real clock, the one the TUI, the runner, every run, and a ``teamdeck send``
+or ``teamdeck status`` typed in another shell all read.
 
 Quitting the TUI, Ctrl-C, a closed terminal (SIGHUP) or ``--duration`` (without the TUI)
 ends the scenario and the runner, then removes the temporary copy. ``--no-tui`` prints
@@ -47,27 +48,38 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from teamdeck.cli.commands import summary
-from teamdeck.cli.common import Output
-from teamdeck.clock import Clock, iso, utc_now
+from teamdeck.cli.common import Output, common_options
+from teamdeck.clock import iso, utc_now
 from teamdeck.errors import Refused, TeamdeckError
 from teamdeck.resources import data_dir
 from teamdeck.runner.hosting import RunnerHost
-from teamdeck.sim.clock import ShiftedClock, shift_to
+from teamdeck.sim.clock import rebase
 from teamdeck.sim.scenario import Scenario
 from teamdeck.sim.setup import environment, install_agents
 from teamdeck.store.workspace import Workspace
 from teamdeck.view.readers.runs import all_runs
 
+COPY_NAME = "demo-workspace"
+"""The copy's directory in the demo's temporary one: the name the TUI's overview line
+shows, so it says what it is a copy of."""
+WORKSPACE_HELP = (
+    "where to play (default: a new temporary directory, removed when the demo ends unless "
+    "--keep; never $TEAMDECK_WORKSPACE or the current directory): a missing or empty DIR "
+    "gets a copy of the demo, any other is played as it is"
+)
 READY_WAIT_S = 15.0
 """How long the demo waits for the runner's first look before it goes on without it."""
 
 
 def register_demo(
-    subparsers: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser], _common: argparse.ArgumentParser
 ) -> None:
+    """``teamdeck demo``, its ``--workspace`` saying what it means here (not the other
+    commands' default: the demo never plays on $TEAMDECK_WORKSPACE or the current
+    directory, so it cannot run agents on a real workspace by accident)."""
     demo = subparsers.add_parser(
         "demo",
-        parents=[common],
+        parents=[common_options(workspace_help=WORKSPACE_HELP)],
         help=summary("demo"),
         description="Copy the demo workspace into a temporary directory, run its agents with the runner "
         "(`teamdeck run`) while a scenario plays the lead's side, and open the TUI on it. Quitting stops them.",
@@ -91,7 +103,8 @@ def register_demo(
 
 
 def prepare_workspace(given: str | None, scratch: Path) -> tuple[Path, bool]:
-    """The directory to play on, and whether it is a fresh copy of the demo.
+    """The directory to play on, and whether it is a fresh copy of the demo (rebased
+    to now: its history ends a few minutes ago).
 
     Args:
         given: ``--workspace`` as typed, or None for a copy inside ``scratch``.
@@ -101,7 +114,7 @@ def prepare_workspace(given: str | None, scratch: Path) -> tuple[Path, bool]:
         Refused: ``given`` exists and is not a directory.
     """
     if given is None:
-        target = scratch / "workspace"
+        target = scratch / COPY_NAME
     else:
         target = Path(given).expanduser().resolve()
         if target.exists() and not target.is_dir():
@@ -109,6 +122,7 @@ def prepare_workspace(given: str | None, scratch: Path) -> tuple[Path, bool]:
         if target.is_dir() and any(target.iterdir()):
             return target, False
     shutil.copytree(data_dir("demo-workspace"), target, dirs_exist_ok=True)
+    rebase(target, to=utc_now())
     return target, True
 
 
@@ -132,24 +146,22 @@ def _demo(args: argparse.Namespace, _ws: Workspace) -> Output:
 def _play(scratch: Path, given: str | None, args: argparse.Namespace) -> Output:
     """Set up, run the runner and the scenario (and the TUI), stop them; what ran."""
     root, fresh = prepare_workspace(given, scratch)
-    shift = shift_to() if fresh else None
-    clock: Clock = ShiftedClock(shift) if shift is not None else utc_now
     agents = install_agents(root)
     temporary = given is None and not args.keep
     kept = " (removed when you quit; --keep keeps it)" if temporary else ""
     what = "a fresh copy of the demo workspace" if fresh else "an existing workspace"
     log = scratch / "runner.log"
-    told = "" if args.no_tui else f"; the runner's lines go to {log}"
+    told = "" if args.no_tui else f"; the runner's lines go to {log}; `?` in the TUI shows the workspace again"
     print(f"teamdeck demo: {root} ({what}){kept}; runner: {agents}{told}", file=sys.stderr, flush=True)
-    since = iso(clock())
+    since = iso(utc_now())
     started = time.monotonic()
-    scenario = Scenario(Workspace.at(root, clock=clock), seed=args.seed, speed=args.speed)
-    with _environment(environment(speed=args.speed, seed=args.seed, shift_s=shift)):
+    scenario = Scenario(Workspace.at(root), seed=args.seed, speed=args.speed)
+    with _environment(environment(speed=args.speed, seed=args.seed)):
         if args.no_tui:
-            _run_headless(root, clock, scenario, args.duration)
+            _run_headless(root, scenario, args.duration)
         else:
-            _run_with_tui(root, clock, scenario, log, args)
-    return _account(root, clock, since, time.monotonic() - started, fresh, temporary, scenario)
+            _run_with_tui(root, scenario, log, args)
+    return _account(root, since, time.monotonic() - started, fresh, temporary, scenario)
 
 
 @contextmanager
@@ -202,10 +214,10 @@ class _Hosted:
         self.thread.join()
 
 
-def _run_headless(root: Path, clock: Clock, scenario: Scenario, duration: float | None) -> None:
+def _run_headless(root: Path, scenario: Scenario, duration: float | None) -> None:
     """The runner and the scenario until ``duration`` passes or Ctrl-C; the runner's
     lines on stderr."""
-    hosted = _Hosted(Workspace.at(root, clock=clock), lambda line: print(line, file=sys.stderr, flush=True))
+    hosted = _Hosted(Workspace.at(root), lambda line: print(line, file=sys.stderr, flush=True))
     stop = threading.Event()
     try:
         hosted.start()
@@ -216,11 +228,11 @@ def _run_headless(root: Path, clock: Clock, scenario: Scenario, duration: float 
         hosted.stop()
 
 
-def _run_with_tui(root: Path, clock: Clock, scenario: Scenario, log: Path, args: argparse.Namespace) -> None:
+def _run_with_tui(root: Path, scenario: Scenario, log: Path, args: argparse.Namespace) -> None:
     """The TUI in front, the runner and the scenario behind it; leaving the TUI stops them."""
     from teamdeck.tui import open_app  # Textual is imported only for the TUI
 
-    app = open_app(Workspace.at(root, clock=clock), read_only=bool(getattr(args, "read_only", False)))
+    app = open_app(Workspace.at(root), read_only=bool(getattr(args, "read_only", False)))
 
     def hang_up(_signum: int, _frame: object) -> None:
         """A closed terminal while the TUI runs: leave it as `q` does, so the cleanup
@@ -242,7 +254,7 @@ def _run_with_tui(root: Path, clock: Clock, scenario: Scenario, log: Path, args:
 
     signal.signal(signal.SIGHUP, hang_up)
     with log.open("a", encoding="utf-8") as out:
-        hosted = _Hosted(Workspace.at(root, clock=clock), lambda line: print(line, file=out, flush=True))
+        hosted = _Hosted(Workspace.at(root), lambda line: print(line, file=out, flush=True))
         stop = threading.Event()
         try:
             hosted.start()
@@ -256,14 +268,10 @@ def _run_with_tui(root: Path, clock: Clock, scenario: Scenario, log: Path, args:
             hosted.stop()
 
 
-def _account(
-    root: Path, clock: Clock, since: str, seconds: float, fresh: bool, removed: bool, scenario: Scenario
-) -> Output:
+def _account(root: Path, since: str, seconds: float, fresh: bool, removed: bool, scenario: Scenario) -> Output:
     """What ran: the runs the runner started since ``since`` (by outcome and member),
     and what the scenario wrote."""
-    runs = [
-        run for member in all_runs(Workspace.at(root, clock=clock)) for run in member.runs if run.createdAt >= since
-    ]
+    runs = [run for member in all_runs(Workspace.at(root)) for run in member.runs if run.createdAt >= since]
     outcomes = Counter(run.outcome or run.state for run in runs)
     members = Counter(f"{run.team}/{run.member}" for run in runs)
     lead = Counter(happened.label.split(" ", 1)[0] for happened in scenario.scheduler.history)

@@ -248,7 +248,7 @@ def _outcome_kind(run: Execution, exit_status: int | None, error: str | None) ->
 def new_record(ws: Workspace, request: RunRequest, runtime: str, queued_at: float, retry_of: str | None) -> RunRecord:
     """The run.yaml written before the process starts (state ``running``, no pid yet).
     ``queued_at`` (epoch s, when the wake arrived) is recorded on the workspace's clock,
-    as every other moment of the run is (the demo's clock is not the wall clock)."""
+    as every other moment of the run is (a test's fixed clock is not the wall clock)."""
     ensure_dir(request.run_dir)
     now = ws.clock()
     return RunRecord(

@@ -11,8 +11,8 @@ exits 1 at once, before it reads anything: the runner records a failed run, retr
 then asks a person.
 
 The demo's pace and choices come from the environment the runner passes on:
-:data:`~teamdeck.sim.setup.ENV_SPEED`, :data:`~teamdeck.sim.setup.ENV_SEED` and the demo
-clock's :data:`~teamdeck.sim.clock.ENV_SHIFT`.
+:data:`~teamdeck.sim.setup.ENV_SPEED` and :data:`~teamdeck.sim.setup.ENV_SEED`. Its clock
+is the real one: the demo's copy was rebased to now (:mod:`teamdeck.sim.clock`).
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ from collections.abc import Mapping
 
 from teamdeck.errors import TeamdeckError
 from teamdeck.runtime.spec import ENV_MEMBER, ENV_RUN_ID, ENV_TEAM, ENV_WORKSPACE
-from teamdeck.sim.clock import clock_from_env
 from teamdeck.sim.personas import persona_for
 from teamdeck.sim.setup import ENV_SEED, ENV_SPEED
 from teamdeck.sim.turn import Turn
@@ -36,7 +35,6 @@ def main(environ: Mapping[str, str] = os.environ) -> int:
     try:
         root, team, member, run_id = (environ[name] for name in (ENV_WORKSPACE, ENV_TEAM, ENV_MEMBER, ENV_RUN_ID))
         speed = float(environ.get(ENV_SPEED) or 1.0)
-        clock = clock_from_env(environ)
     except (KeyError, ValueError) as err:
         print(f"teamdeck.sim.agent: not started by a runner as the demo sets it up ({err})", file=sys.stderr)
         return 2
@@ -44,7 +42,7 @@ def main(environ: Mapping[str, str] = os.environ) -> int:
         print(f"{team}/{member}: crashed on start (the demo's crashed teammate)", file=sys.stderr)
         return 1
     rng = random.Random(f"{environ.get(ENV_SEED, '0')}:{team}/{member}:{run_id}")
-    turn = Turn(Workspace.at(root, clock=clock), team, member, rng, speed=max(speed, 0.01), say=_say)
+    turn = Turn(Workspace.at(root), team, member, rng, speed=max(speed, 0.01), say=_say)
     try:
         turn.play()
     except TeamdeckError as err:  # a lock held too long, a file a person broke: the run fails, saying why

@@ -20,7 +20,6 @@ from typing import Any
 
 import yaml
 
-from teamdeck.sim.clock import ENV_SHIFT
 from teamdeck.store.loaders import read_capped
 from teamdeck.store.workspace import SETTINGS_FILE
 from teamdeck.store.yaml_text import parse_yaml
@@ -75,11 +74,8 @@ def install_agents(root: Path, python: str = sys.executable) -> str:
     return f"the demo's agents added to {path}"
 
 
-def environment(*, speed: float, seed: int, shift_s: float | None) -> dict[str, str]:
+def environment(*, speed: float, seed: int) -> dict[str, str]:
     """The variables the demo's runs need (set in the demo's own environment, which the
-    runner passes on to every run): pace, seed, and the demo clock's shift (None: the
-    wall clock)."""
-    env = {ENV_SPEED: repr(speed), ENV_SEED: str(seed)}
-    if shift_s is not None:
-        env[ENV_SHIFT] = repr(shift_s)
-    return env
+    runner passes on to every run): pace and seed. No clock: the demo's copy is rebased
+    to now (teamdeck/sim/clock.py), so its runs are on the real clock like everything else."""
+    return {ENV_SPEED: repr(speed), ENV_SEED: str(seed)}

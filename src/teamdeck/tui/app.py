@@ -471,7 +471,7 @@ class TeamdeckApp(App[None]):
         from teamdeck.tui.screens.help import HelpScreen  # not needed for the first frame
 
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen())
+            self.push_screen(HelpScreen(str(self.ws.root)))
 
 
 if TYPE_CHECKING:

@@ -135,6 +135,12 @@ def _read_entry(ws: Workspace, task_id: str, entry: Entry) -> WorkerResult:
     return check_output(entry.name, file, data)
 
 
+def output_digest(data: bytes) -> str:
+    """``sha256:<16 hex>`` of a final.json's bytes: what a gate remembers as the output
+    that raised it (``outputDigest``), so a join opens a new gate only when it changes."""
+    return "sha256:" + hashlib.sha256(data).hexdigest()[:16]
+
+
 def check_output(agent_id: str, file: str, data: bytes) -> WorkerResult:
     """Parse and validate the bytes of one final.json.
 
@@ -143,7 +149,7 @@ def check_output(agent_id: str, file: str, data: bytes) -> WorkerResult:
         file: the file as it is named in problems.
         data: its bytes.
     """
-    digest = "sha256:" + hashlib.sha256(data).hexdigest()[:16]
+    digest = output_digest(data)
     try:
         raw = parse_json(data, file)
     except InvalidFile as err:

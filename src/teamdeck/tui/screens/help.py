@@ -1,4 +1,4 @@
-"""``?``: every key, by panel (generated from tui/registry.py)."""
+"""``?``: the workspace shown, then every key, by panel (generated from tui/registry.py)."""
 
 from __future__ import annotations
 
@@ -10,16 +10,28 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 import teamdeck.tui.registry as registry
+from teamdeck.tui.render import cell
 
 
 class HelpScreen(ModalScreen[None]):
-    """The keys, grouped by panel."""
+    """The workspace's full path, then the keys, grouped by panel. The overview line
+    names the workspace by its last part alone; here is where it is on disk (a demo's
+    temporary copy, to look at or to point another shell's ``teamdeck`` at)."""
 
     BINDINGS = [Binding("escape,q,question_mark", "close", "Close", id="help-close")]
+
+    def __init__(self, workspace: str) -> None:
+        super().__init__()
+        self.workspace = workspace
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog", classes="dialog dialog--wide dialog--tall"):
             yield Static(Content.styled("teamdeck keys", "bold"), classes="dialog--title")
+            yield Static(
+                Content.assemble("workspace ", (cell(self.workspace, 500), "bold")),
+                id="help-workspace",
+                classes="dialog--header",
+            )
             with VerticalScroll(classes="dialog--body"):
                 yield Static(help_content())
 
