@@ -29,6 +29,17 @@ def _children(root: Path, run_id: str) -> list[int]:
     return pids if len(pids) == 3 else []
 
 
+def _running(world, then: str):
+    """The runner started, dev messaged, and its run live with its children started
+    (the agent starts them, then ``then``): the world, the run and the children's pids."""
+    w = world(["dev"], grace_s=0.5)
+    w.configure(_agent(then))
+    w.start()
+    w.send("dev", "go")
+    live = wait_for(lambda: [r for r in w.runs("dev") if r.live and r.pid], 30)[0]
+    return w, live, wait_for(lambda: _children(w.root, live.id), 30)
+
+
 def test_f21_the_children_of_a_run_that_exited_end_with_it(world) -> None:
     """The run ends (exit 0) while the runner goes on: its three children are gone by
     the time the run is recorded as ended, and the end says how many were left."""
@@ -50,12 +61,7 @@ def test_f21_the_children_of_a_run_that_exited_end_with_it(world) -> None:
 def test_f21_the_children_of_a_run_the_runner_stopped_end_with_the_runner(world) -> None:
     """The runner ends (SIGTERM) while the agent sleeps: the run is stopped and nothing
     of it runs once the runner has exited."""
-    w = world(["dev"], grace_s=0.5)
-    w.configure(_agent("sleep 60"))
-    w.start()
-    w.send("dev", "go")
-    live = wait_for(lambda: [r for r in w.runs("dev") if r.live and r.pid], 30)[0]
-    children = wait_for(lambda: _children(w.root, live.id), 30)
+    w, live, children = _running(world, "sleep 60")
     assert all(alive(pid) for pid in children)
     assert w.stop() == 0
     assert w.runs("dev")[0].outcome == "stopped"
@@ -65,12 +71,7 @@ def test_f21_the_children_of_a_run_the_runner_stopped_end_with_the_runner(world)
 def test_f21_the_children_of_a_run_stopped_without_a_runner_end_with_it(world) -> None:
     """`teamdeck run stop` with no runner alive stops the recorded run itself: its
     children go with it."""
-    w = world(["dev"], grace_s=0.5)
-    w.configure(_agent("sleep 60"))
-    w.start()
-    w.send("dev", "go")
-    live = wait_for(lambda: [r for r in w.runs("dev") if r.live and r.pid], 30)[0]
-    children = wait_for(lambda: _children(w.root, live.id), 30)
+    w, live, children = _running(world, "sleep 60")
     w.kill()  # the runner is gone; its run goes on
     stopped = w.cli("run", "stop", TEAM, "dev")
     assert "no runner was running" in stopped.stdout, stopped.stdout + stopped.stderr
@@ -80,12 +81,7 @@ def test_f21_the_children_of_a_run_stopped_without_a_runner_end_with_it(world) -
 def test_f21_the_children_of_a_run_that_ended_while_no_runner_ran_end_with_the_next_runner(world) -> None:
     """The runner is killed, then the agent exits while no runner watches: its children
     live on until the next runner ends them and records the run's end (F25)."""
-    w = world(["dev"], grace_s=0.5)
-    w.configure(_agent("sleep 2"))
-    w.start()
-    w.send("dev", "go")
-    live = wait_for(lambda: [r for r in w.runs("dev") if r.live and r.pid], 30)[0]
-    children = wait_for(lambda: _children(w.root, live.id), 30)
+    w, live, children = _running(world, "sleep 2")
     w.kill()
     wait_for(lambda: not alive(live.pid or 0), 30)
     assert all(alive(pid) for pid in children)  # nobody ends them while no runner runs

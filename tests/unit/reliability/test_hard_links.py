@@ -14,30 +14,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import pytest
-
 from teamdeck.protocol.effects.gate_decisions import decide_gate
-from teamdeck.protocol.task.create import create_task
 from teamdeck.protocol.task.gates import list_gates
-from teamdeck.protocol.task.join import join_task
 from teamdeck.protocol.team.messaging.sending import send_message
 from teamdeck.protocol.team.teamlog import read_log
-from teamdeck.protocol.team.teams import add_member, create_team
-from teamdeck.sim.outputs import write_final_output
 from teamdeck.store.jsonl import append_record, read_records
 from teamdeck.store.workspace import Workspace
-
-
-@pytest.fixture
-def world(ws: Workspace) -> Workspace:
-    """Team alpha (lead, bob) with one message to bob; task t1 with a blocked worker's gate."""
-    create_team(ws, "alpha")
-    add_member(ws, "alpha", "bob")
-    send_message(ws, "alpha", "bob", "first", summary="first")
-    create_task(ws, "t1", "Build it", team="alpha")
-    write_final_output(ws, "t1", "w1", {"status": "blocked", "summary": "stuck", "questions": ["Which way?"]})
-    join_task(ws, "t1")
-    return ws
 
 
 def link_out(ws: Workspace, relative: str, outside: Path) -> Path:
