@@ -116,3 +116,21 @@ def test_plan_task_ids_are_whole_at_120_and_a_longer_one_keeps_its_end(ws) -> No
         assert cut.endswith("with-backoff") and len(cut) < len(long), cut
 
     run(app, scenario, (120, 36))
+
+
+def test_at_80x24_the_decision_detail_shows_every_question(demo: Path) -> None:
+    """The first decision of the demo asks two questions: at 80x24 its detail showed the
+    first only (the rest below the fold of a pane 40% high); it now has the room."""
+    app = demo_app(demo)
+
+    async def scenario(pilot):
+        decision = app.snapshot.decisions[0]
+        assert len(decision.questions) >= 2, decision.questions
+        detail = app.main.query_one("#gate-detail")
+        await until(pilot, lambda: detail.virtual_size.height > 3, "the detail")
+        await pilot.pause()
+        text = str(app.main.query_one("#gate-detail-text").render())
+        assert all(f"Q{n}." in text for n in range(1, len(decision.questions) + 1)), text
+        assert detail.max_scroll_y == 0, (detail.size, detail.virtual_size)
+
+    run(app, scenario, (80, 24))
