@@ -194,6 +194,32 @@ def test_message_a_member(world) -> None:
     run(app, scenario)
 
 
+def test_messaging_the_lead_says_how_to_write_as_another_member_and_that_way_works(world, run_cli) -> None:
+    """The dialog always writes as the lead: to the lead itself it names the CLI's
+    ``--from``, and the command it shows sends as the member named."""
+    app = make_app(world)
+    shown: list[str] = []
+
+    async def scenario(pilot):
+        await _open(pilot, app, RosterList, "alpha/alice", "m", ComposeScreen, panel="2")
+        assert "--from" not in str(app.screen.query_one("#sender").content)  # to alice: nothing to choose
+        await pilot.press("escape")
+        await until(pilot, lambda: not showing(app, ComposeScreen), "the dialog closed")
+        await _open(pilot, app, RosterList, "alpha/team-lead", "m", ComposeScreen)
+        shown.append(str(app.screen.query_one("#sender").content))
+
+    run(app, scenario)
+    header = shown[0]
+    assert "to write as another member: " in header, header
+    command = header.split("to write as another member: ")[1].split()
+    assert command[:4] == ["teamdeck", "send", "alpha", "team-lead"] and "--from" in command, command
+    values = {"TEXT": "From alice, about the plan", "SUMMARY": "plan", "NAME": "alice"}
+    result = run_cli(world.root, *(values.get(word, word) for word in command[1:]))
+    assert result.code == 0, result.err
+    entry = _inbox(world, "team-lead")[-1]
+    assert entry["from"] == "alice" and entry["text"] == "From alice, about the plan"
+
+
 def test_broadcast_to_the_team(world) -> None:
     app = make_app(world)
 

@@ -12,6 +12,7 @@ import pytest
 from support.pilot_helpers import make_app, run, until
 
 from teamdeck.clock import fixed_clock
+from teamdeck.protocol.task.create import create_task
 from teamdeck.protocol.team.teams import add_member
 from teamdeck.sim.clock import DEMO_NOW
 from teamdeck.store.workspace import Workspace
@@ -94,3 +95,42 @@ def test_long_titles_use_the_room_at_120_and_events_keep_their_details(demo: Pat
             assert details[: min(len(details), 24)] in drawn(events, row.key)  # was "membe…" at 80
 
     run(app, scenario, size)
+
+
+def test_plan_task_ids_are_whole_at_120_and_a_longer_one_keeps_its_end(ws) -> None:
+    """A plan's task ids (``<plan>.<nn>-<title>``, 24 characters here) are whole in the
+    Tasks panel at 120 columns; one longer than the column is cut in the middle, so its
+    number and title, which tell it from its siblings, stay."""
+    short, long = "release.06-release-notes", "checkout-revamp-2026.12-retry-payments-with-backoff"
+    for task_id in (short, long):
+        create_task(ws, task_id, "A task of the plan")
+    app = make_app(ws)
+
+    async def scenario(pilot):
+        await pilot.press("4")
+        tasks = app.main.query_one(TaskList)
+        await until(pilot, lambda: tasks.select_key(long), "the tasks")
+        assert f" {short} " in drawn(tasks, short)
+        cut = drawn(tasks, long).split()[0]
+        assert "…" in cut and long.startswith(cut.split("…")[0]) and long.endswith(cut.split("…")[1]), cut
+        assert cut.endswith("with-backoff") and len(cut) < len(long), cut
+
+    run(app, scenario, (120, 36))
+
+
+def test_at_80x24_the_decision_detail_shows_every_question(demo: Path) -> None:
+    """The first decision of the demo asks two questions: at 80x24 its detail showed the
+    first only (the rest below the fold of a pane 40% high); it now has the room."""
+    app = demo_app(demo)
+
+    async def scenario(pilot):
+        decision = app.snapshot.decisions[0]
+        assert len(decision.questions) >= 2, decision.questions
+        detail = app.main.query_one("#gate-detail")
+        await until(pilot, lambda: detail.virtual_size.height > 3, "the detail")
+        await pilot.pause()
+        text = str(app.main.query_one("#gate-detail-text").render())
+        assert all(f"Q{n}." in text for n in range(1, len(decision.questions) + 1)), text
+        assert detail.max_scroll_y == 0, (detail.size, detail.virtual_size)
+
+    run(app, scenario, (80, 24))

@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import pytest
 from support.pilot_helpers import make_app, run, showing, until
+from support.run_records import name_in_agents
 from textual import events
 
 from teamdeck.store.workspace import Workspace
+from teamdeck.tui.panels.roster.roster_list import RosterList
 from teamdeck.tui.screens.help import HelpScreen
 from teamdeck.tui.widgets.confirm_bar import ConfirmBar
-from teamdeck.tui.widgets.deck_footer import DeckFooter
+from teamdeck.tui.widgets.deck_footer import ESSENTIAL, DeckFooter
 
 
 def footer_of(app) -> DeckFooter:
@@ -100,3 +102,30 @@ def test_every_key_is_shown_with_whole_words(world: Workspace, size) -> None:
                 assert "Approve" in text and "Reject" in text
 
     run(app, scenario, size=size)
+
+
+def test_at_80_columns_every_key_that_applies_keeps_its_label(world: Workspace) -> None:
+    """The roster has more keys than 80 columns hold with labels: drawn compact, with the
+    greyed keys (none applies to alice now) losing their labels first, each key that
+    applies, Wake last in the line included, still says what it does."""
+    name_in_agents(world, "alpha/*")  # teamdeck run runs alice: her Wake applies
+    app = make_app(world)
+
+    async def scenario(pilot):
+        await pilot.press("2")
+        roster = app.main.query_one(RosterList)
+        footer = footer_of(app)
+        await until(pilot, lambda: roster.select_key("alpha/alice") and "wake" in footer.actions, "alice's keys")
+        await pilot.pause()
+        text = "".join(segment.text for segment in footer.render_line(0))
+        applying = [
+            binding
+            for _n, binding, enabled, _t in app.screen.active_bindings.values()
+            if enabled and binding.show and binding.action in footer.actions and binding.action not in ESSENTIAL
+        ]
+        assert "wake" in [binding.action for binding in applying], applying
+        for binding in applying:
+            label = f"{app.get_key_display(binding)} {binding.description.split()[0]}"
+            assert label in text, (label, text)
+
+    run(app, scenario, size=(80, 24))

@@ -12,6 +12,7 @@ from support.pilot_helpers import busy, make_app, run, showing, type_text, until
 
 from teamdeck.formats.claude_code.inbox import read_inbox
 from teamdeck.protocol.task.allowed import next_states
+from teamdeck.protocol.task.create import create_task
 from teamdeck.protocol.task.planfile import load_plan
 from teamdeck.protocol.task.taskfile import load_task
 from teamdeck.tui.dialogs.transition import TransitionScreen
@@ -231,5 +232,25 @@ def test_read_only_disables_every_lifecycle_write(tmp_path: Path) -> None:
         await pilot.pause()
         assert app.screen is app.main
         assert ws.events_file(PACKAGE).read_bytes() == before
+
+    run(app, scenario)
+
+
+def test_verify_greyed_on_a_new_task_says_which_state_it_is_in_and_what_verify_needs(ws) -> None:
+    """``g`` on a task verify cannot start for names its state, the states verify runs
+    from and the way there, instead of a bare "not possible"."""
+    create_task(ws, "t2", "Write the docs", state="approved")
+    app = make_app(ws)
+
+    async def scenario(pilot):
+        await pilot.press("4")
+        assert app.main.query_one(TaskList).select_key("t2")
+        await pilot.pause()
+        await pilot.press("g")
+        await until(pilot, lambda: any("Verify:" in str(n.message) for n in app._notifications), "the reason")
+        notice = next(str(n.message) for n in app._notifications if "Verify:" in str(n.message))
+        assert notice.startswith("Verify: the task is approved: move it to working first"), notice
+        assert "verify starts on a working task" in notice, notice
+        assert not any(event["type"] == "guardian.assigned" for event in _events(ws.events_file("t2")))
 
     run(app, scenario)

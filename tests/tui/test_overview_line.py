@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import re
 
+from support import small_worlds as worlds
 from support.pilot_helpers import busy, make_app, run, until
 
+from teamdeck.protocol.task.create import create_task
 from teamdeck.protocol.team.messaging.sending import send_message
 from teamdeck.store.workspace import Workspace
-from teamdeck.tui.widgets.overview_line import OverviewLine
+from teamdeck.tui.widgets.overview_line import OverviewLine, overview_parts
+from teamdeck.view.refresh.build import build_snapshot
 
 
 def _colours(line: OverviewLine) -> dict[str, tuple[object, object]]:
@@ -53,3 +56,13 @@ def test_muted_parts_are_muted_and_a_new_theme_recolours_the_line(world: Workspa
         assert light[members] != dark[members] and light[idle] != dark[idle]
 
     run(app, scenario)
+
+
+def test_the_compact_line_says_no_decisions_in_words(ws: Workspace) -> None:
+    """With nothing waiting, the short form reads as words (a bare ``1t`` beside
+    "tasks" read as a typo), the task count singular for one task."""
+    worlds.team(ws)
+    create_task(ws, "t1", "Build the parser", team="alpha")
+    snapshot = build_snapshot(ws)
+    compact = "".join(text for text, _ in overview_parts(snapshot, snapshot.taken_at, compact=True))
+    assert "│no decisions (1 task scanned)│" in compact, compact

@@ -5,6 +5,7 @@ instead of asking the runner for a wake it would never act on."""
 
 from __future__ import annotations
 
+import yaml
 from support.pilot_helpers import make_app, run, until
 from support.run_records import ended, name_in_agents
 
@@ -57,5 +58,24 @@ def test_run_members_show_their_runs_state_and_the_run_keys_say_when_they_apply(
             "the reason",
         )
         assert not (world.root / "runs" / "requests.jsonl").exists()
+
+    run(app, scenario)
+
+
+def test_the_model_an_agents_entry_configures_shows_when_the_team_config_names_none(world) -> None:
+    """bob's team config names no model: the roster shows the one his ``agents:`` entry
+    sets (the exact entry over the wildcard); alice keeps her team config's; the lead,
+    whom a wildcard never names, shows none."""
+    settings = {"alpha/*": {"model": "haiku"}, "alpha/bob": {"model": "opus"}}
+    (world.root / ".teamdeck.yaml").write_text(yaml.safe_dump({"agents": settings}))
+    app = make_app(world)
+
+    async def scenario(pilot) -> None:
+        await pilot.press("2")
+        roster = app.main.query_one(RosterList)
+        await until(pilot, lambda: roster.select_key("alpha/bob"), "bob")
+        models = {row.key: row.cells[-1].text for row in roster.rows}
+        assert models == {"alpha/team-lead": "", "alpha/alice": "sonnet", "alpha/bob": "opus"}, models
+        assert app.snapshot.member("alpha/bob").model == "opus"
 
     run(app, scenario)

@@ -80,3 +80,47 @@ def test_stop_is_greyed_for_a_member_without_a_run(world) -> None:
         assert panel.why_disabled("stop_run") == "bob has no run going (teamdeck run)"
 
     run(app, scenario)
+
+
+def test_quitting_while_runs_go_asks_first_and_says_they_continue(world) -> None:
+    """``q`` with a run of ``teamdeck run`` going asks in the confirm bar (the runner is a
+    process of its own: the run outlives the TUI); esc stays, enter quits, and the run
+    is still there after. With no run going, ``q`` quits at once (below)."""
+    name_in_agents(world, "alpha/*")
+    process = running(world, "alpha", "alice", RUN_ID)
+    app = make_app(world)
+
+    async def scenario(pilot) -> None:
+        await pilot.press("2")
+        await pilot.press("q")
+        await until(pilot, lambda: app.main.confirm_bar.asking, "the question")
+        body = str(app.main.confirm_bar.body)
+        assert "alpha/alice" in body and "continue without the TUI" in body, body
+        assert app.main.confirm_bar.confirm_label == "Quit"
+        request = app.main.confirm_bar.request
+        assert request is not None and str(request.title) == "Quit while 1 run of teamdeck run goes on?"
+        await pilot.press("escape")
+        await until(pilot, lambda: not app.main.confirm_bar.asking, "the bar closed")
+        assert app.is_running
+        await pilot.press("q")
+        await until(pilot, lambda: app.main.confirm_bar.asking, "the question again")
+        await pilot.press("enter")
+        await until(pilot, lambda: not app.is_running, "the app to quit")
+
+    try:
+        run(app, scenario)
+        assert process.poll() is None  # quitting the TUI stopped nothing
+    finally:
+        process.kill()
+        process.wait()
+
+
+def test_quitting_with_no_run_going_does_not_ask(world) -> None:
+    app = make_app(world)
+
+    async def scenario(pilot) -> None:
+        await pilot.press("q")
+        await until(pilot, lambda: not app.is_running, "the app to quit")
+        assert not app.main.confirm_bar.asking
+
+    run(app, scenario)

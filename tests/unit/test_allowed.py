@@ -8,7 +8,13 @@ import pytest
 
 from teamdeck.errors import Refused
 from teamdeck.protocol.effects.task_retry import retry
-from teamdeck.protocol.task.allowed import can_retry, task_actions_allowed, why_not_retry
+from teamdeck.protocol.task.allowed import (
+    TASK_ACTIONS,
+    can_retry,
+    task_actions_allowed,
+    why_not_retry,
+    why_not_task_action,
+)
 from teamdeck.protocol.task.lifecycle import STATES
 from teamdeck.protocol.team.allowed import can_deactivate, can_shutdown, can_update_team_task
 
@@ -39,6 +45,15 @@ def test_an_unreadable_task_allows_nothing_and_a_final_one_only_what_its_table_s
     assert task_actions_allowed("working", unreadable=True) == frozenset()
     assert task_actions_allowed("done") == frozenset()
     assert {"transition", "cancel", "verify"} <= task_actions_allowed("working")
+
+
+@pytest.mark.parametrize("state", STATES)
+def test_every_action_not_allowed_has_a_reason_naming_the_state(state: str) -> None:
+    allowed = task_actions_allowed(state)
+    for action in TASK_ACTIONS:
+        why = why_not_task_action(action, state)
+        assert (why is None) is (action in allowed), (action, why)
+        assert why is None or state in why, why
 
 
 def test_members_and_team_tasks() -> None:

@@ -114,13 +114,27 @@ class AgentsConfig:
     def resolve(self, team: str, member: str, *, lead: str | None = None) -> AgentConfig | None:
         """``member``'s merged settings, or None when no entry names it (it is not run).
         A wildcard entry never names the team's ``lead``."""
-        wild = [p for p in self.patterns if not p.exact and p.matches(team, member) and member != lead]
-        exact = [p for p in self.patterns if p.exact and p.matches(team, member)]
-        if not wild and not exact:
+        naming = self._naming(team, member, lead)
+        if not naming:
             return None
         sources = [DEFAULTS] if self.defaults.model_fields_set else []
-        sources += [p.key for p in (*wild, *exact)]
-        return _merged((self.defaults, *(p.entry for p in wild), *(p.entry for p in exact)), tuple(sources))
+        sources += [p.key for p in naming]
+        return _merged((self.defaults, *(p.entry for p in naming)), tuple(sources))
+
+    def option(self, team: str, member: str, name: str, *, lead: str | None = None) -> Any:
+        """The runtime option ``name`` (``model``) of ``member``'s settings as
+        :meth:`resolve` merges it, without merging the rest (the read model asks for
+        every member); None when it is not set or no entry names the member."""
+        naming = self._naming(team, member, lead)
+        return (
+            _last(entry.options.get(name) for entry in (self.defaults, *(p.entry for p in naming))) if naming else None
+        )
+
+    def _naming(self, team: str, member: str, lead: str | None) -> list[Pattern]:
+        """The entries naming ``member``, in the order they merge: the wildcard ones (never
+        for the ``lead``), then the exact ones."""
+        wild = [p for p in self.patterns if not p.exact and p.matches(team, member) and member != lead]
+        return wild + [p for p in self.patterns if p.exact and p.matches(team, member)]
 
 
 def _merged(entries: tuple[AgentEntry, ...], sources: tuple[str, ...] = ()) -> AgentConfig:

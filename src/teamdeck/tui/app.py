@@ -25,6 +25,7 @@ from textual.actions import ActionParseResult
 from textual.actions import parse as parse_action
 from textual.app import App
 from textual.command import Provider
+from textual.content import Content
 from textual.dom import DOMNode
 from textual.message import Message
 from textual.notifications import Notification, Notify
@@ -43,8 +44,10 @@ from teamdeck.tui.messages import LoadOlderEvents, RunAction, SnapshotChanged
 from teamdeck.tui.problem_news import ProblemNotices
 from teamdeck.tui.render import NOTICE_CHARS, cell
 from teamdeck.tui.screens.main import MainScreen, main_screen
+from teamdeck.tui.widgets.confirm_bar import ConfirmRequest, ask_confirm
 from teamdeck.tui.widgets.notice_line import Hint
 from teamdeck.tui.widgets.panel import Panel
+from teamdeck.view.readers.runs import live_runs
 from teamdeck.view.snapshot.workspace import WorkspaceSnapshot
 
 if TYPE_CHECKING:
@@ -448,6 +451,30 @@ class TeamdeckApp(App[None]):
                 why = default_namespace.why_disabled(name)
                 self.notify(cell(f"{label}: {why}", NOTICE_CHARS), severity="warning", timeout=4, markup=False)
         return done
+
+    async def action_quit(self) -> None:
+        """Quit; while ``teamdeck run`` has runs going in this workspace, ask first in the
+        main screen's confirm bar (over which any dialog is closed). The runner is a
+        process of its own: its runs go on after the TUI is gone, and a person who
+        started it from here may think quitting stops them."""
+        live = live_runs(self.snapshot.runs, self.ws.clock()) if self.snapshot is not None else []
+        if not live or self.main not in self.screen_stack:
+            self.exit()
+            return
+        while self.screen is not self.main:
+            await self.pop_screen()
+        names = ", ".join(cell(key, 64) for key in live[:5]) + (f" and {len(live) - 5} more" if len(live) > 5 else "")
+        count = "1 run of teamdeck run goes" if len(live) == 1 else f"{len(live)} runs of teamdeck run go"
+        request = ConfirmRequest(
+            Content(f"Quit while {count} on?"),
+            Content(
+                f"Running now: {names}. teamdeck run is a separate process: its runs continue "
+                "without the TUI, and quitting stops none of them (x in the roster stops one). "
+                "teamdeck tui shows them again."
+            ),
+            confirm="Quit",
+        )
+        ask_confirm(self.main, request, lambda _confirmed: self.exit())
 
     def action_help_quit(self) -> None:
         """Ctrl+C (Textual's binding: it does not quit, as it copies in a text input):

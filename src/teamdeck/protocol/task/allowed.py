@@ -47,6 +47,23 @@ def can_verify(state: str) -> bool:
     return state in VERIFIABLE
 
 
+def why_not_verify(state: str) -> str | None:
+    """Why ``verify`` neither starts nor resumes for a task in ``state`` (None: it does),
+    with the way to a verifiable state when there is one."""
+    if can_verify(state):
+        return None
+    nexts = next_states(state)
+    way = (
+        "move it to working first"
+        if "working" in nexts
+        else "a final state"
+        if not nexts
+        else "it must reach working first"
+    )
+    # The state and the way first: a one-line notice may cut what follows.
+    return f"the task is {state}: {way} (verify starts on a working task and resumes a verifying or guard-review one)"
+
+
 def why_not_retry(state: str, open_gates: Iterable[tuple[str, str]]) -> str | None:
     """Why a task in ``state`` with these open gates (``(id, kind)``) cannot be retried
     (None: it can).
@@ -68,18 +85,31 @@ def can_retry(state: str, open_gates: Iterable[tuple[str, str]]) -> bool:
     return why_not_retry(state, open_gates) is None
 
 
+def why_not_task_action(
+    action: str, state: str, open_gates: Iterable[tuple[str, str]] = (), *, unreadable: bool = False
+) -> str | None:
+    """Why lifecycle ``action`` (:data:`TASK_ACTIONS`) is not allowed for a task in
+    ``state`` with these open gates (``(id, kind)``), in words for the person who asked
+    (None: it is allowed)."""
+    if unreadable:
+        return "the task file cannot be read"
+    if action == "transition":
+        return None if can_move(state) else f"the task is {state}, a final state: it moves nowhere"
+    if action == "cancel":
+        return None if can_cancel(state) else f"the task is {state}, which cannot be canceled"
+    if action == "retry":
+        return why_not_retry(state, open_gates)
+    if action == "verify":
+        return why_not_verify(state)
+    raise ValueError(f"not a task action: {action}")
+
+
 def task_actions_allowed(
     state: str, open_gates: Iterable[tuple[str, str]] = (), *, unreadable: bool = False
 ) -> frozenset[str]:
     """The lifecycle actions (:data:`TASK_ACTIONS`) a task with these open gates
     (``(id, kind)``) allows now."""
-    if unreadable:
-        return frozenset()
     gates = tuple(open_gates)
-    checks = {
-        "transition": can_move(state),
-        "cancel": can_cancel(state),
-        "retry": can_retry(state, gates),
-        "verify": can_verify(state),
-    }
-    return frozenset(action for action, ok in checks.items() if ok)
+    return frozenset(
+        action for action in TASK_ACTIONS if why_not_task_action(action, state, gates, unreadable=unreadable) is None
+    )

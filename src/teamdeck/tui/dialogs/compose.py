@@ -33,18 +33,24 @@ class ComposeScreen(ModalScreen[Draft | None]):
         Binding("ctrl+s", "send", "Send", id="compose-send"),
     ]
 
-    def __init__(self, title: Content, sender: str = "") -> None:
-        """``sender``: who the message is from, as the recipient will see it."""
+    def __init__(self, title: Content, sender: str = "", *, other_sender: str = "") -> None:
+        """``sender``: who the message is from, as the recipient will see it;
+        ``other_sender``: how to send it from someone else instead (shown under the
+        sender: the dialog always writes as it)."""
         super().__init__()
         self.title_content = title
         self.sender = sender
+        self.other_sender = other_sender
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog", classes="dialog dialog--wide"):
             yield Static(self.title_content, classes="dialog--title")
             if self.sender:
+                how = ("\n" + cell(self.other_sender, 300), "$text-muted") if self.other_sender else ""
                 yield Static(
-                    Content.assemble("from ", (cell(self.sender, 64), "bold"), " (the team's lead: you write as it)"),
+                    Content.assemble(
+                        "from ", (cell(self.sender, 64), "bold"), " (the team's lead: you write as it)", how
+                    ),
                     id="sender",
                     classes="dialog--header",
                 )

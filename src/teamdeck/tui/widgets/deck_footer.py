@@ -1,8 +1,11 @@
 """The footer: the keys of the focused panel from the left, and ``q`` (quit), ``?``
 (help) and the palette key kept together at the right edge. When the keys do not fit
-(80 columns) their labels shorten to their first word, then to the key alone - whole
-words, every key shown; only a line still too narrow for the keys alone is cut (the
-wheel scrolls it), and never at quit, help and the palette.
+(80 columns) their labels shorten to their first word, then the panel's keys are drawn
+compact (as Textual's ``Footer(compact=True)``: no padding around the key, one space
+before its label), then keys lose their labels - quit, help and the palette first
+(known by their keys), then the panel's greyed keys, then the ones that apply, from
+the last: whole words, every key shown; only a line still too narrow for the keys alone
+is cut (the wheel scrolls it), and never at quit, help and the palette.
 
 It looks and behaves like Textual's ``Footer`` (same theme variables, a key is
 clickable, hovering shows it, the mouse wheel scrolls keys cut at the edge into view)
@@ -128,9 +131,9 @@ class DeckFooter(CachedLine, can_focus=False):
                 keys.append((binding, enabled, tooltip))
         palette = bindings.get(app.COMMAND_PALETTE_BINDING) if app.ENABLE_COMMAND_PALETTE else None
 
-        def items(shorten: Callable[[str], str], essential: bool) -> list[FooterItem]:
+        def items(shorten: Callable[[str], str], essential: bool, *, compact: bool = False) -> list[FooterItem]:
             found = [
-                _item(binding, app.get_key_display(binding), enabled, tooltip, shorten(binding.description))
+                _item(binding, app.get_key_display(binding), enabled, tooltip, shorten(binding.description), compact)
                 for binding, enabled, tooltip in keys
                 if (binding.action in ESSENTIAL) == essential
             ]
@@ -146,10 +149,15 @@ class DeckFooter(CachedLine, can_focus=False):
         if not fits(left, right):
             left, right = items(first_words, False), items(first_words, True)
         if not fits(left, right):
+            left = items(first_words, False, compact=True)
+        if not fits(left, right):
             # Quit, help and the palette are known by their keys; then the panel's keys
-            # from the last lose their label, so the first ones keep theirs.
-            right, bare_left = items(bare, True), items(bare, False)
-            for index in range(len(left) - 1, -1, -1):
+            # lose their label, the greyed ones first (they do nothing now), each from
+            # the last, so the first keys that apply keep theirs.
+            right, bare_left = items(bare, True), items(bare, False, compact=True)
+            last_first = range(len(left) - 1, -1, -1)
+            order = [i for i in last_first if not left[i].enabled] + [i for i in last_first if left[i].enabled]
+            for index in order:
                 if fits(left, right):
                     break
                 left[index] = bare_left[index]
@@ -289,11 +297,14 @@ def _palette_item(binding: Binding, enabled: bool, shown: str, shorten: Callable
     return FooterItem(binding.key, binding.action, enabled, binding.tooltip or binding.description, pieces)
 
 
-def _item(binding: Binding, shown: str, enabled: bool, tooltip: str, label: str) -> FooterItem:
-    """The footer item of one key, ``shown`` as the app displays it, with ``label``."""
-    pieces: tuple[tuple[str, str], ...] = (
-        ((f" {shown} ", "deck-footer--key"), (f"{label} ", "deck-footer--description"))
-        if label
-        else ((f" {shown}", "deck-footer--key"),)
-    )
+def _item(binding: Binding, shown: str, enabled: bool, tooltip: str, label: str, compact: bool = False) -> FooterItem:
+    """The footer item of one key, ``shown`` as the app displays it, with ``label``;
+    ``compact``: one space before the key and one before its label, none after."""
+    pieces: tuple[tuple[str, str], ...]
+    if not label:
+        pieces = ((f" {shown}", "deck-footer--key"),)
+    elif compact:
+        pieces = ((f" {shown}", "deck-footer--key"), (f" {label}", "deck-footer--description"))
+    else:
+        pieces = ((f" {shown} ", "deck-footer--key"), (f"{label} ", "deck-footer--description"))
     return FooterItem(binding.key, binding.action, enabled, tooltip or binding.description, pieces)

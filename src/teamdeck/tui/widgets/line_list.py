@@ -42,6 +42,9 @@ class Cell:
     text: str
     width: int | None = None
     style: str = ""
+    middle: bool = False
+    """Cut a text too long for its column in the middle (``release.0…release-notes``),
+    keeping the end: for ids that share a long prefix and differ at the end."""
 
 
 Shape = tuple[int | None, ...]
@@ -406,14 +409,12 @@ class LineList(ScrollView, can_focus=True):
             column = widths[index] if widths is not None else cell.width
             if column == 0:
                 continue  # a column with nothing in it on any row: no room, no separator
-            text = cell.text if column is None else _fit(cell.text, column)
+            text = cell.text if column is None else _fit(cell.text, column, middle=cell.middle)
             if cell_len(text) > room:
                 if cell_len(cell.text.rstrip()) <= room:
                     text = set_cell_size(text, room)  # only padding is cut: no "…" for it
-                elif room > 1:
-                    text = set_cell_size(text, room - 1) + "…"
                 else:
-                    text = set_cell_size(text, room)
+                    text = _fit(cell.text.rstrip(), room, middle=cell.middle)
             style = line_style + self._style(cell.style) if cell.style else line_style
             if is_cursor and self.has_focus:
                 style = style + self._style("line-list--cursor")
@@ -492,9 +493,24 @@ SQUEEZE_FLOOR = 8
 """The narrowest a squeezed column gets (``components…``: still a name)."""
 
 
-def _fit(text: str, width: int) -> str:
-    """``text`` padded or cut to exactly ``width`` cells; a cut ends in ``…`` so a
-    person can tell a shortened name from a whole one."""
+def _fit(text: str, width: int, *, middle: bool = False) -> str:
+    """``text`` padded or cut to exactly ``width`` cells; a cut is marked ``…`` so a
+    person can tell a shortened name from a whole one: at the end, or (``middle``) a
+    third of the way in, keeping the end whole."""
     if cell_len(text) <= width or width < 2:
         return set_cell_size(text, width)
-    return set_cell_size(text, width - 1) + "…"
+    if not middle or width < 5:
+        return set_cell_size(text, width - 1) + "…"
+    head = (width - 1) // 3
+    tail = _last_cells(text, width - 1 - head)
+    return set_cell_size(text, head) + "…" + set_cell_size(tail, width - 1 - head)
+
+
+def _last_cells(text: str, width: int) -> str:
+    """The end of ``text``, at most ``width`` cells of it (wide characters whole)."""
+    used = 0
+    for index in range(len(text) - 1, -1, -1):
+        used += cell_len(text[index])
+        if used > width:
+            return text[index + 1 :]
+    return text

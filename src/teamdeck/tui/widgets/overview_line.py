@@ -125,8 +125,8 @@ def overview_parts(
             else f"{counts.decisions} decision{_s(counts.decisions)} waiting (oldest {counts.oldest_decision_age})"
         )
         parts.append((waiting, WARNING))
-    elif compact:
-        parts.append((f"none waiting ({counts.teams}t {counts.tasks} tasks scanned)", MUTED))
+    elif compact:  # the team count is already on the line (or left out for room)
+        parts.append((f"no decisions ({counts.tasks} task{_s(counts.tasks)} scanned)", MUTED))
     else:
         parts.append((f"no decisions waiting — {counts.scanned()}", MUTED))
     if counts.stalled:

@@ -7,6 +7,7 @@ Reads only: runs/<team>/<member>/<run_id>/run.yaml and runs/decisions.jsonl.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -168,6 +169,12 @@ def process_alive(run: RunRecord) -> bool:
     """Whether the run's recorded process still runs (its pid, with the same start
     time: a pid reused by another program does not count)."""
     return run.pid is not None and is_running(run.pid, run.processStarted)
+
+
+def live_runs(runs: Mapping[str, MemberRuns], now: datetime) -> list[str]:
+    """The ``team/member`` keys of ``runs`` with a run going now: its process really
+    there (:func:`run_state`), as the roster shows it ``▶ running``."""
+    return [key for key, member in runs.items() if (state := run_state(member, now)) is not None and state.running]
 
 
 def run_state(runs: MemberRuns | None, now: datetime) -> RunState | None:

@@ -24,6 +24,15 @@ from teamdeck.view.readers.team_files import TeamFiles
 from teamdeck.view.snapshot.workspace import MemberStatus, MemberView, Problem, TeamView
 
 
+class Runner(NamedTuple):
+    """What is known of a member an ``agents:`` entry names (``teamdeck run`` runs it)."""
+
+    runs: RunState | None
+    """How its runs stand (None: it never ran)."""
+    model: str | None = None
+    """The model its entry configures (shown when the team's config names none)."""
+
+
 def inbox_rows(files: TeamFiles, inbox: Inbox) -> InboxRows:
     """The rows of ``inbox``, made again only if this is another read of it (and
     then from the earlier rows when the inbox only grew)."""
@@ -61,7 +70,7 @@ def team_view(
     now: datetime | None = None,
     *,
     stalled: Mapping[str, str] | None = None,
-    run_by: Mapping[str, RunState | None] | None = None,
+    run_by: Mapping[str, Runner] | None = None,
 ) -> TeamView:
     """The team as the roster shows it.
 
@@ -71,7 +80,7 @@ def team_view(
             task gate (they are ``awaiting``).
         now: the time heartbeats are judged fresh at (None: every heartbeat counts).
         stalled: lower-cased member name -> why a stall decision waits about it (a marker).
-        run_by: lower-cased name -> its run state (None: it never ran), for exactly the
+        run_by: lower-cased name -> its runs and configured model, for exactly the
             members an ``agents:`` entry names: their status comes from their runs.
     """
     config = files.config
@@ -82,9 +91,10 @@ def team_view(
         key = member.name.lower()
         rows = inbox_rows(files, inbox) if isinstance(inbox, Inbox) else None
         status = _status(key, member.isActive, files.ledger, key in waiting_on_gates)
-        runner_runs = run_by is not None and key in run_by
-        if runner_runs and status.status in ("working", "idle"):
-            status = _from_runs(run_by[key] if run_by else None, status)
+        runner = run_by.get(key) if run_by is not None else None
+        runner_runs = runner is not None
+        if runner is not None and status.status in ("working", "idle"):
+            status = _from_runs(runner.runs, status)
         if files.ended:
             status = _Status("offline", "", status.detail if status.status == "offline" else ENDED, (), None, None)
         members.append(
@@ -92,7 +102,7 @@ def team_view(
                 team=files.name,
                 name=member.name,
                 agent_type=member.agentType,
-                model=member.model,
+                model=member.model or (runner.model if runner is not None else None),
                 role=member.role if member.role in MEMBER_ROLES and member.role != "none" else None,
                 color=member.color,
                 lead=config is not None and config.is_lead(member.name),

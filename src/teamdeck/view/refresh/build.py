@@ -37,7 +37,7 @@ from teamdeck.store.workspace import SETTINGS_FILE, Workspace, read_only_mount
 from teamdeck.view.readers.issues import read_issue_tree
 from teamdeck.view.readers.outbox import failed_deliveries
 from teamdeck.view.readers.plans import read_plans, read_verdicts, update_plans
-from teamdeck.view.readers.runs import RunState, all_runs, member_runs, run_state, runner_decisions
+from teamdeck.view.readers.runs import all_runs, member_runs, run_state, runner_decisions
 from teamdeck.view.readers.sessions import last_events, session_decisions, with_session_events
 from teamdeck.view.readers.tasks import read_outputs, read_task
 from teamdeck.view.readers.team_decisions import team_decisions
@@ -48,7 +48,7 @@ from teamdeck.view.readers.team_files import (
     reread_inbox,
     with_ledger,
 )
-from teamdeck.view.readers.team_roster import connected, team_view
+from teamdeck.view.readers.team_roster import Runner, connected, team_view
 from teamdeck.view.readers.team_tasks import read_task_list_files
 from teamdeck.view.refresh.assemble import snapshot_of
 from teamdeck.view.refresh.changes import classify
@@ -427,20 +427,23 @@ def _teams_of(keys: set[str]) -> set[str]:
     return {key.partition("/")[0] for key in keys if "/" in key}
 
 
-def _run_by(state: ReadState, team: str) -> dict[str, RunState | None]:
+def _run_by(state: ReadState, team: str) -> dict[str, Runner]:
     """The members of ``team`` an ``agents:`` entry names (lower-cased) -> their run state
-    (None: never ran); empty when nobody of the team is run."""
+    and configured model; empty when nobody of the team is run."""
     files = state.teams.get(team)
     config = files.config if files is not None else None
-    if state.agents is None or config is None:
+    agents = state.agents
+    if agents is None or config is None:
         return {}
     now = state.ws.clock()
     lead = config.lead_name
-    return {
-        member.name.lower(): run_state(state.runs.get(f"{team}/{member.name}"), now)
-        for member in config.members
-        if state.agents.names(team, member.name, lead=lead)
-    }
+    runners = {}
+    for member in config.members:
+        if agents.names(team, member.name, lead=lead):
+            model = agents.option(team, member.name, "model", lead=lead)
+            runs = run_state(state.runs.get(f"{team}/{member.name}"), now)
+            runners[member.name.lower()] = Runner(runs, model if isinstance(model, str) else None)
+    return runners
 
 
 def _read_verdicts(state: ReadState, task_id: str) -> None:

@@ -16,9 +16,9 @@ if TYPE_CHECKING:
     from teamdeck.runtime.config import AgentsConfig
     from teamdeck.store.workspace import Workspace
     from teamdeck.view.readers.log_source import LogSource
-    from teamdeck.view.readers.runs import RunState
     from teamdeck.view.readers.tasks import Outputs
     from teamdeck.view.readers.team_files import TeamFiles
+    from teamdeck.view.readers.team_roster import Runner
     from teamdeck.view.readers.team_tasks import TaskListFiles
     from teamdeck.view.snapshot.issues import IssueView
     from teamdeck.view.snapshot.plans import PlanView, TaskVerdicts
@@ -64,8 +64,8 @@ class ReadState:
     """``agents:`` of ``.teamdeck.yaml`` (None: none, or it cannot be read: nobody is run)."""
     agents_problem: Problem | None = None
     """Why ``agents:`` cannot be read (the runner does not start either)."""
-    run_by: dict[str, dict[str, RunState | None]] = field(default_factory=dict)
-    """Team -> its members an ``agents:`` entry names (lower-cased) -> their run state, as
+    run_by: dict[str, dict[str, Runner]] = field(default_factory=dict)
+    """Team -> its members an ``agents:`` entry names (lower-cased) -> their runs, as
     the team's view was derived with (view/readers/team_roster.py)."""
     task_lists: dict[str, TaskListFiles] = field(default_factory=dict)
     """Team -> what was read of its Claude Code task list (``tasks/<team>/<n>.json``)."""

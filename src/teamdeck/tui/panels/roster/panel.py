@@ -195,7 +195,14 @@ class RosterPanel(Panel):
             if draft is not None:
                 self.app.post_message(actions.message(member, draft.summary, draft.text))
 
-        self.app.push_screen(ComposeScreen(title, self._lead_of(member.team)), send)
+        # The lead writing to itself: this dialog sends only as the lead; the CLI can
+        # send as another member.
+        other = (
+            f"to write as another member: teamdeck send {member.team} {member.name} TEXT --summary SUMMARY --from NAME"
+            if member.lead
+            else ""
+        )
+        self.app.push_screen(ComposeScreen(title, self._lead_of(member.team), other_sender=other), send)
 
     def _lead_of(self, team: str) -> str:
         """The name messages to ``team`` are sent as (its lead)."""

@@ -11,7 +11,7 @@ palette) is asked of the protocol's predicates (protocol/task/allowed.py), so ev
 from __future__ import annotations
 
 from teamdeck.live import calls
-from teamdeck.protocol.task.allowed import task_actions_allowed
+from teamdeck.protocol.task.allowed import why_not_task_action
 from teamdeck.tui.messages import RunAction
 from teamdeck.view.snapshot.workspace import TaskView
 
@@ -19,12 +19,18 @@ from teamdeck.view.snapshot.workspace import TaskView
 def task_allows(task: TaskView, action: str) -> bool:
     """Whether lifecycle ``action`` (protocol/task/allowed.py's TASK_ACTIONS) is allowed for
     the task now: the protocol's predicates, asked with what the snapshot holds."""
-    allowed = task_actions_allowed(
+    return why_not(task, action) is None
+
+
+def why_not(task: TaskView, action: str) -> str | None:
+    """Why lifecycle ``action`` is not allowed for the task now (None: it is), as the
+    protocol's predicates word it."""
+    return why_not_task_action(
+        action,
         task.state,
         [(gate.gate_id or "", gate.subkind) for gate in task.open_gates],
         unreadable=task.problem is not None and task.state == "?",
     )
-    return action in allowed
 
 
 def move(task: TaskView, target: str, reason: str | None) -> RunAction:

@@ -117,6 +117,10 @@ class TasksPanel(Panel, TaskLifecycleKeys):
             return None
         return True
 
+    def why_disabled(self, action: str) -> str:
+        why = self.lifecycle_why_not(action) if action in LIFECYCLE_WRITES else None
+        return why or super().why_disabled(action)
+
     def action_join(self) -> None:
         task = self.selected
         if task is not None and not deck_host(self).read_only:

@@ -32,6 +32,12 @@ WHAT_HAPPENS = {
 }
 
 
+def protocol_action(action: str) -> str:
+    """The protocol's name (protocol/task/allowed.py's TASK_ACTIONS) of lifecycle key
+    ``action`` (``cancel_task``: ``cancel``, a name the panels' own cancel keys took)."""
+    return "cancel" if action == "cancel_task" else action
+
+
 class TaskLifecycleKeys(Widget):
     """Mixin for a panel with a ``selected`` :class:`TaskView` and a ``snapshot``. List it
     after the panel's container class (``class P(Vertical, TaskLifecycleKeys)``): Textual
@@ -50,8 +56,15 @@ class TaskLifecycleKeys(Widget):
             return True
         if deck_host(self).read_only:
             return None
-        name = "cancel" if action == "cancel_task" else action
-        return True if task_actions.task_allows(task, name) else None
+        return True if task_actions.task_allows(task, protocol_action(action)) else None
+
+    def lifecycle_why_not(self, action: str) -> str | None:
+        """Why lifecycle write ``action`` is greyed for the selected task (its state, its
+        gates), or None when the reason is not the task's (none selected, read-only)."""
+        task: TaskView | None = self.selected
+        if task is None or deck_host(self).read_only:
+            return None
+        return task_actions.why_not(task, protocol_action(action))
 
     def action_verdicts(self) -> None:
         task: TaskView | None = self.selected

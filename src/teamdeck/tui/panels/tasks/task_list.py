@@ -23,6 +23,10 @@ TEAM_TASK_STYLES = {
     "completed": "line-list--success",
     "deleted": "line-list--dim",
 }
+ID_WIDTH = 36
+"""The most the id column takes (it is as wide as the longest id shown): a plan's task
+ids (``<plan>.<nn>-<title slug>``, protocol/plans/waves.py) are mostly longer than 16;
+a longer one is cut in the middle, keeping the number and title at its end."""
 HEADER_PREFIX = "team-tasks:"
 """Keys of the header rows (``team-tasks:<team>``); team task rows are ``<team>#<id>``."""
 
@@ -55,7 +59,7 @@ def task_row(task: TaskView) -> Row:
         task.id,
         (
             Cell("!" if task.problem else " ", 1, "line-list--error"),
-            Cell(cell(task.id, 64), 16, "line-list--bold"),
+            Cell(cell(task.id, 64), ID_WIDTH, "line-list--bold", middle=True),
             Cell(cell(task.state, 20), 15, STATE_STYLES.get(task.state, "")),
             Cell(f"{waiting} waiting" if waiting else "", 10, "line-list--warning"),
             Cell(cell(task.title, 200), 60),
