@@ -19,6 +19,8 @@ from common import Result, append_inbox_in_place, cpu_seconds, latency_result, p
 from generate import Layout
 from screen import Terminal
 
+from teamdeck.tui.panels.decisions.panel import ANSWER_QUIET_S
+
 STAMP = "2026-03-01T12:00:00.000Z"
 UNREAD = re.compile(rb"(?<![0-9])([0-9]+) unread")
 WAITING = re.compile(rb"(?<![0-9])([0-9]+) (?:decisions? )?waiting")
@@ -184,7 +186,12 @@ def approvals(
     """``gates`` (each the oldest waiting one, under the cursor) approved on the running
     app: ``a`` opens the confirm bar, Enter confirms (timed from Enter) until the
     ``gate.approved`` event and the gate's new state in task.yaml are on disk, and until
-    ``<n-1> decisions waiting`` is on screen. Returns (both, disk, screen) in ms."""
+    ``<n-1> decisions waiting`` is on screen. Returns (both, disk, screen) in ms.
+
+    After an answer the queue selects nothing and ignores answer keys for a moment (a
+    letter typed later must not land on a decision nobody read): as a person then does,
+    ``j`` selects the decision now in its place, and the next ``a`` waits that moment out
+    (outside the time measured)."""
     both_ms, disk_ms, screen_ms = [], [], []
     waiting = _shown(term, WAITING)
     for task_id, gate_id in gates:
@@ -211,7 +218,8 @@ def approvals(
         disk_ms.append((on_disk - pressed) * 1000)
         screen_ms.append((shown - pressed) * 1000)
         both_ms.append((max(on_disk, shown) - pressed) * 1000)
-        time.sleep(0.05)
+        term.send(b"j")
+        time.sleep(ANSWER_QUIET_S + 0.1)
     return both_ms, disk_ms, screen_ms
 
 

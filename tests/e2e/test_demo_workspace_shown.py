@@ -37,7 +37,8 @@ def test_the_help_screen_shows_the_running_demos_workspace_path(short_tmp: Path)
     env = ["env", "TEAMDECK_WORKSPACE=", f"TMPDIR={short_tmp}", "TERM=xterm-256color"]
     session = Tmux([*env, sys.executable, "-m", "teamdeck", "demo"], width=150, height=40)
     try:
-        screen = session.wait_for("Decisions")
+        session.wait_for("Decisions")
+        screen = session.wait_for(f" {COPY_NAME} ")  # the overview line, once the first read is drawn
         (made,) = short_tmp.iterdir()
         copy = made / COPY_NAME
         assert copy.is_dir() and f" {COPY_NAME} " in screen.splitlines()[0]  # the overview line's name

@@ -156,7 +156,8 @@ def test_f25_a_run_that_ended_while_no_runner_ran_is_recorded_with_its_output(wo
     assert (run.state, run.outcome, run.exitStatus) == ("ended", "unknown", None)
     assert run.costUsd == 0.25 and run.result == "done"
     assert parse_iso(run.startedAt or "") < parse_iso(run.endedAt or "") < restarted
-    assert [event["type"] for event in run_events(w.ws, run)][-2:] == ["gone", "ended"]
+    # run.yaml is saved before its end events are appended: wait for them as for the record
+    wait_for(lambda: [event["type"] for event in run_events(w.ws, run)][-2:] == ["gone", "ended"], 15)
     assert _asked(w) == []
 
 

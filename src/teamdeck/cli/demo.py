@@ -233,6 +233,7 @@ def _run_with_tui(root: Path, scenario: Scenario, log: Path, args: argparse.Name
     from teamdeck.tui import open_app  # Textual is imported only for the TUI
 
     app = open_app(Workspace.at(root), read_only=bool(getattr(args, "read_only", False)))
+    app.runs_end_with_it = True  # leaving the TUI stops the runner below, and its runs
 
     def hang_up(_signum: int, _frame: object) -> None:
         """A closed terminal while the TUI runs: leave it as `q` does, so the cleanup

@@ -92,6 +92,16 @@ def log_file(ws: Workspace, team: str) -> Path:
     return team_format(ws, team).log_file(ws, team)
 
 
+TEAMDECK_TASK_FILES = ("task.yaml", "events.jsonl")
+"""A directory under ``tasks/`` holding either is a teamdeck task."""
+
+
+def holds_teamdeck_task(path: Path) -> bool:
+    """Whether the directory ``path`` is a teamdeck task, asked without the formats (so
+    without ``importlib.metadata``: every writing command asks it at its start)."""
+    return any((path / name).exists() for name in TEAMDECK_TASK_FILES)
+
+
 def task_dir_kind(path: Path) -> Literal["teamdeck", "task-list", "empty", "other", "missing"]:
     """What a directory under ``tasks/`` is: a teamdeck task (it holds ``task.yaml`` or
     ``events.jsonl``), a team's task list in some format, ``empty``, ``other``, or
@@ -100,7 +110,7 @@ def task_dir_kind(path: Path) -> Literal["teamdeck", "task-list", "empty", "othe
         names = os.listdir(path)
     except (FileNotFoundError, NotADirectoryError):
         return "missing"
-    if "task.yaml" in names or "events.jsonl" in names:
+    if any(name in names for name in TEAMDECK_TASK_FILES):
         return "teamdeck"
     if any(candidate.holds_task_list(names) for candidate in all_formats()):
         return "task-list"

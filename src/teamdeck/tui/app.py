@@ -125,6 +125,9 @@ class TeamdeckApp(App[None]):
         """Every notice shown, oldest first (:data:`NOTICE_HISTORY` at most): what the
         notice line counted as "+2 more" and what timed out can be read again."""
         self._notices_waiting: list[tuple[object, str]] = []
+        self.runs_end_with_it = False
+        """The runner's runs end when this app does (``teamdeck demo`` hosts its own
+        runner): quitting asks nothing about them."""
         self._line_opening: tuple[list[events.Key], float] | None = None
         """The keys held since a key that opens a text line, and until when (:meth:`on_event`)."""
         """Success notices of actions whose writes are not drawn yet (appended on the
@@ -458,7 +461,7 @@ class TeamdeckApp(App[None]):
         process of its own: its runs go on after the TUI is gone, and a person who
         started it from here may think quitting stops them."""
         live = live_runs(self.snapshot.runs, self.ws.clock()) if self.snapshot is not None else []
-        if not live or self.main not in self.screen_stack:
+        if not live or self.runs_end_with_it or self.main not in self.screen_stack:
             self.exit()
             return
         while self.screen is not self.main:

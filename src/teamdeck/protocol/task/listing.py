@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 
 from teamdeck.errors import InvalidFile
-from teamdeck.formats.registry import task_dir_kind
+from teamdeck.formats.registry import holds_teamdeck_task
 from teamdeck.store.files import list_entries
 from teamdeck.store.jsonl import last_record_id
 from teamdeck.store.loaders import read_capped
@@ -31,7 +31,7 @@ def task_ids(ws: Workspace) -> list[str]:
     return [
         entry.name
         for entry in list_entries(ws.tasks_dir)
-        if entry.is_dir and ID_RE.fullmatch(entry.name) and task_dir_kind(entry.path) == "teamdeck"
+        if entry.is_dir and ID_RE.fullmatch(entry.name) and holds_teamdeck_task(entry.path)
     ]
 
 
