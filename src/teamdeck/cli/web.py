@@ -63,7 +63,7 @@ def register_web(
 def _web(args: argparse.Namespace, ws: Workspace) -> Output:
     import uvicorn
 
-    from teamdeck.listen import bind, parse_address
+    from teamdeck.listen import Limits, bind, parse_address, server_config
     from teamdeck.remote.hosts import local_host
     from teamdeck.web.access import Access
     from teamdeck.web.app import create_app
@@ -94,8 +94,9 @@ def _web(args: argparse.Namespace, ws: Workspace) -> Output:
         print(address.url("https" if secure else "http", f"/?token={token}"), flush=True)
         names = ", ".join(host.name for host in hosts)
         print(f"teamdeck: the web page of {names}, answering as human:web:{who}", file=sys.stderr, flush=True)
-        config = uvicorn.Config(
+        config = server_config(  # every listener's limits (B30): heads and bodies timed, connections capped
             app,
+            Limits(),  # a form over web/app.py's 64 KiB is its own 413, whole; this caps the rest
             log_level="warning",
             lifespan="on",
             ssl_certfile=args.tls_cert,
